@@ -1,0 +1,47 @@
+#pragma once
+// Small helpers shared by the tests.
+#include <QByteArray>
+#include <QFile>
+#include <QString>
+
+#include <filesystem>
+#include <string>
+
+namespace hwl::test {
+
+/// Writes raw bytes to a file (test fixtures); returns the path as std::filesystem::path.
+inline std::filesystem::path writeBytes(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        qFatal("cannot write test fixture %s", qPrintable(path));
+    f.write(bytes);
+    f.close();
+    return std::filesystem::path(path.toStdString());
+}
+
+inline QByteArray readBytes(const std::filesystem::path& path) {
+    QFile f(QString::fromStdString(path.string()));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll();
+}
+
+} // namespace hwl::test
+
+/// QVERIFY that `expr` throws `Type` whose what() contains `needle`.
+#define HWL_VERIFY_THROWS(expr, Type, needle)                                                      \
+    do {                                                                                           \
+        bool thrown_ = false;                                                                      \
+        try {                                                                                      \
+            (void)(expr);                                                                          \
+        } catch (const Type& e_) {                                                                 \
+            thrown_ = true;                                                                        \
+            const std::string what_ = e_.what();                                                   \
+            if (what_.find(needle) == std::string::npos)                                           \
+                QFAIL(qPrintable(QStringLiteral("message \"%1\" lacks \"%2\"")                     \
+                                     .arg(QString::fromStdString(what_),                           \
+                                          QString::fromStdString(std::string(needle)))));          \
+        }                                                                                          \
+        if (!thrown_)                                                                              \
+            QFAIL("expected " #Type " from " #expr);                                               \
+    } while (false)

@@ -1,0 +1,5 @@
+#include "uiinfo.h"
+
+namespace hwl::ui {
+bool hasDesktopWindow() { return false; }
+} // namespace hwl::ui
