@@ -42,7 +42,8 @@ public:
     float uniform(float lo, float hi) { return lo + float(uniform()) * (hi - lo); }
     /// Uniform integer in [0, n), n > 0 (Lemire's multiply-shift, bias < 2^-64 * n).
     std::uint64_t below(std::uint64_t n) {
-        return std::uint64_t((static_cast<unsigned __int128>(next()) * n) >> 64);
+        __extension__ using Wide = unsigned __int128;
+        return std::uint64_t((static_cast<Wide>(next()) * n) >> 64);
     }
     /// Standard normal (Box-Muller; one value per call, the pair's twin is kept).
     double normal() {

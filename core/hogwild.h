@@ -1,0 +1,41 @@
+#pragma once
+// The Hogwild update: THE intended data race of this program.
+//
+// Workers read the shared parameters (forward and backward pass) and write
+// them (this update) with no synchronisation at all: updates may interleave
+// and a few may be partly lost. That is the algorithm (Recht et al. 2011),
+// and it converges when updates are sparse or small. Every racy access to
+// the shared buffer outside the model's reads lives in this file, and
+// resources/tsan.supp names these functions so ThreadSanitizer reports
+// nothing else. Locked mode calls the same functions under a mutex.
+#include "gradient.h"
+
+#include <cstdint>
+
+namespace hwl {
+
+struct SgdSettings {
+    float lr = 0.01f;
+    float momentum = 0.0f;    ///< 0: plain SGD
+    float weightDecay = 0.0f; ///< L2 penalty added to the gradient, as torch.optim.SGD
+};
+
+namespace hogwild {
+
+/// params[seg] -= lr * (momentum buffer), as torch.optim.SGD (dampening 0,
+/// no Nesterov): g += wd * p; v = momentum * v + g; p -= lr * v. `velocity`
+/// (per worker, layout().total() floats, zero at start) is only touched when
+/// momentum > 0 and may be null otherwise. Only the gradient's segments are
+/// written.
+void applyUpdate(float* params, const Gradient<float>& grad, float* velocity,
+                 const SgdSettings& sgd);
+
+/// Copies params[0..count) into `out` (a racy read of the shared buffer).
+void snapshot(const float* params, std::int64_t count, float* out);
+
+/// L2 distance between `before` and the shared params over the gradient's
+/// segments (a racy read): how much other workers changed under this one.
+double staleness(const float* params, const float* before, const Gradient<float>& grad);
+
+} // namespace hogwild
+} // namespace hwl

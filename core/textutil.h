@@ -1,0 +1,47 @@
+#pragma once
+// Small text helpers for parsing user input (flags, spec strings).
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hwl {
+
+/// Splits on `sep`, keeping empty parts ("a::b" -> {"a", "", "b"}).
+inline std::vector<std::string> split(std::string_view text, char sep) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+        const auto pos = text.find(sep, start);
+        parts.emplace_back(text.substr(start, pos - start));
+        if (pos == std::string_view::npos)
+            break;
+        start = pos + 1;
+    }
+    return parts;
+}
+
+/// The whole text as a decimal integer, or nothing (no sign games, no trailing junk).
+inline std::optional<std::int64_t> parseInteger(std::string_view text) {
+    std::int64_t value = 0;
+    const auto* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (text.empty() || ec != std::errc() || ptr != end)
+        return std::nullopt;
+    return value;
+}
+
+/// The whole text as a finite double, or nothing.
+inline std::optional<double> parseNumber(std::string_view text) {
+    double value = 0;
+    const auto* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (text.empty() || ec != std::errc() || ptr != end || !(value == value) ||
+        value > 1e308 || value < -1e308)
+        return std::nullopt;
+    return value;
+}
+
+} // namespace hwl
