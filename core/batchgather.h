@@ -10,9 +10,9 @@
 
 namespace hwl {
 
-template <class T>
-void gatherRows(const DatasetView& data, const std::int64_t* rows, std::int64_t n,
-                std::vector<T>& out) {
+template <class Vector>
+void gatherRows(const DatasetView& data, const std::int64_t* rows, std::int64_t n, Vector& out) {
+    using T = typename Vector::value_type;
     const std::int64_t dim = data.dim;
     out.resize(std::size_t(n * dim));
     if (!data.isSparse()) {

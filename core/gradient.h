@@ -3,6 +3,8 @@
 // segment covering everything; the embedding bag touches only the table rows
 // its batch used, so an update writes only those rows (the sparse case
 // Hogwild was made for).
+#include "alignedvector.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -17,7 +19,7 @@ struct Gradient {
         std::int64_t length;
         std::int64_t valueIndex;
     };
-    std::vector<T> values;
+    AlignedVector<T> values;
     std::vector<Segment> segments;
 
     std::int64_t touchedCount() const {

@@ -3,6 +3,7 @@
 // The loss and its gradient are a pure function of (params, batch): the
 // model keeps no state, so any number of workers may call it at once, each
 // with its own Workspace.
+#include "alignedvector.h"
 #include "dataset.h"
 #include "gradient.h"
 #include "modelspec.h"
@@ -18,9 +19,9 @@ namespace hwl {
 /// steps; grows on first use and then never allocates again.
 template <class T>
 struct Workspace {
-    std::vector<T> input;                  ///< batch x input width (gathered rows)
-    std::vector<std::vector<T>> pre, post; ///< per layer: batch x width
-    std::vector<T> delta, deltaPrev;       ///< backward buffers
+    AlignedVector<T> input;                  ///< batch x input width (gathered rows)
+    std::vector<AlignedVector<T>> pre, post; ///< per layer: batch x width
+    AlignedVector<T> delta, deltaPrev;       ///< backward buffers
     std::vector<std::int32_t> rowMark;     ///< embedding bag: row -> slot stamp
     std::vector<std::int64_t> rowSlot;
     std::int64_t stamp = 0;

@@ -5,6 +5,7 @@
 // one thread, the monitor's. Training happens on the run's own threads; the
 // monitor follows it only through telemetry() (drain the rings on a timer)
 // and the query functions, which are safe to call at any time.
+#include "alignedvector.h"
 #include "dataset.h"
 #include "experimentconfig.h"
 #include "model.h"
@@ -74,7 +75,7 @@ private:
     ExperimentConfig config_;
     DatasetSplit data_;
     std::unique_ptr<Model> model_;
-    std::vector<float> params_;
+    AlignedVector<float> params_;
     Telemetry telemetry_;
     std::mutex updateLock_;
     std::vector<std::thread> workers_;

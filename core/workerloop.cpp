@@ -14,14 +14,21 @@ namespace {
 constexpr double kSampleEverySeconds = 0.002; // at most 500 step samples/s per worker
 
 // Waits at the epoch gate until the coordinator released `epoch` or a stop.
-void waitForRelease(Telemetry& t, std::uint32_t epoch) {
+// A pause while waiting shows as Paused (the coordinator wakes the gate on
+// every command change).
+void waitForRelease(Telemetry& t, WorkerStatus& status, std::uint32_t epoch) {
     auto& released = t.header().released;
     while (true) {
         const auto r = released.load(std::memory_order_acquire);
-        if (r >= epoch || t.command() == RunCommand::Stop)
-            return;
+        const RunCommand command = t.command();
+        if (r >= epoch || command == RunCommand::Stop)
+            break;
+        status.state.store(std::uint32_t(command == RunCommand::Pause ? WorkerState::Paused
+                                                                      : WorkerState::Running),
+                           std::memory_order_release);
         futexWait(released, r, 100);
     }
+    status.state.store(std::uint32_t(WorkerState::Running), std::memory_order_release);
 }
 
 // Blocks while the run is paused; returns false when asked to stop.
@@ -46,8 +53,8 @@ void epochRows(std::int64_t rows, int epoch, std::uint32_t rank, std::uint32_t w
     std::iota(out.begin(), out.end(), std::int64_t(0));
     if (shuffle) {
         // Shard: one shared permutation per epoch. Replicate: one per worker.
-        Rng rng(Rng::derive(seed, std::uint64_t(epoch),
-                            split == DataSplit::Replicate ? rank + 1 : 0));
+        Rng rng(
+            Rng::derive(seed, std::uint64_t(epoch), split == DataSplit::Replicate ? rank + 1 : 0));
         for (std::int64_t i = rows - 1; i > 0; --i)
             std::swap(out[std::size_t(i)], out[rng.below(std::uint64_t(i + 1))]);
     }
@@ -71,8 +78,8 @@ void runWorker(const WorkerPlan& plan) {
         const Model& model = *plan.model;
         const std::int64_t total = model.layout().total();
         Workspace<float> ws;
-        std::vector<float> velocity(plan.sgd.momentum > 0 ? std::size_t(total) : 0, 0.0f);
-        std::vector<float> before;
+        AlignedVector<float> velocity(plan.sgd.momentum > 0 ? std::size_t(total) : 0, 0.0f);
+        AlignedVector<float> before;
         const std::uint64_t staleEvery = stalenessInterval(total);
         std::vector<std::int64_t> order;
         std::uint64_t steps = 0, samples = 0;
@@ -90,7 +97,8 @@ void runWorker(const WorkerPlan& plan) {
                     status.state.store(std::uint32_t(WorkerState::Stopped));
                     return;
                 }
-                const auto n = std::int64_t(std::min(order.size() - start, std::size_t(plan.batch)));
+                const auto n =
+                    std::int64_t(std::min(order.size() - start, std::size_t(plan.batch)));
                 const bool measure = plan.measureStaleness && steps % staleEvery == 0;
                 if (measure) {
                     before.resize(std::size_t(total));
@@ -99,10 +107,10 @@ void runWorker(const WorkerPlan& plan) {
                 const float loss =
                     model.lossAndGradient(plan.params, plan.train, order.data() + start, n, ws);
                 if (!std::isfinite(loss)) {
-                    t.failWorker(plan.rank,
-                                 "training diverged: the loss became " + std::to_string(loss) +
-                                     " at step " + std::to_string(steps + 1) + " of worker " +
-                                     std::to_string(plan.rank) + "; lower --lr");
+                    t.failWorker(plan.rank, "training diverged: the loss became " +
+                                                std::to_string(loss) + " at step " +
+                                                std::to_string(steps + 1) + " of worker " +
+                                                std::to_string(plan.rank) + "; lower --lr");
                     t.setCommand(RunCommand::Stop);
                     return;
                 }
@@ -154,7 +162,7 @@ void runWorker(const WorkerPlan& plan) {
             status.epoch.store(std::uint32_t(epoch), std::memory_order_release);
             t.header().arrivals.fetch_add(1, std::memory_order_acq_rel);
             futexWakeAll(t.header().arrivals);
-            waitForRelease(t, std::uint32_t(epoch));
+            waitForRelease(t, status, std::uint32_t(epoch));
             if (t.command() == RunCommand::Stop) {
                 status.state.store(std::uint32_t(WorkerState::Stopped));
                 return;
@@ -162,8 +170,8 @@ void runWorker(const WorkerPlan& plan) {
         }
         status.state.store(std::uint32_t(WorkerState::Finished), std::memory_order_release);
     } catch (const std::exception& e) {
-        t.failWorker(plan.rank, std::string("worker ") + std::to_string(plan.rank) +
-                                    " failed: " + e.what());
+        t.failWorker(plan.rank,
+                     std::string("worker ") + std::to_string(plan.rank) + " failed: " + e.what());
         t.setCommand(RunCommand::Stop);
     }
 }

@@ -1,0 +1,135 @@
+// Gradients of every layer, activation and loss against central finite
+// differences, in double precision, for every model kind.
+#include "datasources.h"
+#include "model.h"
+
+#include <QTest>
+
+#include <cmath>
+#include <numeric>
+
+using namespace hwl;
+
+class TestGradients : public QObject {
+    Q_OBJECT
+
+private:
+    // Compares the analytic gradient with (L(p + h e_i) - L(p - h e_i)) / 2h
+    // for every parameter, and returns the worst relative error.
+    static double worstError(const Model& model, const DatasetView& data) {
+        const auto total = std::size_t(model.layout().total());
+        std::vector<float> init(total);
+        model.initialize(init.data(), 7);
+        std::vector<double> params(init.begin(), init.end());
+        std::vector<std::int64_t> rows(std::size_t(std::min<std::int64_t>(data.rows, 8)));
+        std::iota(rows.begin(), rows.end(), std::int64_t(0));
+        const auto n = std::int64_t(rows.size());
+
+        Workspace<double> ws;
+        model.lossAndGradient(params.data(), data, rows.data(), n, ws);
+        std::vector<double> analytic(total, 0.0); // scatter the segments
+        for (const auto& seg : ws.grad.segments)
+            for (std::int64_t i = 0; i < seg.length; ++i)
+                analytic[std::size_t(seg.offset + i)] += ws.grad.values[std::size_t(seg.valueIndex + i)];
+
+        double worst = 0;
+        const double h = 1e-6;
+        Workspace<double> probe;
+        for (std::size_t i = 0; i < total; ++i) {
+            const double saved = params[i];
+            params[i] = saved + h;
+            const double up = model.lossAndGradient(params.data(), data, rows.data(), n, probe);
+            params[i] = saved - h;
+            const double down = model.lossAndGradient(params.data(), data, rows.data(), n, probe);
+            params[i] = saved;
+            const double numeric = (up - down) / (2 * h);
+            const double err =
+                std::abs(numeric - analytic[i]) / std::max(1e-4, std::abs(numeric) + std::abs(analytic[i]));
+            worst = std::max(worst, err);
+        }
+        return worst;
+    }
+
+private slots:
+    void mlp_data() {
+        QTest::addColumn<QString>("model");
+        QTest::newRow("logistic regression") << "mlp:6-3";
+        QTest::newRow("relu hidden") << "mlp:6-5-3";
+        QTest::newRow("tanh hidden") << "mlp:6-5-3:tanh";
+        QTest::newRow("sigmoid hidden") << "mlp:6-5-3:sigmoid";
+        QTest::newRow("three hidden, relu") << "mlp:6-7-5-4-3";
+        QTest::newRow("three hidden, tanh") << "mlp:6-7-5-4-3:tanh";
+    }
+    void mlp() {
+        QFETCH(QString, model);
+        const auto m = makeModel(parseModelSpec(model.toStdString()));
+        const Dataset data = makeTeacher(16, 6, 3, 4, 11);
+        QVERIFY2(worstError(*m, data.view()) < 1e-6, qPrintable(model));
+    }
+
+    void mlpOnSparseRows() {
+        // The MLP gathers sparse rows into a dense batch: same gradient rules.
+        const auto m = makeModel(parseModelSpec("mlp:30-5-3:tanh"));
+        const Dataset data = makeSparseBow(16, 30, 3, 4, 5);
+        QVERIFY(data.isSparse());
+        QVERIFY(worstError(*m, data.view()) < 1e-6);
+    }
+
+    void embeddingBag() {
+        const auto m = makeModel(parseModelSpec("embedding-bag:30-4-3"));
+        const Dataset data = makeSparseBow(16, 30, 3, 5, 3);
+        QVERIFY(worstError(*m, data.view()) < 1e-6);
+    }
+
+    void lossIsCrossEntropyOfUniformAtZero() {
+        // All-zero parameters give uniform softmax: loss = log(classes) exactly.
+        const auto m = makeModel(parseModelSpec("mlp:6-5-4"));
+        const Dataset data = makeTeacher(8, 6, 4, 4, 1);
+        std::vector<double> params(std::size_t(m->layout().total()), 0.0);
+        std::vector<std::int64_t> rows{0, 1, 2, 3};
+        Workspace<double> ws;
+        const double loss = m->lossAndGradient(params.data(), data.view(), rows.data(), 4, ws);
+        QVERIFY(std::abs(loss - std::log(4.0)) < 1e-12);
+    }
+
+    void initialisationMatchesPytorchBounds() {
+        // nn.Linear: weight and bias ~ U(-1/sqrt(in), 1/sqrt(in)).
+        const auto m = makeModel(parseModelSpec("mlp:100-256-10"));
+        std::vector<float> p(std::size_t(m->layout().total()));
+        m->initialize(p.data(), 42);
+        for (const auto& t : m->layout().tensors()) {
+            const double in = t.name[0] == '0' ? 100 : 256;
+            const float bound = float(1 / std::sqrt(in));
+            float lo = 1, hi = -1;
+            for (std::int64_t i = 0; i < t.size; ++i) {
+                lo = std::min(lo, p[std::size_t(t.offset + i)]);
+                hi = std::max(hi, p[std::size_t(t.offset + i)]);
+            }
+            QVERIFY2(lo >= -bound && hi <= bound, t.name.c_str());
+            QVERIFY2(hi - lo > 1.8f * bound, t.name.c_str()); // actually spread over the range
+        }
+        std::vector<float> again(p.size());
+        m->initialize(again.data(), 42);
+        QCOMPARE(again, p); // seeded
+    }
+
+    void layoutMatchesPytorchStateDict() {
+        const auto m = makeModel(parseModelSpec("mlp:100-256-10"));
+        const auto& t = m->layout().tensors();
+        QCOMPARE(t.size(), std::size_t(4));
+        QCOMPARE(t[0].name, std::string("0.weight"));
+        QCOMPARE(t[0].shape, (std::vector<std::int64_t>{256, 100}));
+        QCOMPARE(t[1].name, std::string("0.bias"));
+        QCOMPARE(t[2].name, std::string("2.weight"));
+        QCOMPARE(t[2].shape, (std::vector<std::int64_t>{10, 256}));
+        QCOMPARE(t[3].name, std::string("2.bias"));
+        QCOMPARE(m->layout().total(), std::int64_t(256 * 100 + 256 + 10 * 256 + 10));
+        const auto e = makeModel(parseModelSpec("embedding-bag:1000-16-4"));
+        QCOMPARE(e->layout().tensors()[0].name, std::string("embedding.weight"));
+        QCOMPARE(e->layout().tensors()[1].name, std::string("fc.weight"));
+        QCOMPARE(e->layout().tensors()[2].name, std::string("fc.bias"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGradients)
+#include "tst_gradients.moc"
