@@ -30,7 +30,8 @@ private:
         std::vector<double> analytic(total, 0.0); // scatter the segments
         for (const auto& seg : ws.grad.segments)
             for (std::int64_t i = 0; i < seg.length; ++i)
-                analytic[std::size_t(seg.offset + i)] += ws.grad.values[std::size_t(seg.valueIndex + i)];
+                analytic[std::size_t(seg.offset + i)] +=
+                    ws.grad.values[std::size_t(seg.valueIndex + i)];
 
         double worst = 0;
         const double h = 1e-6;
@@ -43,8 +44,8 @@ private:
             const double down = model.lossAndGradient(params.data(), data, rows.data(), n, probe);
             params[i] = saved;
             const double numeric = (up - down) / (2 * h);
-            const double err =
-                std::abs(numeric - analytic[i]) / std::max(1e-4, std::abs(numeric) + std::abs(analytic[i]));
+            const double err = std::abs(numeric - analytic[i]) /
+                               std::max(1e-4, std::abs(numeric) + std::abs(analytic[i]));
             worst = std::max(worst, err);
         }
         return worst;

@@ -241,11 +241,10 @@ private slots:
         run.pause();
         QCOMPARE(run.telemetry().runState(), RunState::Paused);
         // Both workers reach the paused state (they check every step).
-        QTRY_VERIFY_WITH_TIMEOUT(run.telemetry().worker(0).state.load() ==
-                                         std::uint32_t(WorkerState::Paused) &&
-                                     run.telemetry().worker(1).state.load() ==
-                                         std::uint32_t(WorkerState::Paused),
-                                 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            run.telemetry().worker(0).state.load() == std::uint32_t(WorkerState::Paused) &&
+                run.telemetry().worker(1).state.load() == std::uint32_t(WorkerState::Paused),
+            10000);
         const auto frozen = steps();
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         QCOMPARE(steps(), frozen);
