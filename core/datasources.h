@@ -32,6 +32,8 @@ struct DatasetSpec {
     std::int64_t hidden = 32;      ///< teacher's hidden width
     std::int64_t tokens = 20;      ///< tokens per row for sparse-bow
     std::filesystem::path path;    ///< Idx: directory; Csv, Libsvm: file
+
+    friend bool operator==(const DatasetSpec&, const DatasetSpec&) = default;
 };
 
 /// Parses a `--dataset` text. Throws InputError naming the field `dataset`,

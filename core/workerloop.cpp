@@ -53,8 +53,8 @@ void epochRows(std::int64_t rows, int epoch, std::uint32_t rank, std::uint32_t w
     std::iota(out.begin(), out.end(), std::int64_t(0));
     if (shuffle) {
         // Shard: one shared permutation per epoch. Replicate: one per worker.
-        Rng rng(
-            Rng::derive(seed, std::uint64_t(epoch), split == DataSplit::Replicate ? rank + 1 : 0));
+        Rng rng(Rng::derive(seed, std::uint64_t(epoch),
+                            split == DataSplit::Replicate ? rank + 1 : 0));
         for (std::int64_t i = rows - 1; i > 0; --i)
             std::swap(out[std::size_t(i)], out[rng.below(std::uint64_t(i + 1))]);
     }
@@ -97,8 +97,7 @@ void runWorker(const WorkerPlan& plan) {
                     status.state.store(std::uint32_t(WorkerState::Stopped));
                     return;
                 }
-                const auto n =
-                    std::int64_t(std::min(order.size() - start, std::size_t(plan.batch)));
+                const auto n = std::int64_t(std::min(order.size() - start, std::size_t(plan.batch)));
                 const bool measure = plan.measureStaleness && steps % staleEvery == 0;
                 if (measure) {
                     before.resize(std::size_t(total));
@@ -107,10 +106,10 @@ void runWorker(const WorkerPlan& plan) {
                 const float loss =
                     model.lossAndGradient(plan.params, plan.train, order.data() + start, n, ws);
                 if (!std::isfinite(loss)) {
-                    t.failWorker(plan.rank, "training diverged: the loss became " +
-                                                std::to_string(loss) + " at step " +
-                                                std::to_string(steps + 1) + " of worker " +
-                                                std::to_string(plan.rank) + "; lower --lr");
+                    t.failWorker(plan.rank,
+                                 "training diverged: the loss became " + std::to_string(loss) +
+                                     " at step " + std::to_string(steps + 1) + " of worker " +
+                                     std::to_string(plan.rank) + "; lower --lr");
                     t.setCommand(RunCommand::Stop);
                     return;
                 }
@@ -170,8 +169,8 @@ void runWorker(const WorkerPlan& plan) {
         }
         status.state.store(std::uint32_t(WorkerState::Finished), std::memory_order_release);
     } catch (const std::exception& e) {
-        t.failWorker(plan.rank,
-                     std::string("worker ") + std::to_string(plan.rank) + " failed: " + e.what());
+        t.failWorker(plan.rank, std::string("worker ") + std::to_string(plan.rank) +
+                                    " failed: " + e.what());
         t.setCommand(RunCommand::Stop);
     }
 }
