@@ -3,10 +3,10 @@
 #include "datasources.h"
 
 #include "datasourceio.h"
+#include "parallel.h"
 #include "errors.h"
 #include "random.h"
 
-#include <tbb/parallel_invoke.h>
 
 #include <algorithm>
 #include <charconv>
@@ -395,8 +395,8 @@ DatasetSplit loadDataset(const DatasetSpec& spec, double testFraction, std::uint
         }
         DatasetSplit split;
         // Both at once: unpacking the gzip files is most of the time.
-        tbb::parallel_invoke([&] { split.train = loadIdx(train.images, train.labels); },
-                             [&] { split.test = loadIdx(test->images, test->labels); });
+        parallelInvoke([&] { split.train = loadIdx(train.images, train.labels); },
+                       [&] { split.test = loadIdx(test->images, test->labels); });
         if (split.train.dim != split.test.dim)
             throw InputError(name + ": the train images have " + std::to_string(split.train.dim) +
                              " pixels, the t10k images " + std::to_string(split.test.dim) +

@@ -207,6 +207,10 @@ void ExperimentConfig::mergeJson(const std::string& text, const std::string& ori
 }
 
 void ExperimentConfig::mergeJsonFile(const std::filesystem::path& file) {
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec) && !std::filesystem::is_regular_file(file, ec))
+        throw InputError("config \"" + file.string() +
+                         "\": is not a regular file; give the path of an experiment .json file");
     std::ifstream in(file, std::ios::binary);
     if (!in)
         throw InputError("config \"" + file.string() +

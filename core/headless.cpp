@@ -106,6 +106,7 @@ Experiment:
   --test-fraction F      held-out share, [0, 1); ignored by datasets
                          with their own test set (fashion-mnist, idx) [0.1]
   --no-shuffle           visit samples in file order (exact comparisons)
+  --shuffle              a new random order every epoch (the default)
   --init FILE            start from weights in a safetensors file
   --out DIR              write weights.safetensors, weights.npz,
                          metrics.csv and experiment.json into DIR
@@ -226,7 +227,8 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
     return cl;
 }
 
-void writeRunOutputs(const std::string& dir, const Run& run, const MetricsLog& log) {
+void writeRunOutputs(const std::string& dir, const Run& run, const MetricsLog& log,
+                     bool withWeights) {
     namespace fs = std::filesystem;
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -235,6 +237,8 @@ void writeRunOutputs(const std::string& dir, const Run& run, const MetricsLog& l
     const fs::path base(dir);
     writeFileAtomically(base / "experiment.json", run.config().toJson());
     writeFileAtomically(base / "metrics.csv", log.csv());
+    if (!withWeights)
+        return;
     const auto refs = tensorRefs(run.model().layout(), run.parameters());
     const RunSummary s = run.summary();
     std::map<std::string, std::string> meta = {
@@ -324,20 +328,31 @@ int trainAndReport(const CommandLine& cl) {
     std::string startup;
     for (std::size_t r = 0; r < s.startupSeconds.size(); ++r) {
         char part[48];
-        std::snprintf(part, sizeof part, "%s%zu: %.2f ms", r ? ", " : "", r,
-                      s.startupSeconds[r] * 1e3);
+        if (s.startupSeconds[r] < 0)
+            std::snprintf(part, sizeof part, "%s%zu: took no step", r ? ", " : "", r);
+        else
+            std::snprintf(part, sizeof part, "%s%zu: %.2f ms", r ? ", " : "", r,
+                          s.startupSeconds[r] * 1e3);
         startup += part;
     }
     std::printf("summary: worker start-up (launch to first step): %s\n", startup.c_str());
     if (s.evaluated)
         std::printf("summary: final test accuracy %.2f%%, test loss %.4f, train loss %.4f\n",
                     100.0 * s.testAccuracy, s.testLoss, s.trainLoss);
-    else
+    else if (run.data().test.rows == 0)
         std::printf("summary: final train loss %.4f (no test set)\n", s.trainLoss);
+    else
+        std::printf("summary: the test set was not evaluated (no epoch completed)\n");
     if (s.droppedSamples)
         std::printf("summary: %llu telemetry samples were dropped (monitor too slow)\n",
                     (unsigned long long)s.droppedSamples);
-    if (!cl.config.out.empty()) {
+    if (!cl.config.out.empty() && s.state == RunState::Failed) {
+        // The weights of a failed run are not worth keeping (a diverged run's
+        // are NaN); the metrics say what happened.
+        writeRunOutputs(cl.config.out, run, log, /*withWeights=*/false);
+        std::printf("wrote %s/{metrics.csv, experiment.json}; no weights: the run failed\n",
+                    cl.config.out.c_str());
+    } else if (!cl.config.out.empty()) {
         writeRunOutputs(cl.config.out, run, log);
         std::printf("wrote %s/{weights.safetensors, weights.npz, metrics.csv, experiment.json}%s\n",
                     cl.config.out.c_str(), s.state == RunState::Finished ? "" : " (partial run)");

@@ -25,10 +25,11 @@ std::string helpText();
 /// 1 failure while training, 2 invalid config or input file, 130 interrupted.
 int runHeadless(const std::vector<std::string>& args);
 
-/// Writes experiment.json, metrics.csv, weights.safetensors and weights.npz
-/// into `dir` (created if missing), each by temp file + rename.
+/// Writes experiment.json, metrics.csv and (withWeights) weights.safetensors
+/// and weights.npz into `dir` (created if missing), each by temp file + rename.
 class Run;
 class MetricsLog;
-void writeRunOutputs(const std::string& dir, const Run& run, const MetricsLog& log);
+void writeRunOutputs(const std::string& dir, const Run& run, const MetricsLog& log,
+                     bool withWeights = true);
 
 } // namespace hwl

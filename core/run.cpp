@@ -1,12 +1,10 @@
 #include "run.h"
 
 #include "errors.h"
+#include "parallel.h"
 #include "weightsio.h"
 #include "workerloop.h"
 
-#include <tbb/blocked_range.h>
-#include <tbb/enumerable_thread_specific.h>
-#include <tbb/parallel_reduce.h>
 
 namespace hwl {
 
@@ -120,22 +118,16 @@ void Run::evaluate(std::uint32_t epoch) {
         s.samples += telemetry_.worker(r).samples.load();
     }
     if (test.rows > 0) {
-        tbb::enumerable_thread_specific<Workspace<float>> scratch;
-        const EvalResult total = tbb::parallel_reduce(
-            tbb::blocked_range<std::int64_t>(0, test.rows, 1024), EvalResult{},
-            [&](const tbb::blocked_range<std::int64_t>& range, EvalResult acc) {
-                const auto part = model_->evaluate(params_.data(), test, range.begin(),
-                                                   range.end(), scratch.local());
-                acc.lossSum += part.lossSum;
-                acc.correct += part.correct;
-                acc.count += part.count;
-                return acc;
+        const EvalResult total = parallelReduce<EvalResult>(
+            test.rows, 1024,
+            [&](std::int64_t begin, std::int64_t end) {
+                Workspace<float> scratch;
+                return model_->evaluate(params_.data(), test, begin, end, scratch);
             },
-            [](EvalResult a, const EvalResult& b) {
+            [](EvalResult& a, const EvalResult& b) {
                 a.lossSum += b.lossSum;
                 a.correct += b.correct;
                 a.count += b.count;
-                return a;
             });
         s.loss = float(total.meanLoss());
         s.accuracy = float(total.accuracy());

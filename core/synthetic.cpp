@@ -4,10 +4,9 @@
 #include "datasourceio.h"
 #include "datasources.h"
 #include "errors.h"
+#include "parallel.h"
 #include "random.h"
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cmath>
@@ -50,14 +49,11 @@ std::string shapeName(const char* kind, std::int64_t rows, std::int64_t dim, std
 template <typename Fn>
 void forEachBlock(std::int64_t rows, std::uint64_t seed, std::uint64_t stream, Fn&& fn) {
     const std::int64_t blocks = (rows + kBlockRows - 1) / kBlockRows;
-    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, blocks),
-                      [&](const tbb::blocked_range<std::int64_t>& range) {
-                          for (std::int64_t b = range.begin(); b != range.end(); ++b) {
-                              Rng rng(Rng::derive(seed, std::uint64_t(b), stream));
-                              const std::int64_t first = b * kBlockRows;
-                              fn(first, std::min(rows, first + kBlockRows), rng);
-                          }
-                      });
+    parallelChunks(blocks, [&](std::int64_t b) {
+        Rng rng(Rng::derive(seed, std::uint64_t(b), stream));
+        const std::int64_t first = b * kBlockRows;
+        fn(first, std::min(rows, first + kBlockRows), rng);
+    });
 }
 
 Dataset denseShell(std::int64_t rows, std::int64_t dim, std::int32_t classes) {

@@ -80,7 +80,6 @@ Telemetry Telemetry::create(std::uint32_t workers, std::uint32_t epochs) {
     for (std::uint32_t i = 0; i < workers; ++i)
         new (blocks + i) WorkerStatus();
     header->version = TelemetryHeader::kVersion;
-    std::atomic_thread_fence(std::memory_order_release);
     header->magic = TelemetryHeader::kMagic;
     return t;
 }

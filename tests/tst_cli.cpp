@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -557,6 +558,25 @@ private slots:
                  qPrintable(r.err));
         QVERIFY2(r.err.contains("lower --lr"), qPrintable(r.err));
         QVERIFY2(r.out.contains("summary: failed after"), qPrintable(r.out));
+        // A failed run keeps its metrics and config but not its NaN weights.
+        QVERIFY2(r.out.contains("no weights: the run failed"), qPrintable(r.out));
+        QVERIFY(QFile::exists(out + "/metrics.csv"));
+        QVERIFY(QFile::exists(out + "/experiment.json"));
+        QVERIFY(!QFile::exists(out + "/weights.safetensors"));
+        QVERIFY(!QFile::exists(out + "/weights.npz"));
+        // Workers that never stepped say so instead of a negative start-up time.
+        QVERIFY2(!r.out.contains("-1000"), qPrintable(r.out));
+    }
+
+    void configMustBeARegularFile() {
+        RUN_CLI(r, {"--config", tmp_.path()});
+        QVERIFY2(r.code == 2, qPrintable(r.describe()));
+        QVERIFY2(r.err.contains("is not a regular file"), qPrintable(r.err));
+        const QString fifo = tmp_.filePath("fifo.json");
+        QCOMPARE(mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        RUN_CLI(f, {"--config", fifo}); // must not block reading a FIFO
+        QVERIFY2(f.code == 2, qPrintable(f.describe()));
+        QVERIFY2(f.err.contains("is not a regular file"), qPrintable(f.err));
     }
 
     void serialDefaultsToOneWorker() {
