@@ -408,6 +408,16 @@ private slots:
         QVERIFY(!QFileInfo::exists(out));
     }
 
+    void everyInvalidFieldIsReportedAtOnce() {
+        RUN_CLI(r, {"--workers", "0", "--epochs", "0", "--lr", "-3", "--batch", "0"});
+        QVERIFY2(r.code == 2, qPrintable(r.describe()));
+        for (const char* needle : {"workers: workers must be in 1..256 (got 0)",
+                                   "epochs: epochs must be in 1..100000 (got 0)",
+                                   "lr: lr must be a number in (0, 100]",
+                                   "batch: batch must be in 1..1048576 (got 0)"})
+            QVERIFY2(r.err.contains(QLatin1String(needle)), qPrintable(r.err));
+    }
+
     void invalidInput_data() {
         QTest::addColumn<QStringList>("extra");
         QTest::addColumn<QString>("needle");
@@ -418,13 +428,13 @@ private slots:
         QTest::newRow("value for a switch")
             << QStringList{"--no-shuffle=yes"} << "--no-shuffle: takes no value";
         QTest::newRow("workers abc") << QStringList{"--workers", "abc"}
-                                     << "--workers: expected an integer in 1..256, got \"abc\"";
+                                     << "--workers: expected an integer, got \"abc\"";
         QTest::newRow("workers 0") << QStringList{"--workers", "0"}
-                                   << "--workers: expected an integer in 1..256, got \"0\"";
+                                   << "workers must be in 1..256 (got 0)";
         QTest::newRow("workers=257")
-            << QStringList{"--workers=257"} << "--workers: expected an integer in 1..256";
+            << QStringList{"--workers=257"} << "workers must be in 1..256 (got 257)";
         QTest::newRow("epochs 0") << QStringList{"--epochs", "0"}
-                                  << "--epochs: expected an integer in 1..100000";
+                                  << "epochs must be in 1..100000 (got 0)";
         QTest::newRow("batch 1.5")
             << QStringList{"--batch", "1.5"} << "--batch: expected an integer";
         QTest::newRow("lr -1") << QStringList{"--lr", "-1"} << "lr must be a number in (0, 100]";
