@@ -108,7 +108,7 @@ private slots:
     }
 
     void defaultsMatchResourceFile() {
-        QFile f(QStringLiteral(HWL_TEST_DATA "/../../resources/experiments/default.json"));
+        QFile f(QStringLiteral(HWL_SOURCE_DIR "/resources/experiments/default.json"));
         QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(f.fileName()));
         QJsonParseError err{};
         const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &err);
