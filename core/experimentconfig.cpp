@@ -16,7 +16,8 @@ using nlohmann::json;
 const char* const kFields[] = {"model",    "dataset",      "mode",         "workers",
                                "epochs",   "batch",        "lr",           "momentum",
                                "weight-decay", "seed",     "split",        "test-fraction",
-                               "shuffle",  "init",         "out"};
+                               "shuffle",  "start-method", "share",        "on-worker-failure",
+                               "init",     "out"};
 
 std::string knownFields() {
     std::string list;
@@ -34,14 +35,40 @@ const char* toString(Mode m) {
     case Mode::Serial: return "serial";
     case Mode::Threads: return "threads";
     case Mode::ThreadsLocked: return "threads-locked";
+    case Mode::Processes: return "processes";
     }
     return "serial";
+}
+
+const char* toString(StartMethod m) {
+    switch (m) {
+    case StartMethod::Fork: return "fork";
+    case StartMethod::Spawn: return "spawn";
+    case StartMethod::Forkserver: return "forkserver";
+    }
+    return "forkserver";
+}
+
+const char* toString(FailurePolicy p) { return p == FailurePolicy::Stop ? "stop" : "continue"; }
+
+std::optional<StartMethod> parseStartMethod(const std::string& text) {
+    for (StartMethod m : {StartMethod::Fork, StartMethod::Spawn, StartMethod::Forkserver})
+        if (text == toString(m))
+            return m;
+    return std::nullopt;
+}
+
+std::optional<FailurePolicy> parseFailurePolicy(const std::string& text) {
+    for (FailurePolicy p : {FailurePolicy::Stop, FailurePolicy::Continue})
+        if (text == toString(p))
+            return p;
+    return std::nullopt;
 }
 
 const char* toString(DataSplit s) { return s == DataSplit::Shard ? "shard" : "replicate"; }
 
 std::optional<Mode> parseMode(const std::string& text) {
-    for (Mode m : {Mode::Serial, Mode::Threads, Mode::ThreadsLocked})
+    for (Mode m : {Mode::Serial, Mode::Threads, Mode::ThreadsLocked, Mode::Processes})
         if (text == toString(m))
             return m;
     return std::nullopt;
@@ -78,7 +105,10 @@ std::vector<ConfigIssue> ExperimentConfig::validate() const {
               std::to_string(workers) + ")");
     check(mode != Mode::Serial || workers == 1, "workers",
           "serial mode runs exactly 1 worker (got " + std::to_string(workers) +
-              "); use mode threads or threads-locked for more");
+              "); use mode threads, threads-locked or processes for more");
+    check(share || mode == Mode::Processes, "share",
+          "share false (--no-share) applies to mode processes only: threads always share "
+          "one address space");
     check(epochs >= 1 && epochs <= limits::kMaxEpochs, "epochs",
           "epochs must be in 1.." + std::to_string(limits::kMaxEpochs) + " (got " +
               std::to_string(epochs) + ")");
@@ -121,6 +151,9 @@ std::string ExperimentConfig::toJson() const {
     j["split"] = toString(split);
     j["test-fraction"] = testFraction;
     j["shuffle"] = shuffle;
+    j["start-method"] = toString(startMethod);
+    j["share"] = share;
+    j["on-worker-failure"] = toString(onWorkerFailure);
     j["init"] = init;
     j["out"] = out;
     return j.dump(2) + "\n";
@@ -167,7 +200,7 @@ void ExperimentConfig::mergeJson(const std::string& text, const std::string& ori
         else if (key == "mode") {
             const auto m = parseMode(string(key));
             if (!m)
-                fail(key, "one of \"serial\", \"threads\", \"threads-locked\"");
+                fail(key, "one of \"serial\", \"threads\", \"threads-locked\", \"processes\"");
             mode = *m;
         } else if (key == "workers")
             workers = int(integer(key, 1, limits::kMaxWorkers));
@@ -196,6 +229,20 @@ void ExperimentConfig::mergeJson(const std::string& text, const std::string& ori
             if (!value.is_boolean())
                 fail(key, "true or false");
             shuffle = value.get<bool>();
+        } else if (key == "start-method") {
+            const auto m = parseStartMethod(string(key));
+            if (!m)
+                fail(key, "\"fork\", \"spawn\" or \"forkserver\"");
+            startMethod = *m;
+        } else if (key == "share") {
+            if (!value.is_boolean())
+                fail(key, "true or false");
+            share = value.get<bool>();
+        } else if (key == "on-worker-failure") {
+            const auto p = parseFailurePolicy(string(key));
+            if (!p)
+                fail(key, "\"stop\" or \"continue\"");
+            onWorkerFailure = *p;
         } else if (key == "init")
             init = string(key);
         else if (key == "out")

@@ -13,13 +13,21 @@
 
 namespace hwl {
 
-enum class Mode { Serial, Threads, ThreadsLocked };
+enum class Mode { Serial, Threads, ThreadsLocked, Processes };
 enum class DataSplit { Shard, Replicate };
+/// How process workers are started (as Python's multiprocessing names them).
+enum class StartMethod { Fork, Spawn, Forkserver };
+/// What a run does when a worker dies.
+enum class FailurePolicy { Stop, Continue };
 
 const char* toString(Mode m);
 const char* toString(DataSplit s);
+const char* toString(StartMethod m);
+const char* toString(FailurePolicy p);
 std::optional<Mode> parseMode(const std::string& text);
 std::optional<DataSplit> parseDataSplit(const std::string& text);
+std::optional<StartMethod> parseStartMethod(const std::string& text);
+std::optional<FailurePolicy> parseFailurePolicy(const std::string& text);
 
 /// One problem with one field: `field` is the JSON / flag name.
 struct ConfigIssue {
@@ -41,6 +49,9 @@ struct ExperimentConfig {
     DataSplit split = DataSplit::Shard;
     double testFraction = 0.1; ///< sources with their own test set ignore it
     bool shuffle = true;
+    StartMethod startMethod = StartMethod::Forkserver; ///< processes mode only
+    bool share = true; ///< processes mode: false = the "forgot to share" pitfall
+    FailurePolicy onWorkerFailure = FailurePolicy::Stop;
     std::string init; ///< safetensors file to start from; empty: seeded initialisation
     std::string out;  ///< output directory; empty: write nothing
 

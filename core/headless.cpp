@@ -1,11 +1,13 @@
 #include "headless.h"
 
 #include "errors.h"
+#include "forkserver.h"
 #include "metricslog.h"
 #include "run.h"
 #include "tensorfile.h"
 #include "textutil.h"
 #include "weightsio.h"
+#include "workerprocess.h"
 
 #include <csignal>
 #include <cstdio>
@@ -87,8 +89,13 @@ is not installed).
 Experiment:
   --config FILE.json     start from this experiment file (same field names as
                          the flags; applied before the other flags)
-  --mode M               serial | threads | threads-locked          [threads]
-  --workers N            worker threads, 1..256 (serial: 1)         [2]
+  --mode M               serial | threads | threads-locked | processes [threads]
+  --workers N            workers, 1..256 (serial: 1)                [2]
+  --start-method S       processes mode: fork | spawn | forkserver  [forkserver]
+  --no-share             processes mode: the "forgot to share the parameters"
+                         pitfall: each worker trains a private copy
+  --share                the default: one shared copy (Hogwild)
+  --on-worker-failure P  stop | continue when a worker dies        [stop]
   --model SPEC           mlp:IN-H1-...-OUT[:relu|tanh|sigmoid]      [mlp:784-128-10]
                          embedding-bag:V-D-C   (sparse datasets)
   --dataset SPEC         random:ROWSxDIM:CLASSES      (randn data, random labels)
@@ -134,6 +141,8 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
         {"--batch", true},      {"--lr", true},        {"--momentum", true},
         {"--weight-decay", true}, {"--seed", true},    {"--split", true},
         {"--test-fraction", true}, {"--init", true},   {"--out", true},
+        {"--start-method", true}, {"--on-worker-failure", true},
+        {"--no-share", false},  {"--share", false},
         {"--no-shuffle", false}, {"--shuffle", false}, {"--quiet", false},
         {"--help", false},      {"-h", false},         {"--version", false},
         {"--headless", false}};
@@ -169,8 +178,23 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
         if (flag == "--mode") {
             const auto m = parseMode(value);
             if (!m)
-                badFlag(flag, "expected serial, threads or threads-locked, got \"" + value + "\"");
+                badFlag(flag, "expected serial, threads, threads-locked or processes, got \"" +
+                                  value + "\"");
             c.mode = *m;
+        } else if (flag == "--start-method") {
+            const auto m = parseStartMethod(value);
+            if (!m)
+                badFlag(flag, "expected fork, spawn or forkserver, got \"" + value + "\"");
+            c.startMethod = *m;
+        } else if (flag == "--on-worker-failure") {
+            const auto p = parseFailurePolicy(value);
+            if (!p)
+                badFlag(flag, "expected stop or continue, got \"" + value + "\"");
+            c.onWorkerFailure = *p;
+        } else if (flag == "--no-share") {
+            c.share = false;
+        } else if (flag == "--share") {
+            c.share = true;
         } else if (flag == "--workers") {
             c.workers = integerFlag(flag, value);
             workersGiven = true;
@@ -268,13 +292,21 @@ void checkOutputDirectory(const std::string& dir) {
         throw InputError("out: directory \"" + dir + "\" is not writable; choose another --out");
 }
 
-int trainAndReport(const CommandLine& cl) {
+int trainAndReport(const CommandLine& cl, std::shared_ptr<ForkServer> forkServer) {
     Run run(cl.config);
+    run.setForkServer(std::move(forkServer));
+    std::string mode = toString(cl.config.mode);
+    if (cl.config.mode == Mode::Processes) {
+        mode += std::string(" (") + toString(cl.config.startMethod);
+        mode += cl.config.share ? ")" : ", NOT shared)";
+    }
     std::printf("experiment: %s on %s, mode %s, %d worker%s, %d epoch%s, batch %d, lr %g\n",
-                cl.config.model.c_str(), cl.config.dataset.c_str(), toString(cl.config.mode),
+                cl.config.model.c_str(), cl.config.dataset.c_str(), mode.c_str(),
                 cl.config.workers, cl.config.workers == 1 ? "" : "s", cl.config.epochs,
                 cl.config.epochs == 1 ? "" : "s", cl.config.batch, cl.config.lr);
     run.prepare();
+    for (const auto& note : run.notes())
+        std::printf("warning: %s\n", note.c_str());
     std::printf("data: %s; test: %s\n", run.data().train.description.c_str(),
                 run.data().test.rows ? run.data().test.description.c_str() : "none");
     std::printf("model: %lld parameters\n", (long long)run.model().layout().total());
@@ -344,6 +376,10 @@ int trainAndReport(const CommandLine& cl) {
         std::printf("summary: final train loss %.4f (no test set)\n", s.trainLoss);
     else
         std::printf("summary: the test set was not evaluated (no epoch completed)\n");
+    for (const auto& failure : s.workerFailures)
+        std::printf("worker failure: %s\n", failure.c_str());
+    for (const auto& explanation : s.explanations)
+        std::printf("pitfall: %s\n", explanation.c_str());
     if (s.droppedSamples)
         std::printf("summary: %llu telemetry samples were dropped (monitor too slow)\n",
                     (unsigned long long)s.droppedSamples);
@@ -363,6 +399,10 @@ int trainAndReport(const CommandLine& cl) {
         std::fprintf(stderr, "error: %s\n", s.failure.c_str());
         return 1;
     }
+    if (!s.workerFailures.empty())
+        std::fprintf(stderr, "warning: %zu worker%s died; the others finished the run "
+                             "(--on-worker-failure continue)\n",
+                     s.workerFailures.size(), s.workerFailures.size() == 1 ? "" : "s");
     if (interrupted) {
         std::fprintf(stderr, "interrupted: stopped after %d complete epoch%s\n",
                      s.epochsCompleted, s.epochsCompleted == 1 ? "" : "s");
@@ -385,7 +425,12 @@ int runHeadless(const std::vector<std::string>& args) {
         }
         for (const auto& note : cl.notes)
             std::printf("%s\n", note.c_str());
-        return trainAndReport(cl);
+        // The fork server starts now, while this process has a single thread:
+        // data loading and the run start threads later.
+        std::shared_ptr<ForkServer> forkServer;
+        if (cl.config.mode == Mode::Processes && cl.config.startMethod == StartMethod::Forkserver)
+            forkServer = ForkServer::start(&workerProcessMain);
+        return trainAndReport(cl, std::move(forkServer));
     } catch (const InputError& e) {
         std::fflush(stdout);
         std::fprintf(stderr, "error: %s\n", e.what());

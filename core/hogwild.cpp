@@ -1,5 +1,6 @@
 #include "hogwild.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -40,6 +41,32 @@ double staleness(const float* params, const float* before, const Gradient<float>
             sum += d * d;
         }
     return std::sqrt(sum);
+}
+
+void replicaDistances(const std::vector<const float*>& replicas, std::int64_t count,
+                      std::vector<double>& out) {
+    const std::size_t n = replicas.size();
+    out.assign(n, 0.0);
+    if (n == 0)
+        return;
+    constexpr std::int64_t kBlock = 4096; // the mean of one block at a time stays in cache
+    std::vector<double> mean(static_cast<std::size_t>(kBlock));
+    for (std::int64_t begin = 0; begin < count; begin += kBlock) {
+        const std::int64_t len = std::min(kBlock, count - begin);
+        std::fill(mean.begin(), mean.end(), 0.0);
+        for (const float* r : replicas)
+            for (std::int64_t i = 0; i < len; ++i)
+                mean[std::size_t(i)] += double(r[begin + i]);
+        for (auto& m : mean)
+            m /= double(n);
+        for (std::size_t k = 0; k < n; ++k)
+            for (std::int64_t i = 0; i < len; ++i) {
+                const double d = double(replicas[k][begin + i]) - mean[std::size_t(i)];
+                out[k] += d * d;
+            }
+    }
+    for (auto& o : out)
+        o = std::sqrt(o);
 }
 
 } // namespace hwl::hogwild

@@ -11,6 +11,7 @@
 #include "gradient.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace hwl {
 
@@ -36,6 +37,12 @@ void snapshot(const float* params, std::int64_t count, float* out);
 /// L2 distance between `before` and the shared params over the gradient's
 /// segments (a racy read): how much other workers changed under this one.
 double staleness(const float* params, const float* before, const Gradient<float>& grad);
+
+/// Replica modes: for each replica, the L2 distance of its parameters from
+/// the mean of all replicas (racy reads of buffers their workers are writing).
+/// `out` gets replicas.size() values.
+void replicaDistances(const std::vector<const float*>& replicas, std::int64_t count,
+                      std::vector<double>& out);
 
 } // namespace hogwild
 } // namespace hwl

@@ -9,6 +9,8 @@
 #include "dataset.h"
 #include "experimentconfig.h"
 #include "model.h"
+#include "parameterstore.h"
+#include "shareddataset.h"
 #include "telemetry.h"
 
 #include <atomic>
@@ -35,7 +37,18 @@ struct RunSummary {
     std::vector<double> startupSeconds; ///< per worker, launch to first step
     std::uint64_t droppedSamples = 0;   ///< telemetry samples lost to full rings
     std::string failure;           ///< why the run failed, for the user
+    /// Every worker that died, e.g. "worker 2 (pid 4711) killed by SIGKILL after 1234 steps".
+    std::vector<std::string> workerFailures;
+    /// Per worker, the last divergence: staleness (shared) or distance from the
+    /// replica mean (not shared).
+    std::vector<double> divergence;
+    /// Pitfalls the run detected, explained in plain words.
+    std::vector<std::string> explanations;
 };
+
+class ForkServer;
+struct WorkerPlan;
+class ProcessLauncher;
 
 class Run {
 public:
@@ -62,27 +75,48 @@ public:
     const DatasetSplit& data() const { return data_; }
     /// The shared parameters. While workers run, reads race with their updates.
     const float* parameters() const { return params_.data(); }
+    DatasetView trainView() const { return trainView_; }
     Telemetry& telemetry() { return telemetry_; }
     /// A copy of the summary so far (final once finished()).
     RunSummary summary() const;
-    /// Notes for the user gathered while preparing (e.g. dataset fallback).
+    /// Warnings for the user gathered while preparing (e.g. fork with threads).
     const std::vector<std::string>& notes() const { return notes_; }
 
+    /// Process modes with the forkserver start method: use this server
+    /// (started early, while the process was single-threaded). Without one,
+    /// start() starts its own, later than ideal (noted in notes()).
+    void setForkServer(std::shared_ptr<ForkServer> server);
+
 private:
+    void launchThreads(const WorkerPlan& base);
+    void launchProcesses(const WorkerPlan& base);
     void coordinate();
+    bool gateReached(std::uint32_t epoch) const;
+    bool allWorkersDown() const;
+    void superviseWorkers();
+    void updateReplicaDistances();
+    void finishWorkers();
     void evaluate(std::uint32_t epoch);
+    void summarise();
 
     ExperimentConfig config_;
     DatasetSplit data_;
+    DatasetView trainView_;
     std::unique_ptr<Model> model_;
-    AlignedVector<float> params_;
+    ParameterStore params_;                 ///< the parameters the run trains and exports
+    std::vector<ParameterStore> replicas_;  ///< not-shared pitfall: one per worker
+    AlignedVector<float> initialParams_;    ///< not shared: to prove params_ never changed
+    SharedDataset sharedTrain_;             ///< process modes
     Telemetry telemetry_;
     std::mutex updateLock_;
     std::vector<std::thread> workers_;
+    std::shared_ptr<ForkServer> forkServer_;
+    std::unique_ptr<ProcessLauncher> launcher_;
     std::thread coordinator_;
     std::atomic<bool> done_{false};
     bool prepared_ = false;
     std::vector<std::string> notes_;
+    std::vector<std::string> workerFailures_; // coordinator thread only until done_
 
     mutable std::mutex summaryMutex_; // guards summary_
     RunSummary summary_;

@@ -71,6 +71,9 @@ struct alignas(64) WorkerStatus {
     std::atomic<float> lastLoss{0};
     std::atomic<float> lastDivergence{0};
     std::atomic<float> lastEpochLoss{0};       ///< mean batch loss of the last full epoch
+    /// Replica modes: L2 distance of this worker's parameters from the mean of
+    /// all replicas, written by the coordinator (the worker copies it into its samples).
+    std::atomic<float> replicaDistance{0};
     std::atomic<std::int64_t> launchNs{0};     ///< monotonic clock when launched
     std::atomic<std::int64_t> startupNs{-1};   ///< launch to first step; -1 before it
     /// Set once, before state becomes Failed (release), read after (acquire).

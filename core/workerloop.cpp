@@ -110,11 +110,12 @@ void runWorker(const WorkerPlan& plan) {
                                  "training diverged: the loss became " + std::to_string(loss) +
                                      " at step " + std::to_string(steps + 1) + " of worker " +
                                      std::to_string(plan.rank) + "; lower --lr");
-                    t.setCommand(RunCommand::Stop);
                     return;
                 }
                 if (measure)
                     lastDivergence = float(hogwild::staleness(plan.params, before.data(), ws.grad));
+                else if (plan.replica)
+                    lastDivergence = status.replicaDistance.load(std::memory_order_relaxed);
                 if (plan.updateLock) {
                     std::lock_guard lock(*plan.updateLock);
                     hogwild::applyUpdate(plan.params, ws.grad, velocity.data(), plan.sgd);
@@ -171,7 +172,6 @@ void runWorker(const WorkerPlan& plan) {
     } catch (const std::exception& e) {
         t.failWorker(plan.rank, std::string("worker ") + std::to_string(plan.rank) +
                                     " failed: " + e.what());
-        t.setCommand(RunCommand::Stop);
     }
 }
 

@@ -30,6 +30,8 @@ struct WorkerPlan {
     SgdSettings sgd;
     std::mutex* updateLock = nullptr; ///< non-null: locked mode (one mutex around each update)
     bool measureStaleness = true;     ///< shared modes with more than one worker
+    bool replica = false; ///< params is this worker's private copy (not-shared pitfall): its
+                          ///< divergence comes from the coordinator (WorkerStatus::replicaDistance)
 };
 
 /// The rows worker `rank` visits in `epoch` (1-based), in order.

@@ -26,7 +26,8 @@ namespace {
 
 const char* const kFieldNames[] = {
     "model",        "dataset", "mode",  "workers",       "epochs",  "batch", "lr", "momentum",
-    "weight-decay", "seed",    "split", "test-fraction", "shuffle", "init",  "out"};
+    "weight-decay", "seed",    "split", "test-fraction", "shuffle", "start-method",
+    "share", "on-worker-failure", "init", "out"};
 
 QString issuesText(const std::vector<ConfigIssue>& issues) {
     QStringList lines;
@@ -50,6 +51,9 @@ void compareConfigs(const ExperimentConfig& a, const ExperimentConfig& b) {
     QCOMPARE(a.split, b.split);
     QCOMPARE(a.testFraction, b.testFraction);
     QCOMPARE(a.shuffle, b.shuffle);
+    QCOMPARE(a.startMethod, b.startMethod);
+    QCOMPARE(a.share, b.share);
+    QCOMPARE(a.onWorkerFailure, b.onWorkerFailure);
     QCOMPARE(a.init, b.init);
     QCOMPARE(a.out, b.out);
 }
@@ -156,7 +160,10 @@ private slots:
         if (variant == 1) {
             c.model = "mlp:20-64-32-4:tanh";
             c.dataset = "csv:/data/some file.csv";
-            c.mode = hwl::Mode::ThreadsLocked;
+            c.mode = hwl::Mode::Processes;
+            c.startMethod = hwl::StartMethod::Spawn;
+            c.share = false;
+            c.onWorkerFailure = hwl::FailurePolicy::Continue;
             c.workers = 7;
             c.epochs = 13;
             c.batch = 100;
