@@ -24,10 +24,13 @@ std::string selfExecutable() {
 }
 
 // In a freshly forked child: die with the parent, even if it is already gone.
-void dieWithParent(pid_t parent) {
+// Ctrl-C in a terminal reaches the whole process group; the parent decides
+// what it means (stop after the current step), so workers ignore it.
+void becomeWorker(pid_t parent) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(1);
+    signal(SIGINT, SIG_IGN);
 }
 } // namespace
 
@@ -71,7 +74,7 @@ pid_t ProcessLauncher::launch(std::uint32_t rank, const std::function<int()>& fo
             throw RunError(std::string("cannot start worker ") + std::to_string(rank) + ": fork: " +
                            std::strerror(errno));
         if (pid == 0) {
-            dieWithParent(parent);
+            becomeWorker(parent);
             if (method_ == StartMethod::Spawn) {
                 execv(executable_.c_str(), argv.data());
                 _exit(127);

@@ -8,6 +8,7 @@
 #include "textutil.h"
 #include "workerloop.h"
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 
@@ -57,6 +58,8 @@ WorkerProcessSpec parseArgs(const std::vector<std::string>& args) {
 } // namespace
 
 int workerProcessMain(const std::vector<std::string>& args) {
+    // Ctrl-C reaches the whole process group; the parent decides what it means.
+    std::signal(SIGINT, SIG_IGN);
     WorkerProcessSpec spec;
     try {
         spec = parseArgs(args);

@@ -176,6 +176,7 @@ class TestCli : public QObject {
 
     QTemporaryDir tmp_;
     QString baseOut_;      ///< --out of the standard run made in initTestCase
+    int outCounter_ = 0;
     QStringList baseArgs_; ///< its flags
     std::vector<hwl::Tensor> baseWeights_;
 
@@ -444,8 +445,8 @@ private slots:
         QTest::newRow("seed -3") << QStringList{"--seed", "-3"}
                                  << "--seed: expected a non-negative integer";
         QTest::newRow("mode bogus") << QStringList{"--mode", "bogus"}
-                                    << "--mode: expected serial, threads or threads-locked, got "
-                                       "\"bogus\"";
+                                    << "--mode: expected serial, threads, threads-locked or processes, "
+                                       "got \"bogus\"";
         QTest::newRow("split x") << QStringList{"--split", "x"}
                                  << "--split: expected shard or replicate, got \"x\"";
         QTest::newRow("serial with 2 workers") << QStringList{"--mode", "serial", "--workers", "2"}
@@ -605,21 +606,34 @@ private slots:
 
     void interruptWritesPartialRun_data() {
         QTest::addColumn<bool>("withOut");
-        QTest::newRow("with --out") << true;
-        QTest::newRow("without --out") << false;
+        QTest::addColumn<QStringList>("mode");
+        QTest::newRow("with --out") << true << QStringList{};
+        QTest::newRow("without --out") << false << QStringList{};
+        // Ctrl-C in a terminal signals the whole process group, workers included:
+        // they ignore it and the parent stops them in order.
+        QTest::newRow("processes spawn, Ctrl-C to the group")
+            << true << QStringList{"--mode", "processes", "--start-method", "spawn"};
+        QTest::newRow("processes forkserver, Ctrl-C to the group")
+            << true << QStringList{"--mode", "processes", "--start-method", "forkserver"};
+        QTest::newRow("processes fork, Ctrl-C to the group")
+            << true << QStringList{"--mode", "processes", "--start-method", "fork"};
     }
 
     void interruptWritesPartialRun() {
         QFETCH(bool, withOut);
-        const QString out = tmp_.filePath(withOut ? "interrupted" : "unused");
+        QFETCH(QStringList, mode);
+        const QString out = tmp_.filePath(withOut ? "interrupted-" + QString::number(outCounter_++)
+                                                  : "unused");
         QStringList args = {"--headless", "--dataset",   "teacher:200000x50:4",
                             "--model",    "mlp:50-64-4", "--epochs",
                             "200",        "--workers",   "2"};
+        args << mode;
         if (withOut)
             args << "--out" << out;
         QProcess p;
         p.setProgram(QStringLiteral(HWL_APP_BINARY));
         p.setArguments(args);
+        p.setChildProcessModifier([] { setpgid(0, 0); }); // its own group, like a shell job
         p.start();
         QVERIFY(p.waitForStarted(10000));
         Result r;
@@ -638,7 +652,7 @@ private slots:
         // While it runs its telemetry segment is there (so the check after exit means something).
         QVERIFY2(!shmEntriesOf(r.pid).isEmpty(),
                  "no hwl-<pid>-* segment in /dev/shm while running");
-        QCOMPARE(::kill(pid_t(r.pid), SIGINT), 0);
+        QCOMPARE(::kill(mode.isEmpty() ? pid_t(r.pid) : -pid_t(r.pid), SIGINT), 0);
         collect(p, r, 120000);
         r.out = seen + r.out;
         QVERIFY2(r.finished, qPrintable(r.describe()));

@@ -1,0 +1,363 @@
+// Process Hogwild: fork, spawn and forkserver workers on shared memory, the
+// not-shared pitfall, worker deaths under both failure policies, no orphans
+// and no leftover segments.
+#include "errors.h"
+#include "forksafety.h"
+#include "forkserver.h"
+#include "metricslog.h"
+#include "run.h"
+#include "workerprocess.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QRegularExpression>
+#include <QTest>
+
+#include <csignal>
+#include <cstring>
+#include <thread>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace hwl;
+
+namespace {
+// Started in main() while the test process is still single-threaded.
+std::shared_ptr<ForkServer> gForkServer;
+
+ExperimentConfig teacher(StartMethod method, int workers) {
+    ExperimentConfig c;
+    c.model = "mlp:20-32-4";
+    c.dataset = "teacher:8000x20:4:16";
+    c.mode = Mode::Processes;
+    c.startMethod = method;
+    c.workers = workers;
+    c.epochs = 6;
+    c.lr = 0.05;
+    c.momentum = 0;
+    c.testFraction = 0.2;
+    return c;
+}
+
+std::unique_ptr<Run> makeRun(const ExperimentConfig& c) {
+    auto run = std::make_unique<Run>(c);
+    run->setForkServer(gForkServer);
+    return run;
+}
+
+std::unique_ptr<Run> runToEnd(const ExperimentConfig& c) {
+    auto run = makeRun(c);
+    run->start();
+    if (!run->wait(std::chrono::seconds(120)))
+        qFatal("run did not end within 120 s");
+    return run;
+}
+
+std::vector<float> paramsOf(const Run& run) {
+    return {run.parameters(), run.parameters() + run.model().layout().total()};
+}
+
+QStringList ourSegments() {
+    return QDir("/dev/shm").entryList({QStringLiteral("hwl-%1-*").arg(getpid())}, QDir::Files);
+}
+
+bool processGone(pid_t pid) {
+    if (kill(pid, 0) == 0)
+        return false;
+    return errno == ESRCH;
+}
+
+void addMethods() {
+    QTest::addColumn<int>("method");
+    QTest::newRow("fork") << int(StartMethod::Fork);
+    QTest::newRow("spawn") << int(StartMethod::Spawn);
+    QTest::newRow("forkserver") << int(StartMethod::Forkserver);
+}
+} // namespace
+
+class TestProcesses : public QObject {
+    Q_OBJECT
+
+private slots:
+    void trainsToTheSerialBar_data() { addMethods(); }
+    void trainsToTheSerialBar() {
+        QFETCH(int, method);
+        auto run = runToEnd(teacher(StartMethod(method), 2));
+        const auto s = run->summary();
+        QCOMPARE(s.state, RunState::Finished);
+        // Same bar as thread mode on this task (serial reaches ~87%).
+        QVERIFY2(s.testAccuracy >= 0.80, qPrintable(QString::number(s.testAccuracy)));
+        QCOMPARE(s.samples, std::uint64_t(6400 * 6));
+        for (double startup : s.startupSeconds)
+            QVERIFY(startup >= 0); // every worker measured launch to first step
+        QVERIFY(s.workerFailures.empty());
+    }
+
+    void oneWorkerEqualsSerialBitForBit_data() {
+        addMethods();
+        QTest::addColumn<QString>("split");
+        QTest::newRow("fork, replicate") << int(StartMethod::Fork) << "replicate";
+        QTest::newRow("spawn, replicate") << int(StartMethod::Spawn) << "replicate";
+    }
+    void oneWorkerEqualsSerialBitForBit() {
+        QFETCH(int, method);
+        QString split = "shard";
+        if (QTest::currentDataTag() == QStringLiteral("fork, replicate") ||
+            QTest::currentDataTag() == QStringLiteral("spawn, replicate"))
+            split = "replicate";
+        ExperimentConfig c = teacher(StartMethod(method), 1);
+        c.epochs = 3;
+        c.momentum = 0.9;
+        c.lr = 0.01;
+        c.split = *parseDataSplit(split.toStdString());
+        auto proc = runToEnd(c);
+        c.mode = Mode::Serial;
+        auto serial = runToEnd(c);
+        const auto a = paramsOf(*proc), b = paramsOf(*serial);
+        QCOMPARE(a.size(), b.size());
+        QVERIFY(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+        QCOMPARE(proc->summary().testLoss, serial->summary().testLoss);
+    }
+
+    void parentSeesSharedUpdates_data() { addMethods(); }
+    void parentSeesSharedUpdates() {
+        QFETCH(int, method);
+        ExperimentConfig c = teacher(StartMethod(method), 2);
+        c.epochs = 2;
+        auto run = makeRun(c);
+        run->prepare();
+        const auto before = paramsOf(*run);
+        run->start();
+        run->wait();
+        QVERIFY(paramsOf(*run) != before);
+        QVERIFY(run->summary().explanations.empty());
+    }
+
+    void notSharedPitfallIsDetectedAndExplained_data() { addMethods(); }
+    void notSharedPitfallIsDetectedAndExplained() {
+        QFETCH(int, method);
+        ExperimentConfig c = teacher(StartMethod(method), 3);
+        c.share = false;
+        c.epochs = 4;
+        auto run = makeRun(c);
+        run->prepare();
+        const auto before = paramsOf(*run);
+        MetricsLog log;
+        run->start();
+        while (!run->wait(std::chrono::milliseconds(20)))
+            log.drain(run->telemetry());
+        log.drain(run->telemetry());
+        const auto s = run->summary();
+        QCOMPARE(s.state, RunState::Finished);
+        // The parent's parameters never changed: bit for bit the initial ones.
+        const auto after = paramsOf(*run);
+        QVERIFY(std::memcmp(before.data(), after.data(), before.size() * sizeof(float)) == 0);
+        QCOMPARE(s.explanations.size(), std::size_t(1));
+        const std::string& text = s.explanations.front();
+        QVERIFY2(text.find("parameters were not shared: each of the 3 workers trained its own "
+                           "copy; the exported model is the untouched initial model") == 0,
+                 text.c_str());
+        // Divergence from the replica mean is reported, and grows over the epochs.
+        QCOMPARE(s.divergence.size(), std::size_t(3));
+        for (double d : s.divergence)
+            QVERIFY(d > 0);
+        std::map<int, std::vector<float>> perWorker; // epoch-end divergence per worker
+        for (const auto& sample : log.samples())
+            if (sample.kind == Sample::EpochEnd)
+                perWorker[sample.worker].push_back(sample.divergence);
+        QCOMPARE(perWorker.size(), std::size_t(3));
+        for (const auto& [worker, values] : perWorker) {
+            QCOMPARE(values.size(), std::size_t(4));
+            QVERIFY2(values.back() > values.front(), qPrintable(QString::number(worker)));
+        }
+        // The test accuracy cannot move: it is measured on the untouched parameters.
+        QVERIFY(s.testAccuracy < 0.5);
+    }
+
+    void sharedModeReportsStaleness() {
+        ExperimentConfig c = teacher(StartMethod::Forkserver, 2);
+        c.dataset = "teacher:40000x20:4:16";
+        MetricsLog log;
+        auto run = makeRun(c);
+        run->start();
+        while (!run->wait(std::chrono::milliseconds(20)))
+            log.drain(run->telemetry());
+        log.drain(run->telemetry());
+        int positive = 0;
+        for (const auto& s : log.samples())
+            positive += s.kind == Sample::Step && s.divergence > 0;
+        QVERIFY(positive > 0); // others' updates landed between a read and a write
+    }
+
+    void killedWorkerIsReported_data() {
+        QTest::addColumn<int>("method");
+        QTest::addColumn<int>("policy");
+        QTest::newRow("fork, stop") << int(StartMethod::Fork) << int(FailurePolicy::Stop);
+        QTest::newRow("spawn, stop") << int(StartMethod::Spawn) << int(FailurePolicy::Stop);
+        QTest::newRow("forkserver, stop")
+            << int(StartMethod::Forkserver) << int(FailurePolicy::Stop);
+        QTest::newRow("fork, continue") << int(StartMethod::Fork) << int(FailurePolicy::Continue);
+        QTest::newRow("spawn, continue")
+            << int(StartMethod::Spawn) << int(FailurePolicy::Continue);
+        QTest::newRow("forkserver, continue")
+            << int(StartMethod::Forkserver) << int(FailurePolicy::Continue);
+    }
+    void killedWorkerIsReported() {
+        QFETCH(int, method);
+        QFETCH(int, policy);
+        ExperimentConfig c = teacher(StartMethod(method), 3);
+        c.dataset = "teacher:20000x20:4:16";
+        c.epochs = 300; // long enough (about a second) to be killed mid-run
+        c.onWorkerFailure = FailurePolicy(policy);
+        auto run = makeRun(c);
+        run->start();
+        auto& victim = run->telemetry().worker(1);
+        QTRY_VERIFY_WITH_TIMEOUT(victim.steps.load() > 50 && victim.pid.load() > 0, 30000);
+        const pid_t pid = victim.pid.load();
+        QCOMPARE(kill(pid, SIGKILL), 0);
+        QVERIFY2(run->wait(std::chrono::seconds(120)), "the parent hung after a worker died");
+        const auto s = run->summary();
+        QCOMPARE(s.workerFailures.size(), std::size_t(1));
+        const QRegularExpression expected(
+            QStringLiteral("^worker 1 \\(pid %1\\) killed by SIGKILL after \\d+ steps$").arg(pid));
+        QVERIFY2(expected.match(QString::fromStdString(s.workerFailures.front())).hasMatch(),
+                 s.workerFailures.front().c_str());
+        if (c.onWorkerFailure == FailurePolicy::Stop) {
+            QCOMPARE(s.state, RunState::Failed);
+            QCOMPARE(s.failure, s.workerFailures.front());
+            QVERIFY(s.epochsCompleted < 300);
+        } else {
+            QCOMPARE(s.state, RunState::Finished); // the others carried on to the end
+            QCOMPARE(s.epochsCompleted, 300);
+            QCOMPARE(run->telemetry().worker(0).state.load(),
+                     std::uint32_t(WorkerState::Finished));
+        }
+        QVERIFY(processGone(pid));
+    }
+
+    void segmentsArePrivate() {
+        ExperimentConfig c = teacher(StartMethod::Spawn, 2);
+        c.share = false;
+        auto run = makeRun(c);
+        run->prepare();
+        const auto names = ourSegments();
+        // telemetry, parameters, data and one replica per worker
+        QVERIFY2(names.size() >= 5, qPrintable(names.join(' ')));
+        for (const auto& name : names) {
+            struct stat st {};
+            QCOMPARE(stat(qPrintable("/dev/shm/" + name), &st), 0);
+            QCOMPARE(int(st.st_mode & 0777), 0600);
+        }
+        run->start();
+        run->wait();
+    }
+
+    void fiftyRunsLeaveNothingBehind() {
+        const int before = int(ourSegments().size());
+        for (int i = 0; i < 50; ++i) {
+            ExperimentConfig c = teacher(StartMethod(i % 3), 2);
+            c.dataset = i % 5 == 4 ? "teacher:40000x20:4:16" : "teacher:1000x20:4:16";
+            c.epochs = i % 5 == 4 ? 200 : 1;
+            c.share = i % 7 != 3;
+            auto run = makeRun(c);
+            run->start();
+            if (i % 5 == 4) { // kill a worker mid-run
+                auto& w = run->telemetry().worker(0);
+                QTRY_VERIFY_WITH_TIMEOUT(w.steps.load() > 10 && w.pid.load() > 0, 30000);
+                kill(w.pid.load(), SIGKILL);
+            }
+            QVERIFY(run->wait(std::chrono::seconds(120)));
+            if (i % 5 == 4)
+                QCOMPARE(run->summary().state, RunState::Failed);
+            else
+                QCOMPARE(run->summary().state, RunState::Finished);
+        }
+        QCOMPARE(int(ourSegments().size()), before);
+    }
+
+    void workersDieWithTheirParent() {
+        // A child process plays the app: it starts a long spawn run, reports
+        // its workers' pids and is then killed with SIGKILL (no clean-up).
+        int fds[2];
+        QCOMPARE(pipe(fds), 0);
+        const pid_t parent = fork();
+        if (parent == 0) {
+            ExperimentConfig c = teacher(StartMethod::Spawn, 2);
+            c.dataset = "teacher:40000x20:4:16";
+            c.epochs = 100000;
+            Run run(c);
+            run.start();
+            while (run.telemetry().worker(0).pid.load() == 0 ||
+                   run.telemetry().worker(1).pid.load() == 0 ||
+                   run.telemetry().worker(1).steps.load() == 0)
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            const pid_t pids[2] = {run.telemetry().worker(0).pid.load(),
+                                   run.telemetry().worker(1).pid.load()};
+            (void)!write(fds[1], pids, sizeof pids);
+            pause();
+            _exit(0);
+        }
+        close(fds[1]);
+        pid_t workers[2] = {0, 0};
+        QCOMPARE(read(fds[0], workers, sizeof workers), ssize_t(sizeof workers));
+        close(fds[0]);
+        const QString prefix = QStringLiteral("hwl-%1-").arg(parent);
+        QVERIFY(!QDir("/dev/shm").entryList({prefix + "*"}, QDir::Files).isEmpty());
+        kill(parent, SIGKILL);
+        waitpid(parent, nullptr, 0);
+        QTRY_VERIFY_WITH_TIMEOUT(processGone(workers[0]) && processGone(workers[1]), 10000);
+        // Its segments outlived it; the next start removes them.
+        QVERIFY(!QDir("/dev/shm").entryList({prefix + "*"}, QDir::Files).isEmpty());
+        QVERIFY(SharedSegment::cleanupStaleSegments() >= 3);
+        QVERIFY(QDir("/dev/shm").entryList({prefix + "*"}, QDir::Files).isEmpty());
+    }
+
+    void forkChecks() {
+        // CUDA initialised before fork: refused, naming cause and fix (stand-in fact).
+        auto refused = checkStartMethod(StartMethod::Fork, /*cudaInitialised=*/true, 1);
+        QVERIFY(refused.error.find("already initialised CUDA") != std::string::npos);
+        QVERIFY(refused.error.find("--start-method spawn or forkserver") != std::string::npos);
+        for (auto method : {StartMethod::Spawn, StartMethod::Forkserver})
+            QVERIFY(checkStartMethod(method, true, 8).error.empty());
+        // fork from a multi-threaded process: a warning that recommends forkserver.
+        const auto warned = checkStartMethod(StartMethod::Fork, false, 3);
+        QVERIFY(warned.error.empty());
+        QCOMPARE(warned.warnings.size(), std::size_t(1));
+        QVERIFY(warned.warnings[0].find("runs 3 threads") != std::string::npos);
+        QVERIFY(warned.warnings[0].find("forkserver") != std::string::npos);
+        QVERIFY(checkStartMethod(StartMethod::Fork, false, 1).warnings.empty());
+        QVERIFY(!cudaInitialisedInThisProcess()); // this build has no CUDA backend
+        // A real fork run (the run's own coordinator thread exists) carries the warning.
+        auto run = makeRun(teacher(StartMethod::Fork, 2));
+        run->prepare();
+        QCOMPARE(run->notes().size(), std::size_t(1));
+        QVERIFY(run->notes()[0].find("fork() from a process that runs") == 0);
+    }
+
+    void noShareNeedsProcessMode() {
+        ExperimentConfig c = teacher(StartMethod::Fork, 2);
+        c.mode = Mode::Threads;
+        c.share = false;
+        bool reported = false;
+        for (const auto& issue : c.validate())
+            reported = reported || (issue.field == "share" &&
+                                    issue.message.find("mode processes only") != std::string::npos);
+        QVERIFY(reported);
+    }
+};
+
+int main(int argc, char** argv) {
+    // Spawned workers run this binary again (/proc/self/exe) in the worker role.
+    if (int code = 0; runWorkerRoleIfRequested(argc, argv, code))
+        return code;
+    gForkServer = ForkServer::start(&workerProcessMain); // while single-threaded
+    QCoreApplication app(argc, argv);
+    TestProcesses test;
+    const int result = QTest::qExec(&test, argc, argv);
+    gForkServer.reset();
+    return result;
+}
+
+#include "tst_processes.moc"
