@@ -10,6 +10,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QRegularExpression>
 #include <QTest>
 
@@ -63,10 +64,16 @@ QStringList ourSegments() {
     return QDir("/dev/shm").entryList({QStringLiteral("hwl-%1-*").arg(getpid())}, QDir::Files);
 }
 
+// Gone, or a zombie waiting for an (orphan-reaping) init to collect it.
 bool processGone(pid_t pid) {
-    if (kill(pid, 0) == 0)
-        return false;
-    return errno == ESRCH;
+    if (kill(pid, 0) != 0)
+        return errno == ESRCH;
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return true;
+    const QByteArray text = stat.readAll();
+    const auto close = text.lastIndexOf(')');
+    return close >= 0 && text.size() > close + 2 && text[close + 2] == 'Z';
 }
 
 void addMethods() {
