@@ -10,13 +10,13 @@ namespace hwl {
 /// shared-memory segment in process modes). Workers only ever see views.
 struct DatasetView {
     std::int64_t rows = 0;
-    std::int64_t dim = 0;        ///< features per row (dense) or vocabulary size (sparse)
-    std::int32_t numClasses = 0; ///< labels are in [0, numClasses)
-    const float* dense = nullptr;       ///< rows x dim, row-major; null when sparse
+    std::int64_t dim = 0;                  ///< features per row (dense) or vocabulary size (sparse)
+    std::int32_t numClasses = 0;           ///< labels are in [0, numClasses)
+    const float* dense = nullptr;          ///< rows x dim, row-major; null when sparse
     const std::int64_t* offsets = nullptr; ///< rows + 1 entries (sparse CSR)
     const std::int32_t* indices = nullptr; ///< token / feature ids, each in [0, dim)
-    const float* values = nullptr;       ///< one per index
-    const std::int32_t* labels = nullptr; ///< rows entries
+    const float* values = nullptr;         ///< one per index
+    const std::int32_t* labels = nullptr;  ///< rows entries
     bool isSparse() const { return dense == nullptr; }
 };
 

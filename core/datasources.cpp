@@ -3,10 +3,9 @@
 #include "datasources.h"
 
 #include "datasourceio.h"
-#include "parallel.h"
 #include "errors.h"
+#include "parallel.h"
 #include "random.h"
-
 
 #include <algorithm>
 #include <charconv>

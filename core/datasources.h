@@ -27,11 +27,11 @@ struct DatasetSpec {
     enum class Kind { Random, Teacher, SparseBow, FashionMnist, Idx, Csv, Libsvm };
     Kind kind = Kind::Random;
     std::int64_t rows = 10000;
-    std::int64_t dim = 100;        ///< features, or vocabulary for sparse-bow
+    std::int64_t dim = 100; ///< features, or vocabulary for sparse-bow
     std::int32_t classes = 10;
-    std::int64_t hidden = 32;      ///< teacher's hidden width
-    std::int64_t tokens = 20;      ///< tokens per row for sparse-bow
-    std::filesystem::path path;    ///< Idx: directory; Csv, Libsvm: file
+    std::int64_t hidden = 32;   ///< teacher's hidden width
+    std::int64_t tokens = 20;   ///< tokens per row for sparse-bow
+    std::filesystem::path path; ///< Idx: directory; Csv, Libsvm: file
 
     friend bool operator==(const DatasetSpec&, const DatasetSpec&) = default;
 };

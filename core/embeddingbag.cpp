@@ -1,24 +1,12 @@
 #include "embeddingbag.h"
 
+#include "eigenmaps.h"
 #include "random.h"
 #include "softmaxloss.h"
-
-#include <Eigen/Core>
 
 #include <cmath>
 
 namespace hwl {
-
-namespace {
-template <class T>
-using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <class T>
-using MatrixMap = Eigen::Map<Matrix<T>>;
-template <class T>
-using ConstMatrixMap = Eigen::Map<const Matrix<T>>;
-template <class T>
-using RowVector = Eigen::Matrix<T, 1, Eigen::Dynamic>;
-} // namespace
 
 EmbeddingBag::EmbeddingBag(const ModelSpec& spec)
     : vocab_(spec.vocab), dim_(spec.dim), classes_(spec.classes) {
@@ -90,8 +78,8 @@ T EmbeddingBag::train(const T* params, const DatasetView& data, const std::int64
                       std::int64_t n, Workspace<T>& ws) const {
     forward(params, data, rows, n, ws);
     ws.delta.resize(std::size_t(n * classes_));
-    const T lossSum = softmaxCrossEntropy(ws.pre[0].data(), n, classes_, data.labels, rows,
-                                          ws.delta.data());
+    const T lossSum =
+        softmaxCrossEntropy(ws.pre[0].data(), n, classes_, data.labels, rows, ws.delta.data());
 
     // Gradient layout in ws.grad.values: [fc.weight, fc.bias] first (one
     // segment, matching their contiguous place in the flat buffer), then one
@@ -103,8 +91,7 @@ T EmbeddingBag::train(const T* params, const DatasetView& data, const std::int64
     ConstMatrixMap<T> h(ws.input.data(), n, dim_);
     ConstMatrixMap<T> dz(ws.delta.data(), n, classes_);
     MatrixMap<T>(grad.values.data(), classes_, dim_).noalias() = dz.transpose() * h;
-    Eigen::Map<RowVector<T>>(grad.values.data() + classes_ * dim_, classes_) =
-        dz.colwise().sum();
+    Eigen::Map<RowVector<T>>(grad.values.data() + classes_ * dim_, classes_) = dz.colwise().sum();
 
     // dh = dz W, then scattered to the rows the bag used.
     ws.deltaPrev.resize(std::size_t(n * dim_));
@@ -131,8 +118,8 @@ T EmbeddingBag::train(const T* params, const DatasetView& data, const std::int64
             if (ws.rowMark[token] != stamp) {
                 ws.rowMark[token] = stamp;
                 ws.rowSlot[token] = std::int64_t(grad.values.size());
-                grad.segments.push_back({table_ + std::int64_t(token) * dim_, dim_,
-                                         std::int64_t(grad.values.size())});
+                grad.segments.push_back(
+                    {table_ + std::int64_t(token) * dim_, dim_, std::int64_t(grad.values.size())});
                 grad.values.resize(grad.values.size() + std::size_t(dim_), T(0));
             }
             T* g = grad.values.data() + ws.rowSlot[token];
@@ -156,9 +143,8 @@ double EmbeddingBag::lossAndGradient(const double* params, const DatasetView& da
     return train(params, data, rows, n, ws);
 }
 
-EvalResult EmbeddingBag::evaluate(const float* params, const DatasetView& data,
-                                  std::int64_t begin, std::int64_t end,
-                                  Workspace<float>& ws) const {
+EvalResult EmbeddingBag::evaluate(const float* params, const DatasetView& data, std::int64_t begin,
+                                  std::int64_t end, Workspace<float>& ws) const {
     EvalResult result;
     forEachChunk(begin, end, [&](std::int64_t first, std::int64_t n, const std::int64_t* rows) {
         forward(params, data, rows, n, ws);

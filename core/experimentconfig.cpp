@@ -13,11 +13,10 @@ namespace hwl {
 namespace {
 using nlohmann::json;
 
-const char* const kFields[] = {"model",    "dataset",      "mode",         "workers",
-                               "epochs",   "batch",        "lr",           "momentum",
-                               "weight-decay", "seed",     "split",        "test-fraction",
-                               "shuffle",  "start-method", "share",        "on-worker-failure",
-                               "init",     "out"};
+const char* const kFields[] = {
+    "model",    "dataset",           "mode", "workers", "epochs",        "batch",   "lr",
+    "momentum", "weight-decay",      "seed", "split",   "test-fraction", "shuffle", "start-method",
+    "share",    "on-worker-failure", "init", "out"};
 
 std::string knownFields() {
     std::string list;
@@ -32,24 +31,33 @@ std::string knownFields() {
 
 const char* toString(Mode m) {
     switch (m) {
-    case Mode::Serial: return "serial";
-    case Mode::Threads: return "threads";
-    case Mode::ThreadsLocked: return "threads-locked";
-    case Mode::Processes: return "processes";
+    case Mode::Serial:
+        return "serial";
+    case Mode::Threads:
+        return "threads";
+    case Mode::ThreadsLocked:
+        return "threads-locked";
+    case Mode::Processes:
+        return "processes";
     }
     return "serial";
 }
 
 const char* toString(StartMethod m) {
     switch (m) {
-    case StartMethod::Fork: return "fork";
-    case StartMethod::Spawn: return "spawn";
-    case StartMethod::Forkserver: return "forkserver";
+    case StartMethod::Fork:
+        return "fork";
+    case StartMethod::Spawn:
+        return "spawn";
+    case StartMethod::Forkserver:
+        return "forkserver";
     }
     return "forkserver";
 }
 
-const char* toString(FailurePolicy p) { return p == FailurePolicy::Stop ? "stop" : "continue"; }
+const char* toString(FailurePolicy p) {
+    return p == FailurePolicy::Stop ? "stop" : "continue";
+}
 
 std::optional<StartMethod> parseStartMethod(const std::string& text) {
     for (StartMethod m : {StartMethod::Fork, StartMethod::Spawn, StartMethod::Forkserver})
@@ -65,7 +73,9 @@ std::optional<FailurePolicy> parseFailurePolicy(const std::string& text) {
     return std::nullopt;
 }
 
-const char* toString(DataSplit s) { return s == DataSplit::Shard ? "shard" : "replicate"; }
+const char* toString(DataSplit s) {
+    return s == DataSplit::Shard ? "shard" : "replicate";
+}
 
 std::optional<Mode> parseMode(const std::string& text) {
     for (Mode m : {Mode::Serial, Mode::Threads, Mode::ThreadsLocked, Mode::Processes})
@@ -81,8 +91,12 @@ std::optional<DataSplit> parseDataSplit(const std::string& text) {
     return std::nullopt;
 }
 
-ModelSpec ExperimentConfig::modelSpec() const { return parseModelSpec(model); }
-DatasetSpec ExperimentConfig::datasetSpec() const { return parseDatasetSpec(dataset); }
+ModelSpec ExperimentConfig::modelSpec() const {
+    return parseModelSpec(model);
+}
+DatasetSpec ExperimentConfig::datasetSpec() const {
+    return parseDatasetSpec(dataset);
+}
 
 std::vector<ConfigIssue> ExperimentConfig::validate() const {
     std::vector<ConfigIssue> issues;

@@ -21,7 +21,9 @@ namespace hwl {
 
 namespace {
 volatile std::sig_atomic_t gInterrupted = 0;
-void onSignal(int) { gInterrupted = 1; }
+void onSignal(int) {
+    gInterrupted = 1;
+}
 
 [[noreturn]] void badFlag(const std::string& flag, const std::string& why) {
     throw InputError(flag + ": " + why + " (see --help)");
@@ -58,7 +60,8 @@ void progressBar(const Run& run, Telemetry& t, std::uint64_t expectedSamples) {
     std::uint64_t samples = 0;
     for (std::uint32_t r = 0; r < t.workerCount(); ++r)
         samples += t.worker(r).samples.load(std::memory_order_relaxed);
-    const double fraction = expectedSamples ? std::min(1.0, double(samples) / double(expectedSamples)) : 0;
+    const double fraction =
+        expectedSamples ? std::min(1.0, double(samples) / double(expectedSamples)) : 0;
     const double elapsed = t.elapsed();
     const int width = 30, filled = int(fraction * width);
     std::string bar(std::size_t(filled), '=');
@@ -135,17 +138,32 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
     cl.config = ExperimentConfig::defaults();
     // Split "--flag=value", collect pairs, apply --config first.
     std::vector<std::pair<std::string, std::string>> flags;
-    static const std::map<std::string, bool> known = {
-        {"--config", true},     {"--mode", true},      {"--workers", true},
-        {"--model", true},      {"--dataset", true},   {"--epochs", true},
-        {"--batch", true},      {"--lr", true},        {"--momentum", true},
-        {"--weight-decay", true}, {"--seed", true},    {"--split", true},
-        {"--test-fraction", true}, {"--init", true},   {"--out", true},
-        {"--start-method", true}, {"--on-worker-failure", true},
-        {"--no-share", false},  {"--share", false},
-        {"--no-shuffle", false}, {"--shuffle", false}, {"--quiet", false},
-        {"--help", false},      {"-h", false},         {"--version", false},
-        {"--headless", false}};
+    static const std::map<std::string, bool> known = {{"--config", true},
+                                                      {"--mode", true},
+                                                      {"--workers", true},
+                                                      {"--model", true},
+                                                      {"--dataset", true},
+                                                      {"--epochs", true},
+                                                      {"--batch", true},
+                                                      {"--lr", true},
+                                                      {"--momentum", true},
+                                                      {"--weight-decay", true},
+                                                      {"--seed", true},
+                                                      {"--split", true},
+                                                      {"--test-fraction", true},
+                                                      {"--init", true},
+                                                      {"--out", true},
+                                                      {"--start-method", true},
+                                                      {"--on-worker-failure", true},
+                                                      {"--no-share", false},
+                                                      {"--share", false},
+                                                      {"--no-shuffle", false},
+                                                      {"--shuffle", false},
+                                                      {"--quiet", false},
+                                                      {"--help", false},
+                                                      {"-h", false},
+                                                      {"--version", false},
+                                                      {"--headless", false}};
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string flag = args[i], value;
         const auto eq = flag.find('=');
@@ -301,8 +319,8 @@ int trainAndReport(const CommandLine& cl, std::shared_ptr<ForkServer> forkServer
         mode += cl.config.share ? ")" : ", NOT shared)";
     }
     std::printf("experiment: %s on %s, mode %s, %d worker%s, %d epoch%s, batch %d, lr %g\n",
-                cl.config.model.c_str(), cl.config.dataset.c_str(), mode.c_str(),
-                cl.config.workers, cl.config.workers == 1 ? "" : "s", cl.config.epochs,
+                cl.config.model.c_str(), cl.config.dataset.c_str(), mode.c_str(), cl.config.workers,
+                cl.config.workers == 1 ? "" : "s", cl.config.epochs,
                 cl.config.epochs == 1 ? "" : "s", cl.config.batch, cl.config.lr);
     run.prepare();
     for (const auto& note : run.notes())
@@ -400,12 +418,13 @@ int trainAndReport(const CommandLine& cl, std::shared_ptr<ForkServer> forkServer
         return 1;
     }
     if (!s.workerFailures.empty())
-        std::fprintf(stderr, "warning: %zu worker%s died; the others finished the run "
-                             "(--on-worker-failure continue)\n",
+        std::fprintf(stderr,
+                     "warning: %zu worker%s died; the others finished the run "
+                     "(--on-worker-failure continue)\n",
                      s.workerFailures.size(), s.workerFailures.size() == 1 ? "" : "s");
     if (interrupted) {
-        std::fprintf(stderr, "interrupted: stopped after %d complete epoch%s\n",
-                     s.epochsCompleted, s.epochsCompleted == 1 ? "" : "s");
+        std::fprintf(stderr, "interrupted: stopped after %d complete epoch%s\n", s.epochsCompleted,
+                     s.epochsCompleted == 1 ? "" : "s");
         return 130;
     }
     return 0;

@@ -11,7 +11,7 @@ struct CommandLine {
     ExperimentConfig config;
     bool help = false;
     bool version = false;
-    bool quiet = false;            ///< no progress bar, no per-worker lines
+    bool quiet = false;             ///< no progress bar, no per-worker lines
     std::vector<std::string> notes; ///< said to the user before the run
 };
 

@@ -22,8 +22,9 @@ std::string MetricsLog::csv() const {
     std::string out = "worker,epoch,step,samples,loss,time,kind,divergence,accuracy\n";
     char line[256];
     for (const auto& s : samples_) {
-        const char* kind = s.kind == Sample::Eval ? "eval" : s.kind == Sample::EpochEnd ? "epoch"
-                                                                                         : "step";
+        const char* kind = s.kind == Sample::Eval       ? "eval"
+                           : s.kind == Sample::EpochEnd ? "epoch"
+                                                        : "step";
         std::snprintf(line, sizeof line, "%d,%u,%llu,%llu,%.9g,%.6f,%s,%.9g,%.9g\n", s.worker,
                       s.epoch, (unsigned long long)s.step, (unsigned long long)s.samples,
                       double(s.loss), s.time, kind, double(s.divergence), double(s.accuracy));

@@ -1,27 +1,15 @@
 #include "mlp.h"
 
 #include "batchgather.h"
+#include "eigenmaps.h"
 #include "random.h"
 #include "softmaxloss.h"
-
-#include <Eigen/Core>
 
 #include <cmath>
 
 namespace hwl {
 
 namespace {
-template <class T>
-using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <class T>
-using MatrixMap = Eigen::Map<Matrix<T>>;
-template <class T>
-using ConstMatrixMap = Eigen::Map<const Matrix<T>>;
-template <class T>
-using RowVector = Eigen::Matrix<T, 1, Eigen::Dynamic>;
-template <class T>
-using ConstRowMap = Eigen::Map<const RowVector<T>>;
-
 template <class T>
 void activate(Activation a, const T* in, T* out, std::int64_t size) {
     switch (a) {
@@ -138,8 +126,8 @@ T Mlp::train(const T* params, const DatasetView& data, const std::int64_t* rows,
 
     const std::int64_t classes = layers_.back().out;
     ws.delta.resize(std::size_t(n * classes));
-    const T lossSum = softmaxCrossEntropy(ws.pre.back().data(), n, classes, data.labels, rows,
-                                          ws.delta.data());
+    const T lossSum =
+        softmaxCrossEntropy(ws.pre.back().data(), n, classes, data.labels, rows, ws.delta.data());
 
     auto& grad = ws.grad;
     grad.values.resize(std::size_t(layout_.total()));
@@ -171,9 +159,8 @@ float Mlp::lossAndGradient(const float* params, const DatasetView& data, const s
     return train(params, data, rows, n, ws);
 }
 
-double Mlp::lossAndGradient(const double* params, const DatasetView& data,
-                            const std::int64_t* rows, std::int64_t n,
-                            Workspace<double>& ws) const {
+double Mlp::lossAndGradient(const double* params, const DatasetView& data, const std::int64_t* rows,
+                            std::int64_t n, Workspace<double>& ws) const {
     return train(params, data, rows, n, ws);
 }
 

@@ -14,9 +14,8 @@ public:
     void initialize(float* params, std::uint64_t seed) const override;
     float lossAndGradient(const float* params, const DatasetView& data, const std::int64_t* rows,
                           std::int64_t n, Workspace<float>& ws) const override;
-    double lossAndGradient(const double* params, const DatasetView& data,
-                           const std::int64_t* rows, std::int64_t n,
-                           Workspace<double>& ws) const override;
+    double lossAndGradient(const double* params, const DatasetView& data, const std::int64_t* rows,
+                           std::int64_t n, Workspace<double>& ws) const override;
     EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
                         std::int64_t end, Workspace<float>& ws) const override;
     std::string incompatibility(const DatasetView& data) const override;

@@ -30,9 +30,12 @@ std::vector<std::int64_t> parseWidths(const std::string& text, const std::string
 
 const char* toString(Activation a) {
     switch (a) {
-    case Activation::Relu: return "relu";
-    case Activation::Tanh: return "tanh";
-    case Activation::Sigmoid: return "sigmoid";
+    case Activation::Relu:
+        return "relu";
+    case Activation::Tanh:
+        return "tanh";
+    case Activation::Sigmoid:
+        return "sigmoid";
     }
     return "relu";
 }

@@ -71,8 +71,8 @@ pid_t ProcessLauncher::launch(std::uint32_t rank, const std::function<int()>& fo
         std::fflush(nullptr);
         pid = fork();
         if (pid < 0)
-            throw RunError(std::string("cannot start worker ") + std::to_string(rank) + ": fork: " +
-                           std::strerror(errno));
+            throw RunError(std::string("cannot start worker ") + std::to_string(rank) +
+                           ": fork: " + std::strerror(errno));
         if (pid == 0) {
             becomeWorker(parent);
             if (method_ == StartMethod::Spawn) {
@@ -121,7 +121,9 @@ std::vector<ProcessLauncher::Exit> ProcessLauncher::reap() {
     return exits;
 }
 
-std::size_t ProcessLauncher::running() const { return children_.size(); }
+std::size_t ProcessLauncher::running() const {
+    return children_.size();
+}
 
 void ProcessLauncher::killAll() {
     for (const auto& c : children_)
@@ -131,8 +133,8 @@ void ProcessLauncher::killAll() {
 std::string ProcessLauncher::describe(int status) {
     if (WIFSIGNALED(status)) {
         const char* abbrev = sigabbrev_np(WTERMSIG(status));
-        return std::string("killed by ") +
-               (abbrev ? "SIG" + std::string(abbrev) : "signal " + std::to_string(WTERMSIG(status)));
+        return std::string("killed by ") + (abbrev ? "SIG" + std::string(abbrev)
+                                                   : "signal " + std::to_string(WTERMSIG(status)));
     }
     if (WIFEXITED(status)) {
         if (WEXITSTATUS(status) == 127)

@@ -18,12 +18,18 @@
 namespace hwl {
 
 namespace {
-bool isProcessMode(const ExperimentConfig& c) { return c.mode == Mode::Processes; }
+bool isProcessMode(const ExperimentConfig& c) {
+    return c.mode == Mode::Processes;
+}
 
-std::string mib(std::size_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
+std::string mib(std::size_t bytes) {
+    return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
+}
 } // namespace
 
-Run::Run(ExperimentConfig config) : config_(std::move(config)) { config_.validateOrThrow(); }
+Run::Run(ExperimentConfig config) : config_(std::move(config)) {
+    config_.validateOrThrow();
+}
 
 Run::~Run() {
     if (coordinator_.joinable()) {
@@ -32,7 +38,9 @@ Run::~Run() {
     }
 }
 
-void Run::setForkServer(std::shared_ptr<ForkServer> server) { forkServer_ = std::move(server); }
+void Run::setForkServer(std::shared_ptr<ForkServer> server) {
+    forkServer_ = std::move(server);
+}
 
 void Run::prepare() {
     if (prepared_)
@@ -90,7 +98,8 @@ void Run::prepare() {
         for (int r = 0; r < config_.workers; ++r) {
             replicas_.push_back(
                 ParameterStore::inSharedMemory(total, "replica" + std::to_string(r)));
-            std::memcpy(replicas_.back().data(), params_.data(), std::size_t(total) * sizeof(float));
+            std::memcpy(replicas_.back().data(), params_.data(),
+                        std::size_t(total) * sizeof(float));
         }
     }
     telemetry_ = Telemetry::create(std::uint32_t(config_.workers), std::uint32_t(config_.epochs));
@@ -106,21 +115,8 @@ void Run::start() {
     prepare();
     if (coordinator_.joinable() || done_)
         throw RunError("this run was already started; create a new Run to train again");
-    WorkerPlan base;
-    base.model = model_.get();
-    base.params = params_.data();
-    base.train = trainView_;
-    base.telemetry = &telemetry_;
-    base.workers = std::uint32_t(config_.workers);
-    base.epochs = config_.epochs;
-    base.batch = config_.batch;
-    base.split = config_.split;
-    base.shuffle = config_.shuffle;
-    base.seed = config_.seed;
-    base.sgd = {float(config_.lr), float(config_.momentum), float(config_.weightDecay)};
+    WorkerPlan base = makeWorkerPlan(config_, *model_, params_.data(), trainView_, telemetry_);
     base.updateLock = config_.mode == Mode::ThreadsLocked ? &updateLock_ : nullptr;
-    base.measureStaleness = config_.workers > 1 && config_.share;
-    base.replica = !config_.share;
     if (isProcessMode(config_) && config_.startMethod == StartMethod::Forkserver && !forkServer_) {
         notes_.push_back("the fork server was started late, by a process that already runs " +
                          std::to_string(currentThreadCount()) +
@@ -219,8 +215,8 @@ void Run::superviseWorkers() {
     // Report each failure once and apply the policy.
     for (std::uint32_t r = 0; r < telemetry_.workerCount(); ++r) {
         const std::string text = telemetry_.failureText(r);
-        if (text.empty() ||
-            std::find(workerFailures_.begin(), workerFailures_.end(), text) != workerFailures_.end())
+        if (text.empty() || std::find(workerFailures_.begin(), workerFailures_.end(), text) !=
+                                workerFailures_.end())
             continue;
         workerFailures_.push_back(text);
         if (config_.onWorkerFailure == FailurePolicy::Stop)
@@ -400,19 +396,18 @@ void Run::summarise() {
 
     // The not-shared pitfall, detected from the parameters themselves.
     if (!replicas_.empty()) {
-        const bool untouched =
-            std::memcmp(initialParams_.data(), params_.data(),
-                        initialParams_.size() * sizeof(float)) == 0;
+        const bool untouched = std::memcmp(initialParams_.data(), params_.data(),
+                                           initialParams_.size() * sizeof(float)) == 0;
         bool replicasTrained = false;
         for (const auto& r : replicas_)
-            replicasTrained = replicasTrained ||
-                              std::memcmp(r.data(), initialParams_.data(),
-                                          initialParams_.size() * sizeof(float)) != 0;
+            replicasTrained =
+                replicasTrained || std::memcmp(r.data(), initialParams_.data(),
+                                               initialParams_.size() * sizeof(float)) != 0;
         if (untouched && replicasTrained) {
             std::string distances;
             for (std::size_t r = 0; r < s.divergence.size(); ++r)
-                distances += (r ? ", " : "") + std::to_string(r) + ": " +
-                             std::to_string(s.divergence[r]);
+                distances +=
+                    (r ? ", " : "") + std::to_string(r) + ": " + std::to_string(s.divergence[r]);
             s.explanations.push_back(
                 "parameters were not shared: each of the " + std::to_string(workers) +
                 " workers trained its own copy; the exported model is the untouched initial "

@@ -27,16 +27,16 @@ struct RunSummary {
     RunState state = RunState::Starting;
     int epochsCompleted = 0;
     std::uint64_t steps = 0;
-    std::uint64_t samples = 0;     ///< training samples processed by all workers
-    double wallSeconds = 0;        ///< launch of the first worker to the end
-    double trainSeconds = 0;       ///< wall time minus test evaluation
-    double samplesPerSecond = 0;   ///< samples / trainSeconds
-    bool evaluated = false;        ///< false when the test set is empty
+    std::uint64_t samples = 0;             ///< training samples processed by all workers
+    double wallSeconds = 0;                ///< launch of the first worker to the end
+    double trainSeconds = 0;               ///< wall time minus test evaluation
+    double samplesPerSecond = 0;           ///< samples / trainSeconds
+    bool evaluated = false;                ///< false when the test set is empty
     double testLoss = 0, testAccuracy = 0; ///< after the last completed epoch
-    double trainLoss = 0;          ///< mean of the workers' last epoch losses
-    std::vector<double> startupSeconds; ///< per worker, launch to first step
-    std::uint64_t droppedSamples = 0;   ///< telemetry samples lost to full rings
-    std::string failure;           ///< why the run failed, for the user
+    double trainLoss = 0;                  ///< mean of the workers' last epoch losses
+    std::vector<double> startupSeconds;    ///< per worker, launch to first step
+    std::uint64_t droppedSamples = 0;      ///< telemetry samples lost to full rings
+    std::string failure;                   ///< why the run failed, for the user
     /// Every worker that died, e.g. "worker 2 (pid 4711) killed by SIGKILL after 1234 steps".
     std::vector<std::string> workerFailures;
     /// Per worker, the last divergence: staleness (shared) or distance from the
@@ -103,10 +103,10 @@ private:
     DatasetSplit data_;
     DatasetView trainView_;
     std::unique_ptr<Model> model_;
-    ParameterStore params_;                 ///< the parameters the run trains and exports
-    std::vector<ParameterStore> replicas_;  ///< not-shared pitfall: one per worker
-    AlignedVector<float> initialParams_;    ///< not shared: to prove params_ never changed
-    SharedDataset sharedTrain_;             ///< process modes
+    ParameterStore params_;                ///< the parameters the run trains and exports
+    std::vector<ParameterStore> replicas_; ///< not-shared pitfall: one per worker
+    AlignedVector<float> initialParams_;   ///< not shared: to prove params_ never changed
+    SharedDataset sharedTrain_;            ///< process modes
     Telemetry telemetry_;
     std::mutex updateLock_;
     std::vector<std::thread> workers_;

@@ -17,7 +17,9 @@ struct Header {
     std::uint64_t total;
 };
 
-std::uint64_t align64(std::uint64_t n) { return (n + 63) & ~std::uint64_t(63); }
+std::uint64_t align64(std::uint64_t n) {
+    return (n + 63) & ~std::uint64_t(63);
+}
 
 /// Computes the byte offsets of every array for `data`.
 Header plan(const Dataset& data) {
@@ -63,7 +65,9 @@ DatasetView viewOf(const char* base, const Header& h) {
 }
 } // namespace
 
-std::size_t SharedDataset::bytesFor(const Dataset& data) { return plan(data).total; }
+std::size_t SharedDataset::bytesFor(const Dataset& data) {
+    return plan(data).total;
+}
 
 SharedDataset SharedDataset::create(const Dataset& data) {
     const Header h = plan(data);

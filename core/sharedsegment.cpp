@@ -31,10 +31,14 @@ std::string uniqueName(const std::string& purpose) {
            "-" + purpose;
 }
 
-std::string mib(long long bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
+std::string mib(long long bytes) {
+    return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
+}
 } // namespace
 
-SharedSegment::SharedSegment(SharedSegment&& other) noexcept { *this = std::move(other); }
+SharedSegment::SharedSegment(SharedSegment&& other) noexcept {
+    *this = std::move(other);
+}
 
 SharedSegment& SharedSegment::operator=(SharedSegment&& other) noexcept {
     if (this != &other) {
@@ -47,7 +51,9 @@ SharedSegment& SharedSegment::operator=(SharedSegment&& other) noexcept {
     return *this;
 }
 
-SharedSegment::~SharedSegment() { release(); }
+SharedSegment::~SharedSegment() {
+    release();
+}
 
 void SharedSegment::release() {
     if (data_)
@@ -112,8 +118,7 @@ SharedSegment SharedSegment::open(const std::string& name) {
     segment.name_ = name;
     const int fd = shm_open(name.c_str(), O_RDWR, 0600);
     if (fd < 0)
-        throw RunError("shared memory: cannot open segment " + name + ": " +
-                       std::strerror(errno));
+        throw RunError("shared memory: cannot open segment " + name + ": " + std::strerror(errno));
     struct stat st {};
     fstat(fd, &st);
     segment.size_ = std::size_t(st.st_size);

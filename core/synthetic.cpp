@@ -7,7 +7,6 @@
 #include "parallel.h"
 #include "random.h"
 
-
 #include <algorithm>
 #include <cmath>
 #include <vector>

@@ -19,24 +19,36 @@ static_assert(sizeof(Sample) == 56 || sizeof(Sample) == 48, "Sample layout chang
 
 const char* toString(RunState s) {
     switch (s) {
-    case RunState::Starting: return "starting";
-    case RunState::Running: return "running";
-    case RunState::Paused: return "paused";
-    case RunState::Finished: return "finished";
-    case RunState::Stopped: return "stopped";
-    case RunState::Failed: return "failed";
+    case RunState::Starting:
+        return "starting";
+    case RunState::Running:
+        return "running";
+    case RunState::Paused:
+        return "paused";
+    case RunState::Finished:
+        return "finished";
+    case RunState::Stopped:
+        return "stopped";
+    case RunState::Failed:
+        return "failed";
     }
     return "?";
 }
 
 const char* toString(WorkerState s) {
     switch (s) {
-    case WorkerState::Starting: return "starting";
-    case WorkerState::Running: return "running";
-    case WorkerState::Paused: return "paused";
-    case WorkerState::Finished: return "finished";
-    case WorkerState::Stopped: return "stopped";
-    case WorkerState::Failed: return "failed";
+    case WorkerState::Starting:
+        return "starting";
+    case WorkerState::Running:
+        return "running";
+    case WorkerState::Paused:
+        return "paused";
+    case WorkerState::Finished:
+        return "finished";
+    case WorkerState::Stopped:
+        return "stopped";
+    case WorkerState::Failed:
+        return "failed";
     }
     return "?";
 }
@@ -107,7 +119,9 @@ std::int64_t Telemetry::nowNs() {
     return std::int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-double Telemetry::elapsed() const { return double(nowNs() - header().startNs) * 1e-9; }
+double Telemetry::elapsed() const {
+    return double(nowNs() - header().startNs) * 1e-9;
+}
 
 void Telemetry::setCommand(RunCommand c) {
     header().command.store(std::uint32_t(c), std::memory_order_release);

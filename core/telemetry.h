@@ -36,14 +36,14 @@ struct Sample {
     enum Kind : std::uint32_t { Step = 0, EpochEnd = 1, Eval = 2 };
     std::uint32_t kind = Step;
     std::int32_t worker = 0;
-    std::uint32_t epoch = 0;     ///< 1-based epoch the sample belongs to
+    std::uint32_t epoch = 0; ///< 1-based epoch the sample belongs to
     std::uint32_t reserved = 0;
-    std::uint64_t step = 0;      ///< the worker's steps so far (Eval: all workers')
-    std::uint64_t samples = 0;   ///< training samples the worker has seen (Eval: all workers')
-    double time = 0;             ///< seconds since the run started
+    std::uint64_t step = 0;    ///< the worker's steps so far (Eval: all workers')
+    std::uint64_t samples = 0; ///< training samples the worker has seen (Eval: all workers')
+    double time = 0;           ///< seconds since the run started
     float loss = 0;
-    float divergence = 0;        ///< staleness (shared modes) or replica distance, L2
-    float accuracy = 0;          ///< Eval only, in [0, 1]
+    float divergence = 0; ///< staleness (shared modes) or replica distance, L2
+    float accuracy = 0;   ///< Eval only, in [0, 1]
     float reserved2 = 0;
 };
 
@@ -67,15 +67,15 @@ struct alignas(64) WorkerStatus {
     std::atomic<std::uint64_t> threadId{0}; ///< Linux tid
     std::atomic<std::uint64_t> steps{0};
     std::atomic<std::uint64_t> samples{0};
-    std::atomic<std::uint32_t> epoch{0};       ///< epochs completed
+    std::atomic<std::uint32_t> epoch{0}; ///< epochs completed
     std::atomic<float> lastLoss{0};
     std::atomic<float> lastDivergence{0};
-    std::atomic<float> lastEpochLoss{0};       ///< mean batch loss of the last full epoch
+    std::atomic<float> lastEpochLoss{0}; ///< mean batch loss of the last full epoch
     /// Replica modes: L2 distance of this worker's parameters from the mean of
     /// all replicas, written by the coordinator (the worker copies it into its samples).
     std::atomic<float> replicaDistance{0};
-    std::atomic<std::int64_t> launchNs{0};     ///< monotonic clock when launched
-    std::atomic<std::int64_t> startupNs{-1};   ///< launch to first step; -1 before it
+    std::atomic<std::int64_t> launchNs{0};   ///< monotonic clock when launched
+    std::atomic<std::int64_t> startupNs{-1}; ///< launch to first step; -1 before it
     /// Set once, before state becomes Failed (release), read after (acquire).
     char failure[240] = {};
     SampleRing ring;
@@ -120,7 +120,9 @@ public:
     }
     /// Sets the command and wakes every waiter (pause, resume, stop).
     void setCommand(RunCommand c);
-    RunState runState() const { return RunState(header().runState.load(std::memory_order_acquire)); }
+    RunState runState() const {
+        return RunState(header().runState.load(std::memory_order_acquire));
+    }
     void setRunState(RunState s);
 
     /// Marks `rank` failed with a message (first failure text wins).

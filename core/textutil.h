@@ -38,8 +38,8 @@ inline std::optional<double> parseNumber(std::string_view text) {
     double value = 0;
     const auto* end = text.data() + text.size();
     const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-    if (text.empty() || ec != std::errc() || ptr != end || !(value == value) ||
-        value > 1e308 || value < -1e308)
+    if (text.empty() || ec != std::errc() || ptr != end || !(value == value) || value > 1e308 ||
+        value < -1e308)
         return std::nullopt;
     return value;
 }

@@ -45,8 +45,8 @@ void loadWeights(const std::filesystem::path& file, const ParamLayout& layout, f
             problems.push_back("unexpected tensor \"" + have.name + "\" " + shapeText(have.shape));
     }
     if (!problems.empty()) {
-        std::string message = "init: weights file \"" + file.string() +
-                               "\" does not fit the model (check --model):";
+        std::string message =
+            "init: weights file \"" + file.string() + "\" does not fit the model (check --model):";
         for (const auto& p : problems)
             message += "\n  " + p;
         throw InputError(message);

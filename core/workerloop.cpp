@@ -53,8 +53,8 @@ void epochRows(std::int64_t rows, int epoch, std::uint32_t rank, std::uint32_t w
     std::iota(out.begin(), out.end(), std::int64_t(0));
     if (shuffle) {
         // Shard: one shared permutation per epoch. Replicate: one per worker.
-        Rng rng(Rng::derive(seed, std::uint64_t(epoch),
-                            split == DataSplit::Replicate ? rank + 1 : 0));
+        Rng rng(
+            Rng::derive(seed, std::uint64_t(epoch), split == DataSplit::Replicate ? rank + 1 : 0));
         for (std::int64_t i = rows - 1; i > 0; --i)
             std::swap(out[std::size_t(i)], out[rng.below(std::uint64_t(i + 1))]);
     }
@@ -63,6 +63,25 @@ void epochRows(std::int64_t rows, int epoch, std::uint32_t rank, std::uint32_t w
         out.erase(out.begin() + end, out.end());
         out.erase(out.begin(), out.begin() + begin);
     }
+}
+
+WorkerPlan makeWorkerPlan(const ExperimentConfig& config, const Model& model, float* params,
+                          const DatasetView& train, Telemetry& telemetry) {
+    WorkerPlan plan;
+    plan.model = &model;
+    plan.params = params;
+    plan.train = train;
+    plan.telemetry = &telemetry;
+    plan.workers = std::uint32_t(config.workers);
+    plan.epochs = config.epochs;
+    plan.batch = config.batch;
+    plan.split = config.split;
+    plan.shuffle = config.shuffle;
+    plan.seed = config.seed;
+    plan.sgd = {float(config.lr), float(config.momentum), float(config.weightDecay)};
+    plan.measureStaleness = config.workers > 1 && config.share;
+    plan.replica = !config.share;
+    return plan;
 }
 
 std::uint64_t stalenessInterval(std::int64_t parameterCount) {
@@ -85,6 +104,18 @@ void runWorker(const WorkerPlan& plan) {
         std::uint64_t steps = 0, samples = 0;
         double lastSampleTime = -1;
         float lastDivergence = 0;
+        auto sample = [&](Sample::Kind kind, int epoch, double time, float loss) {
+            Sample s;
+            s.kind = kind;
+            s.worker = std::int32_t(plan.rank);
+            s.epoch = std::uint32_t(epoch);
+            s.step = steps;
+            s.samples = samples;
+            s.time = time;
+            s.loss = loss;
+            s.divergence = lastDivergence;
+            return s;
+        };
         status.state.store(std::uint32_t(WorkerState::Running), std::memory_order_release);
 
         for (int epoch = 1; epoch <= plan.epochs; ++epoch) {
@@ -97,7 +128,8 @@ void runWorker(const WorkerPlan& plan) {
                     status.state.store(std::uint32_t(WorkerState::Stopped));
                     return;
                 }
-                const auto n = std::int64_t(std::min(order.size() - start, std::size_t(plan.batch)));
+                const auto n =
+                    std::int64_t(std::min(order.size() - start, std::size_t(plan.batch)));
                 const bool measure = plan.measureStaleness && steps % staleEvery == 0;
                 if (measure) {
                     before.resize(std::size_t(total));
@@ -106,10 +138,10 @@ void runWorker(const WorkerPlan& plan) {
                 const float loss =
                     model.lossAndGradient(plan.params, plan.train, order.data() + start, n, ws);
                 if (!std::isfinite(loss)) {
-                    t.failWorker(plan.rank,
-                                 "training diverged: the loss became " + std::to_string(loss) +
-                                     " at step " + std::to_string(steps + 1) + " of worker " +
-                                     std::to_string(plan.rank) + "; lower --lr");
+                    t.failWorker(plan.rank, "training diverged: the loss became " +
+                                                std::to_string(loss) + " at step " +
+                                                std::to_string(steps + 1) + " of worker " +
+                                                std::to_string(plan.rank) + "; lower --lr");
                     return;
                 }
                 if (measure)
@@ -136,29 +168,12 @@ void runWorker(const WorkerPlan& plan) {
                 if (now - lastSampleTime >= kSampleEverySeconds) {
                     lastSampleTime = now;
                     status.lastDivergence.store(lastDivergence, std::memory_order_relaxed);
-                    Sample s;
-                    s.kind = Sample::Step;
-                    s.worker = std::int32_t(plan.rank);
-                    s.epoch = std::uint32_t(epoch);
-                    s.step = steps;
-                    s.samples = samples;
-                    s.time = now;
-                    s.loss = loss;
-                    s.divergence = lastDivergence;
-                    status.ring.push(s);
+                    status.ring.push(sample(Sample::Step, epoch, now, loss));
                 }
             }
-            Sample s;
-            s.kind = Sample::EpochEnd;
-            s.worker = std::int32_t(plan.rank);
-            s.epoch = std::uint32_t(epoch);
-            s.step = steps;
-            s.samples = samples;
-            s.time = t.elapsed();
-            s.loss = batches ? float(lossSum / double(batches)) : 0.0f;
-            s.divergence = lastDivergence;
-            status.ring.push(s);
-            status.lastEpochLoss.store(s.loss, std::memory_order_relaxed);
+            const float epochLoss = batches ? float(lossSum / double(batches)) : 0.0f;
+            status.ring.push(sample(Sample::EpochEnd, epoch, t.elapsed(), epochLoss));
+            status.lastEpochLoss.store(epochLoss, std::memory_order_relaxed);
             status.epoch.store(std::uint32_t(epoch), std::memory_order_release);
             t.header().arrivals.fetch_add(1, std::memory_order_acq_rel);
             futexWakeAll(t.header().arrivals);
@@ -170,8 +185,8 @@ void runWorker(const WorkerPlan& plan) {
         }
         status.state.store(std::uint32_t(WorkerState::Finished), std::memory_order_release);
     } catch (const std::exception& e) {
-        t.failWorker(plan.rank, std::string("worker ") + std::to_string(plan.rank) +
-                                    " failed: " + e.what());
+        t.failWorker(plan.rank,
+                     std::string("worker ") + std::to_string(plan.rank) + " failed: " + e.what());
     }
 }
 

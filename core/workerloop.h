@@ -42,6 +42,10 @@ struct WorkerPlan {
 void epochRows(std::int64_t rows, int epoch, std::uint32_t rank, std::uint32_t workers,
                DataSplit split, bool shuffle, std::uint64_t seed, std::vector<std::int64_t>& out);
 
+/// The plan every worker of `config` shares (rank 0, no update lock).
+WorkerPlan makeWorkerPlan(const ExperimentConfig& config, const Model& model, float* params,
+                          const DatasetView& train, Telemetry& telemetry);
+
 /// Runs all epochs for one worker. Returns when done, stopped, or failed.
 void runWorker(const WorkerPlan& plan);
 

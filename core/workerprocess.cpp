@@ -18,9 +18,8 @@
 namespace hwl {
 
 std::vector<std::string> WorkerProcessSpec::toArgs() const {
-    return {kWorkerRoleFlag,           "--telemetry=" + telemetry, "--parameters=" + parameters,
-            "--data=" + data,          "--rank=" + std::to_string(rank),
-            "--experiment=" + experiment};
+    return {kWorkerRoleFlag,  "--telemetry=" + telemetry,       "--parameters=" + parameters,
+            "--data=" + data, "--rank=" + std::to_string(rank), "--experiment=" + experiment};
 }
 
 namespace {
@@ -31,7 +30,8 @@ WorkerProcessSpec parseArgs(const std::vector<std::string>& args) {
         if (arg == kWorkerRoleFlag)
             continue;
         const auto eq = arg.find('=');
-        const std::string key = arg.substr(0, eq), value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+        const std::string key = arg.substr(0, eq),
+                          value = eq == std::string::npos ? "" : arg.substr(eq + 1);
         if (key == "--telemetry")
             spec.telemetry = value;
         else if (key == "--parameters")
@@ -86,21 +86,8 @@ int workerProcessMain(const std::vector<std::string>& args) {
         const auto model = makeModel(config.modelSpec());
         ParameterStore params = ParameterStore::open(spec.parameters, model->layout().total());
         const SharedDataset data = SharedDataset::open(spec.data);
-        WorkerPlan plan;
-        plan.model = model.get();
-        plan.params = params.data();
-        plan.train = data.view();
-        plan.telemetry = &telemetry;
+        WorkerPlan plan = makeWorkerPlan(config, *model, params.data(), data.view(), telemetry);
         plan.rank = spec.rank;
-        plan.workers = telemetry.workerCount();
-        plan.epochs = config.epochs;
-        plan.batch = config.batch;
-        plan.split = config.split;
-        plan.shuffle = config.shuffle;
-        plan.seed = config.seed;
-        plan.sgd = {float(config.lr), float(config.momentum), float(config.weightDecay)};
-        plan.measureStaleness = config.share && plan.workers > 1;
-        plan.replica = !config.share;
         runWorker(plan);
     } catch (const std::exception& e) {
         telemetry.failWorker(spec.rank, "worker " + std::to_string(spec.rank) + " (pid " +

@@ -175,7 +175,7 @@ class TestCli : public QObject {
     Q_OBJECT
 
     QTemporaryDir tmp_;
-    QString baseOut_;      ///< --out of the standard run made in initTestCase
+    QString baseOut_; ///< --out of the standard run made in initTestCase
     int outCounter_ = 0;
     QStringList baseArgs_; ///< its flags
     std::vector<hwl::Tensor> baseWeights_;
@@ -412,10 +412,10 @@ private slots:
     void everyInvalidFieldIsReportedAtOnce() {
         RUN_CLI(r, {"--workers", "0", "--epochs", "0", "--lr", "-3", "--batch", "0"});
         QVERIFY2(r.code == 2, qPrintable(r.describe()));
-        for (const char* needle : {"workers: workers must be in 1..256 (got 0)",
-                                   "epochs: epochs must be in 1..100000 (got 0)",
-                                   "lr: lr must be a number in (0, 100]",
-                                   "batch: batch must be in 1..1048576 (got 0)"})
+        for (const char* needle :
+             {"workers: workers must be in 1..256 (got 0)",
+              "epochs: epochs must be in 1..100000 (got 0)", "lr: lr must be a number in (0, 100]",
+              "batch: batch must be in 1..1048576 (got 0)"})
             QVERIFY2(r.err.contains(QLatin1String(needle)), qPrintable(r.err));
     }
 
@@ -428,10 +428,10 @@ private slots:
         QTest::newRow("missing value") << QStringList{"--epochs"} << "--epochs: needs a value";
         QTest::newRow("value for a switch")
             << QStringList{"--no-shuffle=yes"} << "--no-shuffle: takes no value";
-        QTest::newRow("workers abc") << QStringList{"--workers", "abc"}
-                                     << "--workers: expected an integer, got \"abc\"";
-        QTest::newRow("workers 0") << QStringList{"--workers", "0"}
-                                   << "workers must be in 1..256 (got 0)";
+        QTest::newRow("workers abc")
+            << QStringList{"--workers", "abc"} << "--workers: expected an integer, got \"abc\"";
+        QTest::newRow("workers 0")
+            << QStringList{"--workers", "0"} << "workers must be in 1..256 (got 0)";
         QTest::newRow("workers=257")
             << QStringList{"--workers=257"} << "workers must be in 1..256 (got 257)";
         QTest::newRow("epochs 0") << QStringList{"--epochs", "0"}
@@ -444,9 +444,10 @@ private slots:
             << QStringList{"--momentum", "1"} << "momentum must be in [0, 1)";
         QTest::newRow("seed -3") << QStringList{"--seed", "-3"}
                                  << "--seed: expected a non-negative integer";
-        QTest::newRow("mode bogus") << QStringList{"--mode", "bogus"}
-                                    << "--mode: expected serial, threads, threads-locked or processes, "
-                                       "got \"bogus\"";
+        QTest::newRow("mode bogus")
+            << QStringList{"--mode", "bogus"}
+            << "--mode: expected serial, threads, threads-locked or processes, "
+               "got \"bogus\"";
         QTest::newRow("split x") << QStringList{"--split", "x"}
                                  << "--split: expected shard or replicate, got \"x\"";
         QTest::newRow("serial with 2 workers") << QStringList{"--mode", "serial", "--workers", "2"}
@@ -622,8 +623,8 @@ private slots:
     void interruptWritesPartialRun() {
         QFETCH(bool, withOut);
         QFETCH(QStringList, mode);
-        const QString out = tmp_.filePath(withOut ? "interrupted-" + QString::number(outCounter_++)
-                                                  : "unused");
+        const QString out =
+            tmp_.filePath(withOut ? "interrupted-" + QString::number(outCounter_++) : "unused");
         QStringList args = {"--headless", "--dataset",   "teacher:200000x50:4",
                             "--model",    "mlp:50-64-4", "--epochs",
                             "200",        "--workers",   "2"};

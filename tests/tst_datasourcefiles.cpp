@@ -1,5 +1,6 @@
 // Tests for the file loaders of core/datasources: IDX (raw and gzip), CSV and
 // LIBSVM, valid and malformed. Fixtures are written into a QTemporaryDir.
+#include "datasetchecks.h"
 #include "datasources.h"
 #include "errors.h"
 #include "testutil.h"
@@ -11,6 +12,7 @@
 #include <algorithm>
 
 using namespace hwl;
+using hwl::test::checkCsr;
 using hwl::test::writeBytes;
 
 namespace {
@@ -74,18 +76,6 @@ QByteArray idxLabels(const QList<int>& labels) {
     for (int l : labels)
         b.append(char(l));
     return b;
-}
-
-void checkCsr(const Dataset& ds) {
-    QVERIFY(ds.isSparse());
-    QCOMPARE(qsizetype(ds.offsets.size()), qsizetype(ds.rows + 1));
-    QCOMPARE(ds.offsets.front(), std::int64_t(0));
-    QCOMPARE(ds.offsets.back(), std::int64_t(ds.indices.size()));
-    QCOMPARE(ds.indices.size(), ds.values.size());
-    QVERIFY(std::is_sorted(ds.offsets.begin(), ds.offsets.end()));
-    for (auto i : ds.indices)
-        QVERIFY(i >= 0 && i < ds.dim);
-    QCOMPARE(qsizetype(ds.labels.size()), qsizetype(ds.rows));
 }
 
 } // namespace

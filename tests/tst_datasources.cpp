@@ -1,5 +1,6 @@
 // Tests for core/datasources: the --dataset spec, the synthetic generators,
 // the split, loadDataset and Fashion-MNIST (file loaders: tst_datasourcefiles).
+#include "datasetchecks.h"
 #include "datasources.h"
 #include "errors.h"
 #include "testutil.h"
@@ -14,6 +15,7 @@
 #include <set>
 
 using namespace hwl;
+using hwl::test::checkCsr;
 using hwl::test::writeBytes;
 
 Q_DECLARE_METATYPE(hwl::DatasetSpec::Kind)
@@ -99,18 +101,6 @@ double centroidAccuracy(const Dataset& ds) {
         right += bestClass == std::size_t(ds.labels[r]);
     }
     return double(right) / double(ds.rows);
-}
-
-void checkCsr(const Dataset& ds) {
-    QVERIFY(ds.isSparse());
-    QCOMPARE(qsizetype(ds.offsets.size()), qsizetype(ds.rows + 1));
-    QCOMPARE(ds.offsets.front(), std::int64_t(0));
-    QCOMPARE(ds.offsets.back(), std::int64_t(ds.indices.size()));
-    QCOMPARE(ds.indices.size(), ds.values.size());
-    QVERIFY(std::is_sorted(ds.offsets.begin(), ds.offsets.end()));
-    for (auto i : ds.indices)
-        QVERIFY(i >= 0 && i < ds.dim);
-    QCOMPARE(qsizetype(ds.labels.size()), qsizetype(ds.rows));
 }
 
 } // namespace

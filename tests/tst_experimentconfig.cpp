@@ -25,9 +25,9 @@ using hwl::InputError;
 namespace {
 
 const char* const kFieldNames[] = {
-    "model",        "dataset", "mode",  "workers",       "epochs",  "batch", "lr", "momentum",
-    "weight-decay", "seed",    "split", "test-fraction", "shuffle", "start-method",
-    "share", "on-worker-failure", "init", "out"};
+    "model",    "dataset",           "mode", "workers", "epochs",        "batch",   "lr",
+    "momentum", "weight-decay",      "seed", "split",   "test-fraction", "shuffle", "start-method",
+    "share",    "on-worker-failure", "init", "out"};
 
 QString issuesText(const std::vector<ConfigIssue>& issues) {
     QStringList lines;

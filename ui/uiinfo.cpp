@@ -1,5 +1,7 @@
 #include "uiinfo.h"
 
 namespace hwl::ui {
-bool hasDesktopWindow() { return false; }
+bool hasDesktopWindow() {
+    return false;
+}
 } // namespace hwl::ui
