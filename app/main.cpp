@@ -1,8 +1,10 @@
-// hogwild-lab: the app's entry point. Until the desktop window lands it runs
-// the headless engine for every invocation (--headless is accepted).
+// hogwild-lab: the desktop window by default, the command line with
+// --headless, and the internal worker role for process workers.
+#include "guiapp.h"
 #include "headless.h"
 #include "workerprocess.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -10,5 +12,8 @@ int main(int argc, char** argv) {
     // Process workers started by spawn or the fork server re-enter here.
     if (int code = 0; hwl::runWorkerRoleIfRequested(argc, argv, code))
         return code;
-    return hwl::runHeadless(std::vector<std::string>(argv + 1, argv + argc));
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--headless") == 0)
+            return hwl::runHeadless(std::vector<std::string>(argv + 1, argv + argc));
+    return hwl::ui::runGui(argc, argv);
 }

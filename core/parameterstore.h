@@ -27,6 +27,8 @@ public:
     /// The segment name, empty for the heap.
     const std::string& segmentName() const { return segment_.name(); }
     bool shared() const { return segment_.data() != nullptr; }
+    /// Removes the segment's name; the buffer stays valid in this process.
+    void unlink() { segment_.unlink(); }
 
 private:
     AlignedVector<float> heap_;

@@ -264,6 +264,13 @@ void Run::coordinate() {
         futexWakeAll(header.released);
     }
     finishWorkers();
+    // Every worker is gone: the segments' names go now (the parent's mappings
+    // stay valid, so the summary, the monitor and exports still read them).
+    telemetry_.unlink();
+    params_.unlink();
+    sharedTrain_.unlink();
+    for (auto& r : replicas_)
+        r.unlink();
     summarise();
 }
 

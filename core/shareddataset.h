@@ -24,6 +24,8 @@ public:
 
     DatasetView view() const { return view_; }
     const std::string& name() const { return segment_.name(); }
+    /// Removes the segment's name; the view stays valid in this process.
+    void unlink() { segment_.unlink(); }
 
 private:
     SharedSegment segment_;

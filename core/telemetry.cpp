@@ -59,7 +59,7 @@ bool SampleRing::push(const Sample& s) {
         dropped.fetch_add(1, std::memory_order_relaxed);
         return false;
     }
-    slots[h % kCapacity] = s;
+    entries[h % kCapacity] = s;
     head.store(h + 1, std::memory_order_release);
     return true;
 }
@@ -69,7 +69,7 @@ std::size_t SampleRing::drain(const std::function<void(const Sample&)>& fn) {
     auto t = tail.load(std::memory_order_relaxed);
     const std::size_t count = std::size_t(h - t);
     for (; t < h; ++t)
-        fn(slots[t % kCapacity]);
+        fn(entries[t % kCapacity]);
     tail.store(h, std::memory_order_release);
     return count;
 }

@@ -53,7 +53,7 @@ struct SampleRing {
     alignas(64) std::atomic<std::uint64_t> head{0}; ///< written by the producer
     alignas(64) std::atomic<std::uint64_t> tail{0}; ///< written by the consumer
     std::atomic<std::uint64_t> dropped{0};          ///< samples lost to a full ring
-    Sample slots[kCapacity];
+    Sample entries[kCapacity];                      // (not "slots": a Qt keyword)
 
     /// Producer: appends or, when full, drops and counts. Never waits.
     bool push(const Sample& s);
@@ -111,6 +111,8 @@ public:
     WorkerStatus& worker(std::uint32_t rank) const;
     std::uint32_t workerCount() const { return header().workerCount; }
     const std::string& name() const { return segment_.name(); }
+    /// Removes the segment's name (the mapping stays valid for this process).
+    void unlink() { segment_.unlink(); }
     /// Seconds since the run started (monotonic clock; same in every process).
     double elapsed() const;
     static std::int64_t nowNs();

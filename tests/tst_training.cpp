@@ -304,11 +304,14 @@ private slots:
             ExperimentConfig c = teacherConfig();
             c.mode = Mode::Threads;
             c.workers = 2;
-            c.epochs = 1;
+            c.epochs = 1000;
             Run run(c);
             run.start();
             QCOMPARE(ourSegments(), before + 1); // the telemetry segment
+            run.stop();
             run.wait();
+            QCOMPARE(ourSegments(), before); // unlinked as the run ended...
+            QVERIFY(run.telemetry().worker(0).steps.load() > 0); // ...still readable here
         }
         QCOMPARE(ourSegments(), before);
     }

@@ -1,0 +1,229 @@
+// The desktop window end to end (offscreen): a run started from the window
+// fills one series per worker and the worker table, pause / resume / stop
+// work and leave no segment behind, experiments round-trip through files,
+// exports write valid files, Start follows the form's validity.
+#include "experimentform.h"
+#include "forkserver.h"
+#include "mainwindow.h"
+#include "tensorfile.h"
+#include "trainingchart.h"
+#include "workerprocess.h"
+#include "workertablemodel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QLineEdit>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <unistd.h>
+
+using namespace hwl;
+using namespace hwl::ui;
+
+namespace {
+std::shared_ptr<ForkServer> gForkServer; // started in main() while single-threaded
+
+ExperimentConfig smallRun(int workers, int epochs) {
+    ExperimentConfig c;
+    c.model = "mlp:20-32-4";
+    c.dataset = "teacher:20000x20:4:16";
+    c.mode = Mode::Threads;
+    c.workers = workers;
+    c.epochs = epochs;
+    c.lr = 0.05;
+    c.momentum = 0;
+    c.testFraction = 0.1;
+    return c;
+}
+
+int ourSegments() {
+    return int(
+        QDir("/dev/shm").entryList({QStringLiteral("hwl-%1-*").arg(getpid())}, QDir::Files).size());
+}
+
+quint64 totalSteps(const WorkerTableModel* m) {
+    quint64 steps = 0;
+    for (const auto& r : m->rows())
+        steps += r.steps;
+    return steps;
+}
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir tmp_;
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        // Keep the tests' settings away from the user's.
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, tmp_.path());
+        QApplication::setOrganizationName("HogwildLabTests");
+    }
+
+    void runFillsSeriesAndTableThenStopLeavesNothing() {
+        MainWindow w(gForkServer);
+        w.show();
+        w.form()->setConfig(smallRun(3, 1000));
+        QVERIFY(w.startAction()->isEnabled());
+        w.startRun();
+        QTRY_COMPARE_WITH_TIMEOUT(w.workerModel()->rowCount(), 3, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(totalSteps(w.workerModel()) > 300, 30000);
+        for (int r = 0; r < 3; ++r)
+            QTRY_VERIFY_WITH_TIMEOUT(!w.lossChart()->rawPoints(r).isEmpty(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.lossChart()->rawPoints(TrainingChart::kTestSeries).isEmpty(),
+                                 30000); // an epoch ended and the test set was evaluated
+        QVERIFY(!w.divergenceChart()->rawPoints(0).isEmpty());
+        QVERIFY(!w.startAction()->isEnabled()); // one run at a time
+        QCOMPARE(ourSegments(), 1);
+        w.stopRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 10000);
+        QVERIFY(w.eventLogText().contains("Run stopped after"));
+        for (const auto& row : w.workerModel()->rows())
+            QCOMPARE(row.state, QStringLiteral("stopped"));
+        QVERIFY(w.startAction()->isEnabled());
+        QCOMPARE(ourSegments(), 0); // unlinked as the run ended
+        w.close();
+    }
+
+    void noSegmentOutlivesTheWindow() {
+        const int before = ourSegments();
+        {
+            MainWindow w(gForkServer);
+            w.form()->setConfig(smallRun(2, 2));
+            w.startRun();
+            QTRY_VERIFY_WITH_TIMEOUT(w.controller()->run() && w.controller()->run()->finished(),
+                                     60000);
+        }
+        QCOMPARE(ourSegments(), before);
+    }
+
+    void pauseAndResume() {
+        MainWindow w(gForkServer);
+        w.form()->setConfig(smallRun(2, 1000));
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(totalSteps(w.workerModel()) > 100, 30000);
+        w.togglePause();
+        QCOMPARE(w.pauseAction()->text(), QStringLiteral("&Resume"));
+        QTRY_VERIFY_WITH_TIMEOUT(w.workerModel()->rows().size() == 2 &&
+                                     w.workerModel()->rows()[0].state == "paused" &&
+                                     w.workerModel()->rows()[1].state == "paused",
+                                 10000);
+        const quint64 frozen = totalSteps(w.workerModel());
+        QTest::qWait(200);
+        QCOMPARE(totalSteps(w.workerModel()), frozen);
+        w.togglePause();
+        QCOMPARE(w.pauseAction()->text(), QStringLiteral("&Pause"));
+        QTRY_VERIFY_WITH_TIMEOUT(totalSteps(w.workerModel()) > frozen, 10000);
+        w.stopRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 10000);
+    }
+
+    void savedExperimentRestoresEveryField() {
+        MainWindow w(gForkServer);
+        ExperimentConfig c = smallRun(3, 7);
+        c.mode = Mode::Processes;
+        c.startMethod = StartMethod::Spawn;
+        c.share = false;
+        c.onWorkerFailure = FailurePolicy::Continue;
+        c.batch = 64;
+        c.lr = 0.125;
+        c.momentum = 0.5;
+        c.weightDecay = 0.001;
+        c.seed = 1234;
+        c.split = DataSplit::Replicate;
+        c.testFraction = 0.25;
+        c.shuffle = false;
+        w.form()->setConfig(c);
+        const QString path = tmp_.filePath("saved.json");
+        QVERIFY(w.saveExperiment(path, true));
+        w.form()->setConfig(ExperimentConfig::defaults());
+        QVERIFY(w.openExperiment(path, true));
+        QCOMPARE(QString::fromStdString(w.form()->config().toJson()),
+                 QString::fromStdString(c.toJson()));
+        // Recent experiments persist.
+        QVERIFY(QSettings().value("recentExperiments").toStringList().contains(path));
+        // A broken file is refused and changes nothing.
+        QFile bad(tmp_.filePath("bad.json"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("{\"workers\": \"many\"}");
+        bad.close();
+        QVERIFY(!w.openExperiment(bad.fileName(), true));
+        QCOMPARE(QString::fromStdString(w.form()->config().toJson()),
+                 QString::fromStdString(c.toJson()));
+        QVERIFY(w.eventLogText().contains("field \"workers\" must be an integer"));
+    }
+
+    void exportsWriteValidFiles() {
+        MainWindow w(gForkServer);
+        QVERIFY(!w.exportWeights(tmp_.filePath("early.safetensors"), true)); // nothing yet
+        w.form()->setConfig(smallRun(2, 2));
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(w.controller()->run() && !w.controller()->busy(), 60000);
+        const QString st = tmp_.filePath("w.safetensors"), npz = tmp_.filePath("w.npz"),
+                      csv = tmp_.filePath("m.csv");
+        QVERIFY(w.exportWeights(st, true));
+        QVERIFY(w.exportWeights(npz, true));
+        QVERIFY(w.exportMetrics(csv, true));
+        const auto tensors = readSafetensors(st.toStdString());
+        QCOMPARE(tensors.size(), std::size_t(4));
+        QCOMPARE(tensors[0].name, std::string("0.weight"));
+        QCOMPARE(tensors[0].shape, (std::vector<std::int64_t>{32, 20}));
+        // The exported values are the run's parameters.
+        QVERIFY(std::equal(tensors[0].data.begin(), tensors[0].data.end(),
+                           w.controller()->run()->parameters()));
+        QFile z(npz);
+        QVERIFY(z.open(QIODevice::ReadOnly));
+        QCOMPARE(z.read(2), QByteArray("PK"));
+        QFile m(csv);
+        QVERIFY(m.open(QIODevice::ReadOnly));
+        QCOMPARE(m.readLine().trimmed(),
+                 QByteArray("worker,epoch,step,samples,loss,time,kind,divergence,accuracy"));
+        QVERIFY(m.readAll().count(",eval,") == 2);
+        QVERIFY(!w.exportWeights("/proc/nope/w.safetensors", true)); // unwritable: refused
+    }
+
+    void startFollowsFormValidity() {
+        MainWindow w(gForkServer);
+        w.form()->setConfig(smallRun(2, 1));
+        QVERIFY(w.startAction()->isEnabled());
+        ExperimentConfig bad = smallRun(2, 1);
+        bad.model = "mlp:21-32-4"; // does not fit the 20-feature dataset
+        w.form()->setConfig(bad);
+        QVERIFY(!w.form()->isValid());
+        QVERIFY(!w.startAction()->isEnabled());
+        w.form()->setConfig(smallRun(2, 1));
+        QVERIFY(w.startAction()->isEnabled());
+    }
+
+    void notSharedPitfallIsExplainedInTheLog() {
+        MainWindow w(gForkServer);
+        QVERIFY(w.applyPreset("Forgot to share parameters (fork)"));
+        QVERIFY(w.explanationText().contains("share", Qt::CaseInsensitive));
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(w.controller()->run() && !w.controller()->busy(), 120000);
+        QVERIFY2(w.eventLogText().contains("parameters were not shared"),
+                 qPrintable(w.eventLogText()));
+        QVERIFY(w.eventLogText().contains("fork() from a process that runs")); // GUI has threads
+        QCOMPARE(w.workerModel()->rowCount(), 3);
+        QVERIFY(w.workerModel()->rows()[0].process);
+    }
+};
+
+int main(int argc, char** argv) {
+    if (int code = 0; runWorkerRoleIfRequested(argc, argv, code))
+        return code;
+    gForkServer = ForkServer::start(&workerProcessMain);
+    QApplication app(argc, argv);
+    TestMainWindow test;
+    const int result = QTest::qExec(&test, argc, argv);
+    gForkServer.reset();
+    return result;
+}
+
+#include "tst_mainwindow.moc"

@@ -1,0 +1,321 @@
+// TrainingChart: series set-up and colours, what refresh() draws for each x
+// axis mode, downsampling of big series, smoothing, log scale, legend clicks
+// and image export. Runs on the offscreen platform (no OpenGL there).
+#include "trainingchart.h"
+
+#include <QChart>
+#include <QImage>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace hwl::ui;
+
+Q_DECLARE_METATYPE(hwl::ui::TrainingChart::XAxis)
+
+namespace {
+
+// Sample i of a curve: every x field distinct, so each axis mode is visible.
+ChartSample sample(int i, double value) {
+    ChartSample s;
+    s.step = i;
+    s.samples = 32.0 * i;
+    s.time = 0.25 * i + 1.0;
+    s.value = value;
+    return s;
+}
+
+double xOf(const ChartSample& s, TrainingChart::XAxis axis) {
+    switch (axis) {
+    case TrainingChart::XAxis::Step:
+        return s.step;
+    case TrainingChart::XAxis::Samples:
+        return s.samples;
+    case TrainingChart::XAxis::Time:
+        return s.time;
+    }
+    return 0;
+}
+
+QList<QPointF> expectedPoints(const QList<ChartSample>& raw, TrainingChart::XAxis axis) {
+    QList<QPointF> pts;
+    for (const ChartSample& s : raw)
+        pts.append(QPointF(xOf(s, axis), s.value));
+    return pts;
+}
+
+// ChartSample has no operator==.
+bool sameSamples(const QList<ChartSample>& a, const QList<ChartSample>& b) {
+    return std::equal(a.cbegin(), a.cend(), b.cbegin(), b.cend(),
+                      [](const ChartSample& x, const ChartSample& y) {
+                          return x.step == y.step && x.samples == y.samples && x.time == y.time &&
+                                 x.value == y.value;
+                      });
+}
+
+QAbstractAxis* yAxisOf(const TrainingChart& chart) {
+    const QList<QAbstractAxis*> axes = chart.chart()->axes(Qt::Vertical);
+    return axes.size() == 1 ? axes.front() : nullptr;
+}
+
+} // namespace
+
+class TestTrainingChart : public QObject {
+    Q_OBJECT
+
+private slots:
+    void createsNamedSeries() {
+        TrainingChart chart("loss", "loss");
+        chart.setWorkerCount(3, true);
+        const QList<QAbstractSeries*> all = chart.chart()->series();
+        QCOMPARE(all.size(), 4);
+        QStringList names;
+        for (QAbstractSeries* s : all)
+            names << s->name();
+        QCOMPARE(names, (QStringList{"worker 0", "worker 1", "worker 2", "test"}));
+        QCOMPARE(chart.series(0)->name(), QString("worker 0"));
+        QCOMPARE(chart.series(TrainingChart::kTestSeries)->name(), QString("test"));
+        QCOMPARE(chart.series(3), nullptr);
+
+        chart.setWorkerCount(2, false);
+        QCOMPARE(chart.chart()->series().size(), 2);
+        QCOMPARE(chart.series(TrainingChart::kTestSeries), nullptr);
+        QVERIFY(chart.rawPoints(TrainingChart::kTestSeries).isEmpty());
+    }
+
+    void coloursAreStable() {
+        TrainingChart a("loss", "loss");
+        TrainingChart b("divergence", "divergence");
+        a.setWorkerCount(12, true);
+        b.setWorkerCount(12, false);
+        QList<QColor> first;
+        for (int i = 0; i < 12; ++i) {
+            first << a.series(i)->color();
+            QCOMPARE(a.series(i)->color(), TrainingChart::workerColor(i));
+            QCOMPARE(b.series(i)->color(), a.series(i)->color());
+        }
+        QCOMPARE(TrainingChart::workerColor(10), TrainingChart::workerColor(0)); // cycles
+        QVERIFY(TrainingChart::workerColor(0) != TrainingChart::workerColor(1));
+        QLineSeries* test = a.series(TrainingChart::kTestSeries);
+        QCOMPARE(test->color(), QColor(Qt::black));
+        QCOMPARE(test->pen().style(), Qt::DashLine);
+        QVERIFY(test->pen().widthF() > a.series(0)->pen().widthF());
+
+        a.appendPoints(0, {sample(0, 1), sample(1, 2)});
+        a.refresh();
+        a.setWorkerCount(12, true);
+        a.refresh();
+        for (int i = 0; i < 12; ++i)
+            QCOMPARE(a.series(i)->color(), first[i]);
+    }
+
+    void smallDataShownAsIs_data() {
+        QTest::addColumn<TrainingChart::XAxis>("axis");
+        QTest::newRow("step") << TrainingChart::XAxis::Step;
+        QTest::newRow("samples") << TrainingChart::XAxis::Samples;
+        QTest::newRow("time") << TrainingChart::XAxis::Time;
+    }
+    void smallDataShownAsIs() {
+        QFETCH(TrainingChart::XAxis, axis);
+        TrainingChart chart("loss", "loss");
+        chart.setWorkerCount(2, true);
+        QList<ChartSample> w0, w1, test;
+        for (int i = 0; i < 50; ++i) {
+            w0 << sample(i, 2.0 / (i + 1));
+            w1 << sample(i, 3.0 - 0.01 * i);
+        }
+        for (int i = 0; i < 50; i += 10)
+            test << sample(i, 1.5 / (i + 1));
+        // Two batches: appends accumulate.
+        chart.appendPoints(0, w0.mid(0, 20));
+        chart.appendPoints(0, w0.mid(20));
+        chart.appendPoints(1, w1);
+        chart.appendPoints(TrainingChart::kTestSeries, test);
+        chart.appendPoints(7, w1);                   // unknown id: ignored
+        QVERIFY(chart.displayedPoints(0).isEmpty()); // buffered until refresh()
+        chart.setXAxis(axis);
+        chart.refresh();
+        QVERIFY(sameSamples(chart.rawPoints(0), w0));
+        QCOMPARE(chart.displayedPoints(0), expectedPoints(w0, axis));
+        QCOMPARE(chart.displayedPoints(1), expectedPoints(w1, axis));
+        QCOMPARE(chart.displayedPoints(TrainingChart::kTestSeries), expectedPoints(test, axis));
+
+        // The axes cover the data.
+        auto* x = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).front());
+        auto* y = qobject_cast<QValueAxis*>(yAxisOf(chart));
+        QVERIFY(x && y);
+        QVERIFY(x->min() <= xOf(w0.front(), axis) && x->max() >= xOf(w0.back(), axis));
+        QVERIFY(y->min() <= 2.0 / 50 && y->max() >= 3.0);
+
+        chart.clear();
+        QVERIFY(chart.rawPoints(0).isEmpty());
+        QVERIFY(chart.displayedPoints(0).isEmpty());
+        QCOMPARE(chart.chart()->series().size(), 3);
+    }
+
+    void bigSeriesIsDownsampled() {
+        TrainingChart chart("loss", "loss");
+        chart.resize(900, 500);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setWorkerCount(1, false);
+        const int n = 200'000;
+        QList<ChartSample> raw;
+        raw.reserve(n);
+        for (int i = 0; i < n; ++i)
+            raw << sample(i, 1.0 + 0.5 * std::sin(i * 0.003));
+        const int spike = 123'457;
+        const int dip = 77'777;
+        raw[spike].value = 40.0;
+        raw[dip].value = -7.0;
+        chart.appendPoints(0, raw);
+        chart.refresh();
+
+        const int buckets = chart.bucketCount();
+        QVERIFY(buckets >= TrainingChart::kMinBuckets);
+        const QList<QPointF> shown = chart.displayedPoints(0);
+        QVERIFY2(shown.size() <= 2 * buckets + 2, qPrintable(QString::number(shown.size())));
+        QVERIFY(shown.size() >= buckets);
+        QCOMPARE(shown.front(), QPointF(0, raw.front().value));
+        QCOMPARE(shown.back(), QPointF(n - 1, raw.back().value));
+        QVERIFY(shown.contains(QPointF(spike, 40.0)));
+        QVERIFY(shown.contains(QPointF(dip, -7.0)));
+        QCOMPARE(chart.rawPoints(0).size(), n);
+    }
+
+    void smoothingKeepsRawData() {
+        TrainingChart chart("loss", "loss");
+        chart.setWorkerCount(1, false);
+        QList<ChartSample> raw;
+        for (int i = 0; i < 40; ++i)
+            raw << sample(i, i % 2 ? 2.0 : 0.0);
+        chart.appendPoints(0, raw);
+        chart.refresh();
+        const QList<QPointF> plain = chart.displayedPoints(0);
+
+        chart.setSmoothing(0.9);
+        QCOMPARE(chart.smoothing(), 0.9);
+        chart.refresh();
+        const QList<QPointF> smooth = chart.displayedPoints(0);
+        QCOMPARE(smooth.size(), plain.size());
+        QCOMPARE(smooth.front(), plain.front()); // debiased: first value kept
+        QVERIFY(smooth[1].y() != plain[1].y());
+        QVERIFY(smooth.back().y() > 0.5 && smooth.back().y() < 1.5);
+        QVERIFY(sameSamples(chart.rawPoints(0), raw));
+
+        chart.setSmoothing(0);
+        chart.refresh();
+        QCOMPARE(chart.displayedPoints(0), plain);
+        chart.setSmoothing(5.0);
+        QCOMPARE(chart.smoothing(), 0.99);
+    }
+
+    void logScaleSwapsAxisAndSkipsNonPositive() {
+        TrainingChart chart("divergence", "divergence");
+        chart.setWorkerCount(1, false);
+        chart.appendPoints(
+            0, {sample(0, 1.0), sample(1, 0.0), sample(2, 0.1), sample(3, -2.0), sample(4, 0.01)});
+        chart.refresh();
+        QVERIFY(qobject_cast<QValueAxis*>(yAxisOf(chart)));
+        QCOMPARE(chart.displayedPoints(0).size(), 5);
+
+        chart.setLogScale(true);
+        chart.refresh();
+        auto* log = qobject_cast<QLogValueAxis*>(yAxisOf(chart));
+        QVERIFY(log);
+        QCOMPARE(chart.series(0)->attachedAxes().size(), 2);
+        QVERIFY(chart.series(0)->attachedAxes().contains(log));
+        QCOMPARE(chart.displayedPoints(0),
+                 (QList<QPointF>{QPointF(0, 1.0), QPointF(2, 0.1), QPointF(4, 0.01)}));
+        QVERIFY(log->min() > 0 && log->min() <= 0.01 && log->max() >= 1.0);
+
+        chart.setLogScale(false);
+        chart.refresh();
+        QVERIFY(qobject_cast<QValueAxis*>(yAxisOf(chart)));
+        QCOMPARE(chart.displayedPoints(0).size(), 5);
+    }
+
+    void legendClickTogglesSeries() {
+        TrainingChart chart("loss", "loss");
+        chart.setWorkerCount(3, true);
+        chart.appendPoints(1, {sample(0, 1.0), sample(1, 100.0)});
+        chart.appendPoints(2, {sample(0, 1.0), sample(1, 2.0)});
+        chart.refresh();
+        QSignalSpy spy(&chart, &TrainingChart::seriesVisibilityChanged);
+
+        const QList<QLegendMarker*> markers = chart.chart()->legend()->markers(chart.series(1));
+        QCOMPARE(markers.size(), 1);
+        QLegendMarker* marker = markers.front();
+        // Markers are laid out (and visible) once the chart is on screen.
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QVERIFY(marker->isVisible());
+        Q_EMIT marker->clicked();
+        QVERIFY(!chart.seriesVisible(1));
+        QVERIFY(!chart.series(1)->isVisible());
+        QVERIFY(marker->isVisible()); // stays, dimmed
+        QVERIFY(marker->labelBrush().color().alphaF() < 1.0);
+        QCOMPARE(spy.size(), 1);
+        QCOMPARE(spy.at(0).at(0).toInt(), 1);
+        QCOMPARE(spy.at(0).at(1).toBool(), false);
+        // The y axis fits the visible data only.
+        auto* y = qobject_cast<QValueAxis*>(yAxisOf(chart));
+        QVERIFY(y && y->max() < 100.0);
+
+        QVERIFY(QMetaObject::invokeMethod(marker, "clicked"));
+        QVERIFY(chart.seriesVisible(1));
+        QCOMPARE(marker->labelBrush().color().alphaF(), 1.0);
+        QCOMPARE(spy.size(), 2);
+        QCOMPARE(spy.at(1).at(1).toBool(), true);
+
+        // Programmatic changes signal too, but only real changes.
+        chart.setSeriesVisible(TrainingChart::kTestSeries, false);
+        chart.setSeriesVisible(TrainingChart::kTestSeries, false);
+        QCOMPARE(spy.size(), 3);
+        QCOMPARE(spy.at(2).at(0).toInt(), TrainingChart::kTestSeries);
+        QVERIFY(!chart.seriesVisible(TrainingChart::kTestSeries));
+    }
+
+    // A series hidden while data arrived shows that data once shown again.
+    void hiddenSeriesCatchesUp() {
+        TrainingChart chart("loss", "loss");
+        chart.setWorkerCount(1, false);
+        chart.setSeriesVisible(0, false);
+        chart.appendPoints(0, {sample(0, 1.0), sample(1, 2.0)});
+        chart.refresh();
+        chart.setSeriesVisible(0, true);
+        QCOMPARE(chart.displayedPoints(0).size(), 2);
+    }
+
+    void savesImage() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        TrainingChart chart("loss", "loss");
+        chart.resize(640, 400);
+        chart.setWorkerCount(4, true);
+        for (int w = 0; w < 4; ++w) {
+            QList<ChartSample> pts;
+            for (int i = 0; i < 1000; ++i)
+                pts << sample(i, (w + 1) * std::exp(-i * 0.003));
+            chart.appendPoints(w, pts);
+        }
+        chart.refresh();
+        const QString path = dir.filePath("chart.png");
+        QVERIFY(chart.saveImage(path));
+        QVERIFY(QFileInfo(path).size() > 0);
+        QImage image(path);
+        QVERIFY(!image.isNull());
+        QCOMPARE(image.size(), chart.size() * chart.devicePixelRatio());
+    }
+};
+
+QTEST_MAIN(TestTrainingChart)
+#include "tst_trainingchart.moc"

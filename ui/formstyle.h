@@ -1,0 +1,78 @@
+#pragma once
+// Small helpers shared by the experiment form's parts (ExperimentForm,
+// ModelFields, DatasetFields): the inline error / warning labels under a
+// field and the red frame on an invalid editor. GUI thread only.
+//
+// An invalid editor carries the dynamic property "hwlError" = true; the
+// style sheet kFormStyleSheet (set on the form) draws it with a red frame.
+// Labels carry "hwlRole" = "error" or "warning".
+#include <QLabel>
+#include <QLocale>
+#include <QStyle>
+#include <QWidget>
+
+namespace hwl::ui {
+
+inline constexpr const char* kErrorProperty = "hwlError";
+
+inline constexpr const char* kFormStyleSheet =
+    "QLineEdit[hwlError=\"true\"], QAbstractSpinBox[hwlError=\"true\"],"
+    " QComboBox[hwlError=\"true\"] { border: 1px solid #d32f2f; border-radius: 2px; }"
+    " QCheckBox[hwlError=\"true\"] { color: #d32f2f; }"
+    " QLabel[hwlRole=\"error\"] { color: #d32f2f; }"
+    " QLabel[hwlRole=\"warning\"] { color: #a15c00; }";
+
+/// A small word-wrapped label under a field, hidden until it has text.
+/// `role` is "error" or "warning" (the colour).
+inline QLabel* makeNoteLabel(const char* role, QWidget* parent = nullptr) {
+    auto* label = new QLabel(parent);
+    label->setProperty("hwlRole", QString::fromLatin1(role));
+    label->setWordWrap(true);
+    label->setTextFormat(Qt::PlainText);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont font = label->font();
+    font.setPointSizeF(font.pointSizeF() * 0.9);
+    label->setFont(font);
+    label->hide();
+    return label;
+}
+
+/// Shows `text` in `label`, or hides it when `text` is empty.
+inline void setNote(QLabel* label, const QString& text) {
+    label->setText(text);
+    label->setVisible(!text.isEmpty());
+}
+
+/// Marks `editor` invalid with `message` (red frame, message first in the
+/// tooltip), or clears the mark when `message` is empty. The editor's own
+/// tooltip is remembered the first time and restored when the mark goes.
+inline void markEditor(QWidget* editor, const QString& message) {
+    if (!editor)
+        return;
+    if (!editor->property("hwlBaseToolTip").isValid())
+        editor->setProperty("hwlBaseToolTip", editor->toolTip());
+    const QString base = editor->property("hwlBaseToolTip").toString();
+    const bool error = !message.isEmpty();
+    editor->setToolTip(error ? (base.isEmpty() ? message : message + QStringLiteral("\n\n") + base)
+                             : base);
+    if (editor->property(kErrorProperty).toBool() == error)
+        return;
+    editor->setProperty(kErrorProperty, error);
+    editor->style()->unpolish(editor);
+    editor->style()->polish(editor);
+    editor->update();
+}
+
+/// Sets an editor's tooltip (the one markEditor restores).
+inline void setBaseToolTip(QWidget* editor, const QString& tip) {
+    editor->setProperty("hwlBaseToolTip", tip);
+    if (!editor->property(kErrorProperty).toBool())
+        editor->setToolTip(tip);
+}
+
+/// The shortest text that reads back as exactly `value` ("0.01", "1e-07").
+inline QString shortestNumber(double value) {
+    return QString::number(value, 'g', QLocale::FloatingPointShortest);
+}
+
+} // namespace hwl::ui

@@ -1,0 +1,108 @@
+#include "guiapp.h"
+
+#include "experimentform.h"
+#include "forkserver.h"
+#include "mainwindow.h"
+#include "trainingchart.h"
+#include "workerprocess.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace hwl::ui {
+
+namespace {
+bool haveDisplay() {
+    return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") ||
+           std::getenv("QT_QPA_PLATFORM");
+}
+} // namespace
+
+int runGui(int argc, char** argv) {
+    bool screenshot = false;
+    for (int i = 1; i < argc; ++i)
+        screenshot = screenshot || std::string(argv[i]).rfind("--screenshot", 0) == 0;
+    if (!haveDisplay()) {
+        if (!screenshot) {
+            std::fprintf(stderr,
+                         "error: no display to open the window on (DISPLAY is not set).\n"
+                         "Run it in a desktop session, under xvfb-run, or use --headless for "
+                         "the command line.\n");
+            return 2;
+        }
+        qputenv("QT_QPA_PLATFORM", "offscreen"); // a picture needs no screen
+    }
+    // The fork server must exist before Qt starts its threads.
+    std::shared_ptr<ForkServer> forkServer;
+    try {
+        forkServer = ForkServer::start(&workerProcessMain);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "warning: %s; the forkserver start method is unavailable\n", e.what());
+    }
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("HogwildLab");
+    QApplication::setApplicationName("Hogwild Lab");
+    QApplication::setApplicationVersion(HWL_VERSION);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Hogwild Lab: a workbench for parallel SGD training. Use --headless for the command "
+        "line (hogwild-lab --headless --help lists its options).");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    QCommandLineOption start("start", "Start the experiment at once.");
+    QCommandLineOption config("config", "Open this experiment file.", "file.json");
+    QCommandLineOption preset("preset", "Apply a teaching preset by name.", "name");
+    QCommandLineOption shot("screenshot", "Save a picture of the window mid-run and quit.",
+                            "file.png");
+    QCommandLineOption after("after", "Seconds into the run for --screenshot (default 2).",
+                             "seconds", "2");
+    parser.addOptions({start, config, preset, shot, after});
+    parser.process(app);
+
+    MainWindow window(forkServer);
+    if (parser.isSet(config) && !window.openExperiment(parser.value(config), true)) {
+        std::fprintf(stderr, "error: cannot open experiment %s\n",
+                     qPrintable(parser.value(config)));
+        return 2;
+    }
+    if (parser.isSet(preset) && !window.applyPreset(parser.value(preset))) {
+        std::fprintf(stderr, "error: no preset named \"%s\"\n", qPrintable(parser.value(preset)));
+        return 2;
+    }
+    window.show();
+    if (parser.isSet(shot)) {
+        const QString path = parser.value(shot);
+        bool ok = false;
+        const double seconds = parser.value(after).toDouble(&ok);
+        if (!ok || seconds < 0 || seconds > 3600) {
+            std::fprintf(stderr, "error: --after needs a number of seconds in 0..3600\n");
+            return 2;
+        }
+        QTimer::singleShot(0, &window, &MainWindow::startRun);
+        int status = 0;
+        QTimer::singleShot(int(seconds * 1000), &window, [&] {
+            window.lossChart()->refresh();
+            window.divergenceChart()->refresh();
+            if (!window.grab().save(path)) {
+                std::fprintf(stderr, "error: cannot write %s\n", qPrintable(path));
+                status = 1;
+            } else {
+                std::printf("saved %s\n", qPrintable(path));
+            }
+            window.close();
+        });
+        const int code = app.exec();
+        return status ? status : code;
+    }
+    if (parser.isSet(start))
+        QTimer::singleShot(0, &window, &MainWindow::startRun);
+    return app.exec();
+}
+
+} // namespace hwl::ui

@@ -1,0 +1,544 @@
+#include "mainwindow.h"
+
+#include "experimentform.h"
+#include "headless.h"
+#include "presets.h"
+#include "tensorfile.h"
+#include "trainingchart.h"
+#include "weightsio.h"
+#include "workertablemodel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSlider>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QThread>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+namespace hwl::ui {
+
+namespace {
+constexpr int kMaxRecent = 8;
+
+ChartSample point(const Sample& s, float value) {
+    return {double(s.step), double(s.samples), s.time, double(value)};
+}
+} // namespace
+
+MainWindow::MainWindow(std::shared_ptr<ForkServer> forkServer, QWidget* parent)
+    : QMainWindow(parent) {
+    setWindowTitle(tr("Hogwild Lab"));
+    setObjectName("MainWindow");
+    controller_ = new RunController(std::move(forkServer), this);
+    buildActions();
+    buildLayout();
+    buildMenus();
+
+    // Charts redraw at most every 40 ms, coalescing all telemetry in between.
+    redrawTimer_ = new QTimer(this);
+    redrawTimer_->setSingleShot(true);
+    redrawTimer_->setInterval(40);
+    connect(redrawTimer_, &QTimer::timeout, this, &MainWindow::refreshCharts);
+
+    connect(controller_, &RunController::preparing, this, [this](const QString& what) {
+        statusLabel_->setText(what);
+        logEvent(tr("Preparing: %1").arg(what));
+        updateActions();
+    });
+    connect(controller_, &RunController::started, this, &MainWindow::onStarted);
+    connect(controller_, &RunController::failedToStart, this, [this](const QString& message) {
+        logEvent(tr("Could not start: %1").arg(message), true);
+        statusLabel_->setText(tr("Could not start"));
+        updateActions();
+        QMessageBox::warning(this, tr("Could not start the run"), message);
+    });
+    connect(controller_, &RunController::samplesArrived, this, &MainWindow::onSamples);
+    connect(
+        controller_, &RunController::workersUpdated, this, [this](const QList<WorkerRow>& rows) {
+            workerModel_->setRows(rows);
+            double rate = 0;
+            for (const auto& r : rows)
+                rate += r.samplesPerSecond;
+            if (controller_->busy())
+                statusLabel_->setText(tr("%1 — %2 samples/s")
+                                          .arg(controller_->paused() ? tr("Paused") : tr("Running"))
+                                          .arg(rate, 0, 'f', 0));
+        });
+    connect(controller_, &RunController::finished, this, &MainWindow::onFinished);
+    connect(controller_, &RunController::event, this, &MainWindow::logEvent);
+    connect(form_, &ExperimentForm::validityChanged, this, &MainWindow::updateActions);
+
+    restoreSettings();
+    if (presets().isEmpty() == false)
+        explanation_->setHtml(presets().last().explanation);
+    updateActions();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildActions() {
+    startAction_ = new QAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Start"), this);
+    startAction_->setShortcut(Qt::CTRL | Qt::Key_R);
+    startAction_->setToolTip(tr("Start training with the experiment on the left (Ctrl+R)"));
+    pauseAction_ = new QAction(style()->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), this);
+    pauseAction_->setShortcut(Qt::CTRL | Qt::Key_P);
+    stopAction_ = new QAction(style()->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this);
+    stopAction_->setShortcut(Qt::CTRL | Qt::Key_T);
+    stopAction_->setToolTip(tr("Stop every worker after its current step"));
+    connect(startAction_, &QAction::triggered, this, &MainWindow::startRun);
+    connect(pauseAction_, &QAction::triggered, this, &MainWindow::togglePause);
+    connect(stopAction_, &QAction::triggered, this, &MainWindow::stopRun);
+}
+
+void MainWindow::buildLayout() {
+    // Left: the experiment form.
+    form_ = new ExperimentForm;
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(form_);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumWidth(360);
+    auto* dock = new QDockWidget(tr("Experiment"), this);
+    dock->setObjectName("ExperimentDock");
+    dock->setWidget(scroll);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+    // Toolbar: run control and chart controls.
+    auto* toolbar = addToolBar(tr("Run"));
+    toolbar->setObjectName("RunToolbar");
+    toolbar->addAction(startAction_);
+    toolbar->addAction(pauseAction_);
+    toolbar->addAction(stopAction_);
+    toolbar->addSeparator();
+    toolbar->addWidget(new QLabel(tr(" Smoothing ")));
+    smoothing_ = new QSlider(Qt::Horizontal);
+    smoothing_->setRange(0, 99);
+    smoothing_->setValue(60);
+    smoothing_->setMaximumWidth(140);
+    smoothing_->setToolTip(tr("Exponential moving average, debiased (as TensorBoard)"));
+    toolbar->addWidget(smoothing_);
+    auto* smoothingValue = new QLabel(QStringLiteral("0.60 "));
+    toolbar->addWidget(smoothingValue);
+    toolbar->addWidget(new QLabel(tr(" X axis ")));
+    xAxis_ = new QComboBox;
+    xAxis_->addItems({tr("Step"), tr("Samples"), tr("Wall time (s)")});
+    toolbar->addWidget(xAxis_);
+    logScale_ = new QCheckBox(tr("Log scale"));
+    toolbar->addWidget(logScale_);
+
+    // Centre: the charts above, workers and events below; explanation on the right.
+    lossChart_ = new TrainingChart(tr("Loss per worker"), tr("loss"));
+    divergenceChart_ = new TrainingChart(
+        tr("Divergence per worker (staleness, or distance from the replica mean)"),
+        tr("L2 distance"));
+    chartSplitter_ = new QSplitter(Qt::Vertical);
+    chartSplitter_->addWidget(lossChart_);
+    chartSplitter_->addWidget(divergenceChart_);
+
+    workerModel_ = new WorkerTableModel(this);
+    workerTable_ = new QTableView;
+    workerTable_->setModel(workerModel_);
+    workerTable_->verticalHeader()->hide();
+    workerTable_->horizontalHeader()->setStretchLastSection(true);
+    workerTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    eventLog_ = new QPlainTextEdit;
+    eventLog_->setReadOnly(true);
+    eventLog_->setMaximumBlockCount(5000);
+    auto* bottom = new QTabWidget;
+    bottom->addTab(workerTable_, tr("Workers"));
+    bottom->addTab(eventLog_, tr("Events"));
+
+    explanation_ = new QTextBrowser;
+    explanation_->setOpenExternalLinks(false);
+    explanation_->setMinimumWidth(220);
+
+    auto* centre = new QSplitter(Qt::Vertical);
+    centre->addWidget(chartSplitter_);
+    centre->addWidget(bottom);
+    centre->setStretchFactor(0, 3);
+    centre->setStretchFactor(1, 1);
+    mainSplitter_ = new QSplitter(Qt::Horizontal);
+    mainSplitter_->addWidget(centre);
+    mainSplitter_->addWidget(explanation_);
+    mainSplitter_->setStretchFactor(0, 4);
+    mainSplitter_->setStretchFactor(1, 1);
+    setCentralWidget(mainSplitter_);
+
+    statusLabel_ = new QLabel(tr("Ready"));
+    statusBar()->addWidget(statusLabel_, 1);
+
+    connect(smoothing_, &QSlider::valueChanged, this, [this, smoothingValue](int v) {
+        smoothingValue->setText(QString::number(v / 100.0, 'f', 2) + ' ');
+        lossChart_->setSmoothing(v / 100.0);
+        divergenceChart_->setSmoothing(v / 100.0);
+        refreshCharts();
+    });
+    connect(xAxis_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        lossChart_->setXAxis(TrainingChart::XAxis(i));
+        divergenceChart_->setXAxis(TrainingChart::XAxis(i));
+        refreshCharts();
+    });
+    connect(logScale_, &QCheckBox::toggled, this, [this](bool on) {
+        lossChart_->setLogScale(on);
+        refreshCharts();
+    });
+    lossChart_->setSmoothing(smoothing_->value() / 100.0);
+    divergenceChart_->setSmoothing(smoothing_->value() / 100.0);
+}
+
+void MainWindow::buildMenus() {
+    auto* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open experiment…"), QKeySequence::Open, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open experiment"), {},
+                                                          tr("Experiments (*.json)"));
+        if (!path.isEmpty())
+            openExperiment(path);
+    });
+    recentMenu_ = file->addMenu(tr("Open &recent"));
+    file->addAction(tr("&Save experiment…"), QKeySequence::Save, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Save experiment"), "experiment.json", tr("Experiments (*.json)"));
+        if (!path.isEmpty())
+            saveExperiment(path);
+    });
+    file->addSeparator();
+    file->addAction(tr("Export weights (&safetensors)…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export weights"), "weights.safetensors", tr("safetensors (*.safetensors)"));
+        if (!path.isEmpty())
+            exportWeights(path);
+    });
+    file->addAction(tr("Export weights (&NumPy .npz)…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export weights"), "weights.npz",
+                                                          tr("NumPy (*.npz)"));
+        if (!path.isEmpty())
+            exportWeights(path);
+    });
+    file->addAction(tr("Export &metrics CSV…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export metrics"), "metrics.csv",
+                                                          tr("CSV (*.csv)"));
+        if (!path.isEmpty())
+            exportMetrics(path);
+    });
+    file->addAction(tr("Save &loss chart as PNG…"), this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Save chart"), "loss.png", tr("PNG (*.png)"));
+        if (!path.isEmpty() && !lossChart_->saveImage(path))
+            QMessageBox::warning(this, tr("Save chart"), tr("Cannot write %1").arg(path));
+    });
+    file->addAction(tr("Save &divergence chart as PNG…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save chart"), "divergence.png",
+                                                          tr("PNG (*.png)"));
+        if (!path.isEmpty() && !divergenceChart_->saveImage(path))
+            QMessageBox::warning(this, tr("Save chart"), tr("Cannot write %1").arg(path));
+    });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    auto* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(startAction_);
+    run->addAction(pauseAction_);
+    run->addAction(stopAction_);
+
+    auto* demos = menuBar()->addMenu(tr("&Presets"));
+    for (const auto& preset : presets()) {
+        const QString name = preset.name;
+        demos->addAction(name, this, [this, name] { applyPreset(name); });
+    }
+    rebuildRecentMenu();
+}
+
+void MainWindow::updateActions() {
+    const bool busy = controller_->busy();
+    startAction_->setEnabled(!busy && form_->isValid());
+    startAction_->setToolTip(form_->isValid()
+                                 ? tr("Start training with the experiment on the left (Ctrl+R)")
+                                 : tr("Fix the fields marked in red first"));
+    pauseAction_->setEnabled(busy);
+    stopAction_->setEnabled(busy);
+    pauseAction_->setText(controller_->paused() ? tr("&Resume") : tr("&Pause"));
+    pauseAction_->setIcon(style()->standardIcon(controller_->paused() ? QStyle::SP_MediaPlay
+                                                                      : QStyle::SP_MediaPause));
+    form_->setRunning(busy);
+}
+
+void MainWindow::logEvent(const QString& text, bool warning) {
+    const QString stamp = QTime::currentTime().toString("HH:mm:ss");
+    eventLog_->appendPlainText(QStringLiteral("%1  %2%3").arg(stamp, warning ? "⚠ " : "", text));
+}
+
+QString MainWindow::eventLogText() const {
+    return eventLog_->toPlainText();
+}
+QString MainWindow::explanationText() const {
+    return explanation_->toPlainText();
+}
+
+void MainWindow::startRun() {
+    if (controller_->busy() || !form_->isValid())
+        return;
+    const ExperimentConfig config = form_->config();
+    if (config.workers > QThread::idealThreadCount())
+        logEvent(tr("%1 workers on %2 cores: they will time-share the CPUs, so adding workers "
+                    "past the core count will not add throughput")
+                     .arg(config.workers)
+                     .arg(QThread::idealThreadCount()),
+                 true);
+    lossChart_->setWorkerCount(config.workers, true);
+    divergenceChart_->setWorkerCount(config.workers, false);
+    workerModel_->setRows({});
+    controller_->start(config);
+    updateActions();
+}
+
+void MainWindow::togglePause() {
+    if (!controller_->busy())
+        return;
+    if (controller_->paused()) {
+        controller_->resume();
+        logEvent(tr("Resumed"));
+    } else {
+        controller_->pause();
+        logEvent(tr("Paused: every worker waits after its current step"));
+    }
+    updateActions();
+}
+
+void MainWindow::stopRun() {
+    if (!controller_->busy())
+        return;
+    controller_->stop();
+    logEvent(tr("Stop requested"));
+}
+
+void MainWindow::onStarted(int workers, const QStringList& notes) {
+    const ExperimentConfig& c = controller_->run()->config();
+    logEvent(tr("Run started: %1 on %2, mode %3%4, %5 worker(s), %6 epochs")
+                 .arg(QString::fromStdString(c.model), QString::fromStdString(c.dataset),
+                      QString::fromLatin1(toString(c.mode)),
+                      c.mode == Mode::Processes ? QStringLiteral(" (%1%2)").arg(
+                                                      QString::fromLatin1(toString(c.startMethod)),
+                                                      c.share ? "" : ", NOT shared")
+                                                : QString())
+                 .arg(workers)
+                 .arg(c.epochs));
+    for (const auto& note : notes)
+        logEvent(note, true);
+    updateActions();
+}
+
+void MainWindow::onSamples(const QList<Sample>& samples) {
+    // Group per series so each chart buffer grows once per batch.
+    QHash<int, QList<ChartSample>> loss, divergence;
+    for (const Sample& s : samples) {
+        switch (s.kind) {
+        case Sample::Step:
+            loss[s.worker].append(point(s, s.loss));
+            divergence[s.worker].append(point(s, s.divergence));
+            break;
+        case Sample::EpochEnd:
+            logEvent(tr("Epoch %1: worker %2 mean loss %3")
+                         .arg(s.epoch)
+                         .arg(s.worker)
+                         .arg(double(s.loss), 0, 'f', 4));
+            break;
+        case Sample::Eval:
+            if (controller_->run() && controller_->run()->data().test.rows > 0) {
+                // An evaluation counts every worker's steps and samples; per
+                // worker (the other series' x) that is the mean.
+                Sample perWorker = s;
+                const auto workers = std::uint64_t(controller_->run()->config().workers);
+                perWorker.step /= workers;
+                perWorker.samples /= workers;
+                loss[TrainingChart::kTestSeries].append(point(perWorker, s.loss));
+                logEvent(tr("Epoch %1: test loss %2, accuracy %3%")
+                             .arg(s.epoch)
+                             .arg(double(s.loss), 0, 'f', 4)
+                             .arg(100.0 * double(s.accuracy), 0, 'f', 2));
+            }
+            break;
+        }
+    }
+    for (auto it = loss.begin(); it != loss.end(); ++it)
+        lossChart_->appendPoints(it.key(), it.value());
+    for (auto it = divergence.begin(); it != divergence.end(); ++it)
+        divergenceChart_->appendPoints(it.key(), it.value());
+    if (!redrawTimer_->isActive())
+        redrawTimer_->start();
+}
+
+void MainWindow::refreshCharts() {
+    lossChart_->refresh();
+    divergenceChart_->refresh();
+}
+
+void MainWindow::onFinished(const RunSummary& s) {
+    refreshCharts();
+    QString line = tr("Run %1 after %2 epochs: %3 samples/s over %4 s")
+                       .arg(QString::fromLatin1(toString(s.state)))
+                       .arg(s.epochsCompleted)
+                       .arg(s.samplesPerSecond, 0, 'f', 0)
+                       .arg(s.trainSeconds, 0, 'f', 2);
+    if (s.evaluated)
+        line += tr(", test accuracy %1%").arg(100.0 * s.testAccuracy, 0, 'f', 2);
+    logEvent(line, s.state == RunState::Failed);
+    if (!s.failure.empty())
+        logEvent(tr("Failure: %1").arg(QString::fromStdString(s.failure)), true);
+    statusLabel_->setText(line);
+    updateActions();
+}
+
+bool MainWindow::openExperiment(const QString& path, bool quiet) {
+    ExperimentConfig config = form_->config();
+    try {
+        config.mergeJsonFile(path.toStdString());
+    } catch (const std::exception& e) {
+        if (!quiet)
+            QMessageBox::warning(this, tr("Open experiment"), QString::fromUtf8(e.what()));
+        logEvent(QString::fromUtf8(e.what()), true);
+        return false;
+    }
+    form_->setConfig(config);
+    addRecent(path);
+    logEvent(tr("Opened %1").arg(path));
+    return true;
+}
+
+bool MainWindow::saveExperiment(const QString& path, bool quiet) {
+    try {
+        writeFileAtomically(path.toStdString(), form_->config().toJson());
+    } catch (const std::exception& e) {
+        if (!quiet)
+            QMessageBox::warning(this, tr("Save experiment"), QString::fromUtf8(e.what()));
+        return false;
+    }
+    addRecent(path);
+    logEvent(tr("Saved %1").arg(path));
+    return true;
+}
+
+bool MainWindow::exportWeights(const QString& path, bool quiet) {
+    const Run* run = controller_->run();
+    QString error;
+    if (!run || !run->parameters())
+        error = tr("There are no trained weights yet: start a run first.");
+    else if (controller_->busy())
+        error = tr("The run is still going: stop it or wait for it to finish, then export.");
+    else {
+        try {
+            const auto refs = tensorRefs(run->model().layout(), run->parameters());
+            if (path.endsWith(".npz", Qt::CaseInsensitive))
+                writeNpz(path.toStdString(), refs);
+            else
+                writeSafetensors(path.toStdString(), refs,
+                                 {{"format", "pt"},
+                                  {"producer", std::string("hogwild-lab ") + HWL_VERSION},
+                                  {"model", run->config().model},
+                                  {"dataset", run->config().dataset}});
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        }
+    }
+    if (!error.isEmpty()) {
+        if (!quiet)
+            QMessageBox::warning(this, tr("Export weights"), error);
+        return false;
+    }
+    logEvent(tr("Exported weights to %1").arg(path));
+    return true;
+}
+
+bool MainWindow::exportMetrics(const QString& path, bool quiet) {
+    QString error;
+    if (!controller_->run())
+        error = tr("There are no metrics yet: start a run first.");
+    else {
+        try {
+            writeFileAtomically(path.toStdString(), controller_->metrics().csv());
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        }
+    }
+    if (!error.isEmpty()) {
+        if (!quiet)
+            QMessageBox::warning(this, tr("Export metrics"), error);
+        return false;
+    }
+    logEvent(tr("Exported metrics to %1").arg(path));
+    return true;
+}
+
+bool MainWindow::applyPreset(const QString& name) {
+    for (const auto& preset : presets()) {
+        if (preset.name != name)
+            continue;
+        form_->setConfig(preset.config);
+        explanation_->setHtml(QStringLiteral("<h3>%1</h3>%2").arg(preset.name, preset.explanation));
+        logEvent(tr("Preset: %1").arg(name));
+        return true;
+    }
+    return false;
+}
+
+void MainWindow::addRecent(const QString& path) {
+    QSettings settings;
+    QStringList recent = settings.value("recentExperiments").toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue("recentExperiments", recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    const QStringList recent = QSettings().value("recentExperiments").toStringList();
+    for (const QString& path : recent)
+        recentMenu_->addAction(path, this, [this, path] { openExperiment(path); });
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::restoreSettings() {
+    QSettings settings;
+    if (!restoreGeometry(settings.value("window/geometry").toByteArray()))
+        resize(1400, 900);
+    restoreState(settings.value("window/state").toByteArray());
+    mainSplitter_->restoreState(settings.value("window/mainSplitter").toByteArray());
+    chartSplitter_->restoreState(settings.value("window/chartSplitter").toByteArray());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+    settings.setValue("window/mainSplitter", mainSplitter_->saveState());
+    settings.setValue("window/chartSplitter", chartSplitter_->saveState());
+    controller_->stop(); // the controller's destructor waits for the workers
+    event->accept();
+}
+
+} // namespace hwl::ui

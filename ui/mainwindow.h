@@ -1,0 +1,106 @@
+#pragma once
+// MainWindow: configure an experiment, start / pause / stop it, and watch
+// every worker's loss and divergence live. Talks to the engine only through
+// RunController (the run API and the telemetry segment). GUI thread only.
+#include "chartsample.h"
+#include "runcontroller.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QMenu;
+class QPlainTextEdit;
+class QSlider;
+class QSplitter;
+class QTableView;
+class QTextBrowser;
+
+namespace hwl {
+class ForkServer;
+}
+
+namespace hwl::ui {
+
+class ExperimentForm;
+class TrainingChart;
+class WorkerTableModel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    explicit MainWindow(std::shared_ptr<ForkServer> forkServer, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // For tests and the screenshot command.
+    ExperimentForm* form() const { return form_; }
+    TrainingChart* lossChart() const { return lossChart_; }
+    TrainingChart* divergenceChart() const { return divergenceChart_; }
+    WorkerTableModel* workerModel() const { return workerModel_; }
+    RunController* controller() const { return controller_; }
+    QAction* startAction() const { return startAction_; }
+    QAction* pauseAction() const { return pauseAction_; }
+    QAction* stopAction() const { return stopAction_; }
+    QString eventLogText() const;
+    QString explanationText() const;
+
+    /// Loads an experiment JSON file into the form; false (and a message box
+    /// unless `quiet`) when it cannot be read.
+    bool openExperiment(const QString& path, bool quiet = false);
+    bool saveExperiment(const QString& path, bool quiet = false);
+    /// Export actions; false with a message when the file cannot be written.
+    bool exportWeights(const QString& path, bool quiet = false); ///< .safetensors or .npz by suffix
+    bool exportMetrics(const QString& path, bool quiet = false);
+    /// Applies a preset by name (see presets()); false if unknown.
+    bool applyPreset(const QString& name);
+
+public slots:
+    void startRun();
+    void togglePause();
+    void stopRun();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildActions();
+    void buildMenus();
+    void buildLayout();
+    void updateActions();
+    void logEvent(const QString& text, bool warning = false);
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void restoreSettings();
+    void onSamples(const QList<hwl::Sample>& samples);
+    void onStarted(int workers, const QStringList& notes);
+    void onFinished(const hwl::RunSummary& summary);
+    void refreshCharts();
+
+    RunController* controller_ = nullptr;
+    ExperimentForm* form_ = nullptr;
+    TrainingChart* lossChart_ = nullptr;
+    TrainingChart* divergenceChart_ = nullptr;
+    WorkerTableModel* workerModel_ = nullptr;
+    QTableView* workerTable_ = nullptr;
+    QPlainTextEdit* eventLog_ = nullptr;
+    QTextBrowser* explanation_ = nullptr;
+    QSplitter* chartSplitter_ = nullptr;
+    QSplitter* mainSplitter_ = nullptr;
+    QSlider* smoothing_ = nullptr;
+    QComboBox* xAxis_ = nullptr;
+    QCheckBox* logScale_ = nullptr;
+    QLabel* statusLabel_ = nullptr;
+    QAction* startAction_ = nullptr;
+    QAction* pauseAction_ = nullptr;
+    QAction* stopAction_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QTimer* redrawTimer_ = nullptr;
+    bool chartsDirty_ = false;
+};
+
+} // namespace hwl::ui

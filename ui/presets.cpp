@@ -1,0 +1,151 @@
+#include "presets.h"
+
+#include "datasources.h"
+#include "modelspec.h"
+
+#include <QCoreApplication>
+
+namespace hwl::ui {
+
+namespace {
+
+QString tr(const char* text) {
+    return QCoreApplication::translate("hwl::ui::Presets", text);
+}
+
+/// The canonical form of a model / dataset text, so that a preset survives
+/// a round trip through the form unchanged.
+std::string canonicalModel(const std::string& text) {
+    return toString(parseModelSpec(text));
+}
+std::string canonicalDataset(const std::string& text) {
+    return toString(parseDatasetSpec(text));
+}
+
+/// The synthetic stand-in for Fashion-MNIST: same shape (784 features,
+/// 10 classes, 60000 rows), learnable.
+const char* const kFashionStandIn = "teacher:60000x784:10:64";
+
+Preset hogwildVsLocked() {
+    ExperimentConfig c;
+    c.model = canonicalModel("mlp:100-256-10");
+    c.dataset = canonicalDataset("random:10000x100:10");
+    c.mode = Mode::ThreadsLocked;
+    c.workers = 2;
+    c.epochs = 3;
+    c.batch = 32;
+    c.lr = 0.01;
+    c.momentum = 0.0;
+    c.testFraction = 0.0;
+    return {tr("Hogwild vs locked"),
+            tr("<p>The blog's workload: an MLP 100-256-10 on random data, two threads that "
+               "take <b>one mutex around every update</b>. Run it and note the samples/s, then "
+               "switch the mode to <b>threads (Hogwild)</b> and run again.</p>"
+               "<p>With the lock only one worker can write at a time, so the updates are "
+               "serialised and the second thread mostly waits. Hogwild drops the lock: the "
+               "workers write into the same weights at once and occasionally overwrite a "
+               "little of each other's work, which SGD shrugs off. The labels are random, so "
+               "compare throughput, not accuracy.</p>"),
+            c};
+}
+
+Preset forgotToShare() {
+    ExperimentConfig c;
+    c.model = canonicalModel("mlp:100-256-10");
+    c.dataset = canonicalDataset("teacher:60000x100:10");
+    c.mode = Mode::Processes;
+    c.startMethod = StartMethod::Fork;
+    c.share = false;
+    c.workers = 3;
+    c.epochs = 30;
+    c.batch = 32;
+    c.lr = 0.01;
+    c.momentum = 0.9;
+    return {tr("Forgot to share parameters (fork)"),
+            tr("<p>The blog's <b>scene 3</b>: three forked worker processes, but the parameters "
+               "were never put in shared memory (PyTorch's <b>model.share_memory()</b> "
+               "forgotten). Each worker trains its own private copy.</p>"
+               "<p>What you will see: the workers' losses fall, yet the <b>test accuracy stays "
+               "flat</b>, because it is measured on the parent's copy, which nobody updates; the "
+               "divergence of the workers from their mean <b>fans out</b> epoch after epoch. At "
+               "the end the run says so: the exported model is the untouched initial one.</p>"
+               "<p>In PyTorch the same mistake is silent with fork, and the training is simply "
+               "lost; with spawn, passing the model to mp.spawn moves its parameters into shared "
+               "memory anyway, so training happens to be shared. Tick <b>Share "
+               "parameters</b> to see the difference.</p>"),
+            c};
+}
+
+Preset sparseEmbedding() {
+    ExperimentConfig c;
+    c.model = canonicalModel("embedding-bag:5000-32-4");
+    c.dataset = canonicalDataset("sparse-bow:20000x5000:4:20");
+    c.mode = Mode::Threads;
+    c.workers = 4;
+    c.epochs = 5;
+    c.batch = 32;
+    c.lr = 0.5;
+    c.momentum = 0.0;
+    return {tr("Sparse embedding Hogwild"),
+            tr("<p>The case Hogwild was made for: an embedding bag over a 5000-token "
+               "vocabulary, four lock-free threads. Each step touches only the embedding rows "
+               "of the 20 or so tokens in its batch rows, plus a small linear layer.</p>"
+               "<p>Two workers rarely update the same row at the same moment, so the races that "
+               "lock-free updates allow almost never happen: training is as good as with a "
+               "lock, and faster. Watch the divergence (staleness) stay small while the test "
+               "accuracy climbs.</p>"),
+            c};
+}
+
+Preset processHogwild(bool fashion) {
+    ExperimentConfig c;
+    c.model = canonicalModel("mlp:784-128-10");
+    c.dataset = fashion ? "fashion-mnist" : kFashionStandIn;
+    c.mode = Mode::Processes;
+    c.startMethod = StartMethod::Forkserver;
+    c.share = true;
+    c.workers = 2;
+    c.epochs = 5;
+    QString text =
+        tr("<p>Hogwild across <b>processes</b>: two workers started by the fork server update "
+           "one copy of the parameters in shared memory without locks, while the training data "
+           "sits once in a read-only segment.</p>"
+           "<p>The fork server is a small single-threaded process forked when the app starts, "
+           "before any GUI thread exists, so workers start in a few milliseconds without "
+           "inheriting this window's threads (the trouble with plain fork). The worker table "
+           "shows each worker's pid and start-up time; compare them with spawn and fork.</p>");
+    if (!fashion)
+        text += tr("<p>Fashion-MNIST is not installed (apt-get install dataset-fashion-mnist), "
+                   "so this runs on a synthetic teacher task of the same shape.</p>");
+    return {tr("Process Hogwild (forkserver)"), text, c};
+}
+
+Preset fashionDefault(bool fashion) {
+    ExperimentConfig c = ExperimentConfig::defaults();
+    QString text = tr("<p>The default experiment: an MLP 784-128-10 with ReLU, two Hogwild "
+                      "threads, 5 epochs of SGD with learning rate 0.01 and momentum 0.9, batch "
+                      "32.</p>");
+    if (fashion) {
+        text += tr("<p>On Fashion-MNIST (28 x 28 pictures of clothes, 10 classes) it reaches "
+                   "about 85% test accuracy in a few seconds. Runs with more than one worker "
+                   "are not bit-reproducible, which is the point of lock-free updates: the "
+                   "accuracy varies by a few tenths.</p>");
+    } else {
+        c.dataset = kFashionStandIn;
+        text += tr("<p><b>Fashion-MNIST is not installed</b> (apt-get install "
+                   "dataset-fashion-mnist), so this runs on a synthetic teacher task of the "
+                   "same shape instead: 60000 rows of 784 features, 10 classes whose labels "
+                   "come from a fixed random network.</p>");
+    }
+    return {tr("Fashion-MNIST default"), text, c};
+}
+
+} // namespace
+
+QList<Preset> presets() {
+    const bool fashion = fashionMnistAvailable();
+    return {hogwildVsLocked(), forgotToShare(), sparseEmbedding(), processHogwild(fashion),
+            fashionDefault(fashion)};
+}
+
+} // namespace hwl::ui

@@ -1,0 +1,101 @@
+#pragma once
+// RunController: the GUI's side of the run API. It prepares a run off the
+// GUI thread (loading a dataset can take a second), starts it, and drains its
+// telemetry segment on a ~30 Hz timer, handing the GUI coalesced batches of
+// samples and a snapshot of every worker's status block. Workers never touch
+// widgets; everything this class emits is emitted on the GUI thread.
+#include "metricslog.h"
+#include "run.h"
+
+#include <QElapsedTimer>
+#include <QList>
+#include <QObject>
+#include <QStringList>
+#include <QTimer>
+
+#include <memory>
+#include <thread>
+
+namespace hwl {
+class ForkServer;
+}
+
+namespace hwl::ui {
+
+/// One row of the worker table: a copy of a WorkerStatus block.
+struct WorkerRow {
+    int rank = 0;
+    qint64 pid = 0;
+    qint64 threadId = 0;
+    bool process = false; ///< a worker process (else a thread of this process)
+    QString state;        ///< starting, running, paused, finished, stopped, failed
+    QString failure;      ///< why it failed, when it did
+    quint64 steps = 0;
+    quint64 samples = 0;
+    double samplesPerSecond = 0; ///< over the last refresh interval
+    double lastLoss = 0;
+    double divergence = 0;
+    double startupMs = -1; ///< launch to first step; -1 before the first step
+};
+
+class RunController : public QObject {
+    Q_OBJECT
+
+public:
+    /// `forkServer`: started by main() while the process was single-threaded;
+    /// used by process runs with the forkserver start method (may be null).
+    explicit RunController(std::shared_ptr<ForkServer> forkServer, QObject* parent = nullptr);
+    ~RunController() override; ///< stops a run still going and waits for it
+
+    /// Starts a run of `config` (validated by the caller). Returns false when
+    /// one is already preparing or running. Emits preparing(), then
+    /// started() or failedToStart().
+    bool start(const ExperimentConfig& config);
+    void pause();
+    void resume();
+    /// Asks the workers to stop after their current step; finished() follows.
+    void stop();
+
+    /// True from start() until finished() or failedToStart() was emitted.
+    bool busy() const { return preparing_ || running_; }
+    bool paused() const { return paused_; }
+    /// The current or last run (null before the first); its parameters are
+    /// what "Export weights" writes.
+    const Run* run() const { return run_.get(); }
+    const MetricsLog& metrics() const { return metrics_; }
+    /// Milliseconds between telemetry drains.
+    static constexpr int kRefreshMs = 33;
+
+signals:
+    void preparing(const QString& description);
+    void started(int workers, const QStringList& notes);
+    void failedToStart(const QString& message);
+    /// Samples drained since the last tick, in ring order per worker.
+    void samplesArrived(const QList<hwl::Sample>& samples);
+    void workersUpdated(const QList<hwl::ui::WorkerRow>& rows);
+    void finished(const hwl::RunSummary& summary);
+    /// A line for the event log: warnings, worker deaths, pitfalls.
+    void event(const QString& text, bool warning);
+
+private:
+    void onPrepared(const QString& error);
+    void tick();
+    void collectWorkers();
+
+    std::shared_ptr<ForkServer> forkServer_;
+    std::unique_ptr<Run> run_;
+    std::thread preparer_;
+    MetricsLog metrics_;
+    QTimer timer_;
+    QElapsedTimer sinceLastTick_;
+    QList<quint64> lastSamples_;
+    QList<QString> reportedFailures_;
+    bool preparing_ = false;
+    bool running_ = false; ///< started and finished() not yet emitted
+    bool paused_ = false;
+};
+
+} // namespace hwl::ui
+
+Q_DECLARE_METATYPE(hwl::ui::WorkerRow)
+Q_DECLARE_METATYPE(hwl::RunSummary)

@@ -1,0 +1,448 @@
+#include "trainingchart.h"
+
+#include "downsampler.h"
+#include "smoothing.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPixmap>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace hwl::ui {
+
+namespace {
+
+// Tableau 10 (matplotlib's "tab10"): distinct, and none of them black, which
+// is the test series' colour.
+constexpr std::array<QRgb, 10> kPalette = {
+    0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
+    0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf,
+};
+
+QString xTitle(TrainingChart::XAxis axis) {
+    switch (axis) {
+    case TrainingChart::XAxis::Step:
+        return QStringLiteral("step");
+    case TrainingChart::XAxis::Samples:
+        return QStringLiteral("samples");
+    case TrainingChart::XAxis::Time:
+        return QStringLiteral("time (s)");
+    }
+    return {};
+}
+
+const double ChartSample::*xFieldOf(TrainingChart::XAxis axis) {
+    switch (axis) {
+    case TrainingChart::XAxis::Step:
+        return &ChartSample::step;
+    case TrainingChart::XAxis::Samples:
+        return &ChartSample::samples;
+    case TrainingChart::XAxis::Time:
+        return &ChartSample::time;
+    }
+    return &ChartSample::step;
+}
+
+// An empty or degenerate range widened so that the axis can show it.
+void widen(double& lo, double& hi, bool log) {
+    if (log) {
+        if (hi > lo) {
+            lo /= 1.25; // about a tenth of a decade of headroom
+            hi *= 1.25;
+        } else {
+            lo /= 2;
+            hi *= 2;
+        }
+        return;
+    }
+    if (hi > lo) {
+        const double pad = 0.05 * (hi - lo);
+        lo -= pad;
+        hi += pad;
+    } else {
+        const double pad = lo == 0 ? 1.0 : 0.1 * std::abs(lo);
+        lo -= pad;
+        hi += pad;
+    }
+}
+
+} // namespace
+
+template <class F>
+void TrainingChart::forEachSeries(F&& f) {
+    for (Series& s : workers_)
+        f(s);
+    if (test_)
+        f(*test_);
+}
+
+QColor TrainingChart::workerColor(int rank) {
+    const int n = int(kPalette.size());
+    return QColor(kPalette[std::size_t(((rank % n) + n) % n)]);
+}
+
+TrainingChart::TrainingChart(const QString& title, const QString& yTitle, QWidget* parent)
+    : QWidget(parent), yTitle_(yTitle) {
+    chart_ = new QChart;
+    chart_->setTitle(title);
+    chart_->setAnimationOptions(QChart::NoAnimation);
+    chart_->legend()->setAlignment(Qt::AlignBottom);
+    chart_->legend()->setShowToolTips(true);
+
+    view_ = new QChartView(chart_, this); // takes ownership of chart_
+    view_->setRenderHint(QPainter::Antialiasing);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(view_);
+
+    xAxisItem_ = new QValueAxis;
+    xAxisItem_->setTitleText(xTitle(xMode_));
+    xAxisItem_->setLabelFormat(QStringLiteral("%.4g"));
+    chart_->addAxis(xAxisItem_, Qt::AlignBottom);
+    replaceYAxis();
+
+    // The plot area follows the widget size: more pixel columns want more
+    // downsampling buckets.
+    connect(chart_, &QChart::plotAreaChanged, this, [this] { onPlotAreaChanged(); });
+}
+
+TrainingChart::~TrainingChart() = default;
+
+TrainingChart::Series* TrainingChart::find(int seriesId) {
+    if (seriesId == kTestSeries)
+        return test_ ? &*test_ : nullptr;
+    if (seriesId < 0 || seriesId >= int(workers_.size()))
+        return nullptr;
+    return &workers_[std::size_t(seriesId)];
+}
+
+const TrainingChart::Series* TrainingChart::find(int seriesId) const {
+    return const_cast<TrainingChart*>(this)->find(seriesId);
+}
+
+TrainingChart::Series* TrainingChart::find(const QLineSeries* line) {
+    Series* found = nullptr;
+    forEachSeries([&](Series& s) {
+        if (s.line == line)
+            found = &s;
+    });
+    return found;
+}
+
+QLineSeries* TrainingChart::series(int seriesId) const {
+    const Series* s = find(seriesId);
+    return s ? s->line : nullptr;
+}
+
+QLineSeries* TrainingChart::addLineSeries(const QString& name, const QColor& color, bool isTest) {
+    auto* line = new QLineSeries;
+    line->setName(name);
+    chart_->addSeries(line); // takes ownership
+    line->attachAxis(xAxisItem_);
+    line->attachAxis(yAxisItem_);
+    // After addSeries: the theme would otherwise pick the colour.
+    QPen pen(color);
+    pen.setWidthF(isTest ? 2.5 : 1.5);
+    pen.setStyle(isTest ? Qt::DashLine : Qt::SolidLine);
+    line->setPen(pen);
+
+    const QList<QLegendMarker*> markers = chart_->legend()->markers(line);
+    for (QLegendMarker* marker : markers) {
+        connect(marker, &QLegendMarker::clicked, this, [this, line] {
+            if (Series* s = find(line))
+                setSeriesVisible(s->id, !line->isVisible());
+        });
+    }
+    return line;
+}
+
+void TrainingChart::setWorkerCount(int n, bool withTestSeries) {
+    chart_->removeAllSeries(); // deletes them, and their legend markers
+    workers_.clear();
+    test_.reset();
+    n = std::max(n, 0);
+    workers_.resize(std::size_t(n));
+    for (int rank = 0; rank < n; ++rank) {
+        Series& s = workers_[std::size_t(rank)];
+        s.id = rank;
+        s.line = addLineSeries(QStringLiteral("worker %1").arg(rank), workerColor(rank), false);
+    }
+    if (withTestSeries) {
+        test_.emplace();
+        test_->id = kTestSeries;
+        test_->line = addLineSeries(QStringLiteral("test"), Qt::black, true);
+    }
+    fitAxes();
+}
+
+void TrainingChart::appendPoints(int seriesId, const QList<ChartSample>& points) {
+    Series* s = find(seriesId);
+    if (!s || points.isEmpty())
+        return;
+    s->raw.append(points);
+    s->dirty = true;
+}
+
+void TrainingChart::clear() {
+    forEachSeries([](Series& s) {
+        s.raw = QList<ChartSample>(); // frees the memory, unlike QList::clear()
+        s.dirty = true;
+    });
+    refresh();
+}
+
+void TrainingChart::markAllDirty() {
+    forEachSeries([](Series& s) { s.dirty = true; });
+}
+
+void TrainingChart::setSmoothing(double weight) {
+    const double w = clampSmoothingWeight(weight);
+    if (w == smoothing_)
+        return;
+    smoothing_ = w;
+    markAllDirty();
+    refresh();
+}
+
+void TrainingChart::setXAxis(XAxis axis) {
+    if (axis == xMode_)
+        return;
+    xMode_ = axis;
+    xAxisItem_->setTitleText(xTitle(axis));
+    markAllDirty();
+    refresh();
+}
+
+void TrainingChart::setLogScale(bool on) {
+    if (on == logScale_)
+        return;
+    logScale_ = on;
+    replaceYAxis();
+    markAllDirty();
+    refresh();
+}
+
+void TrainingChart::replaceYAxis() {
+    QAbstractAxis* axis = nullptr;
+    if (logScale_) {
+        auto* log = new QLogValueAxis;
+        log->setBase(10);
+        log->setLabelFormat(QStringLiteral("%.4g"));
+        log->setMinorTickCount(-1); // minor ticks at 2..9 times each power
+        log->setRange(0.1, 10);
+        axis = log;
+    } else {
+        auto* lin = new QValueAxis;
+        lin->setLabelFormat(QStringLiteral("%.4g"));
+        axis = lin;
+    }
+    axis->setTitleText(yTitle_);
+    if (yAxisItem_) {
+        chart_->removeAxis(yAxisItem_); // detaches it from every series
+        delete yAxisItem_;
+    }
+    yAxisItem_ = axis;
+    chart_->addAxis(axis, Qt::AlignLeft);
+    forEachSeries([axis](Series& s) { s.line->attachAxis(axis); });
+}
+
+void TrainingChart::styleMarker(QLegendMarker* marker, bool visible) {
+    // As in the qtcharts legendmarkers example: a hidden series keeps its
+    // marker, drawn at half opacity, so that it can be clicked back on.
+    marker->setVisible(true);
+    const qreal alpha = visible ? 1.0 : 0.4;
+    QBrush labelBrush = marker->labelBrush();
+    QColor c = labelBrush.color();
+    c.setAlphaF(alpha);
+    labelBrush.setColor(c);
+    marker->setLabelBrush(labelBrush);
+    QBrush brush = marker->brush();
+    c = brush.color();
+    c.setAlphaF(alpha);
+    brush.setColor(c);
+    marker->setBrush(brush);
+    QPen pen = marker->pen();
+    c = pen.color();
+    c.setAlphaF(alpha);
+    pen.setColor(c);
+    marker->setPen(pen);
+}
+
+void TrainingChart::setSeriesVisible(int seriesId, bool visible) {
+    Series* s = find(seriesId);
+    if (!s || s->line->isVisible() == visible)
+        return;
+    s->line->setVisible(visible); // also hides its legend marker...
+    for (QLegendMarker* marker : chart_->legend()->markers(s->line))
+        styleMarker(marker, visible); // ...which comes back, dimmed
+    if (visible && s->dirty)
+        rebuild(*s); // hidden series are not rebuilt by refresh()
+    fitAxes();
+    Q_EMIT seriesVisibilityChanged(seriesId, visible);
+}
+
+bool TrainingChart::seriesVisible(int seriesId) const {
+    const Series* s = find(seriesId);
+    return s && s->line->isVisible();
+}
+
+int TrainingChart::wantedBuckets() const {
+    return std::max(kMinBuckets, int(std::lround(chart_->plotArea().width())));
+}
+
+bool TrainingChart::bucketsOutOfDate(int wanted) const {
+    // Axis labels change width as the data grows and move the plot area by a
+    // few pixels; rebuilding every series for that would make each refresh a
+    // full one, and could chain refreshes through plotAreaChanged.
+    return std::abs(wanted - buckets_) * 10 > buckets_;
+}
+
+void TrainingChart::onPlotAreaChanged() {
+    const int wanted = wantedBuckets();
+    if (refreshQueued_ || !bucketsOutOfDate(wanted))
+        return;
+    refreshQueued_ = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            refreshQueued_ = false;
+            refresh();
+        },
+        Qt::QueuedConnection);
+}
+
+void TrainingChart::refresh() {
+    const int wanted = wantedBuckets();
+    if (bucketsOutOfDate(wanted)) {
+        buckets_ = wanted;
+        markAllDirty();
+    }
+    forEachSeries([this](Series& s) {
+        if (s.dirty && s.line->isVisible())
+            rebuild(s);
+    });
+    fitAxes();
+}
+
+void TrainingChart::rebuild(Series& s) {
+    // Points the axes cannot draw are dropped: non-finite values, and y <= 0
+    // on a log axis. After smoothing, so that the average sees the same data
+    // in both scales.
+    const bool log = logScale_;
+    auto drawable = [log](double x, double y) {
+        return std::isfinite(x) && std::isfinite(y) && (!log || y > 0);
+    };
+    const double ChartSample::*xField = xFieldOf(xMode_);
+
+    // The common case in one pass: extract (x, y), smooth and filter into a
+    // buffer kept between calls; give up if x goes backwards.
+    QList<QPointF>& pts = scratch_;
+    pts.clear(); // keeps the capacity
+    pts.reserve(s.raw.size());
+    EmaSmoother ema(smoothing_);
+    bool sorted = true;
+    double previousX = -std::numeric_limits<double>::infinity();
+    for (const ChartSample& c : s.raw) {
+        const double x = c.*xField;
+        if (x < previousX) {
+            sorted = false;
+            break;
+        }
+        previousX = x;
+        const double y = ema.next(c.value);
+        if (drawable(x, y))
+            pts.append(QPointF(x, y));
+    }
+    if (!sorted) { // e.g. time stamps from different clocks; rare
+        pts.clear();
+        for (const ChartSample& c : s.raw)
+            pts.append(QPointF(c.*xField, c.value));
+        std::stable_sort(pts.begin(), pts.end(),
+                         [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
+        smoothEmaInPlace(pts, smoothing_);
+        pts.erase(std::remove_if(pts.begin(), pts.end(),
+                                 [&](const QPointF& p) { return !drawable(p.x(), p.y()); }),
+                  pts.end());
+    }
+
+    QList<QPointF> shown = downsampleMinMax(pts, buckets_);
+    if (shown.constData() == pts.constData())
+        shown.detach(); // small series: keep scratch_ ours alone
+    s.hasExtent = !shown.isEmpty();
+    if (s.hasExtent) {
+        s.minX = shown.front().x();
+        s.maxX = shown.back().x();
+        s.minY = std::numeric_limits<double>::infinity();
+        s.maxY = -std::numeric_limits<double>::infinity();
+        for (const QPointF& p : shown) {
+            s.minY = std::min(s.minY, p.y());
+            s.maxY = std::max(s.maxY, p.y());
+        }
+    }
+    s.line->replace(shown);
+    s.dirty = false;
+}
+
+void TrainingChart::fitAxes() {
+    double minX = std::numeric_limits<double>::infinity();
+    double maxX = -minX, minY = minX, maxY = -minX;
+    bool any = false;
+    forEachSeries([&](Series& s) {
+        if (!s.line->isVisible() || !s.hasExtent)
+            return;
+        any = true;
+        minX = std::min(minX, s.minX);
+        maxX = std::max(maxX, s.maxX);
+        minY = std::min(minY, s.minY);
+        maxY = std::max(maxY, s.maxY);
+    });
+    const double dataMinY = minY;
+    if (!any) {
+        minX = 0;
+        maxX = 1;
+        minY = logScale_ ? 0.1 : 0;
+        maxY = logScale_ ? 10 : 1;
+    } else {
+        if (!(maxX > minX)) {
+            minX -= 0.5;
+            maxX += 0.5;
+        }
+        widen(minY, maxY, logScale_);
+    }
+    // Losses and distances are never negative: do not pad below zero.
+    if (!logScale_ && any && minY < 0 && dataMinY >= 0)
+        minY = 0;
+    xAxisItem_->setRange(minX, maxX);
+    yAxisItem_->setRange(minY, maxY);
+    // Round tick values ("0.5, 1, 1.5", not "0.640448") on linear axes.
+    xAxisItem_->applyNiceNumbers();
+    if (auto* linear = qobject_cast<QValueAxis*>(yAxisItem_))
+        linear->applyNiceNumbers();
+}
+
+QList<QPointF> TrainingChart::displayedPoints(int seriesId) const {
+    const Series* s = find(seriesId);
+    return s ? s->line->points() : QList<QPointF>();
+}
+
+const QList<ChartSample>& TrainingChart::rawPoints(int seriesId) const {
+    static const QList<ChartSample> kEmpty;
+    const Series* s = find(seriesId);
+    return s ? s->raw : kEmpty;
+}
+
+bool TrainingChart::saveImage(const QString& path) {
+    return grab().save(path);
+}
+
+} // namespace hwl::ui

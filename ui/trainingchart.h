@@ -1,0 +1,156 @@
+#pragma once
+// A line chart of training curves (loss or divergence), one series per worker
+// plus an optional "test" series, behind a small API so that no other GUI code
+// touches Qt Charts.
+//
+// Threading: GUI thread only. Producers hand whole batches to appendPoints();
+// the owner calls refresh() on a coalescing timer.
+//
+// Data flow on refresh(): raw samples -> (x per axis mode, value) -> EMA
+// smoothing -> drop points the y axis cannot show -> min/max downsampling to
+// about one bucket per pixel column -> QXYSeries::replace(). The raw samples
+// are never modified, so smoothing, x axis and log scale can change at any
+// time. A series is only rebuilt when it is visible and something it depends
+// on changed; the cost is one O(n) pass over its raw samples.
+#include "chartsample.h"
+
+#include <QColor>
+#include <QList>
+#include <QPointF>
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+QT_BEGIN_NAMESPACE
+class QAbstractAxis;
+class QChart;
+class QChartView;
+class QLegendMarker;
+class QLineSeries;
+class QValueAxis;
+QT_END_NAMESPACE
+
+namespace hwl::ui {
+
+class TrainingChart : public QWidget {
+    Q_OBJECT
+
+public:
+    /// Series id of the test series; workers are 0..n-1 (their rank).
+    static constexpr int kTestSeries = -1;
+    /// Fewest downsampling buckets, whatever the plot width.
+    static constexpr int kMinBuckets = 200;
+
+    /// What the x axis shows: the ChartSample field of that name
+    /// (Time: seconds since the run started).
+    enum class XAxis { Step, Samples, Time };
+
+    TrainingChart(const QString& title, const QString& yTitle, QWidget* parent = nullptr);
+    ~TrainingChart() override;
+
+    /// Removes every series (and its data), then creates "worker 0" ..
+    /// "worker n-1" and, when `withTestSeries`, "test" (drawn last, on top).
+    /// All new series are visible. n < 0 counts as 0.
+    void setWorkerCount(int n, bool withTestSeries);
+    int workerCount() const { return int(workers_.size()); }
+    bool hasTestSeries() const { return test_.has_value(); }
+
+    /// Appends samples to a series' raw data (expected in ascending x for each
+    /// axis mode; they are sorted at draw time if not). Buffers only: nothing
+    /// is redrawn until refresh(). Unknown series ids are ignored.
+    void appendPoints(int seriesId, const QList<ChartSample>& points);
+    /// Drops all points of all series; keeps the series. Redraws.
+    void clear();
+
+    /// EMA weight in [0, 0.99] (clamped), see smoothEma(); 0 = off. Applied at
+    /// display time only. Redraws.
+    void setSmoothing(double weight);
+    double smoothing() const { return smoothing_; }
+    void setXAxis(XAxis axis); ///< Redraws.
+    XAxis xAxis() const { return xMode_; }
+    /// Log10 y axis (QLogValueAxis; points with y <= 0 are not drawn) or a
+    /// linear one (QValueAxis). Redraws.
+    void setLogScale(bool on);
+    bool logScale() const { return logScale_; }
+
+    /// Shows or hides a series (its legend marker stays, dimmed when hidden)
+    /// and rescales the axes to the visible data. Emits
+    /// seriesVisibilityChanged when the visibility actually changes.
+    void setSeriesVisible(int seriesId, bool visible);
+    bool seriesVisible(int seriesId) const;
+
+    /// Rebuilds the displayed points of every visible series whose data or
+    /// display settings changed, then fits the axes to the visible data.
+    void refresh();
+
+    /// The points the series shows now (after the last refresh()).
+    QList<QPointF> displayedPoints(int seriesId) const;
+    /// Everything appended to the series since it was created or cleared.
+    /// An empty list for an unknown id.
+    const QList<ChartSample>& rawPoints(int seriesId) const;
+    /// Downsampling buckets used by the last refresh: the plot area's width in
+    /// pixels (updated when it moves by more than 10%), at least kMinBuckets.
+    /// A series shows at most 2*buckets+2 points.
+    int bucketCount() const { return buckets_; }
+
+    /// Renders the widget as it is now (grab()) to an image file; the format
+    /// follows the suffix (.png, .jpg, ...). Returns false on failure.
+    bool saveImage(const QString& path);
+
+    QChart* chart() const { return chart_; }
+    /// The Qt Charts series behind a series id; nullptr for an unknown id.
+    QLineSeries* series(int seriesId) const;
+
+    /// The colour of worker `rank`: a fixed 10-colour qualitative palette
+    /// (Tableau 10), cycling. The test series is always black.
+    static QColor workerColor(int rank);
+
+Q_SIGNALS: // (Q_ spelling: usable with QT_NO_KEYWORDS)
+    /// A series was shown or hidden (legend click or setSeriesVisible()).
+    void seriesVisibilityChanged(int seriesId, bool visible);
+
+private:
+    struct Series {
+        int id = 0;
+        QLineSeries* line = nullptr; // owned by chart_
+        QList<ChartSample> raw;
+        bool dirty = true; // displayed points are out of date
+        // Extent of the displayed points; empty when none.
+        bool hasExtent = false;
+        double minX = 0, maxX = 0, minY = 0, maxY = 0;
+    };
+
+    Series* find(int seriesId);
+    const Series* find(int seriesId) const;
+    Series* find(const QLineSeries* line);
+    QLineSeries* addLineSeries(const QString& name, const QColor& color, bool isTest);
+    void rebuild(Series& s);
+    void fitAxes();
+    void replaceYAxis();
+    void markAllDirty();
+    int wantedBuckets() const;
+    bool bucketsOutOfDate(int wanted) const;
+    void onPlotAreaChanged();
+    void styleMarker(QLegendMarker* marker, bool visible);
+    template <class F>
+    void forEachSeries(F&& f);
+
+    QChart* chart_ = nullptr;            // owned by view_
+    QChartView* view_ = nullptr;         // child widget
+    QValueAxis* xAxisItem_ = nullptr;    // owned by chart_
+    QAbstractAxis* yAxisItem_ = nullptr; // owned by chart_
+    QString yTitle_;
+
+    std::vector<Series> workers_;
+    std::optional<Series> test_; // apart, so that a worker's rank indexes workers_
+
+    double smoothing_ = 0;
+    XAxis xMode_ = XAxis::Step;
+    bool logScale_ = false;
+    int buckets_ = kMinBuckets;
+    bool refreshQueued_ = false;
+    QList<QPointF> scratch_; // reused between rebuilds to avoid reallocating
+};
+
+} // namespace hwl::ui

@@ -1,7 +1,0 @@
-#include "uiinfo.h"
-
-namespace hwl::ui {
-bool hasDesktopWindow() {
-    return false;
-}
-} // namespace hwl::ui
