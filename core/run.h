@@ -1,10 +1,11 @@
 #pragma once
 // Run: the one facade between a monitor (CLI, GUI, tests) and the engine.
 //
-// Threading: construct, prepare and control (start/pause/resume/stop) from
-// one thread, the monitor's. Training happens on the run's own threads; the
-// monitor follows it only through telemetry() (drain the rings on a timer)
-// and the query functions, which are safe to call at any time.
+// Threading: construct and control (start/pause/resume/stop) from one
+// thread, the monitor's; prepare() may run on another thread (the GUI loads
+// data off its event loop) as long as nothing else touches the run meanwhile. Training happens on
+// the run's own threads; the monitor follows it only through telemetry() (drain the rings on a
+// timer) and the query functions, which are safe to call at any time.
 #include "alignedvector.h"
 #include "dataset.h"
 #include "experimentconfig.h"
