@@ -184,8 +184,13 @@ private slots:
     }
 
     void sharedModeReportsStaleness() {
+        // Long enough steps (~50 us) and runs (~1 s) that the two workers'
+        // steps overlap even on a loaded machine that time-slices them.
         ExperimentConfig c = teacher(StartMethod::Forkserver, 2);
-        c.dataset = "teacher:40000x20:4:16";
+        c.model = "mlp:100-256-10";
+        c.dataset = "teacher:20000x100:10:16";
+        c.epochs = 50;
+        c.lr = 0.01;
         MetricsLog log;
         auto run = makeRun(c);
         run->start();
