@@ -5,8 +5,12 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
+#include <set>
+#include <vector>
 
 using namespace hwl::ui;
 
@@ -25,6 +29,49 @@ bool strictlyIncreasingX(const QList<QPointF>& pts) {
         if (!(pts[i - 1].x() < pts[i].x()))
             return false;
     return true;
+}
+
+// A noisy curve with NaNs sprinkled in (invalid), for MinMaxDecimator.
+std::vector<double> noisy(qsizetype n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> noise(0, 0.1);
+    std::vector<double> v(static_cast<std::size_t>(n));
+    for (qsizetype i = 0; i < n; ++i)
+        v[std::size_t(i)] = std::exp(-double(i) / double(n)) + noise(rng);
+    for (qsizetype i = 17; i < n; i += 101)
+        v[std::size_t(i)] = std::numeric_limits<double>::quiet_NaN();
+    return v;
+}
+
+// What MinMaxDecimator::select() must return, by brute force: every valid
+// index, or first, last and each group's earliest min and max.
+std::vector<qsizetype> referenceSelect(const std::vector<double>& v, int buckets,
+                                       qsizetype groupSize) {
+    std::vector<qsizetype> valid;
+    for (qsizetype i = 0; i < qsizetype(v.size()); ++i)
+        if (!std::isnan(v[std::size_t(i)]))
+            valid.push_back(i);
+    if (valid.empty() || qsizetype(valid.size()) <= 2 * qsizetype(buckets) + 2)
+        return valid;
+    std::set<qsizetype> kept{valid.front(), valid.back()};
+    for (qsizetype g = 0; g * groupSize < qsizetype(v.size()); ++g) {
+        qsizetype lo = -1, hi = -1;
+        for (qsizetype i = g * groupSize; i < std::min(qsizetype(v.size()), (g + 1) * groupSize);
+             ++i) {
+            const double y = v[std::size_t(i)];
+            if (std::isnan(y))
+                continue;
+            if (lo < 0 || y < v[std::size_t(lo)])
+                lo = i;
+            if (hi < 0 || y > v[std::size_t(hi)])
+                hi = i;
+        }
+        if (lo >= 0) {
+            kept.insert(lo);
+            kept.insert(hi);
+        }
+    }
+    return {kept.begin(), kept.end()};
 }
 
 } // namespace
@@ -126,6 +173,102 @@ private slots:
         for (const QPointF& p : out)
             QVERIFY(!std::isnan(p.y()));
         QVERIFY(strictlyIncreasingX(out));
+    }
+
+    void decimatorKeepsAllWhenSmall() {
+        MinMaxDecimator d;
+        QVERIFY(d.select(10).empty());
+        for (int i = 0; i < 25; ++i)
+            d.append(i, i % 5 != 2); // 20 valid
+        QCOMPARE(d.size(), 25);
+        QCOMPARE(d.validCount(), 20);
+        QCOMPARE(d.firstValid(), 0);
+        QCOMPARE(d.lastValid(), 24);
+        QVERIFY(std::isnan(d.value(2)));
+        std::vector<qsizetype> expected;
+        for (int i = 0; i < 25; ++i)
+            if (i % 5 != 2)
+                expected.push_back(i);
+        QCOMPARE(d.select(9), expected); // 2*9+2 = 20
+        QCOMPARE(d.groupSize(), 0);
+        QCOMPARE(d.select(0), expected);
+        d.clear();
+        QCOMPARE(d.size(), 0);
+        QCOMPARE(d.firstValid(), -1);
+    }
+
+    void decimatorMatchesBruteForce_data() {
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("buckets");
+        QTest::newRow("just over") << 24 << 10; // one NaN: 23 valid
+        QTest::newRow("raw groups") << 5000 << 200;
+        QTest::newRow("level 0") << 60'000 << 300;
+        QTest::newRow("level 1") << 400'000 << 700;
+        QTest::newRow("uneven") << 123'457 << 901;
+    }
+    void decimatorMatchesBruteForce() {
+        QFETCH(int, n);
+        QFETCH(int, buckets);
+        const std::vector<double> v = noisy(n, 7);
+        MinMaxDecimator d;
+        for (const double y : v)
+            d.append(y, true); // NaN counts as invalid anyway
+        const std::vector<qsizetype> got = d.select(buckets);
+        QVERIFY(d.groupSize() > 0);
+        QVERIFY((n + d.groupSize() - 1) / d.groupSize() <= buckets);
+        QVERIFY(got.size() <= std::size_t(2 * buckets + 2));
+        QCOMPARE(got, referenceSelect(v, buckets, d.groupSize()));
+        QVERIFY(std::is_sorted(got.begin(), got.end()));
+    }
+
+    // The result depends on the values only, not on how they were appended
+    // or how often select() ran in between (it caches complete groups).
+    void decimatorIncrementalEqualsBatch() {
+        const int n = 300'000;
+        const int buckets = 640;
+        const std::vector<double> v = noisy(n, 11);
+        MinMaxDecimator batch;
+        for (const double y : v)
+            batch.append(y, true);
+        MinMaxDecimator live;
+        std::mt19937 rng(3);
+        std::uniform_int_distribution<int> step(1, 3000);
+        qsizetype have = 0;
+        while (have < n) {
+            const qsizetype end = std::min<qsizetype>(n, have + step(rng));
+            for (; have < end; ++have)
+                live.append(v[std::size_t(have)], true);
+            const std::vector<qsizetype> now = live.select(buckets);
+            if (have % 7 == 0) { // now and then, against a fresh one
+                MinMaxDecimator fresh;
+                for (qsizetype i = 0; i < have; ++i)
+                    fresh.append(v[std::size_t(i)], true);
+                QCOMPARE(now, fresh.select(buckets));
+            }
+        }
+        QCOMPARE(live.select(buckets), batch.select(buckets));
+        QCOMPARE(live.select(200), batch.select(200)); // another width
+    }
+
+    void decimatorKeepsExtremesOfAMillion() {
+        const int n = 1'000'000;
+        MinMaxDecimator d;
+        for (int i = 0; i < n; ++i) {
+            double y = 1.0 + 0.1 * std::sin(i * 0.001);
+            if (i == 654'321)
+                y = 1e9;
+            if (i == 654'324)
+                y = -1e9;
+            d.append(y, i != 0); // the first value is invalid
+        }
+        const std::vector<qsizetype> got = d.select(500);
+        QVERIFY(got.size() <= 1002);
+        QVERIFY(got.size() >= 500);
+        QCOMPARE(got.front(), 1);
+        QCOMPARE(got.back(), n - 1);
+        QVERIFY(std::count(got.begin(), got.end(), 654'321) == 1);
+        QVERIFY(std::count(got.begin(), got.end(), 654'324) == 1);
+        QVERIFY(std::adjacent_find(got.begin(), got.end()) == got.end()); // no duplicates
     }
 
     void emaByHand_data() {

@@ -61,6 +61,17 @@ bool sameSamples(const QList<ChartSample>& a, const QList<ChartSample>& b) {
                       });
 }
 
+// A long noisy curve, deterministic.
+QList<ChartSample> noisyCurve(int n, int seed) {
+    QList<ChartSample> raw;
+    raw.reserve(n);
+    for (int i = 0; i < n; ++i) {
+        const double noise = std::sin(i * 12.9898 + seed * 78.233) * 0.1;
+        raw << sample(i, 2.0 * std::exp(-i * 3e-5) + 0.2 + noise);
+    }
+    return raw;
+}
+
 QAbstractAxis* yAxisOf(const TrainingChart& chart) {
     const QList<QAbstractAxis*> axes = chart.chart()->axes(Qt::Vertical);
     return axes.size() == 1 ? axes.front() : nullptr;
@@ -189,6 +200,135 @@ private slots:
         QVERIFY(shown.contains(QPointF(spike, 40.0)));
         QVERIFY(shown.contains(QPointF(dip, -7.0)));
         QCOMPARE(chart.rawPoints(0).size(), n);
+    }
+
+    // Live feeding (many small batches, a refresh after each) shows exactly
+    // what one big append shows: the incremental smoothing and decimation
+    // depend on the data only.
+    void incrementalAppendsMatchOneAppend_data() {
+        QTest::addColumn<double>("smoothing");
+        QTest::addColumn<bool>("log");
+        QTest::newRow("raw") << 0.0 << false;
+        QTest::newRow("smoothed") << 0.6 << false;
+        QTest::newRow("smoothed log") << 0.9 << true;
+    }
+    void incrementalAppendsMatchOneAppend() {
+        QFETCH(double, smoothing);
+        QFETCH(bool, log);
+        const int n = 120'000;
+        QList<ChartSample> raw = noisyCurve(n, 1);
+        for (int i = 500; i < n; i += 977)
+            raw[i].value = -1.0; // not drawable on a log axis
+        TrainingChart live("loss", "loss"), once("loss", "loss");
+        for (TrainingChart* c : {&live, &once}) {
+            c->setWorkerCount(1, false);
+            c->setSmoothing(smoothing);
+            c->setLogScale(log);
+        }
+        int have = 0;
+        int batch = 1;
+        while (have < n) {
+            const int k = std::min(batch, n - have);
+            live.appendPoints(0, raw.mid(have, k));
+            have += k;
+            live.refresh();
+            batch = batch * 3 % 4099 + 1; // 1, 4, 13, ... varied sizes
+        }
+        once.appendPoints(0, raw);
+        once.refresh();
+        QCOMPARE(live.bucketCount(), once.bucketCount());
+        const QList<QPointF> shown = once.displayedPoints(0);
+        QVERIFY(shown.size() <= 2 * once.bucketCount() + 2);
+        QVERIFY(shown.size() >= once.bucketCount());
+        QCOMPARE(live.displayedPoints(0), shown);
+        QCOMPARE(shown.front().x(), 0.0);
+        QCOMPARE(shown.back().x(), double(n - 1));
+    }
+
+    // Changing smoothing, x axis or log scale after the data arrived
+    // recomputes everything: the result is as if it had been set first.
+    void settingsChangeAfterAppendsRecomputes() {
+        const int n = 50'000;
+        const QList<ChartSample> raw = noisyCurve(n, 2);
+        TrainingChart late("loss", "loss"), early("loss", "loss");
+        late.setWorkerCount(2, true);
+        early.setWorkerCount(2, true);
+        early.setSmoothing(0.8);
+        early.setXAxis(TrainingChart::XAxis::Time);
+        for (int i = 0; i < n; i += 1000) {
+            for (TrainingChart* c : {&late, &early}) {
+                c->appendPoints(1, raw.mid(i, 1000));
+                c->refresh();
+            }
+        }
+        const QList<QPointF> before = late.displayedPoints(1);
+        late.setSmoothing(0.8);
+        late.setXAxis(TrainingChart::XAxis::Time);
+        late.refresh();
+        QVERIFY(late.displayedPoints(1) != before);
+        QCOMPARE(late.displayedPoints(1), early.displayedPoints(1));
+        QCOMPARE(late.displayedPoints(1).back(), early.displayedPoints(1).back());
+
+        // Back to no smoothing: the plain picture again.
+        late.setSmoothing(0);
+        late.setXAxis(TrainingChart::XAxis::Step);
+        late.refresh();
+        QCOMPARE(late.displayedPoints(1), before);
+        // clear() drops the derived data too.
+        late.clear();
+        late.appendPoints(1, raw.mid(0, 10));
+        late.refresh();
+        QCOMPARE(late.displayedPoints(1),
+                 expectedPoints(raw.mid(0, 10), TrainingChart::XAxis::Step));
+    }
+
+    // A million points fed live: first, last and the global extremes stay.
+    void millionPointsKeepExtremes() {
+        TrainingChart chart("loss", "loss");
+        chart.resize(900, 500);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setWorkerCount(1, false);
+        const int n = 1'000'000;
+        QList<ChartSample> raw;
+        raw.reserve(n);
+        for (int i = 0; i < n; ++i)
+            raw << sample(i, 1.0 + 0.5 * std::sin(i * 0.0007));
+        const int spike = 765'433;
+        const int dip = 123'457;
+        raw[spike].value = 40.0;
+        raw[dip].value = -7.0;
+        for (int i = 0; i < n; i += 100'000) {
+            chart.appendPoints(0, raw.mid(i, 100'000));
+            chart.refresh();
+        }
+        const int buckets = chart.bucketCount();
+        const QList<QPointF> shown = chart.displayedPoints(0);
+        QVERIFY2(shown.size() <= 2 * buckets + 2, qPrintable(QString::number(shown.size())));
+        QVERIFY(shown.size() >= buckets);
+        QCOMPARE(shown.front(), QPointF(0, raw.front().value));
+        QCOMPARE(shown.back(), QPointF(n - 1, raw.back().value));
+        QVERIFY(shown.contains(QPointF(spike, 40.0)));
+        QVERIFY(shown.contains(QPointF(dip, -7.0)));
+        auto* y = qobject_cast<QValueAxis*>(yAxisOf(chart));
+        QVERIFY(y && y->min() <= -7.0 && y->max() >= 40.0);
+        auto* x = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).front());
+        QVERIFY(x->min() <= 0 && x->max() >= n - 1);
+    }
+
+    // x going backwards (clocks of different processes) still draws sorted.
+    void unsortedXIsSorted() {
+        TrainingChart chart("loss", "loss");
+        chart.setWorkerCount(1, false);
+        chart.setXAxis(TrainingChart::XAxis::Time);
+        QList<ChartSample> raw{sample(0, 1.0), sample(2, 3.0), sample(1, 2.0)};
+        chart.appendPoints(0, raw.mid(0, 2));
+        chart.refresh();
+        QCOMPARE(chart.displayedPoints(0).size(), 2);
+        chart.appendPoints(0, raw.mid(2));
+        chart.refresh();
+        const QList<QPointF> shown = chart.displayedPoints(0);
+        QCOMPARE(shown, (QList<QPointF>{QPointF(1.0, 1.0), QPointF(1.25, 2.0), QPointF(1.5, 3.0)}));
     }
 
     void smoothingKeepsRawData() {

@@ -1,8 +1,5 @@
 #include "trainingchart.h"
 
-#include "downsampler.h"
-#include "smoothing.h"
-
 #include <QChart>
 #include <QChartView>
 #include <QLegend>
@@ -12,6 +9,7 @@
 #include <QPixmap>
 #include <QVBoxLayout>
 #include <QValueAxis>
+#include <QtMath>
 
 #include <algorithm>
 #include <array>
@@ -74,6 +72,42 @@ void widen(double& lo, double& hi, bool log) {
         lo -= pad;
         hi += pad;
     }
+}
+
+// QValueAxis::applyNiceNumbers()'s arithmetic (Qt Charts' looseNiceNumbers,
+// Heckbert's "nice numbers"), so that fitAxes() can tell when setting a range
+// would change nothing: a range change makes every series recompute its
+// geometry.
+double niceNumber(double x, bool ceiling) {
+    const double z = qPow(10, qFloor(std::log10(x)));
+    double q = x / z;
+    if (ceiling)
+        q = q <= 1.0 ? 1 : q <= 2.0 ? 2 : q <= 5.0 ? 5 : 10;
+    else
+        q = q < 1.5 ? 1 : q < 3.0 ? 2 : q < 7.0 ? 5 : 10;
+    return q * z;
+}
+
+void looseNiceNumbers(double& min, double& max, int& ticks) {
+    const double range = niceNumber(max - min, true);
+    const double step = niceNumber(range / (ticks - 1), false);
+    min = qFloor(min / step);
+    max = qCeil(max / step);
+    ticks = int(max - min) + 1;
+    min *= step;
+    max *= step;
+}
+
+// axis->setRange(lo, hi) then applyNiceNumbers(), skipped when they would
+// leave the axis as it is.
+void setNiceRange(QValueAxis* axis, double lo, double hi) {
+    double niceLo = lo, niceHi = hi;
+    int ticks = axis->tickCount();
+    looseNiceNumbers(niceLo, niceHi, ticks);
+    if (niceLo == axis->min() && niceHi == axis->max() && ticks == axis->tickCount())
+        return;
+    axis->setRange(lo, hi);
+    axis->applyNiceNumbers();
 }
 
 } // namespace
@@ -175,11 +209,13 @@ void TrainingChart::setWorkerCount(int n, bool withTestSeries) {
     for (int rank = 0; rank < n; ++rank) {
         Series& s = workers_[std::size_t(rank)];
         s.id = rank;
+        resetDerived(s); // the current smoothing weight
         s.line = addLineSeries(QStringLiteral("worker %1").arg(rank), workerColor(rank), false);
     }
     if (withTestSeries) {
         test_.emplace();
         test_->id = kTestSeries;
+        resetDerived(*test_);
         test_->line = addLineSeries(QStringLiteral("test"), Qt::black, true);
     }
     fitAxes();
@@ -194,8 +230,9 @@ void TrainingChart::appendPoints(int seriesId, const QList<ChartSample>& points)
 }
 
 void TrainingChart::clear() {
-    forEachSeries([](Series& s) {
+    forEachSeries([this](Series& s) {
         s.raw = QList<ChartSample>(); // frees the memory, unlike QList::clear()
+        resetDerived(s);
         s.dirty = true;
     });
     refresh();
@@ -205,12 +242,27 @@ void TrainingChart::markAllDirty() {
     forEachSeries([](Series& s) { s.dirty = true; });
 }
 
+void TrainingChart::resetDerived(Series& s) {
+    s.decimated.clear();
+    s.ema = EmaSmoother(smoothing_);
+    s.processed = 0;
+    s.lastX = -std::numeric_limits<double>::infinity();
+    s.sorted = true;
+}
+
+void TrainingChart::resetAllDerived() {
+    forEachSeries([this](Series& s) {
+        resetDerived(s);
+        s.dirty = true;
+    });
+}
+
 void TrainingChart::setSmoothing(double weight) {
     const double w = clampSmoothingWeight(weight);
     if (w == smoothing_)
         return;
     smoothing_ = w;
-    markAllDirty();
+    resetAllDerived();
     refresh();
 }
 
@@ -219,7 +271,7 @@ void TrainingChart::setXAxis(XAxis axis) {
         return;
     xMode_ = axis;
     xAxisItem_->setTitleText(xTitle(axis));
-    markAllDirty();
+    resetAllDerived();
     refresh();
 }
 
@@ -228,7 +280,7 @@ void TrainingChart::setLogScale(bool on) {
         return;
     logScale_ = on;
     replaceYAxis();
-    markAllDirty();
+    resetAllDerived();
     refresh();
 }
 
@@ -334,50 +386,67 @@ void TrainingChart::refresh() {
     fitAxes();
 }
 
-void TrainingChart::rebuild(Series& s) {
-    // Points the axes cannot draw are dropped: non-finite values, and y <= 0
-    // on a log axis. After smoothing, so that the average sees the same data
-    // in both scales.
-    const bool log = logScale_;
-    auto drawable = [log](double x, double y) {
-        return std::isfinite(x) && std::isfinite(y) && (!log || y > 0);
-    };
-    const double ChartSample::*xField = xFieldOf(xMode_);
+namespace {
+// Points the axes cannot draw are dropped: non-finite values, and y <= 0 on a
+// log axis. After smoothing, so that the average sees the same data in both
+// scales.
+bool drawable(double x, double y, bool log) {
+    return std::isfinite(x) && std::isfinite(y) && (!log || y > 0);
+}
+} // namespace
 
-    // The common case in one pass: extract (x, y), smooth and filter into a
-    // buffer kept between calls; give up if x goes backwards.
-    QList<QPointF>& pts = scratch_;
-    pts.clear(); // keeps the capacity
-    pts.reserve(s.raw.size());
-    EmaSmoother ema(smoothing_);
-    bool sorted = true;
-    double previousX = -std::numeric_limits<double>::infinity();
-    for (const ChartSample& c : s.raw) {
+void TrainingChart::extendDerived(Series& s) {
+    if (!s.sorted)
+        return;
+    const bool log = logScale_;
+    const double ChartSample::*xField = xFieldOf(xMode_);
+    const qsizetype n = s.raw.size();
+    if (n - s.processed > 4096) // a recompute, or a hidden series catching up
+        s.decimated.reserve(n);
+    for (qsizetype i = s.processed; i < n; ++i) {
+        const ChartSample& c = s.raw[i];
         const double x = c.*xField;
-        if (x < previousX) {
-            sorted = false;
-            break;
+        if (x < s.lastX) { // e.g. time stamps from different clocks; rare
+            s.sorted = false;
+            s.decimated.clear();
+            return;
         }
-        previousX = x;
-        const double y = ema.next(c.value);
-        if (drawable(x, y))
-            pts.append(QPointF(x, y));
+        s.lastX = x;
+        const double y = s.ema.next(c.value);
+        s.decimated.append(y, drawable(x, y, log));
     }
-    if (!sorted) { // e.g. time stamps from different clocks; rare
-        pts.clear();
+    s.processed = n;
+}
+
+void TrainingChart::rebuild(Series& s) {
+    extendDerived(s); // O(points appended since the last rebuild)
+    const double ChartSample::*xField = xFieldOf(xMode_);
+    QList<QPointF> shown;
+    if (s.sorted) {
+        // O(buckets) on top of the new points, see MinMaxDecimator.
+        const std::vector<qsizetype>& kept = s.decimated.select(buckets_);
+        shown.reserve(qsizetype(kept.size()));
+        for (const qsizetype i : kept)
+            shown.append(QPointF(s.raw[i].*xField, s.decimated.value(i)));
+    } else {
+        // x went backwards: sort, smooth, filter and downsample it all, O(n).
+        const bool log = logScale_;
+        QList<QPointF>& pts = scratch_;
+        pts.clear(); // keeps the capacity
+        pts.reserve(s.raw.size());
         for (const ChartSample& c : s.raw)
             pts.append(QPointF(c.*xField, c.value));
         std::stable_sort(pts.begin(), pts.end(),
                          [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
         smoothEmaInPlace(pts, smoothing_);
         pts.erase(std::remove_if(pts.begin(), pts.end(),
-                                 [&](const QPointF& p) { return !drawable(p.x(), p.y()); }),
+                                 [&](const QPointF& p) { return !drawable(p.x(), p.y(), log); }),
                   pts.end());
+        shown = downsampleMinMax(pts, buckets_);
+        if (shown.constData() == pts.constData())
+            shown.detach(); // small series: keep scratch_ ours alone
     }
 
-    QList<QPointF> shown = downsampleMinMax(pts, buckets_);
-    if (shown.constData() == pts.constData())
-        shown.detach(); // small series: keep scratch_ ours alone
     s.hasExtent = !shown.isEmpty();
     if (s.hasExtent) {
         s.minX = shown.front().x();
@@ -389,7 +458,9 @@ void TrainingChart::rebuild(Series& s) {
             s.maxY = std::max(s.maxY, p.y());
         }
     }
-    s.line->replace(shown);
+    // Replacing makes Qt Charts recompute the series' geometry: not for nothing.
+    if (shown != s.line->points())
+        s.line->replace(shown);
     s.dirty = false;
 }
 
@@ -422,12 +493,12 @@ void TrainingChart::fitAxes() {
     // Losses and distances are never negative: do not pad below zero.
     if (!logScale_ && any && minY < 0 && dataMinY >= 0)
         minY = 0;
-    xAxisItem_->setRange(minX, maxX);
-    yAxisItem_->setRange(minY, maxY);
     // Round tick values ("0.5, 1, 1.5", not "0.640448") on linear axes.
-    xAxisItem_->applyNiceNumbers();
+    setNiceRange(xAxisItem_, minX, maxX);
     if (auto* linear = qobject_cast<QValueAxis*>(yAxisItem_))
-        linear->applyNiceNumbers();
+        setNiceRange(linear, minY, maxY);
+    else
+        yAxisItem_->setRange(minY, maxY);
 }
 
 QList<QPointF> TrainingChart::displayedPoints(int seriesId) const {

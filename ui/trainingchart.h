@@ -6,19 +6,27 @@
 // Threading: GUI thread only. Producers hand whole batches to appendPoints();
 // the owner calls refresh() on a coalescing timer.
 //
-// Data flow on refresh(): raw samples -> (x per axis mode, value) -> EMA
-// smoothing -> drop points the y axis cannot show -> min/max downsampling to
-// about one bucket per pixel column -> QXYSeries::replace(). The raw samples
-// are never modified, so smoothing, x axis and log scale can change at any
-// time. A series is only rebuilt when it is visible and something it depends
-// on changed; the cost is one O(n) pass over its raw samples.
+// Data flow: raw samples -> (x per axis mode, value) -> EMA smoothing -> drop
+// points the y axis cannot show -> min/max downsampling to about one bucket
+// per pixel column -> QXYSeries::replace(). The raw samples are never
+// modified, so smoothing, x axis and log scale can change at any time.
+//
+// Cost: the smoothed values and the min/max blocks (MinMaxDecimator) are
+// extended as points arrive, so a refresh costs O(new points + buckets) per
+// changed series, whatever the length of the history. Only a change of
+// smoothing, x axis or log scale (a user action) recomputes them, in O(n).
+// A series is only rebuilt when it is visible and something it depends on
+// changed; the axes are set only when their (nice) range changes.
 #include "chartsample.h"
+#include "downsampler.h"
+#include "smoothing.h"
 
 #include <QColor>
 #include <QList>
 #include <QPointF>
 #include <QWidget>
 
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -119,8 +127,15 @@ private:
         // Extent of the displayed points; empty when none.
         bool hasExtent = false;
         double minX = 0, maxX = 0, minY = 0, maxY = 0;
-    };
 
+        // Derived from raw[0, processed) for the current display settings:
+        // the smoothed, drawable-or-NaN values and their min/max blocks.
+        MinMaxDecimator decimated;
+        EmaSmoother ema{0};
+        qsizetype processed = 0;
+        double lastX = -std::numeric_limits<double>::infinity();
+        bool sorted = true; // x never went backwards; else the O(n) fallback
+    };
     Series* find(int seriesId);
     const Series* find(int seriesId) const;
     Series* find(const QLineSeries* line);
@@ -129,6 +144,10 @@ private:
     void fitAxes();
     void replaceYAxis();
     void markAllDirty();
+    /// Display settings changed: derived data is recomputed from the raw data.
+    void resetDerived(Series& s);
+    void resetAllDerived();
+    void extendDerived(Series& s);
     int wantedBuckets() const;
     bool bucketsOutOfDate(int wanted) const;
     void onPlotAreaChanged();
