@@ -28,8 +28,11 @@ namespace hogwild {
 /// (per worker, layout().total() floats, zero at start) is only touched when
 /// momentum > 0 and may be null otherwise. Only the gradient's segments are
 /// written.
+/// Worker `rank` of `workers` starts its pass rank/workers of the way into
+/// each segment and wraps around, so concurrent updates touch different
+/// cache lines; the result per element is the same for any rank.
 void applyUpdate(float* params, const Gradient<float>& grad, float* velocity,
-                 const SgdSettings& sgd);
+                 const SgdSettings& sgd, std::uint32_t rank = 0, std::uint32_t workers = 1);
 
 /// Copies params[0..count) into `out` (a racy read of the shared buffer).
 void snapshot(const float* params, std::int64_t count, float* out);

@@ -125,6 +125,7 @@ void Run::start() {
         forkServer_ = ForkServer::start(&workerProcessMain);
     }
     telemetry_.header().startNs = Telemetry::nowNs();
+    telemetry_.header().epochGate = data_.test.rows > 0 ? 1 : 0;
     telemetry_.setRunState(RunState::Running);
     if (isProcessMode(config_))
         launchProcesses(base);
@@ -373,7 +374,19 @@ void Run::summarise() {
     const auto workers = telemetry_.workerCount();
     RunSummary s = summary();
     s.wallSeconds = telemetry_.elapsed();
-    s.trainSeconds = std::max(1e-9, s.wallSeconds - evalSeconds_);
+    // Training time runs from the first step any worker took (start-up is
+    // reported on its own) to the end, less the test evaluations.
+    std::int64_t firstStepNs = -1;
+    for (std::uint32_t r = 0; r < workers; ++r) {
+        const auto& w = telemetry_.worker(r);
+        if (w.startupNs.load() >= 0) {
+            const auto at = w.launchNs.load() + w.startupNs.load();
+            firstStepNs = firstStepNs < 0 ? at : std::min(firstStepNs, at);
+        }
+    }
+    const double startup =
+        firstStepNs < 0 ? 0.0 : double(firstStepNs - telemetry_.header().startNs) * 1e-9;
+    s.trainSeconds = std::max(1e-9, s.wallSeconds - startup - evalSeconds_);
     double lastLossSum = 0;
     updateReplicaDistances();
     for (std::uint32_t r = 0; r < workers; ++r) {

@@ -90,6 +90,9 @@ struct alignas(64) TelemetryHeader {
     std::uint32_t totalEpochs = 0;
     std::int32_t ownerPid = 0;
     std::int64_t startNs = 0; ///< CLOCK_MONOTONIC at run start
+    /// 1: workers wait at each epoch end while the test set is evaluated;
+    /// 0 (no test set): nothing to evaluate, workers run their epochs freely.
+    std::uint32_t epochGate = 1;
     alignas(64) std::atomic<std::uint32_t> command{std::uint32_t(RunCommand::Run)};
     std::atomic<std::uint32_t> runState{std::uint32_t(RunState::Starting)};
     /// Epoch gate: workers add to `arrivals` at each epoch end, then wait

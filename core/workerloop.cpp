@@ -150,9 +150,11 @@ void runWorker(const WorkerPlan& plan) {
                     lastDivergence = status.replicaDistance.load(std::memory_order_relaxed);
                 if (plan.updateLock) {
                     std::lock_guard lock(*plan.updateLock);
-                    hogwild::applyUpdate(plan.params, ws.grad, velocity.data(), plan.sgd);
+                    hogwild::applyUpdate(plan.params, ws.grad, velocity.data(), plan.sgd, plan.rank,
+                                         plan.workers);
                 } else {
-                    hogwild::applyUpdate(plan.params, ws.grad, velocity.data(), plan.sgd);
+                    hogwild::applyUpdate(plan.params, ws.grad, velocity.data(), plan.sgd, plan.rank,
+                                         plan.workers);
                 }
                 ++steps;
                 samples += std::uint64_t(n);
@@ -177,7 +179,8 @@ void runWorker(const WorkerPlan& plan) {
             status.epoch.store(std::uint32_t(epoch), std::memory_order_release);
             t.header().arrivals.fetch_add(1, std::memory_order_acq_rel);
             futexWakeAll(t.header().arrivals);
-            waitForRelease(t, status, std::uint32_t(epoch));
+            if (t.header().epochGate)
+                waitForRelease(t, status, std::uint32_t(epoch));
             if (t.command() == RunCommand::Stop) {
                 status.state.store(std::uint32_t(WorkerState::Stopped));
                 return;

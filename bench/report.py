@@ -1,0 +1,702 @@
+"""Turns the JSON that engine_runs.py and pytorch_runs.py wrote into
+bench/RESULTS.md (and prints the same tables on stdout).
+
+    python3 bench/report.py --engine E.json [--pytorch P.json | --pytorch-skipped WHY]
+                            [--stepkernel S.json] --out bench/RESULTS.md [--timings K=V,...]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+
+TARGET_CEILING_SHARE = 50.0   # % of the single-core matmul ceiling, serial step
+TARGET_VS_PYTORCH = 10.0      # engine serial / PyTorch serial loop
+TARGET_SCALING_2 = 1.8        # 2-worker Hogwild / engine serial
+TARGET_SPAWN_MS = 50.0
+TARGET_FORK_MS = 5.0          # fork and forkserver
+TARGET_EXTRA_MB = 30.0        # extra memory per extra process worker
+
+
+# ---------------------------------------------------------------- helpers
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True,
+                              timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def stats(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    return statistics.median(values), min(values), max(values), len(values)
+
+
+def rate(x):
+    if x is None:
+        return "-"
+    if x >= 1e6:
+        return "%.2fM" % (x / 1e6)
+    if x >= 1e3:
+        return "%.1fk" % (x / 1e3)
+    return "%.0f" % x
+
+
+def num(fmt):
+    return lambda x: "-" if x is None else fmt % x
+
+
+def mrange(values, f=rate, spread=True):
+    """'median (min-max)' of values."""
+    s = stats(values)
+    if s is None:
+        return "-"
+    med, lo, hi, n = s
+    if not spread or n == 1 or f(lo) == f(hi):
+        return f(med)
+    return "%s (%s–%s)" % (f(med), f(lo), f(hi))
+
+
+def mb(kb):
+    return None if kb is None else kb / 1024.0
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def ok_runs(runs):
+    return [r for r in runs or [] if r.get("ok")]
+
+
+def runs_cell(runs):
+    runs = runs or []
+    bad = [r for r in runs if not r.get("ok")]
+    return str(len(runs) - len(bad)) + (" (%d failed)" % len(bad) if bad else "")
+
+
+def pooled(runs, field):
+    out = []
+    for r in ok_runs(runs):
+        v = r.get(field)
+        if isinstance(v, list):
+            out += v
+        elif v is not None:
+            out.append(v)
+    return out
+
+
+def med(runs, field):
+    s = stats(pooled(runs, field))
+    return s[0] if s else None
+
+
+def verdict(value, target, higher_is_better=True):
+    if value is None:
+        return "not measured"
+    good = value >= target if higher_is_better else value <= target
+    return "met" if good else "**missed**"
+
+
+# ---------------------------------------------------------------- machine
+def machine(engine_doc, pytorch_doc, build_dir, pytorch_skipped):
+    lscpu = sh("lscpu")
+
+    def field(name):
+        m = re.search(r"^%s:\s*(.*)$" % re.escape(name), lscpu, re.M)
+        return m.group(1).strip() if m else "?"
+    mem_kb = 0
+    try:
+        with open("/proc/meminfo") as f:
+            mem_kb = int(re.search(r"MemTotal:\s+(\d+)", f.read()).group(1))
+    except (OSError, AttributeError):
+        pass
+    compiler = "?"
+    cache = os.path.join(build_dir, "CMakeCache.txt")
+    build_type = ""
+    if os.path.exists(cache):
+        with open(cache) as f:
+            text = f.read()
+        m = re.search(r"^CMAKE_CXX_COMPILER:\w+=(.*)$", text, re.M)
+        if m:
+            compiler = sh("%s --version | head -1" % m.group(1)) or m.group(1)
+        m = re.search(r"^CMAKE_BUILD_TYPE:\w+=(.*)$", text, re.M)
+        build_type = m.group(1) if m else ""
+    if compiler == "?":
+        compiler = sh("c++ --version | head -1") or "?"
+    torch = "not available (%s)" % pytorch_skipped if pytorch_skipped else "?"
+    versions = [r["torch"] for runs in (pytorch_doc or {}).get("results", {}).values()
+                for r in runs if r.get("torch")]
+    if versions:
+        py = pytorch_doc["python"]
+        py_version = sh(py + " -c 'import platform; print(platform.python_version())'")
+        torch = "%s (%s, Python %s)" % (versions[0], py, py_version)
+    vm = field("Hypervisor vendor")
+    return {
+        "cpu": "%s (family %s, model %s, %s)" % (
+            field("Model name"), field("CPU family"), field("Model"),
+            "virtual machine, " + vm if vm != "?" else "no hypervisor reported"),
+        "cores": "%s CPUs (%s core(s) per socket, %s thread(s) per core)" % (
+            field("CPU(s)"), field("Core(s) per socket"), field("Thread(s) per core")),
+        "memory": "%.1f GiB" % (mem_kb / 1024.0 / 1024.0),
+        "kernel": "%s %s" % (platform.system(), platform.release()),
+        "compiler": compiler + (", CMake build type %s" % build_type if build_type else ""),
+        "torch": torch,
+        "os": sh(". /etc/os-release 2>/dev/null && echo \"$PRETTY_NAME\"") or "?",
+    }
+
+
+# ---------------------------------------------------------------- sections
+MODE_LABEL = {"serial": "serial", "threads": "threads", "threads-locked": "threads-locked",
+              "fork": "processes fork", "spawn": "processes spawn",
+              "forkserver": "processes forkserver"}
+
+
+def engine_items(doc, group):
+    return [it for it in doc["items"] if it["group"] == group]
+
+
+def engine_table(doc):
+    rows = []
+    for it in engine_items(doc, "blog"):
+        runs = doc["results"].get(it["key"], [])
+        rows.append([MODE_LABEL[it["mode"]], it["workers"], it["split"],
+                     mrange(pooled(runs, "samples_per_s")),
+                     mrange(pooled(runs, "wall_s"), num("%.3f")),
+                     mrange(pooled(runs, "startup_ms"), num("%.2f")),
+                     mrange(pooled(runs, "final_loss"), num("%.4f"), spread=False),
+                     mrange([mb(x) for x in pooled(runs, "maxrss_kb")], num("%.1f")),
+                     runs_cell(runs)])
+    return table(["mode", "workers", "split", "samples/s (training)", "wall s (engine's)",
+                  "start-up ms per worker", "final train loss", "max RSS MB (time -v)", "runs"],
+                 rows)
+
+
+def pt_key(recipe, workers):
+    return "%s/%d" % (recipe, workers)
+
+
+PT_LABEL = {"serial": "serial loop", "fork": "process Hogwild, fork",
+            "spawn": "process Hogwild, mp.spawn", "threads": "threads (queue recipe)",
+            "ddp": "DDP, gloo"}
+
+
+def pytorch_table(doc):
+    rows = []
+    for it in doc["items"]:
+        runs = doc["results"].get(it["key"], [])
+        good = ok_runs(runs)
+        split = good[0]["split"] if good else "?"
+        notes = []
+        terr = [len(r.get("thread_errors") or []) for r in good]
+        if it["recipe"] == "threads":
+            notes.append("threads died: %s per run of 3 epochs" % (
+                ", ".join(str(x) for x in terr) if terr else "-"))
+        if it["recipe"] in ("fork", "spawn"):
+            changed = [r.get("shared_params_changed") for r in good]
+            if changed and not all(changed):
+                notes.append("parent's parameters unchanged in %d run(s)" % changed.count(False))
+        rows.append([PT_LABEL[it["recipe"]], it["workers"], split,
+                     mrange(pooled(runs, "samples_per_s")),
+                     mrange(pooled(runs, "cmd_wall_s"), num("%.2f")),
+                     mrange(pooled(runs, "startup_ms"), num("%.1f")),
+                     mrange(pooled(runs, "all_ready_ms"), num("%.0f")),
+                     mrange(pooled(runs, "final_loss"), num("%.4f"), spread=False),
+                     mrange([mb(x) for x in pooled(runs, "maxrss_kb")], num("%.0f")),
+                     mrange([mb(x) for x in pooled(runs, "worker_peak_pss_kb")], num("%.0f")),
+                     mrange([mb(x) for x in pooled(runs, "peak_total_pss_kb")], num("%.0f")),
+                     runs_cell(runs), "; ".join(notes)])
+    return table(["recipe", "workers", "split", "samples/s (training)", "wall s (command)",
+                  "start-up ms per worker", "all ready ms", "final loss", "max RSS MB (time -v)",
+                  "peak PSS MB per worker", "peak total PSS MB", "runs", "notes"], rows)
+
+
+def ratio_text(r):
+    """0.0022 -> '0.0022 (1/450)': small start-up ratios stay readable."""
+    if r <= 0:
+        return "%.2g" % r
+    return "%.2g (1/%.0f)" % (r, 1 / r) if r < 0.5 else "%.2g" % r
+
+
+def ratio_rows(eng, pt):
+    """(engine mode, engine workers, split, pytorch recipe)."""
+    pairs = [("serial", 1, "-", "serial")]
+    for w in (1, 2, 4):
+        pairs.append(("threads", w, "replicate" if w == 1 else "shard", "threads"))
+    for method, recipe in (("fork", "fork"), ("spawn", "spawn"), ("forkserver", "spawn")):
+        for w in (1, 2, 4):
+            pairs.append((method, w, "replicate", recipe))
+    rows = []
+    for mode, w, split, recipe in pairs:
+        key = "blog/%s/%d/%s" % (mode, w, split)
+        er = eng["results"].get(key, [])
+        pr = pt["results"].get(pt_key(recipe, w), []) if pt else []
+        es, ps = med(er, "samples_per_s"), med(pr, "samples_per_s")
+        eu, pu = med(er, "startup_ms"), med(pr, "startup_ms")
+        rows.append([MODE_LABEL[mode], PT_LABEL[recipe], w, split if split != "-" else "-",
+                     rate(es), rate(ps),
+                     "%.1f×" % (es / ps) if es and ps else "-",
+                     "%.2f" % eu if eu is not None else "-",
+                     "%.1f" % pu if pu is not None else "-",
+                     ratio_text(eu / pu) if eu is not None and pu else "-"])
+    return table(["engine", "PyTorch recipe", "workers", "split", "engine samples/s",
+                  "PyTorch samples/s", "samples/s engine/PyTorch", "engine start-up ms",
+                  "PyTorch start-up ms", "start-up engine/PyTorch"], rows)
+
+
+def scaling_table(doc):
+    rows = []
+    for group, label in (("scaling-dense", "dense MLP 100-256-10"),
+                         ("scaling-sparse", "sparse embedding-bag 20000-32-4")):
+        for mode in ("threads", "forkserver"):
+            base = med(doc["results"].get("%s/%s/1/shard" % (group, mode), []), "samples_per_s")
+            for w in (1, 2, 4, 8):
+                runs = doc["results"].get("%s/%s/%d/shard" % (group, mode, w), [])
+                if not runs:
+                    continue
+                s = med(runs, "samples_per_s")
+                rows.append([label, MODE_LABEL[mode], w, mrange(pooled(runs, "samples_per_s")),
+                             "%.2f×" % (s / base) if s and base else "-", runs_cell(runs)])
+    return table(["model", "mode", "workers", "samples/s (training)", "speedup over 1 worker",
+                  "runs"], rows)
+
+
+def fmnist_section(doc):
+    items = engine_items(doc, "fmnist")
+    if not doc.get("fmnist"):
+        return "Skipped: %s does not exist (install Debian's dataset-fashion-mnist)." % doc[
+            "fmnist_dir"]
+    if not items:
+        return "Not run."
+    out = []
+    epochs = 0
+    per = {}
+    for it in items:
+        runs = ok_runs(doc["results"].get(it["key"], []))
+        per[it["key"]] = runs
+        for r in runs:
+            epochs = max(epochs, max(int(e) for e in (r.get("epochs") or {"0": 0})))
+    rows = []
+    for e in range(1, epochs + 1):
+        row = [e]
+        for it in items:
+            accs = [r["epochs"].get(str(e), {}).get("accuracy") for r in per[it["key"]]]
+            ends = [r["epochs"].get(str(e), {}).get("end_s") for r in per[it["key"]]]
+            row += [mrange(accs, num("%.2f")), mrange(ends, num("%.2f"))]
+        rows.append(row)
+    header = ["epoch"]
+    for it in items:
+        name = "serial" if it["mode"] == "serial" else "threads ×%d" % it["workers"]
+        header += ["%s test accuracy %%" % name, "%s elapsed s" % name]
+    out.append(table(header, rows))
+    rows = []
+    for it in items:
+        name = "serial" if it["mode"] == "serial" else "threads ×%d" % it["workers"]
+        runs = per[it["key"]]
+        row = [name]
+        for target in (85.0, 88.0):
+            times, missed = [], 0
+            for r in runs:
+                hit = [v["end_s"] for k, v in sorted(r["epochs"].items(), key=lambda kv: int(kv[0]))
+                       if v.get("accuracy") is not None and v["accuracy"] >= target
+                       and v.get("end_s") is not None]
+                if hit:
+                    times.append(hit[0])
+                else:
+                    missed += 1
+            cell = mrange(times, num("%.2f s")) if times else "not reached"
+            if times and missed:
+                cell += " (not reached in %d of %d runs)" % (missed, len(runs))
+            row.append(cell)
+        row += [mrange(pooled(doc["results"].get(it["key"], []), "samples_per_s")),
+                mrange(pooled(doc["results"].get(it["key"], []), "final_accuracy"), num("%.2f")),
+                runs_cell(doc["results"].get(it["key"], []))]
+        rows.append(row)
+    out.append(table(["run", "time to 85% test accuracy", "time to 88% test accuracy",
+                      "samples/s (training)", "final test accuracy %", "runs"], rows))
+    return "\n\n".join(out)
+
+
+def startup_table(doc):
+    rows = []
+    for method in ("fork", "spawn", "forkserver"):
+        row = [method]
+        allv = []
+        for w in (1, 2, 4):
+            v = []
+            for split in ("replicate", "shard"):
+                v += pooled(doc["results"].get("blog/%s/%d/%s" % (method, w, split), []),
+                            "startup_ms")
+            allv += v
+            row.append(mrange(v, num("%.2f")))
+        s = stats(allv)
+        row += [mrange(allv, num("%.2f")), s[3] if s else 0]
+        rows.append(row)
+    return table(["start method", "1 worker", "2 workers", "4 workers", "all", "worker starts"],
+                 rows)
+
+
+def memory_totals(doc):
+    """{mode: {workers: median peak total PSS kB}}."""
+    out = {}
+    for it in engine_items(doc, "memory"):
+        runs = doc["results"].get(it["key"], [])
+        out.setdefault(it["mode"], {})[it["workers"]] = med(runs, "peak_total_pss_kb")
+    return out
+
+
+def extra_per_worker(totals, mode):
+    t = totals.get(mode, {})
+    if t.get(1) is None or t.get(4) is None:
+        return None
+    return (t[4] - t[1]) / 3.0 / 1024.0
+
+
+def memory_table(doc):
+    rows = []
+    totals = memory_totals(doc)
+    for it in engine_items(doc, "memory"):
+        runs = doc["results"].get(it["key"], [])
+        t = totals[it["mode"]]
+        extra = "-"
+        if it["workers"] > 1 and t.get(1) is not None and t.get(it["workers"]) is not None:
+            extra = "%.1f" % ((t[it["workers"]] - t[1]) / (it["workers"] - 1) / 1024.0)
+        notes = sorted(set(r["memory_note"] for r in ok_runs(runs) if r.get("memory_note")))
+        rows.append([MODE_LABEL[it["mode"]], it["workers"],
+                     mrange([mb(x) for x in pooled(runs, "app_peak_pss_kb")], num("%.1f")),
+                     mrange([mb(x) for x in pooled(runs, "worker_peak_pss_kb")], num("%.1f")),
+                     mrange([mb(x) for x in pooled(runs, "worker_peak_rss_kb")], num("%.1f")),
+                     mrange([mb(x) for x in pooled(runs, "server_peak_pss_kb")], num("%.1f")),
+                     mrange([mb(x) for x in pooled(runs, "peak_total_pss_kb")], num("%.1f")),
+                     mrange([mb(x) for x in pooled(runs, "maxrss_kb")], num("%.1f")),
+                     extra, runs_cell(runs) + ("; " + "; ".join(notes) if notes else "")])
+    return table(["mode", "workers", "app peak PSS MB", "per-worker peak PSS MB",
+                  "per-worker peak RSS MB", "fork server PSS MB", "peak total PSS MB",
+                  "max RSS MB (time -v)", "extra MB per extra worker", "runs"], rows)
+
+
+def pytorch_memory_table(doc):
+    rows = []
+    for recipe in ("fork", "spawn"):
+        t = {w: med(doc["results"].get(pt_key(recipe, w), []), "peak_total_pss_kb")
+             for w in (1, 2, 4)}
+        for w in (1, 2, 4):
+            runs = doc["results"].get(pt_key(recipe, w), [])
+            extra = "-"
+            if w > 1 and t[1] is not None and t[w] is not None:
+                extra = "%.1f" % ((t[w] - t[1]) / (w - 1) / 1024.0)
+            helpers = pooled(runs, "helper_processes")
+            rows.append([PT_LABEL[recipe], w,
+                         mrange([mb(x) for x in pooled(runs, "parent_peak_pss_kb")], num("%.0f")),
+                         mrange([mb(x) for x in pooled(runs, "worker_peak_pss_kb")], num("%.0f")),
+                         mrange([mb(x) for x in pooled(runs, "worker_peak_rss_kb")], num("%.0f")),
+                         mrange([mb(x) for x in pooled(runs, "peak_total_pss_kb")], num("%.0f")),
+                         extra, "resource_tracker" if any("resource_tracker" in h["cmdline"]
+                                                          for h in helpers) else "-"])
+    return table(["recipe", "workers", "parent peak PSS MB", "per-worker peak PSS MB",
+                  "per-worker peak RSS MB", "peak total PSS MB", "extra MB per extra worker",
+                  "helper processes"], rows)
+
+
+STEP_RE = re.compile(r"blog MLP 100-256-10 step: ([\d.]+) GFLOP/s = (\d+)% of the 1024\^3 ceiling "
+                     r"\(([\d.]+) GFLOP/s\), ([\d.]+)([kM]?) samples/s")
+
+
+def stepkernel_figures(sk):
+    """(share %, ceiling GFLOP/s, step GFLOP/s, step samples/s) from the summary."""
+    if not sk or not sk.get("ok"):
+        return None
+    m = STEP_RE.search(sk.get("stdout", "") + "\n" + sk.get("stderr", ""))
+    if not m:
+        return None
+    units = {"": 1, "k": 1e3, "M": 1e6}
+    ceiling = float(m.group(3))
+    c = re.search(r"^ceiling 1024\^3 matmul: ([\d.]+) GFLOP/s", sk.get("stdout", ""), re.M)
+    if c:
+        ceiling = float(c.group(1))  # the same figure with one more digit
+    return (float(m.group(2)), ceiling, float(m.group(1)), float(m.group(4)) * units[m.group(5)])
+
+
+def stepkernel_summary(sk):
+    """The plain-text summary stepkernel prints after the benchmark tables."""
+    if not sk or not sk.get("present"):
+        return None
+    text = sk.get("stdout", "") + "\n" + sk.get("stderr", "")
+    i = text.find("summary (single core")
+    if i < 0:
+        return None
+    lines = []
+    for line in text[i:].splitlines():
+        if not line.strip():
+            break
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def targets_table(eng, pt, sk, pair=None):
+    rows = []
+    serial = med(eng["results"].get("blog/serial/1/-", []), "samples_per_s")
+    fig = stepkernel_figures(sk)
+    if fig:
+        share, ceiling, gflops, step_rate = fig
+        ceiling_rate = step_rate * ceiling / gflops
+        rows.append(["serial step ≥ %.0f%% of the single-core matmul ceiling" %
+                     TARGET_CEILING_SHARE,
+                     "stepkernel: step %.1f GFLOP/s = %.0f%% of %.1f GFLOP/s (1024^3); the CLI's "
+                     "serial run (%s samples/s) is %.0f%% of that ceiling (%s samples/s)" %
+                     (gflops, share, ceiling, rate(serial), 100 * serial / ceiling_rate if serial
+                      else 0, rate(ceiling_rate)),
+                     verdict(share, TARGET_CEILING_SHARE)])
+    else:
+        why = ("stepkernel absent" if not sk or not sk.get("present") else
+               "stepkernel failed" if not sk.get("ok") else
+               "stepkernel's summary line not found")
+        rows.append(["serial step ≥ %.0f%% of the single-core matmul ceiling" %
+                     TARGET_CEILING_SHARE, why + "; not measured in this run", "not measured"])
+    ps = med(pt["results"].get("serial/1", []), "samples_per_s") if pt else None
+    rows.append(["serial ≥ %.0f× PyTorch's serial loop" % TARGET_VS_PYTORCH,
+                 "%s / %s = %.1f×" % (rate(serial), rate(ps), serial / ps) if serial and ps else
+                 "PyTorch not measured" if not pt else "-",
+                 verdict(serial / ps if serial and ps else None, TARGET_VS_PYTORCH)])
+    if pair and pair.get("ratio"):
+        r = stats(pair["ratio"])
+        rows.append(["(context) this machine's 2-worker ceiling",
+                     "two independent serial runs at once do %.2f× one alone (median of %d, "
+                     "%.2f–%.2f): no 2-worker mode can exceed that here" % (r[0], r[3], r[1], r[2]),
+                     "-"])
+        if pair.get("shared") and pair.get("private") and pair.get("alone"):
+            alone = stats(pair["alone"])[0]
+            sh, pr = stats(pair["shared"])[0], stats(pair["private"])[0]
+            rows.append(["(context) what sharing dense parameters costs",
+                         "process Hogwild ×2 (fork, replicate, 30 epochs) on one shared copy: "
+                         "%.2f× serial; the same with --no-share (a private copy each): %.2f×. "
+                         "The gap is the 113 KB parameter vector moving between the two cores' "
+                         "caches every step (each worker's update invalidates the other's copy)"
+                         % (sh / alone, pr / alone), "-"])
+    for mode in ("threads", "fork", "spawn", "forkserver"):
+        for split in ("shard", "replicate"):
+            s = med(eng["results"].get("blog/%s/2/%s" % (mode, split), []), "samples_per_s")
+            rows.append(["%s ×2 (%s) ≥ %.1f× engine serial" % (MODE_LABEL[mode], split,
+                                                                TARGET_SCALING_2),
+                         "%s / %s = %.2f×" % (rate(s), rate(serial), s / serial) if s and serial
+                         else "-", verdict(s / serial if s and serial else None, TARGET_SCALING_2)])
+    for method, target in (("spawn", TARGET_SPAWN_MS), ("fork", TARGET_FORK_MS),
+                           ("forkserver", TARGET_FORK_MS)):
+        v = []
+        for w in (1, 2, 4):
+            for split in ("replicate", "shard"):
+                v += pooled(eng["results"].get("blog/%s/%d/%s" % (method, w, split), []),
+                            "startup_ms")
+        s = stats(v)
+        v1 = pooled(eng["results"].get("blog/%s/1/replicate" % method, []), "startup_ms")
+        s1 = stats(v1)
+        rows.append(["%s start-up ≤ %.0f ms" % (method, target),
+                     "median %.2f ms over %d worker starts (1 worker: %.2f ms)" % (
+                         s[0], s[3], s1[0] if s1 else float("nan")) if s else "-",
+                     verdict(s[0] if s else None, target, higher_is_better=False)])
+    totals = memory_totals(eng)
+    for method in ("fork", "spawn", "forkserver"):
+        x = extra_per_worker(totals, method)
+        rows.append(["extra memory per process worker ≤ %.0f MB (%s)" % (TARGET_EXTRA_MB, method),
+                     "%.1f MB PSS ((4 workers − 1 worker) / 3)" % x if x is not None else "-",
+                     verdict(x, TARGET_EXTRA_MB, higher_is_better=False)])
+    return table(["target", "measured (medians)", "status"], rows)
+
+
+def failures(eng, pt, sk):
+    lines = []
+    for name, doc in (("engine", eng), ("pytorch", pt)):
+        if not doc:
+            continue
+        for key, runs in doc["results"].items():
+            for i, r in enumerate(runs):
+                if not r.get("ok"):
+                    lines.append("- %s %s run %d: %s" % (name, key, i + 1, r.get("error", "failed")))
+        for n in doc.get("notes", []):
+            lines.append("- %s: %s" % (name, n))
+    if sk and sk.get("present") and not sk.get("ok"):
+        lines.append("- stepkernel: exit %s%s" % (sk.get("rc"), ", timed out" if sk.get("timed_out")
+                                                  else ""))
+    return "\n".join(lines) if lines else "None: every run finished and was parsed."
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--engine", required=True)
+    ap.add_argument("--pytorch")
+    ap.add_argument("--pytorch-skipped")
+    ap.add_argument("--stepkernel")
+    ap.add_argument("--pair")
+    ap.add_argument("--build-dir", default="build")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--timings", default="")
+    ap.add_argument("--command", default="bash bench/run")
+    ap.add_argument("--load-start", default="?")
+    ap.add_argument("--build-note", default="")
+    a = ap.parse_args()
+
+    with open(a.engine) as f:
+        eng = json.load(f)
+    pt = None
+    if a.pytorch and os.path.exists(a.pytorch):
+        with open(a.pytorch) as f:
+            pt = json.load(f)
+    sk = None
+    if a.stepkernel and os.path.exists(a.stepkernel):
+        with open(a.stepkernel) as f:
+            sk = json.load(f)
+    pair = None
+    if a.pair and os.path.exists(a.pair):
+        with open(a.pair) as f:
+            pair = json.load(f)
+    timings = dict(kv.split("=", 1) for kv in a.timings.split(",") if "=" in kv)
+    m = machine(eng, pt, a.build_dir, a.pytorch_skipped)
+    load_end = open("/proc/loadavg").read().split()[:3]
+
+    doc = []
+    doc.append("# Benchmark results: Hogwild Lab and the blog's PyTorch recipes\n")
+    doc.append("Written by `bash bench/run`; do not edit by hand, run it again.\n")
+    doc.append("- Date: %s" % datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"))
+    doc.append("- Command: `%s`; took %s s in all (build %s s, stepkernel %s s, engine %s s, "
+               "PyTorch %s s, report)" % (a.command, timings.get("total", "?"),
+                                          timings.get("build", "?"), timings.get("stepkernel", "?"),
+                                          timings.get("engine", "?"), timings.get("pytorch", "?")))
+    doc.append("- Machine: %s; %s; %s memory; %s; %s" % (m["cpu"], m["cores"], m["memory"],
+                                                        m["kernel"], m["os"]))
+    doc.append("- Compiler: %s" % m["compiler"])
+    doc.append("- PyTorch: %s" % m["torch"])
+    doc.append("- Load average (1, 5, 15 min) at the start: %s; at the end: %s. The machine is "
+               "shared (other people's builds and tests run on it), so figures move by 10-30%% "
+               "between runs of this command; ratios measured in the same run are steadier than "
+               "absolute figures." % (a.load_start, " ".join(load_end)))
+    for label, d in (("engine", eng), ("PyTorch", pt)):
+        c = d and d.get("cpu")
+        if c:
+            doc.append("- CPU during the %s measurements (%.0f s): these runs %.0f%%, other processes "
+                       "%.0f%%, hypervisor steal %.0f%% of the %d CPUs" % (
+                           label, c["wall_s"], 100 * c["ours"], 100 * c["others"], 100 * c["steal"],
+                           c["cpus"]))
+    if a.build_note:
+        doc.append("- Build: %s" % a.build_note)
+    doc.append("")
+    doc.append("Workload (the blog's): MLP 100-256-10 with ReLU, X = randn(10000, 100), random "
+               "labels over 10 classes, batch 32, SGD lr 0.01 without momentum, 3 epochs; engine: "
+               "`--model mlp:100-256-10 --dataset random:10000x100:10 --batch 32 --lr 0.01 "
+               "--momentum 0 --epochs 3 --test-fraction 0 --quiet`. Every figure is the median of "
+               "the runs counted in its row, with (min–max); start-up figures pool every worker of "
+               "every run. samples/s counts training only: the engine's own summary figure (wall "
+               "time minus evaluation); for PyTorch, all samples the workers processed divided by "
+               "the time from the moment every worker is ready to the last worker's finish. "
+               "`replicate`: every worker walks the whole dataset each epoch (the blog's Hogwild "
+               "recipe: N workers do N times the work); `shard`: each sample once per epoch across "
+               "the workers (DDP's DistributedSampler; the thread recipe's shared queue).\n")
+
+    sections = []
+    summary = stepkernel_summary(sk)
+    sections.append(("Summary: targets", targets_table(eng, pt, sk, pair) + "\n\nTargets are stated, "
+                     "not enforced: `bench/run` exits 0 whatever they show. On 2 cores, 2 workers "
+                     "can at best double throughput; 4 and 8 workers share the same 2 cores, and "
+                     "any CPU taken by other processes (see the CPU line above) comes straight "
+                     "off the 2-worker figures." +
+                     ("\n\nstepkernel's own summary, verbatim (full output in section 7):\n\n"
+                      "```\n%s\n```" % summary if summary else "")))
+    if pt:
+        sections.append(("Summary: engine vs the same PyTorch recipe", ratio_rows(eng, pt) +
+                         "\n\nSame work on both sides (same split). forkserver has no PyTorch "
+                         "counterpart in the blog and is set against mp.spawn. The thread recipe "
+                         "shares one queue of batches (each batch once per epoch), so it is set "
+                         "against the engine's `threads --split shard`. Start-up: engine, launch "
+                         "to the end of the worker's first step (its summary line); PyTorch, launch "
+                         "to the worker ready for its first step (its own set-up: for spawn the "
+                         "interpreter, `import torch`, unpickling the model and data; for the "
+                         "serial loop and threads, building the DataLoader and optimizer / the "
+                         "thread's first step)."))
+    else:
+        sections.append(("Summary: engine vs the same PyTorch recipe",
+                         "PyTorch part skipped: %s" % (a.pytorch_skipped or "no results")))
+    walls = []
+    for it in engine_items(eng, "blog"):
+        walls += pooled(eng["results"].get(it["key"], []), "wall_s")
+    note = ""
+    if walls:
+        note = ("\n\nEach of these runs lasts only %.0f–%.0f ms (3 epochs of 10000 samples), so "
+                "fixed costs per run (launching workers, the epoch gates) weigh on the multi-worker "
+                "figures; section 3 runs the same model 10 times longer." %
+                (1e3 * min(walls), 1e3 * max(walls)))
+    sections.append(("1. Engine on the blog's workload", engine_table(eng) + note))
+    if pt:
+        sections.append(("2. The blog's PyTorch recipes, same workload", pytorch_table(pt) +
+                         "\n\nThe recipes are the blog's code with timestamps added and a barrier "
+                         "after each worker's set-up (`bench/pytorch_recipes.py`); "
+                         "torch.set_num_threads(1) in the parent and every worker. The thread "
+                         "recipe's errors are counted, not hidden: each one is a thread that died "
+                         "with \"one of the variables needed for gradient computation has been "
+                         "modified by an inplace operation\" while the other threads went on; "
+                         "its samples/s counts only the steps that completed. DDP runs at 2 "
+                         "workers only. Memory: GNU time's max RSS is the largest of the process "
+                         "and its waited-for children; PSS is sampled every 100 ms from "
+                         "/proc/PID/smaps_rollup (shared pages split between the processes that "
+                         "map them, so the total counts them once).\n\n" +
+                         pytorch_memory_table(pt)))
+    else:
+        sections.append(("2. The blog's PyTorch recipes",
+                         "Skipped: %s" % (a.pytorch_skipped or "no results")))
+    sections.append(("3. Scaling: dense vs sparse", scaling_table(eng) +
+                     "\n\n`--split shard` (the same total work at every worker count); dense: the "
+                     "blog's MLP and data, 30 epochs; sparse: `--model embedding-bag:20000-32-4 "
+                     "--dataset sparse-bow:20000x20000:4:20 --lr 0.5 --momentum 0`, 10 epochs. "
+                     "processes use forkserver. 2 cores: speedup beyond 2 workers is not possible "
+                     "here."))
+    sections.append(("4. Fashion-MNIST: accuracy over time", fmnist_section(eng) +
+                     "\n\nDefault MLP 784-128-10, lr 0.01, momentum 0.9, batch 32, 10 epochs, "
+                     "Debian's Fashion-MNIST (60000 train, 10000 test). Elapsed: the run's clock "
+                     "at the end of that epoch (the latest worker's \"epoch N worker R ... (S "
+                     "samples, T s)\" line), before that epoch's evaluation; time to X%: the "
+                     "elapsed time at the end of the first epoch whose test accuracy reached X%."))
+    sections.append(("5. Start-up per start method (engine)", startup_table(eng) +
+                     "\n\nLaunch to the end of the worker's first step, from the summary line, "
+                     "pooled over the replicate and shard runs of section 1. At 4 workers the "
+                     "workers queue for 2 cores."))
+    sections.append(("6. Memory per worker (engine)", memory_table(eng) +
+                     "\n\nA longer run for sampling: the blog's workload with 25 epochs, "
+                     "`--split replicate`. RSS and PSS of the app, the fork server and each worker, "
+                     "sampled every 10 ms from /proc/PID/smaps_rollup; peak total PSS is the "
+                     "largest sum over all of them at one instant (shared memory counted once); "
+                     "extra per extra worker = (total at N workers − total at 1) / (N − 1). Max "
+                     "RSS (GNU time -v) is the app's, or a child's when larger."))
+    if sk and sk.get("present"):
+        stdout = sk.get("stdout", "")
+        body = "`%s`, exit %s, %.1f s%s. Its stdout:\n\n```\n%s```" % (
+            " ".join(sk.get("cmd", [])), sk.get("rc"), sk.get("wall_s", 0),
+            ", timed out" if sk.get("timed_out") else "",
+            stdout if stdout.endswith("\n") else stdout + "\n")
+        if sk.get("stderr", "").strip():
+            body += "\n\nIts stderr (Google Benchmark's context%s):\n\n```\n%s\n```" % (
+                "" if sk.get("ok") else ", and the error", sk["stderr"].strip()[-2500:])
+        sections.append(("7. stepkernel (Google Benchmark), verbatim", body))
+    else:
+        sections.append(("7. stepkernel", "Absent: %s was not built, so the single-core matmul "
+                         "ceiling and the step-kernel figures are not in this run." %
+                         (sk.get("path") if sk else "build/bench/stepkernel")))
+    sections.append(("Failed, skipped or trimmed runs", failures(eng, pt, sk)))
+
+    for title, body in sections:
+        doc.append("## %s\n\n%s\n" % (title, body))
+    text = "\n".join(doc)
+    with open(a.out, "w") as f:
+        f.write(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
