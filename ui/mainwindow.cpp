@@ -44,7 +44,7 @@ namespace hwl::ui {
 
 namespace {
 constexpr int kMaxRecent = 8;
-constexpr double kChartCpuBudget = 0.015; ///< share of one core the charts may use
+constexpr double kChartCpuBudget = 0.01; ///< share of one core the charts may use
 constexpr int kMinRedrawMs = 40, kMaxRedrawMs = 2000;
 
 ChartSample point(const Sample& s, float value) {
@@ -355,7 +355,14 @@ void MainWindow::onStarted(int workers, const QStringList& notes) {
 }
 
 void MainWindow::onSamples(const QList<Sample>& samples) {
-    // Group per series so each chart buffer grows once per batch.
+    // Group per series so each chart buffer grows once per batch. The event
+    // log gets at most ~50 epoch lines per run (every k-th epoch and the last):
+    // a long run of short epochs must not keep the GUI thread busy with text.
+    const int epochs = controller_->run() ? controller_->run()->config().epochs : 1;
+    const std::uint32_t every = std::uint32_t(std::max(1, (epochs + 49) / 50));
+    auto logged = [&](std::uint32_t epoch) {
+        return epoch % every == 0 || epoch == std::uint32_t(epochs);
+    };
     QHash<int, QList<ChartSample>> loss, divergence;
     for (const Sample& s : samples) {
         switch (s.kind) {
@@ -364,10 +371,11 @@ void MainWindow::onSamples(const QList<Sample>& samples) {
             divergence[s.worker].append(point(s, s.divergence));
             break;
         case Sample::EpochEnd:
-            logEvent(tr("Epoch %1: worker %2 mean loss %3")
-                         .arg(s.epoch)
-                         .arg(s.worker)
-                         .arg(double(s.loss), 0, 'f', 4));
+            if (logged(s.epoch))
+                logEvent(tr("Epoch %1: worker %2 mean loss %3")
+                             .arg(s.epoch)
+                             .arg(s.worker)
+                             .arg(double(s.loss), 0, 'f', 4));
             break;
         case Sample::Eval:
             if (controller_->run() && controller_->run()->data().test.rows > 0) {
@@ -378,10 +386,11 @@ void MainWindow::onSamples(const QList<Sample>& samples) {
                 perWorker.step /= workers;
                 perWorker.samples /= workers;
                 loss[TrainingChart::kTestSeries].append(point(perWorker, s.loss));
-                logEvent(tr("Epoch %1: test loss %2, accuracy %3%")
-                             .arg(s.epoch)
-                             .arg(double(s.loss), 0, 'f', 4)
-                             .arg(100.0 * double(s.accuracy), 0, 'f', 2));
+                if (logged(s.epoch))
+                    logEvent(tr("Epoch %1: test loss %2, accuracy %3%")
+                                 .arg(s.epoch)
+                                 .arg(double(s.loss), 0, 'f', 4)
+                                 .arg(100.0 * double(s.accuracy), 0, 'f', 2));
             }
             break;
         }

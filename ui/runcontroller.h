@@ -65,6 +65,8 @@ public:
     const MetricsLog& metrics() const { return metrics_; }
     /// Milliseconds between telemetry drains.
     static constexpr int kRefreshMs = 33;
+    /// Drains per worker-table update (about 5 per second).
+    static constexpr int kTicksPerTableUpdate = 6;
 
 signals:
     void preparing(const QString& description);
@@ -90,6 +92,7 @@ private:
     QElapsedTimer sinceLastTick_;
     QList<quint64> lastSamples_;
     QList<QString> reportedFailures_;
+    std::uint64_t ticks_ = 0;
     bool preparing_ = false;
     bool running_ = false; ///< started and finished() not yet emitted
     bool paused_ = false;
