@@ -207,14 +207,7 @@ def main():
                 doc.get("rc"), ", timed out" if doc.get("timed_out") else ""), doc.get("wall_s", 0)))
         return 0
     fmnist = os.path.isdir(FMNIST_DIR)
-    items = plan(fmnist)
-    if a.groups:
-        wanted = set(a.groups.split(","))
-        items = [it for it in items if it["group"] in wanted]
-    if a.max_reps:
-        for it in items:
-            it["max_reps"] = min(it["max_reps"], a.max_reps)
-            it["min_reps"] = min(it["min_reps"], it["max_reps"])
+    items = procmon.select_items(plan(fmnist), "group", a.groups, a.max_reps)
     start = time.monotonic()
     cpu_before = procmon.cpu_snapshot()
     hard = start + a.hard_budget_s if a.hard_budget_s else None

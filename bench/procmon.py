@@ -242,3 +242,16 @@ def rounds(items, run_one, deadline, hard_deadline=None, log=None):
                 log(it, rep, r)
         last_round = time.monotonic() - start
     return results, notes
+
+
+def select_items(items, field, wanted, max_reps):
+    """The plan items whose `field` is in the comma-separated `wanted` (all
+    when empty), each capped at max_reps repeats (when given)."""
+    if wanted:
+        keep = set(wanted.split(","))
+        items = [it for it in items if it[field] in keep]
+    if max_reps:
+        for it in items:
+            it["max_reps"] = min(it["max_reps"], max_reps)
+            it["min_reps"] = min(it["min_reps"], it["max_reps"])
+    return items

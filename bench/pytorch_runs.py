@@ -80,14 +80,7 @@ def main():
     ap.add_argument("--only", help="comma-separated keys, e.g. serial/1,fork/2 (for trying things)")
     ap.add_argument("--max-reps", type=int, default=None)
     a = ap.parse_args()
-    items = plan()
-    if a.only:
-        wanted = set(a.only.split(","))
-        items = [it for it in items if it["key"] in wanted]
-    if a.max_reps:
-        for it in items:
-            it["max_reps"] = min(it["max_reps"], a.max_reps)
-            it["min_reps"] = min(it["min_reps"], it["max_reps"])
+    items = procmon.select_items(plan(), "key", a.only, a.max_reps)
     start = time.monotonic()
     cpu_before = procmon.cpu_snapshot()
     deadline = start + a.budget_s

@@ -1,8 +1,10 @@
 #pragma once
 // Small helpers shared by the tests.
 #include <QByteArray>
+#include <QDir>
 #include <QFile>
 #include <QString>
+#include <QTemporaryDir>
 
 #include <filesystem>
 #include <string>
@@ -25,6 +27,20 @@ inline QByteArray readBytes(const std::filesystem::path& path) {
         return {};
     return f.readAll();
 }
+
+/// Fixture files in a temporary directory removed with the test object.
+/// Test classes inherit it after QObject.
+class Fixtures {
+protected:
+    QTemporaryDir tmp_;
+    std::filesystem::path file(const QString& name, const QByteArray& bytes) {
+        return writeBytes(tmp_.filePath(name), bytes);
+    }
+    std::filesystem::path subdir(const QString& name) {
+        QDir(tmp_.path()).mkpath(name);
+        return std::filesystem::path(tmp_.filePath(name).toStdString());
+    }
+};
 
 } // namespace hwl::test
 

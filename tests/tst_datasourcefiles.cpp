@@ -80,17 +80,8 @@ QByteArray idxLabels(const QList<int>& labels) {
 
 } // namespace
 
-class TestDatasourceFiles : public QObject {
+class TestDatasourceFiles : public QObject, public hwl::test::Fixtures {
     Q_OBJECT
-
-    QTemporaryDir tmp_;
-    std::filesystem::path file(const QString& name, const QByteArray& bytes) {
-        return writeBytes(tmp_.filePath(name), bytes);
-    }
-    std::filesystem::path subdir(const QString& name) {
-        QDir(tmp_.path()).mkpath(name);
-        return std::filesystem::path(tmp_.filePath(name).toStdString());
-    }
 
 private slots:
     void initTestCase() { QVERIFY(tmp_.isValid()); }

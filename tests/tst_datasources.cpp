@@ -105,17 +105,8 @@ double centroidAccuracy(const Dataset& ds) {
 
 } // namespace
 
-class TestDatasources : public QObject {
+class TestDatasources : public QObject, public hwl::test::Fixtures {
     Q_OBJECT
-
-    QTemporaryDir tmp_;
-    std::filesystem::path file(const QString& name, const QByteArray& bytes) {
-        return writeBytes(tmp_.filePath(name), bytes);
-    }
-    std::filesystem::path subdir(const QString& name) {
-        QDir(tmp_.path()).mkpath(name);
-        return std::filesystem::path(tmp_.filePath(name).toStdString());
-    }
 
 private slots:
     void initTestCase() { QVERIFY(tmp_.isValid()); }

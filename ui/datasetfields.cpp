@@ -20,15 +20,6 @@ namespace hwl::ui {
 namespace {
 using Kind = DatasetSpec::Kind;
 
-QSpinBox* countSpin(const char* name, int lo, int hi, const QString& tip) {
-    auto* spin = new QSpinBox;
-    spin->setObjectName(QString::fromLatin1(name));
-    spin->setRange(lo, hi);
-    spin->setGroupSeparatorShown(true);
-    spin->setToolTip(tip);
-    return spin;
-}
-
 /// A QDoubleSpinBox that shows 0.1 rather than 0.1000.
 class CompactDoubleSpinBox : public QDoubleSpinBox {
 public:
@@ -84,11 +75,11 @@ DatasetFields::DatasetFields(bool fashionMnistAvailable, QWidget* parent)
     }
     form_->addRow(tr("Source"), kind_);
 
-    rows_ = countSpin("datasetRows", 1, 100'000'000, tr("Samples to generate"));
-    dim_ = countSpin("datasetDim", 1, 10'000'000, tr("Features per sample"));
-    classes_ = countSpin("datasetClasses", 2, 100'000, tr("Number of classes (labels 0..C-1)"));
-    hidden_ = countSpin("datasetHidden", 1, 100'000, tr("Hidden width of the teacher MLP"));
-    tokens_ = countSpin("datasetTokens", 1, 100'000, tr("Tokens per row"));
+    rows_ = makeCountSpin("datasetRows", 1, 100'000'000, tr("Samples to generate"));
+    dim_ = makeCountSpin("datasetDim", 1, 10'000'000, tr("Features per sample"));
+    classes_ = makeCountSpin("datasetClasses", 2, 100'000, tr("Number of classes (labels 0..C-1)"));
+    hidden_ = makeCountSpin("datasetHidden", 1, 100'000, tr("Hidden width of the teacher MLP"));
+    tokens_ = makeCountSpin("datasetTokens", 1, 100'000, tr("Tokens per row"));
     form_->addRow(tr("Rows"), rows_);
     form_->addRow(tr("Features"), dim_);
     form_->addRow(tr("Classes"), classes_);

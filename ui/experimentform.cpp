@@ -43,15 +43,6 @@ QFormLayout* makeForm(QGroupBox* box) {
     return form;
 }
 
-QSpinBox* makeSpin(const char* name, int lo, int hi, const QString& tip) {
-    auto* spin = new QSpinBox;
-    spin->setObjectName(QString::fromLatin1(name));
-    spin->setRange(lo, hi);
-    spin->setGroupSeparatorShown(true);
-    spin->setToolTip(tip);
-    return spin;
-}
-
 QLineEdit* makeNumberEdit(const char* name, const QString& tip) {
     auto* edit = new QLineEdit;
     edit->setObjectName(QString::fromLatin1(name));
@@ -134,7 +125,7 @@ void ExperimentForm::buildParallelism(QVBoxLayout* column) {
     form->addRow(tr("Mode"), mode_);
     addError("mode");
 
-    workers_ = makeSpin("workers", 1, limits::kMaxWorkers, tr("Parallel workers"));
+    workers_ = makeCountSpin("workers", 1, limits::kMaxWorkers, tr("Parallel workers"));
     form->addRow(tr("Workers"), workers_);
     workersWarning_ = makeNoteLabel("warning");
     workersWarning_->setObjectName("workersWarning");
@@ -214,12 +205,12 @@ void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
         errorLabels_.insert(QString::fromLatin1(field), error);
         form->addRow(error);
     };
-    batch_ = makeSpin("batch", 1, limits::kMaxBatch, tr("Samples per step"));
+    batch_ = makeCountSpin("batch", 1, limits::kMaxBatch, tr("Samples per step"));
     lr_ = makeNumberEdit("lr", tr("Learning rate, in (0, 100], e.g. 0.01 or 1e-3"));
     momentum_ =
         makeNumberEdit("momentum", tr("SGD momentum in [0, 1); each worker keeps its own buffer"));
     weightDecay_ = makeNumberEdit("weightDecay", tr("L2 penalty added to the gradient, in [0, 1]"));
-    epochs_ = makeSpin("epochs", 1, limits::kMaxEpochs, tr("Passes over the training data"));
+    epochs_ = makeCountSpin("epochs", 1, limits::kMaxEpochs, tr("Passes over the training data"));
     seed_ = new QLineEdit;
     seed_->setObjectName("seed");
     seed_->setToolTip(tr("Seeds the data, the initialisation and the sample order"));

@@ -8,6 +8,7 @@
 // Labels carry "hwlRole" = "error" or "warning".
 #include <QLabel>
 #include <QLocale>
+#include <QSpinBox>
 #include <QStyle>
 #include <QWidget>
 
@@ -24,6 +25,16 @@ inline constexpr const char* kFormStyleSheet =
 
 /// A small word-wrapped label under a field, hidden until it has text.
 /// `role` is "error" or "warning" (the colour).
+/// A named integer spin box with digit grouping, for the form's count fields.
+inline QSpinBox* makeCountSpin(const char* name, int lo, int hi, const QString& tip) {
+    auto* spin = new QSpinBox;
+    spin->setObjectName(QString::fromLatin1(name));
+    spin->setRange(lo, hi);
+    spin->setGroupSeparatorShown(true);
+    spin->setToolTip(tip);
+    return spin;
+}
+
 inline QLabel* makeNoteLabel(const char* role, QWidget* parent = nullptr) {
     auto* label = new QLabel(parent);
     label->setProperty("hwlRole", QString::fromLatin1(role));
