@@ -6,7 +6,6 @@
 #include "run.h"
 #include "tensorfile.h"
 #include "textutil.h"
-#include "weightsio.h"
 #include "workerprocess.h"
 
 #include <csignal>
@@ -56,7 +55,7 @@ std::string humanRate(double perSecond) {
     return text;
 }
 
-void progressBar(const Run& run, Telemetry& t, std::uint64_t expectedSamples) {
+void progressBar(Telemetry& t, std::uint64_t expectedSamples) {
     std::uint64_t samples = 0;
     for (std::uint32_t r = 0; r < t.workerCount(); ++r)
         samples += t.worker(r).samples.load(std::memory_order_relaxed);
@@ -71,7 +70,6 @@ void progressBar(const Run& run, Telemetry& t, std::uint64_t expectedSamples) {
                  humanRate(elapsed > 0 ? double(samples) / elapsed : 0).c_str(),
                  t.runState() == RunState::Paused ? "paused " : "       ");
     std::fflush(stderr);
-    (void)run;
 }
 
 void clearProgress() {
@@ -282,16 +280,8 @@ void writeRunOutputs(const std::string& dir, const Run& run, const MetricsLog& l
     writeFileAtomically(base / "metrics.csv", log.csv());
     if (!withWeights)
         return;
-    const auto refs = tensorRefs(run.model().layout(), run.parameters());
-    const RunSummary s = run.summary();
-    std::map<std::string, std::string> meta = {
-        {"format", "pt"},
-        {"producer", std::string("hogwild-lab ") + HWL_VERSION},
-        {"model", run.config().model},
-        {"dataset", run.config().dataset},
-        {"epochs_completed", std::to_string(s.epochsCompleted)}};
-    writeSafetensors(base / "weights.safetensors", refs, meta);
-    writeNpz(base / "weights.npz", refs);
+    run.writeWeights(base / "weights.safetensors");
+    run.writeWeights(base / "weights.npz");
 }
 
 namespace {
@@ -362,7 +352,7 @@ int trainAndReport(const CommandLine& cl, std::shared_ptr<ForkServer> forkServer
         }
         log.drain(run.telemetry(), print);
         if (tty)
-            progressBar(run, run.telemetry(), expected);
+            progressBar(run.telemetry(), expected);
     }
     log.drain(run.telemetry(), print);
     if (tty)

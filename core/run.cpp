@@ -6,11 +6,14 @@
 #include "hogwild.h"
 #include "parallel.h"
 #include "processlauncher.h"
+#include "tensorfile.h"
+#include "textutil.h"
 #include "weightsio.h"
 #include "workerloop.h"
 #include "workerprocess.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 #include <sys/wait.h>
@@ -20,10 +23,6 @@ namespace hwl {
 namespace {
 bool isProcessMode(const ExperimentConfig& c) {
     return c.mode == Mode::Processes;
-}
-
-std::string mib(std::size_t bytes) {
-    return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
 }
 } // namespace
 
@@ -73,9 +72,9 @@ void Run::prepare() {
             SharedDataset::bytesFor(data_.train) + (std::size_t(config_.workers) + 1) * 200000;
         const long long available = SharedSegment::freeBytes();
         if (available >= 0 && (long long)needed > available)
-            throw RunError("shared memory: this run needs about " + mib(needed) +
+            throw RunError("shared memory: this run needs about " + mebibytes((long long)needed) +
                            " in /dev/shm (parameters, training data, telemetry) but only " +
-                           mib(std::size_t(available)) +
+                           mebibytes(available) +
                            " is free; free space there, enlarge it (mount -o remount,size=... "
                            "/dev/shm), or use a smaller model or dataset");
         params_ = ParameterStore::inSharedMemory(total, "parameters");
@@ -326,6 +325,23 @@ bool Run::wait(std::chrono::milliseconds timeout) {
     if (coordinator_.joinable())
         coordinator_.join();
     return true;
+}
+
+void Run::writeWeights(const std::filesystem::path& file) const {
+    const auto refs = tensorRefs(model_->layout(), params_.data());
+    std::string suffix = file.extension().string();
+    for (auto& c : suffix)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (suffix == ".npz") {
+        writeNpz(file, refs);
+        return;
+    }
+    writeSafetensors(file, refs,
+                     {{"format", "pt"},
+                      {"producer", std::string("hogwild-lab ") + HWL_VERSION},
+                      {"model", config_.model},
+                      {"dataset", config_.dataset},
+                      {"epochs_completed", std::to_string(summary().epochsCompleted)}});
 }
 
 RunSummary Run::summary() const {

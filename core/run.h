@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -77,6 +78,10 @@ public:
     /// The shared parameters. While workers run, reads race with their updates.
     const float* parameters() const { return params_.data(); }
     DatasetView trainView() const { return trainView_; }
+    /// Writes the parameters as NumPy .npz when `file` ends in .npz (any case), else as
+    /// safetensors with the run's metadata (model, dataset, epochs
+    /// completed). Temp file + rename; InputError when it cannot be written.
+    void writeWeights(const std::filesystem::path& file) const;
     Telemetry& telemetry() { return telemetry_; }
     /// A copy of the summary so far (final once finished()).
     RunSummary summary() const;

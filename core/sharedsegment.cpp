@@ -2,6 +2,7 @@
 
 #include "errors.h"
 #include "random.h"
+#include "textutil.h"
 
 #include <atomic>
 #include <cerrno>
@@ -37,10 +38,6 @@ std::string uniqueName(const std::string& purpose) {
     name += '-';
     name += purpose;
     return name;
-}
-
-std::string mib(long long bytes) {
-    return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
 }
 } // namespace
 
@@ -88,8 +85,8 @@ long long SharedSegment::freeBytes() {
 SharedSegment SharedSegment::create(const std::string& purpose, std::size_t bytes) {
     const long long available = freeBytes();
     if (available >= 0 && (long long)bytes > available)
-        throw RunError("shared memory: this run needs " + mib((long long)bytes) +
-                       " in /dev/shm for its " + purpose + " but only " + mib(available) +
+        throw RunError("shared memory: this run needs " + mebibytes((long long)bytes) +
+                       " in /dev/shm for its " + purpose + " but only " + mebibytes(available) +
                        " is free; free space there (or enlarge it: mount -o "
                        "remount,size=... /dev/shm) or use a smaller model or dataset");
     SharedSegment segment;
@@ -103,7 +100,7 @@ SharedSegment SharedSegment::create(const std::string& purpose, std::size_t byte
     const int err = bytes ? posix_fallocate(fd, 0, off_t(bytes)) : 0;
     if (err != 0) {
         close(fd);
-        throw RunError("shared memory: cannot reserve " + mib((long long)bytes) +
+        throw RunError("shared memory: cannot reserve " + mebibytes((long long)bytes) +
                        " in /dev/shm for the " + purpose + ": " + std::strerror(err) +
                        "; free space in /dev/shm or use a smaller model or dataset");
     }

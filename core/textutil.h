@@ -44,4 +44,9 @@ inline std::optional<double> parseNumber(std::string_view text) {
     return value;
 }
 
+/// A byte count in whole MiB, rounded up: "188 MiB".
+inline std::string mebibytes(long long bytes) {
+    return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
+}
+
 } // namespace hwl

@@ -5,7 +5,6 @@
 #include "presets.h"
 #include "tensorfile.h"
 #include "trainingchart.h"
-#include "weightsio.h"
 #include "workertablemodel.h"
 
 #include <QAction>
@@ -474,15 +473,7 @@ bool MainWindow::exportWeights(const QString& path, bool quiet) {
         error = tr("The run is still going: stop it or wait for it to finish, then export.");
     else {
         try {
-            const auto refs = tensorRefs(run->model().layout(), run->parameters());
-            if (path.endsWith(".npz", Qt::CaseInsensitive))
-                writeNpz(path.toStdString(), refs);
-            else
-                writeSafetensors(path.toStdString(), refs,
-                                 {{"format", "pt"},
-                                  {"producer", std::string("hogwild-lab ") + HWL_VERSION},
-                                  {"model", run->config().model},
-                                  {"dataset", run->config().dataset}});
+            run->writeWeights(path.toStdString());
         } catch (const std::exception& e) {
             error = QString::fromUtf8(e.what());
         }
