@@ -308,6 +308,9 @@ private slots:
             Run run(c);
             run.start();
             QCOMPARE(ourSegments(), before + 1); // the telemetry segment
+            // Let a step happen first: on a loaded machine stop() can
+            // otherwise win the race against the workers' first step.
+            QTRY_VERIFY_WITH_TIMEOUT(run.telemetry().worker(0).steps.load() > 0, 30000);
             run.stop();
             run.wait();
             QCOMPARE(ourSegments(), before); // unlinked as the run ended...
