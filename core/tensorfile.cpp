@@ -173,9 +173,11 @@ int finishFile(FilePtr f) {
     return err;
 }
 
-/// Writes `parts` back to back into `file` through a temporary sibling.
-void writePartsAtomically(const fs::path& file, const std::vector<std::string_view>& parts,
-                          std::string_view kind, std::string_view hint) {
+/// Writes what `produce` hands its sink into `file` through a temporary
+/// sibling. An exception from `produce` leaves no file behind.
+void writeStreamAtomically(const fs::path& file,
+                           const std::function<void(const ByteSink&)>& produce,
+                           std::string_view kind, std::string_view hint) {
     TempSibling tmp(file);
     FilePtr f(std::fopen(tmp.path().c_str(), "wbx")); // "x": never clobber a stranger's file
     if (!f) {
@@ -183,14 +185,26 @@ void writePartsAtomically(const fs::path& file, const std::vector<std::string_vi
         tmp.disown();
         throwCannotWrite(file, kind, errnoText(err), hint);
     }
-    for (std::string_view part : parts) {
+    produce([&](std::string_view part) {
         if (!part.empty() && std::fwrite(part.data(), 1, part.size(), f.get()) != part.size())
             throwCannotWrite(file, kind, errnoText(errno), hint);
-    }
+    });
     if (const int err = finishFile(std::move(f)))
         throwCannotWrite(file, kind, errnoText(err), hint);
     if (const int err = tmp.commit())
         throwCannotWrite(file, kind, errnoText(err), hint);
+}
+
+/// Writes `parts` back to back into `file` through a temporary sibling.
+void writePartsAtomically(const fs::path& file, const std::vector<std::string_view>& parts,
+                          std::string_view kind, std::string_view hint) {
+    writeStreamAtomically(
+        file,
+        [&](const ByteSink& sink) {
+            for (std::string_view part : parts)
+                sink(part);
+        },
+        kind, hint);
 }
 
 // ------------------------------------------------------- writer checking --
@@ -566,6 +580,11 @@ void writeEmptyZip(const fs::path& file) {
 
 void writeFileAtomically(const std::filesystem::path& file, const std::string& bytes) {
     writePartsAtomically(file, {bytes}, "file", {});
+}
+
+void writeFileAtomically(const std::filesystem::path& file,
+                         const std::function<void(const ByteSink&)>& produce) {
+    writeStreamAtomically(file, produce, "file", {});
 }
 
 void writeSafetensors(const std::filesystem::path& file, const std::vector<TensorRef>& tensors,

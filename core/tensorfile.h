@@ -4,8 +4,10 @@
 // renamed into place, so a crash never leaves half a file.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hwl {
@@ -48,5 +50,15 @@ void writeNpz(const std::filesystem::path& file, const std::vector<TensorRef>& t
 /// Writes `bytes` to `file` through a temporary file + rename. Throws
 /// InputError naming the path and the reason when it cannot.
 void writeFileAtomically(const std::filesystem::path& file, const std::string& bytes);
+
+/// Receives the bytes of a file being written, in order, one piece at a time.
+using ByteSink = std::function<void(std::string_view)>;
+
+/// Streams a file through a temporary file + rename: `produce` hands the
+/// bytes to the sink piece by piece, so a large file is never held in memory
+/// whole. An exception from `produce` or the sink (InputError naming the path
+/// and the reason) leaves no file behind.
+void writeFileAtomically(const std::filesystem::path& file,
+                         const std::function<void(const ByteSink&)>& produce);
 
 } // namespace hwl
