@@ -277,7 +277,7 @@ void writeRunOutputs(const std::string& dir, const Run& run, const MetricsLog& l
         throw InputError("out: cannot create directory \"" + dir + "\": " + ec.message());
     const fs::path base(dir);
     writeFileAtomically(base / "experiment.json", run.config().toJson());
-    writeFileAtomically(base / "metrics.csv", log.csv());
+    log.writeCsv(base / "metrics.csv");
     if (!withWeights)
         return;
     run.writeWeights(base / "weights.safetensors");

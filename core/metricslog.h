@@ -1,9 +1,20 @@
 #pragma once
 // MetricsLog: what a monitor drained from a run's telemetry, kept in order,
 // and its CSV form (metrics.csv).
+//
+// Memory stays bounded however long the run: past kMemorySamples samples the
+// log moves them, as raw records, to an anonymous temporary file (tmpfile():
+// already unlinked, so the system removes it when the process ends, crash
+// included). Reading the log back (forEach, writeCsv) streams that file in
+// chunks. If the temporary file cannot be created or written (no space in
+// the temporary directory), the log keeps everything in memory instead and
+// says so in spillError(): nothing is lost either way.
 #include "telemetry.h"
 
+#include <cstdio>
+#include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,18 +22,51 @@ namespace hwl {
 
 class MetricsLog {
 public:
+    /// Samples held in memory before they are moved to the temporary file.
+    static constexpr std::size_t kMemorySamples = 16384; // 768 KiB
+
+    MetricsLog();
+    ~MetricsLog();
+    MetricsLog(MetricsLog&&) noexcept;
+    MetricsLog& operator=(MetricsLog&&) noexcept;
+    MetricsLog(const MetricsLog&) = delete;
+    MetricsLog& operator=(const MetricsLog&) = delete;
+
     /// Drains every worker ring and the evaluation ring once, appending what
     /// it finds and calling `onSample` for each new sample. Returns the count.
     std::size_t drain(Telemetry& telemetry,
                       const std::function<void(const Sample&)>& onSample = {});
-    const std::vector<Sample>& samples() const { return samples_; }
+    /// Appends one sample (what drain() does for each one it finds).
+    void append(const Sample& s);
+
+    /// Samples logged so far.
+    std::size_t size() const { return spilled_ + memory_.size(); }
+    /// Samples of size() that live in the temporary file.
+    std::size_t spilledCount() const { return spilled_; }
+    /// Why the log stopped using its temporary file; empty while it works.
+    const std::string& spillError() const { return spillError_; }
+
+    /// Calls `fn` for every sample in the order they were logged.
+    void forEach(const std::function<void(const Sample&)>& fn) const;
 
     /// CSV with a header line: worker,epoch,step,samples,loss,time,kind,divergence,accuracy
     /// kind is step, epoch or eval; eval rows have worker -1 and the test loss.
+    /// Streams the rows into `file` atomically (temporary sibling + rename);
+    /// throws InputError naming the path and the reason when it cannot.
+    void writeCsv(const std::filesystem::path& file) const;
+    /// The same CSV as a string (for small logs and tests).
     std::string csv() const;
 
 private:
-    std::vector<Sample> samples_;
+    void spill();
+
+    struct FileCloser {
+        void operator()(std::FILE* f) const { std::fclose(f); }
+    };
+    std::vector<Sample> memory_;                  // logged after the spilled ones
+    std::unique_ptr<std::FILE, FileCloser> file_; // the spilled samples, raw
+    std::size_t spilled_ = 0;
+    std::string spillError_;
 };
 
 } // namespace hwl

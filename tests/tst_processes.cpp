@@ -171,9 +171,10 @@ private slots:
         for (double d : s.divergence)
             QVERIFY(d > 0);
         std::map<int, std::vector<float>> perWorker; // epoch-end divergence per worker
-        for (const auto& sample : log.samples())
+        log.forEach([&](const Sample& sample) {
             if (sample.kind == Sample::EpochEnd)
                 perWorker[sample.worker].push_back(sample.divergence);
+        });
         QCOMPARE(perWorker.size(), std::size_t(3));
         for (const auto& [worker, values] : perWorker) {
             QCOMPARE(values.size(), std::size_t(4));
@@ -198,8 +199,8 @@ private slots:
             log.drain(run->telemetry());
         log.drain(run->telemetry());
         int positive = 0;
-        for (const auto& s : log.samples())
-            positive += s.kind == Sample::Step && s.divergence > 0;
+        log.forEach(
+            [&](const Sample& s) { positive += s.kind == Sample::Step && s.divergence > 0; });
         QVERIFY(positive > 0); // others' updates landed between a read and a write
     }
 

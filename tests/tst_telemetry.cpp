@@ -1,15 +1,22 @@
 // The telemetry segment: ring semantics, segment naming, permissions and
 // clean-up of segments that a crashed run left behind.
+#include "errors.h"
+#include "metricslog.h"
 #include "sharedsegment.h"
 #include "telemetry.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +34,36 @@ std::string segmentName(long pid, const char* rest) {
 
 bool segmentExists(const std::string& name) {
     return std::filesystem::exists("/dev/shm" + name);
+}
+
+// A step sample whose fields all derive from i, so order and content can be checked.
+Sample numbered(std::uint64_t i) {
+    Sample s;
+    s.worker = int(i % 3);
+    s.epoch = std::uint32_t(i / 1000 + 1);
+    s.step = i;
+    s.samples = 8 * i;
+    s.time = double(i) / 1000;
+    s.loss = float(i % 97) / 8;
+    return s;
+}
+
+// Checks that `log` holds numbered(0..n-1) in order; "" or what is wrong.
+std::string holdsNumbered(const MetricsLog& log, std::uint64_t n) {
+    if (log.size() != n)
+        return "size " + std::to_string(log.size());
+    std::uint64_t next = 0;
+    std::string error;
+    log.forEach([&](const Sample& s) {
+        const Sample want = numbered(next);
+        if (error.empty() && (s.step != want.step || s.samples != want.samples ||
+                              s.worker != want.worker || s.loss != want.loss))
+            error = "sample " + std::to_string(next) + " differs";
+        ++next;
+    });
+    if (error.empty() && next != n)
+        error = "forEach visited " + std::to_string(next);
+    return error;
 }
 } // namespace
 
@@ -136,6 +173,80 @@ private slots:
         QVERIFY(SharedSegment::cleanupStaleSegments() >= 1);
         QVERIFY(!segmentExists(stale));
         QVERIFY(segmentExists(mine.name()));
+    }
+
+    void metricsLogSpillsToDiskAndKeepsEverything() {
+        // Four times what it keeps in memory: the rest goes to its temporary file.
+        const std::uint64_t n = 4 * MetricsLog::kMemorySamples + 5;
+        MetricsLog log;
+        for (std::uint64_t i = 0; i < n; ++i)
+            log.append(numbered(i));
+        QVERIFY2(log.spillError().empty(), log.spillError().c_str());
+        QCOMPARE(log.spilledCount(), std::size_t(4 * MetricsLog::kMemorySamples));
+        QVERIFY(log.size() - log.spilledCount() < MetricsLog::kMemorySamples); // memory bound
+        const std::string problem = holdsNumbered(log, n);
+        QVERIFY2(problem.empty(), problem.c_str());
+
+        // The CSV streamed to disk is the CSV built in memory, one row per sample.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::filesystem::path file = dir.filePath("metrics.csv").toStdString();
+        log.writeCsv(file);
+        std::ifstream in(file);
+        std::stringstream written;
+        written << in.rdbuf();
+        const std::string csv = log.csv();
+        QVERIFY(written.str() == csv);
+        QCOMPARE(std::count(csv.begin(), csv.end(), '\n'), std::ptrdiff_t(n + 1));
+        QVERIFY(csv.find("\n0,1,0,0,0,0.000000,step,0,0\n") != std::string::npos);
+        QVERIFY(csv.find("\n2,66,65540,524320,") != std::string::npos); // numbered(65540)
+        // Appending after a read goes on after the spilled records.
+        log.append(numbered(n));
+        const std::string again = holdsNumbered(log, n + 1);
+        QVERIFY2(again.empty(), again.c_str());
+    }
+
+    void metricsLogKeepsSamplesInMemoryWhenItCannotSpill() {
+        // A child whose files may not grow past 64 KiB: the first spill (768
+        // KiB) fails with EFBIG, and the log must keep everything in memory.
+        const pid_t child = fork();
+        if (child == 0) {
+            std::signal(SIGXFSZ, SIG_IGN);
+            const rlimit limit{64 * 1024, 64 * 1024};
+            if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
+                _exit(3);
+            const std::uint64_t n = 3 * MetricsLog::kMemorySamples;
+            MetricsLog log;
+            for (std::uint64_t i = 0; i < n; ++i)
+                log.append(numbered(i));
+            if (log.spillError().find("keeping them in memory") == std::string::npos)
+                _exit(4);
+            if (log.spilledCount() != 0 || !holdsNumbered(log, n).empty())
+                _exit(5);
+            _exit(0);
+        }
+        int status = 0;
+        QCOMPARE(waitpid(child, &status, 0), child);
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0);
+    }
+
+    void metricsCsvToAnUnwritablePathSaysWhy() {
+        MetricsLog log;
+        log.append(numbered(1));
+        QTemporaryDir dir;
+        const std::filesystem::path file =
+            dir.filePath("no-such-directory/metrics.csv").toStdString();
+        try {
+            log.writeCsv(file);
+            QFAIL("expected InputError");
+        } catch (const InputError& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.find("cannot write") != std::string::npos &&
+                         what.find("no-such-directory/metrics.csv") != std::string::npos,
+                     e.what());
+        }
+        QVERIFY(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).isEmpty());
     }
 
     void tooLittleSharedMemoryIsReportedUpFront() {

@@ -207,13 +207,13 @@ private slots:
         log.drain(run.telemetry());
         int epochEnds = 0, evals = 0, steps = 0;
         std::set<int> workersSeen;
-        for (const auto& s : log.samples()) {
+        log.forEach([&](const Sample& s) {
             epochEnds += s.kind == Sample::EpochEnd;
             evals += s.kind == Sample::Eval;
             steps += s.kind == Sample::Step;
             if (s.kind != Sample::Eval)
                 workersSeen.insert(s.worker);
-        }
+        });
         QCOMPARE(epochEnds, 3 * 4);
         QCOMPARE(evals, 4);
         QVERIFY(steps > 0);
@@ -313,7 +313,7 @@ private slots:
             QTRY_VERIFY_WITH_TIMEOUT(run.telemetry().worker(0).steps.load() > 0, 30000);
             run.stop();
             run.wait();
-            QCOMPARE(ourSegments(), before); // unlinked as the run ended...
+            QCOMPARE(ourSegments(), before);                     // unlinked as the run ended...
             QVERIFY(run.telemetry().worker(0).steps.load() > 0); // ...still readable here
         }
         QCOMPARE(ourSegments(), before);

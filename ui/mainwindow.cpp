@@ -493,7 +493,7 @@ bool MainWindow::exportMetrics(const QString& path, bool quiet) {
         error = tr("There are no metrics yet: start a run first.");
     else {
         try {
-            writeFileAtomically(path.toStdString(), controller_->metrics().csv());
+            controller_->metrics().writeCsv(path.toStdString());
         } catch (const std::exception& e) {
             error = QString::fromUtf8(e.what());
         }

@@ -31,6 +31,7 @@ bool RunController::start(const ExperimentConfig& config) {
     if (preparer_.joinable())
         preparer_.join();
     metrics_ = MetricsLog();
+    spillWarned_ = false;
     reportedFailures_.clear();
     paused_ = false;
     try {
@@ -116,6 +117,12 @@ void RunController::tick() {
     metrics_.drain(run_->telemetry(), [&](const Sample& s) { batch.append(s); });
     if (!batch.isEmpty())
         emit samplesArrived(batch);
+    if (!metrics_.spillError().empty() && !spillWarned_) {
+        spillWarned_ = true;
+        emit event(QStringLiteral("Metrics: ") + QString::fromStdString(metrics_.spillError()) +
+                       QStringLiteral(". Memory use now grows with the run's length."),
+                   true);
+    }
     // The rings are drained at ~30 Hz so they never fill; the worker table is
     // for reading, and 5 updates a second is all a person can read.
     if (++ticks_ % kTicksPerTableUpdate == 0 || run_->finished())

@@ -88,6 +88,7 @@ private:
     std::unique_ptr<Run> run_;
     std::thread preparer_;
     MetricsLog metrics_;
+    bool spillWarned_ = false; // metrics_.spillError() already reported
     QTimer timer_;
     QElapsedTimer sinceLastTick_;
     QList<quint64> lastSamples_;
