@@ -5,8 +5,9 @@
 //     series per 40 ms tick — up to 1,000,000 points per series. At 10%, 50%
 //     and 100% of that history it times refresh() per tick (mean and max) and
 //     the repaint that follows (the event loop's work), and gives the CPU share
-//     of one core at 25 Hz. Also the one-off full recompute a smoothing change
-//     costs at 1e6 points.
+//     of one core at 25 Hz, and how much the process's resident memory grew
+//     (each series keeps at most TrainingChart::kRawPointLimit points). Also
+//     the one-off full recompute a smoothing change costs at 1e6 points.
 // (b) End to end: the same threads experiment run headless (hwl::Run and a
 //     plain drain loop, as the CLI does), in a MainWindow that exists but is
 //     not shown, and in a shown MainWindow (started through its form and
@@ -53,6 +54,16 @@ std::string cpuModel() {
                 return line.mid(line.indexOf(':') + 1).trimmed().toStdString();
     }
     return "unknown CPU";
+}
+
+// The process's resident memory in MiB (VmRSS), or -1.
+double rssMiB() {
+    QFile f("/proc/self/status");
+    if (f.open(QIODevice::ReadOnly))
+        for (const QByteArray& line : f.readAll().split('\n'))
+            if (line.startsWith("VmRSS:"))
+                return line.mid(6).trimmed().split(' ').front().toDouble() / 1024.0;
+    return -1;
 }
 
 // Lets the event loop run (layout, repaint) for about `ms` milliseconds.
@@ -104,8 +115,10 @@ void chartUpkeep(bool quick) {
     std::printf("(a) chart upkeep: %d series, %d points per series per tick, smoothing 0.6, "
                 "chart %dx%d, %d buckets\n",
                 kSeries, kPerTick, chart.width(), chart.height(), chart.bucketCount());
-    std::printf("    %-9s %-8s %-21s %-21s %-13s %s\n", "history", "ticks", "refresh() mean/max",
-                "repaint mean/max", "CPU @25Hz", "(refresh + repaint)");
+    const double rssBefore = rssMiB();
+    std::printf("    %-9s %-8s %-21s %-21s %-13s %-21s %s\n", "history", "ticks",
+                "refresh() mean/max", "repaint mean/max", "CPU @25Hz", "(refresh + repaint)",
+                "RSS growth");
 
     qint64 have = 0;
     auto appendUpTo = [&](qint64 target, qint64 batch) {
@@ -144,10 +157,10 @@ void chartUpkeep(bool quick) {
             repaint.add(double(t.nsecsElapsed()) / 1e6, ticks);
         }
         std::printf("    %-9s %-8d %6.3f / %6.3f ms     %6.3f / %6.3f ms     %5.2f%% core   "
-                    "%5.2f%% core\n",
+                    "%5.2f%% core           %+.1f MiB\n",
                     qPrintable(QString("%1 pts").arg(have)), ticks, refresh.meanMs, refresh.maxMs,
                     repaint.meanMs, repaint.maxMs, refresh.meanMs * 25 / 10,
-                    (refresh.meanMs + repaint.meanMs) * 25 / 10);
+                    (refresh.meanMs + repaint.meanMs) * 25 / 10, rssMiB() - rssBefore);
     }
     QElapsedTimer t;
     t.start();

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 using namespace hwl::ui;
 
@@ -179,6 +180,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&chart));
         chart.setWorkerCount(1, false);
         const int n = 200'000;
+        chart.setRawPointLimit(n); // the downsampling alone, on the whole history
         QList<ChartSample> raw;
         raw.reserve(n);
         for (int i = 0; i < n; ++i)
@@ -222,6 +224,7 @@ private slots:
         TrainingChart live("loss", "loss"), once("loss", "loss");
         for (TrainingChart* c : {&live, &once}) {
             c->setWorkerCount(1, false);
+            c->setRawPointLimit(n); // thinning depends on batch boundaries; not tested here
             c->setSmoothing(smoothing);
             c->setLogScale(log);
         }
@@ -314,6 +317,49 @@ private slots:
         QVERIFY(y && y->min() <= -7.0 && y->max() >= 40.0);
         auto* x = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).front());
         QVERIFY(x->min() <= 0 && x->max() >= n - 1);
+    }
+
+    // A run of any length keeps at most rawPointLimit() points per series,
+    // and thinning them never loses the first, the last or the extremes.
+    void rawHistoryIsBoundedKeepingExtremes() {
+        TrainingChart chart("loss", "loss");
+        chart.setWorkerCount(1, false);
+        chart.setRawPointLimit(64);
+        QCOMPARE(chart.rawPointLimit(), qsizetype(64));
+        const int n = 5000;
+        QList<ChartSample> all;
+        for (int i = 0; i < n; ++i)
+            all << sample(i, 2.0 + std::cos(i * 0.01));
+        all[3001].value = 9.0;                                      // spike
+        all[1234].value = -4.0;                                     // dip
+        all[2500].value = std::numeric_limits<double>::quiet_NaN(); // never chosen
+        for (int i = 0; i < n; i += 7)
+            chart.appendPoints(0, all.mid(i, 7));
+        const QList<ChartSample>& kept = chart.rawPoints(0);
+        QVERIFY2(kept.size() <= 64 && kept.size() >= 16, qPrintable(QString::number(kept.size())));
+        QVERIFY(sameSamples({kept.front()}, {all.front()}));
+        QVERIFY(sameSamples({kept.back()}, {all.back()}));
+        for (qsizetype i = 1; i < kept.size(); ++i)
+            QVERIFY(kept[i].step > kept[i - 1].step); // a subsequence, in order
+        auto has = [&](int index) {
+            return std::any_of(kept.cbegin(), kept.cend(), [&](const ChartSample& k) {
+                return sameSamples({k}, {all[index]});
+            });
+        };
+        QVERIFY(has(3001));
+        QVERIFY(has(1234));
+        QVERIFY(!has(2500));
+        chart.refresh();
+        const QList<QPointF> shown = chart.displayedPoints(0);
+        QVERIFY(shown.contains(QPointF(3001, 9.0)));
+        QVERIFY(shown.contains(QPointF(1234, -4.0)));
+        // Lowering the limit thins what is there at once.
+        chart.setRawPointLimit(20);
+        QVERIFY(kept.size() <= 20); // (kept is the series' own list)
+        QVERIFY(has(3001) && has(1234));
+        // Below 16 counts as 16.
+        chart.setRawPointLimit(3);
+        QCOMPARE(chart.rawPointLimit(), qsizetype(16));
     }
 
     // x going backwards (clocks of different processes) still draws sorted.

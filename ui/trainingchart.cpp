@@ -227,6 +227,58 @@ void TrainingChart::appendPoints(int seriesId, const QList<ChartSample>& points)
         return;
     s->raw.append(points);
     s->dirty = true;
+    enforceRawLimit(*s);
+}
+
+namespace {
+
+/// Halves a history in place: keeps the first and the last sample and, of
+/// each run of 4 samples in between, those with the lowest and the highest
+/// finite value, in their order (the first of the run when none is finite).
+void thinKeepingExtremes(QList<ChartSample>& raw) {
+    const qsizetype n = raw.size();
+    if (n < 4)
+        return;
+    qsizetype out = 1; // raw[0] stays where it is
+    for (qsizetype begin = 1; begin < n - 1; begin += 4) {
+        const qsizetype end = std::min(begin + 4, n - 1);
+        qsizetype lo = -1, hi = -1;
+        for (qsizetype i = begin; i < end; ++i) {
+            const double v = raw[i].value;
+            if (!std::isfinite(v))
+                continue;
+            if (lo < 0 || v < raw[lo].value)
+                lo = i;
+            if (hi < 0 || v > raw[hi].value)
+                hi = i;
+        }
+        if (lo < 0) {
+            raw[out++] = raw[begin];
+        } else if (lo == hi) {
+            raw[out++] = raw[lo];
+        } else {
+            raw[out++] = raw[std::min(lo, hi)];
+            raw[out++] = raw[std::max(lo, hi)];
+        }
+    }
+    raw[out++] = raw[n - 1];
+    raw.resize(out);
+}
+
+} // namespace
+
+void TrainingChart::enforceRawLimit(Series& s) {
+    if (s.raw.size() <= rawLimit_)
+        return;
+    while (s.raw.size() > rawLimit_)
+        thinKeepingExtremes(s.raw);
+    resetDerived(s); // the indices the derived data refers to moved
+    s.dirty = true;
+}
+
+void TrainingChart::setRawPointLimit(qsizetype limit) {
+    rawLimit_ = std::max<qsizetype>(16, limit);
+    forEachSeries([this](Series& s) { enforceRawLimit(s); });
 }
 
 void TrainingChart::clear() {

@@ -94,9 +94,22 @@ public:
 
     /// The points the series shows now (after the last refresh()).
     QList<QPointF> displayedPoints(int seriesId) const;
-    /// Everything appended to the series since it was created or cleared.
+    /// What the series keeps of everything appended since it was created or
+    /// cleared: all of it, until it holds more than rawPointLimit() points.
+    /// Then the history is thinned to about half: the first and the last
+    /// point stay, and each run of 4 consecutive points in between keeps its
+    /// lowest and its highest value (in their order). The curve's envelope,
+    /// its first and last points and its extremes survive every thinning;
+    /// older stretches, thinned more often, hold fewer points per step.
     /// An empty list for an unknown id.
     const QList<ChartSample>& rawPoints(int seriesId) const;
+    /// Points a series keeps at most (see rawPoints()), so that memory stays
+    /// bounded in a run of any length. Default kRawPointLimit; at least 16.
+    void setRawPointLimit(qsizetype limit);
+    qsizetype rawPointLimit() const { return rawLimit_; }
+    /// Default for rawPointLimit(): about 16 points per pixel column of a
+    /// wide chart, 1 MiB of raw points per series.
+    static constexpr qsizetype kRawPointLimit = qsizetype(1) << 15;
     /// Downsampling buckets used by the last refresh: the plot area's width in
     /// pixels (updated when it moves by more than 10%), at least kMinBuckets.
     /// A series shows at most 2*buckets+2 points.
@@ -148,6 +161,8 @@ private:
     void resetDerived(Series& s);
     void resetAllDerived();
     void extendDerived(Series& s);
+    /// Thins s.raw until it holds at most rawLimit_ points (see rawPoints()).
+    void enforceRawLimit(Series& s);
     int wantedBuckets() const;
     bool bucketsOutOfDate(int wanted) const;
     void onPlotAreaChanged();
@@ -168,6 +183,7 @@ private:
     XAxis xMode_ = XAxis::Step;
     bool logScale_ = false;
     int buckets_ = kMinBuckets;
+    qsizetype rawLimit_ = kRawPointLimit;
     bool refreshQueued_ = false;
     QList<QPointF> scratch_; // reused between rebuilds to avoid reallocating
 };
