@@ -22,6 +22,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -455,6 +456,73 @@ private slots:
             const int fd = line.toInt();
             QVERIFY2(fd <= 3, qPrintable(QStringLiteral("worker has fd %1 open").arg(fd)));
         }
+    }
+
+    // The server's own error reply: fork() fails in the server (the process
+    // limit of an otherwise unused uid is reached), launch() throws naming
+    // the cause, and the server keeps serving once the limit is lifted. Runs
+    // in a child that drops root, so the test process keeps its own limits.
+    void forkFailureInTheServerIsReported() {
+        if (::geteuid() != 0)
+            QSKIP("needs root: an unprivileged process cannot switch to a fresh uid");
+        int fds[2];
+        QCOMPARE(::pipe(fds), 0);
+        const pid_t child = ::fork();
+        if (child == 0) {
+            ::close(fds[0]);
+            auto finish = [&](int code, const std::string& text) {
+                (void)!::write(fds[1], text.data(), text.size());
+                _exit(code);
+            };
+            // This child and the server: 2 processes; the server's fork() is
+            // the third. The hard limit stays, so the soft one can be lifted.
+            rlimit limit{};
+            if (::getrlimit(RLIMIT_NPROC, &limit) != 0 || limit.rlim_max < 3)
+                finish(77, "cannot read RLIMIT_NPROC");
+            const rlim_t hard = limit.rlim_max;
+            limit.rlim_cur = 2;
+            if (::setrlimit(RLIMIT_NPROC, &limit) != 0)
+                finish(77, "cannot set RLIMIT_NPROC");
+            const uid_t uid = 54321; // unused: this child is its only process
+            if (::setgid(uid) != 0 || ::setuid(uid) != 0)
+                finish(77, "cannot switch to uid 54321");
+            try {
+                auto server = ForkServer::start(&testEntry);
+                try {
+                    server->launch({"exit", "0"});
+                    finish(1, "launch succeeded past the process limit");
+                } catch (const RunError& e) {
+                    const std::string what = e.what();
+                    if (what.find("fork failed") == std::string::npos)
+                        finish(2, "unexpected message: " + what);
+                }
+                // Lift the server's soft limit to its hard one (allowed for
+                // the owner): the same server now forks again.
+                const rlimit lifted{hard, hard};
+                if (::prlimit(server->serverPid(), RLIMIT_NPROC, &lifted, nullptr) != 0)
+                    finish(3, "prlimit failed");
+                const pid_t pid = server->launch({"exit", "5"});
+                std::map<pid_t, int> others;
+                const auto status = waitExit(*server, pid, others);
+                if (!status || !WIFEXITED(*status) || WEXITSTATUS(*status) != 5)
+                    finish(4, "the server did not recover");
+            } catch (const std::exception& e) {
+                finish(5, std::string("unexpected exception: ") + e.what());
+            }
+            finish(0, "");
+        }
+        ::close(fds[1]);
+        std::string text;
+        char buf[512];
+        for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+            text.append(buf, std::size_t(n));
+        ::close(fds[0]);
+        int status = 0;
+        QCOMPARE(::waitpid(child, &status, 0), child);
+        QVERIFY(WIFEXITED(status));
+        if (WEXITSTATUS(status) == 77)
+            QSKIP(text.c_str());
+        QVERIFY2(WEXITSTATUS(status) == 0, text.c_str());
     }
 };
 
