@@ -36,10 +36,6 @@ constexpr std::size_t kReplyBytes = 9;
 /// Kind byte + sequence number.
 constexpr std::size_t kRequestHeader = 5;
 
-std::string errnoText(int e) {
-    return std::error_code(e, std::generic_category()).message();
-}
-
 std::string describeStatus(int status) {
     if (WIFEXITED(status))
         return "exited with code " + std::to_string(WEXITSTATUS(status));
@@ -256,7 +252,7 @@ void sendError(int sock, std::uint32_t seq, const std::string& text) {
             runWorker(sock, sigFd, self, parentMask, buf.data() + kRequestHeader,
                       size - kRequestHeader, entry);
         if (pid < 0) {
-            sendError(sock, seq, "fork failed: " + errnoText(errno));
+            sendError(sock, seq, "fork failed: " + startFailureText(errno));
             continue;
         }
         workers.push_back(pid);
@@ -300,7 +296,7 @@ std::unique_ptr<ForkServer> ForkServer::start(Entry entry) {
         const int e = errno;
         ::close(sv[0]);
         ::close(sv[1]);
-        throw RunError("cannot start the fork server: fork failed: " + errnoText(e));
+        throw RunError("cannot start the fork server: fork failed: " + startFailureText(e));
     }
     if (pid == 0)
         runServer(sv[1], parent, entry);

@@ -7,7 +7,11 @@
 // ThreadSanitizer builds (HWL_THREAD_SANITIZER) run these loops on the
 // calling thread: Debian's libtbb is not instrumented, so TSan cannot see
 // its internal synchronisation and would report TBB's own bookkeeping.
+#include "errors.h"
+
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #ifndef HWL_THREAD_SANITIZER
@@ -17,6 +21,30 @@
 
 namespace hwl {
 
+namespace detail {
+/// Runs body(); oneTBB's failure to create its worker threads (a
+/// std::runtime_error "pthread_create has failed: <reason>", e.g. at the
+/// process limit) becomes a RunError that says what to do. Anything else
+/// (the caller's own errors included) passes through unchanged.
+template <class Body>
+void withTbbStartHint(Body&& body) {
+    try {
+        body();
+    } catch (const InputError&) {
+        throw;
+    } catch (const RunError&) {
+        throw;
+    } catch (const std::runtime_error& e) {
+        const std::string what = e.what();
+        if (what.rfind("pthread_create has failed", 0) != 0)
+            throw;
+        const int err = what.find(errnoText(ENOMEM)) != std::string::npos ? ENOMEM : EAGAIN;
+        throw RunError("cannot start the engine's helper threads (oneTBB): " + what + "; " +
+                       startFailureHint(err));
+    }
+}
+} // namespace detail
+
 /// Calls fn(chunk) for chunk in [0, chunks), in parallel.
 template <class Fn>
 void parallelChunks(std::int64_t chunks, Fn&& fn) {
@@ -24,7 +52,8 @@ void parallelChunks(std::int64_t chunks, Fn&& fn) {
     for (std::int64_t c = 0; c < chunks; ++c)
         fn(c);
 #else
-    tbb::parallel_for(std::int64_t(0), chunks, [&](std::int64_t c) { fn(c); });
+    detail::withTbbStartHint(
+        [&] { tbb::parallel_for(std::int64_t(0), chunks, [&](std::int64_t c) { fn(c); }); });
 #endif
 }
 
@@ -35,7 +64,7 @@ void parallelInvoke(A&& a, B&& b) {
     a();
     b();
 #else
-    tbb::parallel_invoke(a, b);
+    detail::withTbbStartHint([&] { tbb::parallel_invoke(a, b); });
 #endif
 }
 

@@ -72,7 +72,7 @@ pid_t ProcessLauncher::launch(std::uint32_t rank, const std::function<int()>& fo
         pid = fork();
         if (pid < 0)
             throw RunError(std::string("cannot start worker ") + std::to_string(rank) +
-                           ": fork: " + std::strerror(errno));
+                           ": fork failed: " + startFailureText(errno));
         if (pid == 0) {
             becomeWorker(parent);
             if (method_ == StartMethod::Spawn) {

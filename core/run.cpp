@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <system_error>
 
 #include <sys/wait.h>
 
@@ -130,7 +131,15 @@ void Run::start() {
         launchProcesses(base);
     else
         launchThreads(base);
-    coordinator_ = std::thread([this] { coordinate(); });
+    try {
+        coordinator_ = std::thread([this] { coordinate(); });
+    } catch (const std::system_error& e) {
+        // Nobody would supervise the workers: stop them and end the run here.
+        telemetry_.setCommand(RunCommand::Stop);
+        endRun();
+        throw RunError("cannot start the run's coordinator thread: " +
+                       startFailureText(e.code().value()));
+    }
 }
 
 void Run::launchThreads(const WorkerPlan& base) {
@@ -138,7 +147,14 @@ void Run::launchThreads(const WorkerPlan& base) {
         WorkerPlan plan = base;
         plan.rank = rank;
         telemetry_.worker(rank).launchNs.store(Telemetry::nowNs());
-        workers_.emplace_back([plan] { runWorker(plan); });
+        try {
+            workers_.emplace_back([plan] { runWorker(plan); });
+        } catch (const std::system_error& e) {
+            // As a process that cannot be started: the failure policy decides.
+            telemetry_.failWorker(rank, "worker " + std::to_string(rank) +
+                                            " could not be started: cannot create its thread: " +
+                                            startFailureText(e.code().value()));
+        }
     }
 }
 
@@ -263,6 +279,10 @@ void Run::coordinate() {
         header.released.store(epoch, std::memory_order_release);
         futexWakeAll(header.released);
     }
+    endRun();
+}
+
+void Run::endRun() {
     finishWorkers();
     // Every worker is gone: the segments' names go now (the parent's mappings
     // stay valid, so the summary, the monitor and exports still read them).

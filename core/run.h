@@ -102,6 +102,8 @@ private:
     void superviseWorkers();
     void updateReplicaDistances();
     void finishWorkers();
+    /// Waits for every worker, unlinks the segments, writes the summary.
+    void endRun();
     void evaluate(std::uint32_t epoch);
     void summarise();
 

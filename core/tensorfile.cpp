@@ -53,10 +53,6 @@ std::string jsonQuoted(const std::string& s) {
     return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-std::string errnoText(int err) {
-    return std::error_code(err, std::generic_category()).message();
-}
-
 template <class T>
 std::string formatList(const std::vector<T>& values) {
     std::string out = "[";

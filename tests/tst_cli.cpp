@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -681,6 +682,62 @@ private slots:
                                              "accuracy"));
         QCOMPARE(csv.filter(",eval,").size(), qsizetype(completed));
         QCOMPARE(readJsonObject(out + "/experiment.json").value("epochs").toInt(), 200);
+    }
+
+    // At the system's limit on processes and threads, every place that
+    // starts one (fork server, oneTBB, coordinator, worker threads and
+    // processes) fails with status 1 and a message that says what to do:
+    // never a crash, a hang or a segment left behind. The child runs as an
+    // unused uid whose RLIMIT_NPROC is 1..8, so every start-up stage hits it.
+    void processLimitIsExplained_data() {
+        QTest::addColumn<QStringList>("mode");
+        QTest::newRow("threads") << QStringList{"--mode", "threads", "--workers", "4"};
+        QTest::newRow("fork") << QStringList{"--mode", "processes", "--start-method",
+                                             "fork",   "--workers", "4"};
+        QTest::newRow("forkserver")
+            << QStringList{"--mode", "processes", "--start-method", "forkserver", "--workers", "4"};
+    }
+    void processLimitIsExplained() {
+        QFETCH(QStringList, mode);
+        if (::geteuid() != 0)
+            QSKIP("needs root: an unprivileged process cannot switch to a fresh uid");
+        int failures = 0;
+        for (int limit = 1; limit <= 8; ++limit) {
+            QProcess p;
+            p.setProgram(QStringLiteral(HWL_APP_BINARY));
+            p.setArguments(QStringList{"--headless", "--model", "mlp:20-8-4", "--dataset",
+                                       "teacher:2000x20:4:8", "--epochs", "3"} +
+                           mode);
+            p.setWorkingDirectory(tmp_.path());
+            p.setChildProcessModifier([limit] {
+                rlimit l{};
+                ::getrlimit(RLIMIT_NPROC, &l);
+                l.rlim_cur = rlim_t(limit);
+                const uid_t uid = 54321; // unused: the app's processes are its only ones
+                if (::setrlimit(RLIMIT_NPROC, &l) != 0 || ::setgid(uid) != 0 || ::setuid(uid) != 0)
+                    ::_exit(77);
+            });
+            Result r;
+            p.start();
+            r.started = p.waitForStarted(10000);
+            if (!r.started)
+                QSKIP("the app cannot be started as an unprivileged uid here");
+            r.pid = p.processId();
+            collect(p, r, 60000);
+            const QString where = QStringLiteral("limit %1: ").arg(limit) + r.describe();
+            if (r.code == 77)
+                QSKIP("cannot switch to a fresh uid with a process limit here");
+            QVERIFY2(r.finished && r.status == QProcess::NormalExit, qPrintable(where));
+            QVERIFY2(r.code == 0 || r.code == 1, qPrintable(where));
+            QVERIFY2(r.shmLeftovers.isEmpty(), qPrintable(where));
+            if (r.code == 1) {
+                ++failures;
+                QVERIFY2(r.err.contains("ulimit -u") && r.err.contains("run fewer workers"),
+                         qPrintable(where));
+                QVERIFY2(!r.err.contains("terminate called"), qPrintable(where));
+            }
+        }
+        QVERIFY(failures > 0); // a limit of 1 process leaves no room for any thread
     }
 
     void pythonReadsSafetensorsHeader() {

@@ -6,6 +6,8 @@
 #include <QMetaObject>
 #include <QPointer>
 
+#include <system_error>
+
 namespace hwl::ui {
 
 RunController::RunController(std::shared_ptr<ForkServer> forkServer, QObject* parent)
@@ -47,7 +49,7 @@ bool RunController::start(const ExperimentConfig& config) {
     // the result comes back as a queued call.
     QPointer<RunController> self(this);
     Run* run = run_.get();
-    preparer_ = std::thread([self, run] {
+    auto prepare = [self, run] {
         QString error;
         try {
             run->prepare();
@@ -62,7 +64,14 @@ bool RunController::start(const ExperimentConfig& config) {
                         self->onPrepared(error);
                 },
                 Qt::QueuedConnection);
-    });
+    };
+    try {
+        preparer_ = std::thread(prepare);
+    } catch (const std::system_error& e) {
+        preparing_ = false;
+        emit failedToStart(QStringLiteral("cannot start the thread that loads the data: ") +
+                           QString::fromStdString(startFailureText(e.code().value())));
+    }
     return true;
 }
 
