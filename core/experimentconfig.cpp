@@ -104,15 +104,24 @@ std::vector<ConfigIssue> ExperimentConfig::validate() const {
         if (!ok)
             issues.push_back({field, std::move(message)});
     };
+    // The spec parsers' messages start with the field's name, which the
+    // issue carries on its own (the form shows the message at the field).
+    auto parseIssue = [&](const char* field, const InputError& e) {
+        std::string message = e.what();
+        const std::string prefix = std::string(field) + ": ";
+        if (message.rfind(prefix, 0) == 0)
+            message.erase(0, prefix.size());
+        issues.push_back({field, std::move(message)});
+    };
     try {
         (void)modelSpec();
     } catch (const InputError& e) {
-        issues.push_back({"model", e.what()});
+        parseIssue("model", e);
     }
     try {
         (void)datasetSpec();
     } catch (const InputError& e) {
-        issues.push_back({"dataset", e.what()});
+        parseIssue("dataset", e);
     }
     check(workers >= 1 && workers <= limits::kMaxWorkers, "workers",
           "workers must be in 1.." + std::to_string(limits::kMaxWorkers) + " (got " +

@@ -298,6 +298,9 @@ private slots:
         QCOMPARE(QString::fromStdString(issues[0].field), field);
         QVERIFY2(QString::fromStdString(issues[0].message).contains(needle),
                  qPrintable(issuesText(issues)));
+        // The message does not repeat the field's name (it is shown at the field).
+        QVERIFY2(!QString::fromStdString(issues[0].message).startsWith(field + ": "),
+                 qPrintable(issuesText(issues)));
         // validateOrThrow carries the same text, prefixed with the field.
         HWL_VERIFY_THROWS(c.validateOrThrow(), InputError,
                           (field + ": ").toStdString() + issues[0].message);
