@@ -409,20 +409,27 @@ void Run::evaluate(std::uint32_t epoch) {
 void Run::summarise() {
     const auto workers = telemetry_.workerCount();
     RunSummary s = summary();
-    s.wallSeconds = telemetry_.elapsed();
+    const std::int64_t nowNs = Telemetry::nowNs();
+    s.wallSeconds = double(nowNs - telemetry_.header().startNs) * 1e-9;
     // Training time runs from the first step any worker took (start-up is
-    // reported on its own) to the end, less the test evaluations.
-    std::int64_t firstStepNs = -1;
+    // reported on its own) to the moment the last worker left its training
+    // loop (tearing processes down is not training), less the test
+    // evaluations. A worker killed mid-run never leaves its loop: when no
+    // worker did, the window runs to now.
+    std::int64_t firstStepNs = -1, lastFinishNs = -1;
     for (std::uint32_t r = 0; r < workers; ++r) {
         const auto& w = telemetry_.worker(r);
         if (w.startupNs.load() >= 0) {
             const auto at = w.launchNs.load() + w.startupNs.load();
             firstStepNs = firstStepNs < 0 ? at : std::min(firstStepNs, at);
         }
+        lastFinishNs = std::max(lastFinishNs, w.finishNs.load(std::memory_order_acquire));
     }
-    const double startup =
-        firstStepNs < 0 ? 0.0 : double(firstStepNs - telemetry_.header().startNs) * 1e-9;
-    s.trainSeconds = std::max(1e-9, s.wallSeconds - startup - evalSeconds_);
+    if (firstStepNs < 0)
+        firstStepNs = telemetry_.header().startNs;
+    if (lastFinishNs < 0)
+        lastFinishNs = nowNs;
+    s.trainSeconds = std::max(1e-9, double(lastFinishNs - firstStepNs) * 1e-9 - evalSeconds_);
     double lastLossSum = 0;
     updateReplicaDistances();
     for (std::uint32_t r = 0; r < workers; ++r) {

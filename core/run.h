@@ -29,11 +29,12 @@ struct RunSummary {
     RunState state = RunState::Starting;
     int epochsCompleted = 0;
     std::uint64_t steps = 0;
-    std::uint64_t samples = 0;   ///< training samples processed by all workers
-    double wallSeconds = 0;      ///< launch of the first worker to the end
-    double trainSeconds = 0;     ///< first worker's first step to the end, minus evaluation
-    double samplesPerSecond = 0; ///< samples / trainSeconds
-    bool evaluated = false;      ///< false when the test set is empty
+    std::uint64_t samples = 0; ///< training samples processed by all workers
+    double wallSeconds = 0;    ///< launch of the first worker to the end
+    double trainSeconds =
+        0; ///< first worker's first step to the last worker's last, minus evaluation
+    double samplesPerSecond = 0;           ///< samples / trainSeconds
+    bool evaluated = false;                ///< false when the test set is empty
     double testLoss = 0, testAccuracy = 0; ///< after the last completed epoch
     double trainLoss = 0;                  ///< mean of the workers' last epoch losses
     std::vector<double> startupSeconds;    ///< per worker, launch to first step

@@ -76,6 +76,9 @@ struct alignas(64) WorkerStatus {
     std::atomic<float> replicaDistance{0};
     std::atomic<std::int64_t> launchNs{0};   ///< monotonic clock when launched
     std::atomic<std::int64_t> startupNs{-1}; ///< launch to first step; -1 before it
+    /// Monotonic clock when the worker left its training loop (finished,
+    /// stopped or failed); -1 while it trains or if it died without leaving.
+    std::atomic<std::int64_t> finishNs{-1};
     /// Set once, before state becomes Failed (release), read after (acquire).
     char failure[240] = {};
     SampleRing ring;
@@ -83,7 +86,7 @@ struct alignas(64) WorkerStatus {
 
 struct alignas(64) TelemetryHeader {
     static constexpr std::uint64_t kMagic = 0x424C444C57474F48ull; // "HOGWLDLB"
-    static constexpr std::uint32_t kVersion = 1;
+    static constexpr std::uint32_t kVersion = 2;
     std::uint64_t magic = 0;
     std::uint32_t version = 0;
     std::uint32_t workerCount = 0;

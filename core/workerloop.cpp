@@ -91,6 +91,11 @@ std::uint64_t stalenessInterval(std::int64_t parameterCount) {
 void runWorker(const WorkerPlan& plan) {
     Telemetry& t = *plan.telemetry;
     WorkerStatus& status = t.worker(plan.rank);
+    // However the loop is left: the end of this worker's training window.
+    struct StampFinish {
+        WorkerStatus& status;
+        ~StampFinish() { status.finishNs.store(Telemetry::nowNs(), std::memory_order_release); }
+    } stampFinish{status};
     status.pid.store(getpid(), std::memory_order_relaxed);
     status.threadId.store(std::uint64_t(syscall(SYS_gettid)), std::memory_order_relaxed);
     try {

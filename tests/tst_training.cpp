@@ -224,6 +224,23 @@ private slots:
             QCOMPARE(run.telemetry().worker(r).epoch.load(), 4u);
         }
         QCOMPARE(run.telemetry().runState(), RunState::Finished);
+        // The training window: from the first step to the last worker
+        // leaving its loop, both stamped by the workers, within the wall time.
+        const auto& h = run.telemetry().header();
+        std::int64_t firstStep = -1, lastFinish = -1;
+        for (std::uint32_t r = 0; r < 3; ++r) {
+            const auto& w = run.telemetry().worker(r);
+            const auto step = w.launchNs.load() + w.startupNs.load();
+            QVERIFY(w.finishNs.load() >= step);
+            firstStep = firstStep < 0 ? step : std::min(firstStep, step);
+            lastFinish = std::max(lastFinish, w.finishNs.load());
+        }
+        const auto s = run.summary();
+        QVERIFY(firstStep >= h.startNs);
+        QVERIFY(s.trainSeconds > 0);
+        QVERIFY(s.trainSeconds <= double(lastFinish - firstStep) * 1e-9 + 1e-9);
+        QVERIFY(s.trainSeconds <= s.wallSeconds);
+        QCOMPARE(s.samplesPerSecond, double(s.samples) / s.trainSeconds);
     }
 
     void pauseResumeStop() {
