@@ -309,7 +309,9 @@ void Run::finishWorkers() {
         superviseWorkers();
         if (Telemetry::nowNs() > deadline)
             launcher_->killAll();
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        // Workers are exiting (a few ms at most): poll finely so the wall
+        // time does not carry the polling period.
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
     superviseWorkers();
 }
