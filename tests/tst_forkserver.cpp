@@ -458,10 +458,11 @@ private slots:
         }
     }
 
-    // The server's own error reply: fork() fails in the server (the process
-    // limit of an otherwise unused uid is reached), launch() throws naming
-    // the cause, and the server keeps serving once the limit is lifted. Runs
-    // in a child that drops root, so the test process keeps its own limits.
+    // The server's own error reply: fork() fails in the server (its process
+    // limit, lowered for it alone, is reached), launch() throws naming the
+    // cause and what to do, and the server keeps serving once the limit is
+    // lifted. Runs in a child that drops root to an unused uid, so that the
+    // limit counts only that child and its server.
     void forkFailureInTheServerIsReported() {
         if (::geteuid() != 0)
             QSKIP("needs root: an unprivileged process cannot switch to a fresh uid");
@@ -474,26 +475,27 @@ private slots:
                 (void)!::write(fds[1], text.data(), text.size());
                 _exit(code);
             };
-            // This child and the server: 2 processes; the server's fork() is
-            // the third. The hard limit stays, so the soft one can be lifted.
+            const uid_t uid = 54322; // unused (tst_cli uses 54321): only this child and its server
+            if (::setgid(uid) != 0 || ::setuid(uid) != 0)
+                finish(77, "cannot switch to uid 54322");
             rlimit limit{};
-            if (::getrlimit(RLIMIT_NPROC, &limit) != 0 || limit.rlim_max < 3)
+            if (::getrlimit(RLIMIT_NPROC, &limit) != 0)
                 finish(77, "cannot read RLIMIT_NPROC");
             const rlim_t hard = limit.rlim_max;
-            limit.rlim_cur = 2;
-            if (::setrlimit(RLIMIT_NPROC, &limit) != 0)
-                finish(77, "cannot set RLIMIT_NPROC");
-            const uid_t uid = 54321; // unused: this child is its only process
-            if (::setgid(uid) != 0 || ::setuid(uid) != 0)
-                finish(77, "cannot switch to uid 54321");
             try {
                 auto server = ForkServer::start(&testEntry);
+                // Only the server's limit drops (the owner may lower it), to
+                // 1 process: the uid already runs 2, so its next fork() fails.
+                const rlimit one{1, hard};
+                if (::prlimit(server->serverPid(), RLIMIT_NPROC, &one, nullptr) != 0)
+                    finish(77, "cannot lower the server's RLIMIT_NPROC");
                 try {
                     server->launch({"exit", "0"});
                     finish(1, "launch succeeded past the process limit");
                 } catch (const RunError& e) {
                     const std::string what = e.what();
-                    if (what.find("fork failed") == std::string::npos)
+                    if (what.find("fork failed") == std::string::npos ||
+                        what.find("ulimit -u") == std::string::npos)
                         finish(2, "unexpected message: " + what);
                 }
                 // Lift the server's soft limit to its hard one (allowed for
