@@ -57,6 +57,40 @@ void MetricsLog::append(const Sample& s) {
         spill();
 }
 
+namespace {
+
+/// Writes all of [data, data + bytes) at `offset`; false on an error.
+bool writeAllAt(int fd, const char* data, std::size_t bytes, off_t offset) {
+    while (bytes > 0) {
+        const ssize_t n = ::pwrite(fd, data, bytes, offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        data += n;
+        bytes -= std::size_t(n);
+        offset += n;
+    }
+    return true;
+}
+
+/// Reads exactly `bytes` at `offset`; false on an error or a short file.
+bool readAllAt(int fd, char* data, std::size_t bytes, off_t offset) {
+    while (bytes > 0) {
+        const ssize_t n = ::pread(fd, data, bytes, offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        data += n;
+        bytes -= std::size_t(n);
+        offset += n;
+    }
+    return true;
+}
+
+} // namespace
+
 void MetricsLog::spill() {
     if (!file_) {
         file_.reset(std::tmpfile());
@@ -66,12 +100,11 @@ void MetricsLog::spill() {
             return;
         }
     }
-    // Write after the good records: a failed earlier write may have left a
-    // partial tail, which is overwritten here (reads never go past spilled_).
-    if (::fseeko(file_.get(), off_t(spilled_ * sizeof(Sample)), SEEK_SET) != 0 ||
-        std::fwrite(memory_.data(), sizeof(Sample), memory_.size(), file_.get()) !=
-            memory_.size() ||
-        std::fflush(file_.get()) != 0) {
+    // Positioned writes after the good records (no shared file position, so a
+    // forEach() in progress is not disturbed); a failed earlier write may
+    // have left a partial tail, which is overwritten here.
+    if (!writeAllAt(::fileno(file_.get()), reinterpret_cast<const char*>(memory_.data()),
+                    memory_.size() * sizeof(Sample), off_t(spilled_ * sizeof(Sample)))) {
         spillError_ = std::string("cannot write the metrics' temporary file (") +
                       std::strerror(errno) + "); keeping them in memory";
         return; // the samples stay in memory_; the file's first spilled_ records are intact
@@ -81,33 +114,40 @@ void MetricsLog::spill() {
 }
 
 void MetricsLog::forEach(const std::function<void(const Sample&)>& fn) const {
-    if (file_ && spilled_ > 0) {
-        std::vector<Sample> chunk(std::min<std::size_t>(spilled_, kMemorySamples));
-        std::size_t done = 0;
-        if (std::fseek(file_.get(), 0, SEEK_SET) != 0)
-            throw RunError("cannot read the metrics' temporary file back");
-        while (done < spilled_) {
-            const std::size_t want = std::min(chunk.size(), spilled_ - done);
-            const std::size_t got = std::fread(chunk.data(), sizeof(Sample), want, file_.get());
-            for (std::size_t i = 0; i < got; ++i)
+    // What is logged now; fn may append more (see the header) without
+    // changing what this pass visits.
+    const std::size_t spilled = spilled_;
+    const std::vector<Sample> inMemory = memory_;
+    if (file_ && spilled > 0) {
+        std::vector<Sample> chunk(std::min<std::size_t>(spilled, kMemorySamples));
+        for (std::size_t done = 0; done < spilled;) {
+            const std::size_t n = std::min(chunk.size(), spilled - done);
+            if (!readAllAt(::fileno(file_.get()), reinterpret_cast<char*>(chunk.data()),
+                           n * sizeof(Sample), off_t(done * sizeof(Sample))))
+                throw RunError(std::string("cannot read the metrics' temporary file back (") +
+                               std::strerror(errno) + ")");
+            for (std::size_t i = 0; i < n; ++i)
                 fn(chunk[i]);
-            done += got;
-            if (got < want) // a file we wrote and flushed ourselves: only an I/O error
-                throw RunError("cannot read the metrics' temporary file back");
+            done += n;
         }
     }
-    for (const Sample& s : memory_)
+    for (const Sample& s : inMemory)
         fn(s);
 }
 
-void MetricsLog::writeCsv(const std::filesystem::path& file) const {
+void MetricsLog::writeCsv(const std::filesystem::path& file, const Progress& progress) const {
+    const std::size_t total = size();
     writeFileAtomically(file, [&](const ByteSink& sink) {
         std::string buffer = kCsvHeader;
+        std::size_t rows = 0;
         forEach([&](const Sample& s) {
             appendCsvRow(buffer, s);
+            ++rows;
             if (buffer.size() >= (1u << 16)) {
                 sink(buffer);
                 buffer.clear();
+                if (progress && !progress(std::min(rows, total), total))
+                    throw ExportCancelled();
             }
         });
         sink(buffer);

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -46,14 +47,28 @@ public:
     /// Why the log stopped using its temporary file; empty while it works.
     const std::string& spillError() const { return spillError_; }
 
-    /// Calls `fn` for every sample in the order they were logged.
+    /// Calls `fn` for every sample logged so far, in the order they were
+    /// logged. `fn` may append() to this log (e.g. a GUI that keeps draining
+    /// telemetry while an export runs): what it adds is not visited by this
+    /// pass and does not disturb it. Throws RunError if the temporary file
+    /// cannot be read back (an I/O error).
     void forEach(const std::function<void(const Sample&)>& fn) const;
+
+    /// Reports an export's progress: rows written so far and the rows in all
+    /// (what size() was when the export began); return false to cancel.
+    using Progress = std::function<bool(std::size_t done, std::size_t total)>;
+    /// Thrown by writeCsv() when its Progress returned false.
+    struct ExportCancelled : std::runtime_error {
+        ExportCancelled() : std::runtime_error("export cancelled") {}
+    };
 
     /// CSV with a header line: worker,epoch,step,samples,loss,time,kind,divergence,accuracy
     /// kind is step, epoch or eval; eval rows have worker -1 and the test loss.
-    /// Streams the rows into `file` atomically (temporary sibling + rename);
-    /// throws InputError naming the path and the reason when it cannot.
-    void writeCsv(const std::filesystem::path& file) const;
+    /// Streams the rows into `file` atomically (temporary sibling + rename),
+    /// calling `progress` after every 64 KiB written. Throws InputError naming
+    /// the path and the reason when it cannot write, ExportCancelled when
+    /// cancelled; either way no file is left behind.
+    void writeCsv(const std::filesystem::path& file, const Progress& progress = {}) const;
     /// The same CSV as a string (for small logs and tests).
     std::string csv() const;
 

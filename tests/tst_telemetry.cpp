@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -204,6 +205,56 @@ private slots:
         log.append(numbered(n));
         const std::string again = holdsNumbered(log, n + 1);
         QVERIFY2(again.empty(), again.c_str());
+    }
+
+    void metricsLogCanGrowWhileItIsRead() {
+        // The window keeps draining telemetry while an export reads the log.
+        const std::uint64_t n = 2 * MetricsLog::kMemorySamples + 7;
+        MetricsLog log;
+        for (std::uint64_t i = 0; i < n; ++i)
+            log.append(numbered(i));
+        std::uint64_t visited = 0, next = n;
+        bool inOrder = true;
+        log.forEach([&](const Sample& s) {
+            inOrder = inOrder && s.step == visited;
+            ++visited;
+            for (int k = 0; k < 3; ++k) // enough to spill again and again meanwhile
+                log.append(numbered(next++));
+        });
+        QVERIFY(inOrder);
+        QCOMPARE(visited, n);            // what was there when the pass began
+        QVERIFY(log.spilledCount() > n); // the appends spilled during the pass
+        const std::string problem = holdsNumbered(log, next);
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+
+    void metricsCsvExportReportsProgressAndCancels() {
+        const std::uint64_t n = 3 * MetricsLog::kMemorySamples;
+        MetricsLog log;
+        for (std::uint64_t i = 0; i < n; ++i)
+            log.append(numbered(i));
+        QTemporaryDir dir;
+        const std::filesystem::path file = dir.filePath("metrics.csv").toStdString();
+        std::vector<std::size_t> done;
+        log.writeCsv(file, [&](std::size_t rows, std::size_t total) {
+            if (total != n)
+                return false;
+            done.push_back(rows);
+            return true;
+        });
+        QVERIFY(std::filesystem::exists(file));
+        QVERIFY(done.size() > 10); // ~3.9 MB of CSV, reported every 64 KiB
+        QVERIFY(std::is_sorted(done.begin(), done.end()));
+        QVERIFY(done.back() <= n && done.back() > n / 2);
+
+        // Cancelled half way: ExportCancelled, and nothing left behind.
+        const std::filesystem::path other = dir.filePath("cancelled.csv").toStdString();
+        try {
+            log.writeCsv(other, [&](std::size_t rows, std::size_t) { return rows < n / 2; });
+            QFAIL("expected ExportCancelled");
+        } catch (const MetricsLog::ExportCancelled&) {
+        }
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"metrics.csv"});
     }
 
     void metricsLogKeepsSamplesInMemoryWhenItCannotSpill() {

@@ -2,6 +2,7 @@
 
 #include "experimentform.h"
 #include "headless.h"
+#include "metricslog.h"
 #include "presets.h"
 #include "tensorfile.h"
 #include "trainingchart.h"
@@ -25,6 +26,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProgressDialog>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
@@ -38,6 +40,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <memory>
 
 namespace hwl::ui {
 
@@ -492,8 +495,37 @@ bool MainWindow::exportMetrics(const QString& path, bool quiet) {
     if (!controller_->run())
         error = tr("There are no metrics yet: start a run first.");
     else {
+        // A long run's log takes seconds to write: a window-modal progress
+        // dialog (shown only when the export lasts over half a second) with
+        // Cancel. Its event processing keeps the run being drained into the
+        // log meanwhile, which MetricsLog::forEach allows; the modality keeps
+        // the user from starting another run (which would replace the log).
+        std::unique_ptr<QProgressDialog> dialog;
+        QElapsedTimer sinceUpdate;
+        MetricsLog::Progress progress;
+        if (!quiet)
+            progress = [&](std::size_t done, std::size_t total) {
+                if (!dialog) {
+                    dialog = std::make_unique<QProgressDialog>(
+                        tr("Exporting metrics to %1 …").arg(QFileInfo(path).fileName()),
+                        tr("Cancel"), 0, 1000, this);
+                    dialog->setWindowTitle(tr("Export metrics"));
+                    dialog->setWindowModality(Qt::WindowModal);
+                    dialog->setMinimumDuration(500);
+                    sinceUpdate.start();
+                } else if (sinceUpdate.elapsed() < 50) {
+                    return true;
+                }
+                sinceUpdate.restart();
+                dialog->setValue(
+                    int(1000.0 * double(done) / double(std::max<std::size_t>(total, 1))));
+                return !dialog->wasCanceled();
+            };
         try {
-            controller_->metrics().writeCsv(path.toStdString());
+            controller_->metrics().writeCsv(path.toStdString(), progress);
+        } catch (const MetricsLog::ExportCancelled&) {
+            logEvent(tr("Export of the metrics to %1 cancelled; nothing was written").arg(path));
+            return false;
         } catch (const std::exception& e) {
             error = QString::fromUtf8(e.what());
         }
