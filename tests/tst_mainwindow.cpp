@@ -124,6 +124,34 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 10000);
     }
 
+    // The experiment of the last started run is kept as the run starts, so a
+    // new window (after a restart or a crash) can bring it back.
+    void lastStartedExperimentIsKept() {
+        QSettings().remove("lastStartedExperiment");
+        ExperimentConfig c = smallRun(2, 2);
+        c.seed = 4242;
+        c.lr = 0.037;
+        c.batch = 48;
+        {
+            MainWindow w(gForkServer);
+            QVERIFY(!w.openLastStarted(true)); // nothing started yet
+            w.form()->setConfig(c);
+            w.startRun();
+            QTRY_VERIFY_WITH_TIMEOUT(w.controller()->run() && !w.controller()->busy(), 60000);
+        }
+        MainWindow w(gForkServer);
+        w.form()->setConfig(ExperimentConfig::defaults());
+        QVERIFY(w.openLastStarted(true));
+        QCOMPARE(QString::fromStdString(w.form()->config().toJson()),
+                 QString::fromStdString(c.toJson()));
+        // A corrupt value is refused and changes nothing.
+        QSettings().setValue("lastStartedExperiment", "{not json");
+        w.form()->setConfig(ExperimentConfig::defaults());
+        QVERIFY(!w.openLastStarted(true));
+        QCOMPARE(QString::fromStdString(w.form()->config().toJson()),
+                 QString::fromStdString(ExperimentConfig::defaults().toJson()));
+    }
+
     void savedExperimentRestoresEveryField() {
         MainWindow w(gForkServer);
         ExperimentConfig c = smallRun(3, 7);

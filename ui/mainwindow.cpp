@@ -45,6 +45,11 @@
 namespace hwl::ui {
 
 namespace {
+/// QSettings key of the last started experiment (its JSON).
+const QString kLastStartedKey = QStringLiteral("lastStartedExperiment");
+} // namespace
+
+namespace {
 constexpr int kMaxRecent = 8;
 constexpr double kChartCpuBudget = 0.01; ///< share of one core the charts may use
 constexpr int kMinRedrawMs = 40, kMaxRedrawMs = 2000;
@@ -224,6 +229,9 @@ void MainWindow::buildMenus() {
             openExperiment(path);
     });
     recentMenu_ = file->addMenu(tr("Open &recent"));
+    lastStartedAction_ =
+        file->addAction(tr("Open &last started experiment"), this, [this] { openLastStarted(); });
+    lastStartedAction_->setEnabled(!QSettings().value(kLastStartedKey).toString().isEmpty());
     file->addAction(tr("&Save experiment…"), QKeySequence::Save, this, [this] {
         const QString path = QFileDialog::getSaveFileName(
             this, tr("Save experiment"), "experiment.json", tr("Experiments (*.json)"));
@@ -317,7 +325,36 @@ void MainWindow::startRun() {
     divergenceChart_->setWorkerCount(config.workers, false);
     workerModel_->setRows({});
     controller_->start(config);
+    // Kept at once (and synced), so that a crash of the app loses no experiment.
+    QSettings settings;
+    settings.setValue(kLastStartedKey, QString::fromStdString(config.toJson()));
+    settings.sync();
+    lastStartedAction_->setEnabled(true);
     updateActions();
+}
+
+bool MainWindow::openLastStarted(bool quiet) {
+    const QString json = QSettings().value(kLastStartedKey).toString();
+    QString error;
+    ExperimentConfig config;
+    if (json.isEmpty())
+        error = tr("No run has been started yet.");
+    else {
+        try {
+            config.mergeJson(json.toStdString(), "last started experiment");
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        }
+    }
+    if (!error.isEmpty()) {
+        if (!quiet)
+            QMessageBox::warning(this, tr("Open last started experiment"), error);
+        logEvent(error, true);
+        return false;
+    }
+    form_->setConfig(config);
+    logEvent(tr("Opened the last started experiment"));
+    return true;
 }
 
 void MainWindow::togglePause() {

@@ -53,6 +53,10 @@ public:
     /// unless `quiet`) when it cannot be read.
     bool openExperiment(const QString& path, bool quiet = false);
     bool saveExperiment(const QString& path, bool quiet = false);
+    /// Loads the experiment of the last run started from any window (kept in
+    /// QSettings at each start, so it survives a crash); false when there is
+    /// none or it no longer parses.
+    bool openLastStarted(bool quiet = false);
     /// Export actions; false with a message when the file cannot be written.
     bool exportWeights(const QString& path, bool quiet = false); ///< .safetensors or .npz by suffix
     bool exportMetrics(const QString& path, bool quiet = false);
@@ -99,6 +103,7 @@ private:
     QAction* pauseAction_ = nullptr;
     QAction* stopAction_ = nullptr;
     QMenu* recentMenu_ = nullptr;
+    QAction* lastStartedAction_ = nullptr;
     QTimer* redrawTimer_ = nullptr;
     bool chartsDirty_ = false;
 };
