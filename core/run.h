@@ -31,8 +31,8 @@ struct RunSummary {
     std::uint64_t steps = 0;
     std::uint64_t samples = 0; ///< training samples processed by all workers
     double wallSeconds = 0;    ///< launch of the first worker to the end
-    double trainSeconds =
-        0; ///< first worker's first step to the last worker's last, minus evaluation
+    /// First worker's first step to the last worker leaving its loop, minus evaluation.
+    double trainSeconds = 0;
     double samplesPerSecond = 0;           ///< samples / trainSeconds
     bool evaluated = false;                ///< false when the test set is empty
     double testLoss = 0, testAccuracy = 0; ///< after the last completed epoch
