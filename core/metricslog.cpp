@@ -59,25 +59,12 @@ void MetricsLog::append(const Sample& s) {
 
 namespace {
 
-/// Writes all of [data, data + bytes) at `offset`; false on an error.
-bool writeAllAt(int fd, const char* data, std::size_t bytes, off_t offset) {
+/// Moves all `bytes` at `offset` with io (::pread or ::pwrite), resuming
+/// after short transfers and EINTR; false on an error or an early end of file.
+template <class Io, class Byte>
+bool transferAllAt(Io io, int fd, Byte* data, std::size_t bytes, off_t offset) {
     while (bytes > 0) {
-        const ssize_t n = ::pwrite(fd, data, bytes, offset);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        data += n;
-        bytes -= std::size_t(n);
-        offset += n;
-    }
-    return true;
-}
-
-/// Reads exactly `bytes` at `offset`; false on an error or a short file.
-bool readAllAt(int fd, char* data, std::size_t bytes, off_t offset) {
-    while (bytes > 0) {
-        const ssize_t n = ::pread(fd, data, bytes, offset);
+        const ssize_t n = io(fd, data, bytes, offset);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -103,8 +90,9 @@ void MetricsLog::spill() {
     // Positioned writes after the good records (no shared file position, so a
     // forEach() in progress is not disturbed); a failed earlier write may
     // have left a partial tail, which is overwritten here.
-    if (!writeAllAt(::fileno(file_.get()), reinterpret_cast<const char*>(memory_.data()),
-                    memory_.size() * sizeof(Sample), off_t(spilled_ * sizeof(Sample)))) {
+    if (!transferAllAt(::pwrite, ::fileno(file_.get()),
+                       reinterpret_cast<const char*>(memory_.data()),
+                       memory_.size() * sizeof(Sample), off_t(spilled_ * sizeof(Sample)))) {
         spillError_ = std::string("cannot write the metrics' temporary file (") +
                       std::strerror(errno) + "); keeping them in memory";
         return; // the samples stay in memory_; the file's first spilled_ records are intact
@@ -122,8 +110,9 @@ void MetricsLog::forEach(const std::function<void(const Sample&)>& fn) const {
         std::vector<Sample> chunk(std::min<std::size_t>(spilled, kMemorySamples));
         for (std::size_t done = 0; done < spilled;) {
             const std::size_t n = std::min(chunk.size(), spilled - done);
-            if (!readAllAt(::fileno(file_.get()), reinterpret_cast<char*>(chunk.data()),
-                           n * sizeof(Sample), off_t(done * sizeof(Sample))))
+            if (!transferAllAt(::pread, ::fileno(file_.get()),
+                               reinterpret_cast<char*>(chunk.data()), n * sizeof(Sample),
+                               off_t(done * sizeof(Sample))))
                 throw RunError(std::string("cannot read the metrics' temporary file back (") +
                                std::strerror(errno) + ")");
             for (std::size_t i = 0; i < n; ++i)

@@ -73,6 +73,18 @@ QList<ChartSample> noisyCurve(int n, int seed) {
     return raw;
 }
 
+// n points of a slow sine around 1 (frequency `omega` per step), plus a
+// spike of 40 at index `spike` and a dip of -7 at index `dip`.
+QList<ChartSample> sineWithSpikeAndDip(int n, double omega, int spike, int dip) {
+    QList<ChartSample> raw;
+    raw.reserve(n);
+    for (int i = 0; i < n; ++i)
+        raw << sample(i, 1.0 + 0.5 * std::sin(i * omega));
+    raw[spike].value = 40.0;
+    raw[dip].value = -7.0;
+    return raw;
+}
+
 QAbstractAxis* yAxisOf(const TrainingChart& chart) {
     const QList<QAbstractAxis*> axes = chart.chart()->axes(Qt::Vertical);
     return axes.size() == 1 ? axes.front() : nullptr;
@@ -181,14 +193,9 @@ private slots:
         chart.setWorkerCount(1, false);
         const int n = 200'000;
         chart.setRawPointLimit(n); // the downsampling alone, on the whole history
-        QList<ChartSample> raw;
-        raw.reserve(n);
-        for (int i = 0; i < n; ++i)
-            raw << sample(i, 1.0 + 0.5 * std::sin(i * 0.003));
         const int spike = 123'457;
         const int dip = 77'777;
-        raw[spike].value = 40.0;
-        raw[dip].value = -7.0;
+        const QList<ChartSample> raw = sineWithSpikeAndDip(n, 0.003, spike, dip);
         chart.appendPoints(0, raw);
         chart.refresh();
 
@@ -293,14 +300,9 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&chart));
         chart.setWorkerCount(1, false);
         const int n = 1'000'000;
-        QList<ChartSample> raw;
-        raw.reserve(n);
-        for (int i = 0; i < n; ++i)
-            raw << sample(i, 1.0 + 0.5 * std::sin(i * 0.0007));
         const int spike = 765'433;
         const int dip = 123'457;
-        raw[spike].value = 40.0;
-        raw[dip].value = -7.0;
+        const QList<ChartSample> raw = sineWithSpikeAndDip(n, 0.0007, spike, dip);
         for (int i = 0; i < n; i += 100'000) {
             chart.appendPoints(0, raw.mid(i, 100'000));
             chart.refresh();
