@@ -11,18 +11,24 @@
 //   BM_LossAndGradient/<mlp>      gather + forward + backward only
 //   BM_Update/<mlp>               hogwild::applyUpdate only (SgdSettings{0.01, 0, 0})
 //   BM_Gather/<mlp>               gatherRows of 32 rows only
+//   BM_Staleness/<mlp>            one staleness measurement of a shared-mode
+//                                 worker (snapshot of the parameters before the
+//                                 step + their L2 distance before the update),
+//                                 which it takes every stalenessInterval() steps
 //
 // After the usual Google Benchmark output (all --benchmark_* flags work) it
 // prints a plain-text summary: the ceilings, each MLP's step in GFLOP/s
 // (Model::flopsPerSample) and samples/s, the step as a share of the 1024^3
 // ceiling, and how the step's time splits between gather, forward+backward
-// and update. With --benchmark_format=json|csv the summary goes to stderr.
+// and update, and what the staleness sampling of shared (Hogwild) modes costs
+// per step. With --benchmark_format=json|csv the summary goes to stderr.
 #include "batchgather.h"
 #include "datasources.h"
 #include "eigenmaps.h"
 #include "hogwild.h"
 #include "model.h"
 #include "modelspec.h"
+#include "workerloop.h"
 
 #include <Eigen/Core>
 
@@ -57,8 +63,8 @@ struct GemmShape {
 
 void BM_MatmulCeiling(benchmark::State& state, GemmShape s) {
     Matrix<float> a = Matrix<float>::Random(s.m, s.k);
-    Matrix<float> b = s.transposedRhs ? Matrix<float>::Random(s.n, s.k)
-                                      : Matrix<float>::Random(s.k, s.n);
+    Matrix<float> b =
+        s.transposedRhs ? Matrix<float>::Random(s.n, s.k) : Matrix<float>::Random(s.k, s.n);
     Matrix<float> c(s.m, s.n);
     // The same kind of Map views the engine multiplies.
     hwl::ConstMatrixMap<float> am(a.data(), s.m, s.k);
@@ -178,9 +184,9 @@ void BM_Update(benchmark::State& state, Which which) {
     }
     if (i & 1)
         hwl::hogwild::applyUpdate(s.params.data(), s.ws.grad, nullptr, back);
-    state.counters["GB/s"] = benchmark::Counter(
-        double(s.ws.grad.touchedCount()) * 12.0 * 1e-9, // read p, g; write p
-        benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["GB/s"] =
+        benchmark::Counter(double(s.ws.grad.touchedCount()) * 12.0 * 1e-9, // read p, g; write p
+                           benchmark::Counter::kIsIterationInvariantRate);
     setCounters(state, s, false);
 }
 
@@ -195,14 +201,27 @@ void BM_Gather(benchmark::State& state, Which which) {
     setCounters(state, s, false);
 }
 
-#define HWL_STEP_BENCH(fn)                                                                     \
-    BENCHMARK_CAPTURE(fn, blog_100_256_10, Which::Blog)->Unit(benchmark::kMicrosecond);        \
+void BM_Staleness(benchmark::State& state, Which which) {
+    Setup& s = setup(which);
+    std::vector<float> before(s.params.size());
+    for (auto _ : state) {
+        hwl::hogwild::snapshot(s.params.data(), std::int64_t(s.params.size()), before.data());
+        const double d = hwl::hogwild::staleness(s.params.data(), before.data(), s.ws.grad);
+        benchmark::DoNotOptimize(d);
+        benchmark::ClobberMemory();
+    }
+    setCounters(state, s, false);
+}
+
+#define HWL_STEP_BENCH(fn)                                                                         \
+    BENCHMARK_CAPTURE(fn, blog_100_256_10, Which::Blog)->Unit(benchmark::kMicrosecond);            \
     BENCHMARK_CAPTURE(fn, mlp_784_128_10, Which::Fashion)->Unit(benchmark::kMicrosecond)
 
 HWL_STEP_BENCH(BM_Step);
 HWL_STEP_BENCH(BM_LossAndGradient);
 HWL_STEP_BENCH(BM_Update);
 HWL_STEP_BENCH(BM_Gather);
+HWL_STEP_BENCH(BM_Staleness);
 
 // ---------------------------------------------------------------- summary
 
@@ -232,9 +251,9 @@ public:
             for (const auto& [name, counter] : run.counters)
                 f.counters[name] = counter.value;
             f.secondsPerIteration =
-                run.iterations > 0 ? run.GetAdjustedCPUTime() /
-                                         benchmark::GetTimeUnitMultiplier(run.time_unit)
-                                   : 0;
+                run.iterations > 0
+                    ? run.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(run.time_unit)
+                    : 0;
         }
         inner_->ReportRuns(runs);
     }
@@ -290,18 +309,20 @@ void printSummary(std::FILE* out, const Recorder& r) {
         std::fprintf(out, "ceiling 1024^3 matmul: %.1f GFLOP/s\n", cube);
     if (layer1 > 0)
         std::fprintf(out, "ceiling blog layer-1 matmul (32x100 * (256x100)^T): %.1f GFLOP/s%s\n",
-                     layer1, cube > 0 ? fmt(" = %.0f%% of 1024^3", 100 * layer1 / cube).c_str() : "");
+                     layer1,
+                     cube > 0 ? fmt(" = %.0f%% of 1024^3", 100 * layer1 / cube).c_str() : "");
     const struct {
         const char* label;
         const char* suffix;
-    } mlps[] = {{"blog MLP 100-256-10", "blog_100_256_10"}, {"MLP 784-128-10", "mlp_784_128_10"}};
+        Which which;
+    } mlps[] = {{"blog MLP 100-256-10", "blog_100_256_10", Which::Blog},
+                {"MLP 784-128-10", "mlp_784_128_10", Which::Fashion}};
     for (const auto& m : mlps) {
         const std::string step = std::string("BM_Step/") + m.suffix;
         const double gflops = r.counter(step, "GFLOP/s");
         if (gflops < 0)
             continue;
-        std::string line =
-            std::string(m.label) + " step: " + fmt("%.1f GFLOP/s", gflops);
+        std::string line = std::string(m.label) + " step: " + fmt("%.1f GFLOP/s", gflops);
         if (cube > 0)
             line += fmt(" = %.0f%% of the 1024^3 ceiling", 100 * gflops / cube) +
                     fmt(" (%.0f GFLOP/s)", cube);
@@ -320,6 +341,17 @@ void printSummary(std::FILE* out, const Recorder& r) {
                          "  split (CPU us per step of 32, each part timed alone): step %.2f; "
                          "gather %.2f + forward/backward %.2f + update %.2f = %.2f\n",
                          t, tg, tl - tg, tu, tl + tu);
+        }
+        // The staleness sampling of shared modes, spread over its interval.
+        const Recorder::Figures* st = r.find(std::string("BM_Staleness/") + m.suffix);
+        if (all && st) {
+            const auto every = hwl::stalenessInterval(setup(m.which).model->layout().total());
+            const double us = st->secondsPerIteration * 1e6;
+            std::fprintf(out,
+                         "  staleness sampling (shared modes): %.2f us per measurement, every "
+                         "%llu steps = %.2f%% of a step\n",
+                         us, static_cast<unsigned long long>(every),
+                         100.0 * us / double(every) / (all->secondsPerIteration * 1e6));
         }
     }
 }
@@ -340,8 +372,7 @@ int main(int argc, char** argv) {
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
         display = std::make_unique<benchmark::CSVReporter>();
 #pragma GCC diagnostic pop
-    }
-    else
+    } else
         display = std::make_unique<benchmark::ConsoleReporter>(
             isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_Defaults
                                   : benchmark::ConsoleReporter::OO_Tabular);

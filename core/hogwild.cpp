@@ -47,12 +47,29 @@ void snapshot(const float* params, std::int64_t count, float* out) {
 }
 
 double staleness(const float* params, const float* before, const Gradient<float>& grad) {
-    double sum = 0;
-    for (const auto& seg : grad.segments)
-        for (std::int64_t i = seg.offset; i < seg.offset + seg.length; ++i) {
-            const double d = double(params[i]) - double(before[i]);
-            sum += d * d;
+    // Eight independent partial sums (combined in a fixed order, so the result
+    // is deterministic): one running sum would make each addition wait for the
+    // previous one, and this runs on the training path of shared modes.
+    constexpr std::int64_t kLanes = 8;
+    double lanes[kLanes] = {};
+    double tail = 0;
+    for (const auto& seg : grad.segments) {
+        const float* p = params + seg.offset;
+        const float* b = before + seg.offset;
+        const std::int64_t whole = seg.length - seg.length % kLanes;
+        for (std::int64_t i = 0; i < whole; i += kLanes)
+            for (std::int64_t k = 0; k < kLanes; ++k) {
+                const double d = double(p[i + k]) - double(b[i + k]);
+                lanes[k] += d * d;
+            }
+        for (std::int64_t i = whole; i < seg.length; ++i) {
+            const double d = double(p[i]) - double(b[i]);
+            tail += d * d;
         }
+    }
+    double sum = tail;
+    for (double lane : lanes)
+        sum += lane;
     return std::sqrt(sum);
 }
 

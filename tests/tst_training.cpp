@@ -11,6 +11,7 @@
 #include <QDir>
 #include <QTest>
 
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <thread>
@@ -146,6 +147,30 @@ private slots:
         c.split = DataSplit::Replicate;
         auto run = runToEnd(c);
         QCOMPARE(run->summary().samples, std::uint64_t(6400 * 2 * 3));
+    }
+
+    // Staleness is the L2 distance over exactly the gradient's segments
+    // (lengths that are and are not multiples of its 8 partial sums).
+    void stalenessIsTheDistanceOverTheWrittenSegments() {
+        std::vector<float> before(100), params(100);
+        for (int i = 0; i < 100; ++i) {
+            before[std::size_t(i)] = 0.01f * float(i);
+            params[std::size_t(i)] = before[std::size_t(i)] + 0.001f * float(i % 7) - 0.002f;
+        }
+        Gradient<float> grad;
+        grad.segments = {{3, 17, 0}, {40, 16, 17}, {90, 5, 33}}; // 97 is never touched
+        params[97] += 1000.0f;
+        double want = 0;
+        for (const auto& seg : grad.segments)
+            for (std::int64_t i = seg.offset; i < seg.offset + seg.length; ++i) {
+                const double d = double(params[std::size_t(i)]) - double(before[std::size_t(i)]);
+                want += d * d;
+            }
+        want = std::sqrt(want);
+        const double got = hogwild::staleness(params.data(), before.data(), grad);
+        QVERIFY2(std::abs(got - want) <= 1e-12 * want,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(got, 0, 'g', 17).arg(want, 0, 'g', 17)));
+        QCOMPARE(hogwild::staleness(before.data(), before.data(), grad), 0.0);
     }
 
     void embeddingBagUpdatesOnlyUsedRows() {
