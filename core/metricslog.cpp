@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <stdexcept>
 
 #include <sys/types.h>
@@ -82,8 +81,9 @@ void MetricsLog::spill() {
     if (!file_) {
         file_.reset(std::tmpfile());
         if (!file_) {
-            spillError_ = std::string("cannot create a temporary file for the metrics (") +
-                          std::strerror(errno) + "); keeping them in memory";
+            const int err = errno;
+            spillError_ = "cannot create a temporary file for the metrics (" + errnoText(err) +
+                          "); keeping them in memory";
             return;
         }
     }
@@ -93,8 +93,9 @@ void MetricsLog::spill() {
     if (!transferAllAt(::pwrite, ::fileno(file_.get()),
                        reinterpret_cast<const char*>(memory_.data()),
                        memory_.size() * sizeof(Sample), off_t(spilled_ * sizeof(Sample)))) {
-        spillError_ = std::string("cannot write the metrics' temporary file (") +
-                      std::strerror(errno) + "); keeping them in memory";
+        const int err = errno;
+        spillError_ = "cannot write the metrics' temporary file (" + errnoText(err) +
+                      "); keeping them in memory";
         return; // the samples stay in memory_; the file's first spilled_ records are intact
     }
     spilled_ += memory_.size();
@@ -112,9 +113,11 @@ void MetricsLog::forEach(const std::function<void(const Sample&)>& fn) const {
             const std::size_t n = std::min(chunk.size(), spilled - done);
             if (!transferAllAt(::pread, ::fileno(file_.get()),
                                reinterpret_cast<char*>(chunk.data()), n * sizeof(Sample),
-                               off_t(done * sizeof(Sample))))
-                throw RunError(std::string("cannot read the metrics' temporary file back (") +
-                               std::strerror(errno) + ")");
+                               off_t(done * sizeof(Sample)))) {
+                const int err = errno;
+                throw RunError("cannot read the metrics' temporary file back (" + errnoText(err) +
+                               ")");
+            }
             for (std::size_t i = 0; i < n; ++i)
                 fn(chunk[i]);
             done += n;
