@@ -1,8 +1,8 @@
 // hogwild-lab: the desktop window by default, the command line with
 // --headless, and the internal worker role for process workers.
+#include "cli/headless.h"
 #include "guiapp.h"
-#include "headless.h"
-#include "workerprocess.h"
+#include "launch/workerprocess.h"
 
 #include <cstring>
 #include <string>

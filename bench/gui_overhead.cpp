@@ -15,14 +15,14 @@
 //     (RunSummary::samplesPerSecond) and the ratios to headless.
 //
 // Usage: gui_overhead [--quick]   (--quick: about 20 s instead of ~2 min)
-#include "experimentconfig.h"
+#include "config/experimentconfig.h"
 #include "experimentform.h"
+#include "io/metricslog.h"
+#include "launch/workerprocess.h"
 #include "mainwindow.h"
-#include "metricslog.h"
-#include "run.h"
+#include "run/run.h"
 #include "runcontroller.h"
 #include "trainingchart.h"
-#include "workerprocess.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -22,13 +22,13 @@
 // ceiling, and how the step's time splits between gather, forward+backward
 // and update, and what the staleness sampling of shared (Hogwild) modes costs
 // per step. With --benchmark_format=json|csv the summary goes to stderr.
-#include "batchgather.h"
-#include "datasources.h"
-#include "eigenmaps.h"
-#include "hogwild.h"
-#include "model.h"
-#include "modelspec.h"
-#include "workerloop.h"
+#include "backend/cpu/batchgather.h"
+#include "backend/cpu/eigenmaps.h"
+#include "data/datasources.h"
+#include "model/model.h"
+#include "model/modelspec.h"
+#include "optim/hogwild.h"
+#include "train/workerloop.h"
 
 #include <Eigen/Core>
 

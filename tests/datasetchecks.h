@@ -1,6 +1,6 @@
 #pragma once
 // Checks shared by the dataset tests.
-#include "dataset.h"
+#include "data/dataset.h"
 
 #include <QTest>
 

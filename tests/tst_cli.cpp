@@ -1,7 +1,7 @@
 // End-to-end tests of the headless command line: runs the built hogwild-lab
 // binary through QProcess and checks its exit status, its output, the files
 // it writes, and that no shared-memory segment outlives it.
-#include "tensorfile.h"
+#include "io/tensorfile.h"
 #include "testutil.h"
 
 #include <QDeadlineTimer>

@@ -1,9 +1,9 @@
 // Tests for the file loaders of core/datasources: IDX (raw and gzip), CSV and
 // LIBSVM, valid and malformed. Fixtures are written into a QTemporaryDir.
+#include "data/datasources.h"
 #include "datasetchecks.h"
-#include "datasources.h"
-#include "errors.h"
 #include "testutil.h"
+#include "util/errors.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>

@@ -1,9 +1,9 @@
 // Tests for core/datasources: the --dataset spec, the synthetic generators,
 // the split, loadDataset and Fashion-MNIST (file loaders: tst_datasourcefiles).
+#include "data/datasources.h"
 #include "datasetchecks.h"
-#include "datasources.h"
-#include "errors.h"
 #include "testutil.h"
+#include "util/errors.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>

@@ -1,10 +1,10 @@
 // Tests for core/experimentconfig: the embedded defaults, the JSON round trip,
 // validate() naming every bad field with its allowed range, mergeJson's
 // errors, the experiment-file size limit, and the model-spec text round trip.
-#include "errors.h"
-#include "experimentconfig.h"
-#include "modelspec.h"
+#include "config/experimentconfig.h"
+#include "model/modelspec.h"
 #include "testutil.h"
+#include "util/errors.h"
 
 #include <QFile>
 #include <QJsonDocument>

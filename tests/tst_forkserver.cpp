@@ -1,8 +1,8 @@
 // The fork server: exit reporting, argument transport, concurrency, signals,
 // lifetime (destruction, parent death, server death) and resource hygiene.
-#include "errors.h"
-#include "forkserver.h"
+#include "launch/forkserver.h"
 #include "testutil.h"
+#include "util/errors.h"
 
 #include <QDeadlineTimer>
 #include <QDir>

@@ -1,7 +1,7 @@
 // Gradients of every layer, activation and loss against central finite
 // differences, in double precision, for every model kind.
-#include "datasources.h"
-#include "model.h"
+#include "data/datasources.h"
+#include "model/model.h"
 
 #include <QTest>
 

@@ -3,11 +3,11 @@
 // work and leave no segment behind, experiments round-trip through files,
 // exports write valid files, Start follows the form's validity.
 #include "experimentform.h"
-#include "forkserver.h"
+#include "io/tensorfile.h"
+#include "launch/forkserver.h"
+#include "launch/workerprocess.h"
 #include "mainwindow.h"
-#include "tensorfile.h"
 #include "trainingchart.h"
-#include "workerprocess.h"
 #include "workertablemodel.h"
 
 #include <QAction>

@@ -1,12 +1,12 @@
 // Process Hogwild: fork, spawn and forkserver workers on shared memory, the
 // not-shared pitfall, worker deaths under both failure policies, no orphans
 // and no leftover segments.
-#include "errors.h"
-#include "forksafety.h"
-#include "forkserver.h"
-#include "metricslog.h"
-#include "run.h"
-#include "workerprocess.h"
+#include "io/metricslog.h"
+#include "launch/forksafety.h"
+#include "launch/forkserver.h"
+#include "launch/workerprocess.h"
+#include "run/run.h"
+#include "util/errors.h"
 
 #include <QCoreApplication>
 #include <QDir>

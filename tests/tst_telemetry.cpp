@@ -1,9 +1,9 @@
 // The telemetry segment: ring semantics, segment naming, permissions and
 // clean-up of segments that a crashed run left behind.
-#include "errors.h"
-#include "metricslog.h"
-#include "sharedsegment.h"
-#include "telemetry.h"
+#include "io/metricslog.h"
+#include "store/sharedsegment.h"
+#include "telemetry/telemetry.h"
+#include "util/errors.h"
 
 #include <QTemporaryDir>
 #include <QTest>

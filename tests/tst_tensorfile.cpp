@@ -1,8 +1,8 @@
 // Tests for core/tensorfile: safetensors byte layout and hostile-file checks,
 // .npz readable by numpy, atomic replacement of files.
-#include "errors.h"
-#include "tensorfile.h"
+#include "io/tensorfile.h"
 #include "testutil.h"
+#include "util/errors.h"
 
 #include <QDir>
 #include <QFile>

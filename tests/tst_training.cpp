@@ -1,12 +1,12 @@
 // Training end to end through the Run API: learning bars, Hogwild with one
 // worker equal to serial bit for bit, multi-worker Hogwild close to serial,
 // sparse updates, pause / resume / stop, and the telemetry a run leaves.
-#include "datasources.h"
-#include "embeddingbag.h"
-#include "errors.h"
-#include "hogwild.h"
-#include "metricslog.h"
-#include "run.h"
+#include "data/datasources.h"
+#include "io/metricslog.h"
+#include "model/embeddingbag.h"
+#include "optim/hogwild.h"
+#include "run/run.h"
+#include "util/errors.h"
 
 #include <QDir>
 #include <QTest>

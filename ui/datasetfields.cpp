@@ -2,6 +2,8 @@
 
 #include "formstyle.h"
 
+#include "config/limits.h"
+
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
@@ -75,11 +77,13 @@ DatasetFields::DatasetFields(bool fashionMnistAvailable, QWidget* parent)
     }
     form_->addRow(tr("Source"), kind_);
 
-    rows_ = makeCountSpin("datasetRows", 1, 100'000'000, tr("Samples to generate"));
-    dim_ = makeCountSpin("datasetDim", 1, 10'000'000, tr("Features per sample"));
-    classes_ = makeCountSpin("datasetClasses", 2, 100'000, tr("Number of classes (labels 0..C-1)"));
-    hidden_ = makeCountSpin("datasetHidden", 1, 100'000, tr("Hidden width of the teacher MLP"));
-    tokens_ = makeCountSpin("datasetTokens", 1, 100'000, tr("Tokens per row"));
+    rows_ = makeCountSpin("datasetRows", 1, int(limits::kMaxRows), tr("Samples to generate"));
+    dim_ = makeCountSpin("datasetDim", 1, int(limits::kMaxDim), tr("Features per sample"));
+    classes_ = makeCountSpin("datasetClasses", 2, int(limits::kMaxClasses),
+                             tr("Number of classes (labels 0..C-1)"));
+    hidden_ = makeCountSpin("datasetHidden", 1, int(limits::kMaxHidden),
+                            tr("Hidden width of the teacher MLP"));
+    tokens_ = makeCountSpin("datasetTokens", 1, int(limits::kMaxTokens), tr("Tokens per row"));
     form_->addRow(tr("Rows"), rows_);
     form_->addRow(tr("Features"), dim_);
     form_->addRow(tr("Classes"), classes_);
@@ -129,11 +133,11 @@ DatasetFields::DatasetFields(bool fashionMnistAvailable, QWidget* parent)
 }
 
 bool DatasetFields::isFileKind(Kind kind) {
-    return kind == Kind::Idx || kind == Kind::Csv || kind == Kind::Libsvm;
+    return hwl::isFileKind(kind);
 }
 
 bool DatasetFields::isSyntheticKind(Kind kind) {
-    return kind == Kind::Random || kind == Kind::Teacher || kind == Kind::SparseBow;
+    return hwl::isSyntheticKind(kind);
 }
 
 Kind DatasetFields::kind() const {

@@ -3,7 +3,7 @@
 // (synthetic kinds) or its path (IDX folder, CSV, LIBSVM file) with a Browse
 // button, and the test fraction. It edits ExperimentConfig::dataset and
 // ::testFraction. GUI thread only.
-#include "datasources.h"
+#include "data/datasetspec.h"
 
 #include <QGroupBox>
 #include <QString>

@@ -13,7 +13,7 @@
 //
 // The form has no scroll area of its own: put it in a QScrollArea (the main
 // window does). It fits a ~340 px wide dock. GUI thread only.
-#include "experimentconfig.h"
+#include "config/experimentconfig.h"
 
 #include <QMap>
 #include <QString>

@@ -1,10 +1,10 @@
 #include "guiapp.h"
 
 #include "experimentform.h"
-#include "forkserver.h"
+#include "launch/forkserver.h"
+#include "launch/workerprocess.h"
 #include "mainwindow.h"
 #include "trainingchart.h"
-#include "workerprocess.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

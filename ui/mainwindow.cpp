@@ -1,10 +1,9 @@
 #include "mainwindow.h"
 
 #include "experimentform.h"
-#include "headless.h"
-#include "metricslog.h"
+#include "io/metricslog.h"
+#include "io/tensorfile.h"
 #include "presets.h"
-#include "tensorfile.h"
 #include "trainingchart.h"
 #include "workertablemodel.h"
 

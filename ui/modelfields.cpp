@@ -1,7 +1,8 @@
 #include "modelfields.h"
 
+#include "config/limits.h"
 #include "formstyle.h"
-#include "modelspec.h"
+#include "model/modelspec.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -13,7 +14,7 @@
 namespace hwl::ui {
 
 namespace {
-constexpr int kMaxWidth = 1 << 24; // as parseModelSpec
+constexpr int kMaxWidth = int(limits::kMaxWidth);
 
 QSpinBox* sizeSpin(const char* name, int value, const QString& tip) {
     auto* spin = new QSpinBox;

@@ -1,7 +1,7 @@
 #include "presets.h"
 
-#include "datasources.h"
-#include "modelspec.h"
+#include "data/datasetspec.h"
+#include "model/modelspec.h"
 
 #include <QCoreApplication>
 

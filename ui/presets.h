@@ -5,7 +5,7 @@
 // model / dataset texts. Presets that would use Fashion-MNIST fall back to a
 // synthetic teacher task when it is not installed (fashionMnistAvailable()),
 // and say so. GUI thread only (plain data; no widgets).
-#include "experimentconfig.h"
+#include "config/experimentconfig.h"
 
 #include <QList>
 #include <QString>

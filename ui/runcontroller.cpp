@@ -1,7 +1,7 @@
 #include "runcontroller.h"
 
-#include "errors.h"
-#include "forkserver.h"
+#include "launch/forkserver.h"
+#include "util/errors.h"
 
 #include <QMetaObject>
 #include <QPointer>

@@ -4,8 +4,8 @@
 // telemetry segment on a ~30 Hz timer, handing the GUI coalesced batches of
 // samples and a snapshot of every worker's status block. Workers never touch
 // widgets; everything this class emits is emitted on the GUI thread.
-#include "metricslog.h"
-#include "run.h"
+#include "io/metricslog.h"
+#include "run/run.h"
 
 #include <QElapsedTimer>
 #include <QList>

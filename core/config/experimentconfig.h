@@ -1,0 +1,81 @@
+#pragma once
+// ExperimentConfig: everything that defines a run. One plain struct, filled
+// from JSON, CLI flags or the GUI form, and validated in one place
+// (validate()). The JSON schema uses the same names as the CLI flags.
+#include "config/limits.h"
+#include "data/datasetspec.h"
+#include "model/modelspec.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hwl {
+
+enum class Mode { Serial, Threads, ThreadsLocked, Processes };
+enum class DataSplit { Shard, Replicate };
+/// How process workers are started (as Python's multiprocessing names them).
+enum class StartMethod { Fork, Spawn, Forkserver };
+/// What a run does when a worker dies.
+enum class FailurePolicy { Stop, Continue };
+
+const char* toString(Mode m);
+const char* toString(DataSplit s);
+const char* toString(StartMethod m);
+const char* toString(FailurePolicy p);
+std::optional<Mode> parseMode(const std::string& text);
+std::optional<DataSplit> parseDataSplit(const std::string& text);
+std::optional<StartMethod> parseStartMethod(const std::string& text);
+std::optional<FailurePolicy> parseFailurePolicy(const std::string& text);
+
+/// One problem with one field: `field` is the JSON / flag name.
+struct ConfigIssue {
+    std::string field;
+    std::string message;
+};
+
+struct ExperimentConfig {
+    std::string model = "mlp:784-128-10";
+    std::string dataset = "fashion-mnist";
+    Mode mode = Mode::Threads;
+    int workers = 2;
+    int epochs = 5;
+    int batch = 32;
+    double lr = 0.01;
+    double momentum = 0.9;
+    double weightDecay = 0.0;
+    std::uint64_t seed = 42;
+    DataSplit split = DataSplit::Shard;
+    double testFraction = 0.1; ///< sources with their own test set ignore it
+    bool shuffle = true;
+    StartMethod startMethod = StartMethod::Forkserver; ///< processes mode only
+    bool share = true; ///< processes mode: false = the "forgot to share" pitfall
+    FailurePolicy onWorkerFailure = FailurePolicy::Stop;
+    std::string init; ///< safetensors file to start from; empty: seeded initialisation
+    std::string out;  ///< output directory; empty: write nothing
+
+    /// Every problem, each naming its field and the allowed range. Empty: valid.
+    /// Also parses `model` and `dataset` (their errors are reported here).
+    std::vector<ConfigIssue> validate() const;
+    /// Throws InputError listing every issue (one per line) when invalid.
+    void validateOrThrow() const;
+
+    ModelSpec modelSpec() const;     ///< throws InputError when `model` is invalid
+    DatasetSpec datasetSpec() const; ///< throws InputError when `dataset` is invalid
+
+    /// JSON text (2-space indented) with every field.
+    std::string toJson() const;
+    /// Fields present in `json` override this config's; unknown fields, wrong
+    /// types and malformed JSON throw InputError naming `origin` and the field.
+    void mergeJson(const std::string& json, const std::string& origin);
+    /// Reads a JSON file and merges it (InputError when unreadable).
+    void mergeJsonFile(const std::filesystem::path& file);
+
+    /// The embedded default experiment (resources/experiments/default.json).
+    static ExperimentConfig defaults();
+    static const char* defaultJson();
+};
+
+} // namespace hwl

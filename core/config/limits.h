@@ -1,0 +1,29 @@
+#pragma once
+// Every limit on what an experiment may ask for, in one place: the
+// validator, the spec parsers, the field table (and so --help) and the
+// window's form all read them from here.
+#include <cstdint>
+
+namespace hwl::limits {
+
+// Run shape.
+constexpr int kMaxWorkers = 256;
+constexpr int kMaxEpochs = 100000;
+constexpr int kMaxBatch = 1 << 20;
+
+// Models (--model).
+constexpr std::int64_t kMaxWidth = 1 << 24;                    ///< one layer's width, V, D or C
+constexpr std::int64_t kMaxParameters = std::int64_t(1) << 31; ///< 8 GiB of floats
+
+// Synthetic datasets (--dataset random / teacher / sparse-bow).
+constexpr std::int64_t kMaxRows = 100'000'000;
+constexpr std::int64_t kMaxDim = 10'000'000;                    ///< features, or vocabulary
+constexpr std::int64_t kMaxDenseValues = std::int64_t(1) << 31; ///< rows x dim of a dense set
+constexpr std::int64_t kMaxClasses = 100'000;
+constexpr std::int64_t kMaxHidden = 100'000; ///< the teacher's hidden width
+constexpr std::int64_t kMaxTokens = 100'000; ///< tokens per sparse-bow row
+
+/// The most memory one loaded dataset may need (features, indices, values, labels).
+constexpr double kMaxDatasetBytes = 8.0 * 1024 * 1024 * 1024;
+
+} // namespace hwl::limits

@@ -1,0 +1,56 @@
+#pragma once
+// DatasetSpec: which dataset a run uses, parsed from the `--dataset` text,
+// and what is known of its shape before anything is loaded. Part of the
+// engine's public API (the window's form builds and checks these texts).
+#include "data/dataset.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace hwl {
+
+/// A parsed `--dataset` value. Text forms (see toString / README):
+///   random:ROWSxDIM:CLASSES             randn features, uniform random labels (the blog's)
+///   teacher:ROWSxDIM:CLASSES[:HIDDEN]   randn features, labels = argmax of a fixed random
+///                                       teacher MLP DIM-HIDDEN-CLASSES (tanh); learnable
+///   sparse-bow:ROWSxVOCAB:CLASSES[:TOKENS]  bags of TOKENS token ids drawn from
+///                                       class-dependent distributions (sparse)
+///   fashion-mnist                       Debian's dataset-fashion-mnist (IDX, gzip)
+///   idx:DIR                             train-/t10k- IDX files in DIR, raw or .gz
+///   csv:FILE                            label column first, then features
+///   libsvm:FILE                         "label idx:val idx:val ..." (sparse)
+struct DatasetSpec {
+    enum class Kind { Random, Teacher, SparseBow, FashionMnist, Idx, Csv, Libsvm };
+    Kind kind = Kind::Random;
+    std::int64_t rows = 10000;
+    std::int64_t dim = 100; ///< features, or vocabulary for sparse-bow
+    std::int32_t classes = 10;
+    std::int64_t hidden = 32;   ///< teacher's hidden width
+    std::int64_t tokens = 20;   ///< tokens per row for sparse-bow
+    std::filesystem::path path; ///< Idx: directory; Csv, Libsvm: file
+
+    friend bool operator==(const DatasetSpec&, const DatasetSpec&) = default;
+};
+
+/// Parses a `--dataset` text. Throws InputError naming the field `dataset`,
+/// what is wrong and the accepted forms.
+DatasetSpec parseDatasetSpec(const std::string& text);
+/// The canonical text form; parseDatasetSpec(toString(s)) == s.
+std::string toString(const DatasetSpec& spec);
+
+/// Directory of Debian's dataset-fashion-mnist, or $HWL_FASHION_MNIST_DIR when set.
+std::filesystem::path fashionMnistDir();
+/// True when fashionMnistDir() holds the four Fashion-MNIST files.
+bool fashionMnistAvailable();
+
+/// Synthetic kinds (random, teacher, sparse-bow) are generated from the spec.
+bool isSyntheticKind(DatasetSpec::Kind kind);
+/// File kinds (idx, csv, libsvm) name a path.
+bool isFileKind(DatasetSpec::Kind kind);
+/// The shape of the dataset a spec names when it is known without loading
+/// it (synthetic kinds and Fashion-MNIST); nullopt for files.
+std::optional<DatasetShape> knownShape(const DatasetSpec& spec);
+
+} // namespace hwl

@@ -1,0 +1,160 @@
+#include "data/datasourceio.h"
+
+#include "util/errors.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <system_error>
+
+namespace hwl::detail {
+
+namespace {
+
+std::string gib(double bytes) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+    return buf;
+}
+
+std::string sizeText(std::uint64_t bytes) {
+    if (bytes >= (std::uint64_t(1) << 30) && bytes % (std::uint64_t(1) << 30) == 0)
+        return std::to_string(bytes >> 30) + " GiB";
+    return std::to_string(bytes) + " bytes";
+}
+
+struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+};
+struct GzCloser {
+    void operator()(gzFile f) const { gzclose(f); }
+};
+
+[[noreturn]] void failOpen(const std::filesystem::path& file, const std::string& what, int err) {
+    throw InputError(what + " " + quoted(file) + " cannot be read: " +
+                     std::generic_category().message(err) + "; check the path and permissions");
+}
+
+std::string readRaw(std::FILE* f, const std::filesystem::path& file, std::uint64_t maxBytes,
+                    const std::string& what) {
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(file, ec);
+    if (ec)
+        throw InputError(what + " " + quoted(file) + " cannot be read: " + ec.message());
+    if (size > maxBytes)
+        throw InputError(what + " " + quoted(file) + " holds " + std::to_string(size) +
+                         " bytes, more than the " + sizeText(maxBytes) +
+                         " this reader accepts; use a smaller file");
+    std::string bytes(size, '\0');
+    if (size > 0 && std::fread(bytes.data(), 1, size, f) != size)
+        throw InputError(what + " " + quoted(file) + " could not be read to the end (" +
+                         std::to_string(size) + " bytes expected)");
+    return bytes;
+}
+
+// The gzip trailer's ISIZE (uncompressed size mod 2^32) as a hint for the
+// first buffer, never trusted beyond what the compressed size can deliver.
+std::uint64_t gzipSizeHint(std::FILE* f, std::uint64_t compressed, std::uint64_t maxBytes) {
+    if (compressed < 18 || std::fseek(f, -4, SEEK_END) != 0)
+        return 0;
+    unsigned char t[4];
+    const bool ok = std::fread(t, 1, 4, f) == 4;
+    std::rewind(f);
+    if (!ok)
+        return 0;
+    const std::uint64_t isize = std::uint64_t(t[0]) | std::uint64_t(t[1]) << 8 |
+                                std::uint64_t(t[2]) << 16 | std::uint64_t(t[3]) << 24;
+    // Only a first guess: never more than 16 times the bytes on disk (real
+    // data sets compress 2-10x), so a corrupt trailer cannot make us
+    // allocate much; the buffer grows as data really arrives.
+    return std::min({isize, compressed * 16, maxBytes});
+}
+
+std::string readGzip(const std::filesystem::path& file, std::uint64_t hint, std::uint64_t maxBytes,
+                     const std::string& what) {
+    std::unique_ptr<gzFile_s, GzCloser> gz(gzopen(file.c_str(), "rb"));
+    if (!gz)
+        failOpen(file, what, errno ? errno : EIO);
+    gzbuffer(gz.get(), 1 << 18);
+    constexpr std::uint64_t kChunk = std::uint64_t(1) << 24;
+    std::string bytes;
+    bytes.resize(std::min(hint, maxBytes) + 1); // +1: the read that finds the end
+    std::uint64_t used = 0;
+    for (;;) {
+        if (used == bytes.size()) {
+            if (used > maxBytes)
+                throw InputError(what + " " + quoted(file) + " decompresses to more than " +
+                                 sizeText(maxBytes) +
+                                 ", more than this reader accepts; use a smaller file");
+            bytes.resize(std::min(std::max(used * 2, used + kChunk), maxBytes + 1));
+        }
+        const auto want = unsigned(std::min<std::uint64_t>(bytes.size() - used, 1u << 30));
+        const int got = gzread(gz.get(), bytes.data() + used, want);
+        if (got < 0)
+            break;
+        if (got == 0)
+            break;
+        used += std::uint64_t(got);
+    }
+    int err = Z_OK;
+    const char* msg = gzerror(gz.get(), &err);
+    if (err == Z_BUF_ERROR)
+        throw InputError(what + " " + quoted(file) + " is truncated: its gzip stream ends early (" +
+                         std::string(msg) + "); download or copy it again");
+    if (err != Z_OK)
+        throw InputError(what + " " + quoted(file) +
+                         " is not a valid gzip file: " + std::string(msg));
+    if (used > maxBytes)
+        throw InputError(what + " " + quoted(file) + " decompresses to more than " +
+                         sizeText(maxBytes) +
+                         ", more than this reader accepts; use a smaller file");
+    bytes.resize(used);
+    return bytes;
+}
+
+} // namespace
+
+void checkDatasetBytes(double bytes, const std::string& what, const std::string& fix) {
+    if (bytes > limits::kMaxDatasetBytes)
+        throw InputError(what + " would need " + gib(bytes) + " of memory, more than the " +
+                         gib(limits::kMaxDatasetBytes) + " limit; " + fix);
+}
+
+std::string readFileBytes(const std::filesystem::path& file, std::uint64_t maxBytes,
+                          const std::string& what) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(file, ec))
+        throw InputError(what + " " + quoted(file) + " is a directory, not a file");
+    errno = 0;
+    std::unique_ptr<std::FILE, FileCloser> f(std::fopen(file.c_str(), "rb"));
+    if (!f)
+        failOpen(file, what, errno ? errno : EIO);
+    unsigned char magic[2] = {0, 0};
+    const std::size_t n = std::fread(magic, 1, 2, f.get());
+    std::rewind(f.get());
+    if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+        const std::uint64_t compressed = std::filesystem::file_size(file, ec);
+        const std::uint64_t hint = ec ? 0 : gzipSizeHint(f.get(), compressed, maxBytes);
+        f.reset();
+        return readGzip(file, hint, maxBytes, what);
+    }
+    return readRaw(f.get(), file, maxBytes, what);
+}
+
+std::string describe(const std::string& name, const Dataset& ds) {
+    return name + " (" + std::to_string(ds.rows) + " x " + std::to_string(ds.dim) + ", " +
+           std::to_string(ds.numClasses) + " classes" + (ds.isSparse() ? ", sparse)" : ")");
+}
+
+std::string quoted(const std::filesystem::path& path) {
+    std::string s = path.string();
+    s.insert(s.begin(), '"');
+    s.push_back('"');
+    return s;
+}
+
+} // namespace hwl::detail

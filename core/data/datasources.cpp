@@ -1,0 +1,252 @@
+// The dispatch to the sources, and the train/test split.
+// The sources themselves live in synthetic.cpp, idxreader.cpp and textreaders.cpp.
+#include "data/datasources.h"
+
+#include "data/datasourceio.h"
+#include "util/errors.h"
+#include "util/parallel.h"
+#include "util/random.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace hwl {
+
+namespace {
+
+std::string describeSplitName(const std::string& description) {
+    // "NAME (ROWS x DIM, ...)" -> "NAME"
+    const std::size_t paren = description.rfind(" (");
+    if (paren != std::string::npos && !description.empty() && description.back() == ')')
+        return description.substr(0, paren);
+    return description.empty() ? std::string("dataset") : description;
+}
+
+void checkTestFraction(double fraction) {
+    if (!(fraction >= 0.0 && fraction < 1.0)) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%g", fraction);
+        throw InputError(std::string("test-fraction: ") + buf +
+                         " is not valid: expected a number in [0, 1), e.g. 0.2; 0 keeps every "
+                         "row for training");
+    }
+}
+
+/// Rows `order[first..last)` of `all`, in that order.
+Dataset gather(const Dataset& all, const std::vector<std::int64_t>& order, std::size_t first,
+               std::size_t last) {
+    Dataset out;
+    out.rows = std::int64_t(last - first);
+    out.dim = all.dim;
+    out.numClasses = all.numClasses;
+    out.labels.reserve(last - first);
+    if (all.isSparse()) {
+        std::int64_t nnz = 0;
+        for (std::size_t i = first; i < last; ++i)
+            nnz += all.offsets[std::size_t(order[i]) + 1] - all.offsets[std::size_t(order[i])];
+        out.offsets.reserve(last - first + 1);
+        out.offsets.push_back(0);
+        out.indices.reserve(std::size_t(nnz));
+        out.values.reserve(std::size_t(nnz));
+        for (std::size_t i = first; i < last; ++i) {
+            const auto r = std::size_t(order[i]);
+            const auto b = std::size_t(all.offsets[r]), e = std::size_t(all.offsets[r + 1]);
+            out.indices.insert(out.indices.end(), all.indices.begin() + std::ptrdiff_t(b),
+                               all.indices.begin() + std::ptrdiff_t(e));
+            out.values.insert(out.values.end(), all.values.begin() + std::ptrdiff_t(b),
+                              all.values.begin() + std::ptrdiff_t(e));
+            out.offsets.push_back(std::int64_t(out.indices.size()));
+            out.labels.push_back(all.labels[r]);
+        }
+    } else {
+        out.dense.resize((last - first) * std::size_t(all.dim));
+        for (std::size_t i = first; i < last; ++i) {
+            const auto r = std::size_t(order[i]);
+            std::copy_n(all.dense.begin() + std::ptrdiff_t(r * std::size_t(all.dim)), all.dim,
+                        out.dense.begin() + std::ptrdiff_t((i - first) * std::size_t(all.dim)));
+            out.labels.push_back(all.labels[r]);
+        }
+    }
+    return out;
+}
+
+struct IdxFiles {
+    std::filesystem::path images, labels;
+};
+
+/// PREFIX-images-idx3-ubyte[.gz] and PREFIX-labels-idx1-ubyte[.gz] in `dir`;
+/// nullopt when neither exists. `missing` gets the names that do not.
+std::optional<IdxFiles> findIdx(const std::filesystem::path& dir, const std::string& prefix,
+                                std::string& missing) {
+    const auto find = [&](const std::string& base) -> std::filesystem::path {
+        std::error_code ec;
+        for (const auto& name : {base, base + ".gz"})
+            if (std::filesystem::is_regular_file(dir / name, ec))
+                return dir / name;
+        missing += (missing.empty() ? "" : ", ") + base + "[.gz]";
+        return {};
+    };
+    IdxFiles f{find(prefix + "-images-idx3-ubyte"), find(prefix + "-labels-idx1-ubyte")};
+    if (f.images.empty() && f.labels.empty())
+        return std::nullopt;
+    return f;
+}
+
+/// Train and test IDX files of `dir`; the test pair may be absent unless
+/// `needTest`. `name` and `fix` go into the messages.
+std::pair<IdxFiles, std::optional<IdxFiles>> idxLayout(const std::filesystem::path& dir,
+                                                       bool needTest, const std::string& name,
+                                                       const std::string& fix) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+        throw InputError(name + ": directory " + detail::quoted(dir) + " does not exist; " + fix);
+    std::string missingTrain, missingTest;
+    const auto train = findIdx(dir, "train", missingTrain);
+    const auto test = findIdx(dir, "t10k", missingTest);
+    std::string missing = missingTrain;
+    if (!missingTest.empty() && (test || needTest))
+        missing += (missing.empty() ? "" : ", ") + missingTest;
+    if (!missing.empty())
+        throw InputError(name + ": directory " + detail::quoted(dir) + " lacks " + missing + "; " +
+                         fix);
+    return {*train, test};
+}
+
+} // namespace
+
+std::filesystem::path fashionMnistDir() {
+    const char* env = std::getenv("HWL_FASHION_MNIST_DIR");
+    if (env && *env)
+        return env;
+    return "/usr/share/datasets/fashion-mnist";
+}
+
+bool fashionMnistAvailable() {
+    try {
+        idxLayout(fashionMnistDir(), true, "fashion-mnist", "");
+        return true;
+    } catch (const InputError&) {
+        return false;
+    }
+}
+
+DatasetSplit splitTrainTest(Dataset all, double fraction, std::uint64_t seed) {
+    checkTestFraction(fraction);
+    const std::string name = describeSplitName(all.description);
+    const std::int64_t rows = all.rows;
+    const auto nTest = std::int64_t(std::floor(double(rows) * fraction));
+    const std::int64_t nTrain = rows - nTest;
+    if (fraction > 0.0 && nTrain <= 0)
+        throw InputError("test-fraction: " + std::to_string(fraction) + " of " +
+                         std::to_string(rows) +
+                         " rows leaves no rows for training; use a smaller test-fraction");
+    DatasetSplit split;
+    split.test.dim = all.dim;
+    split.test.numClasses = all.numClasses;
+    if (all.isSparse())
+        split.test.offsets.push_back(0);
+    if (nTest > 0) {
+        // Fisher-Yates over the row order; dense rows are swapped in place.
+        Rng rng(seed);
+        if (all.isSparse()) {
+            std::vector<std::int64_t> order(static_cast<std::size_t>(rows));
+            std::iota(order.begin(), order.end(), std::int64_t(0));
+            for (std::int64_t i = rows - 1; i > 0; --i)
+                std::swap(order[std::size_t(i)],
+                          order[std::size_t(rng.below(std::uint64_t(i) + 1))]);
+            split.test = gather(all, order, std::size_t(nTrain), std::size_t(rows));
+            Dataset train = gather(all, order, 0, std::size_t(nTrain));
+            all = std::move(train);
+        } else {
+            const auto d = std::size_t(all.dim);
+            for (std::int64_t i = rows - 1; i > 0; --i) {
+                const auto j = std::size_t(rng.below(std::uint64_t(i) + 1));
+                if (j == std::size_t(i))
+                    continue;
+                std::swap_ranges(all.dense.begin() + std::ptrdiff_t(std::size_t(i) * d),
+                                 all.dense.begin() + std::ptrdiff_t((std::size_t(i) + 1) * d),
+                                 all.dense.begin() + std::ptrdiff_t(j * d));
+                std::swap(all.labels[std::size_t(i)], all.labels[j]);
+            }
+            std::vector<std::int64_t> tail(static_cast<std::size_t>(nTest));
+            std::iota(tail.begin(), tail.end(), nTrain);
+            split.test = gather(all, tail, 0, tail.size());
+            all.rows = nTrain;
+            all.dense.resize(std::size_t(nTrain) * d);
+            all.labels.resize(std::size_t(nTrain));
+        }
+    }
+    split.train = std::move(all);
+    split.train.description = detail::describe(name + " train", split.train);
+    split.test.description = detail::describe(name + " test", split.test);
+    return split;
+}
+
+DatasetSplit loadDataset(const DatasetSpec& spec, double testFraction, std::uint64_t seed) {
+    const std::string name = toString(spec);
+    Dataset all;
+    switch (spec.kind) {
+    case DatasetSpec::Kind::Random:
+        checkTestFraction(testFraction);
+        all = makeRandom(spec.rows, spec.dim, spec.classes, seed);
+        break;
+    case DatasetSpec::Kind::Teacher:
+        checkTestFraction(testFraction);
+        all = makeTeacher(spec.rows, spec.dim, spec.classes, spec.hidden, seed);
+        break;
+    case DatasetSpec::Kind::SparseBow:
+        checkTestFraction(testFraction);
+        all = makeSparseBow(spec.rows, spec.dim, spec.classes, spec.tokens, seed);
+        break;
+    case DatasetSpec::Kind::Csv:
+        checkTestFraction(testFraction);
+        all = loadCsv(spec.path);
+        break;
+    case DatasetSpec::Kind::Libsvm:
+        checkTestFraction(testFraction);
+        all = loadLibsvm(spec.path);
+        break;
+    case DatasetSpec::Kind::FashionMnist:
+    case DatasetSpec::Kind::Idx: {
+        const bool fashion = spec.kind == DatasetSpec::Kind::FashionMnist;
+        const auto dir = fashion ? fashionMnistDir() : spec.path;
+        const auto [train, test] = idxLayout(
+            dir, fashion, fashion ? "fashion-mnist" : "idx",
+            fashion ? "apt-get install dataset-fashion-mnist, or set HWL_FASHION_MNIST_DIR to a "
+                      "directory holding train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, "
+                      "t10k-images-idx3-ubyte.gz and t10k-labels-idx1-ubyte.gz"
+                    : "put train-images-idx3-ubyte and train-labels-idx1-ubyte (raw or .gz), "
+                      "and optionally the t10k- pair, in it");
+        if (!test) {
+            checkTestFraction(testFraction);
+            all = loadIdx(train.images, train.labels);
+            break;
+        }
+        DatasetSplit split;
+        // Both at once: unpacking the gzip files is most of the time.
+        parallelInvoke([&] { split.train = loadIdx(train.images, train.labels); },
+                       [&] { split.test = loadIdx(test->images, test->labels); });
+        if (split.train.dim != split.test.dim)
+            throw InputError(name + ": the train images have " + std::to_string(split.train.dim) +
+                             " pixels, the t10k images " + std::to_string(split.test.dim) +
+                             "; use files from the same set");
+        const std::int32_t classes = std::max(split.train.numClasses, split.test.numClasses);
+        split.train.numClasses = split.test.numClasses = classes;
+        split.train.description = detail::describe(name + " train", split.train);
+        split.test.description = detail::describe(name + " test", split.test);
+        return split;
+    }
+    }
+    all.description = detail::describe(name, all);
+    return splitTrainTest(std::move(all), testFraction, seed);
+}
+
+} // namespace hwl

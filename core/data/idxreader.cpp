@@ -1,0 +1,153 @@
+// IDX files (MNIST, Fashion-MNIST): uint8 images N x H x W and uint8 labels N,
+// raw or gzip. Every count in a header is checked against the bytes that
+// really arrived before anything is sized from it.
+#include "data/datasourceio.h"
+#include "data/datasources.h"
+#include "util/errors.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <vector>
+
+namespace hwl {
+
+namespace {
+
+constexpr std::uint32_t kImagesMagic = 0x00000803;
+constexpr std::uint32_t kLabelsMagic = 0x00000801;
+// 2 GiB of pixels is 8 GiB of floats: the dataset budget.
+constexpr std::uint64_t kMaxIdxBytes = (std::uint64_t(1) << 31) + 64;
+
+std::uint32_t bigEndian32(const unsigned char* p) {
+    return std::uint32_t(p[0]) << 24 | std::uint32_t(p[1]) << 16 | std::uint32_t(p[2]) << 8 |
+           std::uint32_t(p[3]);
+}
+
+std::string hex32(std::uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08X", v);
+    return buf;
+}
+
+std::string toDecimal(detail::Uint128 v) {
+    if (v == 0)
+        return "0";
+    std::string s;
+    while (v > 0) {
+        s.insert(s.begin(), char('0' + int(v % 10)));
+        v /= 10;
+    }
+    return s;
+}
+
+struct IdxFile {
+    std::string bytes;
+    std::vector<std::uint32_t> dims;
+    std::size_t headerBytes = 0;
+    const unsigned char* data() const {
+        return reinterpret_cast<const unsigned char*>(bytes.data()) + headerBytes;
+    }
+};
+
+/// Reads and checks one IDX file: magic, header, and that the data bytes are
+/// exactly what the header promises.
+IdxFile readIdx(const std::filesystem::path& file, bool images) {
+    const std::string what = images ? "IDX images file" : "IDX labels file";
+    const std::string where = what + " " + detail::quoted(file);
+    const std::uint32_t expected = images ? kImagesMagic : kLabelsMagic;
+    const std::string expectedText =
+        hex32(expected) + (images ? " (uint8 images, N x H x W)" : " (uint8 labels, N)");
+
+    IdxFile idx;
+    idx.bytes = detail::readFileBytes(file, kMaxIdxBytes, what);
+    const std::string& b = idx.bytes;
+    if (b.empty())
+        throw InputError(where + " is empty; expected an IDX header with magic " + expectedText);
+    if (b.size() < 4)
+        throw InputError(where + " holds only " + std::to_string(b.size()) +
+                         " bytes, too short for an IDX header (magic " + expectedText + ")");
+    const auto* u = reinterpret_cast<const unsigned char*>(b.data());
+    const std::uint32_t magic = bigEndian32(u);
+    if (magic != expected) {
+        std::string msg = where + " has magic " + hex32(magic) + ", expected " + expectedText;
+        if (magic == (images ? kLabelsMagic : kImagesMagic))
+            msg += std::string("; that is the magic of an IDX ") + (images ? "labels" : "images") +
+                   " file: are the two files swapped?";
+        else
+            msg += "; is this an IDX file?";
+        throw InputError(msg);
+    }
+    const std::size_t ndims = images ? 3 : 1;
+    idx.headerBytes = 4 + 4 * ndims;
+    if (b.size() < idx.headerBytes)
+        throw InputError(where + " is truncated: it holds " + std::to_string(b.size()) +
+                         " bytes, the header alone needs " + std::to_string(idx.headerBytes));
+    detail::Uint128 promised = 1;
+    for (std::size_t d = 0; d < ndims; ++d) {
+        idx.dims.push_back(bigEndian32(u + 4 + 4 * d));
+        promised *= idx.dims.back();
+    }
+    const char* items = images ? "images" : "labels";
+    if (idx.dims[0] == 0)
+        throw InputError(where + " holds 0 " + items + "; a dataset needs at least one row");
+    if (images && (idx.dims[1] == 0 || idx.dims[2] == 0))
+        throw InputError(where + " has images of " + std::to_string(idx.dims[1]) + " x " +
+                         std::to_string(idx.dims[2]) + " pixels; both sides must be at least 1");
+    const std::uint64_t actual = b.size() - idx.headerBytes;
+    const std::string kind = images ? "pixel" : "label";
+    std::string shape = std::to_string(idx.dims[0]) + " " + items;
+    if (images)
+        shape += " of " + std::to_string(idx.dims[1]) + " x " + std::to_string(idx.dims[2]);
+    if (actual < promised)
+        throw InputError(where + " holds " + std::to_string(actual) + " bytes of " + kind +
+                         " data, header promises " + toDecimal(promised) + " (" + shape +
+                         "); the file is truncated or its header is corrupt");
+    if (actual > promised)
+        throw InputError(where + " holds " + std::to_string(actual) + " bytes of " + kind +
+                         " data, header promises " + toDecimal(promised) + " (" + shape + "); " +
+                         std::to_string(std::uint64_t(actual - promised)) +
+                         " trailing bytes suggest a corrupt header");
+    return idx;
+}
+
+} // namespace
+
+Dataset loadIdx(const std::filesystem::path& images, const std::filesystem::path& labels) {
+    const IdxFile img = readIdx(images, true);
+    const IdxFile lab = readIdx(labels, false);
+    const std::uint32_t n = img.dims[0];
+    if (lab.dims[0] != n)
+        throw InputError("IDX files disagree: images file " + detail::quoted(images) + " holds " +
+                         std::to_string(n) + " images but labels file " + detail::quoted(labels) +
+                         " holds " + std::to_string(lab.dims[0]) +
+                         " labels; use files from the same set");
+    const std::int64_t dim = std::int64_t(img.dims[1]) * std::int64_t(img.dims[2]);
+    const std::int64_t rows = n;
+    detail::checkDatasetBytes(double(img.bytes.size()) + double(rows) * double(dim) * 4.0 +
+                                  double(rows) * 4.0,
+                              "IDX images file " + detail::quoted(images), "use a smaller file");
+
+    std::array<float, 256> scale{};
+    for (int v = 0; v < 256; ++v)
+        scale[std::size_t(v)] = float(v) / 255.0f;
+    Dataset ds;
+    ds.rows = rows;
+    ds.dim = dim;
+    ds.dense.resize(std::size_t(rows * dim));
+    const unsigned char* px = img.data();
+    for (std::size_t i = 0; i < ds.dense.size(); ++i)
+        ds.dense[i] = scale[px[i]];
+    ds.labels.resize(std::size_t(rows));
+    const unsigned char* lb = lab.data();
+    int maxLabel = 0;
+    for (std::int64_t i = 0; i < rows; ++i) {
+        ds.labels[std::size_t(i)] = lb[i];
+        maxLabel = std::max(maxLabel, int(lb[i]));
+    }
+    ds.numClasses = std::max(10, maxLabel + 1);
+    ds.description = detail::describe("idx " + images.filename().string(), ds);
+    return ds;
+}
+
+} // namespace hwl

@@ -1,0 +1,358 @@
+// CSV and LIBSVM text datasets. The whole file is read at once (gzip is
+// unpacked when the content starts with its magic bytes) and parsed with
+// std::from_chars; every problem names the file, the line and the column.
+#include "data/datasourceio.h"
+#include "data/datasources.h"
+#include "util/errors.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <string_view>
+
+namespace hwl {
+
+namespace {
+
+// Text files may be as large as the dataset budget.
+constexpr std::uint64_t kMaxTextBytes = std::uint64_t(8) << 30;
+// Labels at most this (the spec's class limit is 100000).
+constexpr double kMaxLabel = 99999;
+
+/// Yields the lines of a buffer without their "\n" or "\r\n".
+class Lines {
+public:
+    explicit Lines(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
+    bool next(std::string_view& line) {
+        if (p_ >= end_)
+            return false;
+        const auto* nl = static_cast<const char*>(std::memchr(p_, '\n', std::size_t(end_ - p_)));
+        const char* e = nl ? nl : end_;
+        line = std::string_view(p_, std::size_t(e - p_));
+        if (!line.empty() && line.back() == '\r')
+            line.remove_suffix(1);
+        p_ = nl ? nl + 1 : end_;
+        ++number_;
+        return true;
+    }
+    std::int64_t number() const { return number_; }
+
+private:
+    const char* p_;
+    const char* end_;
+    std::int64_t number_ = 0;
+};
+
+bool isSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && isSpace(s.front()))
+        s.remove_prefix(1);
+    while (!s.empty() && isSpace(s.back()))
+        s.remove_suffix(1);
+    return s;
+}
+
+bool isBlank(std::string_view s) {
+    return trim(s).empty();
+}
+
+enum class Num { Ok, Empty, NotNumber, NaN, Inf, OutOfRange };
+
+/// Parses a whole (trimmed) field as a float; "+1.5" and "1e-50" (to 0) too.
+Num parseFloat(std::string_view s, float& out) {
+    if (s.empty())
+        return Num::Empty;
+    if (s.front() == '+' && s.size() > 1 && s[1] != '-' && s[1] != '+')
+        s.remove_prefix(1);
+    const char* end = s.data() + s.size();
+    auto [ptr, ec] = std::from_chars(s.data(), end, out);
+    if (ec == std::errc::result_out_of_range && ptr == end) {
+        double d = 0;
+        auto [p2, ec2] = std::from_chars(s.data(), end, d);
+        if (ec2 == std::errc::result_out_of_range && p2 == end)
+            return Num::OutOfRange;
+        if (ec2 != std::errc() || p2 != end || std::fabs(d) >= 1.0)
+            return Num::OutOfRange;
+        out = float(d); // underflows to zero or a denormal
+        return Num::Ok;
+    }
+    if (ec != std::errc() || ptr != end)
+        return Num::NotNumber;
+    if (std::isnan(out))
+        return Num::NaN;
+    if (std::isinf(out))
+        return Num::Inf;
+    return Num::Ok;
+}
+
+std::string quote(std::string_view s) {
+    std::string q(1, '"');
+    q.append(s.substr(0, s.size() > 40 ? 37 : s.size()));
+    q.append(s.size() > 40 ? "...\"" : "\"");
+    return q;
+}
+
+/// The message for a feature value that did not parse, or "" when it did.
+std::string featureProblem(Num n, std::string_view field) {
+    switch (n) {
+    case Num::Ok:
+        return {};
+    case Num::Empty:
+        return "the feature value is empty";
+    case Num::NotNumber:
+        return quote(field) + " is not a number";
+    case Num::NaN:
+        return "NaN is not allowed as a feature value";
+    case Num::Inf:
+        return "Inf is not allowed as a feature value";
+    case Num::OutOfRange:
+        return quote(field) + " is out of the range of a float";
+    }
+    return {};
+}
+
+/// Parses a label: an integer (written as such or as 3.0). On failure
+/// returns the message; `allowMinusOne` admits -1 (LIBSVM's binary form).
+std::string parseLabel(std::string_view field, bool allowMinusOne, std::int64_t& out) {
+    float f = 0;
+    const Num n = parseFloat(field, f);
+    if (n == Num::Empty)
+        return "the label is empty";
+    if (n == Num::NotNumber || n == Num::NaN || n == Num::Inf)
+        return "label " + quote(field) + " is not a number; labels are integers >= 0";
+    double d = 0;
+    std::string_view s = field;
+    if (s.front() == '+')
+        s.remove_prefix(1);
+    std::from_chars(s.data(), s.data() + s.size(), d);
+    if (n == Num::OutOfRange || d > kMaxLabel)
+        return "label " + std::string(field) + " is too large; labels must be at most " +
+               std::to_string(std::int64_t(kMaxLabel));
+    if (d != std::floor(d))
+        return "label " + std::string(field) +
+               " is not an integer; labels are class numbers 0, 1, 2, ...";
+    if (d < 0 && !(allowMinusOne && d == -1))
+        return "label " + std::string(field) + " is negative; labels must be integers >= 0" +
+               (allowMinusOne ? ", or exactly the pair -1/+1" : "");
+    out = std::int64_t(d);
+    return {};
+}
+
+std::string position(const std::string& where, std::int64_t line, std::int64_t column) {
+    return where + ", line " + std::to_string(line) + ", column " + std::to_string(column) + ": ";
+}
+
+std::int32_t checkedClasses(const std::string& where, std::int64_t maxLabel) {
+    if (maxLabel < 1)
+        throw InputError(where + ": every label is " + std::to_string(maxLabel) +
+                         ", so there is only one class; a classifier needs at least two "
+                         "(labels 0, 1, ...)");
+    return std::int32_t(maxLabel + 1);
+}
+
+} // namespace
+
+Dataset loadCsv(const std::filesystem::path& file) {
+    const std::string where = "csv " + detail::quoted(file);
+    const std::string text = detail::readFileBytes(file, kMaxTextBytes, "csv file");
+    if (std::all_of(text.begin(), text.end(), [](char c) { return c == '\n' || isSpace(c); }))
+        throw InputError(where + " is empty; expected rows of: label,feature,feature,...");
+
+    Dataset ds;
+    Lines lines(text);
+    std::string_view line;
+    std::int64_t columns = 0, firstLine = 0, maxLabel = -1;
+    bool reserved = false;
+    while (lines.next(line)) {
+        if (isBlank(line))
+            continue;
+        const std::int64_t lineNo = lines.number();
+        const auto cols = std::int64_t(std::count(line.begin(), line.end(), ',')) + 1;
+        if (firstLine == 0) {
+            firstLine = lineNo;
+            columns = cols;
+            if (cols < 2)
+                throw InputError(where + ": line " + std::to_string(lineNo) +
+                                 " has 1 column; expected the label, then at least one feature, "
+                                 "separated by commas");
+            float f = 0;
+            const auto firstField = trim(line.substr(0, line.find(',')));
+            const Num n = parseFloat(firstField, f);
+            if (n == Num::NotNumber || n == Num::Empty)
+                continue; // a header line
+        }
+        if (cols != columns)
+            throw InputError(where + ": line " + std::to_string(lineNo) + " has " +
+                             std::to_string(cols) + " columns, line " + std::to_string(firstLine) +
+                             " has " + std::to_string(columns) +
+                             "; every row needs the label and the same number of features");
+        if (!reserved) {
+            // Sized from the bytes really read: at most one row per line.
+            const auto maxRows =
+                std::int64_t(std::count(text.begin(), text.end(), '\n')) + 1 - (lineNo - 1);
+            ds.dim = columns - 1;
+            detail::checkDatasetBytes(
+                double(text.size()) + double(maxRows) * (double(ds.dim) * 4.0 + 4.0),
+                where + " (the text and the parsed rows)", "use a smaller file");
+            ds.dense.reserve(std::size_t(maxRows * ds.dim));
+            ds.labels.reserve(std::size_t(maxRows));
+            reserved = true;
+        }
+        std::size_t start = 0;
+        for (std::int64_t c = 1; c <= columns; ++c) {
+            std::size_t comma = line.find(',', start);
+            if (comma == std::string_view::npos)
+                comma = line.size();
+            const auto field = trim(line.substr(start, comma - start));
+            start = comma + 1;
+            if (c == 1) {
+                std::int64_t label = 0;
+                const std::string problem = parseLabel(field, false, label);
+                if (!problem.empty())
+                    throw InputError(position(where, lineNo, c) + problem);
+                ds.labels.push_back(std::int32_t(label));
+                maxLabel = std::max(maxLabel, label);
+                continue;
+            }
+            float v = 0;
+            const std::string problem = featureProblem(parseFloat(field, v), field);
+            if (!problem.empty())
+                throw InputError(position(where, lineNo, c) + problem);
+            ds.dense.push_back(v);
+        }
+    }
+    if (ds.labels.empty())
+        throw InputError(where + " has no data rows, only the header line " +
+                         std::to_string(firstLine) + "; expected rows of: label,feature,...");
+    ds.rows = std::int64_t(ds.labels.size());
+    ds.numClasses = checkedClasses(where, maxLabel);
+    ds.description = detail::describe("csv:" + file.string(), ds);
+    return ds;
+}
+
+Dataset loadLibsvm(const std::filesystem::path& file) {
+    const std::string where = "libsvm " + detail::quoted(file);
+    const std::string text = detail::readFileBytes(file, kMaxTextBytes, "libsvm file");
+    // Sized from the bytes really read: at most one row per line, one entry per ':'.
+    const auto maxRows = std::int64_t(std::count(text.begin(), text.end(), '\n')) + 1;
+    const auto maxEntries = std::int64_t(std::count(text.begin(), text.end(), ':'));
+    detail::checkDatasetBytes(double(text.size()) + double(maxEntries) * 8.0 +
+                                  double(maxRows) * 12.0,
+                              where + " (the text and the parsed rows)", "use a smaller file");
+
+    Dataset ds;
+    ds.offsets.reserve(std::size_t(maxRows + 1));
+    ds.offsets.push_back(0);
+    ds.indices.reserve(std::size_t(maxEntries));
+    ds.values.reserve(std::size_t(maxEntries));
+    ds.labels.reserve(std::size_t(maxRows));
+    std::int64_t maxIndex = 0;
+    std::int64_t firstMinusOneLine = 0, firstOtherLine = 0, otherLabel = 0;
+    bool sawPlusOne = false;
+
+    Lines lines(text);
+    std::string_view line;
+    while (lines.next(line)) {
+        const std::int64_t lineNo = lines.number();
+        const std::size_t hash = line.find('#');
+        if (hash != std::string_view::npos)
+            line = line.substr(0, hash);
+        if (isBlank(line))
+            continue;
+        std::size_t i = 0;
+        bool first = true;
+        std::int64_t prevIndex = 0;
+        while (i < line.size()) {
+            while (i < line.size() && isSpace(line[i]))
+                ++i;
+            if (i >= line.size())
+                break;
+            const std::size_t tokStart = i;
+            while (i < line.size() && !isSpace(line[i]))
+                ++i;
+            const std::string_view tok = line.substr(tokStart, i - tokStart);
+            const auto column = std::int64_t(tokStart) + 1;
+            if (first) {
+                first = false;
+                std::int64_t label = 0;
+                const std::string problem = parseLabel(tok, true, label);
+                if (!problem.empty())
+                    throw InputError(position(where, lineNo, column) + problem);
+                if (label == -1 && firstMinusOneLine == 0)
+                    firstMinusOneLine = lineNo;
+                else if (label == 1)
+                    sawPlusOne = true;
+                else if (label != -1 && firstOtherLine == 0) {
+                    firstOtherLine = lineNo;
+                    otherLabel = label;
+                }
+                ds.labels.push_back(std::int32_t(label));
+                continue;
+            }
+            const std::size_t colon = tok.find(':');
+            if (colon == std::string_view::npos || colon == 0)
+                throw InputError(position(where, lineNo, column) + "token " + quote(tok) +
+                                 " is not INDEX:VALUE (e.g. 3:0.5)");
+            const std::string_view idxText = tok.substr(0, colon);
+            const std::string_view valText = tok.substr(colon + 1);
+            std::uint64_t index = 0;
+            auto [ptr, ec] =
+                std::from_chars(idxText.data(), idxText.data() + idxText.size(), index);
+            if (ec == std::errc::result_out_of_range ||
+                (ec == std::errc() && ptr == idxText.data() + idxText.size() &&
+                 index > std::uint64_t(INT32_MAX)))
+                throw InputError(position(where, lineNo, column) + "index " + std::string(idxText) +
+                                 " is too large (at most " + std::to_string(INT32_MAX) + ")");
+            if (ec != std::errc() || ptr != idxText.data() + idxText.size())
+                throw InputError(position(where, lineNo, column) + "token " + quote(tok) +
+                                 ": index " + quote(idxText) + " is not a positive integer");
+            if (index == 0)
+                throw InputError(position(where, lineNo, column) +
+                                 "index 0 is not allowed: LIBSVM indices start at 1");
+            if (std::int64_t(index) <= prevIndex)
+                throw InputError(position(where, lineNo, column) + "index " +
+                                 std::to_string(index) + " is not greater than the previous " +
+                                 std::to_string(prevIndex) +
+                                 "; indices must be strictly increasing within a line");
+            float v = 0;
+            const std::string problem = featureProblem(parseFloat(valText, v), valText);
+            if (!problem.empty())
+                throw InputError(position(where, lineNo, column + std::int64_t(colon) + 1) +
+                                 problem);
+            prevIndex = std::int64_t(index);
+            maxIndex = std::max(maxIndex, prevIndex);
+            ds.indices.push_back(std::int32_t(index - 1));
+            ds.values.push_back(v);
+        }
+        ds.offsets.push_back(std::int64_t(ds.indices.size()));
+    }
+    if (ds.labels.empty())
+        throw InputError(where + " has no data rows; expected lines of: label index:value ...");
+    if (maxIndex == 0)
+        throw InputError(where + " has no features: no line holds an index:value pair");
+    if (firstMinusOneLine != 0) {
+        if (firstOtherLine != 0)
+            throw InputError(where + ", line " + std::to_string(firstMinusOneLine) +
+                             ": label -1 is negative; labels must be integers >= 0, or exactly "
+                             "the pair -1/+1, but line " +
+                             std::to_string(firstOtherLine) + " has label " +
+                             std::to_string(otherLabel));
+        if (!sawPlusOne)
+            throw InputError(where + ": every label is -1; labels must be integers >= 0, or "
+                                     "exactly the pair -1/+1");
+        for (auto& l : ds.labels)
+            l = l == -1 ? 0 : 1;
+    }
+    ds.rows = std::int64_t(ds.labels.size());
+    ds.dim = maxIndex;
+    const auto maxLabel = *std::max_element(ds.labels.begin(), ds.labels.end());
+    ds.numClasses = checkedClasses(where, maxLabel);
+    ds.description = detail::describe("libsvm:" + file.string(), ds);
+    return ds;
+}
+
+} // namespace hwl

@@ -1,0 +1,638 @@
+// Safetensors read/write, .npz write, atomic file replacement.
+//
+// The reader treats every byte of the file as hostile: sizes are checked
+// against the real file size before anything is allocated, and the JSON
+// header is scanned (syntax, nesting, duplicate keys) before a DOM is built.
+#include "io/tensorfile.h"
+
+#include "util/errors.h"
+
+#include <nlohmann/json.hpp>
+#include <zip.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <system_error>
+
+namespace hwl {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+/// Same cap as the reference implementation: no real header comes close.
+constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
+/// Top-level object -> tensor object -> shape/offsets array.
+constexpr int kMaxHeaderDepth = 3;
+constexpr std::string_view kMetadataKey = "__metadata__";
+constexpr std::string_view kWeightsKind = "weights file";
+constexpr std::string_view kWeightsHint = " (choose a writable --out directory)";
+
+// ---------------------------------------------------------------- helpers --
+
+std::string quotedPath(const fs::path& p) {
+    return "\"" + p.string() + "\"";
+}
+
+/// A name as a JSON string literal: quoted, control characters escaped.
+std::string jsonQuoted(const std::string& s) {
+    return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+template <class T>
+std::string formatList(const std::vector<T>& values) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < values.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(values[i]);
+    return out + "]";
+}
+
+std::optional<std::uint64_t> checkedMul(std::uint64_t a, std::uint64_t b) {
+    std::uint64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r))
+        return std::nullopt;
+    return r;
+}
+
+/// Bytes of float32 data for `shape`; nullopt when that overflows 64 bits.
+/// Any zero dimension makes the tensor empty, whatever the other dims are.
+std::optional<std::uint64_t> f32Bytes(const std::vector<std::uint64_t>& shape) {
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end())
+        return 0;
+    std::optional<std::uint64_t> n = 4;
+    for (std::uint64_t d : shape)
+        if (!(n = checkedMul(*n, d)))
+            return std::nullopt;
+    return n;
+}
+
+void appendU64LE(std::string& out, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i)
+        out += static_cast<char>((v >> (8 * i)) & 0xFF);
+}
+
+std::uint64_t loadU64LE(const unsigned char* p) {
+    std::uint64_t v = 0;
+    for (int i = 7; i >= 0; --i)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+/// `n` floats as little-endian bytes. On little-endian hosts (all we build
+/// for today) this is a plain copy; the swap keeps the file format honest.
+std::string floatsLE(const float* data, std::size_t n) {
+    std::string out(n * 4, '\0');
+    if (n == 0)
+        return out;
+    std::memcpy(out.data(), data, n * 4);
+    if constexpr (std::endian::native != std::endian::little)
+        for (std::size_t i = 0; i < out.size(); i += 4)
+            std::reverse(out.begin() + i, out.begin() + i + 4);
+    return out;
+}
+
+void floatsFromLE(std::vector<float>& v) {
+    if constexpr (std::endian::native != std::endian::little) {
+        auto* bytes = reinterpret_cast<unsigned char*>(v.data());
+        for (std::size_t i = 0; i < v.size() * 4; i += 4)
+            std::reverse(bytes + i, bytes + i + 4);
+    }
+}
+
+struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+// ---------------------------------------------------------- atomic writes --
+
+[[noreturn]] void throwCannotWrite(const fs::path& file, std::string_view kind,
+                                   const std::string& reason, std::string_view hint = {}) {
+    throw InputError("cannot write " + std::string(kind) + " " + quotedPath(file) + ": " + reason +
+                     std::string(hint));
+}
+
+/// A temporary sibling of a target file ("<name>.tmp-<pid>-<n>", same
+/// directory so the final rename cannot cross file systems). Removed on
+/// destruction unless it was renamed into place.
+class TempSibling {
+public:
+    explicit TempSibling(const fs::path& target) : target_(target), path_(target) {
+        static std::atomic<std::uint64_t> counter{0};
+        path_ += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+    }
+    ~TempSibling() {
+        if (owned_)
+            std::remove(path_.c_str());
+    }
+    TempSibling(const TempSibling&) = delete;
+    TempSibling& operator=(const TempSibling&) = delete;
+
+    const fs::path& path() const { return path_; }
+    /// We never created the file (e.g. the exclusive open failed): not ours to remove.
+    void disown() { owned_ = false; }
+    /// Renames the temporary onto the target; returns 0 or the errno.
+    int commit() {
+        if (std::rename(path_.c_str(), target_.c_str()) != 0)
+            return errno;
+        owned_ = false;
+        return 0;
+    }
+
+private:
+    fs::path target_;
+    fs::path path_;
+    bool owned_ = true;
+};
+
+/// Finishes a written stream: flush, fsync, close. Returns 0 or the errno.
+int finishFile(FilePtr f) {
+    int err = 0;
+    if (std::fflush(f.get()) != 0 || ::fsync(::fileno(f.get())) != 0)
+        err = errno;
+    if (std::fclose(f.release()) != 0 && err == 0)
+        err = errno;
+    return err;
+}
+
+/// Writes what `produce` hands its sink into `file` through a temporary
+/// sibling. An exception from `produce` leaves no file behind.
+void writeStreamAtomically(const fs::path& file,
+                           const std::function<void(const ByteSink&)>& produce,
+                           std::string_view kind, std::string_view hint) {
+    TempSibling tmp(file);
+    FilePtr f(std::fopen(tmp.path().c_str(), "wbx")); // "x": never clobber a stranger's file
+    if (!f) {
+        const int err = errno;
+        tmp.disown();
+        throwCannotWrite(file, kind, errnoText(err), hint);
+    }
+    produce([&](std::string_view part) {
+        if (!part.empty() && std::fwrite(part.data(), 1, part.size(), f.get()) != part.size())
+            throwCannotWrite(file, kind, errnoText(errno), hint);
+    });
+    if (const int err = finishFile(std::move(f)))
+        throwCannotWrite(file, kind, errnoText(err), hint);
+    if (const int err = tmp.commit())
+        throwCannotWrite(file, kind, errnoText(err), hint);
+}
+
+/// Writes `parts` back to back into `file` through a temporary sibling.
+void writePartsAtomically(const fs::path& file, const std::vector<std::string_view>& parts,
+                          std::string_view kind, std::string_view hint) {
+    writeStreamAtomically(
+        file,
+        [&](const ByteSink& sink) {
+            for (std::string_view part : parts)
+                sink(part);
+        },
+        kind, hint);
+}
+
+// ------------------------------------------------------- writer checking --
+
+std::uint64_t elementCount(const TensorRef& t) {
+    std::uint64_t n = 1;
+    for (std::int64_t d : t.shape) {
+        if (d < 0)
+            throw std::invalid_argument("tensor " + jsonQuoted(t.name) +
+                                        " has a negative dimension " + formatList(t.shape));
+        const auto m = checkedMul(n, static_cast<std::uint64_t>(d));
+        if (!m || *m > std::numeric_limits<std::size_t>::max() / 4)
+            throw std::invalid_argument("tensor " + jsonQuoted(t.name) + " is too large " +
+                                        formatList(t.shape));
+        n = *m;
+    }
+    return n;
+}
+
+/// Caller bugs, not user input: duplicate or reserved names, bad shapes, no data.
+void checkForWriting(const std::vector<TensorRef>& tensors) {
+    std::set<std::string> seen;
+    for (const TensorRef& t : tensors) {
+        if (t.name == kMetadataKey)
+            throw std::invalid_argument("tensor name \"__metadata__\" is reserved");
+        if (!seen.insert(t.name).second)
+            throw std::invalid_argument("tensor " + jsonQuoted(t.name) + " is listed twice");
+        if (elementCount(t) > 0 && t.data == nullptr)
+            throw std::invalid_argument("tensor " + jsonQuoted(t.name) + " has no data");
+    }
+}
+
+// ---------------------------------------------------- safetensors writing --
+
+/// The JSON header, padded with spaces so that 8 + its length is a multiple of 8.
+std::string safetensorsHeader(const fs::path& file, const std::vector<TensorRef>& tensors,
+                              const std::map<std::string, std::string>& metadata) {
+    nlohmann::ordered_json header = nlohmann::ordered_json::object();
+    if (!metadata.empty())
+        header[std::string(kMetadataKey)] = metadata;
+    std::uint64_t offset = 0;
+    for (const TensorRef& t : tensors) {
+        const std::uint64_t end = offset + elementCount(t) * 4;
+        header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, end}}};
+        offset = end;
+    }
+    std::string text;
+    try {
+        text = header.dump();
+    } catch (const Json::type_error&) {
+        throwCannotWrite(file, kWeightsKind, "a tensor name or metadata entry is not valid UTF-8");
+    }
+    text.append((8 - text.size() % 8) % 8, ' ');
+    return text;
+}
+
+// ---------------------------------------------------- safetensors reading --
+
+/// A problem with the file's contents; readSafetensors adds the file name.
+struct BadFile : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// SAX pass over the header before building a DOM: syntax errors, nesting
+/// deeper than a safetensors header has (a hostile "[[[[..." would otherwise
+/// become a huge tree), and duplicate top-level keys (which the DOM would
+/// silently merge).
+struct HeaderScan {
+    int depth = 0;
+    std::set<std::string> topKeys;
+    std::string problem;
+
+    bool null() { return true; }
+    bool boolean(bool) { return true; }
+    bool number_integer(Json::number_integer_t) { return true; }
+    bool number_unsigned(Json::number_unsigned_t) { return true; }
+    bool number_float(Json::number_float_t, const std::string&) { return true; }
+    bool string(std::string&) { return true; }
+    bool binary(Json::binary_t&) { return true; }
+    bool start_object(std::size_t) { return enter(); }
+    bool start_array(std::size_t) { return enter(); }
+    bool end_object() { return --depth, true; }
+    bool end_array() { return --depth, true; }
+    bool key(std::string& k) {
+        if (depth == 1 && !topKeys.insert(k).second)
+            return fail("header has the key " + jsonQuoted(k) + " twice");
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
+        return fail(std::string("header is not valid JSON: ") + e.what());
+    }
+
+private:
+    bool enter() {
+        if (++depth > kMaxHeaderDepth)
+            return fail("header nests deeper than " + std::to_string(kMaxHeaderDepth) +
+                        " levels; a safetensors header never does");
+        return true;
+    }
+    bool fail(std::string why) {
+        problem = std::move(why);
+        return false;
+    }
+};
+
+Json parseHeader(const std::string& text) {
+    HeaderScan scan;
+    if (!Json::sax_parse(text, &scan))
+        throw BadFile(scan.problem);
+    Json header = Json::parse(text);
+    if (!header.is_object())
+        throw BadFile("header is a JSON " + std::string(header.type_name()) +
+                      ", expected an object");
+    return header;
+}
+
+std::map<std::string, std::string> parseMetadata(const Json& header) {
+    std::map<std::string, std::string> out;
+    const auto it = header.find(kMetadataKey);
+    if (it == header.end())
+        return out;
+    if (!it->is_object())
+        throw BadFile("\"__metadata__\" must be an object of strings, not a " +
+                      std::string(it->type_name()));
+    for (const auto& [key, value] : it->items()) {
+        if (!value.is_string())
+            throw BadFile("\"__metadata__\" must map strings to strings, but " + jsonQuoted(key) +
+                          " maps to a " + value.type_name());
+        out[key] = value.get<std::string>();
+    }
+    return out;
+}
+
+/// One header entry, validated.
+struct Entry {
+    std::string name;
+    std::vector<std::uint64_t> shape;
+    std::uint64_t begin = 0;
+    std::uint64_t end = 0;
+};
+
+std::optional<std::uint64_t> asU64(const Json& v) {
+    if (v.is_number_unsigned())
+        return v.get<std::uint64_t>();
+    if (v.is_number_integer() && v.get<std::int64_t>() >= 0)
+        return static_cast<std::uint64_t>(v.get<std::int64_t>());
+    return std::nullopt;
+}
+
+/// Non-negative integers; each must also fit the int64 of Tensor::shape.
+std::optional<std::vector<std::uint64_t>> asIndexList(const Json& v, std::uint64_t limit) {
+    if (!v.is_array())
+        return std::nullopt;
+    std::vector<std::uint64_t> out;
+    for (const Json& x : v) {
+        const auto n = asU64(x);
+        if (!n || *n > limit)
+            return std::nullopt;
+        out.push_back(*n);
+    }
+    return out;
+}
+
+const Json& field(const Json& entry, const std::string& name, const char* key) {
+    const auto it = entry.find(key);
+    if (it == entry.end())
+        throw BadFile("tensor " + jsonQuoted(name) + " has no \"" + key + "\"");
+    return *it;
+}
+
+void checkDtype(const std::string& name, const Json& dtype) {
+    if (!dtype.is_string())
+        throw BadFile("tensor " + jsonQuoted(name) + ": dtype must be a string like \"F32\"");
+    if (dtype.get<std::string>() != "F32")
+        throw BadFile("tensor " + jsonQuoted(name) + " has dtype " +
+                      jsonQuoted(dtype.get<std::string>()) + "; only F32 is supported");
+}
+
+Entry parseEntry(const std::string& name, const Json& v, std::uint64_t dataSize) {
+    const std::string what = "tensor " + jsonQuoted(name);
+    if (!v.is_object())
+        throw BadFile(what + " must be an object with dtype, shape and data_offsets");
+    checkDtype(name, field(v, name, "dtype"));
+    Entry e{name, {}, 0, 0};
+    const auto shape =
+        asIndexList(field(v, name, "shape"), std::numeric_limits<std::int64_t>::max());
+    if (!shape)
+        throw BadFile(what + ": shape must be a list of non-negative integers below 2^63");
+    e.shape = *shape;
+    const auto bytes = f32Bytes(e.shape);
+    if (!bytes)
+        throw BadFile(what + ": shape " + formatList(e.shape) +
+                      " is too large (its byte size overflows 64 bits)");
+    const auto offsets =
+        asIndexList(field(v, name, "data_offsets"), std::numeric_limits<std::uint64_t>::max());
+    if (!offsets || offsets->size() != 2 || (*offsets)[0] > (*offsets)[1])
+        throw BadFile(what + ": data_offsets must be [begin, end] with 0 <= begin <= end");
+    e.begin = (*offsets)[0];
+    e.end = (*offsets)[1];
+    if (e.end > dataSize)
+        throw BadFile(what + ": data_offsets " + formatList(*offsets) +
+                      " are out of bounds: the data buffer has only " + std::to_string(dataSize) +
+                      " bytes");
+    if (*bytes != e.end - e.begin)
+        throw BadFile(what + ": shape " + formatList(e.shape) + " needs " + std::to_string(*bytes) +
+                      " bytes but data_offsets " + formatList(*offsets) + " span " +
+                      std::to_string(e.end - e.begin));
+    return e;
+}
+
+BadFile uncovered(std::uint64_t begin, std::uint64_t end) {
+    return BadFile("bytes [" + std::to_string(begin) + ", " + std::to_string(end) +
+                   ") of the data buffer belong to no tensor");
+}
+
+/// Per the spec the tensors tile the data buffer: no overlap, no gap.
+void checkTiling(const std::vector<Entry>& entries, std::uint64_t dataSize) {
+    std::uint64_t covered = 0;
+    const Entry* prev = nullptr;
+    for (const Entry& e : entries) {
+        if (e.begin < covered)
+            throw BadFile("tensors " + jsonQuoted(prev->name) + " and " + jsonQuoted(e.name) +
+                          " overlap (data_offsets " +
+                          formatList(std::vector{prev->begin, prev->end}) + " and " +
+                          formatList(std::vector{e.begin, e.end}) + ")");
+        if (e.begin > covered)
+            throw uncovered(covered, e.begin);
+        covered = e.end;
+        prev = &e;
+    }
+    if (covered != dataSize)
+        throw uncovered(covered, dataSize);
+}
+
+/// Entries in file-layout order (ascending data_offsets), fully validated.
+std::vector<Entry> parseEntries(const Json& header, std::uint64_t dataSize) {
+    std::vector<Entry> entries;
+    for (const auto& [name, value] : header.items())
+        if (name != kMetadataKey)
+            entries.push_back(parseEntry(name, value, dataSize));
+    std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+        return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
+    });
+    checkTiling(entries, dataSize);
+    return entries;
+}
+
+FilePtr openForReading(const fs::path& file) {
+    FilePtr f(std::fopen(file.c_str(), "rb"));
+    if (!f)
+        throw BadFile("cannot open it: " + errnoText(errno));
+    struct stat st {};
+    if (::fstat(::fileno(f.get()), &st) != 0)
+        throw BadFile("cannot stat it: " + errnoText(errno));
+    if (!S_ISREG(st.st_mode))
+        throw BadFile("not a regular file");
+    return f;
+}
+
+void readExactly(std::FILE* f, void* out, std::uint64_t n) {
+    if (n > 0 && std::fread(out, 1, n, f) != n)
+        throw BadFile(std::ferror(f) ? "read failed: " + errnoText(errno)
+                                     : std::string("file ended early (changed while reading?)"));
+}
+
+std::uint64_t fileSize(std::FILE* f) {
+    struct stat st {};
+    if (::fstat(::fileno(f), &st) != 0)
+        throw BadFile("cannot stat it: " + errnoText(errno));
+    return static_cast<std::uint64_t>(st.st_size);
+}
+
+std::vector<Tensor> readChecked(const fs::path& file,
+                                std::map<std::string, std::string>* metadata) {
+    const FilePtr f = openForReading(file);
+    const std::uint64_t size = fileSize(f.get());
+    if (size < 8)
+        throw BadFile("file is only " + std::to_string(size) +
+                      " bytes; a safetensors file starts with an 8-byte header length");
+    std::array<unsigned char, 8> lengthBytes{};
+    readExactly(f.get(), lengthBytes.data(), 8);
+    const std::uint64_t n = loadU64LE(lengthBytes.data());
+    if (n > size - 8)
+        throw BadFile("header claims " + std::to_string(n) + " bytes but the file has only " +
+                      std::to_string(size - 8) + " after the 8-byte length");
+    if (n > kMaxHeaderBytes)
+        throw BadFile("header claims " + std::to_string(n) + " bytes, more than the limit of " +
+                      std::to_string(kMaxHeaderBytes));
+    std::string text(n, '\0');
+    readExactly(f.get(), text.data(), n);
+    const Json header = parseHeader(text);
+    auto meta = parseMetadata(header);
+    const std::vector<Entry> entries = parseEntries(header, size - 8 - n);
+
+    // Every size below was checked against the real file size: safe to allocate.
+    std::vector<Tensor> out;
+    out.reserve(entries.size());
+    for (const Entry& e : entries) {
+        Tensor t{e.name, std::vector<std::int64_t>(e.shape.begin(), e.shape.end()), {}};
+        t.data.resize((e.end - e.begin) / 4);
+        readExactly(f.get(), t.data.data(), e.end - e.begin);
+        floatsFromLE(t.data);
+        out.push_back(std::move(t));
+    }
+    if (metadata)
+        *metadata = std::move(meta);
+    return out;
+}
+
+// ------------------------------------------------------------ npz writing --
+
+/// .npy v1.0 header: magic, version, u16 LE length, then a Python dict literal
+/// padded with spaces and ended by '\n' so the data starts 64-byte aligned.
+std::string npyHeader(const std::vector<std::int64_t>& shape) {
+    std::string tuple = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        tuple += (i ? ", " : "") + std::to_string(shape[i]);
+    tuple += shape.size() == 1 ? ",)" : ")";
+    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + tuple + ", }";
+    dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
+    dict += '\n';
+    if (dict.size() > 0xFFFF)
+        throw std::invalid_argument("tensor has too many dimensions for a .npy v1.0 header");
+    std::string out = "\x93NUMPY";
+    out += '\x01';
+    out += '\x00';
+    out += static_cast<char>(dict.size() & 0xFF);
+    out += static_cast<char>(dict.size() >> 8);
+    return out + dict;
+}
+
+std::string zipErrorText(int code) {
+    zip_error_t error;
+    zip_error_init_with_code(&error, code);
+    std::string text = zip_error_strerror(&error);
+    zip_error_fini(&error);
+    return text;
+}
+
+/// Adds "<name>.npy" (stored, like numpy.savez) backed by buffers in `keep`,
+/// which must outlive zip_close. Returns false with libzip's error set.
+bool addNpyEntry(zip_t* za, const TensorRef& t, std::deque<std::string>& keep) {
+    const std::string& header = keep.emplace_back(npyHeader(t.shape));
+    const std::size_t n = elementCount(t);
+    std::array<zip_buffer_fragment_t, 2> parts{};
+    parts[0] = {reinterpret_cast<zip_uint8_t*>(const_cast<char*>(header.data())), header.size()};
+    if constexpr (std::endian::native == std::endian::little) {
+        // Zero-copy: the caller's floats are already the bytes .npy wants.
+        parts[1] = {reinterpret_cast<zip_uint8_t*>(const_cast<float*>(t.data)), n * 4};
+    } else {
+        const std::string& bytes = keep.emplace_back(floatsLE(t.data, n));
+        parts[1] = {reinterpret_cast<zip_uint8_t*>(const_cast<char*>(bytes.data())), bytes.size()};
+    }
+    zip_source_t* src = zip_source_buffer_fragment(za, parts.data(), n > 0 ? 2 : 1, 0);
+    if (!src)
+        return false;
+    const zip_int64_t index = zip_file_add(za, (t.name + ".npy").c_str(), src, ZIP_FL_ENC_UTF_8);
+    if (index < 0) {
+        zip_source_free(src);
+        return false;
+    }
+    return zip_set_file_compression(za, static_cast<zip_uint64_t>(index), ZIP_CM_STORE, 0) == 0;
+}
+
+/// libzip writes nothing for an archive without entries; numpy still wants
+/// a valid (empty) zip, which is just the end-of-central-directory record.
+void writeEmptyZip(const fs::path& file) {
+    static constexpr char eocd[22] = {'P', 'K', 5, 6};
+    writePartsAtomically(file, {std::string_view(eocd, sizeof eocd)}, kWeightsKind, kWeightsHint);
+}
+
+} // namespace
+
+void writeFileAtomically(const std::filesystem::path& file, const std::string& bytes) {
+    writePartsAtomically(file, {bytes}, "file", {});
+}
+
+void writeFileAtomically(const std::filesystem::path& file,
+                         const std::function<void(const ByteSink&)>& produce) {
+    writeStreamAtomically(file, produce, "file", {});
+}
+
+void writeSafetensors(const std::filesystem::path& file, const std::vector<TensorRef>& tensors,
+                      const std::map<std::string, std::string>& metadata) {
+    checkForWriting(tensors);
+    std::string head;
+    const std::string json = safetensorsHeader(file, tensors, metadata);
+    appendU64LE(head, json.size());
+    head += json;
+    // Kept as separate parts so the weights are not copied on little-endian hosts.
+    std::deque<std::string> converted;
+    std::vector<std::string_view> parts{head};
+    for (const TensorRef& t : tensors) {
+        const std::size_t n = elementCount(t);
+        if constexpr (std::endian::native == std::endian::little)
+            parts.emplace_back(reinterpret_cast<const char*>(t.data), n * 4);
+        else
+            parts.emplace_back(converted.emplace_back(floatsLE(t.data, n)));
+    }
+    writePartsAtomically(file, parts, kWeightsKind, kWeightsHint);
+}
+
+std::vector<Tensor> readSafetensors(const std::filesystem::path& file,
+                                    std::map<std::string, std::string>* metadata) {
+    try {
+        return readChecked(file, metadata);
+    } catch (const BadFile& e) {
+        throw InputError("weights file " + quotedPath(file) + ": " + e.what());
+    }
+}
+
+void writeNpz(const std::filesystem::path& file, const std::vector<TensorRef>& tensors) {
+    checkForWriting(tensors);
+    if (tensors.empty())
+        return writeEmptyZip(file);
+    TempSibling tmp(file);
+    int code = 0;
+    zip_t* za = zip_open(tmp.path().c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code);
+    if (!za)
+        throwCannotWrite(file, kWeightsKind, zipErrorText(code), kWeightsHint);
+    std::deque<std::string> keep;
+    bool ok = true;
+    for (const TensorRef& t : tensors)
+        if (!(ok = addNpyEntry(za, t, keep)))
+            break;
+    if (!ok || zip_close(za) != 0) {
+        const std::string reason = zip_strerror(za);
+        zip_discard(za);
+        throwCannotWrite(file, kWeightsKind, reason, kWeightsHint);
+    }
+    if (const int err = tmp.commit())
+        throwCannotWrite(file, kWeightsKind, errnoText(err), kWeightsHint);
+}
+
+} // namespace hwl

@@ -1,0 +1,61 @@
+#include "io/weightsio.h"
+
+#include "util/errors.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace hwl {
+
+namespace {
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (i)
+            text += ", ";
+        text += std::to_string(shape[i]);
+    }
+    return text + "]";
+}
+} // namespace
+
+std::vector<TensorRef> tensorRefs(const ParamLayout& layout, const float* params) {
+    std::vector<TensorRef> refs;
+    for (const auto& t : layout.tensors())
+        refs.push_back({t.name, t.shape, params + t.offset});
+    return refs;
+}
+
+void loadWeights(const std::filesystem::path& file, const ParamLayout& layout, float* params) {
+    const auto tensors = readSafetensors(file);
+    std::vector<std::string> problems;
+    for (const auto& want : layout.tensors()) {
+        const auto it = std::find_if(tensors.begin(), tensors.end(),
+                                     [&](const Tensor& t) { return t.name == want.name; });
+        if (it == tensors.end())
+            problems.push_back("missing tensor \"" + want.name + "\" " + shapeText(want.shape));
+        else if (it->shape != want.shape)
+            problems.push_back("tensor \"" + want.name + "\" has shape " + shapeText(it->shape) +
+                               " but the model needs " + shapeText(want.shape));
+    }
+    for (const auto& have : tensors) {
+        const bool known = std::any_of(layout.tensors().begin(), layout.tensors().end(),
+                                       [&](const ParamTensor& t) { return t.name == have.name; });
+        if (!known)
+            problems.push_back("unexpected tensor \"" + have.name + "\" " + shapeText(have.shape));
+    }
+    if (!problems.empty()) {
+        std::string message =
+            "init: weights file \"" + file.string() + "\" does not fit the model (check --model):";
+        for (const auto& p : problems)
+            message += "\n  " + p;
+        throw InputError(message);
+    }
+    for (const auto& want : layout.tensors()) {
+        const auto it = std::find_if(tensors.begin(), tensors.end(),
+                                     [&](const Tensor& t) { return t.name == want.name; });
+        std::memcpy(params + want.offset, it->data.data(), std::size_t(want.size) * sizeof(float));
+    }
+}
+
+} // namespace hwl

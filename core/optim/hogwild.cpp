@@ -1,0 +1,102 @@
+#include "optim/hogwild.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace hwl::hogwild {
+
+namespace {
+// The SGD rule over params[0..n) (one segment, or a part of it).
+inline void sgdRange(float* __restrict p, const float* __restrict g, float* __restrict v,
+                     std::int64_t n, float lr, float mu, float wd) {
+    if (mu == 0.0f && wd == 0.0f) {
+        for (std::int64_t i = 0; i < n; ++i)
+            p[i] -= lr * g[i];
+    } else if (mu == 0.0f) {
+        for (std::int64_t i = 0; i < n; ++i)
+            p[i] -= lr * (g[i] + wd * p[i]);
+    } else {
+        for (std::int64_t i = 0; i < n; ++i) {
+            v[i] = mu * v[i] + (g[i] + wd * p[i]);
+            p[i] -= lr * v[i];
+        }
+    }
+}
+} // namespace
+
+void applyUpdate(float* params, const Gradient<float>& grad, float* velocity,
+                 const SgdSettings& sgd, std::uint32_t rank, std::uint32_t workers) {
+    for (const auto& seg : grad.segments) {
+        float* p = params + seg.offset;
+        const float* g = grad.values.data() + seg.valueIndex;
+        float* v = velocity ? velocity + seg.offset : nullptr;
+        // Worker r starts r/N of the way into the segment (on a cache-line
+        // boundary) and wraps around: two workers updating at the same
+        // moment then write different cache lines instead of fighting over
+        // the same ones in lockstep. The arithmetic per element is unchanged.
+        const std::int64_t split = (seg.length * rank / std::max(1u, workers)) & ~std::int64_t(15);
+        sgdRange(p + split, g + split, v ? v + split : nullptr, seg.length - split, sgd.lr,
+                 sgd.momentum, sgd.weightDecay);
+        sgdRange(p, g, v, split, sgd.lr, sgd.momentum, sgd.weightDecay);
+    }
+}
+
+void snapshot(const float* params, std::int64_t count, float* out) {
+    std::memcpy(out, params, std::size_t(count) * sizeof(float));
+}
+
+double staleness(const float* params, const float* before, const Gradient<float>& grad) {
+    // Eight independent partial sums (combined in a fixed order, so the result
+    // is deterministic): one running sum would make each addition wait for the
+    // previous one, and this runs on the training path of shared modes.
+    constexpr std::int64_t kLanes = 8;
+    double lanes[kLanes] = {};
+    double tail = 0;
+    for (const auto& seg : grad.segments) {
+        const float* p = params + seg.offset;
+        const float* b = before + seg.offset;
+        const std::int64_t whole = seg.length - seg.length % kLanes;
+        for (std::int64_t i = 0; i < whole; i += kLanes)
+            for (std::int64_t k = 0; k < kLanes; ++k) {
+                const double d = double(p[i + k]) - double(b[i + k]);
+                lanes[k] += d * d;
+            }
+        for (std::int64_t i = whole; i < seg.length; ++i) {
+            const double d = double(p[i]) - double(b[i]);
+            tail += d * d;
+        }
+    }
+    double sum = tail;
+    for (double lane : lanes)
+        sum += lane;
+    return std::sqrt(sum);
+}
+
+void replicaDistances(const std::vector<const float*>& replicas, std::int64_t count,
+                      std::vector<double>& out) {
+    const std::size_t n = replicas.size();
+    out.assign(n, 0.0);
+    if (n == 0)
+        return;
+    constexpr std::int64_t kBlock = 4096; // the mean of one block at a time stays in cache
+    std::vector<double> mean(static_cast<std::size_t>(kBlock));
+    for (std::int64_t begin = 0; begin < count; begin += kBlock) {
+        const std::int64_t len = std::min(kBlock, count - begin);
+        std::fill(mean.begin(), mean.end(), 0.0);
+        for (const float* r : replicas)
+            for (std::int64_t i = 0; i < len; ++i)
+                mean[std::size_t(i)] += double(r[begin + i]);
+        for (auto& m : mean)
+            m /= double(n);
+        for (std::size_t k = 0; k < n; ++k)
+            for (std::int64_t i = 0; i < len; ++i) {
+                const double d = double(replicas[k][begin + i]) - mean[std::size_t(i)];
+                out[k] += d * d;
+            }
+    }
+    for (auto& o : out)
+        o = std::sqrt(o);
+}
+
+} // namespace hwl::hogwild

@@ -1,0 +1,51 @@
+#pragma once
+// The Hogwild update: THE intended data race of this program.
+//
+// Workers read the shared parameters (forward and backward pass) and write
+// them (this update) with no synchronisation at all: updates may interleave
+// and a few may be partly lost. That is the algorithm (Recht et al. 2011),
+// and it converges when updates are sparse or small. Every racy access to
+// the shared buffer outside the model's reads lives in this file, and
+// resources/tsan.supp names these functions so ThreadSanitizer reports
+// nothing else. Locked mode calls the same functions under a mutex.
+#include "backend/gradient.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace hwl {
+
+struct SgdSettings {
+    float lr = 0.01f;
+    float momentum = 0.0f;    ///< 0: plain SGD
+    float weightDecay = 0.0f; ///< L2 penalty added to the gradient, as torch.optim.SGD
+};
+
+namespace hogwild {
+
+/// params[seg] -= lr * (momentum buffer), as torch.optim.SGD (dampening 0,
+/// no Nesterov): g += wd * p; v = momentum * v + g; p -= lr * v. `velocity`
+/// (per worker, layout().total() floats, zero at start) is only touched when
+/// momentum > 0 and may be null otherwise. Only the gradient's segments are
+/// written.
+/// Worker `rank` of `workers` starts its pass rank/workers of the way into
+/// each segment and wraps around, so concurrent updates touch different
+/// cache lines; the result per element is the same for any rank.
+void applyUpdate(float* params, const Gradient<float>& grad, float* velocity,
+                 const SgdSettings& sgd, std::uint32_t rank = 0, std::uint32_t workers = 1);
+
+/// Copies params[0..count) into `out` (a racy read of the shared buffer).
+void snapshot(const float* params, std::int64_t count, float* out);
+
+/// L2 distance between `before` and the shared params over the gradient's
+/// segments (a racy read): how much other workers changed under this one.
+double staleness(const float* params, const float* before, const Gradient<float>& grad);
+
+/// Replica modes: for each replica, the L2 distance of its parameters from
+/// the mean of all replicas (racy reads of buffers their workers are writing).
+/// `out` gets replicas.size() values.
+void replicaDistances(const std::vector<const float*>& replicas, std::int64_t count,
+                      std::vector<double>& out);
+
+} // namespace hogwild
+} // namespace hwl

@@ -1,0 +1,149 @@
+#pragma once
+// Telemetry: one shared-memory segment per run, the only channel between
+// workers (threads or processes) and the monitor (CLI or GUI).
+//
+// Layout: a TelemetryHeader (magic, version, run control and state, the
+// epoch gate), an evaluation ring written by the coordinator, then per
+// worker a WorkerStatus block and a single-producer / single-consumer ring
+// of Samples. Producers never wait: a full ring drops the sample and counts
+// it. Everything shared is a std::atomic of a lock-free type, so the layout
+// works across processes (address-free atomics) and is race-free under
+// ThreadSanitizer.
+#include "store/sharedsegment.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace hwl {
+
+/// What the controller asks of the workers (TelemetryHeader::command).
+enum class RunCommand : std::uint32_t { Run = 0, Pause = 1, Stop = 2 };
+/// Where the run as a whole is (TelemetryHeader::runState).
+enum class RunState : std::uint32_t { Starting, Running, Paused, Finished, Stopped, Failed };
+/// Where one worker is (WorkerStatus::state).
+enum class WorkerState : std::uint32_t { Starting, Running, Paused, Finished, Stopped, Failed };
+
+const char* toString(RunState s);
+const char* toString(WorkerState s);
+
+/// One telemetry record. `kind` says what it is:
+///   Step:     a periodic sample of a worker's progress (loss = that step's batch loss)
+///   EpochEnd: a worker finished an epoch (loss = its mean batch loss in the epoch)
+///   Eval:     the coordinator evaluated the test set (worker = -1; loss, accuracy)
+struct Sample {
+    enum Kind : std::uint32_t { Step = 0, EpochEnd = 1, Eval = 2 };
+    std::uint32_t kind = Step;
+    std::int32_t worker = 0;
+    std::uint32_t epoch = 0; ///< 1-based epoch the sample belongs to
+    std::uint32_t reserved = 0;
+    std::uint64_t step = 0;    ///< the worker's steps so far (Eval: all workers')
+    std::uint64_t samples = 0; ///< training samples the worker has seen (Eval: all workers')
+    double time = 0;           ///< seconds since the run started
+    float loss = 0;
+    float divergence = 0; ///< staleness (shared modes) or replica distance, L2
+    float accuracy = 0;   ///< Eval only, in [0, 1]
+    float reserved2 = 0;
+};
+
+/// Single-producer single-consumer ring of Samples in shared memory.
+struct SampleRing {
+    static constexpr std::uint32_t kCapacity = 2048;
+    alignas(64) std::atomic<std::uint64_t> head{0}; ///< written by the producer
+    alignas(64) std::atomic<std::uint64_t> tail{0}; ///< written by the consumer
+    std::atomic<std::uint64_t> dropped{0};          ///< samples lost to a full ring
+    Sample entries[kCapacity];                      // (not "slots": a Qt keyword)
+
+    /// Producer: appends or, when full, drops and counts. Never waits.
+    bool push(const Sample& s);
+    /// Consumer: calls fn for each available sample in order; returns the count.
+    std::size_t drain(const std::function<void(const Sample&)>& fn);
+};
+
+struct alignas(64) WorkerStatus {
+    std::atomic<std::uint32_t> state{std::uint32_t(WorkerState::Starting)};
+    std::atomic<std::int32_t> pid{0};
+    std::atomic<std::uint64_t> threadId{0}; ///< Linux tid
+    std::atomic<std::uint64_t> steps{0};
+    std::atomic<std::uint64_t> samples{0};
+    std::atomic<std::uint32_t> epoch{0}; ///< epochs completed
+    std::atomic<float> lastLoss{0};
+    std::atomic<float> lastDivergence{0};
+    std::atomic<float> lastEpochLoss{0}; ///< mean batch loss of the last full epoch
+    /// Replica modes: L2 distance of this worker's parameters from the mean of
+    /// all replicas, written by the coordinator (the worker copies it into its samples).
+    std::atomic<float> replicaDistance{0};
+    std::atomic<std::int64_t> launchNs{0};   ///< monotonic clock when launched
+    std::atomic<std::int64_t> startupNs{-1}; ///< launch to first step; -1 before it
+    /// Monotonic clock when the worker left its training loop (finished,
+    /// stopped or failed); -1 while it trains or if it died without leaving.
+    std::atomic<std::int64_t> finishNs{-1};
+    /// Set once, before state becomes Failed (release), read after (acquire).
+    char failure[240] = {};
+    SampleRing ring;
+};
+
+struct alignas(64) TelemetryHeader {
+    static constexpr std::uint64_t kMagic = 0x424C444C57474F48ull; // "HOGWLDLB"
+    static constexpr std::uint32_t kVersion = 2;
+    std::uint64_t magic = 0;
+    std::uint32_t version = 0;
+    std::uint32_t workerCount = 0;
+    std::uint32_t totalEpochs = 0;
+    std::int32_t ownerPid = 0;
+    std::int64_t startNs = 0; ///< CLOCK_MONOTONIC at run start
+    /// 1: workers wait at each epoch end while the test set is evaluated;
+    /// 0 (no test set): nothing to evaluate, workers run their epochs freely.
+    std::uint32_t epochGate = 1;
+    alignas(64) std::atomic<std::uint32_t> command{std::uint32_t(RunCommand::Run)};
+    std::atomic<std::uint32_t> runState{std::uint32_t(RunState::Starting)};
+    /// Epoch gate: workers add to `arrivals` at each epoch end, then wait
+    /// until `released` reaches that epoch (the coordinator evaluates between).
+    alignas(64) std::atomic<std::uint32_t> arrivals{0};
+    alignas(64) std::atomic<std::uint32_t> released{0};
+    SampleRing evalRing;
+};
+
+/// Owns (or maps) a run's telemetry segment and gives typed access to it.
+class Telemetry {
+public:
+    /// Creates a fresh segment for `workers` workers (run owner).
+    static Telemetry create(std::uint32_t workers, std::uint32_t epochs);
+    /// Maps an existing run's segment by name (worker process or GUI).
+    static Telemetry open(const std::string& name);
+
+    TelemetryHeader& header() const { return *static_cast<TelemetryHeader*>(segment_.data()); }
+    WorkerStatus& worker(std::uint32_t rank) const;
+    std::uint32_t workerCount() const { return header().workerCount; }
+    const std::string& name() const { return segment_.name(); }
+    /// Removes the segment's name (the mapping stays valid for this process).
+    void unlink() { segment_.unlink(); }
+    /// Seconds since the run started (monotonic clock; same in every process).
+    double elapsed() const;
+    static std::int64_t nowNs();
+
+    RunCommand command() const {
+        return RunCommand(header().command.load(std::memory_order_relaxed));
+    }
+    /// Sets the command and wakes every waiter (pause, resume, stop).
+    void setCommand(RunCommand c);
+    RunState runState() const {
+        return RunState(header().runState.load(std::memory_order_acquire));
+    }
+    void setRunState(RunState s);
+
+    /// Marks `rank` failed with a message (first failure text wins).
+    void failWorker(std::uint32_t rank, const std::string& why);
+    std::string failureText(std::uint32_t rank) const;
+
+private:
+    SharedSegment segment_;
+};
+
+/// Waits while *word == expected, at most timeoutMs (futex; works across
+/// processes on shared memory). Spurious returns are allowed: re-check.
+void futexWait(std::atomic<std::uint32_t>& word, std::uint32_t expected, int timeoutMs);
+void futexWakeAll(std::atomic<std::uint32_t>& word);
+
+} // namespace hwl
