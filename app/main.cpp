@@ -2,7 +2,7 @@
 // --headless, and the internal worker role for process workers.
 #include "cli/headless.h"
 #include "guiapp.h"
-#include "launch/workerprocess.h"
+#include "run/workerrole.h"
 
 #include <cstring>
 #include <string>

@@ -18,9 +18,9 @@
 #include "config/experimentconfig.h"
 #include "experimentform.h"
 #include "io/metricslog.h"
-#include "launch/workerprocess.h"
 #include "mainwindow.h"
 #include "run/run.h"
+#include "run/workerrole.h"
 #include "runcontroller.h"
 #include "trainingchart.h"
 
@@ -178,7 +178,7 @@ hwl::ExperimentConfig experiment(int epochs) {
     hwl::ExperimentConfig c;
     c.model = "mlp:100-256-10";
     c.dataset = "random:10000x100:10";
-    c.mode = hwl::Mode::Threads;
+    c.mode = "threads";
     c.workers = 2;
     c.split = hwl::DataSplit::Replicate;
     c.epochs = epochs;
@@ -201,7 +201,7 @@ double runHeadless(const hwl::ExperimentConfig& config) {
 }
 
 double runInWindow(const hwl::ExperimentConfig& config, bool shown) {
-    hwl::ui::MainWindow window(nullptr);
+    hwl::ui::MainWindow window;
     if (shown) {
         window.show();
         pumpEvents(300);

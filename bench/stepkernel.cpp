@@ -23,12 +23,13 @@
 // and update, and what the staleness sampling of shared (Hogwild) modes costs
 // per step. With --benchmark_format=json|csv the summary goes to stderr.
 #include "backend/cpu/batchgather.h"
+#include "backend/cpu/cpubackend.h"
 #include "backend/cpu/eigenmaps.h"
 #include "data/datasources.h"
 #include "model/model.h"
 #include "model/modelspec.h"
 #include "optim/hogwild.h"
-#include "train/workerloop.h"
+#include "train/updaterule.h"
 
 #include <Eigen/Core>
 
@@ -95,8 +96,8 @@ struct Setup {
     hwl::Dataset data;
     hwl::DatasetView view;
     std::vector<float> params;
-    std::vector<std::int64_t> order; // a shuffled epoch order, walked batch by batch
-    hwl::Workspace<float> ws;
+    std::vector<std::int64_t> order;         // a shuffled epoch order, walked batch by batch
+    std::unique_ptr<hwl::StepKernel> kernel; ///< the CPU backend's, as a worker has it
     std::size_t next = 0;
 
     const std::int64_t* nextBatch() {
@@ -109,6 +110,8 @@ struct Setup {
 };
 
 enum class Which { Blog, Fashion };
+
+const hwl::SgdSettings kSgd{0.01f, 0.0f, 0.0f};
 
 // One setup per MLP, built on first use and shared by its benchmarks (each
 // benchmark leaves it in a valid state).
@@ -134,8 +137,9 @@ Setup& setup(Which which) {
     std::iota(s.order.begin(), s.order.end(), std::int64_t(0));
     std::mt19937_64 rng(7);
     std::shuffle(s.order.begin(), s.order.end(), rng);
+    s.kernel = hwl::cpuBackend().makeKernel(*s.model, s.view, kSgd, 0, 1);
     // One warm-up step: the workspace grows once and then never allocates again.
-    s.model->lossAndGradient(s.params.data(), s.view, s.order.data(), kBatch, s.ws);
+    s.kernel->lossAndGradient(s.params.data(), s.order.data(), kBatch);
     return s;
 }
 
@@ -148,15 +152,12 @@ void setCounters(benchmark::State& state, const Setup& s, bool flops) {
                                benchmark::Counter::kIsIterationInvariantRate);
 }
 
-const hwl::SgdSettings kSgd{0.01f, 0.0f, 0.0f};
-
 void BM_Step(benchmark::State& state, Which which) {
     Setup& s = setup(which);
     for (auto _ : state) {
-        const float loss =
-            s.model->lossAndGradient(s.params.data(), s.view, s.nextBatch(), kBatch, s.ws);
+        const float loss = s.kernel->lossAndGradient(s.params.data(), s.nextBatch(), kBatch);
         benchmark::DoNotOptimize(loss);
-        hwl::hogwild::applyUpdate(s.params.data(), s.ws.grad, nullptr, kSgd);
+        s.kernel->update(s.params.data(), hwl::UpdateAccess::Shared);
         benchmark::ClobberMemory();
     }
     setCounters(state, s, true);
@@ -165,8 +166,7 @@ void BM_Step(benchmark::State& state, Which which) {
 void BM_LossAndGradient(benchmark::State& state, Which which) {
     Setup& s = setup(which);
     for (auto _ : state) {
-        const float loss =
-            s.model->lossAndGradient(s.params.data(), s.view, s.nextBatch(), kBatch, s.ws);
+        const float loss = s.kernel->lossAndGradient(s.params.data(), s.nextBatch(), kBatch);
         benchmark::DoNotOptimize(loss);
         benchmark::ClobberMemory();
     }
@@ -179,14 +179,15 @@ void BM_Update(benchmark::State& state, Which which) {
     const hwl::SgdSettings back{-kSgd.lr, 0.0f, 0.0f};
     std::int64_t i = 0;
     for (auto _ : state) {
-        hwl::hogwild::applyUpdate(s.params.data(), s.ws.grad, nullptr, (i++ & 1) ? back : kSgd);
+        hwl::hogwild::applyUpdate(s.params.data(), s.kernel->gradient(), nullptr,
+                                  (i++ & 1) ? back : kSgd);
         benchmark::ClobberMemory();
     }
     if (i & 1)
-        hwl::hogwild::applyUpdate(s.params.data(), s.ws.grad, nullptr, back);
-    state.counters["GB/s"] =
-        benchmark::Counter(double(s.ws.grad.touchedCount()) * 12.0 * 1e-9, // read p, g; write p
-                           benchmark::Counter::kIsIterationInvariantRate);
+        hwl::hogwild::applyUpdate(s.params.data(), s.kernel->gradient(), nullptr, back);
+    state.counters["GB/s"] = benchmark::Counter(double(s.kernel->gradient().touchedCount()) * 12.0 *
+                                                    1e-9, // read p, g; write p
+                                                benchmark::Counter::kIsIterationInvariantRate);
     setCounters(state, s, false);
 }
 
@@ -206,7 +207,8 @@ void BM_Staleness(benchmark::State& state, Which which) {
     std::vector<float> before(s.params.size());
     for (auto _ : state) {
         hwl::hogwild::snapshot(s.params.data(), std::int64_t(s.params.size()), before.data());
-        const double d = hwl::hogwild::staleness(s.params.data(), before.data(), s.ws.grad);
+        const double d =
+            hwl::hogwild::staleness(s.params.data(), before.data(), s.kernel->gradient());
         benchmark::DoNotOptimize(d);
         benchmark::ClobberMemory();
     }

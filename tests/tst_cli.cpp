@@ -442,13 +442,13 @@ private slots:
         QTest::newRow("lr -1") << QStringList{"--lr", "-1"} << "lr must be a number in (0, 100]";
         QTest::newRow("lr abc") << QStringList{"--lr", "abc"} << "--lr: expected a number";
         QTest::newRow("momentum 1")
-            << QStringList{"--momentum", "1"} << "momentum must be in [0, 1)";
+            << QStringList{"--momentum", "1"} << "momentum must be a number in [0, 1)";
         QTest::newRow("seed -3") << QStringList{"--seed", "-3"}
                                  << "--seed: expected a non-negative integer";
         QTest::newRow("mode bogus")
             << QStringList{"--mode", "bogus"}
-            << "--mode: expected serial, threads, threads-locked or processes, "
-               "got \"bogus\"";
+            << "--mode: expected serial, threads, threads-locked, processes, gpu-data-parallel "
+               "or gpu-hogwild, got \"bogus\"";
         QTest::newRow("split x") << QStringList{"--split", "x"}
                                  << "--split: expected shard or replicate, got \"x\"";
         QTest::newRow("serial with 2 workers") << QStringList{"--mode", "serial", "--workers", "2"}
@@ -461,9 +461,9 @@ private slots:
         QTest::newRow("model too narrow for data")
             << QStringList{"--model", "mlp:10-4"}
             << "mlp:10-4 does not fit dataset teacher:2000x20:4: the model's input width is 10 "
-               "but the dataset has 20 features: make the first width of --model 20";
+               "but the dataset has 20 features: make the model's first width 20";
         QTest::newRow("too few classes")
-            << QStringList{"--model", "mlp:20-32-2"} << "make the last width of --model at least 4";
+            << QStringList{"--model", "mlp:20-32-2"} << "make the model's last width at least 4";
         QTest::newRow("missing init")
             << QStringList{"--init", "/nonexistent.safetensors"} << "/nonexistent.safetensors";
         QTest::newRow("out under /proc") << QStringList{"--out", "/proc/forbidden"}

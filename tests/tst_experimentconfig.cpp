@@ -2,6 +2,7 @@
 // validate() naming every bad field with its allowed range, mergeJson's
 // errors, the experiment-file size limit, and the model-spec text round trip.
 #include "config/experimentconfig.h"
+#include "config/fields.h"
 #include "model/modelspec.h"
 #include "testutil.h"
 #include "util/errors.h"
@@ -69,7 +70,7 @@ void setField(ExperimentConfig& c, const QString& field, const QString& value) {
     else if (field == QLatin1String("dataset"))
         c.dataset = text;
     else if (field == QLatin1String("mode"))
-        c.mode = *hwl::parseMode(text);
+        c.mode = text;
     else if (field == QLatin1String("workers"))
         c.workers = value.toInt();
     else if (field == QLatin1String("epochs"))
@@ -121,7 +122,7 @@ private slots:
         const ExperimentConfig c = ExperimentConfig::defaults();
         QCOMPARE(QString::fromStdString(c.model), o.value("model").toString());
         QCOMPARE(QString::fromStdString(c.dataset), o.value("dataset").toString());
-        QCOMPARE(QString::fromLatin1(hwl::toString(c.mode)), o.value("mode").toString());
+        QCOMPARE(QString::fromStdString(c.mode), o.value("mode").toString());
         QCOMPARE(c.workers, o.value("workers").toInt(-1));
         QCOMPARE(c.epochs, o.value("epochs").toInt(-1));
         QCOMPARE(c.batch, o.value("batch").toInt(-1));
@@ -160,7 +161,7 @@ private slots:
         if (variant == 1) {
             c.model = "mlp:20-64-32-4:tanh";
             c.dataset = "csv:/data/some file.csv";
-            c.mode = hwl::Mode::Processes;
+            c.mode = "processes";
             c.startMethod = hwl::StartMethod::Spawn;
             c.share = false;
             c.onWorkerFailure = hwl::FailurePolicy::Continue;
@@ -179,7 +180,7 @@ private slots:
         } else if (variant == 2) {
             c.model = "embedding-bag:5000-32-4";
             c.dataset = "sparse-bow:1000x5000:4:20";
-            c.mode = hwl::Mode::Serial;
+            c.mode = "serial";
             c.workers = 1;
             c.epochs = hwl::limits::kMaxEpochs;
             c.batch = hwl::limits::kMaxBatch;
@@ -308,7 +309,7 @@ private slots:
 
     void serialModeRequiresOneWorker() {
         ExperimentConfig c = baseConfig();
-        c.mode = hwl::Mode::Serial;
+        c.mode = "serial";
         c.workers = 2;
         auto issues = c.validate();
         QVERIFY2(issues.size() == 1, qPrintable(issuesText(issues)));
@@ -318,7 +319,7 @@ private slots:
                  issues[0].message.c_str());
         c.workers = 1;
         QVERIFY(c.validate().empty());
-        c.mode = hwl::Mode::ThreadsLocked;
+        c.mode = "threads-locked";
         c.workers = 256;
         QVERIFY(c.validate().empty());
     }
@@ -373,7 +374,7 @@ private slots:
         }
         // Serial mode with 0 workers: two separate workers problems.
         ExperimentConfig s = baseConfig();
-        s.mode = hwl::Mode::Serial;
+        s.mode = "serial";
         s.workers = 0;
         const auto both = s.validate();
         QVERIFY2(both.size() == 2, qPrintable(issuesText(both)));
@@ -566,13 +567,45 @@ private slots:
     }
 
     void modeAndSplitText() {
-        for (auto m : {hwl::Mode::Serial, hwl::Mode::Threads, hwl::Mode::ThreadsLocked})
-            QVERIFY(hwl::parseMode(hwl::toString(m)) == m);
+        // Mode names are the registered strategies' names; unknown ones are refused.
+        for (const char* m : {"serial", "threads", "threads-locked", "processes"}) {
+            ExperimentConfig c = baseConfig();
+            c.mergeJson(std::string(R"({"mode": ")") + m + "\"}", "m");
+            QCOMPARE(c.mode, std::string(m));
+        }
+        for (const char* m : {"Threads", ""}) {
+            ExperimentConfig c = baseConfig();
+            c.mode = m;
+            const auto issues = c.validate();
+            QVERIFY(!issues.empty() && issues[0].field == "mode");
+        }
         for (auto s : {hwl::DataSplit::Shard, hwl::DataSplit::Replicate})
             QVERIFY(hwl::parseDataSplit(hwl::toString(s)) == s);
-        QVERIFY(!hwl::parseMode("Threads"));
-        QVERIFY(!hwl::parseMode(""));
         QVERIFY(!hwl::parseDataSplit("sharded"));
+    }
+
+    // The table every surface is made from: each JSON field once, with its
+    // limits the ones the validator applies.
+    void fieldTable() {
+        QCOMPARE(hwl::experimentFields().size(), std::size(kFieldNames));
+        for (const char* name : kFieldNames)
+            QVERIFY2(hwl::findField(name), name);
+        QCOMPARE(hwl::findField("workers")->max, double(hwl::limits::kMaxWorkers));
+        QCOMPARE(QString::fromStdString(hwl::findField("lr")->rangeText()), QString("(0, 100]"));
+        QCOMPARE(QString::fromStdString(hwl::findField("momentum")->rangeText()),
+                 QString("[0, 1)"));
+        QCOMPARE(hwl::findFlag("--no-share"), hwl::findField("share"));
+        QVERIFY(!hwl::flagTakesValue("--shuffle"));
+        QVERIFY(hwl::flagTakesValue("--lr"));
+        ExperimentConfig c = baseConfig();
+        hwl::applyFlag(c, "--no-shuffle", std::nullopt);
+        hwl::applyFlag(c, "--lr", std::string("0.25"));
+        QVERIFY(!c.shuffle);
+        QCOMPARE(c.lr, 0.25);
+        HWL_VERIFY_THROWS(hwl::applyFlag(c, "--workers", std::string("x")), InputError,
+                          "--workers: expected an integer, got \"x\"");
+        HWL_VERIFY_THROWS(hwl::applyFlag(c, "--workers", std::string("99999999999")), InputError,
+                          "expected an integer");
     }
 };
 

@@ -59,8 +59,8 @@ void setWidget(QWidget* w, const QString& value) {
         QFAIL("unsupported widget");
 }
 
-int modeIndex(QComboBox* combo, hwl::Mode m) {
-    return combo->findData(int(m));
+int modeIndex(QComboBox* combo, const char* mode) {
+    return combo->findData(QString::fromLatin1(mode));
 }
 
 } // namespace
@@ -123,21 +123,21 @@ private slots:
                                           << "model"
                                           << "at least an input and an output width"
                                           << "20-3";
-        QTest::newRow("widths vs dataset dim")
-            << mlp << "model"
-            << "784-16-3"
-            << "model"
-            << "the input width is 784 but the dataset has 20 features: make the first width 20"
-            << "20-16-3";
+        QTest::newRow("widths vs dataset dim") << mlp << "model"
+                                               << "784-16-3"
+                                               << "model"
+                                               << "the model's input width is 784 but the dataset "
+                                                  "has 20 features: make the model's first width 20"
+                                               << "20-16-3";
         QTest::newRow("output below classes") << mlp << "model"
                                               << "20-16-2"
                                               << "model"
-                                              << "make the last width at least 3"
+                                              << "make the model's last width at least 3"
                                               << "20-16-5";
         QTest::newRow("dataset dim vs widths") << mlp << "datasetDim"
                                                << "30"
                                                << "model"
-                                               << "make the first width 30"
+                                               << "make the model's first width 30"
                                                << "20";
         QTest::newRow("dataset classes vs widths") << mlp << "datasetClasses"
                                                    << "7"
@@ -214,7 +214,7 @@ private slots:
         QTest::newRow("momentum one") << mlp << "momentum"
                                       << "1"
                                       << "momentum"
-                                      << "momentum must be in [0, 1)"
+                                      << "momentum must be a number in [0, 1)"
                                       << "0.9";
         QTest::newRow("momentum negative") << mlp << "momentum"
                                            << "-0.1"
@@ -229,7 +229,7 @@ private slots:
         QTest::newRow("weight decay above one") << mlp << "weight-decay"
                                                 << "2"
                                                 << "weight-decay"
-                                                << "weight-decay must be in [0, 1]"
+                                                << "weight-decay must be a number in [0, 1]"
                                                 << "0.001";
         QTest::newRow("seed garbage") << mlp << "seed"
                                       << "-1"
@@ -353,17 +353,17 @@ private slots:
         auto* workers = qobject_cast<QSpinBox*>(form.fieldWidget("workers"));
         QVERIFY(mode && workers);
         QVERIFY(workers->isEnabled());
-        mode->setCurrentIndex(modeIndex(mode, hwl::Mode::Serial));
+        mode->setCurrentIndex(modeIndex(mode, "serial"));
         QVERIFY(!workers->isEnabled());
         QCOMPARE(workers->value(), 1);
         QCOMPARE(form.config().workers, 1);
-        QCOMPARE(form.config().mode, hwl::Mode::Serial);
+        QCOMPARE(form.config().mode, std::string("serial"));
         QVERIFY(form.isValid());
-        mode->setCurrentIndex(modeIndex(mode, hwl::Mode::Threads));
+        mode->setCurrentIndex(modeIndex(mode, "threads"));
         QVERIFY(workers->isEnabled());
         QCOMPARE(form.config().workers, 4);
 
-        c.mode = hwl::Mode::Serial;
+        c.mode = "serial";
         c.workers = 1;
         form.setConfig(c);
         QVERIFY(!workers->isEnabled());
@@ -377,10 +377,9 @@ private slots:
         auto* share = qobject_cast<QCheckBox*>(form.fieldWidget("share"));
         QWidget* failure = form.fieldWidget("on-worker-failure");
         QVERIFY(mode && start && share && failure);
-        for (hwl::Mode m : {hwl::Mode::Serial, hwl::Mode::Threads, hwl::Mode::ThreadsLocked,
-                            hwl::Mode::Processes}) {
+        for (const char* m : {"serial", "threads", "threads-locked", "processes"}) {
             mode->setCurrentIndex(modeIndex(mode, m));
-            const bool processes = m == hwl::Mode::Processes;
+            const bool processes = std::string(m) == "processes";
             QCOMPARE(start->isEnabled(), processes);
             QCOMPARE(share->isEnabled(), processes);
             QCOMPARE(failure->isEnabled(), processes);
@@ -389,7 +388,7 @@ private slots:
         share->setChecked(false);
         QVERIFY(form.shareWarning()->isVisibleTo(&form));
         QVERIFY(!form.config().share);
-        mode->setCurrentIndex(modeIndex(mode, hwl::Mode::Threads));
+        mode->setCurrentIndex(modeIndex(mode, "threads"));
         QVERIFY(!form.shareWarning()->isVisibleTo(&form));
         QVERIFY(form.config().share); // threads always share
         QVERIFY(!form.problems().contains("share"));
@@ -508,7 +507,7 @@ private slots:
               "Process Hogwild (forkserver)", "Fashion-MNIST default"})
             QVERIFY2(names.contains(name), name);
         const auto& share = all.at(names.indexOf("Forgot to share parameters (fork)")).config;
-        QCOMPARE(share.mode, hwl::Mode::Processes);
+        QCOMPARE(share.mode, std::string("processes"));
         QCOMPARE(share.startMethod, hwl::StartMethod::Fork);
         QVERIFY(!share.share);
         QCOMPARE(share.workers, 3);

@@ -4,9 +4,8 @@
 // exports write valid files, Start follows the form's validity.
 #include "experimentform.h"
 #include "io/tensorfile.h"
-#include "launch/forkserver.h"
-#include "launch/workerprocess.h"
 #include "mainwindow.h"
+#include "run/workerrole.h"
 #include "trainingchart.h"
 #include "workertablemodel.h"
 
@@ -25,13 +24,12 @@ using namespace hwl;
 using namespace hwl::ui;
 
 namespace {
-std::shared_ptr<ForkServer> gForkServer; // started in main() while single-threaded
 
 ExperimentConfig smallRun(int workers, int epochs) {
     ExperimentConfig c;
     c.model = "mlp:20-32-4";
     c.dataset = "teacher:20000x20:4:16";
-    c.mode = Mode::Threads;
+    c.mode = "threads";
     c.workers = workers;
     c.epochs = epochs;
     c.lr = 0.05;
@@ -67,7 +65,7 @@ private slots:
     }
 
     void runFillsSeriesAndTableThenStopLeavesNothing() {
-        MainWindow w(gForkServer);
+        MainWindow w;
         w.show();
         w.form()->setConfig(smallRun(3, 1000));
         QVERIFY(w.startAction()->isEnabled());
@@ -94,7 +92,7 @@ private slots:
     void noSegmentOutlivesTheWindow() {
         const int before = ourSegments();
         {
-            MainWindow w(gForkServer);
+            MainWindow w;
             w.form()->setConfig(smallRun(2, 2));
             w.startRun();
             QTRY_VERIFY_WITH_TIMEOUT(w.controller()->run() && w.controller()->run()->finished(),
@@ -104,7 +102,7 @@ private slots:
     }
 
     void pauseAndResume() {
-        MainWindow w(gForkServer);
+        MainWindow w;
         w.form()->setConfig(smallRun(2, 1000));
         w.startRun();
         QTRY_VERIFY_WITH_TIMEOUT(totalSteps(w.workerModel()) > 100, 30000);
@@ -133,13 +131,13 @@ private slots:
         c.lr = 0.037;
         c.batch = 48;
         {
-            MainWindow w(gForkServer);
+            MainWindow w;
             QVERIFY(!w.openLastStarted(true)); // nothing started yet
             w.form()->setConfig(c);
             w.startRun();
             QTRY_VERIFY_WITH_TIMEOUT(w.controller()->run() && !w.controller()->busy(), 60000);
         }
-        MainWindow w(gForkServer);
+        MainWindow w;
         w.form()->setConfig(ExperimentConfig::defaults());
         QVERIFY(w.openLastStarted(true));
         QCOMPARE(QString::fromStdString(w.form()->config().toJson()),
@@ -153,9 +151,9 @@ private slots:
     }
 
     void savedExperimentRestoresEveryField() {
-        MainWindow w(gForkServer);
+        MainWindow w;
         ExperimentConfig c = smallRun(3, 7);
-        c.mode = Mode::Processes;
+        c.mode = "processes";
         c.startMethod = StartMethod::Spawn;
         c.share = false;
         c.onWorkerFailure = FailurePolicy::Continue;
@@ -188,7 +186,7 @@ private slots:
     }
 
     void exportsWriteValidFiles() {
-        MainWindow w(gForkServer);
+        MainWindow w;
         QVERIFY(!w.exportWeights(tmp_.filePath("early.safetensors"), true)); // nothing yet
         w.form()->setConfig(smallRun(2, 2));
         w.startRun();
@@ -203,8 +201,8 @@ private slots:
         QCOMPARE(tensors[0].name, std::string("0.weight"));
         QCOMPARE(tensors[0].shape, (std::vector<std::int64_t>{32, 20}));
         // The exported values are the run's parameters.
-        QVERIFY(std::equal(tensors[0].data.begin(), tensors[0].data.end(),
-                           w.controller()->run()->parameters()));
+        const std::vector<float> params = w.controller()->run()->parameters();
+        QVERIFY(std::equal(tensors[0].data.begin(), tensors[0].data.end(), params.begin()));
         QFile z(npz);
         QVERIFY(z.open(QIODevice::ReadOnly));
         QCOMPARE(z.read(2), QByteArray("PK"));
@@ -217,7 +215,7 @@ private slots:
     }
 
     void startFollowsFormValidity() {
-        MainWindow w(gForkServer);
+        MainWindow w;
         w.form()->setConfig(smallRun(2, 1));
         QVERIFY(w.startAction()->isEnabled());
         ExperimentConfig bad = smallRun(2, 1);
@@ -230,7 +228,7 @@ private slots:
     }
 
     void notSharedPitfallIsExplainedInTheLog() {
-        MainWindow w(gForkServer);
+        MainWindow w;
         QVERIFY(w.applyPreset("Forgot to share parameters (fork)"));
         QVERIFY(w.explanationText().contains("share", Qt::CaseInsensitive));
         w.startRun();
@@ -246,12 +244,11 @@ private slots:
 int main(int argc, char** argv) {
     if (int code = 0; runWorkerRoleIfRequested(argc, argv, code))
         return code;
-    gForkServer = ForkServer::start(&workerProcessMain);
+    if (const std::string why = startForkServer(); !why.empty()) // while single-threaded
+        qFatal("%s", why.c_str());
     QApplication app(argc, argv);
     TestMainWindow test;
-    const int result = QTest::qExec(&test, argc, argv);
-    gForkServer.reset();
-    return result;
+    return QTest::qExec(&test, argc, argv);
 }
 
 #include "tst_mainwindow.moc"

@@ -3,9 +3,9 @@
 // and no leftover segments.
 #include "io/metricslog.h"
 #include "launch/forksafety.h"
-#include "launch/forkserver.h"
-#include "launch/workerprocess.h"
 #include "run/run.h"
+#include "run/workerrole.h"
+#include "store/sharedsegment.h"
 #include "util/errors.h"
 
 #include <QCoreApplication>
@@ -25,14 +25,12 @@
 using namespace hwl;
 
 namespace {
-// Started in main() while the test process is still single-threaded.
-std::shared_ptr<ForkServer> gForkServer;
 
 ExperimentConfig teacher(StartMethod method, int workers) {
     ExperimentConfig c;
     c.model = "mlp:20-32-4";
     c.dataset = "teacher:8000x20:4:16";
-    c.mode = Mode::Processes;
+    c.mode = "processes";
     c.startMethod = method;
     c.workers = workers;
     c.epochs = 6;
@@ -43,9 +41,7 @@ ExperimentConfig teacher(StartMethod method, int workers) {
 }
 
 std::unique_ptr<Run> makeRun(const ExperimentConfig& c) {
-    auto run = std::make_unique<Run>(c);
-    run->setForkServer(gForkServer);
-    return run;
+    return std::make_unique<Run>(c);
 }
 
 std::unique_ptr<Run> runToEnd(const ExperimentConfig& c) {
@@ -57,7 +53,7 @@ std::unique_ptr<Run> runToEnd(const ExperimentConfig& c) {
 }
 
 std::vector<float> paramsOf(const Run& run) {
-    return {run.parameters(), run.parameters() + run.model().layout().total()};
+    return run.parameters();
 }
 
 QStringList ourSegments() {
@@ -120,7 +116,7 @@ private slots:
         c.lr = 0.01;
         c.split = *parseDataSplit(split.toStdString());
         auto proc = runToEnd(c);
-        c.mode = Mode::Serial;
+        c.mode = "serial";
         auto serial = runToEnd(c);
         const auto a = paramsOf(*proc), b = paramsOf(*serial);
         QCOMPARE(a.size(), b.size());
@@ -225,9 +221,9 @@ private slots:
         c.onWorkerFailure = FailurePolicy(policy);
         auto run = makeRun(c);
         run->start();
-        auto& victim = run->telemetry().worker(1);
-        QTRY_VERIFY_WITH_TIMEOUT(victim.steps.load() > 50 && victim.pid.load() > 0, 30000);
-        const pid_t pid = victim.pid.load();
+        auto victim = [&] { return run->telemetry().worker(1); };
+        QTRY_VERIFY_WITH_TIMEOUT(victim().steps > 50 && victim().pid > 0, 30000);
+        const pid_t pid = pid_t(victim().pid);
         QCOMPARE(kill(pid, SIGKILL), 0);
         QVERIFY2(run->wait(std::chrono::seconds(120)), "the parent hung after a worker died");
         const auto s = run->summary();
@@ -243,7 +239,7 @@ private slots:
         } else {
             QCOMPARE(s.state, RunState::Finished); // the others carried on to the end
             QCOMPARE(s.epochsCompleted, 300);
-            QCOMPARE(run->telemetry().worker(0).state.load(), std::uint32_t(WorkerState::Finished));
+            QCOMPARE(run->telemetry().worker(0).state, WorkerState::Finished);
         }
         QVERIFY(processGone(pid));
     }
@@ -275,9 +271,9 @@ private slots:
             auto run = makeRun(c);
             run->start();
             if (i % 5 == 4) { // kill a worker mid-run
-                auto& w = run->telemetry().worker(0);
-                QTRY_VERIFY_WITH_TIMEOUT(w.steps.load() > 10 && w.pid.load() > 0, 30000);
-                kill(w.pid.load(), SIGKILL);
+                auto w = [&] { return run->telemetry().worker(0); };
+                QTRY_VERIFY_WITH_TIMEOUT(w().steps > 10 && w().pid > 0, 30000);
+                kill(pid_t(w().pid), SIGKILL);
             }
             QVERIFY(run->wait(std::chrono::seconds(120)));
             if (i % 5 == 4)
@@ -300,12 +296,11 @@ private slots:
             c.epochs = 100000;
             Run run(c);
             run.start();
-            while (run.telemetry().worker(0).pid.load() == 0 ||
-                   run.telemetry().worker(1).pid.load() == 0 ||
-                   run.telemetry().worker(1).steps.load() == 0)
+            while (run.telemetry().worker(0).pid == 0 || run.telemetry().worker(1).pid == 0 ||
+                   run.telemetry().worker(1).steps == 0)
                 std::this_thread::sleep_for(std::chrono::milliseconds(5));
-            const pid_t pids[2] = {run.telemetry().worker(0).pid.load(),
-                                   run.telemetry().worker(1).pid.load()};
+            const pid_t pids[2] = {pid_t(run.telemetry().worker(0).pid),
+                                   pid_t(run.telemetry().worker(1).pid)};
             (void)!write(fds[1], pids, sizeof pids);
             pause();
             _exit(0);
@@ -350,7 +345,7 @@ private slots:
 
     void noShareNeedsProcessMode() {
         ExperimentConfig c = teacher(StartMethod::Fork, 2);
-        c.mode = Mode::Threads;
+        c.mode = "threads";
         c.share = false;
         bool reported = false;
         for (const auto& issue : c.validate())
@@ -364,12 +359,11 @@ int main(int argc, char** argv) {
     // Spawned workers run this binary again (/proc/self/exe) in the worker role.
     if (int code = 0; runWorkerRoleIfRequested(argc, argv, code))
         return code;
-    gForkServer = ForkServer::start(&workerProcessMain); // while single-threaded
+    if (const std::string why = startForkServer(); !why.empty()) // while single-threaded
+        qFatal("%s", why.c_str());
     QCoreApplication app(argc, argv);
     TestProcesses test;
-    const int result = QTest::qExec(&test, argc, argv);
-    gForkServer.reset();
-    return result;
+    return QTest::qExec(&test, argc, argv);
 }
 
 #include "tst_processes.moc"

@@ -1,6 +1,7 @@
 // Training end to end through the Run API: learning bars, Hogwild with one
 // worker equal to serial bit for bit, multi-worker Hogwild close to serial,
 // sparse updates, pause / resume / stop, and the telemetry a run leaves.
+#include "backend/cpu/cpubackend.h"
 #include "data/datasources.h"
 #include "io/metricslog.h"
 #include "model/embeddingbag.h"
@@ -25,7 +26,7 @@ ExperimentConfig teacherConfig() {
     ExperimentConfig c;
     c.model = "mlp:20-32-4";
     c.dataset = "teacher:8000x20:4:16";
-    c.mode = Mode::Serial;
+    c.mode = "serial";
     c.workers = 1;
     c.epochs = 10;
     c.batch = 32;
@@ -43,8 +44,7 @@ std::unique_ptr<Run> runToEnd(const ExperimentConfig& c) {
 }
 
 std::vector<float> params(const Run& run) {
-    const auto n = std::size_t(run.model().layout().total());
-    return {run.parameters(), run.parameters() + n};
+    return run.parameters();
 }
 
 int ourSegments() {
@@ -75,7 +75,7 @@ private slots:
         ExperimentConfig c;
         c.model = "mlp:784-128-10";
         c.dataset = "fashion-mnist";
-        c.mode = Mode::Serial;
+        c.mode = "serial";
         c.workers = 1;
         c.epochs = 2;
         c.lr = 0.01;
@@ -106,9 +106,9 @@ private slots:
         c.shuffle = shuffle;
         c.weightDecay = shuffle ? 0 : 1e-3;
         auto serial = runToEnd(c);
-        c.mode = Mode::Threads;
+        c.mode = "threads";
         auto hogwild = runToEnd(c);
-        c.mode = Mode::ThreadsLocked;
+        c.mode = "threads-locked";
         auto locked = runToEnd(c);
         const auto a = params(*serial), b = params(*hogwild), l = params(*locked);
         QVERIFY(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
@@ -128,7 +128,7 @@ private slots:
         QFETCH(QString, mode);
         const double serialLoss = runToEnd(teacherConfig())->summary().testLoss;
         ExperimentConfig c = teacherConfig();
-        c.mode = *parseMode(mode.toStdString());
+        c.mode = mode.toStdString();
         c.workers = workers;
         auto run = runToEnd(c);
         const auto s = run->summary();
@@ -141,7 +141,7 @@ private slots:
 
     void replicateWalksWholeDatasetPerWorker() {
         ExperimentConfig c = teacherConfig();
-        c.mode = Mode::Threads;
+        c.mode = "threads";
         c.workers = 3;
         c.epochs = 2;
         c.split = DataSplit::Replicate;
@@ -181,9 +181,10 @@ private slots:
         model.initialize(before.data(), 3);
         std::vector<float> after = before;
         std::vector<std::int64_t> rows{3, 17, 40, 41};
-        Workspace<float> ws;
-        model.lossAndGradient(after.data(), data.view(), rows.data(), 4, ws);
-        hogwild::applyUpdate(after.data(), ws.grad, nullptr, SgdSettings{0.5f, 0, 0});
+        const auto kernel =
+            cpuBackend().makeKernel(model, data.view(), SgdSettings{0.5f, 0, 0}, 0, 1);
+        kernel->lossAndGradient(after.data(), rows.data(), 4);
+        kernel->update(after.data(), UpdateAccess::Shared);
 
         std::set<std::int32_t> used;
         for (auto r : rows)
@@ -199,15 +200,15 @@ private slots:
         }
         QCOMPARE(changedRows, int(used.size()));
         // One gradient segment per used row plus one for fc.weight + fc.bias.
-        QCOMPARE(ws.grad.segments.size(), used.size() + 1);
-        QCOMPARE(ws.grad.touchedCount(), std::int64_t(used.size() * 8 + 4 * 8 + 4));
+        QCOMPARE(kernel->gradient().segments.size(), used.size() + 1);
+        QCOMPARE(kernel->gradient().touchedCount(), std::int64_t(used.size() * 8 + 4 * 8 + 4));
     }
 
     void sparseHogwildLearns() {
         ExperimentConfig c;
         c.model = "embedding-bag:2000-16-4";
         c.dataset = "sparse-bow:8000x2000:4:20";
-        c.mode = Mode::Threads;
+        c.mode = "threads";
         c.workers = 4;
         c.epochs = 5;
         c.lr = 0.5;
@@ -221,7 +222,7 @@ private slots:
 
     void telemetryRecordsEveryEpochOfEveryWorker() {
         ExperimentConfig c = teacherConfig();
-        c.mode = Mode::Threads;
+        c.mode = "threads";
         c.workers = 3;
         c.epochs = 4;
         Run run(c);
@@ -244,26 +245,26 @@ private slots:
         QVERIFY(steps > 0);
         QCOMPARE(workersSeen, (std::set<int>{0, 1, 2}));
         for (std::uint32_t r = 0; r < 3; ++r) {
-            QCOMPARE(run.telemetry().worker(r).state.load(), std::uint32_t(WorkerState::Finished));
-            QVERIFY(run.telemetry().worker(r).startupNs.load() >= 0);
-            QCOMPARE(run.telemetry().worker(r).epoch.load(), 4u);
+            QCOMPARE(run.telemetry().worker(r).state, WorkerState::Finished);
+            QVERIFY(run.telemetry().worker(r).startupSeconds >= 0);
+            QCOMPARE(run.telemetry().worker(r).epochs, 4u);
         }
         QCOMPARE(run.telemetry().runState(), RunState::Finished);
         // The training window: from the first step to the last worker
         // leaving its loop, both stamped by the workers, within the wall time.
-        const auto& h = run.telemetry().header();
-        std::int64_t firstStep = -1, lastFinish = -1;
+        // (Seconds since the run started, as the reader gives them.)
+        double firstStep = -1, lastFinish = -1;
         for (std::uint32_t r = 0; r < 3; ++r) {
-            const auto& w = run.telemetry().worker(r);
-            const auto step = w.launchNs.load() + w.startupNs.load();
-            QVERIFY(w.finishNs.load() >= step);
+            const WorkerSnapshot w = run.telemetry().worker(r);
+            QVERIFY(w.launchSeconds >= 0 && w.startupSeconds >= 0);
+            const double step = w.launchSeconds + w.startupSeconds;
+            QVERIFY(w.finishSeconds >= step);
             firstStep = firstStep < 0 ? step : std::min(firstStep, step);
-            lastFinish = std::max(lastFinish, w.finishNs.load());
+            lastFinish = std::max(lastFinish, w.finishSeconds);
         }
         const auto s = run.summary();
-        QVERIFY(firstStep >= h.startNs);
         QVERIFY(s.trainSeconds > 0);
-        QVERIFY(s.trainSeconds <= double(lastFinish - firstStep) * 1e-9 + 1e-9);
+        QVERIFY(s.trainSeconds <= lastFinish - firstStep + 1e-6);
         QVERIFY(s.trainSeconds <= s.wallSeconds);
         QCOMPARE(s.samplesPerSecond, double(s.samples) / s.trainSeconds);
     }
@@ -271,22 +272,21 @@ private slots:
     void pauseResumeStop() {
         ExperimentConfig c = teacherConfig();
         c.dataset = "teacher:50000x20:4:16";
-        c.mode = Mode::Threads;
+        c.mode = "threads";
         c.workers = 2;
         c.epochs = 1000;
         Run run(c);
         run.start();
         auto steps = [&] {
-            return run.telemetry().worker(0).steps.load() + run.telemetry().worker(1).steps.load();
+            return run.telemetry().worker(0).steps + run.telemetry().worker(1).steps;
         };
         QTRY_VERIFY_WITH_TIMEOUT(steps() > 100, 10000);
         run.pause();
         QCOMPARE(run.telemetry().runState(), RunState::Paused);
         // Both workers reach the paused state (they check every step).
-        QTRY_VERIFY_WITH_TIMEOUT(
-            run.telemetry().worker(0).state.load() == std::uint32_t(WorkerState::Paused) &&
-                run.telemetry().worker(1).state.load() == std::uint32_t(WorkerState::Paused),
-            10000);
+        QTRY_VERIFY_WITH_TIMEOUT(run.telemetry().worker(0).state == WorkerState::Paused &&
+                                     run.telemetry().worker(1).state == WorkerState::Paused,
+                                 10000);
         const auto frozen = steps();
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         QCOMPARE(steps(), frozen);
@@ -297,12 +297,12 @@ private slots:
         const auto s = run.summary();
         QCOMPARE(s.state, RunState::Stopped);
         QVERIFY(s.epochsCompleted < 1000);
-        QCOMPARE(run.telemetry().worker(0).state.load(), std::uint32_t(WorkerState::Stopped));
+        QCOMPARE(run.telemetry().worker(0).state, WorkerState::Stopped);
     }
 
     void stopWhilePausedEnds() {
         ExperimentConfig c = teacherConfig();
-        c.mode = Mode::Threads;
+        c.mode = "threads";
         c.workers = 2;
         c.epochs = 1000;
         Run run(c);
@@ -344,7 +344,7 @@ private slots:
         const int before = ourSegments();
         {
             ExperimentConfig c = teacherConfig();
-            c.mode = Mode::Threads;
+            c.mode = "threads";
             c.workers = 2;
             c.epochs = 1000;
             Run run(c);
@@ -352,11 +352,11 @@ private slots:
             QCOMPARE(ourSegments(), before + 1); // the telemetry segment
             // Let a step happen first: on a loaded machine stop() can
             // otherwise win the race against the workers' first step.
-            QTRY_VERIFY_WITH_TIMEOUT(run.telemetry().worker(0).steps.load() > 0, 30000);
+            QTRY_VERIFY_WITH_TIMEOUT(run.telemetry().worker(0).steps > 0, 30000);
             run.stop();
             run.wait();
-            QCOMPARE(ourSegments(), before);                     // unlinked as the run ended...
-            QVERIFY(run.telemetry().worker(0).steps.load() > 0); // ...still readable here
+            QCOMPARE(ourSegments(), before);              // unlinked as the run ended...
+            QVERIFY(run.telemetry().worker(0).steps > 0); // ...still readable here
         }
         QCOMPARE(ourSegments(), before);
     }

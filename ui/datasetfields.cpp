@@ -36,9 +36,7 @@ protected:
 
 DatasetFields::DatasetFields(bool fashionMnistAvailable, QWidget* parent)
     : QGroupBox(tr("Dataset"), parent) {
-    form_ = new QFormLayout(this);
-    form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form_->setRowWrapPolicy(QFormLayout::DontWrapRows);
+    form_ = makeForm(this);
 
     kind_ = new QComboBox;
     kind_->setObjectName("datasetKind");
@@ -130,14 +128,6 @@ DatasetFields::DatasetFields(bool fashionMnistAvailable, QWidget* parent)
     connect(browse_, &QPushButton::clicked, this, &DatasetFields::browse);
     setSpecText("random:10000x100:10");
     setTestFraction(0.1);
-}
-
-bool DatasetFields::isFileKind(Kind kind) {
-    return hwl::isFileKind(kind);
-}
-
-bool DatasetFields::isSyntheticKind(Kind kind) {
-    return hwl::isSyntheticKind(kind);
 }
 
 Kind DatasetFields::kind() const {

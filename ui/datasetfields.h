@@ -37,8 +37,6 @@ public:
     void setTestFraction(double fraction);
 
     DatasetSpec::Kind kind() const;
-    static bool isFileKind(DatasetSpec::Kind kind);
-    static bool isSyntheticKind(DatasetSpec::Kind kind);
     /// The main editor: the path edit for file kinds, the kind combo otherwise.
     QWidget* mainEditor() const;
     QLabel* errorLabel() const { return error_; }

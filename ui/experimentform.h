@@ -3,13 +3,14 @@
 // ExperimentConfig field except `init` and `out` (the window sets those via
 // its menus; the form keeps whatever setConfig() received and returns them).
 //
-// Groups: Model (ModelFields), Dataset (DatasetFields), Parallelism,
-// Optimiser. After every edit the form validates: ExperimentConfig::validate()
-// plus checks only the GUI can make before a run (dataset files and folders
-// exist; the model fits a dataset whose shape is known: synthetic kinds and
-// Fashion-MNIST; Fashion-MNIST is installed). Each problem is shown AT its
-// field: a red frame (dynamic property "hwlError" = true, see formstyle.h),
-// the message first in the editor's tooltip, and a red label under it.
+// Groups: Model (ModelFields), Dataset (DatasetFields), Parallelism
+// (ParallelismFields, made from the engine's strategy catalog), Optimiser.
+// After every edit the form validates: ExperimentConfig::validate() plus the
+// engine's checks before loading (checkBeforeLoading: dataset files and
+// folders exist, the model fits a dataset whose shape is known, Fashion-MNIST
+// is installed). Each problem is shown AT its field: a red frame (dynamic
+// property "hwlError" = true, see formstyle.h), the message first in the
+// editor's tooltip, and a red label under it.
 //
 // The form has no scroll area of its own: put it in a QScrollArea (the main
 // window does). It fits a ~340 px wide dock. GUI thread only.
@@ -19,8 +20,6 @@
 #include <QString>
 #include <QWidget>
 
-class QCheckBox;
-class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
@@ -30,6 +29,7 @@ namespace hwl::ui {
 
 class ModelFields;
 class DatasetFields;
+class ParallelismFields;
 
 class ExperimentForm : public QWidget {
     Q_OBJECT
@@ -45,8 +45,8 @@ public:
     /// Fills every field; config() == c afterwards for every valid c whose
     /// model and dataset texts are canonical (toString(parse(text)) == text)
     /// and whose test fraction is in [0, 0.99] with at most 4 decimals.
-    /// Mode serial shows workers 1. Emits changed(), and validityChanged()
-    /// when the validity flips.
+    /// A mode that fixes the worker count (serial) shows it. Emits changed(),
+    /// and validityChanged() when the validity flips.
     void setConfig(const hwl::ExperimentConfig& c);
 
     bool isValid() const { return problems_.isEmpty(); }
@@ -62,16 +62,13 @@ public:
     /// The red label under a field (nullptr for fields without one).
     QLabel* errorLabel(const QString& field) const;
     /// Inline warnings that do not make the experiment invalid.
-    QLabel* workersWarning() const { return workersWarning_; }
-    QLabel* shareWarning() const { return shareWarning_; }
-    QLabel* startMethodNote() const { return startNote_; }
+    QLabel* workersWarning() const;
+    QLabel* shareWarning() const;
+    QLabel* startMethodNote() const;
 
     /// While running, nothing can be edited.
     void setRunning(bool running);
     bool isRunning() const { return running_; }
-
-    /// The tooltip of the GPU modes, which this build does not have.
-    static QString gpuModeToolTip();
 
 signals:
     void validityChanged(bool valid);
@@ -79,27 +76,16 @@ signals:
     void changed();
 
 private:
-    void buildParallelism(QVBoxLayout* column);
     void buildOptimiser(QVBoxLayout* column);
     void onEdited();
-    void onModeChanged();
-    void updateEnablement();
     void revalidate();
-    hwl::Mode mode() const;
+    QMap<QString, QString> findProblems() const;
+    void showProblems(const QMap<QString, QString>& found);
 
     ModelFields* model_ = nullptr;
     DatasetFields* dataset_ = nullptr;
+    ParallelismFields* parallelism_ = nullptr;
     QWidget* content_ = nullptr;
-    QComboBox* mode_ = nullptr;
-    QSpinBox* workers_ = nullptr;
-    QLabel* workersWarning_ = nullptr;
-    QComboBox* startMethod_ = nullptr;
-    QLabel* startNote_ = nullptr;
-    QCheckBox* share_ = nullptr;
-    QLabel* shareWarning_ = nullptr;
-    QComboBox* failure_ = nullptr;
-    QComboBox* split_ = nullptr;
-    QCheckBox* shuffle_ = nullptr;
     QSpinBox* batch_ = nullptr;
     QLineEdit* lr_ = nullptr;
     QLineEdit* momentum_ = nullptr;
@@ -111,11 +97,8 @@ private:
     std::string init_, out_;
     std::uint64_t lastSeed_ = 42;
     QMap<QString, QString> problems_;
-    bool fashionMnist_ = false;
     bool running_ = false;
     bool filling_ = false;
-    hwl::Mode shownMode_ = hwl::Mode::Threads;
-    int workersBeforeSerial_ = 0;
 };
 
 } // namespace hwl::ui

@@ -6,6 +6,7 @@
 // An invalid editor carries the dynamic property "hwlError" = true; the
 // style sheet kFormStyleSheet (set on the form) draws it with a red frame.
 // Labels carry "hwlRole" = "error" or "warning".
+#include <QFormLayout>
 #include <QLabel>
 #include <QLocale>
 #include <QSpinBox>
@@ -23,8 +24,14 @@ inline constexpr const char* kFormStyleSheet =
     " QLabel[hwlRole=\"error\"] { color: #d32f2f; }"
     " QLabel[hwlRole=\"warning\"] { color: #a15c00; }";
 
-/// A small word-wrapped label under a field, hidden until it has text.
-/// `role` is "error" or "warning" (the colour).
+/// The form layout every group of the experiment form uses.
+inline QFormLayout* makeForm(QWidget* box) {
+    auto* form = new QFormLayout(box);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->setRowWrapPolicy(QFormLayout::DontWrapRows);
+    return form;
+}
+
 /// A named integer spin box with digit grouping, for the form's count fields.
 inline QSpinBox* makeCountSpin(const char* name, int lo, int hi, const QString& tip) {
     auto* spin = new QSpinBox;
@@ -35,6 +42,8 @@ inline QSpinBox* makeCountSpin(const char* name, int lo, int hi, const QString& 
     return spin;
 }
 
+/// A small word-wrapped label under a field, hidden until it has text.
+/// `role` is "error" or "warning" (the colour).
 inline QLabel* makeNoteLabel(const char* role, QWidget* parent = nullptr) {
     auto* label = new QLabel(parent);
     label->setProperty("hwlRole", QString::fromLatin1(role));

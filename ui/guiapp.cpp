@@ -1,10 +1,9 @@
 #include "guiapp.h"
 
-#include "experimentform.h"
-#include "launch/forkserver.h"
-#include "launch/workerprocess.h"
 #include "mainwindow.h"
 #include "trainingchart.h"
+
+#include "run/workerrole.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -20,14 +19,40 @@ bool haveDisplay() {
     return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") ||
            std::getenv("QT_QPA_PLATFORM");
 }
+
+/// Starts the run, saves a picture of the window `seconds` into it, and
+/// quits; returns the exit status.
+int screenshot(QApplication& app, MainWindow& window, const QString& path, const QString& after) {
+    bool ok = false;
+    const double seconds = after.toDouble(&ok);
+    if (!ok || seconds < 0 || seconds > 3600) {
+        std::fprintf(stderr, "error: --after needs a number of seconds in 0..3600\n");
+        return 2;
+    }
+    QTimer::singleShot(0, &window, &MainWindow::startRun);
+    int status = 0;
+    QTimer::singleShot(int(seconds * 1000), &window, [&] {
+        window.lossChart()->refresh();
+        window.divergenceChart()->refresh();
+        if (!window.grab().save(path)) {
+            std::fprintf(stderr, "error: cannot write %s\n", qPrintable(path));
+            status = 1;
+        } else {
+            std::printf("saved %s\n", qPrintable(path));
+        }
+        window.close();
+    });
+    const int code = app.exec();
+    return status ? status : code;
+}
 } // namespace
 
 int runGui(int argc, char** argv) {
-    bool screenshot = false;
+    bool screenshotAsked = false;
     for (int i = 1; i < argc; ++i)
-        screenshot = screenshot || std::string(argv[i]).rfind("--screenshot", 0) == 0;
+        screenshotAsked = screenshotAsked || std::string(argv[i]).rfind("--screenshot", 0) == 0;
     if (!haveDisplay()) {
-        if (!screenshot) {
+        if (!screenshotAsked) {
             std::fprintf(stderr,
                          "error: no display to open the window on (DISPLAY is not set).\n"
                          "Run it in a desktop session, under xvfb-run, or use --headless for "
@@ -37,12 +62,9 @@ int runGui(int argc, char** argv) {
         qputenv("QT_QPA_PLATFORM", "offscreen"); // a picture needs no screen
     }
     // The fork server must exist before Qt starts its threads.
-    std::shared_ptr<ForkServer> forkServer;
-    try {
-        forkServer = ForkServer::start(&workerProcessMain);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "warning: %s; the forkserver start method is unavailable\n", e.what());
-    }
+    if (const std::string why = startForkServer(); !why.empty())
+        std::fprintf(stderr, "warning: %s; the forkserver start method is unavailable\n",
+                     why.c_str());
 
     QApplication app(argc, argv);
     QApplication::setOrganizationName("HogwildLab");
@@ -65,7 +87,7 @@ int runGui(int argc, char** argv) {
     parser.addOptions({start, config, preset, shot, after});
     parser.process(app);
 
-    MainWindow window(forkServer);
+    MainWindow window;
     if (parser.isSet(config) && !window.openExperiment(parser.value(config), true)) {
         std::fprintf(stderr, "error: cannot open experiment %s\n",
                      qPrintable(parser.value(config)));
@@ -76,30 +98,8 @@ int runGui(int argc, char** argv) {
         return 2;
     }
     window.show();
-    if (parser.isSet(shot)) {
-        const QString path = parser.value(shot);
-        bool ok = false;
-        const double seconds = parser.value(after).toDouble(&ok);
-        if (!ok || seconds < 0 || seconds > 3600) {
-            std::fprintf(stderr, "error: --after needs a number of seconds in 0..3600\n");
-            return 2;
-        }
-        QTimer::singleShot(0, &window, &MainWindow::startRun);
-        int status = 0;
-        QTimer::singleShot(int(seconds * 1000), &window, [&] {
-            window.lossChart()->refresh();
-            window.divergenceChart()->refresh();
-            if (!window.grab().save(path)) {
-                std::fprintf(stderr, "error: cannot write %s\n", qPrintable(path));
-                status = 1;
-            } else {
-                std::printf("saved %s\n", qPrintable(path));
-            }
-            window.close();
-        });
-        const int code = app.exec();
-        return status ? status : code;
-    }
+    if (parser.isSet(shot))
+        return screenshot(app, window, parser.value(shot), parser.value(after));
     if (parser.isSet(start))
         QTimer::singleShot(0, &window, &MainWindow::startRun);
     return app.exec();

@@ -58,11 +58,10 @@ ChartSample point(const Sample& s, float value) {
 }
 } // namespace
 
-MainWindow::MainWindow(std::shared_ptr<ForkServer> forkServer, QWidget* parent)
-    : QMainWindow(parent) {
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(tr("Hogwild Lab"));
     setObjectName("MainWindow");
-    controller_ = new RunController(std::move(forkServer), this);
+    controller_ = new RunController(this);
     buildActions();
     buildLayout();
     buildMenus();
@@ -378,13 +377,9 @@ void MainWindow::stopRun() {
 
 void MainWindow::onStarted(int workers, const QStringList& notes) {
     const ExperimentConfig& c = controller_->run()->config();
-    logEvent(tr("Run started: %1 on %2, mode %3%4, %5 worker(s), %6 epochs")
+    logEvent(tr("Run started: %1 on %2, mode %3, %4 worker(s), %5 epochs")
                  .arg(QString::fromStdString(c.model), QString::fromStdString(c.dataset),
-                      QString::fromLatin1(toString(c.mode)),
-                      c.mode == Mode::Processes ? QStringLiteral(" (%1%2)").arg(
-                                                      QString::fromLatin1(toString(c.startMethod)),
-                                                      c.share ? "" : ", NOT shared")
-                                                : QString())
+                      QString::fromStdString(controller_->run()->info().mode))
                  .arg(workers)
                  .arg(c.epochs));
     for (const auto& note : notes)
@@ -416,7 +411,7 @@ void MainWindow::onSamples(const QList<Sample>& samples) {
                              .arg(double(s.loss), 0, 'f', 4));
             break;
         case Sample::Eval:
-            if (controller_->run() && controller_->run()->data().test.rows > 0) {
+            if (controller_->run() && controller_->run()->info().testRows > 0) {
                 // An evaluation counts every worker's steps and samples; per
                 // worker (the other series' x) that is the mean.
                 Sample perWorker = s;
@@ -506,7 +501,7 @@ bool MainWindow::saveExperiment(const QString& path, bool quiet) {
 bool MainWindow::exportWeights(const QString& path, bool quiet) {
     const Run* run = controller_->run();
     QString error;
-    if (!run || !run->parameters())
+    if (!run || !run->hasParameters())
         error = tr("There are no trained weights yet: start a run first.");
     else if (controller_->busy())
         error = tr("The run is still going: stop it or wait for it to finish, then export.");

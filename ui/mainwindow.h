@@ -20,10 +20,6 @@ class QSplitter;
 class QTableView;
 class QTextBrowser;
 
-namespace hwl {
-class ForkServer;
-}
-
 namespace hwl::ui {
 
 class ExperimentForm;
@@ -34,7 +30,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    explicit MainWindow(std::shared_ptr<ForkServer> forkServer, QWidget* parent = nullptr);
+    explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
     // For tests and the screenshot command.

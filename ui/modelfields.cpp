@@ -28,9 +28,7 @@ QSpinBox* sizeSpin(const char* name, int value, const QString& tip) {
 } // namespace
 
 ModelFields::ModelFields(QWidget* parent) : QGroupBox(tr("Model"), parent) {
-    form_ = new QFormLayout(this);
-    form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form_->setRowWrapPolicy(QFormLayout::DontWrapRows);
+    form_ = makeForm(this);
 
     kind_ = new QComboBox;
     kind_->setObjectName("modelKind");

@@ -30,7 +30,7 @@ Preset hogwildVsLocked() {
     ExperimentConfig c;
     c.model = canonicalModel("mlp:100-256-10");
     c.dataset = canonicalDataset("random:10000x100:10");
-    c.mode = Mode::ThreadsLocked;
+    c.mode = "threads-locked";
     c.workers = 2;
     c.epochs = 3;
     c.batch = 32;
@@ -53,7 +53,7 @@ Preset forgotToShare() {
     ExperimentConfig c;
     c.model = canonicalModel("mlp:100-256-10");
     c.dataset = canonicalDataset("teacher:60000x100:10");
-    c.mode = Mode::Processes;
+    c.mode = "processes";
     c.startMethod = StartMethod::Fork;
     c.share = false;
     c.workers = 3;
@@ -80,7 +80,7 @@ Preset sparseEmbedding() {
     ExperimentConfig c;
     c.model = canonicalModel("embedding-bag:5000-32-4");
     c.dataset = canonicalDataset("sparse-bow:20000x5000:4:20");
-    c.mode = Mode::Threads;
+    c.mode = "threads";
     c.workers = 4;
     c.epochs = 5;
     c.batch = 32;
@@ -101,7 +101,7 @@ Preset processHogwild(bool fashion) {
     ExperimentConfig c;
     c.model = canonicalModel("mlp:784-128-10");
     c.dataset = fashion ? "fashion-mnist" : kFashionStandIn;
-    c.mode = Mode::Processes;
+    c.mode = "processes";
     c.startMethod = StartMethod::Forkserver;
     c.share = true;
     c.workers = 2;

@@ -1,6 +1,5 @@
 #include "runcontroller.h"
 
-#include "launch/forkserver.h"
 #include "util/errors.h"
 
 #include <QMetaObject>
@@ -10,8 +9,7 @@
 
 namespace hwl::ui {
 
-RunController::RunController(std::shared_ptr<ForkServer> forkServer, QObject* parent)
-    : QObject(parent), forkServer_(std::move(forkServer)) {
+RunController::RunController(QObject* parent) : QObject(parent) {
     qRegisterMetaType<hwl::ui::WorkerRow>();
     qRegisterMetaType<hwl::RunSummary>();
     timer_.setInterval(kRefreshMs);
@@ -42,7 +40,6 @@ bool RunController::start(const ExperimentConfig& config) {
         emit failedToStart(QString::fromStdString(e.what()));
         return true;
     }
-    run_->setForkServer(forkServer_);
     preparing_ = true;
     emit preparing(QStringLiteral("loading %1 …").arg(QString::fromStdString(config.dataset)));
     // Loading the data and creating the segments happens off the GUI thread;
@@ -153,29 +150,26 @@ void RunController::tick() {
 }
 
 void RunController::collectWorkers() {
-    Telemetry& t = run_->telemetry();
     const double seconds = std::max(1e-3, sinceLastTick_.restart() / 1000.0);
     QList<WorkerRow> rows;
-    const bool processes = run_->config().mode == Mode::Processes;
-    for (std::uint32_t r = 0; r < t.workerCount(); ++r) {
-        const WorkerStatus& w = t.worker(r);
+    const bool processes = run_->info().processes;
+    for (const WorkerSnapshot& w : run_->telemetry().workers()) {
         WorkerRow row;
-        row.rank = int(r);
+        row.rank = int(w.rank);
         row.process = processes;
-        row.pid = w.pid.load(std::memory_order_relaxed);
-        row.threadId = qint64(w.threadId.load(std::memory_order_relaxed));
-        row.state = QString::fromLatin1(toString(WorkerState(w.state.load())));
-        row.failure = QString::fromStdString(t.failureText(r));
-        row.steps = w.steps.load(std::memory_order_relaxed);
-        row.samples = w.samples.load(std::memory_order_relaxed);
-        if (int(r) < lastSamples_.size()) {
-            row.samplesPerSecond = double(row.samples - lastSamples_[int(r)]) / seconds;
-            lastSamples_[int(r)] = row.samples;
+        row.pid = w.pid;
+        row.threadId = qint64(w.threadId);
+        row.state = QString::fromLatin1(toString(w.state));
+        row.failure = QString::fromStdString(w.failure);
+        row.steps = w.steps;
+        row.samples = w.samples;
+        if (row.rank < lastSamples_.size()) {
+            row.samplesPerSecond = double(row.samples - lastSamples_[row.rank]) / seconds;
+            lastSamples_[row.rank] = row.samples;
         }
-        row.lastLoss = w.lastLoss.load(std::memory_order_relaxed);
-        row.divergence = w.lastDivergence.load(std::memory_order_relaxed);
-        const auto startup = w.startupNs.load(std::memory_order_relaxed);
-        row.startupMs = startup >= 0 ? double(startup) / 1e6 : -1;
+        row.lastLoss = w.lastLoss;
+        row.divergence = w.lastDivergence;
+        row.startupMs = w.startupSeconds >= 0 ? w.startupSeconds * 1e3 : -1;
         if (!row.failure.isEmpty() && !reportedFailures_.contains(row.failure)) {
             reportedFailures_.append(row.failure);
             emit event(QStringLiteral("Worker died: ") + row.failure, true);

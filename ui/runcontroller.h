@@ -1,8 +1,8 @@
 #pragma once
 // RunController: the GUI's side of the run API. It prepares a run off the
 // GUI thread (loading a dataset can take a second), starts it, and drains its
-// telemetry segment on a ~30 Hz timer, handing the GUI coalesced batches of
-// samples and a snapshot of every worker's status block. Workers never touch
+// telemetry through the run's read-only reader on a ~30 Hz timer, handing
+// the GUI coalesced batches of samples and a snapshot of every worker. Workers never touch
 // widgets; everything this class emits is emitted on the GUI thread.
 #include "io/metricslog.h"
 #include "run/run.h"
@@ -16,13 +16,9 @@
 #include <memory>
 #include <thread>
 
-namespace hwl {
-class ForkServer;
-}
-
 namespace hwl::ui {
 
-/// One row of the worker table: a copy of a WorkerStatus block.
+/// One row of the worker table: a worker's snapshot, for display.
 struct WorkerRow {
     int rank = 0;
     qint64 pid = 0;
@@ -42,9 +38,9 @@ class RunController : public QObject {
     Q_OBJECT
 
 public:
-    /// `forkServer`: started by main() while the process was single-threaded;
-    /// used by process runs with the forkserver start method (may be null).
-    explicit RunController(std::shared_ptr<ForkServer> forkServer, QObject* parent = nullptr);
+    /// Process runs with the forkserver start method use the fork server
+    /// main() started (hwl::startForkServer()).
+    explicit RunController(QObject* parent = nullptr);
     ~RunController() override; ///< stops a run still going and waits for it
 
     /// Starts a run of `config` (validated by the caller). Returns false when
@@ -84,7 +80,6 @@ private:
     void tick();
     void collectWorkers();
 
-    std::shared_ptr<ForkServer> forkServer_;
     std::unique_ptr<Run> run_;
     std::thread preparer_;
     MetricsLog metrics_;

@@ -1,10 +1,11 @@
 #include "config/experimentconfig.h"
 
+#include "config/fields.h"
+#include "strategy/catalog.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -13,34 +14,134 @@ namespace hwl {
 namespace {
 using nlohmann::json;
 
-const char* const kFields[] = {
-    "model",    "dataset",           "mode", "workers", "epochs",        "batch",   "lr",
-    "momentum", "weight-decay",      "seed", "split",   "test-fraction", "shuffle", "start-method",
-    "share",    "on-worker-failure", "init", "out"};
-
 std::string knownFields() {
     std::string list;
-    for (const char* f : kFields) {
-        if (!list.empty())
-            list += ", ";
-        list += f;
-    }
+    for (const auto& f : experimentFields())
+        list += (list.empty() ? "" : ", ") + std::string(f.key);
     return list;
+}
+
+template <class Enum, std::size_t N>
+std::optional<Enum> parseEnum(const std::string& text, const Enum (&values)[N]) {
+    for (Enum v : values)
+        if (text == toString(v))
+            return v;
+    return std::nullopt;
+}
+
+/// What a JSON value must be for a field of this type, for messages.
+std::string expected(const Field& f) {
+    switch (f.type) {
+    case FieldType::Text:
+        return "a string";
+    case FieldType::Integer:
+        return "an integer";
+    case FieldType::Seed:
+        return "a non-negative integer";
+    case FieldType::Number:
+        return "a number";
+    case FieldType::Switch:
+        return "true or false";
+    case FieldType::Choice:
+        return listChoices(f.choices(), true);
+    }
+    return "valid";
+}
+
+/// The field's value from JSON, type- and (integers) range-checked; throws
+/// InputError naming `origin` and the field.
+FieldValue fromJson(const Field& f, const json& v, const std::string& origin) {
+    auto fail = [&] {
+        throw InputError(origin + ": field \"" + f.key + "\" must be " + expected(f) + " (got " +
+                         v.dump() + ")");
+    };
+    switch (f.type) {
+    case FieldType::Text:
+        if (!v.is_string())
+            fail();
+        return v.get<std::string>();
+    case FieldType::Integer: {
+        if (!v.is_number_integer())
+            fail();
+        // Unsigned values past int64 read as the largest int64: out of range anyway.
+        const std::int64_t x = v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX
+                                   ? INT64_MAX
+                                   : v.get<std::int64_t>();
+        if (!f.inRange(double(x)))
+            throw InputError(origin + ": field \"" + f.key + "\" must be in " + f.rangeText() +
+                             " (got " + v.dump() + ")");
+        return x;
+    }
+    case FieldType::Seed:
+        if (!v.is_number_unsigned())
+            fail();
+        return v.get<std::uint64_t>();
+    case FieldType::Number:
+        if (!v.is_number())
+            fail();
+        return v.get<double>();
+    case FieldType::Switch:
+        if (!v.is_boolean())
+            fail();
+        return v.get<bool>();
+    case FieldType::Choice: {
+        const auto names = f.choices();
+        if (!v.is_string() ||
+            std::find(names.begin(), names.end(), v.get<std::string>()) == names.end())
+            fail();
+        return v.get<std::string>();
+    }
+    }
+    fail();
+    return {};
+}
+
+json toJson(const FieldValue& v) {
+    return std::visit([](const auto& x) { return json(x); }, v);
+}
+
+/// What the mode's strategy says of the config: an unknown mode, share
+/// false without an unshared variant, a worker count the mode cannot run.
+void checkMode(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
+    if (!findStrategy(c.mode, true) && !findStrategy(c.mode, false)) {
+        issues.push_back({"mode", "unknown mode \"" + c.mode + "\"; expected " +
+                                      listChoices(modeNames(), true)});
+        return;
+    }
+    const StrategyTraits* s = findStrategy(c);
+    if (s && !s->unavailable.empty()) {
+        issues.push_back({"mode", "mode " + c.mode + " cannot run: " + s->unavailable});
+        return;
+    }
+    if (!s) {
+        std::vector<std::string> unshared;
+        for (const StrategyTraits* t : allStrategies())
+            if (!t->share)
+                unshared.push_back(t->name);
+        issues.push_back({"share", "share false (--no-share) applies to mode " +
+                                       listChoices(unshared, false) +
+                                       " only: the workers of mode " + c.mode +
+                                       " always share one copy of the parameters"});
+        return;
+    }
+    if (s->exactWorkers > 0 && c.workers != s->exactWorkers) {
+        std::vector<std::string> others;
+        for (const std::string& name : modeNames()) {
+            const StrategyTraits* t = findStrategy(name, true);
+            if (t && t->takes(StrategySetting::Workers) && t->unavailable.empty())
+                others.push_back(name);
+        }
+        issues.push_back({"workers", s->name + " mode runs exactly " +
+                                         std::to_string(s->exactWorkers) + " worker" +
+                                         (s->exactWorkers == 1 ? "" : "s") + " (got " +
+                                         std::to_string(c.workers) + "); use mode " +
+                                         listChoices(others, false) + " for more"});
+    }
 }
 } // namespace
 
-const char* toString(Mode m) {
-    switch (m) {
-    case Mode::Serial:
-        return "serial";
-    case Mode::Threads:
-        return "threads";
-    case Mode::ThreadsLocked:
-        return "threads-locked";
-    case Mode::Processes:
-        return "processes";
-    }
-    return "serial";
+const char* toString(DataSplit s) {
+    return s == DataSplit::Shard ? "shard" : "replicate";
 }
 
 const char* toString(StartMethod m) {
@@ -59,36 +160,20 @@ const char* toString(FailurePolicy p) {
     return p == FailurePolicy::Stop ? "stop" : "continue";
 }
 
+std::optional<DataSplit> parseDataSplit(const std::string& text) {
+    static const DataSplit all[] = {DataSplit::Shard, DataSplit::Replicate};
+    return parseEnum(text, all);
+}
+
 std::optional<StartMethod> parseStartMethod(const std::string& text) {
-    for (StartMethod m : {StartMethod::Fork, StartMethod::Spawn, StartMethod::Forkserver})
-        if (text == toString(m))
-            return m;
-    return std::nullopt;
+    static const StartMethod all[] = {StartMethod::Fork, StartMethod::Spawn,
+                                      StartMethod::Forkserver};
+    return parseEnum(text, all);
 }
 
 std::optional<FailurePolicy> parseFailurePolicy(const std::string& text) {
-    for (FailurePolicy p : {FailurePolicy::Stop, FailurePolicy::Continue})
-        if (text == toString(p))
-            return p;
-    return std::nullopt;
-}
-
-const char* toString(DataSplit s) {
-    return s == DataSplit::Shard ? "shard" : "replicate";
-}
-
-std::optional<Mode> parseMode(const std::string& text) {
-    for (Mode m : {Mode::Serial, Mode::Threads, Mode::ThreadsLocked, Mode::Processes})
-        if (text == toString(m))
-            return m;
-    return std::nullopt;
-}
-
-std::optional<DataSplit> parseDataSplit(const std::string& text) {
-    for (DataSplit s : {DataSplit::Shard, DataSplit::Replicate})
-        if (text == toString(s))
-            return s;
-    return std::nullopt;
+    static const FailurePolicy all[] = {FailurePolicy::Stop, FailurePolicy::Continue};
+    return parseEnum(text, all);
 }
 
 ModelSpec ExperimentConfig::modelSpec() const {
@@ -100,10 +185,6 @@ DatasetSpec ExperimentConfig::datasetSpec() const {
 
 std::vector<ConfigIssue> ExperimentConfig::validate() const {
     std::vector<ConfigIssue> issues;
-    auto check = [&](bool ok, const char* field, std::string message) {
-        if (!ok)
-            issues.push_back({field, std::move(message)});
-    };
     // The spec parsers' messages start with the field's name, which the
     // issue carries on its own (the form shows the message at the field).
     auto parseIssue = [&](const char* field, const InputError& e) {
@@ -123,29 +204,21 @@ std::vector<ConfigIssue> ExperimentConfig::validate() const {
     } catch (const InputError& e) {
         parseIssue("dataset", e);
     }
-    check(workers >= 1 && workers <= limits::kMaxWorkers, "workers",
-          "workers must be in 1.." + std::to_string(limits::kMaxWorkers) + " (got " +
-              std::to_string(workers) + ")");
-    check(mode != Mode::Serial || workers == 1, "workers",
-          "serial mode runs exactly 1 worker (got " + std::to_string(workers) +
-              "); use mode threads, threads-locked or processes for more");
-    check(share || mode == Mode::Processes, "share",
-          "share false (--no-share) applies to mode processes only: threads always share "
-          "one address space");
-    check(epochs >= 1 && epochs <= limits::kMaxEpochs, "epochs",
-          "epochs must be in 1.." + std::to_string(limits::kMaxEpochs) + " (got " +
-              std::to_string(epochs) + ")");
-    check(batch >= 1 && batch <= limits::kMaxBatch, "batch",
-          "batch must be in 1.." + std::to_string(limits::kMaxBatch) + " (got " +
-              std::to_string(batch) + ")");
-    check(std::isfinite(lr) && lr > 0 && lr <= 100, "lr",
-          "lr must be a number in (0, 100] (got " + std::to_string(lr) + ")");
-    check(std::isfinite(momentum) && momentum >= 0 && momentum < 1, "momentum",
-          "momentum must be in [0, 1) (got " + std::to_string(momentum) + ")");
-    check(std::isfinite(weightDecay) && weightDecay >= 0 && weightDecay <= 1, "weight-decay",
-          "weight-decay must be in [0, 1] (got " + std::to_string(weightDecay) + ")");
-    check(std::isfinite(testFraction) && testFraction >= 0 && testFraction < 1, "test-fraction",
-          "test-fraction must be in [0, 1) (got " + std::to_string(testFraction) + ")");
+    for (const auto& f : experimentFields()) {
+        if (!f.ranged())
+            continue;
+        const FieldValue v = f.get(*this);
+        const double x =
+            f.type == FieldType::Integer ? double(std::get<std::int64_t>(v)) : std::get<double>(v);
+        if (!f.inRange(x))
+            issues.push_back(
+                {f.key, std::string(f.key) + " must be " +
+                            (f.type == FieldType::Number ? "a number in " : "in ") + f.rangeText() +
+                            " (got " +
+                            (f.type == FieldType::Number ? std::to_string(x) : f.valueText(*this)) +
+                            ")"});
+    }
+    checkMode(*this, issues);
     return issues;
 }
 
@@ -161,24 +234,8 @@ void ExperimentConfig::validateOrThrow() const {
 
 std::string ExperimentConfig::toJson() const {
     json j = json::object();
-    j["model"] = model;
-    j["dataset"] = dataset;
-    j["mode"] = toString(mode);
-    j["workers"] = workers;
-    j["epochs"] = epochs;
-    j["batch"] = batch;
-    j["lr"] = lr;
-    j["momentum"] = momentum;
-    j["weight-decay"] = weightDecay;
-    j["seed"] = seed;
-    j["split"] = toString(split);
-    j["test-fraction"] = testFraction;
-    j["shuffle"] = shuffle;
-    j["start-method"] = toString(startMethod);
-    j["share"] = share;
-    j["on-worker-failure"] = toString(onWorkerFailure);
-    j["init"] = init;
-    j["out"] = out;
+    for (const auto& f : experimentFields())
+        j[f.key] = hwl::toJson(f.get(*this));
     return j.dump(2) + "\n";
 }
 
@@ -191,89 +248,16 @@ void ExperimentConfig::mergeJson(const std::string& text, const std::string& ori
     }
     if (!j.is_object())
         throw InputError(origin + ": expected a JSON object of experiment fields");
-    auto fail = [&](const std::string& key, const char* expected) {
-        throw InputError(origin + ": field \"" + key + "\" must be " + expected + " (got " +
-                         j[key].dump() + ")");
-    };
-    auto integer = [&](const std::string& key, std::int64_t lo, std::int64_t hi) {
-        const auto& v = j[key];
-        if (!v.is_number_integer())
-            fail(key, "an integer");
-        const auto value = v.get<std::int64_t>();
-        if (value < lo || value > hi)
-            throw InputError(origin + ": field \"" + key + "\" must be in " + std::to_string(lo) +
-                             ".." + std::to_string(hi) + " (got " + std::to_string(value) + ")");
-        return value;
-    };
-    auto number = [&](const std::string& key) {
-        if (!j[key].is_number())
-            fail(key, "a number");
-        return j[key].get<double>();
-    };
-    auto string = [&](const std::string& key) {
-        if (!j[key].is_string())
-            fail(key, "a string");
-        return j[key].get<std::string>();
-    };
+    // Merged into a copy: a bad field changes nothing.
+    ExperimentConfig merged = *this;
     for (const auto& [key, value] : j.items()) {
-        if (key == "model")
-            model = string(key);
-        else if (key == "dataset")
-            dataset = string(key);
-        else if (key == "mode") {
-            const auto m = parseMode(string(key));
-            if (!m)
-                fail(key, "one of \"serial\", \"threads\", \"threads-locked\", \"processes\"");
-            mode = *m;
-        } else if (key == "workers")
-            workers = int(integer(key, 1, limits::kMaxWorkers));
-        else if (key == "epochs")
-            epochs = int(integer(key, 1, limits::kMaxEpochs));
-        else if (key == "batch")
-            batch = int(integer(key, 1, limits::kMaxBatch));
-        else if (key == "lr")
-            lr = number(key);
-        else if (key == "momentum")
-            momentum = number(key);
-        else if (key == "weight-decay")
-            weightDecay = number(key);
-        else if (key == "seed") {
-            if (!value.is_number_unsigned())
-                fail(key, "a non-negative integer");
-            seed = value.get<std::uint64_t>();
-        } else if (key == "split") {
-            const auto s = parseDataSplit(string(key));
-            if (!s)
-                fail(key, "\"shard\" or \"replicate\"");
-            split = *s;
-        } else if (key == "test-fraction")
-            testFraction = number(key);
-        else if (key == "shuffle") {
-            if (!value.is_boolean())
-                fail(key, "true or false");
-            shuffle = value.get<bool>();
-        } else if (key == "start-method") {
-            const auto m = parseStartMethod(string(key));
-            if (!m)
-                fail(key, "\"fork\", \"spawn\" or \"forkserver\"");
-            startMethod = *m;
-        } else if (key == "share") {
-            if (!value.is_boolean())
-                fail(key, "true or false");
-            share = value.get<bool>();
-        } else if (key == "on-worker-failure") {
-            const auto p = parseFailurePolicy(string(key));
-            if (!p)
-                fail(key, "\"stop\" or \"continue\"");
-            onWorkerFailure = *p;
-        } else if (key == "init")
-            init = string(key);
-        else if (key == "out")
-            out = string(key);
-        else
+        const Field* f = findField(key);
+        if (!f)
             throw InputError(origin + ": unknown field \"" + key +
                              "\"; known fields: " + knownFields());
+        f->set(merged, fromJson(*f, value, origin));
     }
+    *this = std::move(merged);
 }
 
 void ExperimentConfig::mergeJsonFile(const std::filesystem::path& file) {

@@ -1,7 +1,8 @@
 #pragma once
 // ExperimentConfig: everything that defines a run. One plain struct, filled
 // from JSON, CLI flags or the GUI form, and validated in one place
-// (validate()). The JSON schema uses the same names as the CLI flags.
+// (validate()). Its fields are described once, in the field table
+// (config/fields.h): the JSON keys are the flag names without "--".
 #include "config/limits.h"
 #include "data/datasetspec.h"
 #include "model/modelspec.h"
@@ -14,18 +15,15 @@
 
 namespace hwl {
 
-enum class Mode { Serial, Threads, ThreadsLocked, Processes };
 enum class DataSplit { Shard, Replicate };
 /// How process workers are started (as Python's multiprocessing names them).
 enum class StartMethod { Fork, Spawn, Forkserver };
 /// What a run does when a worker dies.
 enum class FailurePolicy { Stop, Continue };
 
-const char* toString(Mode m);
 const char* toString(DataSplit s);
 const char* toString(StartMethod m);
 const char* toString(FailurePolicy p);
-std::optional<Mode> parseMode(const std::string& text);
 std::optional<DataSplit> parseDataSplit(const std::string& text);
 std::optional<StartMethod> parseStartMethod(const std::string& text);
 std::optional<FailurePolicy> parseFailurePolicy(const std::string& text);
@@ -39,7 +37,9 @@ struct ConfigIssue {
 struct ExperimentConfig {
     std::string model = "mlp:784-128-10";
     std::string dataset = "fashion-mnist";
-    Mode mode = Mode::Threads;
+    /// The parallel mode: the name of a registered strategy (strategy/catalog.h),
+    /// e.g. "serial", "threads", "threads-locked", "processes".
+    std::string mode = "threads";
     int workers = 2;
     int epochs = 5;
     int batch = 32;
@@ -50,14 +50,17 @@ struct ExperimentConfig {
     DataSplit split = DataSplit::Shard;
     double testFraction = 0.1; ///< sources with their own test set ignore it
     bool shuffle = true;
-    StartMethod startMethod = StartMethod::Forkserver; ///< processes mode only
-    bool share = true; ///< processes mode: false = the "forgot to share" pitfall
+    StartMethod startMethod = StartMethod::Forkserver; ///< modes with process workers
+    /// Modes that have an unshared variant (processes): false selects it, the
+    /// "forgot to share" pitfall.
+    bool share = true;
     FailurePolicy onWorkerFailure = FailurePolicy::Stop;
     std::string init; ///< safetensors file to start from; empty: seeded initialisation
     std::string out;  ///< output directory; empty: write nothing
 
     /// Every problem, each naming its field and the allowed range. Empty: valid.
-    /// Also parses `model` and `dataset` (their errors are reported here).
+    /// Also parses `model` and `dataset` and asks the mode's strategy (its
+    /// errors are reported here).
     std::vector<ConfigIssue> validate() const;
     /// Throws InputError listing every issue (one per line) when invalid.
     void validateOrThrow() const;

@@ -6,10 +6,12 @@
 
 namespace hwl {
 
-/// What a model must know of a dataset to tell whether it fits (Model::incompatibility).
+/// What a model must know of a dataset to tell whether it fits
+/// (Model::incompatibility). Before a file is loaded only part of it is
+/// known: a negative dim or numClasses means "not known yet".
 struct DatasetShape {
-    std::int64_t dim = 0;        ///< features per row, or the vocabulary of a sparse set
-    std::int32_t numClasses = 0; ///< labels are in [0, numClasses)
+    std::int64_t dim = -1;        ///< features per row, or the vocabulary of a sparse set
+    std::int32_t numClasses = -1; ///< labels are in [0, numClasses)
     bool sparse = false;
 };
 

@@ -184,12 +184,12 @@ bool isFileKind(DatasetSpec::Kind kind) {
            kind == DatasetSpec::Kind::Libsvm;
 }
 
-std::optional<DatasetShape> knownShape(const DatasetSpec& spec) {
+DatasetShape shapeBeforeLoading(const DatasetSpec& spec) {
     if (spec.kind == DatasetSpec::Kind::FashionMnist)
-        return DatasetShape{784, 10, false};
-    if (!isSyntheticKind(spec.kind))
-        return std::nullopt;
-    return DatasetShape{spec.dim, spec.classes, spec.kind == DatasetSpec::Kind::SparseBow};
+        return {784, 10, false};
+    if (isSyntheticKind(spec.kind))
+        return {spec.dim, spec.classes, spec.kind == DatasetSpec::Kind::SparseBow};
+    return {-1, -1, spec.kind == DatasetSpec::Kind::Libsvm};
 }
 
 } // namespace hwl

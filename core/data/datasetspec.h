@@ -49,8 +49,9 @@ bool fashionMnistAvailable();
 bool isSyntheticKind(DatasetSpec::Kind kind);
 /// File kinds (idx, csv, libsvm) name a path.
 bool isFileKind(DatasetSpec::Kind kind);
-/// The shape of the dataset a spec names when it is known without loading
-/// it (synthetic kinds and Fashion-MNIST); nullopt for files.
-std::optional<DatasetShape> knownShape(const DatasetSpec& spec);
+/// What is known of the shape of the dataset a spec names without loading it:
+/// everything for synthetic kinds and Fashion-MNIST; for files only whether
+/// it is sparse (LIBSVM) or dense (CSV, IDX).
+DatasetShape shapeBeforeLoading(const DatasetSpec& spec);
 
 } // namespace hwl

@@ -36,18 +36,13 @@ MetricsLog::~MetricsLog() = default;
 MetricsLog::MetricsLog(MetricsLog&&) noexcept = default;
 MetricsLog& MetricsLog::operator=(MetricsLog&&) noexcept = default;
 
-std::size_t MetricsLog::drain(Telemetry& telemetry,
+std::size_t MetricsLog::drain(TelemetryReader& telemetry,
                               const std::function<void(const Sample&)>& onSample) {
-    auto keep = [&](const Sample& s) {
+    return telemetry.drain([&](const Sample& s) {
         append(s);
         if (onSample)
             onSample(s);
-    };
-    std::size_t count = 0;
-    for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r)
-        count += telemetry.worker(r).ring.drain(keep);
-    count += telemetry.header().evalRing.drain(keep);
-    return count;
+    });
 }
 
 void MetricsLog::append(const Sample& s) {

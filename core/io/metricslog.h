@@ -9,7 +9,7 @@
 // chunks. If the temporary file cannot be created or written (no space in
 // the temporary directory), the log keeps everything in memory instead and
 // says so in spillError(): nothing is lost either way.
-#include "telemetry/telemetry.h"
+#include "telemetry/telemetryreader.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -35,7 +35,7 @@ public:
 
     /// Drains every worker ring and the evaluation ring once, appending what
     /// it finds and calling `onSample` for each new sample. Returns the count.
-    std::size_t drain(Telemetry& telemetry,
+    std::size_t drain(TelemetryReader& telemetry,
                       const std::function<void(const Sample&)>& onSample = {});
     /// Appends one sample (what drain() does for each one it finds).
     void append(const Sample& s);

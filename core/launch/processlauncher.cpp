@@ -1,9 +1,12 @@
-#include "launch/processlauncher.h"
-
+// The process launchers: fork, spawn (fork + exec of this program in the
+// worker role) and forkserver (a request to the early fork server).
+#include "launch/forkserver.h"
+#include "launch/launcher.h"
 #include "util/errors.h"
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 
 #include <sys/prctl.h>
@@ -13,6 +16,7 @@
 namespace hwl {
 
 namespace {
+
 std::string selfExecutable() {
     char path[4096];
     const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
@@ -32,77 +36,120 @@ void becomeWorker(pid_t parent) {
         _exit(1);
     signal(SIGINT, SIG_IGN);
 }
-} // namespace
 
-ProcessLauncher::ProcessLauncher(StartMethod method, std::shared_ptr<ForkServer> server)
-    : method_(method), server_(std::move(server)) {
-    if (method_ == StartMethod::Spawn)
-        executable_ = selfExecutable();
-    if (method_ == StartMethod::Forkserver && !server_)
-        throw RunError("forkserver: no fork server was started");
-}
-
-ProcessLauncher::~ProcessLauncher() {
-    killAll();
-    for (const auto& c : children_)
-        if (method_ != StartMethod::Forkserver)
+/// Children of this process, reaped with waitpid().
+class ChildLauncher : public Launcher {
+public:
+    ~ChildLauncher() override {
+        killAll();
+        for (const auto& c : children_)
             waitpid(c.pid, nullptr, 0);
-}
-
-pid_t ProcessLauncher::launch(std::uint32_t rank, const std::function<int()>& forkedBody,
-                              const std::vector<std::string>& roleArgs) {
-    pid_t pid = -1;
-    if (method_ == StartMethod::Forkserver) {
-        pid = server_->launch(roleArgs);
-    } else {
-        // Everything the child needs is prepared before fork(): after it, a
-        // child of a multi-threaded process may only call async-signal-safe
-        // functions until exec (spawn).
-        std::vector<std::string> argvStrings;
-        std::vector<char*> argv;
-        if (method_ == StartMethod::Spawn) {
-            argvStrings.push_back(executable_);
-            argvStrings.insert(argvStrings.end(), roleArgs.begin(), roleArgs.end());
-            for (auto& a : argvStrings)
-                argv.push_back(a.data());
-            argv.push_back(nullptr);
+    }
+    std::vector<Exit> reap() override {
+        std::vector<Exit> exits;
+        for (std::size_t i = 0; i < children_.size();) {
+            int status = 0;
+            if (waitpid(children_[i].pid, &status, WNOHANG) == children_[i].pid) {
+                exits.push_back({children_[i].rank, children_[i].pid, status});
+                children_.erase(children_.begin() + std::ptrdiff_t(i));
+            } else {
+                ++i;
+            }
         }
+        return exits;
+    }
+    std::size_t running() const override { return children_.size(); }
+    void killAll() override {
+        for (const auto& c : children_)
+            kill(c.pid, SIGKILL);
+    }
+    bool processes() const override { return true; }
+
+protected:
+    /// Forks a worker child that runs `inChild` (which never returns).
+    template <class InChild>
+    pid_t forkChild(std::uint32_t rank, InChild&& inChild) {
         const pid_t parent = getpid();
         std::fflush(nullptr);
-        pid = fork();
+        const pid_t pid = fork();
         if (pid < 0)
-            throw RunError(std::string("cannot start worker ") + std::to_string(rank) +
-                           ": fork failed: " + startFailureText(errno));
+            throw RunError("fork failed: " + startFailureText(errno));
         if (pid == 0) {
             becomeWorker(parent);
-            if (method_ == StartMethod::Spawn) {
-                execv(executable_.c_str(), argv.data());
-                _exit(127);
-            }
+            inChild();
+        }
+        children_.push_back({rank, pid});
+        return pid;
+    }
+
+private:
+    struct Child {
+        std::uint32_t rank;
+        pid_t pid;
+    };
+    std::vector<Child> children_;
+};
+
+class ForkLauncher final : public ChildLauncher {
+public:
+    pid_t launch(std::uint32_t rank, const WorkerJob& job) override {
+        return forkChild(rank, [&job]() {
             int code = 70;
             try {
-                code = forkedBody();
+                code = job.body();
             } catch (...) {
             }
             std::fflush(nullptr);
             _exit(code);
-        }
+        });
     }
-    children_.push_back({rank, pid});
-    return pid;
-}
+};
 
-std::vector<ProcessLauncher::Exit> ProcessLauncher::reap() {
-    std::vector<Exit> exits;
-    auto take = [&](pid_t pid, int status) {
-        for (auto it = children_.begin(); it != children_.end(); ++it)
-            if (it->pid == pid) {
-                exits.push_back({it->rank, pid, status});
-                children_.erase(it);
-                return;
-            }
-    };
-    if (method_ == StartMethod::Forkserver) {
+class SpawnLauncher final : public ChildLauncher {
+public:
+    SpawnLauncher() : executable_(selfExecutable()) {}
+    pid_t launch(std::uint32_t rank, const WorkerJob& job) override {
+        // Everything the child needs is prepared before fork(): after it, a
+        // child of a multi-threaded process may only call async-signal-safe
+        // functions until exec.
+        std::vector<std::string> strings{executable_};
+        strings.insert(strings.end(), job.roleArgs.begin(), job.roleArgs.end());
+        std::vector<char*> argv;
+        for (auto& a : strings)
+            argv.push_back(a.data());
+        argv.push_back(nullptr);
+        return forkChild(rank, [&] {
+            execv(executable_.c_str(), argv.data());
+            _exit(127);
+        });
+    }
+
+private:
+    std::string executable_;
+};
+
+class ForkserverLauncher final : public Launcher {
+public:
+    explicit ForkserverLauncher(std::shared_ptr<ForkServer> server) : server_(std::move(server)) {
+        if (!server_)
+            throw RunError("forkserver: no fork server was started");
+    }
+    ~ForkserverLauncher() override { killAll(); }
+    pid_t launch(std::uint32_t rank, const WorkerJob& job) override {
+        const pid_t pid = server_->launch(job.roleArgs);
+        children_.push_back({rank, pid});
+        return pid;
+    }
+    std::vector<Exit> reap() override {
+        std::vector<Exit> exits;
+        auto take = [&](pid_t pid, int status) {
+            for (auto it = children_.begin(); it != children_.end(); ++it)
+                if (it->pid == pid) {
+                    exits.push_back({it->rank, pid, status});
+                    children_.erase(it);
+                    return;
+                }
+        };
         for (const auto& e : server_->pollExits())
             take(e.pid, e.status);
         if (!server_->alive()) // the server died: its workers died with it
@@ -110,38 +157,35 @@ std::vector<ProcessLauncher::Exit> ProcessLauncher::reap() {
                 take(children_.front().pid, SIGKILL);
         return exits;
     }
-    for (std::size_t i = 0; i < children_.size();) {
-        int status = 0;
-        const pid_t r = waitpid(children_[i].pid, &status, WNOHANG);
-        if (r == children_[i].pid)
-            take(r, status);
-        else
-            ++i;
+    std::size_t running() const override { return children_.size(); }
+    void killAll() override {
+        for (const auto& c : children_)
+            kill(c.pid, SIGKILL);
     }
-    return exits;
-}
+    bool processes() const override { return true; }
 
-std::size_t ProcessLauncher::running() const {
-    return children_.size();
-}
+private:
+    struct Child {
+        std::uint32_t rank;
+        pid_t pid;
+    };
+    std::shared_ptr<ForkServer> server_;
+    std::vector<Child> children_;
+};
 
-void ProcessLauncher::killAll() {
-    for (const auto& c : children_)
-        kill(c.pid, SIGKILL);
-}
+} // namespace
 
-std::string ProcessLauncher::describe(int status) {
-    if (WIFSIGNALED(status)) {
-        const char* abbrev = sigabbrev_np(WTERMSIG(status));
-        return std::string("killed by ") + (abbrev ? "SIG" + std::string(abbrev)
-                                                   : "signal " + std::to_string(WTERMSIG(status)));
+std::unique_ptr<Launcher> makeProcessLauncher(StartMethod method,
+                                              std::shared_ptr<ForkServer> server) {
+    switch (method) {
+    case StartMethod::Fork:
+        return std::make_unique<ForkLauncher>();
+    case StartMethod::Spawn:
+        return std::make_unique<SpawnLauncher>();
+    case StartMethod::Forkserver:
+        break;
     }
-    if (WIFEXITED(status)) {
-        if (WEXITSTATUS(status) == 127)
-            return "could not execute the worker program (exit status 127)";
-        return "exited with status " + std::to_string(WEXITSTATUS(status));
-    }
-    return "ended (status " + std::to_string(status) + ")";
+    return std::make_unique<ForkserverLauncher>(std::move(server));
 }
 
 } // namespace hwl

@@ -12,26 +12,22 @@ class EmbeddingBag final : public Model {
 public:
     explicit EmbeddingBag(const ModelSpec& spec);
 
+    std::int64_t vocab() const { return vocab_; }
+    std::int64_t dim() const { return dim_; }
+    std::int64_t classes() const { return classes_; }
+    /// Offsets of "embedding.weight", "fc.weight" and "fc.bias" (fc.bias
+    /// follows fc.weight directly).
+    std::int64_t tableOffset() const { return table_; }
+    std::int64_t weightOffset() const { return weight_; }
+    std::int64_t biasOffset() const { return bias_; }
+
     void initialize(float* params, std::uint64_t seed) const override;
-    float lossAndGradient(const float* params, const DatasetView& data, const std::int64_t* rows,
-                          std::int64_t n, Workspace<float>& ws) const override;
-    double lossAndGradient(const double* params, const DatasetView& data, const std::int64_t* rows,
-                           std::int64_t n, Workspace<double>& ws) const override;
-    EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
-                        std::int64_t end, Workspace<float>& ws) const override;
-    std::string incompatibility(const DatasetView& data) const override;
+    std::string incompatibility(const DatasetShape& data) const override;
     double flopsPerSample() const override;
 
 private:
-    template <class T>
-    void forward(const T* params, const DatasetView& data, const std::int64_t* rows, std::int64_t n,
-                 Workspace<T>& ws) const;
-    template <class T>
-    T train(const T* params, const DatasetView& data, const std::int64_t* rows, std::int64_t n,
-            Workspace<T>& ws) const;
-
     std::int64_t vocab_, dim_, classes_;
-    std::int64_t table_, weight_, bias_; // offsets
+    std::int64_t table_, weight_, bias_;
 };
 
 } // namespace hwl

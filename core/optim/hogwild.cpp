@@ -6,40 +6,9 @@
 
 namespace hwl::hogwild {
 
-namespace {
-// The SGD rule over params[0..n) (one segment, or a part of it).
-inline void sgdRange(float* __restrict p, const float* __restrict g, float* __restrict v,
-                     std::int64_t n, float lr, float mu, float wd) {
-    if (mu == 0.0f && wd == 0.0f) {
-        for (std::int64_t i = 0; i < n; ++i)
-            p[i] -= lr * g[i];
-    } else if (mu == 0.0f) {
-        for (std::int64_t i = 0; i < n; ++i)
-            p[i] -= lr * (g[i] + wd * p[i]);
-    } else {
-        for (std::int64_t i = 0; i < n; ++i) {
-            v[i] = mu * v[i] + (g[i] + wd * p[i]);
-            p[i] -= lr * v[i];
-        }
-    }
-}
-} // namespace
-
 void applyUpdate(float* params, const Gradient<float>& grad, float* velocity,
                  const SgdSettings& sgd, std::uint32_t rank, std::uint32_t workers) {
-    for (const auto& seg : grad.segments) {
-        float* p = params + seg.offset;
-        const float* g = grad.values.data() + seg.valueIndex;
-        float* v = velocity ? velocity + seg.offset : nullptr;
-        // Worker r starts r/N of the way into the segment (on a cache-line
-        // boundary) and wraps around: two workers updating at the same
-        // moment then write different cache lines instead of fighting over
-        // the same ones in lockstep. The arithmetic per element is unchanged.
-        const std::int64_t split = (seg.length * rank / std::max(1u, workers)) & ~std::int64_t(15);
-        sgdRange(p + split, g + split, v ? v + split : nullptr, seg.length - split, sgd.lr,
-                 sgd.momentum, sgd.weightDecay);
-        sgdRange(p, g, v, split, sgd.lr, sgd.momentum, sgd.weightDecay);
-    }
+    hwl::detail::sgdSegments(params, grad, velocity, sgd, rank, workers);
 }
 
 void snapshot(const float* params, std::int64_t count, float* out) {

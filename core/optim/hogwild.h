@@ -9,28 +9,17 @@
 // resources/tsan.supp names these functions so ThreadSanitizer reports
 // nothing else. Locked mode calls the same functions under a mutex.
 #include "backend/gradient.h"
+#include "optim/sgd.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace hwl {
 
-struct SgdSettings {
-    float lr = 0.01f;
-    float momentum = 0.0f;    ///< 0: plain SGD
-    float weightDecay = 0.0f; ///< L2 penalty added to the gradient, as torch.optim.SGD
-};
-
 namespace hogwild {
 
-/// params[seg] -= lr * (momentum buffer), as torch.optim.SGD (dampening 0,
-/// no Nesterov): g += wd * p; v = momentum * v + g; p -= lr * v. `velocity`
-/// (per worker, layout().total() floats, zero at start) is only touched when
-/// momentum > 0 and may be null otherwise. Only the gradient's segments are
-/// written.
-/// Worker `rank` of `workers` starts its pass rank/workers of the way into
-/// each segment and wraps around, so concurrent updates touch different
-/// cache lines; the result per element is the same for any rank.
+/// The SGD rule of optim/sgd.h on the SHARED parameters, while other workers
+/// read and write them (the race). Only the gradient's segments are written.
 void applyUpdate(float* params, const Gradient<float>& grad, float* velocity,
                  const SgdSettings& sgd, std::uint32_t rank = 0, std::uint32_t workers = 1);
 

@@ -1,26 +1,27 @@
 #pragma once
-// Run: the one facade between a monitor (CLI, GUI, tests) and the engine.
+// Run: the one facade between a monitor (the CLI, the window, a test) and the
+// engine. It validates the experiment, loads the data, builds the model,
+// lets the mode's strategy allocate the parameters and start the workers,
+// coordinates epochs and evaluation, and summarises. Part of the engine's
+// public API: it hands out plain values and a read-only telemetry reader,
+// never shared memory, stores or launchers.
 //
 // Threading: construct and control (start/pause/resume/stop) from one
 // thread, the monitor's; prepare() may run on another thread (the GUI loads
-// data off its event loop) as long as nothing else touches the run meanwhile. Training happens on
-// the run's own threads; the monitor follows it only through telemetry() (drain the rings on a
-// timer) and the query functions, which are safe to call at any time.
+// data off its event loop) as long as nothing else touches the run
+// meanwhile. Training happens on the run's own threads or processes; the
+// monitor follows it through telemetry() (drain it on a timer) and the query
+// functions, which are safe to call at any time.
 #include "config/experimentconfig.h"
-#include "data/dataset.h"
-#include "data/shareddataset.h"
-#include "model/model.h"
-#include "store/parameterstore.h"
-#include "telemetry/telemetry.h"
-#include "util/alignedvector.h"
+#include "strategy/catalog.h"
+#include "telemetry/sample.h"
+#include "telemetry/telemetryreader.h"
 
-#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace hwl {
@@ -42,26 +43,36 @@ struct RunSummary {
     std::string failure;                   ///< why the run failed, for the user
     /// Every worker that died, e.g. "worker 2 (pid 4711) killed by SIGKILL after 1234 steps".
     std::vector<std::string> workerFailures;
-    /// Per worker, the last divergence: staleness (shared) or distance from the
-    /// replica mean (not shared).
+    /// Per worker, the last divergence, as the mode defines it (RunInfo::divergence).
     std::vector<double> divergence;
     /// Pitfalls the run detected, explained in plain words.
     std::vector<std::string> explanations;
 };
 
-class ForkServer;
-struct WorkerPlan;
-class ProcessLauncher;
+/// What a prepared run is about (after prepare()).
+struct RunInfo {
+    std::string mode; ///< describeMode(): "threads", "processes (fork, NOT shared)"
+    std::string trainDescription, testDescription;
+    std::int64_t trainRows = 0, testRows = 0;
+    std::int64_t parameters = 0;       ///< floats in the model's flat buffer
+    std::uint64_t samplesPerEpoch = 0; ///< training samples of all workers in one epoch
+    bool processes = false;            ///< workers are processes (else threads)
+    DivergenceKind divergence = DivergenceKind::None;
+};
 
 class Run {
 public:
     /// Validates the config (InputError listing every issue).
     explicit Run(ExperimentConfig config);
     ~Run(); ///< stops and joins a run still going
+    Run(const Run&) = delete;
+    Run& operator=(const Run&) = delete;
 
     /// Loads the dataset, builds and initialises the model (or loads --init),
-    /// and creates the telemetry segment. InputError for bad data, weights or
-    /// a model that does not fit the data. Called by start() if needed.
+    /// lets the strategy allocate its stores, and creates the telemetry
+    /// segment. InputError for bad data, weights or a model that does not fit
+    /// the data; RunError when there is no room (e.g. /dev/shm). Called by
+    /// start() if needed.
     void prepare();
     /// Launches the workers and returns at once.
     void start();
@@ -71,65 +82,32 @@ public:
     void stop();
     /// Waits until the run has ended or `timeout` passed; true when ended.
     bool wait(std::chrono::milliseconds timeout = std::chrono::milliseconds::max());
-    bool finished() const { return done_.load(std::memory_order_acquire); }
+    bool finished() const;
 
-    const ExperimentConfig& config() const { return config_; }
-    const Model& model() const { return *model_; }
-    const DatasetSplit& data() const { return data_; }
-    /// The shared parameters. While workers run, reads race with their updates.
-    const float* parameters() const { return params_.data(); }
-    DatasetView trainView() const { return trainView_; }
-    /// Writes the parameters as NumPy .npz when `file` ends in .npz (any case), else as
-    /// safetensors with the run's metadata (model, dataset, epochs
-    /// completed). Temp file + rename; InputError when it cannot be written.
+    const ExperimentConfig& config() const;
+    /// What the run is about; valid after prepare().
+    const RunInfo& info() const;
+    /// Whether there are parameters to export (after prepare()).
+    bool hasParameters() const;
+    /// A copy of the parameters the run evaluates and exports. While workers
+    /// run, the copy races with their updates.
+    std::vector<float> parameters() const;
+    /// Writes the parameters as NumPy .npz when `file` ends in .npz (any
+    /// case), else as safetensors with the run's metadata (model, dataset,
+    /// epochs completed). Temp file + rename; InputError when it cannot be
+    /// written.
     void writeWeights(const std::filesystem::path& file) const;
-    Telemetry& telemetry() { return telemetry_; }
+    /// The run's telemetry, read-only (one consumer: drain it from one thread).
+    TelemetryReader& telemetry();
     /// A copy of the summary so far (final once finished()).
     RunSummary summary() const;
     /// Warnings for the user gathered while preparing (e.g. fork with threads).
-    const std::vector<std::string>& notes() const { return notes_; }
+    const std::vector<std::string>& notes() const;
 
-    /// Process modes with the forkserver start method: use this server
-    /// (started early, while the process was single-threaded). Without one,
-    /// start() starts its own, later than ideal (noted in notes()).
-    void setForkServer(std::shared_ptr<ForkServer> server);
+    struct Impl;
 
 private:
-    void launchThreads(const WorkerPlan& base);
-    void launchProcesses(const WorkerPlan& base);
-    void coordinate();
-    bool gateReached(std::uint32_t epoch) const;
-    bool allWorkersDown() const;
-    void superviseWorkers();
-    void updateReplicaDistances();
-    void finishWorkers();
-    /// Waits for every worker, unlinks the segments, writes the summary.
-    void endRun();
-    void evaluate(std::uint32_t epoch);
-    void summarise();
-
-    ExperimentConfig config_;
-    DatasetSplit data_;
-    DatasetView trainView_;
-    std::unique_ptr<Model> model_;
-    ParameterStore params_;                ///< the parameters the run trains and exports
-    std::vector<ParameterStore> replicas_; ///< not-shared pitfall: one per worker
-    AlignedVector<float> initialParams_;   ///< not shared: to prove params_ never changed
-    SharedDataset sharedTrain_;            ///< process modes
-    Telemetry telemetry_;
-    std::mutex updateLock_;
-    std::vector<std::thread> workers_;
-    std::shared_ptr<ForkServer> forkServer_;
-    std::unique_ptr<ProcessLauncher> launcher_;
-    std::thread coordinator_;
-    std::atomic<bool> done_{false};
-    bool prepared_ = false;
-    std::vector<std::string> notes_;
-    std::vector<std::string> workerFailures_; // coordinator thread only until done_
-
-    mutable std::mutex summaryMutex_; // guards summary_
-    RunSummary summary_;
-    double evalSeconds_ = 0;
+    std::unique_ptr<Impl> impl_;
 };
 
 } // namespace hwl

@@ -1,56 +1,38 @@
 #pragma once
-// The step loop every worker runs, whatever launched it (a thread now,
-// a process later): sample a batch -> loss and gradient -> update (racy,
-// locked) -> telemetry. Workers never throw and never wait on the monitor;
-// they report through their WorkerStatus block and sample ring.
-#include "config/experimentconfig.h"
-#include "data/dataset.h"
-#include "model/model.h"
-#include "optim/hogwild.h"
+// The step loop every worker runs, whatever started it (a thread, a forked
+// or spawned process): sample a batch -> loss and gradient (the backend's
+// kernel) -> update (the strategy's rule) -> telemetry. Workers never throw
+// and never wait on the monitor; they report through their WorkerStatus
+// block and sample ring, and every wait polls their KeepGoing predicate.
+#include "backend/backend.h"
 #include "telemetry/telemetry.h"
+#include "train/epochplan.h"
+#include "train/updaterule.h"
 
 #include <cstdint>
-#include <mutex>
-#include <vector>
+#include <memory>
 
 namespace hwl {
 
-struct WorkerPlan {
-    const Model* model = nullptr;
-    float* params = nullptr; ///< the shared flat buffer (layout().total() floats)
-    DatasetView train;
-    Telemetry* telemetry = nullptr;
+/// Everything one worker runs with, built by its mode's strategy in the
+/// process that runs it (Strategy::setupWorker).
+struct WorkerSetup {
     std::uint32_t rank = 0;
-    std::uint32_t workers = 1;
     int epochs = 1;
     int batch = 32;
-    DataSplit split = DataSplit::Shard;
-    bool shuffle = true;
-    std::uint64_t seed = 0;
-    SgdSettings sgd;
-    std::mutex* updateLock = nullptr; ///< non-null: locked mode (one mutex around each update)
-    bool measureStaleness = true;     ///< shared modes with more than one worker
-    bool replica = false; ///< params is this worker's private copy (not-shared pitfall): its
-                          ///< divergence comes from the coordinator (WorkerStatus::replicaDistance)
+    Telemetry* telemetry = nullptr;
+    float* params = nullptr; ///< the parameters this worker trains (shared or its own)
+    std::unique_ptr<StepKernel> kernel;
+    std::unique_ptr<UpdateRule> rule;
+    std::shared_ptr<const EpochPlan> plan;
+    bool watchPeers = false; ///< a failed peer stops this worker (KeepGoing)
 };
 
-/// The rows worker `rank` visits in `epoch` (1-based), in order.
-///   shard:     one permutation of all rows per epoch (same for every worker),
-///              worker r takes the r-th of `workers` contiguous slices;
-///   replicate: every worker walks all rows in its own order (the blog's recipe).
-/// Without shuffle the order is 0, 1, 2, ... (for exact comparisons).
-void epochRows(std::int64_t rows, int epoch, std::uint32_t rank, std::uint32_t workers,
-               DataSplit split, bool shuffle, std::uint64_t seed, std::vector<std::int64_t>& out);
+/// Runs all epochs for one worker. Returns when done, stopped, or failed;
+/// the worker's final state (Finished, Stopped, Failed) is in its status block.
+void runWorker(WorkerSetup& setup);
 
-/// The plan every worker of `config` shares (rank 0, no update lock).
-WorkerPlan makeWorkerPlan(const ExperimentConfig& config, const Model& model, float* params,
-                          const DatasetView& train, Telemetry& telemetry);
-
-/// Runs all epochs for one worker. Returns when done, stopped, or failed.
-void runWorker(const WorkerPlan& plan);
-
-/// How often (in steps) a worker measures staleness: often enough for a
-/// live chart, rarely enough to cost well under 1% of throughput.
-std::uint64_t stalenessInterval(std::int64_t parameterCount);
+/// The exit code of a worker process after runWorker: 1 when it failed, else 0.
+int workerExitCode(const Telemetry& telemetry, std::uint32_t rank);
 
 } // namespace hwl

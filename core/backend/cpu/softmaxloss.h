@@ -1,6 +1,6 @@
 #pragma once
 // Softmax cross-entropy over a batch of logits, shared by every model.
-#include "model/model.h"
+#include "backend/backend.h"
 
 #include <algorithm>
 #include <cmath>

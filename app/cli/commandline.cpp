@@ -1,0 +1,133 @@
+#include "cli/commandline.h"
+
+#include "config/fields.h"
+#include "data/datasetspec.h"
+#include "strategy/catalog.h"
+#include "util/errors.h"
+
+#include <optional>
+#include <utility>
+
+namespace hwl {
+
+namespace {
+/// The monitor's own flags: whether each takes a value.
+struct MonitorFlag {
+    const char* name;
+    bool takesValue;
+};
+constexpr MonitorFlag kMonitorFlags[] = {{"--config", true},   {"--quiet", false},
+                                         {"--help", false},    {"-h", false},
+                                         {"--version", false}, {"--headless", false}};
+
+const MonitorFlag* monitorFlag(const std::string& flag) {
+    for (const auto& f : kMonitorFlags)
+        if (flag == f.name)
+            return &f;
+    return nullptr;
+}
+
+[[noreturn]] void badFlag(const std::string& flag, const std::string& why) {
+    throw InputError(flag + ": " + why + " (see --help)");
+}
+
+struct Flag {
+    std::string name;
+    std::optional<std::string> value;
+};
+
+/// Splits "--flag=value", takes a flag's value from the next argument, and
+/// rejects unknown flags and missing or unexpected values.
+std::vector<Flag> tokenize(const std::vector<std::string>& args) {
+    std::vector<Flag> flags;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        Flag f{args[i], std::nullopt};
+        const auto eq = f.name.find('=');
+        if (f.name.rfind("--", 0) == 0 && eq != std::string::npos) {
+            f.value = f.name.substr(eq + 1);
+            f.name.resize(eq);
+        }
+        const MonitorFlag* monitor = monitorFlag(f.name);
+        if (!monitor && !findFlag(f.name))
+            badFlag(f.name, f.name.rfind("-", 0) == 0 ? "unknown option" : "unexpected argument");
+        const bool takesValue = monitor ? monitor->takesValue : flagTakesValue(f.name);
+        if (takesValue && !f.value) {
+            if (i + 1 >= args.size())
+                badFlag(f.name, "needs a value");
+            f.value = args[++i];
+        } else if (!takesValue && f.value) {
+            badFlag(f.name, "takes no value");
+        }
+        flags.push_back(std::move(f));
+    }
+    return flags;
+}
+
+/// What the user did not choose: the worker count a mode fixes, and the
+/// synthetic stand-in when the default's Fashion-MNIST is not installed.
+void applyImplicitDefaults(CommandLine& cl, bool workersGiven, bool datasetGiven) {
+    if (const StrategyTraits* s = findStrategy(cl.config);
+        s && s->exactWorkers > 0 && !workersGiven)
+        cl.config.workers = s->exactWorkers;
+    if (!datasetGiven && cl.config.dataset == "fashion-mnist" && !fashionMnistAvailable()) {
+        cl.config.dataset = "teacher:60000x784:10:64";
+        cl.notes.push_back("note: Fashion-MNIST is not installed in " + fashionMnistDir().string() +
+                           " (apt-get install dataset-fashion-mnist); running the default "
+                           "experiment on the synthetic teacher task " +
+                           cl.config.dataset + " instead");
+    }
+}
+} // namespace
+
+std::string helpText() {
+    return "Hogwild Lab: parallel SGD training workbench (headless mode)\n"
+           "\n"
+           "Usage: hogwild-lab --headless [options]\n"
+           "\n"
+           "Without options it runs the embedded default experiment: Fashion-MNIST,\n"
+           "mlp:784-128-10, thread Hogwild, 2 workers (the teacher task when Fashion-MNIST\n"
+           "is not installed).\n"
+           "\n"
+           "Experiment (each flag is also a field of the --config file, without \"--\"):\n"
+           "  --config FILE.json     start from this experiment file (applied before the\n"
+           "                         other flags)\n" +
+           fieldsHelp() +
+           "\n"
+           "Other:\n"
+           "  --quiet                only the epoch test lines and the final summary\n"
+           "  --help                 this text\n"
+           "  --version              the version\n"
+           "\n"
+           "Exit status: 0 success, 1 failure while training (e.g. diverged),\n"
+           "2 invalid option, config or input file, 130 interrupted (Ctrl-C; with --out\n"
+           "what was trained so far is still written).\n";
+}
+
+CommandLine parseCommandLine(const std::vector<std::string>& args) {
+    CommandLine cl;
+    cl.config = ExperimentConfig::defaults();
+    const std::vector<Flag> flags = tokenize(args);
+    bool workersGiven = false, datasetGiven = false;
+    for (const auto& f : flags)
+        if (f.name == "--config") {
+            cl.config.mergeJsonFile(*f.value);
+            datasetGiven = true; // the file decides
+        }
+    for (const auto& f : flags) {
+        if (f.name == "--quiet")
+            cl.quiet = true;
+        else if (f.name == "--help" || f.name == "-h")
+            cl.help = true;
+        else if (f.name == "--version")
+            cl.version = true;
+        else if (!monitorFlag(f.name)) {
+            applyFlag(cl.config, f.name, f.value);
+            workersGiven = workersGiven || f.name == "--workers";
+            datasetGiven = datasetGiven || f.name == "--dataset";
+        }
+    }
+    applyImplicitDefaults(cl, workersGiven, datasetGiven);
+    return cl;
+}
+
+} // namespace hwl

@@ -1,0 +1,98 @@
+#include "cli/report.h"
+
+#include <cstdio>
+
+namespace hwl {
+
+std::string humanRate(double perSecond) {
+    char text[32];
+    if (perSecond >= 1e6)
+        std::snprintf(text, sizeof text, "%.2fM", perSecond / 1e6);
+    else if (perSecond >= 1e3)
+        std::snprintf(text, sizeof text, "%.1fk", perSecond / 1e3);
+    else
+        std::snprintf(text, sizeof text, "%.0f", perSecond);
+    return text;
+}
+
+void progressBar(const TelemetryReader& t, std::uint64_t expectedSamples) {
+    const std::uint64_t samples = t.samplesSoFar();
+    const double fraction =
+        expectedSamples ? std::min(1.0, double(samples) / double(expectedSamples)) : 0;
+    const double elapsed = t.elapsed();
+    const int width = 30, filled = int(fraction * width);
+    std::string bar(std::size_t(filled), '=');
+    if (filled < width)
+        bar += '>' + std::string(std::size_t(width - filled - 1), ' ');
+    std::fprintf(stderr, "\r[%s] %3d%%  %s samples/s  %s", bar.c_str(), int(fraction * 100),
+                 humanRate(elapsed > 0 ? double(samples) / elapsed : 0).c_str(),
+                 t.runState() == RunState::Paused ? "paused " : "       ");
+    std::fflush(stderr);
+}
+
+void clearProgress() {
+    std::fprintf(stderr, "\r%60s\r", "");
+    std::fflush(stderr);
+}
+
+void printSample(const Sample& s, bool quiet, bool haveTestSet) {
+    if (s.kind == Sample::Step || (quiet && s.kind != Sample::Eval))
+        return;
+    if (s.kind == Sample::EpochEnd)
+        std::printf("epoch %u  worker %d  loss %.4f  (%llu samples, %.2f s)\n", s.epoch, s.worker,
+                    double(s.loss), (unsigned long long)s.samples, s.time);
+    else if (haveTestSet)
+        std::printf("epoch %u  test loss %.4f  accuracy %.2f%%\n", s.epoch, double(s.loss),
+                    100.0 * double(s.accuracy));
+    std::fflush(stdout);
+}
+
+void printPrepared(const Run& run) {
+    for (const auto& note : run.notes())
+        std::printf("warning: %s\n", note.c_str());
+    const RunInfo& info = run.info();
+    std::printf("data: %s; test: %s\n", info.trainDescription.c_str(),
+                info.testRows ? info.testDescription.c_str() : "none");
+    std::printf("model: %lld parameters\n", (long long)info.parameters);
+}
+
+namespace {
+std::string startupText(const RunSummary& s) {
+    std::string startup;
+    for (std::size_t r = 0; r < s.startupSeconds.size(); ++r) {
+        char part[48];
+        if (s.startupSeconds[r] < 0)
+            std::snprintf(part, sizeof part, "%s%zu: took no step", r ? ", " : "", r);
+        else
+            std::snprintf(part, sizeof part, "%s%zu: %.2f ms", r ? ", " : "", r,
+                          s.startupSeconds[r] * 1e3);
+        startup += part;
+    }
+    return startup;
+}
+} // namespace
+
+void printSummary(const Run& run, const RunSummary& s) {
+    std::printf("summary: %s after %d of %d epochs; %llu samples in %.2f s training "
+                "(%.3f s wall): %s samples/s\n",
+                toString(s.state), s.epochsCompleted, run.config().epochs,
+                (unsigned long long)s.samples, s.trainSeconds, s.wallSeconds,
+                humanRate(s.samplesPerSecond).c_str());
+    std::printf("summary: worker start-up (launch to first step): %s\n", startupText(s).c_str());
+    if (s.evaluated)
+        std::printf("summary: final test accuracy %.2f%%, test loss %.4f, train loss %.4f\n",
+                    100.0 * s.testAccuracy, s.testLoss, s.trainLoss);
+    else if (run.info().testRows == 0)
+        std::printf("summary: final train loss %.4f (no test set)\n", s.trainLoss);
+    else
+        std::printf("summary: the test set was not evaluated (no epoch completed)\n");
+    for (const auto& failure : s.workerFailures)
+        std::printf("worker failure: %s\n", failure.c_str());
+    for (const auto& explanation : s.explanations)
+        std::printf("pitfall: %s\n", explanation.c_str());
+    if (s.droppedSamples)
+        std::printf("summary: %llu telemetry samples were dropped (monitor too slow)\n",
+                    (unsigned long long)s.droppedSamples);
+}
+
+} // namespace hwl

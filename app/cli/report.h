@@ -1,0 +1,23 @@
+#pragma once
+// What the headless monitor prints: the progress bar (stderr, on a terminal),
+// the per-epoch lines and the summary (stdout).
+#include "run/run.h"
+
+#include <cstdint>
+#include <string>
+
+namespace hwl {
+
+/// 959k, 1.44M: a rate for people.
+std::string humanRate(double perSecond);
+/// Redraws the one-line progress bar on stderr.
+void progressBar(const TelemetryReader& telemetry, std::uint64_t expectedSamples);
+void clearProgress();
+/// An epoch line (worker or test), unless `quiet` hides it.
+void printSample(const Sample& s, bool quiet, bool haveTestSet);
+/// The run's header lines (experiment, warnings, data, model).
+void printPrepared(const Run& run);
+/// The summary lines, worker failures and pitfall explanations.
+void printSummary(const Run& run, const RunSummary& s);
+
+} // namespace hwl

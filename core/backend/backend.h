@@ -1,0 +1,92 @@
+#pragma once
+// Where a training step runs. A Backend (the CPU with Eigen here; CUDA in
+// the optional cuda/ target later) makes one StepKernel per worker and
+// allocates the parameter stores its kernels work on. The double-precision
+// CPU arithmetic (backend/cpu/modelkernel.h) is the reference every backend
+// is compared with (tests/tst_backends), so a new backend only registers
+// itself in backends().
+//
+// Threading: a Backend is immutable and shared; a StepKernel belongs to one
+// worker (its scratch, its gradient, its momentum buffer) and is used by that
+// worker's thread only.
+#include "backend/gradient.h"
+#include "data/dataset.h"
+#include "model/model.h"
+#include "optim/sgd.h"
+#include "store/parameterstore.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hwl {
+
+/// Sum of per-sample loss and number of correct predictions over some rows.
+struct EvalResult {
+    double lossSum = 0;
+    std::int64_t correct = 0;
+    std::int64_t count = 0;
+    double meanLoss() const { return count ? lossSum / double(count) : 0.0; }
+    double accuracy() const { return count ? double(correct) / double(count) : 0.0; }
+    void add(const EvalResult& o) {
+        lossSum += o.lossSum;
+        correct += o.correct;
+        count += o.count;
+    }
+};
+
+/// Whether other workers write the same parameters while a step updates
+/// them: Shared goes through the backend's documented racy entry point (the
+/// Hogwild update), Private through the race-free rule.
+enum class UpdateAccess { Private, Shared };
+
+/// One worker's step on one backend.
+class StepKernel {
+public:
+    virtual ~StepKernel() = default;
+    /// Mean loss of training rows rows[0..n) at `params`; keeps the gradient
+    /// for update() and gradient().
+    virtual float lossAndGradient(const float* params, const std::int64_t* rows,
+                                  std::int64_t n) = 0;
+    /// The last gradient, on the host: which parameters it touches and by how much.
+    virtual const Gradient<float>& gradient() const = 0;
+    /// One SGD step with the last gradient (momentum buffer and weight decay
+    /// as torch.optim.SGD): only the parameters the gradient touches change.
+    virtual void update(float* params, UpdateAccess access) = 0;
+    /// Loss sum and correct count over rows [begin, end) of `data`.
+    virtual EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
+                                std::int64_t end) = 0;
+};
+
+/// Where a parameter store lives.
+enum class StorePlace {
+    Heap,        ///< this process only (threads)
+    SharedMemory ///< a POSIX shm segment other processes map by name
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    /// "cpu", "cuda": as --device would name it.
+    virtual const char* name() const = 0;
+    /// A kernel for worker `rank` of `workers`: `model` on training data
+    /// `train` (which must outlive it), SGD with `sgd`.
+    virtual std::unique_ptr<StepKernel> makeKernel(const Model& model, const DatasetView& train,
+                                                   const SgdSettings& sgd, std::uint32_t rank,
+                                                   std::uint32_t workers) const = 0;
+    /// `count` floats, zero-filled. Throws RunError when there is no room.
+    virtual ParameterStore allocate(std::int64_t count, StorePlace place,
+                                    const std::string& purpose) const = 0;
+    /// Loss and accuracy of `params` over every row of `data` (in parallel
+    /// where the backend can; the result does not depend on how).
+    virtual EvalResult evaluate(const Model& model, const float* params,
+                                const DatasetView& data) const = 0;
+};
+
+/// The CPU backend: Eigen kernels, heap and shared-memory stores.
+const Backend& cpuBackend();
+/// Every backend this build has, the CPU first.
+std::vector<const Backend*> backends();
+
+} // namespace hwl

@@ -1,0 +1,120 @@
+#include "backend/cpu/embeddingbagkernel.h"
+
+#include "backend/cpu/eigenmaps.h"
+#include "backend/cpu/softmaxloss.h"
+
+namespace hwl {
+
+EmbeddingBagKernel::EmbeddingBagKernel(const EmbeddingBag& model)
+    : vocab_(model.vocab()), dim_(model.dim()), classes_(model.classes()),
+      table_(model.tableOffset()), weight_(model.weightOffset()), bias_(model.biasOffset()) {}
+
+template <class T>
+void EmbeddingBagKernel::forward(const T* params, const DatasetView& data, const std::int64_t* rows,
+                                 std::int64_t n, Workspace<T>& ws) const {
+    ws.input.assign(std::size_t(n * dim_), T(0));
+    for (std::int64_t r = 0; r < n; ++r) {
+        const auto begin = data.offsets[rows[r]], end = data.offsets[rows[r] + 1];
+        if (end == begin)
+            continue;
+        T* h = ws.input.data() + r * dim_;
+        const T inv = T(1) / T(end - begin);
+        for (auto k = begin; k < end; ++k) {
+            const T scale = T(data.values[k]) * inv;
+            const T* e = params + table_ + std::int64_t(data.indices[k]) * dim_;
+            for (std::int64_t d = 0; d < dim_; ++d)
+                h[d] += scale * e[d];
+        }
+    }
+    ws.pre.resize(1);
+    ws.pre[0].resize(std::size_t(n * classes_));
+    ConstMatrixMap<T> h(ws.input.data(), n, dim_);
+    ConstMatrixMap<T> w(params + weight_, classes_, dim_);
+    Eigen::Map<const RowVector<T>> b(params + bias_, classes_);
+    MatrixMap<T> z(ws.pre[0].data(), n, classes_);
+    z.noalias() = h * w.transpose();
+    z.rowwise() += b;
+}
+
+template <class T>
+T EmbeddingBagKernel::train(const T* params, const DatasetView& data, const std::int64_t* rows,
+                            std::int64_t n, Workspace<T>& ws) const {
+    forward(params, data, rows, n, ws);
+    ws.delta.resize(std::size_t(n * classes_));
+    const T lossSum =
+        softmaxCrossEntropy(ws.pre[0].data(), n, classes_, data.labels, rows, ws.delta.data());
+
+    // Gradient layout in ws.grad.values: [fc.weight, fc.bias] first (one
+    // segment, matching their contiguous place in the flat buffer), then one
+    // D-block per distinct embedding row the batch used.
+    auto& grad = ws.grad;
+    const std::int64_t fcSize = classes_ * dim_ + classes_;
+    grad.segments.assign(1, {weight_, fcSize, 0});
+    grad.values.resize(std::size_t(fcSize));
+    ConstMatrixMap<T> h(ws.input.data(), n, dim_);
+    ConstMatrixMap<T> dz(ws.delta.data(), n, classes_);
+    MatrixMap<T>(grad.values.data(), classes_, dim_).noalias() = dz.transpose() * h;
+    Eigen::Map<RowVector<T>>(grad.values.data() + classes_ * dim_, classes_) = dz.colwise().sum();
+
+    // dh = dz W, then scattered to the rows the bag used.
+    ws.deltaPrev.resize(std::size_t(n * dim_));
+    ConstMatrixMap<T> w(params + weight_, classes_, dim_);
+    MatrixMap<T>(ws.deltaPrev.data(), n, dim_).noalias() = dz * w;
+    if (ws.rowMark.size() != std::size_t(vocab_)) {
+        ws.rowMark.assign(std::size_t(vocab_), 0);
+        ws.rowSlot.assign(std::size_t(vocab_), 0);
+        ws.stamp = 0;
+    }
+    if (++ws.stamp == INT32_MAX) {
+        std::fill(ws.rowMark.begin(), ws.rowMark.end(), 0);
+        ws.stamp = 1;
+    }
+    const auto stamp = std::int32_t(ws.stamp);
+    for (std::int64_t r = 0; r < n; ++r) {
+        const auto begin = data.offsets[rows[r]], end = data.offsets[rows[r] + 1];
+        if (end == begin)
+            continue;
+        const T inv = T(1) / T(end - begin);
+        const T* dh = ws.deltaPrev.data() + r * dim_;
+        for (auto k = begin; k < end; ++k) {
+            const auto token = data.indices[k];
+            if (ws.rowMark[token] != stamp) {
+                ws.rowMark[token] = stamp;
+                ws.rowSlot[token] = std::int64_t(grad.values.size());
+                grad.segments.push_back(
+                    {table_ + std::int64_t(token) * dim_, dim_, std::int64_t(grad.values.size())});
+                grad.values.resize(grad.values.size() + std::size_t(dim_), T(0));
+            }
+            T* g = grad.values.data() + ws.rowSlot[token];
+            const T scale = T(data.values[k]) * inv;
+            for (std::int64_t d = 0; d < dim_; ++d)
+                g[d] += scale * dh[d];
+        }
+    }
+    return lossSum / T(n);
+}
+
+float EmbeddingBagKernel::lossAndGradient(const float* params, const DatasetView& data,
+                                          const std::int64_t* rows, std::int64_t n,
+                                          Workspace<float>& ws) const {
+    return train(params, data, rows, n, ws);
+}
+
+double EmbeddingBagKernel::lossAndGradient(const double* params, const DatasetView& data,
+                                           const std::int64_t* rows, std::int64_t n,
+                                           Workspace<double>& ws) const {
+    return train(params, data, rows, n, ws);
+}
+
+EvalResult EmbeddingBagKernel::evaluate(const float* params, const DatasetView& data,
+                                        std::int64_t begin, std::int64_t end,
+                                        Workspace<float>& ws) const {
+    EvalResult result;
+    forEachChunk(begin, end, [&](std::int64_t first, std::int64_t n, const std::int64_t* rows) {
+        forward(params, data, rows, n, ws);
+        accumulateEval(ws.pre[0].data(), n, classes_, data.labels, first, result);
+    });
+    return result;
+}
+
+} // namespace hwl

@@ -1,0 +1,23 @@
+#pragma once
+// Per-worker scratch space of the CPU kernels: activations and the gradient.
+// Reused across steps; grows on first use and then never allocates again.
+#include "backend/gradient.h"
+#include "util/alignedvector.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace hwl {
+
+template <class T>
+struct Workspace {
+    AlignedVector<T> input;                  ///< batch x input width (gathered rows)
+    std::vector<AlignedVector<T>> pre, post; ///< per layer: batch x width
+    AlignedVector<T> delta, deltaPrev;       ///< backward buffers
+    std::vector<std::int32_t> rowMark;       ///< embedding bag: row -> slot stamp
+    std::vector<std::int64_t> rowSlot;
+    std::int64_t stamp = 0;
+    Gradient<T> grad;
+};
+
+} // namespace hwl

@@ -1,0 +1,329 @@
+#include "config/fields.h"
+
+#include "strategy/catalog.h"
+#include "util/errors.h"
+#include "util/textutil.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace hwl {
+
+namespace {
+
+// Accessors for the table: each field reads and writes one member.
+template <class T>
+T as(const FieldValue& v) {
+    return std::get<T>(v);
+}
+
+Field base(const char* key, FieldType type, const char* valueName, const char* help) {
+    Field f;
+    f.key = key;
+    f.type = type;
+    f.valueName = valueName;
+    f.help = help;
+    return f;
+}
+
+Field text(const char* key, const char* valueName, const char* help,
+           std::string ExperimentConfig::*member) {
+    Field f = base(key, FieldType::Text, valueName, help);
+    f.get = [member](const ExperimentConfig& c) { return FieldValue(c.*member); };
+    f.set = [member](ExperimentConfig& c, const FieldValue& v) { c.*member = as<std::string>(v); };
+    return f;
+}
+
+Field integer(const char* key, const char* help, int lo, int hi, int ExperimentConfig::*member) {
+    Field f = base(key, FieldType::Integer, "N", help);
+    f.min = lo;
+    f.max = hi;
+    f.get = [member](const ExperimentConfig& c) { return FieldValue(std::int64_t(c.*member)); };
+    f.set = [member](ExperimentConfig& c, const FieldValue& v) {
+        // Out-of-range values stay visible to validate(); clamp only what int cannot hold.
+        const std::int64_t x = as<std::int64_t>(v);
+        c.*member = int(std::clamp<std::int64_t>(x, INT32_MIN, INT32_MAX));
+    };
+    return f;
+}
+
+Field number(const char* key, const char* help, double lo, bool loOpen, double hi, bool hiOpen,
+             double ExperimentConfig::*member) {
+    Field f = base(key, FieldType::Number, "X", help);
+    f.min = lo;
+    f.max = hi;
+    f.minOpen = loOpen;
+    f.maxOpen = hiOpen;
+    f.get = [member](const ExperimentConfig& c) { return FieldValue(c.*member); };
+    f.set = [member](ExperimentConfig& c, const FieldValue& v) { c.*member = as<double>(v); };
+    return f;
+}
+
+Field toggle(const char* key, const char* help, const char* negation, const char* negationHelp,
+             bool ExperimentConfig::*member) {
+    Field f = base(key, FieldType::Switch, nullptr, help);
+    f.negation = negation;
+    f.negationHelp = negationHelp;
+    f.get = [member](const ExperimentConfig& c) { return FieldValue(c.*member); };
+    f.set = [member](ExperimentConfig& c, const FieldValue& v) { c.*member = as<bool>(v); };
+    return f;
+}
+
+/// A field whose value is one of an enum's names (toString / parse).
+template <class Enum>
+Field choice(const char* key, const char* valueName, const char* help,
+             std::initializer_list<Enum> values, Enum ExperimentConfig::*member,
+             std::optional<Enum> (*parse)(const std::string&)) {
+    Field f = base(key, FieldType::Choice, valueName, help);
+    std::vector<std::string> names;
+    for (Enum e : values)
+        names.emplace_back(toString(e));
+    f.choices = [names] { return names; };
+    f.get = [member](const ExperimentConfig& c) {
+        return FieldValue(std::string(toString(c.*member)));
+    };
+    f.set = [member, parse](ExperimentConfig& c, const FieldValue& v) {
+        c.*member = *parse(as<std::string>(v));
+    };
+    return f;
+}
+
+std::vector<Field> makeFields() {
+    using C = ExperimentConfig;
+    std::vector<Field> fields;
+    fields.push_back(text("model", "SPEC",
+                          "mlp:IN-H1-...-OUT[:relu|tanh|sigmoid]\n"
+                          "embedding-bag:V-D-C   (sparse datasets)",
+                          &C::model));
+    fields.push_back(text("dataset", "SPEC",
+                          "random:ROWSxDIM:CLASSES      (randn data, random labels)\n"
+                          "teacher:ROWSxDIM:CLASSES[:HIDDEN] (learnable)\n"
+                          "sparse-bow:ROWSxVOCAB:CLASSES[:TOKENS]\n"
+                          "fashion-mnist | idx:DIR | csv:FILE | libsvm:FILE",
+                          &C::dataset));
+    Field mode = base("mode", FieldType::Choice, "M", ""); // --help lists the registered modes
+    mode.choices = [] { return modeNames(); };
+    mode.get = [](const C& c) { return FieldValue(c.mode); };
+    mode.set = [](C& c, const FieldValue& v) { c.mode = as<std::string>(v); };
+    fields.push_back(mode);
+    fields.push_back(integer("workers", "workers", 1, limits::kMaxWorkers, &C::workers));
+    fields.push_back(choice("start-method", "S",
+                            "how process workers start: fork | spawn | forkserver",
+                            {StartMethod::Fork, StartMethod::Spawn, StartMethod::Forkserver},
+                            &C::startMethod, &parseStartMethod));
+    fields.push_back(toggle("share", "the default: one shared copy of the parameters", "no-share",
+                            "the \"forgot to share the parameters\" pitfall: each worker\n"
+                            "trains a private copy (modes with process workers)",
+                            &C::share));
+    fields.push_back(choice("on-worker-failure", "P", "stop | continue when a worker dies",
+                            {FailurePolicy::Stop, FailurePolicy::Continue}, &C::onWorkerFailure,
+                            &parseFailurePolicy));
+    fields.push_back(integer("epochs", "passes over the data", 1, limits::kMaxEpochs, &C::epochs));
+    fields.push_back(integer("batch", "samples per step", 1, limits::kMaxBatch, &C::batch));
+    fields.push_back(number("lr", "learning rate", 0, true, 100, false, &C::lr));
+    fields.push_back(number("momentum", "SGD momentum", 0, false, 1, true, &C::momentum));
+    fields.push_back(number("weight-decay", "L2 penalty", 0, false, 1, false, &C::weightDecay));
+    Field seed = base("seed", FieldType::Seed, "N", "seeds data, initialisation and order");
+    seed.get = [](const C& c) { return FieldValue(c.seed); };
+    seed.set = [](C& c, const FieldValue& v) { c.seed = as<std::uint64_t>(v); };
+    fields.push_back(seed);
+    fields.push_back(choice("split", "S",
+                            "shard: each sample once per epoch across workers\n"
+                            "replicate: every worker walks all samples",
+                            {DataSplit::Shard, DataSplit::Replicate}, &C::split, &parseDataSplit));
+    fields.push_back(number("test-fraction",
+                            "held-out share; ignored by datasets with their\n"
+                            "own test set (fashion-mnist, idx)",
+                            0, false, 1, true, &C::testFraction));
+    fields.push_back(toggle("shuffle", "a new random order every epoch (the default)", "no-shuffle",
+                            "visit samples in file order (exact comparisons)", &C::shuffle));
+    fields.push_back(text("init", "FILE", "start from weights in a safetensors file", &C::init));
+    fields.push_back(text("out", "DIR",
+                          "write weights.safetensors, weights.npz,\n"
+                          "metrics.csv and experiment.json into DIR",
+                          &C::out));
+    return fields;
+}
+
+std::string join(const std::vector<std::string>& parts, const char* separator) {
+    std::string text;
+    for (const auto& p : parts)
+        text += (text.empty() ? "" : separator) + p;
+    return text;
+}
+
+std::string shortNumber(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+[[noreturn]] void badFlag(std::string_view flag, const std::string& why) {
+    throw InputError(std::string(flag) + ": " + why + " (see --help)");
+}
+
+/// One help entry: the flag column 25 wide, then the text; continuation
+/// lines indented to the text.
+void helpEntry(std::string& out, const std::string& flag, const std::string& text) {
+    std::string column = "  " + flag;
+    column +=
+        column.size() < 25 ? std::string(25 - column.size(), ' ') : "\n" + std::string(25, ' ');
+    const auto lines = split(text, '\n');
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        out += (i == 0 ? column : std::string(25, ' ')) + lines[i] + "\n";
+}
+
+} // namespace
+
+const std::vector<Field>& experimentFields() {
+    static const std::vector<Field> fields = makeFields();
+    return fields;
+}
+
+const Field* findField(std::string_view key) {
+    for (const auto& f : experimentFields())
+        if (key == f.key)
+            return &f;
+    return nullptr;
+}
+
+const Field* findFlag(std::string_view flag) {
+    if (flag.substr(0, 2) != "--")
+        return nullptr;
+    const std::string_view word = flag.substr(2);
+    for (const auto& f : experimentFields())
+        if (word == f.key || (f.negation && word == f.negation))
+            return &f;
+    return nullptr;
+}
+
+std::string Field::rangeText() const {
+    if (type == FieldType::Integer)
+        return std::to_string(std::int64_t(min)) + ".." + std::to_string(std::int64_t(max));
+    if (type == FieldType::Number)
+        return std::string(minOpen ? "(" : "[") + shortNumber(min) + ", " + shortNumber(max) +
+               (maxOpen ? ")" : "]");
+    return {};
+}
+
+bool Field::inRange(double v) const {
+    if (!ranged())
+        return true;
+    if (!std::isfinite(v))
+        return false;
+    const bool aboveMin = minOpen ? v > min : v >= min;
+    const bool belowMax = maxOpen ? v < max : v <= max;
+    return aboveMin && belowMax;
+}
+
+std::string Field::valueText(const ExperimentConfig& config) const {
+    const FieldValue v = get(config);
+    if (const auto* b = std::get_if<bool>(&v))
+        return *b ? "true" : "false";
+    if (const auto* i = std::get_if<std::int64_t>(&v))
+        return std::to_string(*i);
+    if (const auto* u = std::get_if<std::uint64_t>(&v))
+        return std::to_string(*u);
+    if (const auto* d = std::get_if<double>(&v))
+        return shortNumber(*d);
+    return std::get<std::string>(v);
+}
+
+std::string listChoices(const std::vector<std::string>& names, bool quote) {
+    auto item = [&](std::size_t i) { return quote ? "\"" + names[i] + "\"" : names[i]; };
+    std::string text = names.size() > 2 && quote ? "one of " : "";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (i > 0)
+            text += i + 1 == names.size() && !(quote && names.size() > 2) ? " or " : ", ";
+        text += item(i);
+    }
+    return text;
+}
+
+bool flagTakesValue(std::string_view flag) {
+    const Field* f = findFlag(flag);
+    return f && f->type != FieldType::Switch;
+}
+
+void applyFlag(ExperimentConfig& config, std::string_view flag,
+               const std::optional<std::string>& value) {
+    const Field* f = findFlag(flag);
+    if (!f)
+        badFlag(flag, "unknown option");
+    if (f->type == FieldType::Switch) {
+        if (value)
+            badFlag(flag, "takes no value");
+        f->set(config, flag.substr(2) == f->key);
+        return;
+    }
+    if (!value)
+        badFlag(flag, "needs a value");
+    const std::string& v = *value;
+    switch (f->type) {
+    case FieldType::Text:
+        f->set(config, v);
+        return;
+    case FieldType::Integer: {
+        const auto i = parseInteger(v);
+        if (!i || *i < INT32_MIN || *i > INT32_MAX)
+            badFlag(flag, "expected an integer, got \"" + v + "\"");
+        f->set(config, *i);
+        return;
+    }
+    case FieldType::Seed: {
+        const auto i = parseInteger(v);
+        if (!i || *i < 0)
+            badFlag(flag, "expected a non-negative integer, got \"" + v + "\"");
+        f->set(config, std::uint64_t(*i));
+        return;
+    }
+    case FieldType::Number: {
+        const auto d = parseNumber(v);
+        if (!d)
+            badFlag(flag, "expected a number, got \"" + v + "\"");
+        f->set(config, *d);
+        return;
+    }
+    case FieldType::Choice: {
+        const auto names = f->choices();
+        if (std::find(names.begin(), names.end(), v) == names.end())
+            badFlag(flag, "expected " + listChoices(names, false) + ", got \"" + v + "\"");
+        f->set(config, v);
+        return;
+    }
+    case FieldType::Switch:
+        break;
+    }
+}
+
+std::string fieldsHelp() {
+    const ExperimentConfig defaults = ExperimentConfig::defaults();
+    std::string out;
+    for (const auto& f : experimentFields()) {
+        std::string text = f.help;
+        if (f.ranged())
+            text = text.substr(0, text.find('\n')) + ", " + f.rangeText() +
+                   (text.find('\n') == std::string::npos ? "" : text.substr(text.find('\n')));
+        if (text.empty()) // a choice whose names change (the modes): list them
+            text = join(f.choices(), " | ") + "  (see Modes below)";
+        if (f.type == FieldType::Switch) {
+            helpEntry(out, std::string("--") + f.negation, f.negationHelp);
+            helpEntry(out, std::string("--") + f.key, text);
+            continue;
+        }
+        const std::string current = f.valueText(defaults);
+        if (!current.empty())
+            text += "  [" + current + "]";
+        helpEntry(out, std::string("--") + f.key + " " + f.valueName, text);
+    }
+    out += "\nModes (--mode):\n";
+    for (const StrategyTraits* s : allStrategies()) {
+        std::string name = s->name;
+        if (s->takes(StrategySetting::Share) && !s->share)
+            name += " --no-share";
+        helpEntry(out, name, s->help);
+    }
+    return out;
+}
+
+} // namespace hwl

@@ -1,0 +1,77 @@
+#pragma once
+// The experiment's fields, in one table: JSON key, command-line flag, help
+// text and limits. The JSON reader and writer (ExperimentConfig), the flag
+// parser (applyFlag), --help (fieldsHelp) and the window's form (the ranges
+// of its editors) are all made from it, so each field is described once.
+// Part of the engine's public API. Thread-safe (the table never changes).
+#include "config/experimentconfig.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace hwl {
+
+enum class FieldType {
+    Text,    ///< a string (model, dataset, init, out)
+    Integer, ///< an integer in [min, max]
+    Seed,    ///< a non-negative 64-bit integer
+    Number,  ///< a finite number in the interval min..max (ends open or closed)
+    Switch,  ///< true or false: --KEY sets true, --NEGATION sets false
+    Choice,  ///< one of choices()
+};
+
+/// A field's value: bool (Switch), int64 (Integer), uint64 (Seed), double
+/// (Number), string (Text, Choice).
+using FieldValue = std::variant<bool, std::int64_t, std::uint64_t, double, std::string>;
+
+struct Field {
+    const char* key = ""; ///< JSON key; the flag is "--" + key
+    FieldType type = FieldType::Text;
+    const char* valueName =
+        nullptr;             ///< what --help calls the value: N, X, SPEC, ... (switches: none)
+    const char* help = "";   ///< --help text; lines after the first are continuations
+    double min = 0, max = 0; ///< Integer, Number
+    bool minOpen = false, maxOpen = false; ///< Number: whether the interval's ends are open
+    const char* negation = nullptr;        ///< Switch: the flag word that sets false ("no-share")
+    const char* negationHelp = nullptr;    ///< ... and its --help text
+    std::function<std::vector<std::string>()> choices; ///< Choice: the accepted names
+    std::function<FieldValue(const ExperimentConfig&)> get;
+    std::function<void(ExperimentConfig&, const FieldValue&)> set;
+
+    bool ranged() const { return type == FieldType::Integer || type == FieldType::Number; }
+    /// "1..256", "(0, 100]"; empty for fields without limits.
+    std::string rangeText() const;
+    bool inRange(double value) const;
+    /// The field's value in `config` as a flag takes it: "0.01", "threads", "true".
+    std::string valueText(const ExperimentConfig& config) const;
+};
+
+/// Every field, in the order --help lists them.
+const std::vector<Field>& experimentFields();
+/// The field with JSON key `key`, or null.
+const Field* findField(std::string_view key);
+/// The field a flag sets ("--workers", "--no-share"), or null.
+const Field* findFlag(std::string_view flag);
+
+/// "a" or "b" / one of "a", "b", "c" (with quotes when `quote`): how messages list names.
+std::string listChoices(const std::vector<std::string>& names, bool quote);
+
+/// Applies one experiment flag to `config`: `flag` is "--KEY" (with `value`)
+/// or a switch ("--shuffle", "--no-shuffle", no value). Checks only the
+/// syntax (ranges are validate()'s, so every bad field is reported at once).
+/// Throws InputError "--KEY: expected ..., got "..." (see --help)".
+void applyFlag(ExperimentConfig& config, std::string_view flag,
+               const std::optional<std::string>& value);
+/// Whether `flag` (a field's flag) takes a value; false for switches.
+bool flagTakesValue(std::string_view flag);
+
+/// The experiment part of --help: each field's flag, help and default (from
+/// ExperimentConfig::defaults()), then the modes with their one-line help.
+std::string fieldsHelp();
+
+} // namespace hwl

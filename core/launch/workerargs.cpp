@@ -1,0 +1,47 @@
+#include "launch/workerargs.h"
+
+#include "util/textutil.h"
+
+#include <stdexcept>
+
+namespace hwl {
+
+std::vector<std::string> WorkerProcessSpec::toArgs() const {
+    return {kWorkerRoleFlag,  "--telemetry=" + telemetry,       "--parameters=" + parameters,
+            "--data=" + data, "--rank=" + std::to_string(rank), "--experiment=" + experiment};
+}
+
+WorkerProcessSpec WorkerProcessSpec::parse(const std::vector<std::string>& args) {
+    WorkerProcessSpec spec;
+    bool rankSeen = false;
+    for (const auto& arg : args) {
+        if (arg == kWorkerRoleFlag)
+            continue;
+        const auto eq = arg.find('=');
+        const std::string key = arg.substr(0, eq),
+                          value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+        if (key == "--telemetry")
+            spec.telemetry = value;
+        else if (key == "--parameters")
+            spec.parameters = value;
+        else if (key == "--data")
+            spec.data = value;
+        else if (key == "--experiment")
+            spec.experiment = value;
+        else if (key == "--rank") {
+            const auto r = parseInteger(value);
+            if (!r || *r < 0)
+                throw std::invalid_argument("bad --rank " + value);
+            spec.rank = std::uint32_t(*r);
+            rankSeen = true;
+        } else
+            throw std::invalid_argument("unknown worker argument " + key);
+    }
+    if (spec.telemetry.empty() || spec.parameters.empty() || spec.data.empty() ||
+        spec.experiment.empty() || !rankSeen)
+        throw std::invalid_argument("a worker needs --telemetry, --parameters, --data, --rank "
+                                    "and --experiment");
+    return spec;
+}
+
+} // namespace hwl

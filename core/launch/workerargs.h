@@ -1,0 +1,29 @@
+#pragma once
+// How a worker process started by spawn (the app's own binary run again) or
+// by the fork server finds its run: the names of the run's segments, the
+// experiment and its rank, as command-line arguments of the internal worker
+// role (run/workerrole.h runs it).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hwl {
+
+/// The first argument that marks a worker-role invocation.
+constexpr const char* kWorkerRoleFlag = "--worker-role";
+
+struct WorkerProcessSpec {
+    std::string telemetry;  ///< segment names
+    std::string parameters; ///< the shared store, or this worker's replica
+    std::string data;
+    std::string experiment; ///< the experiment as JSON
+    std::uint32_t rank = 0;
+
+    /// Arguments after the program name: {"--worker-role", "--telemetry=...", ...}.
+    std::vector<std::string> toArgs() const;
+    /// The inverse of toArgs() (with or without the leading flag). Throws
+    /// std::invalid_argument naming what is wrong.
+    static WorkerProcessSpec parse(const std::vector<std::string>& args);
+};
+
+} // namespace hwl

@@ -1,0 +1,64 @@
+#pragma once
+// The SGD update rule, as torch.optim.SGD applies it (dampening 0, no
+// Nesterov): g += wd * p; v = momentum * v + g; p -= lr * v. One rule for
+// every mode: applySgd() is the race-free entry point (a worker's private
+// copy, or an update under a lock); the Hogwild entry point that runs the
+// same rule on shared parameters is optim/hogwild.h.
+#include "backend/gradient.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace hwl {
+
+struct SgdSettings {
+    float lr = 0.01f;
+    float momentum = 0.0f;    ///< 0: plain SGD
+    float weightDecay = 0.0f; ///< L2 penalty added to the gradient, as torch.optim.SGD
+};
+
+namespace detail {
+/// The rule over n contiguous parameters.
+inline void sgdRange(float* __restrict p, const float* __restrict g, float* __restrict v,
+                     std::int64_t n, const SgdSettings& sgd) {
+    const float lr = sgd.lr, mu = sgd.momentum, wd = sgd.weightDecay;
+    if (mu == 0.0f && wd == 0.0f) {
+        for (std::int64_t i = 0; i < n; ++i)
+            p[i] -= lr * g[i];
+    } else if (mu == 0.0f) {
+        for (std::int64_t i = 0; i < n; ++i)
+            p[i] -= lr * (g[i] + wd * p[i]);
+    } else {
+        for (std::int64_t i = 0; i < n; ++i) {
+            v[i] = mu * v[i] + (g[i] + wd * p[i]);
+            p[i] -= lr * v[i];
+        }
+    }
+}
+
+/// The rule over every segment of `grad`. Worker `rank` of `workers` starts
+/// rank/workers of the way into each segment (on a cache-line boundary) and
+/// wraps around, so concurrent updates touch different cache lines instead
+/// of fighting over the same ones in lockstep; the arithmetic per element is
+/// the same for any rank.
+inline void sgdSegments(float* params, const Gradient<float>& grad, float* velocity,
+                        const SgdSettings& sgd, std::uint32_t rank, std::uint32_t workers) {
+    for (const auto& seg : grad.segments) {
+        float* p = params + seg.offset;
+        const float* g = grad.values.data() + seg.valueIndex;
+        float* v = velocity ? velocity + seg.offset : nullptr;
+        const std::int64_t split = (seg.length * rank / std::max(1u, workers)) & ~std::int64_t(15);
+        sgdRange(p + split, g + split, v ? v + split : nullptr, seg.length - split, sgd);
+        sgdRange(p, g, v, split, sgd);
+    }
+}
+} // namespace detail
+
+/// params -= lr * (momentum buffer) over the gradient's segments, on
+/// parameters no other thread writes meanwhile. `velocity` (layout().total()
+/// floats, zero at start) is only touched when momentum > 0 and may be null
+/// otherwise.
+void applySgd(float* params, const Gradient<float>& grad, float* velocity, const SgdSettings& sgd,
+              std::uint32_t rank = 0, std::uint32_t workers = 1);
+
+} // namespace hwl

@@ -1,0 +1,121 @@
+// The run's coordinator thread: the epoch gate (evaluate the test set while
+// every worker waits at the epoch's end), supervision of the workers (a dead
+// process is reported with its rank, pid and cause; the failure policy
+// decides whether the run stops), and the teardown.
+#include "launch/waitstatus.h"
+#include "run/runimpl.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <sys/wait.h>
+
+namespace hwl {
+
+bool Run::Impl::gateReached(std::uint32_t epoch) const {
+    // Workers that died never arrive; the others must all have finished `epoch`.
+    bool anyAlive = false;
+    for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r) {
+        const auto& w = telemetry.worker(r);
+        if (w.state.load(std::memory_order_acquire) == std::uint32_t(WorkerState::Failed))
+            continue;
+        anyAlive = true;
+        if (w.epoch.load(std::memory_order_acquire) < epoch)
+            return false;
+    }
+    return anyAlive;
+}
+
+bool Run::Impl::allWorkersDown() const {
+    for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r)
+        if (telemetry.worker(r).state.load() != std::uint32_t(WorkerState::Failed))
+            return false;
+    return true;
+}
+
+void Run::Impl::superviseWorkers() {
+    for (const auto& exit : launcher->reap()) {
+        auto& w = telemetry.worker(exit.rank);
+        const auto state = WorkerState(w.state.load(std::memory_order_acquire));
+        const bool clean = WIFEXITED(exit.status) && WEXITSTATUS(exit.status) == 0 &&
+                           (state == WorkerState::Finished || state == WorkerState::Stopped);
+        if (clean)
+            continue;
+        std::string why = "worker " + std::to_string(exit.rank) + " (pid " +
+                          std::to_string(exit.pid) + ") " + describeWaitStatus(exit.status) +
+                          " after " + std::to_string(w.steps.load()) + " steps";
+        if (state == WorkerState::Failed && !telemetry.failureText(exit.rank).empty())
+            why += ": " + telemetry.failureText(exit.rank);
+        telemetry.failWorker(exit.rank, why);
+    }
+    // Report each failure once and apply the policy.
+    for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r) {
+        const std::string text = telemetry.failureText(r);
+        if (text.empty() ||
+            std::find(workerFailures.begin(), workerFailures.end(), text) != workerFailures.end())
+            continue;
+        workerFailures.push_back(text);
+        if (config.onWorkerFailure == FailurePolicy::Stop)
+            telemetry.setCommand(RunCommand::Stop);
+    }
+}
+
+void Run::Impl::coordinate() {
+    auto& header = telemetry.header();
+    auto lastDivergence = Telemetry::nowNs();
+    for (std::uint32_t epoch = 1; epoch <= std::uint32_t(config.epochs); ++epoch) {
+        bool arrived = false;
+        while (true) {
+            const auto a = header.arrivals.load(std::memory_order_acquire);
+            superviseWorkers();
+            if (gateReached(epoch)) {
+                arrived = true;
+                break;
+            }
+            if (telemetry.command() == RunCommand::Stop || allWorkersDown())
+                break;
+            if (Telemetry::nowNs() - lastDivergence > 100'000'000) {
+                strategy->measureDivergence(telemetry);
+                lastDivergence = Telemetry::nowNs();
+            }
+            futexWait(header.arrivals, a, 50);
+        }
+        if (!arrived)
+            break;
+        strategy->measureDivergence(telemetry);
+        evaluate(epoch);
+        header.released.store(epoch, std::memory_order_release);
+        futexWakeAll(header.released);
+    }
+    endRun();
+}
+
+void Run::Impl::endRun() {
+    finishWorkers();
+    // Every worker is gone: the segments' names go now (the parent's mappings
+    // stay valid, so the summary, the monitor and exports still read them).
+    telemetry.unlink();
+    strategy->finish();
+    summarise();
+}
+
+void Run::Impl::finishWorkers() {
+    // Every worker leaves after its current step once told to stop; a process
+    // that does not within 10 s is killed, so the parent never hangs.
+    if (launcher->running() > 0 && telemetry.command() != RunCommand::Stop &&
+        telemetry.header().released.load() < std::uint32_t(config.epochs))
+        telemetry.setCommand(RunCommand::Stop);
+    const auto deadline = Telemetry::nowNs() + 10'000'000'000ll;
+    while (launcher->running() > 0) {
+        superviseWorkers();
+        if (Telemetry::nowNs() > deadline)
+            launcher->killAll();
+        // Workers are exiting (a few ms at most): poll finely so the wall
+        // time does not carry the polling period.
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    launcher->join();
+    superviseWorkers();
+}
+
+} // namespace hwl

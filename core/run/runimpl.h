@@ -1,0 +1,68 @@
+#pragma once
+// Run::Impl: the run's state behind the facade, shared by run.cpp (prepare,
+// start, control), coordinator.cpp (the epoch gate, supervision, teardown)
+// and summary.cpp (evaluation, the summary, export).
+//
+// Threading: prepare() and start() on the monitor's thread; everything from
+// coordinate() on runs on the coordinator thread until `done` is set; the
+// summary is guarded by summaryMutex.
+#include "backend/backend.h"
+#include "data/dataset.h"
+#include "launch/launcher.h"
+#include "model/model.h"
+#include "run/run.h"
+#include "strategy/strategy.h"
+#include "telemetry/telemetry.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace hwl {
+
+class ForkServer;
+
+/// The fork server startForkServer() started for this process, or null.
+std::shared_ptr<ForkServer> processForkServer();
+
+struct Run::Impl {
+    explicit Impl(ExperimentConfig c) : config(std::move(c)) {}
+
+    void prepare();
+    void start();
+    void launchWorkers();
+    void coordinate();
+    bool gateReached(std::uint32_t epoch) const;
+    bool allWorkersDown() const;
+    void superviseWorkers();
+    void finishWorkers();
+    /// Waits for every worker, unlinks the segments, writes the summary.
+    void endRun();
+    void evaluate(std::uint32_t epoch);
+    void summarise();
+    void trainingWindow(RunSummary& s) const;
+
+    ExperimentConfig config;
+    DatasetSplit data;
+    std::unique_ptr<Model> model;
+    const Backend* backend = &cpuBackend();
+    std::unique_ptr<Strategy> strategy;
+    Telemetry telemetry;
+    TelemetryReader reader{telemetry};
+    std::unique_ptr<RunResources> resources;
+    std::unique_ptr<Launcher> launcher;
+    std::shared_ptr<ForkServer> forkServer;
+    std::thread coordinator;
+    std::atomic<bool> done{false};
+    bool prepared = false;
+    RunInfo info;
+    std::vector<std::string> notes;
+    std::vector<std::string> workerFailures; ///< coordinator thread only until done
+
+    mutable std::mutex summaryMutex; ///< guards summary
+    RunSummary summary;
+    double evalSeconds = 0;
+};
+
+} // namespace hwl

@@ -1,0 +1,124 @@
+// Evaluation at each epoch's end, the run's summary, and exporting weights.
+#include "io/tensorfile.h"
+#include "io/weightsio.h"
+#include "run/runimpl.h"
+#include "util/errors.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace hwl {
+
+void Run::Impl::evaluate(std::uint32_t epoch) {
+    const auto start = Telemetry::nowNs();
+    const DatasetView test = data.test.view();
+    Sample s;
+    s.kind = Sample::Eval;
+    s.worker = -1;
+    s.epoch = epoch;
+    for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r) {
+        s.step += telemetry.worker(r).steps.load();
+        s.samples += telemetry.worker(r).samples.load();
+    }
+    if (test.rows > 0) {
+        const EvalResult total = backend->evaluate(*model, strategy->hostParameters(), test);
+        s.loss = float(total.meanLoss());
+        s.accuracy = float(total.accuracy());
+        std::lock_guard lock(summaryMutex);
+        summary.evaluated = true;
+        summary.testLoss = total.meanLoss();
+        summary.testAccuracy = total.accuracy();
+    }
+    s.time = telemetry.elapsed();
+    telemetry.header().evalRing.push(s);
+    evalSeconds += double(Telemetry::nowNs() - start) * 1e-9;
+    std::lock_guard lock(summaryMutex);
+    summary.epochsCompleted = int(epoch);
+}
+
+void Run::Impl::trainingWindow(RunSummary& s) const {
+    // Training time runs from the first step any worker took (start-up is
+    // reported on its own) to the moment the last worker left its training
+    // loop (tearing processes down is not training), less the test
+    // evaluations. A worker killed mid-run never leaves its loop: when no
+    // worker did, the window runs to now.
+    const std::int64_t nowNs = Telemetry::nowNs();
+    s.wallSeconds = double(nowNs - telemetry.header().startNs) * 1e-9;
+    std::int64_t firstStepNs = -1, lastFinishNs = -1;
+    for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r) {
+        const auto& w = telemetry.worker(r);
+        if (w.startupNs.load() >= 0) {
+            const auto at = w.launchNs.load() + w.startupNs.load();
+            firstStepNs = firstStepNs < 0 ? at : std::min(firstStepNs, at);
+        }
+        lastFinishNs = std::max(lastFinishNs, w.finishNs.load(std::memory_order_acquire));
+    }
+    if (firstStepNs < 0)
+        firstStepNs = telemetry.header().startNs;
+    if (lastFinishNs < 0)
+        lastFinishNs = nowNs;
+    s.trainSeconds = std::max(1e-9, double(lastFinishNs - firstStepNs) * 1e-9 - evalSeconds);
+}
+
+void Run::Impl::summarise() {
+    const auto workers = telemetry.workerCount();
+    RunSummary s;
+    {
+        std::lock_guard lock(summaryMutex);
+        s = summary;
+    }
+    trainingWindow(s);
+    strategy->measureDivergence(telemetry);
+    double lastLossSum = 0;
+    for (std::uint32_t r = 0; r < workers; ++r) {
+        const auto& w = telemetry.worker(r);
+        s.steps += w.steps.load();
+        s.samples += w.samples.load();
+        s.droppedSamples += w.ring.dropped.load();
+        const auto startup = w.startupNs.load();
+        s.startupSeconds.push_back(startup >= 0 ? double(startup) * 1e-9 : -1.0);
+        lastLossSum += w.lastEpochLoss.load();
+        s.divergence.push_back(strategy->finalDivergence(telemetry, r));
+    }
+    s.workerFailures = workerFailures;
+    if (!workerFailures.empty())
+        s.failure = workerFailures.front();
+    s.trainLoss = lastLossSum / double(workers);
+    s.samplesPerSecond = double(s.samples) / s.trainSeconds;
+    const bool failedOut = !workerFailures.empty() &&
+                           (config.onWorkerFailure == FailurePolicy::Stop || allWorkersDown());
+    if (failedOut)
+        s.state = RunState::Failed;
+    else if (s.epochsCompleted < config.epochs)
+        s.state = RunState::Stopped;
+    else
+        s.state = RunState::Finished;
+    strategy->explain(s, s.explanations);
+    {
+        std::lock_guard lock(summaryMutex);
+        summary = s;
+    }
+    telemetry.setRunState(s.state);
+    done.store(true, std::memory_order_release);
+}
+
+void Run::writeWeights(const std::filesystem::path& file) const {
+    if (!impl_->prepared)
+        throw InputError("there are no weights yet: the run was never prepared");
+    const auto refs = tensorRefs(impl_->model->layout(), impl_->strategy->hostParameters());
+    std::string suffix = file.extension().string();
+    for (auto& c : suffix)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (suffix == ".npz") {
+        writeNpz(file, refs);
+        return;
+    }
+    writeSafetensors(file, refs,
+                     {{"format", "pt"},
+                      {"producer", std::string("hogwild-lab ") + HWL_VERSION},
+                      {"model", impl_->config.model},
+                      {"dataset", impl_->config.dataset},
+                      {"epochs_completed", std::to_string(summary().epochsCompleted)}});
+}
+
+} // namespace hwl

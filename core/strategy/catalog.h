@@ -1,0 +1,64 @@
+#pragma once
+// The catalog of parallel modes: what each registered strategy declares of
+// itself. Every list a user sees is made from it: the --mode values and the
+// modes section of --help, the JSON and validation messages, the window's
+// mode list and which of the form's fields each mode enables, and the one
+// line that describes a run ("processes (forkserver, NOT shared)").
+//
+// A mode is found by its name and, for names with an unshared variant, by
+// the experiment's `share` field: "processes" with share = false is the
+// unshared-replicas pitfall. Part of the engine's public API; read-only here
+// (strategies register in strategy/registry.h). Thread-safe once built.
+#include <string>
+#include <vector>
+
+namespace hwl {
+
+struct ExperimentConfig;
+
+/// Experiment fields a strategy may take besides the ones every mode takes.
+enum class StrategySetting : unsigned {
+    Workers = 1u << 0,       ///< a worker count (else exactWorkers)
+    StartMethod = 1u << 1,   ///< fork / spawn / forkserver
+    Share = 1u << 2,         ///< share true / false picks between two variants
+    FailurePolicy = 1u << 3, ///< what happens when a worker dies
+};
+
+/// What a worker's divergence (telemetry, charts, summary) measures.
+enum class DivergenceKind {
+    None,           ///< one worker: nothing to diverge from
+    Staleness,      ///< how much others changed the shared parameters under a step
+    ReplicaDistance ///< L2 distance of a worker's private copy from the replicas' mean
+};
+
+struct StrategyTraits {
+    std::string name;       ///< the --mode value and JSON "mode"
+    bool share = true;      ///< the value of `share` that selects this one among equal names
+    std::string label;      ///< the window's mode list, e.g. "processes (Hogwild)"
+    std::string help;       ///< one line for --help and the mode list's tooltip
+    unsigned settings = 0;  ///< StrategySetting bits
+    int exactWorkers = 0;   ///< > 0: runs exactly this many workers (serial: 1)
+    bool processes = false; ///< workers are processes (else threads of the run's process)
+    DivergenceKind divergence = DivergenceKind::None;
+    /// Non-empty: listed (so users see it exists) but cannot run in this
+    /// build, and why, e.g. "not built: this build has no CUDA backend".
+    std::string unavailable;
+
+    bool takes(StrategySetting s) const { return (settings & unsigned(s)) != 0; }
+};
+
+/// Every registered strategy, in registration order (the built-in ones first).
+std::vector<const StrategyTraits*> allStrategies();
+/// The strategy `name` selects with `share`, or null.
+const StrategyTraits* findStrategy(const std::string& name, bool share);
+/// The strategy a config selects, or null when its mode is unknown.
+const StrategyTraits* findStrategy(const ExperimentConfig& config);
+/// The distinct mode names, in registration order.
+std::vector<std::string> modeNames();
+/// The mode part of a run's description: "threads", "processes (forkserver)",
+/// "processes (fork, NOT shared)".
+std::string describeMode(const ExperimentConfig& config);
+/// What a divergence of this kind means, in a few words (chart titles, help).
+const char* divergenceMeaning(DivergenceKind kind);
+
+} // namespace hwl

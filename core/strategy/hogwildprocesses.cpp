@@ -1,0 +1,41 @@
+// Process Hogwild: N worker processes (fork, spawn or forkserver) update one
+// copy of the parameters in POSIX shared memory without locks, reading one
+// shared copy of the training data.
+#include "strategy/builtin.h"
+#include "strategy/hoststrategy.h"
+
+namespace hwl {
+
+namespace {
+
+class HogwildProcesses final : public HostStrategy {
+public:
+    using HostStrategy::HostStrategy;
+
+protected:
+    std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env,
+                                         std::uint32_t) const override {
+        return makeHogwildUpdate(env.model.layout().total(), measureStaleness());
+    }
+};
+
+} // namespace
+
+unsigned processSettings() {
+    return unsigned(StrategySetting::Workers) | unsigned(StrategySetting::StartMethod) |
+           unsigned(StrategySetting::Share) | unsigned(StrategySetting::FailurePolicy);
+}
+
+StrategyEntry hogwildProcessesStrategy() {
+    StrategyTraits t;
+    t.name = "processes";
+    t.share = true;
+    t.label = "processes (Hogwild)";
+    t.help = "N processes update one copy in POSIX shared memory without locks (Hogwild)";
+    t.settings = processSettings();
+    t.processes = true;
+    t.divergence = DivergenceKind::Staleness;
+    return {t, factoryOf<HogwildProcesses>()};
+}
+
+} // namespace hwl

@@ -1,0 +1,103 @@
+#include "strategy/hoststrategy.h"
+
+#include "launch/workerargs.h"
+#include "store/sharedsegment.h"
+#include "train/epochplan.h"
+#include "util/errors.h"
+#include "util/textutil.h"
+
+#include <cstring>
+
+namespace hwl {
+
+std::shared_ptr<const EpochPlan> Strategy::epochPlan(std::int64_t trainRows) const {
+    return std::make_shared<SliceEpochPlan>(trainRows, std::uint32_t(config_.workers),
+                                            config_.split, config_.shuffle, config_.seed);
+}
+
+float Strategy::finalDivergence(const Telemetry& telemetry, std::uint32_t rank) const {
+    return telemetry.worker(rank).lastDivergence.load();
+}
+
+SgdSettings sgdSettings(const ExperimentConfig& config) {
+    return {float(config.lr), float(config.momentum), float(config.weightDecay)};
+}
+
+void HostStrategy::checkSharedMemory(const RunResources& run) const {
+    // Everything the workers share lives in /dev/shm: say up front when it does not fit.
+    const std::size_t paramBytes = std::size_t(run.model.layout().total()) * sizeof(float);
+    const std::size_t needed = paramBytes * (1 + extraStores()) +
+                               SharedDataset::bytesFor(run.data.train) +
+                               (std::size_t(config_.workers) + 1) * 200000;
+    const long long available = SharedSegment::freeBytes();
+    if (available >= 0 && (long long)needed > available)
+        throw RunError("shared memory: this run needs about " + mebibytes((long long)needed) +
+                       " in /dev/shm (parameters, training data, telemetry) but only " +
+                       mebibytes(available) +
+                       " is free; free space there, enlarge it (mount -o remount,size=... "
+                       "/dev/shm), or use a smaller model or dataset");
+}
+
+void HostStrategy::prepare(RunResources& run, const float* initial) {
+    const std::int64_t total = run.model.layout().total();
+    if (place() == StorePlace::SharedMemory)
+        checkSharedMemory(run);
+    params_ = run.backend.allocate(total, place(), "parameters");
+    std::memcpy(params_.data(), initial, std::size_t(total) * sizeof(float));
+    prepareWorkerStores(run, initial);
+    if (place() == StorePlace::Heap) {
+        trainView_ = run.data.train.view();
+        return;
+    }
+    sharedTrain_ = SharedDataset::create(run.data.train);
+    trainView_ = sharedTrain_.view();
+    // The workers read the shared copy; the heap arrays are no longer needed.
+    Dataset metadata;
+    metadata.description = run.data.train.description;
+    metadata.rows = run.data.train.rows;
+    metadata.dim = run.data.train.dim;
+    metadata.numClasses = run.data.train.numClasses;
+    run.data.train = std::move(metadata);
+}
+
+WorkerJob HostStrategy::job(RunResources& run, std::uint32_t rank) {
+    WorkerJob job;
+    const WorkerEnvironment env{run.config,    run.model,  run.backend,
+                                run.telemetry, trainView_, workerStore(rank).data()};
+    job.body = [this, env, rank] {
+        try {
+            WorkerSetup setup = setupWorker(env, rank);
+            runWorker(setup);
+        } catch (const std::exception& e) {
+            env.telemetry.failWorker(rank, "worker " + std::to_string(rank) +
+                                               " could not start: " + e.what());
+        }
+        return workerExitCode(env.telemetry, rank);
+    };
+    if (traits_.processes)
+        job.roleArgs = WorkerProcessSpec{run.telemetry.name(), workerStore(rank).segmentName(),
+                                         sharedTrain_.name(), run.config.toJson(), rank}
+                           .toArgs();
+    return job;
+}
+
+WorkerSetup HostStrategy::setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const {
+    WorkerSetup setup;
+    setup.rank = rank;
+    setup.epochs = env.config.epochs;
+    setup.batch = env.config.batch;
+    setup.telemetry = &env.telemetry;
+    setup.params = env.params;
+    setup.kernel = env.backend.makeKernel(env.model, env.train, sgdSettings(env.config), rank,
+                                          std::uint32_t(env.config.workers));
+    setup.rule = makeRule(env, rank);
+    setup.plan = epochPlan(env.train.rows);
+    return setup;
+}
+
+void HostStrategy::finish() {
+    params_.unlink();
+    sharedTrain_.unlink();
+}
+
+} // namespace hwl

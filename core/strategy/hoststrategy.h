@@ -1,0 +1,49 @@
+#pragma once
+// HostStrategy: the machinery the CPU modes share. One parameter store the
+// run trains and exports (on the heap for thread workers, in shared memory
+// for process workers, together with one shared copy of the training data),
+// workers started as threads or processes as the traits say, each running
+// the worker loop with the backend's kernel and the update rule the concrete
+// strategy chooses (makeRule). Strategies that train private copies override
+// the worker stores.
+#include "data/shareddataset.h"
+#include "strategy/strategy.h"
+
+namespace hwl {
+
+class HostStrategy : public Strategy {
+public:
+    using Strategy::Strategy;
+
+    void prepare(RunResources& run, const float* initial) override;
+    WorkerJob job(RunResources& run, std::uint32_t rank) override;
+    WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override;
+    const float* hostParameters() const override { return params_.data(); }
+    void finish() override;
+
+protected:
+    /// Worker `rank`'s update rule.
+    virtual std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env,
+                                                 std::uint32_t rank) const = 0;
+    /// The store worker `rank` trains (by default the one every worker shares).
+    virtual ParameterStore& workerStore(std::uint32_t /*rank*/) { return params_; }
+    /// Stores beyond params_ that prepareWorkerStores() will allocate (for
+    /// the /dev/shm check made before anything is allocated).
+    virtual std::size_t extraStores() const { return 0; }
+    /// Allocates the worker stores beyond params_, filled with `initial`.
+    virtual void prepareWorkerStores(RunResources& /*run*/, const float* /*initial*/) {}
+    StorePlace place() const {
+        return traits_.processes ? StorePlace::SharedMemory : StorePlace::Heap;
+    }
+    /// Whether workers of this run measure staleness (shared, more than one).
+    bool measureStaleness() const { return config_.workers > 1; }
+
+    ParameterStore params_; ///< what the run evaluates and exports
+    SharedDataset sharedTrain_;
+    DatasetView trainView_;
+
+private:
+    void checkSharedMemory(const RunResources& run) const;
+};
+
+} // namespace hwl

@@ -1,0 +1,120 @@
+#include "strategy/registry.h"
+
+#include "config/experimentconfig.h"
+#include "config/fields.h"
+#include "strategy/builtin.h"
+#include "util/errors.h"
+
+#include <algorithm>
+#include <deque>
+#include <mutex>
+#include <stdexcept>
+
+namespace hwl {
+
+namespace {
+
+struct Registry {
+    std::mutex mutex;
+    std::deque<StrategyEntry> entries; ///< a deque: traits keep their address
+
+    Registry() {
+        for (auto&& entry : {serialStrategy(), hogwildThreadsStrategy(), lockedThreadsStrategy(),
+                             hogwildProcessesStrategy(), unsharedReplicasStrategy(),
+                             gpuDataParallelStrategy(), gpuHogwildStrategy()})
+            entries.push_back(entry);
+    }
+    const StrategyEntry* find(const std::string& name, bool share) {
+        for (const auto& e : entries)
+            if (e.traits.name == name && e.traits.share == share)
+                return &e;
+        return nullptr;
+    }
+};
+
+Registry& registry() {
+    static Registry r;
+    return r;
+}
+
+} // namespace
+
+void registerStrategy(StrategyEntry entry) {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    if (entry.traits.name.empty() || !entry.make)
+        throw std::logic_error("a strategy needs a name and a factory");
+    for (const auto& e : r.entries)
+        if (e.traits.name == entry.traits.name && e.traits.share == entry.traits.share)
+            throw std::logic_error("strategy \"" + entry.traits.name + "\" is registered twice");
+    r.entries.push_back(std::move(entry));
+}
+
+std::unique_ptr<Strategy> createStrategy(const ExperimentConfig& config) {
+    Registry& r = registry();
+    const StrategyEntry* entry = nullptr;
+    {
+        std::lock_guard lock(r.mutex);
+        entry = r.find(config.mode, config.share);
+    }
+    if (!entry)
+        throw InputError("mode: no mode \"" + config.mode + "\" with share " +
+                         (config.share ? "true" : "false") + "; expected " +
+                         listChoices(modeNames(), true));
+    return entry->make(entry->traits, config);
+}
+
+std::vector<const StrategyTraits*> allStrategies() {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    std::vector<const StrategyTraits*> all;
+    for (const auto& e : r.entries)
+        all.push_back(&e.traits);
+    return all;
+}
+
+const StrategyTraits* findStrategy(const std::string& name, bool share) {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    const StrategyEntry* e = r.find(name, share);
+    return e ? &e->traits : nullptr;
+}
+
+const StrategyTraits* findStrategy(const ExperimentConfig& config) {
+    return findStrategy(config.mode, config.share);
+}
+
+std::vector<std::string> modeNames() {
+    std::vector<std::string> names;
+    for (const StrategyTraits* t : allStrategies())
+        if (std::find(names.begin(), names.end(), t->name) == names.end())
+            names.push_back(t->name);
+    return names;
+}
+
+std::string describeMode(const ExperimentConfig& config) {
+    const StrategyTraits* t = findStrategy(config);
+    if (!t)
+        return config.mode;
+    std::string text = t->name;
+    std::string detail;
+    if (t->takes(StrategySetting::StartMethod))
+        detail = toString(config.startMethod);
+    if (t->takes(StrategySetting::Share) && !t->share)
+        detail += std::string(detail.empty() ? "" : ", ") + "NOT shared";
+    return detail.empty() ? text : text + " (" + detail + ")";
+}
+
+const char* divergenceMeaning(DivergenceKind kind) {
+    switch (kind) {
+    case DivergenceKind::None:
+        return "none (one worker)";
+    case DivergenceKind::Staleness:
+        return "staleness: how much other workers changed the shared parameters under a step";
+    case DivergenceKind::ReplicaDistance:
+        return "distance of each worker's private copy from the replicas' mean";
+    }
+    return "";
+}
+
+} // namespace hwl

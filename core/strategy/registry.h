@@ -1,0 +1,36 @@
+#pragma once
+// The strategy registry: each parallel mode registers its traits (what every
+// surface shows: strategy/catalog.h) and a factory. The built-in modes are
+// registered on first use (strategy/builtin.h); more may be added at any
+// time before they are used (a test registers one). Thread-safe.
+#include "strategy/strategy.h"
+
+#include <functional>
+#include <memory>
+
+namespace hwl {
+
+using StrategyFactory =
+    std::function<std::unique_ptr<Strategy>(const StrategyTraits&, const ExperimentConfig&)>;
+
+struct StrategyEntry {
+    StrategyTraits traits;
+    StrategyFactory make;
+};
+
+/// The factory of a strategy class constructed from (traits, config).
+template <class S>
+StrategyFactory factoryOf() {
+    return [](const StrategyTraits& traits, const ExperimentConfig& config) {
+        return std::unique_ptr<Strategy>(std::make_unique<S>(traits, config));
+    };
+}
+
+/// Adds a strategy. Throws std::logic_error when its name and share value
+/// are taken, or its name is empty.
+void registerStrategy(StrategyEntry entry);
+/// The strategy the config's mode and share select, made for it. Throws
+/// InputError naming the mode when there is none.
+std::unique_ptr<Strategy> createStrategy(const ExperimentConfig& config);
+
+} // namespace hwl

@@ -1,0 +1,82 @@
+#pragma once
+// Strategy: one parallel mode's lifecycle, registered by name
+// (strategy/registry.h) and described by its traits (strategy/catalog.h).
+//
+// The Run calls, in order:
+//   prepare()        once the data and the model exist: allocate the
+//                    parameter stores (through the backend), copy the
+//                    initial parameters in, place the training data where the
+//                    workers read it;
+//   epochPlan()      which rows each worker takes;
+//   job(rank)        what the launcher starts for each worker;
+//   measureDivergence() from the coordinator, a few times a second and at
+//                    each epoch end (divergence measured across workers);
+//   hostParameters() what evaluation and export read;
+//   explain()        the pitfalls the finished run shows, in plain words;
+//   finish()         once every worker is gone (segment names removed).
+// setupWorker() runs in the process that runs the worker: a thread of the
+// run's process, a forked child, or a spawned worker role, which makes a
+// fresh strategy from the same experiment and calls only setupWorker().
+//
+// Threading: the Run's calls come from one thread at a time; setupWorker()
+// may run on several worker threads at once and must not change the object.
+#include "backend/backend.h"
+#include "launch/launcher.h"
+#include "run/run.h"
+#include "strategy/catalog.h"
+#include "train/workerloop.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hwl {
+
+/// What a strategy's Run-side calls work on; owned by the Run.
+struct RunResources {
+    const ExperimentConfig& config;
+    const Model& model;
+    const Backend& backend;
+    Telemetry& telemetry;
+    DatasetSplit& data;              ///< prepare() may move the training rows to shared memory
+    std::vector<std::string>& notes; ///< warnings for the user
+};
+
+/// What one worker needs, in whatever process runs it.
+struct WorkerEnvironment {
+    const ExperimentConfig& config;
+    const Model& model;
+    const Backend& backend;
+    Telemetry& telemetry;
+    DatasetView train;
+    float* params; ///< the parameters this worker trains
+};
+
+class Strategy {
+public:
+    Strategy(const StrategyTraits& traits, ExperimentConfig config)
+        : traits_(traits), config_(std::move(config)) {}
+    virtual ~Strategy() = default;
+    const StrategyTraits& traits() const { return traits_; }
+
+    virtual void prepare(RunResources& run, const float* initial) = 0;
+    virtual std::shared_ptr<const EpochPlan> epochPlan(std::int64_t trainRows) const;
+    virtual WorkerJob job(RunResources& run, std::uint32_t rank) = 0;
+    virtual WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const = 0;
+    virtual void measureDivergence(Telemetry& /*telemetry*/) {}
+    /// The divergence the summary reports for worker `rank`.
+    virtual float finalDivergence(const Telemetry& telemetry, std::uint32_t rank) const;
+    virtual const float* hostParameters() const = 0;
+    virtual void explain(const RunSummary& /*summary*/, std::vector<std::string>& /*out*/) const {}
+    virtual void finish() {}
+
+protected:
+    const StrategyTraits& traits_;
+    const ExperimentConfig config_;
+};
+
+/// The SGD settings an experiment asks for.
+SgdSettings sgdSettings(const ExperimentConfig& config);
+
+} // namespace hwl

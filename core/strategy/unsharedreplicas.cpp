@@ -1,0 +1,102 @@
+// The "forgot to share the parameters" pitfall: N worker processes, each on a
+// private copy of the parameters (one shared-memory segment per replica, so
+// the coordinator can measure how far they drift apart), while the parent's
+// copy, which the run evaluates and exports, never changes.
+#include "optim/hogwild.h"
+#include "strategy/builtin.h"
+#include "strategy/hoststrategy.h"
+
+#include <cstring>
+
+namespace hwl {
+
+namespace {
+
+class UnsharedReplicas final : public HostStrategy {
+public:
+    using HostStrategy::HostStrategy;
+
+    void measureDivergence(Telemetry& telemetry) override {
+        std::vector<const float*> views;
+        for (const auto& r : replicas_)
+            views.push_back(r.data());
+        std::vector<double> distances;
+        hogwild::replicaDistances(views, params_.size(), distances);
+        for (std::uint32_t r = 0; r < distances.size(); ++r)
+            telemetry.worker(r).replicaDistance.store(float(distances[r]));
+    }
+    float finalDivergence(const Telemetry& telemetry, std::uint32_t rank) const override {
+        return telemetry.worker(rank).replicaDistance.load();
+    }
+    void explain(const RunSummary& summary, std::vector<std::string>& out) const override;
+    void finish() override {
+        HostStrategy::finish();
+        for (auto& r : replicas_)
+            r.unlink();
+    }
+
+protected:
+    std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env,
+                                         std::uint32_t rank) const override {
+        return makePrivateUpdate(env.telemetry.worker(rank));
+    }
+    ParameterStore& workerStore(std::uint32_t rank) override { return replicas_[rank]; }
+    std::size_t extraStores() const override { return std::size_t(config_.workers); }
+    void prepareWorkerStores(RunResources& run, const float* initial) override {
+        const std::int64_t total = run.model.layout().total();
+        initial_.assign(initial, initial + total);
+        for (int r = 0; r < config_.workers; ++r) {
+            replicas_.push_back(
+                run.backend.allocate(total, place(), "replica" + std::to_string(r)));
+            std::memcpy(replicas_.back().data(), initial, std::size_t(total) * sizeof(float));
+        }
+    }
+
+private:
+    bool unchanged(const float* params) const {
+        return std::memcmp(params, initial_.data(), initial_.size() * sizeof(float)) == 0;
+    }
+
+    std::vector<ParameterStore> replicas_; ///< one per worker
+    AlignedVector<float> initial_;         ///< to prove params_ never changed
+};
+
+void UnsharedReplicas::explain(const RunSummary& summary, std::vector<std::string>& out) const {
+    // Detected from the parameters themselves: the parent's copy is untouched
+    // while the workers' copies trained.
+    bool replicasTrained = false;
+    for (const auto& r : replicas_)
+        replicasTrained = replicasTrained || !unchanged(r.data());
+    if (!unchanged(params_.data()) || !replicasTrained)
+        return;
+    std::string distances;
+    for (std::size_t r = 0; r < summary.divergence.size(); ++r)
+        distances +=
+            (r ? ", " : "") + std::to_string(r) + ": " + std::to_string(summary.divergence[r]);
+    out.push_back(
+        "parameters were not shared: each of the " + std::to_string(replicas_.size()) +
+        " workers trained its own copy; the exported model is the untouched initial model. The "
+        "workers' copies drifted apart (L2 distance from their mean: " +
+        distances +
+        "). This is the blog's \"scene 3\" (model.share_memory() not called): PyTorch with fork "
+        "loses the training silently, with spawn it moves the parameters to shared memory "
+        "anyway. Fix: share the parameters (drop --no-share, or tick Share parameters in the "
+        "window).");
+}
+
+} // namespace
+
+StrategyEntry unsharedReplicasStrategy() {
+    StrategyTraits t;
+    t.name = "processes";
+    t.share = false;
+    t.label = "processes, not shared (pitfall)";
+    t.help = "the \"forgot to share\" pitfall: each process trains a private copy and the "
+             "parent's copy never changes";
+    t.settings = processSettings();
+    t.processes = true;
+    t.divergence = DivergenceKind::ReplicaDistance;
+    return {t, factoryOf<UnsharedReplicas>()};
+}
+
+} // namespace hwl

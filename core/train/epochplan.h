@@ -1,0 +1,43 @@
+#pragma once
+// EpochPlan: which training rows each worker visits in each epoch, in order.
+// A strategy property: Hogwild modes slice one shuffled order (or let every
+// worker walk all rows); data-parallel modes will deal the order out so every
+// rank takes the same number of steps. Immutable; shared by all workers.
+#include "config/experimentconfig.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace hwl {
+
+class EpochPlan {
+public:
+    virtual ~EpochPlan() = default;
+    /// The rows worker `rank` visits in `epoch` (1-based), in order.
+    virtual void rows(int epoch, std::uint32_t rank, std::vector<std::int64_t>& out) const = 0;
+    /// Training samples all workers together visit in one epoch.
+    virtual std::uint64_t samplesPerEpoch() const = 0;
+};
+
+/// Today's plans, from the experiment's split:
+///   shard:     one permutation of all rows per epoch (the same for every
+///              worker); worker r takes the r-th of `workers` contiguous slices;
+///   replicate: every worker walks all rows in its own order (the blog's recipe).
+/// Without shuffle the order is 0, 1, 2, ... (for exact comparisons).
+class SliceEpochPlan final : public EpochPlan {
+public:
+    SliceEpochPlan(std::int64_t rows, std::uint32_t workers, DataSplit split, bool shuffle,
+                   std::uint64_t seed)
+        : rows_(rows), workers_(workers), split_(split), shuffle_(shuffle), seed_(seed) {}
+    void rows(int epoch, std::uint32_t rank, std::vector<std::int64_t>& out) const override;
+    std::uint64_t samplesPerEpoch() const override;
+
+private:
+    std::int64_t rows_;
+    std::uint32_t workers_;
+    DataSplit split_;
+    bool shuffle_;
+    std::uint64_t seed_;
+};
+
+} // namespace hwl

@@ -1,0 +1,57 @@
+#pragma once
+// KeepGoing: one worker's keep-going predicate (fastText's keepTraining()).
+// The worker loop asks it before every step and every blocking wait polls it
+// (the epoch gate now; the collectives of data-parallel modes later), so
+// that a stop, a pause, the worker's own failure or a dead peer can never
+// leave a worker waiting.
+//
+// It answers false once the run is told to stop, once this worker failed
+// (fail()), or, when it watches its peers, once one of them failed. While the
+// run is paused it blocks, showing the worker as Paused. Owned and used by
+// the worker's own thread.
+#include "telemetry/telemetry.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace hwl {
+
+class KeepGoing {
+public:
+    enum class Reason { None, Stopped, Failed, PeerFailed };
+
+    /// `watchPeers`: a failed peer stops this worker too (for modes whose
+    /// workers wait on each other).
+    KeepGoing(Telemetry& telemetry, std::uint32_t rank, bool watchPeers = false);
+
+    /// True while the worker should go on; blocks while the run is paused.
+    bool operator()();
+
+    /// Waits until ready(word's value) holds, sleeping on `word` (a futex, so
+    /// a writer's futexWakeAll ends the sleep at once) at most 100 ms at a
+    /// time and asking operator() between sleeps. True when ready; false as
+    /// soon as the worker must not go on.
+    bool waitUntil(std::atomic<std::uint32_t>& word,
+                   const std::function<bool(std::uint32_t)>& ready);
+
+    /// Records this worker's own failure: its status becomes Failed with
+    /// `why` (the first text wins), and the predicate answers false from now on.
+    void fail(const std::string& why);
+
+    /// Why the predicate answered false (None while it answers true).
+    Reason reason() const { return reason_; }
+
+private:
+    bool peerFailed() const;
+    void showState(WorkerState s);
+
+    Telemetry& telemetry_;
+    WorkerStatus& status_;
+    std::uint32_t rank_;
+    bool watchPeers_;
+    Reason reason_ = Reason::None;
+};
+
+} // namespace hwl

@@ -1,0 +1,257 @@
+#include "parallelismfields.h"
+
+#include "formstyle.h"
+
+#include "config/fields.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QThread>
+
+namespace hwl::ui {
+
+namespace {
+void addItem(QComboBox* combo, const QString& text, const QVariant& data, const QString& tip) {
+    combo->addItem(text, data);
+    combo->setItemData(combo->count() - 1, tip, Qt::ToolTipRole);
+}
+
+void disableItem(QComboBox* combo, int index) {
+    if (auto* model = qobject_cast<QStandardItemModel*>(combo->model())) {
+        QStandardItem* item = model->item(index);
+        item->setFlags(item->flags() & ~(Qt::ItemIsEnabled | Qt::ItemIsSelectable));
+    }
+}
+
+/// The variant that stands for a mode name in the list: its shared one.
+const StrategyTraits* listed(const std::string& name) {
+    const StrategyTraits* t = findStrategy(name, true);
+    return t ? t : findStrategy(name, false);
+}
+
+int fieldMax(const char* key) {
+    return int(findField(key)->max);
+}
+} // namespace
+
+ParallelismFields::ParallelismFields(QWidget* parent) : QGroupBox(tr("Parallelism"), parent) {
+    QFormLayout* form = makeForm(this);
+    buildModeRows(form);
+    buildProcessRows(form);
+    buildDataRows(form);
+    connect(mode_, &QComboBox::currentIndexChanged, this, &ParallelismFields::onModeChanged);
+    connect(workers_, &QSpinBox::valueChanged, this, &ParallelismFields::onEdited);
+    for (QComboBox* combo : {startMethod_, failure_, split_})
+        connect(combo, &QComboBox::currentIndexChanged, this, &ParallelismFields::onEdited);
+    for (QCheckBox* check : {share_, shuffle_})
+        connect(check, &QCheckBox::toggled, this, &ParallelismFields::onEdited);
+}
+
+void ParallelismFields::addErrorRow(QFormLayout* form, const char* field) {
+    QLabel* label = makeNoteLabel("error");
+    label->setObjectName(QString::fromLatin1(field) + QStringLiteral("Error"));
+    errorLabels_.insert(QString::fromLatin1(field), label);
+    form->addRow(label);
+}
+
+void ParallelismFields::buildModeRows(QFormLayout* form) {
+    mode_ = new QComboBox;
+    mode_->setObjectName("mode");
+    for (const std::string& name : modeNames()) {
+        const StrategyTraits* t = listed(name);
+        const bool runnable = t->unavailable.empty();
+        addItem(mode_, QString::fromStdString(t->label), QString::fromStdString(name),
+                QString::fromStdString(runnable ? t->help : t->unavailable));
+        if (!runnable)
+            disableItem(mode_, mode_->count() - 1);
+    }
+    form->addRow(tr("Mode"), mode_);
+    addErrorRow(form, "mode");
+
+    workers_ = makeCountSpin("workers", 1, fieldMax("workers"), tr("Parallel workers"));
+    form->addRow(tr("Workers"), workers_);
+    workersWarning_ = makeNoteLabel("warning");
+    workersWarning_->setObjectName("workersWarning");
+    form->addRow(workersWarning_);
+    addErrorRow(form, "workers");
+}
+
+void ParallelismFields::buildProcessRows(QFormLayout* form) {
+    startMethod_ = new QComboBox;
+    startMethod_->setObjectName("startMethod");
+    addItem(startMethod_, "fork", int(StartMethod::Fork),
+            tr("fork() this process: fastest start, but the child inherits only the forking "
+               "thread of a process that runs many"));
+    addItem(startMethod_, "spawn", int(StartMethod::Spawn),
+            tr("fork + exec of a fresh copy of this program: clean, a little slower"));
+    addItem(startMethod_, "forkserver", int(StartMethod::Forkserver),
+            tr("A single-threaded server started with the app forks each worker: fast and "
+               "clean (recommended)"));
+    setBaseToolTip(startMethod_, tr("How worker processes start (modes with process workers)"));
+    form->addRow(tr("Start method"), startMethod_);
+    startNote_ = makeNoteLabel("warning");
+    startNote_->setObjectName("startMethodNote");
+    form->addRow(startNote_);
+    addErrorRow(form, "start-method");
+
+    share_ = new QCheckBox(tr("Share parameters"));
+    share_->setObjectName("share");
+    setBaseToolTip(share_, tr("Workers update one copy in shared memory. Unchecked: each trains "
+                              "a private copy (the \"forgot to share\" pitfall)"));
+    form->addRow(QString(), share_);
+    shareWarning_ = makeNoteLabel("warning");
+    shareWarning_->setObjectName("shareWarning");
+    form->addRow(shareWarning_);
+    addErrorRow(form, "share");
+
+    failure_ = new QComboBox;
+    failure_->setObjectName("onWorkerFailure");
+    addItem(failure_, tr("stop"), int(FailurePolicy::Stop),
+            tr("Stop the other workers and fail the run"));
+    addItem(failure_, tr("continue"), int(FailurePolicy::Continue),
+            tr("Let the other workers finish (the dead worker's shard is skipped)"));
+    setBaseToolTip(failure_, tr("What happens when a worker process dies"));
+    form->addRow(tr("Worker dies"), failure_);
+    addErrorRow(form, "on-worker-failure");
+}
+
+void ParallelismFields::buildDataRows(QFormLayout* form) {
+    split_ = new QComboBox;
+    split_->setObjectName("split");
+    addItem(split_, tr("shard"), int(DataSplit::Shard),
+            tr("Each sample once per epoch, spread over the workers"));
+    addItem(split_, tr("replicate"), int(DataSplit::Replicate),
+            tr("Every worker walks the whole dataset each epoch (the blog's recipe: N workers do "
+               "N times the work)"));
+    form->addRow(tr("Data split"), split_);
+    addErrorRow(form, "split");
+
+    shuffle_ = new QCheckBox(tr("Shuffle every epoch"));
+    shuffle_->setObjectName("shuffle");
+    shuffle_->setToolTip(tr("Unchecked: visit samples in file order"));
+    form->addRow(QString(), shuffle_);
+    addErrorRow(form, "shuffle");
+}
+
+QString ParallelismFields::modeName() const {
+    return mode_->currentData().toString();
+}
+
+const StrategyTraits* ParallelismFields::strategy() const {
+    const std::string name = modeName().toStdString();
+    const StrategyTraits* t = listed(name);
+    if (t && t->takes(StrategySetting::Share))
+        return findStrategy(name, share_->isChecked());
+    return t;
+}
+
+void ParallelismFields::setConfig(const ExperimentConfig& c) {
+    filling_ = true;
+    const int index = mode_->findData(QString::fromStdString(c.mode));
+    mode_->setCurrentIndex(index >= 0 ? index : mode_->findData(QStringLiteral("threads")));
+    workers_->setValue(c.workers);
+    shownMode_ = modeName();
+    workersBeforeFixed_ = 0;
+    startMethod_->setCurrentIndex(startMethod_->findData(int(c.startMethod)));
+    share_->setChecked(c.share);
+    failure_->setCurrentIndex(failure_->findData(int(c.onWorkerFailure)));
+    split_->setCurrentIndex(split_->findData(int(c.split)));
+    shuffle_->setChecked(c.shuffle);
+    filling_ = false;
+    updateEnablement();
+}
+
+void ParallelismFields::apply(ExperimentConfig& c) const {
+    const StrategyTraits* t = listed(modeName().toStdString());
+    c.mode = modeName().toStdString();
+    c.workers = t && t->exactWorkers > 0 ? t->exactWorkers : workers_->value();
+    c.startMethod = StartMethod(startMethod_->currentData().toInt());
+    // Modes without an unshared variant always share; the box means nothing there.
+    c.share = !(t && t->takes(StrategySetting::Share)) || share_->isChecked();
+    c.onWorkerFailure = FailurePolicy(failure_->currentData().toInt());
+    c.split = DataSplit(split_->currentData().toInt());
+    c.shuffle = shuffle_->isChecked();
+}
+
+QWidget* ParallelismFields::fieldWidget(const QString& field) const {
+    const struct {
+        const char* name;
+        QWidget* widget;
+    } fields[] = {
+        {"mode", mode_},      {"workers", workers_},           {"start-method", startMethod_},
+        {"share", share_},    {"on-worker-failure", failure_}, {"split", split_},
+        {"shuffle", shuffle_}};
+    for (const auto& f : fields)
+        if (field == QLatin1String(f.name))
+            return f.widget;
+    return nullptr;
+}
+
+void ParallelismFields::onModeChanged() {
+    if (filling_)
+        return;
+    // Remember the count a mode that fixes it (serial) replaces, for the way back.
+    const StrategyTraits* now = listed(modeName().toStdString());
+    const StrategyTraits* before = listed(shownMode_.toStdString());
+    const bool fixedNow = now && now->exactWorkers > 0;
+    const bool fixedBefore = before && before->exactWorkers > 0;
+    if (fixedNow && !fixedBefore) {
+        workersBeforeFixed_ = workers_->value();
+    } else if (!fixedNow && fixedBefore) {
+        const QSignalBlocker block(workers_);
+        workers_->setValue(workersBeforeFixed_ > 1 ? workersBeforeFixed_ : 2);
+    }
+    shownMode_ = modeName();
+    onEdited();
+}
+
+void ParallelismFields::onEdited() {
+    if (filling_)
+        return;
+    updateEnablement();
+    emit edited();
+}
+
+void ParallelismFields::updateEnablement() {
+    const StrategyTraits* t = listed(modeName().toStdString());
+    const bool fixed = t && t->exactWorkers > 0;
+    if (fixed && workers_->value() != t->exactWorkers) {
+        const QSignalBlocker block(workers_);
+        workers_->setValue(t->exactWorkers);
+    }
+    workers_->setEnabled(t && t->takes(StrategySetting::Workers));
+    setBaseToolTip(workers_, fixed ? tr("This mode runs exactly %1 worker(s); choose another mode "
+                                        "for more")
+                                         .arg(t->exactWorkers)
+                                   : tr("Parallel workers, 1..%1").arg(fieldMax("workers")));
+    const bool processes = t && t->processes;
+    startMethod_->setEnabled(t && t->takes(StrategySetting::StartMethod));
+    share_->setEnabled(t && t->takes(StrategySetting::Share));
+    failure_->setEnabled(t && t->takes(StrategySetting::FailurePolicy));
+
+    const int cores = QThread::idealThreadCount();
+    const int workers = workers_->value();
+    setNote(workersWarning_, workers > cores ? tr("%1 workers on %2 cores: they will time-share "
+                                                  "the CPUs")
+                                                   .arg(workers)
+                                                   .arg(cores)
+                                             : QString());
+    const StrategyTraits* chosen = strategy();
+    setNote(shareWarning_,
+            chosen && chosen->takes(StrategySetting::Share) && !chosen->share
+                ? tr("Not shared: each worker trains a private copy; the test accuracy (measured "
+                     "on the parent's copy) will not move and the exported model is the initial "
+                     "one.")
+                : QString());
+    const bool fork =
+        processes && StartMethod(startMethod_->currentData().toInt()) == StartMethod::Fork;
+    setNote(startNote_, fork ? tr("fork() from this multi-threaded GUI process: each child gets "
+                                  "only the forking thread; forkserver avoids that.")
+                             : QString());
+}
+
+} // namespace hwl::ui

@@ -1,0 +1,76 @@
+#pragma once
+// The "Parallelism" group of the experiment form: the mode, and the fields
+// modes take (workers, start method, share, on-worker-failure) plus the data
+// split and shuffle. Everything mode-specific comes from the engine's
+// strategy catalog: the mode list (labels, tooltips, the modes this build
+// cannot run shown disabled with the reason), which fields each mode enables,
+// and the worker count a mode fixes. GUI thread only.
+#include "config/experimentconfig.h"
+#include "strategy/catalog.h"
+
+#include <QGroupBox>
+#include <QMap>
+#include <QString>
+
+class QCheckBox;
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QSpinBox;
+
+namespace hwl::ui {
+
+class ParallelismFields : public QGroupBox {
+    Q_OBJECT
+public:
+    explicit ParallelismFields(QWidget* parent = nullptr);
+
+    /// Shows the config's mode, workers, start method, share, failure
+    /// policy, split and shuffle (without emitting edited()).
+    void setConfig(const ExperimentConfig& c);
+    /// Writes those fields into `c`: a mode that fixes the worker count gets
+    /// it, a mode without the share setting gets share = true.
+    void apply(ExperimentConfig& c) const;
+
+    /// The strategy the mode combo and the share box select (null for an
+    /// unknown mode name).
+    const StrategyTraits* strategy() const;
+    /// The editor of a field (JSON name), or nullptr.
+    QWidget* fieldWidget(const QString& field) const;
+    /// The red labels under the fields, by JSON name.
+    const QMap<QString, QLabel*>& errorLabels() const { return errorLabels_; }
+    QLabel* workersWarning() const { return workersWarning_; }
+    QLabel* shareWarning() const { return shareWarning_; }
+    QLabel* startMethodNote() const { return startNote_; }
+
+signals:
+    /// Any edit by the user (or programmatic, not by setConfig()).
+    void edited();
+
+private:
+    void buildModeRows(QFormLayout* form);
+    void buildProcessRows(QFormLayout* form);
+    void buildDataRows(QFormLayout* form);
+    void addErrorRow(QFormLayout* form, const char* field);
+    void onModeChanged();
+    void onEdited();
+    void updateEnablement();
+    QString modeName() const;
+
+    QComboBox* mode_ = nullptr;
+    QSpinBox* workers_ = nullptr;
+    QLabel* workersWarning_ = nullptr;
+    QComboBox* startMethod_ = nullptr;
+    QLabel* startNote_ = nullptr;
+    QCheckBox* share_ = nullptr;
+    QLabel* shareWarning_ = nullptr;
+    QComboBox* failure_ = nullptr;
+    QComboBox* split_ = nullptr;
+    QCheckBox* shuffle_ = nullptr;
+    QMap<QString, QLabel*> errorLabels_;
+    QString shownMode_;
+    int workersBeforeFixed_ = 0; ///< the count before a mode fixed it (serial)
+    bool filling_ = false;
+};
+
+} // namespace hwl::ui
