@@ -1,6 +1,7 @@
 #include "data/datasourceio.h"
 
 #include "util/errors.h"
+#include "util/fileio.h"
 
 #include <zlib.h>
 
@@ -27,9 +28,6 @@ std::string sizeText(std::uint64_t bytes) {
     return std::to_string(bytes) + " bytes";
 }
 
-struct FileCloser {
-    void operator()(std::FILE* f) const { std::fclose(f); }
-};
 struct GzCloser {
     void operator()(gzFile f) const { gzclose(f); }
 };
@@ -130,7 +128,7 @@ std::string readFileBytes(const std::filesystem::path& file, std::uint64_t maxBy
     if (std::filesystem::is_directory(file, ec))
         throw InputError(what + " " + quoted(file) + " is a directory, not a file");
     errno = 0;
-    std::unique_ptr<std::FILE, FileCloser> f(std::fopen(file.c_str(), "rb"));
+    FilePtr f(std::fopen(file.c_str(), "rb"));
     if (!f)
         failOpen(file, what, errno ? errno : EIO);
     unsigned char magic[2] = {0, 0};

@@ -6,6 +6,7 @@
 #include "io/tensorfile.h"
 
 #include "util/errors.h"
+#include "util/fileio.h"
 
 #include <nlohmann/json.hpp>
 #include <zip.h>
@@ -112,11 +113,6 @@ void floatsFromLE(std::vector<float>& v) {
             std::reverse(bytes + i, bytes + i + 4);
     }
 }
-
-struct FileCloser {
-    void operator()(std::FILE* f) const { std::fclose(f); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
 // ---------------------------------------------------------- atomic writes --
 
