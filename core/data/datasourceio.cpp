@@ -2,6 +2,7 @@
 
 #include "util/errors.h"
 #include "util/fileio.h"
+#include "util/textutil.h"
 
 #include <zlib.h>
 
@@ -146,13 +147,6 @@ std::string readFileBytes(const std::filesystem::path& file, std::uint64_t maxBy
 std::string describe(const std::string& name, const Dataset& ds) {
     return name + " (" + std::to_string(ds.rows) + " x " + std::to_string(ds.dim) + ", " +
            std::to_string(ds.numClasses) + " classes" + (ds.isSparse() ? ", sparse)" : ")");
-}
-
-std::string quoted(const std::filesystem::path& path) {
-    std::string s = path.string();
-    s.insert(s.begin(), '"');
-    s.push_back('"');
-    return s;
 }
 
 } // namespace hwl::detail

@@ -4,6 +4,7 @@
 #include "data/datasourceio.h"
 #include "data/datasources.h"
 #include "util/errors.h"
+#include "util/textutil.h"
 
 #include <algorithm>
 #include <charconv>
@@ -157,7 +158,7 @@ std::int32_t checkedClasses(const std::string& where, std::int64_t maxLabel) {
 } // namespace
 
 Dataset loadCsv(const std::filesystem::path& file) {
-    const std::string where = "csv " + detail::quoted(file);
+    const std::string where = "csv " + quoted(file);
     const std::string text = detail::readFileBytes(file, kMaxTextBytes, "csv file");
     if (std::all_of(text.begin(), text.end(), [](char c) { return c == '\n' || isSpace(c); }))
         throw InputError(where + " is empty; expected rows of: label,feature,feature,...");
@@ -235,7 +236,7 @@ Dataset loadCsv(const std::filesystem::path& file) {
 }
 
 Dataset loadLibsvm(const std::filesystem::path& file) {
-    const std::string where = "libsvm " + detail::quoted(file);
+    const std::string where = "libsvm " + quoted(file);
     const std::string text = detail::readFileBytes(file, kMaxTextBytes, "libsvm file");
     // Sized from the bytes really read: at most one row per line, one entry per ':'.
     const auto maxRows = std::int64_t(std::count(text.begin(), text.end(), '\n')) + 1;

@@ -7,6 +7,7 @@
 
 #include "util/errors.h"
 #include "util/fileio.h"
+#include "util/textutil.h"
 
 #include <nlohmann/json.hpp>
 #include <zip.h>
@@ -44,10 +45,6 @@ constexpr std::string_view kWeightsKind = "weights file";
 constexpr std::string_view kWeightsHint = " (choose a writable --out directory)";
 
 // ---------------------------------------------------------------- helpers --
-
-std::string quotedPath(const fs::path& p) {
-    return "\"" + p.string() + "\"";
-}
 
 /// A name as a JSON string literal: quoted, control characters escaped.
 std::string jsonQuoted(const std::string& s) {
@@ -118,7 +115,7 @@ void floatsFromLE(std::vector<float>& v) {
 
 [[noreturn]] void throwCannotWrite(const fs::path& file, std::string_view kind,
                                    const std::string& reason, std::string_view hint = {}) {
-    throw InputError("cannot write " + std::string(kind) + " " + quotedPath(file) + ": " + reason +
+    throw InputError("cannot write " + std::string(kind) + " " + quoted(file) + ": " + reason +
                      std::string(hint));
 }
 
@@ -604,7 +601,7 @@ std::vector<Tensor> readSafetensors(const std::filesystem::path& file,
     try {
         return readChecked(file, metadata);
     } catch (const BadFile& e) {
-        throw InputError("weights file " + quotedPath(file) + ": " + e.what());
+        throw InputError("weights file " + quoted(file) + ": " + e.what());
     }
 }
 

@@ -1,6 +1,7 @@
 #include "io/weightsio.h"
 
 #include "util/errors.h"
+#include "util/textutil.h"
 
 #include <algorithm>
 #include <cstring>
@@ -46,7 +47,7 @@ void loadWeights(const std::filesystem::path& file, const ParamLayout& layout, f
     }
     if (!problems.empty()) {
         std::string message =
-            "init: weights file \"" + file.string() + "\" does not fit the model (check --model):";
+            "init: weights file " + quoted(file) + " does not fit the model (check --model):";
         for (const auto& p : problems)
             message += "\n  " + p;
         throw InputError(message);
