@@ -51,14 +51,6 @@ std::string jsonQuoted(const std::string& s) {
     return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-template <class T>
-std::string formatList(const std::vector<T>& values) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < values.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(values[i]);
-    return out + "]";
-}
-
 std::optional<std::uint64_t> checkedMul(std::uint64_t a, std::uint64_t b) {
     std::uint64_t r = 0;
     if (__builtin_mul_overflow(a, b, &r))
@@ -203,11 +195,11 @@ std::uint64_t elementCount(const TensorRef& t) {
     for (std::int64_t d : t.shape) {
         if (d < 0)
             throw std::invalid_argument("tensor " + jsonQuoted(t.name) +
-                                        " has a negative dimension " + formatList(t.shape));
+                                        " has a negative dimension " + bracketedList(t.shape));
         const auto m = checkedMul(n, static_cast<std::uint64_t>(d));
         if (!m || *m > std::numeric_limits<std::size_t>::max() / 4)
             throw std::invalid_argument("tensor " + jsonQuoted(t.name) + " is too large " +
-                                        formatList(t.shape));
+                                        bracketedList(t.shape));
         n = *m;
     }
     return n;
@@ -385,7 +377,7 @@ Entry parseEntry(const std::string& name, const Json& v, std::uint64_t dataSize)
     e.shape = *shape;
     const auto bytes = f32Bytes(e.shape);
     if (!bytes)
-        throw BadFile(what + ": shape " + formatList(e.shape) +
+        throw BadFile(what + ": shape " + bracketedList(e.shape) +
                       " is too large (its byte size overflows 64 bits)");
     const auto offsets =
         asIndexList(field(v, name, "data_offsets"), std::numeric_limits<std::uint64_t>::max());
@@ -394,13 +386,13 @@ Entry parseEntry(const std::string& name, const Json& v, std::uint64_t dataSize)
     e.begin = (*offsets)[0];
     e.end = (*offsets)[1];
     if (e.end > dataSize)
-        throw BadFile(what + ": data_offsets " + formatList(*offsets) +
+        throw BadFile(what + ": data_offsets " + bracketedList(*offsets) +
                       " are out of bounds: the data buffer has only " + std::to_string(dataSize) +
                       " bytes");
     if (*bytes != e.end - e.begin)
-        throw BadFile(what + ": shape " + formatList(e.shape) + " needs " + std::to_string(*bytes) +
-                      " bytes but data_offsets " + formatList(*offsets) + " span " +
-                      std::to_string(e.end - e.begin));
+        throw BadFile(what + ": shape " + bracketedList(e.shape) + " needs " +
+                      std::to_string(*bytes) + " bytes but data_offsets " +
+                      bracketedList(*offsets) + " span " + std::to_string(e.end - e.begin));
     return e;
 }
 
@@ -417,8 +409,8 @@ void checkTiling(const std::vector<Entry>& entries, std::uint64_t dataSize) {
         if (e.begin < covered)
             throw BadFile("tensors " + jsonQuoted(prev->name) + " and " + jsonQuoted(e.name) +
                           " overlap (data_offsets " +
-                          formatList(std::vector{prev->begin, prev->end}) + " and " +
-                          formatList(std::vector{e.begin, e.end}) + ")");
+                          bracketedList(std::vector{prev->begin, prev->end}) + " and " +
+                          bracketedList(std::vector{e.begin, e.end}) + ")");
         if (e.begin > covered)
             throw uncovered(covered, e.begin);
         covered = e.end;

@@ -55,6 +55,18 @@ inline std::string quoted(const std::filesystem::path& path) {
     return s;
 }
 
+/// Integers as a bracketed list, for messages: "[256, 100]".
+template <class Int>
+std::string bracketedList(const std::vector<Int>& values) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i)
+            text += ", ";
+        text += std::to_string(values[i]);
+    }
+    return text + "]";
+}
+
 /// A byte count in whole MiB, rounded up: "188 MiB".
 inline std::string mebibytes(long long bytes) {
     return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
