@@ -1,5 +1,6 @@
 #include "launch/forkserver.h"
 
+#include "launch/waitstatus.h"
 #include "util/errors.h"
 
 #include <algorithm>
@@ -35,22 +36,6 @@ constexpr char kReady = 'R';
 constexpr std::size_t kReplyBytes = 9;
 /// Kind byte + sequence number.
 constexpr std::size_t kRequestHeader = 5;
-
-std::string describeStatus(int status) {
-    if (WIFEXITED(status))
-        return "exited with code " + std::to_string(WEXITSTATUS(status));
-    if (WIFSIGNALED(status)) {
-        const int sig = WTERMSIG(status);
-        std::string text = "was killed by signal " + std::to_string(sig);
-        if (const char* name = sigabbrev_np(sig)) {
-            text += " (SIG";
-            text += name;
-            text += ')';
-        }
-        return text;
-    }
-    return "ended with wait status " + std::to_string(status);
-}
 
 void put32(char* at, std::uint32_t v) {
     std::memcpy(at, &v, sizeof v);
@@ -320,10 +305,11 @@ std::unique_ptr<ForkServer> ForkServer::start(Entry entry) {
             server->eof_ = true;
         if (n == 0 || server->eof_) {
             server->tryReap(1000);
-            throw RunError("cannot start the fork server: it " +
-                           (server->statusKnown_ ? describeStatus(server->serverStatus_)
-                                                 : std::string("closed its socket")) +
-                           " during start-up");
+            throw RunError(
+                "cannot start the fork server: it " +
+                (server->statusKnown_
+                     ? "ended during start-up (" + describeWaitStatus(server->serverStatus_) + ")"
+                     : std::string("closed its socket during start-up")));
         }
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                               deadline - std::chrono::steady_clock::now())
@@ -384,14 +370,13 @@ bool ForkServer::alive() {
 
 void ForkServer::throwGone(const std::string& detail) {
     std::string text =
-        "cannot launch a worker: the fork server (pid " + std::to_string(pid_) + ") ";
+        "cannot launch a worker: the fork server (pid " + std::to_string(pid_) + ") is gone";
     if (reaped_ && statusKnown_)
-        text += "is gone: it " + describeStatus(serverStatus_);
+        text += " (" + describeWaitStatus(serverStatus_) + "; " + detail + ")";
     else if (reaped_)
-        text += "is gone (it was reaped elsewhere)";
+        text += " (it was reaped elsewhere) (" + detail + ")";
     else
-        text += "is gone";
-    text += " (" + detail + ")";
+        text += " (" + detail + ")";
     throw RunError(text);
 }
 
