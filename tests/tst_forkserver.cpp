@@ -345,7 +345,7 @@ private slots:
         QCOMPARE(::kill(serverPid, SIGKILL), 0);
         HWL_VERIFY_THROWS(server->launch({"exit", "0"}), RunError, who + " is gone");
         QTRY_VERIFY_WITH_TIMEOUT(!server->alive(), 10000);
-        HWL_VERIFY_THROWS(server->launch({"exit", "0"}), RunError, "killed by signal 9 (SIGKILL)");
+        HWL_VERIFY_THROWS(server->launch({"exit", "0"}), RunError, "killed by SIGKILL");
         QVERIFY(server->pollExits().empty());
         server.reset(); // must not hang or throw
     }

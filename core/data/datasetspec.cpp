@@ -4,6 +4,7 @@
 
 #include "config/limits.h"
 #include "util/errors.h"
+#include "util/textutil.h"
 
 #include <algorithm>
 #include <charconv>
@@ -50,17 +51,6 @@ const KindInfo& info(DatasetSpec::Kind kind) {
 [[noreturn]] void invalid(const std::string& text, const KindInfo& k, const std::string& why) {
     throw InputError("dataset: \"" + text + "\" is not valid: " + (why.empty() ? "" : why + "; ") +
                      "expected " + k.form + ", e.g. " + k.example);
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-    std::vector<std::string_view> parts;
-    for (;;) {
-        const std::size_t at = s.find(sep);
-        parts.push_back(s.substr(0, at));
-        if (at == std::string_view::npos)
-            return parts;
-        s.remove_prefix(at + 1);
-    }
 }
 
 /// A positive decimal integer (digits only), or nullopt.

@@ -1,6 +1,8 @@
 #include "data/datasourceio.h"
 
 #include "util/errors.h"
+#include "util/fileio.h"
+#include "util/textutil.h"
 
 #include <zlib.h>
 
@@ -27,9 +29,6 @@ std::string sizeText(std::uint64_t bytes) {
     return std::to_string(bytes) + " bytes";
 }
 
-struct FileCloser {
-    void operator()(std::FILE* f) const { std::fclose(f); }
-};
 struct GzCloser {
     void operator()(gzFile f) const { gzclose(f); }
 };
@@ -130,7 +129,7 @@ std::string readFileBytes(const std::filesystem::path& file, std::uint64_t maxBy
     if (std::filesystem::is_directory(file, ec))
         throw InputError(what + " " + quoted(file) + " is a directory, not a file");
     errno = 0;
-    std::unique_ptr<std::FILE, FileCloser> f(std::fopen(file.c_str(), "rb"));
+    FilePtr f(std::fopen(file.c_str(), "rb"));
     if (!f)
         failOpen(file, what, errno ? errno : EIO);
     unsigned char magic[2] = {0, 0};
@@ -148,13 +147,6 @@ std::string readFileBytes(const std::filesystem::path& file, std::uint64_t maxBy
 std::string describe(const std::string& name, const Dataset& ds) {
     return name + " (" + std::to_string(ds.rows) + " x " + std::to_string(ds.dim) + ", " +
            std::to_string(ds.numClasses) + " classes" + (ds.isSparse() ? ", sparse)" : ")");
-}
-
-std::string quoted(const std::filesystem::path& path) {
-    std::string s = path.string();
-    s.insert(s.begin(), '"');
-    s.push_back('"');
-    return s;
 }
 
 } // namespace hwl::detail

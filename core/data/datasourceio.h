@@ -30,7 +30,4 @@ std::string readFileBytes(const std::filesystem::path& file, std::uint64_t maxBy
 /// "NAME (ROWS x DIM, C classes)", with ", sparse" for CSR datasets.
 std::string describe(const std::string& name, const Dataset& ds);
 
-/// `path` in double quotes, for messages.
-std::string quoted(const std::filesystem::path& path);
-
 } // namespace hwl::detail

@@ -6,6 +6,7 @@
 #include "util/errors.h"
 #include "util/parallel.h"
 #include "util/random.h"
+#include "util/textutil.h"
 
 #include <algorithm>
 #include <charconv>
@@ -107,7 +108,7 @@ std::pair<IdxFiles, std::optional<IdxFiles>> idxLayout(const std::filesystem::pa
                                                        const std::string& fix) {
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec))
-        throw InputError(name + ": directory " + detail::quoted(dir) + " does not exist; " + fix);
+        throw InputError(name + ": directory " + quoted(dir) + " does not exist; " + fix);
     std::string missingTrain, missingTest;
     const auto train = findIdx(dir, "train", missingTrain);
     const auto test = findIdx(dir, "t10k", missingTest);
@@ -115,8 +116,7 @@ std::pair<IdxFiles, std::optional<IdxFiles>> idxLayout(const std::filesystem::pa
     if (!missingTest.empty() && (test || needTest))
         missing += (missing.empty() ? "" : ", ") + missingTest;
     if (!missing.empty())
-        throw InputError(name + ": directory " + detail::quoted(dir) + " lacks " + missing + "; " +
-                         fix);
+        throw InputError(name + ": directory " + quoted(dir) + " lacks " + missing + "; " + fix);
     return {*train, test};
 }
 

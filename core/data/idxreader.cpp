@@ -4,6 +4,7 @@
 #include "data/datasourceio.h"
 #include "data/datasources.h"
 #include "util/errors.h"
+#include "util/textutil.h"
 
 #include <algorithm>
 #include <array>
@@ -54,7 +55,7 @@ struct IdxFile {
 /// exactly what the header promises.
 IdxFile readIdx(const std::filesystem::path& file, bool images) {
     const std::string what = images ? "IDX images file" : "IDX labels file";
-    const std::string where = what + " " + detail::quoted(file);
+    const std::string where = what + " " + quoted(file);
     const std::uint32_t expected = images ? kImagesMagic : kLabelsMagic;
     const std::string expectedText =
         hex32(expected) + (images ? " (uint8 images, N x H x W)" : " (uint8 labels, N)");
@@ -118,15 +119,15 @@ Dataset loadIdx(const std::filesystem::path& images, const std::filesystem::path
     const IdxFile lab = readIdx(labels, false);
     const std::uint32_t n = img.dims[0];
     if (lab.dims[0] != n)
-        throw InputError("IDX files disagree: images file " + detail::quoted(images) + " holds " +
-                         std::to_string(n) + " images but labels file " + detail::quoted(labels) +
+        throw InputError("IDX files disagree: images file " + quoted(images) + " holds " +
+                         std::to_string(n) + " images but labels file " + quoted(labels) +
                          " holds " + std::to_string(lab.dims[0]) +
                          " labels; use files from the same set");
     const std::int64_t dim = std::int64_t(img.dims[1]) * std::int64_t(img.dims[2]);
     const std::int64_t rows = n;
     detail::checkDatasetBytes(double(img.bytes.size()) + double(rows) * double(dim) * 4.0 +
                                   double(rows) * 4.0,
-                              "IDX images file " + detail::quoted(images), "use a smaller file");
+                              "IDX images file " + quoted(images), "use a smaller file");
 
     std::array<float, 256> scale{};
     for (int v = 0; v < 256; ++v)

@@ -4,6 +4,7 @@
 #include "data/datasourceio.h"
 #include "data/datasources.h"
 #include "util/errors.h"
+#include "util/textutil.h"
 
 #include <algorithm>
 #include <charconv>
@@ -157,7 +158,7 @@ std::int32_t checkedClasses(const std::string& where, std::int64_t maxLabel) {
 } // namespace
 
 Dataset loadCsv(const std::filesystem::path& file) {
-    const std::string where = "csv " + detail::quoted(file);
+    const std::string where = "csv " + quoted(file);
     const std::string text = detail::readFileBytes(file, kMaxTextBytes, "csv file");
     if (std::all_of(text.begin(), text.end(), [](char c) { return c == '\n' || isSpace(c); }))
         throw InputError(where + " is empty; expected rows of: label,feature,feature,...");
@@ -234,119 +235,158 @@ Dataset loadCsv(const std::filesystem::path& file) {
     return ds;
 }
 
-Dataset loadLibsvm(const std::filesystem::path& file) {
-    const std::string where = "libsvm " + detail::quoted(file);
-    const std::string text = detail::readFileBytes(file, kMaxTextBytes, "libsvm file");
+namespace {
+
+/// The labels of a LIBSVM file seen so far: enough to tell its binary -1/+1
+/// form from plain class numbers once the whole file is read.
+struct LibsvmLabels {
+    std::int64_t firstMinusOneLine = 0;
+    std::int64_t firstOtherLine = 0;
+    std::int64_t otherLabel = 0;
+    bool sawPlusOne = false;
+
+    void note(std::int64_t label, std::int64_t lineNo) {
+        if (label == -1 && firstMinusOneLine == 0)
+            firstMinusOneLine = lineNo;
+        else if (label == 1)
+            sawPlusOne = true;
+        else if (label != -1 && firstOtherLine == 0) {
+            firstOtherLine = lineNo;
+            otherLabel = label;
+        }
+    }
+};
+
+/// An empty CSR dataset with room for what `text` can hold, checked against
+/// the memory budget first.
+Dataset reserveLibsvm(const std::string& where, const std::string& text) {
     // Sized from the bytes really read: at most one row per line, one entry per ':'.
     const auto maxRows = std::int64_t(std::count(text.begin(), text.end(), '\n')) + 1;
     const auto maxEntries = std::int64_t(std::count(text.begin(), text.end(), ':'));
     detail::checkDatasetBytes(double(text.size()) + double(maxEntries) * 8.0 +
                                   double(maxRows) * 12.0,
                               where + " (the text and the parsed rows)", "use a smaller file");
-
     Dataset ds;
     ds.offsets.reserve(std::size_t(maxRows + 1));
     ds.offsets.push_back(0);
     ds.indices.reserve(std::size_t(maxEntries));
     ds.values.reserve(std::size_t(maxEntries));
     ds.labels.reserve(std::size_t(maxRows));
-    std::int64_t maxIndex = 0;
-    std::int64_t firstMinusOneLine = 0, firstOtherLine = 0, otherLabel = 0;
-    bool sawPlusOne = false;
+    return ds;
+}
 
+/// Parses the INDEX:VALUE token `tok` at `column` of line `lineNo` and appends
+/// it to the row being read. `prevIndex` is the row's previous index; it
+/// becomes this one.
+void parseLibsvmEntry(const std::string& where, std::int64_t lineNo, std::int64_t column,
+                      std::string_view tok, std::int64_t& prevIndex, Dataset& ds) {
+    const std::size_t colon = tok.find(':');
+    if (colon == std::string_view::npos || colon == 0)
+        throw InputError(position(where, lineNo, column) + "token " + quote(tok) +
+                         " is not INDEX:VALUE (e.g. 3:0.5)");
+    const std::string_view idxText = tok.substr(0, colon);
+    const std::string_view valText = tok.substr(colon + 1);
+    std::uint64_t index = 0;
+    auto [ptr, ec] = std::from_chars(idxText.data(), idxText.data() + idxText.size(), index);
+    if (ec == std::errc::result_out_of_range ||
+        (ec == std::errc() && ptr == idxText.data() + idxText.size() &&
+         index > std::uint64_t(INT32_MAX)))
+        throw InputError(position(where, lineNo, column) + "index " + std::string(idxText) +
+                         " is too large (at most " + std::to_string(INT32_MAX) + ")");
+    if (ec != std::errc() || ptr != idxText.data() + idxText.size())
+        throw InputError(position(where, lineNo, column) + "token " + quote(tok) + ": index " +
+                         quote(idxText) + " is not a positive integer");
+    if (index == 0)
+        throw InputError(position(where, lineNo, column) +
+                         "index 0 is not allowed: LIBSVM indices start at 1");
+    if (std::int64_t(index) <= prevIndex)
+        throw InputError(position(where, lineNo, column) + "index " + std::to_string(index) +
+                         " is not greater than the previous " + std::to_string(prevIndex) +
+                         "; indices must be strictly increasing within a line");
+    float v = 0;
+    const std::string problem = featureProblem(parseFloat(valText, v), valText);
+    if (!problem.empty())
+        throw InputError(position(where, lineNo, column + std::int64_t(colon) + 1) + problem);
+    prevIndex = std::int64_t(index);
+    ds.indices.push_back(std::int32_t(index - 1));
+    ds.values.push_back(v);
+}
+
+/// Parses one line that holds a row (comment cut off, not blank): the label,
+/// then INDEX:VALUE tokens, appended to `ds` as one CSR row. Returns the
+/// row's largest index, 0 when it has no features.
+std::int64_t parseLibsvmLine(const std::string& where, std::string_view line, std::int64_t lineNo,
+                             LibsvmLabels& labels, Dataset& ds) {
+    std::size_t i = 0;
+    bool first = true;
+    std::int64_t prevIndex = 0;
+    while (i < line.size()) {
+        while (i < line.size() && isSpace(line[i]))
+            ++i;
+        if (i >= line.size())
+            break;
+        const std::size_t tokStart = i;
+        while (i < line.size() && !isSpace(line[i]))
+            ++i;
+        const std::string_view tok = line.substr(tokStart, i - tokStart);
+        const auto column = std::int64_t(tokStart) + 1;
+        if (first) {
+            first = false;
+            std::int64_t label = 0;
+            const std::string problem = parseLabel(tok, true, label);
+            if (!problem.empty())
+                throw InputError(position(where, lineNo, column) + problem);
+            labels.note(label, lineNo);
+            ds.labels.push_back(std::int32_t(label));
+            continue;
+        }
+        parseLibsvmEntry(where, lineNo, column, tok, prevIndex, ds);
+    }
+    ds.offsets.push_back(std::int64_t(ds.indices.size()));
+    return prevIndex;
+}
+
+/// Once every row is read: a file that uses -1 must use exactly the pair
+/// -1/+1, which becomes the classes 0/1.
+void mapBinaryLabels(const std::string& where, const LibsvmLabels& labels, Dataset& ds) {
+    if (labels.firstMinusOneLine == 0)
+        return;
+    if (labels.firstOtherLine != 0)
+        throw InputError(where + ", line " + std::to_string(labels.firstMinusOneLine) +
+                         ": label -1 is negative; labels must be integers >= 0, or exactly "
+                         "the pair -1/+1, but line " +
+                         std::to_string(labels.firstOtherLine) + " has label " +
+                         std::to_string(labels.otherLabel));
+    if (!labels.sawPlusOne)
+        throw InputError(where + ": every label is -1; labels must be integers >= 0, or "
+                                 "exactly the pair -1/+1");
+    for (auto& l : ds.labels)
+        l = l == -1 ? 0 : 1;
+}
+
+} // namespace
+
+Dataset loadLibsvm(const std::filesystem::path& file) {
+    const std::string where = "libsvm " + quoted(file);
+    const std::string text = detail::readFileBytes(file, kMaxTextBytes, "libsvm file");
+    Dataset ds = reserveLibsvm(where, text);
+    LibsvmLabels labels;
+    std::int64_t maxIndex = 0;
     Lines lines(text);
     std::string_view line;
     while (lines.next(line)) {
-        const std::int64_t lineNo = lines.number();
         const std::size_t hash = line.find('#');
         if (hash != std::string_view::npos)
             line = line.substr(0, hash);
         if (isBlank(line))
             continue;
-        std::size_t i = 0;
-        bool first = true;
-        std::int64_t prevIndex = 0;
-        while (i < line.size()) {
-            while (i < line.size() && isSpace(line[i]))
-                ++i;
-            if (i >= line.size())
-                break;
-            const std::size_t tokStart = i;
-            while (i < line.size() && !isSpace(line[i]))
-                ++i;
-            const std::string_view tok = line.substr(tokStart, i - tokStart);
-            const auto column = std::int64_t(tokStart) + 1;
-            if (first) {
-                first = false;
-                std::int64_t label = 0;
-                const std::string problem = parseLabel(tok, true, label);
-                if (!problem.empty())
-                    throw InputError(position(where, lineNo, column) + problem);
-                if (label == -1 && firstMinusOneLine == 0)
-                    firstMinusOneLine = lineNo;
-                else if (label == 1)
-                    sawPlusOne = true;
-                else if (label != -1 && firstOtherLine == 0) {
-                    firstOtherLine = lineNo;
-                    otherLabel = label;
-                }
-                ds.labels.push_back(std::int32_t(label));
-                continue;
-            }
-            const std::size_t colon = tok.find(':');
-            if (colon == std::string_view::npos || colon == 0)
-                throw InputError(position(where, lineNo, column) + "token " + quote(tok) +
-                                 " is not INDEX:VALUE (e.g. 3:0.5)");
-            const std::string_view idxText = tok.substr(0, colon);
-            const std::string_view valText = tok.substr(colon + 1);
-            std::uint64_t index = 0;
-            auto [ptr, ec] =
-                std::from_chars(idxText.data(), idxText.data() + idxText.size(), index);
-            if (ec == std::errc::result_out_of_range ||
-                (ec == std::errc() && ptr == idxText.data() + idxText.size() &&
-                 index > std::uint64_t(INT32_MAX)))
-                throw InputError(position(where, lineNo, column) + "index " + std::string(idxText) +
-                                 " is too large (at most " + std::to_string(INT32_MAX) + ")");
-            if (ec != std::errc() || ptr != idxText.data() + idxText.size())
-                throw InputError(position(where, lineNo, column) + "token " + quote(tok) +
-                                 ": index " + quote(idxText) + " is not a positive integer");
-            if (index == 0)
-                throw InputError(position(where, lineNo, column) +
-                                 "index 0 is not allowed: LIBSVM indices start at 1");
-            if (std::int64_t(index) <= prevIndex)
-                throw InputError(position(where, lineNo, column) + "index " +
-                                 std::to_string(index) + " is not greater than the previous " +
-                                 std::to_string(prevIndex) +
-                                 "; indices must be strictly increasing within a line");
-            float v = 0;
-            const std::string problem = featureProblem(parseFloat(valText, v), valText);
-            if (!problem.empty())
-                throw InputError(position(where, lineNo, column + std::int64_t(colon) + 1) +
-                                 problem);
-            prevIndex = std::int64_t(index);
-            maxIndex = std::max(maxIndex, prevIndex);
-            ds.indices.push_back(std::int32_t(index - 1));
-            ds.values.push_back(v);
-        }
-        ds.offsets.push_back(std::int64_t(ds.indices.size()));
+        maxIndex = std::max(maxIndex, parseLibsvmLine(where, line, lines.number(), labels, ds));
     }
     if (ds.labels.empty())
         throw InputError(where + " has no data rows; expected lines of: label index:value ...");
     if (maxIndex == 0)
         throw InputError(where + " has no features: no line holds an index:value pair");
-    if (firstMinusOneLine != 0) {
-        if (firstOtherLine != 0)
-            throw InputError(where + ", line " + std::to_string(firstMinusOneLine) +
-                             ": label -1 is negative; labels must be integers >= 0, or exactly "
-                             "the pair -1/+1, but line " +
-                             std::to_string(firstOtherLine) + " has label " +
-                             std::to_string(otherLabel));
-        if (!sawPlusOne)
-            throw InputError(where + ": every label is -1; labels must be integers >= 0, or "
-                                     "exactly the pair -1/+1");
-        for (auto& l : ds.labels)
-            l = l == -1 ? 0 : 1;
-    }
+    mapBinaryLabels(where, labels, ds);
     ds.rows = std::int64_t(ds.labels.size());
     ds.dim = maxIndex;
     const auto maxLabel = *std::max_element(ds.labels.begin(), ds.labels.end());

@@ -10,6 +10,7 @@
 // the temporary directory), the log keeps everything in memory instead and
 // says so in spillError(): nothing is lost either way.
 #include "telemetry/telemetryreader.h"
+#include "util/fileio.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -75,11 +76,8 @@ public:
 private:
     void spill();
 
-    struct FileCloser {
-        void operator()(std::FILE* f) const { std::fclose(f); }
-    };
-    std::vector<Sample> memory_;                  // logged after the spilled ones
-    std::unique_ptr<std::FILE, FileCloser> file_; // the spilled samples, raw
+    std::vector<Sample> memory_; // logged after the spilled ones
+    FilePtr file_;               // the spilled samples, raw
     std::size_t spilled_ = 0;
     std::string spillError_;
 };

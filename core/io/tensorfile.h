@@ -1,13 +1,14 @@
 #pragma once
-// Weight files other tools load: safetensors (read and write) and NumPy .npz
-// (write). All writes go to a temporary file in the same directory and are
-// renamed into place, so a crash never leaves half a file.
+// Weight files other tools load: safetensors (read and write, safetensors.cpp)
+// and NumPy .npz (write, npz.cpp). All writes go through writeFileAtomically's
+// machinery (atomicfile.h): a temporary file in the same directory, renamed
+// into place, so a crash never leaves half a file.
+#include "io/atomicfile.h"
+
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace hwl {
@@ -46,19 +47,5 @@ std::vector<Tensor> readSafetensors(const std::filesystem::path& file,
 /// Writes a NumPy .npz (a zip of .npy v1.0 files, one per tensor, named
 /// "<name>.npy", dtype '<f4', C order), readable by numpy.load. Uses libzip.
 void writeNpz(const std::filesystem::path& file, const std::vector<TensorRef>& tensors);
-
-/// Writes `bytes` to `file` through a temporary file + rename. Throws
-/// InputError naming the path and the reason when it cannot.
-void writeFileAtomically(const std::filesystem::path& file, const std::string& bytes);
-
-/// Receives the bytes of a file being written, in order, one piece at a time.
-using ByteSink = std::function<void(std::string_view)>;
-
-/// Streams a file through a temporary file + rename: `produce` hands the
-/// bytes to the sink piece by piece, so a large file is never held in memory
-/// whole. An exception from `produce` or the sink (InputError naming the path
-/// and the reason) leaves no file behind.
-void writeFileAtomically(const std::filesystem::path& file,
-                         const std::function<void(const ByteSink&)>& produce);
 
 } // namespace hwl

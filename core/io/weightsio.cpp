@@ -1,23 +1,12 @@
 #include "io/weightsio.h"
 
 #include "util/errors.h"
+#include "util/textutil.h"
 
 #include <algorithm>
 #include <cstring>
 
 namespace hwl {
-
-namespace {
-std::string shapeText(const std::vector<std::int64_t>& shape) {
-    std::string text = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-        if (i)
-            text += ", ";
-        text += std::to_string(shape[i]);
-    }
-    return text + "]";
-}
-} // namespace
 
 std::vector<TensorRef> tensorRefs(const ParamLayout& layout, const float* params) {
     std::vector<TensorRef> refs;
@@ -33,20 +22,22 @@ void loadWeights(const std::filesystem::path& file, const ParamLayout& layout, f
         const auto it = std::find_if(tensors.begin(), tensors.end(),
                                      [&](const Tensor& t) { return t.name == want.name; });
         if (it == tensors.end())
-            problems.push_back("missing tensor \"" + want.name + "\" " + shapeText(want.shape));
+            problems.push_back("missing tensor \"" + want.name + "\" " + bracketedList(want.shape));
         else if (it->shape != want.shape)
-            problems.push_back("tensor \"" + want.name + "\" has shape " + shapeText(it->shape) +
-                               " but the model needs " + shapeText(want.shape));
+            problems.push_back("tensor \"" + want.name + "\" has shape " +
+                               bracketedList(it->shape) + " but the model needs " +
+                               bracketedList(want.shape));
     }
     for (const auto& have : tensors) {
         const bool known = std::any_of(layout.tensors().begin(), layout.tensors().end(),
                                        [&](const ParamTensor& t) { return t.name == have.name; });
         if (!known)
-            problems.push_back("unexpected tensor \"" + have.name + "\" " + shapeText(have.shape));
+            problems.push_back("unexpected tensor \"" + have.name + "\" " +
+                               bracketedList(have.shape));
     }
     if (!problems.empty()) {
         std::string message =
-            "init: weights file \"" + file.string() + "\" does not fit the model (check --model):";
+            "init: weights file " + quoted(file) + " does not fit the model (check --model):";
         for (const auto& p : problems)
             message += "\n  " + p;
         throw InputError(message);

@@ -1,5 +1,6 @@
 #include "launch/forkserver.h"
 
+#include "launch/waitstatus.h"
 #include "util/errors.h"
 
 #include <algorithm>
@@ -35,22 +36,6 @@ constexpr char kReady = 'R';
 constexpr std::size_t kReplyBytes = 9;
 /// Kind byte + sequence number.
 constexpr std::size_t kRequestHeader = 5;
-
-std::string describeStatus(int status) {
-    if (WIFEXITED(status))
-        return "exited with code " + std::to_string(WEXITSTATUS(status));
-    if (WIFSIGNALED(status)) {
-        const int sig = WTERMSIG(status);
-        std::string text = "was killed by signal " + std::to_string(sig);
-        if (const char* name = sigabbrev_np(sig)) {
-            text += " (SIG";
-            text += name;
-            text += ')';
-        }
-        return text;
-    }
-    return "ended with wait status " + std::to_string(status);
-}
 
 void put32(char* at, std::uint32_t v) {
     std::memcpy(at, &v, sizeof v);
@@ -180,9 +165,21 @@ void sendError(int sock, std::uint32_t seq, const std::string& text) {
     serverSend(sock, msg.data(), msg.size());
 }
 
-[[noreturn]] void serverLoop(int sock, ForkServer::Entry entry) {
-    // The mask workers get back, before SIGCHLD is blocked here.
-    sigset_t parentMask;
+/// What the server loop keeps between requests.
+struct ServerState {
+    int sock;
+    int sigFd;                  // SIGCHLD, as a descriptor to poll
+    pid_t self;                 // the server's pid, for the workers' PDEATHSIG check
+    sigset_t parentMask;        // the mask workers get back
+    ForkServer::Entry entry;    // what a worker runs
+    std::vector<char> buf;      // the only buffer; never grows
+    std::vector<pid_t> workers; // live workers only
+};
+
+/// Default SIGCHLD handling (so that workers stay ours to reap), delivered
+/// through a signalfd; SIGINT ignored. Returns the signalfd; exits when it
+/// cannot be made. `parentMask` receives the mask from before, for workers.
+int routeSignals(sigset_t& parentMask) {
     ::sigprocmask(SIG_SETMASK, nullptr, &parentMask);
     struct sigaction sa {};
     sigemptyset(&sa.sa_mask);
@@ -197,71 +194,84 @@ void sendError(int sock, std::uint32_t seq, const std::string& text) {
     const int sigFd = ::signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
     if (sigFd < 0)
         _exit(1);
+    return sigFd;
+}
 
-    const pid_t self = ::getpid();
-    std::vector<char> buf(ForkServer::kMaxRequestBytes); // the only buffer; never grows
-    std::vector<pid_t> workers;                          // live workers only
-    workers.reserve(64);
+/// Forks the worker of the launch request `seq` (its arguments are the
+/// `size` bytes in s.buf after the header) and replies with its pid.
+void launchWorker(ServerState& s, std::uint32_t seq, std::size_t size) {
+    const pid_t pid = ::fork();
+    if (pid == 0)
+        runWorker(s.sock, s.sigFd, s.self, s.parentMask, s.buf.data() + kRequestHeader,
+                  size - kRequestHeader, s.entry);
+    if (pid < 0) {
+        sendError(s.sock, seq, "fork failed: " + startFailureText(errno));
+        return;
+    }
+    s.workers.push_back(pid);
+    char reply[kReplyBytes];
+    reply[0] = kPid;
+    put32(reply + 1, seq);
+    put32(reply + 5, static_cast<std::uint32_t>(pid));
+    if (!serverSend(s.sock, reply, sizeof reply))
+        shutDownServer(s.workers);
+}
+
+/// Reads one message from the parent and serves it; shuts the server down
+/// when the parent is gone.
+void serveRequest(ServerState& s) {
+    iovec iov{s.buf.data(), s.buf.size()};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    const ssize_t n = ::recvmsg(s.sock, &msg, MSG_DONTWAIT);
+    if (n < 0) {
+        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+            return;
+        shutDownServer(s.workers); // ECONNRESET and the like: the parent is gone
+    }
+    if (n == 0) // EOF (requests are never empty): the parent closed its end or died
+        shutDownServer(s.workers);
+    const auto size = static_cast<std::size_t>(n);
+    if (size < kRequestHeader || s.buf[0] != kLaunch)
+        return; // not a request; the parent never sends these
+    const std::uint32_t seq = get32(s.buf.data() + 1);
+    if (msg.msg_flags & MSG_TRUNC) {
+        sendError(s.sock, seq,
+                  "the launch request is longer than " +
+                      std::to_string(ForkServer::kMaxRequestBytes) + " bytes");
+        return;
+    }
+    launchWorker(s, seq, size);
+}
+
+[[noreturn]] void serverLoop(int sock, ForkServer::Entry entry) {
+    ServerState s{sock, -1, ::getpid(), {}, entry, {}, {}};
+    s.sigFd = routeSignals(s.parentMask);
+    s.buf.resize(ForkServer::kMaxRequestBytes);
+    s.workers.reserve(64);
     if (!serverSend(sock, &kReady, 1))
         _exit(0);
 
     for (;;) {
-        pollfd fds[2] = {{sock, POLLIN, 0}, {sigFd, POLLIN, 0}};
+        pollfd fds[2] = {{sock, POLLIN, 0}, {s.sigFd, POLLIN, 0}};
         if (::poll(fds, 2, -1) < 0) {
             if (errno == EINTR)
                 continue;
-            shutDownServer(workers);
+            shutDownServer(s.workers);
         }
         if (fds[1].revents != 0) {
             signalfd_siginfo info;
-            while (::read(sigFd, &info, sizeof info) > 0 || errno == EINTR) {
+            while (::read(s.sigFd, &info, sizeof info) > 0 || errno == EINTR) {
             }
-            if (!reapWorkers(sock, workers))
-                shutDownServer(workers);
+            if (!reapWorkers(sock, s.workers))
+                shutDownServer(s.workers);
         }
         if (fds[0].revents == 0)
             continue;
         if (fds[0].revents & POLLNVAL)
-            shutDownServer(workers);
-
-        iovec iov{buf.data(), buf.size()};
-        msghdr msg{};
-        msg.msg_iov = &iov;
-        msg.msg_iovlen = 1;
-        const ssize_t n = ::recvmsg(sock, &msg, MSG_DONTWAIT);
-        if (n < 0) {
-            if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
-                continue;
-            shutDownServer(workers); // ECONNRESET and the like: the parent is gone
-        }
-        if (n == 0) // EOF (requests are never empty): the parent closed its end or died
-            shutDownServer(workers);
-        const auto size = static_cast<std::size_t>(n);
-        if (size < kRequestHeader || buf[0] != kLaunch)
-            continue; // not a request; the parent never sends these
-        const std::uint32_t seq = get32(buf.data() + 1);
-        if (msg.msg_flags & MSG_TRUNC) {
-            sendError(sock, seq,
-                      "the launch request is longer than " +
-                          std::to_string(ForkServer::kMaxRequestBytes) + " bytes");
-            continue;
-        }
-
-        const pid_t pid = ::fork();
-        if (pid == 0)
-            runWorker(sock, sigFd, self, parentMask, buf.data() + kRequestHeader,
-                      size - kRequestHeader, entry);
-        if (pid < 0) {
-            sendError(sock, seq, "fork failed: " + startFailureText(errno));
-            continue;
-        }
-        workers.push_back(pid);
-        char reply[kReplyBytes];
-        reply[0] = kPid;
-        put32(reply + 1, seq);
-        put32(reply + 5, static_cast<std::uint32_t>(pid));
-        if (!serverSend(sock, reply, sizeof reply))
-            shutDownServer(workers);
+            shutDownServer(s.workers);
+        serveRequest(s);
     }
 }
 
@@ -320,10 +330,11 @@ std::unique_ptr<ForkServer> ForkServer::start(Entry entry) {
             server->eof_ = true;
         if (n == 0 || server->eof_) {
             server->tryReap(1000);
-            throw RunError("cannot start the fork server: it " +
-                           (server->statusKnown_ ? describeStatus(server->serverStatus_)
-                                                 : std::string("closed its socket")) +
-                           " during start-up");
+            throw RunError(
+                "cannot start the fork server: it " +
+                (server->statusKnown_
+                     ? "ended during start-up (" + describeWaitStatus(server->serverStatus_) + ")"
+                     : std::string("closed its socket during start-up")));
         }
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                               deadline - std::chrono::steady_clock::now())
@@ -384,14 +395,13 @@ bool ForkServer::alive() {
 
 void ForkServer::throwGone(const std::string& detail) {
     std::string text =
-        "cannot launch a worker: the fork server (pid " + std::to_string(pid_) + ") ";
+        "cannot launch a worker: the fork server (pid " + std::to_string(pid_) + ") is gone";
     if (reaped_ && statusKnown_)
-        text += "is gone: it " + describeStatus(serverStatus_);
+        text += " (" + describeWaitStatus(serverStatus_) + "; " + detail + ")";
     else if (reaped_)
-        text += "is gone (it was reaped elsewhere)";
+        text += " (it was reaped elsewhere) (" + detail + ")";
     else
-        text += "is gone";
-    text += " (" + detail + ")";
+        text += " (" + detail + ")";
     throw RunError(text);
 }
 

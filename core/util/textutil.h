@@ -1,7 +1,9 @@
 #pragma once
-// Small text helpers for parsing user input (flags, spec strings).
+// Small text helpers for parsing user input (flags, spec strings) and for
+// writing messages.
 #include <charconv>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,6 +44,27 @@ inline std::optional<double> parseNumber(std::string_view text) {
         value < -1e308)
         return std::nullopt;
     return value;
+}
+
+/// `path` in double quotes, for messages: "/data/train.csv".
+inline std::string quoted(const std::filesystem::path& path) {
+    // Not "\"" + path.string() + "\"": GCC 12 warns (-Wrestrict) about that, wrongly.
+    std::string s = path.string();
+    s.insert(s.begin(), '"');
+    s.push_back('"');
+    return s;
+}
+
+/// Integers as a bracketed list, for messages: "[256, 100]".
+template <class Int>
+std::string bracketedList(const std::vector<Int>& values) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i)
+            text += ", ";
+        text += std::to_string(values[i]);
+    }
+    return text + "]";
 }
 
 /// A byte count in whole MiB, rounded up: "188 MiB".

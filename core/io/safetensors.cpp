@@ -1,72 +1,43 @@
-// Safetensors read/write, .npz write, atomic file replacement.
+// Safetensors reading and writing.
 //
 // The reader treats every byte of the file as hostile: sizes are checked
 // against the real file size before anything is allocated, and the JSON
 // header is scanned (syntax, nesting, duplicate keys) before a DOM is built.
 #include "io/tensorfile.h"
+#include "io/tensorformat.h"
 
 #include "util/errors.h"
+#include "util/fileio.h"
+#include "util/textutil.h"
 
 #include <nlohmann/json.hpp>
-#include <zip.h>
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <deque>
 #include <limits>
-#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
-#include <system_error>
 
 namespace hwl {
 namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
+using detail::jsonQuoted;
+using detail::kMetadataKey;
+using detail::kWeightsFile;
 
 /// Same cap as the reference implementation: no real header comes close.
 constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
 /// Top-level object -> tensor object -> shape/offsets array.
 constexpr int kMaxHeaderDepth = 3;
-constexpr std::string_view kMetadataKey = "__metadata__";
-constexpr std::string_view kWeightsKind = "weights file";
-constexpr std::string_view kWeightsHint = " (choose a writable --out directory)";
-
-// ---------------------------------------------------------------- helpers --
-
-std::string quotedPath(const fs::path& p) {
-    return "\"" + p.string() + "\"";
-}
-
-/// A name as a JSON string literal: quoted, control characters escaped.
-std::string jsonQuoted(const std::string& s) {
-    return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-template <class T>
-std::string formatList(const std::vector<T>& values) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < values.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(values[i]);
-    return out + "]";
-}
-
-std::optional<std::uint64_t> checkedMul(std::uint64_t a, std::uint64_t b) {
-    std::uint64_t r = 0;
-    if (__builtin_mul_overflow(a, b, &r))
-        return std::nullopt;
-    return r;
-}
 
 /// Bytes of float32 data for `shape`; nullopt when that overflows 64 bits.
 /// Any zero dimension makes the tensor empty, whatever the other dims are.
@@ -75,7 +46,7 @@ std::optional<std::uint64_t> f32Bytes(const std::vector<std::uint64_t>& shape) {
         return 0;
     std::optional<std::uint64_t> n = 4;
     for (std::uint64_t d : shape)
-        if (!(n = checkedMul(*n, d)))
+        if (!(n = detail::checkedMul(*n, d)))
             return std::nullopt;
     return n;
 }
@@ -92,19 +63,6 @@ std::uint64_t loadU64LE(const unsigned char* p) {
     return v;
 }
 
-/// `n` floats as little-endian bytes. On little-endian hosts (all we build
-/// for today) this is a plain copy; the swap keeps the file format honest.
-std::string floatsLE(const float* data, std::size_t n) {
-    std::string out(n * 4, '\0');
-    if (n == 0)
-        return out;
-    std::memcpy(out.data(), data, n * 4);
-    if constexpr (std::endian::native != std::endian::little)
-        for (std::size_t i = 0; i < out.size(); i += 4)
-            std::reverse(out.begin() + i, out.begin() + i + 4);
-    return out;
-}
-
 void floatsFromLE(std::vector<float>& v) {
     if constexpr (std::endian::native != std::endian::little) {
         auto* bytes = reinterpret_cast<unsigned char*>(v.data());
@@ -113,127 +71,7 @@ void floatsFromLE(std::vector<float>& v) {
     }
 }
 
-struct FileCloser {
-    void operator()(std::FILE* f) const { std::fclose(f); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
-
-// ---------------------------------------------------------- atomic writes --
-
-[[noreturn]] void throwCannotWrite(const fs::path& file, std::string_view kind,
-                                   const std::string& reason, std::string_view hint = {}) {
-    throw InputError("cannot write " + std::string(kind) + " " + quotedPath(file) + ": " + reason +
-                     std::string(hint));
-}
-
-/// A temporary sibling of a target file ("<name>.tmp-<pid>-<n>", same
-/// directory so the final rename cannot cross file systems). Removed on
-/// destruction unless it was renamed into place.
-class TempSibling {
-public:
-    explicit TempSibling(const fs::path& target) : target_(target), path_(target) {
-        static std::atomic<std::uint64_t> counter{0};
-        path_ += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
-    }
-    ~TempSibling() {
-        if (owned_)
-            std::remove(path_.c_str());
-    }
-    TempSibling(const TempSibling&) = delete;
-    TempSibling& operator=(const TempSibling&) = delete;
-
-    const fs::path& path() const { return path_; }
-    /// We never created the file (e.g. the exclusive open failed): not ours to remove.
-    void disown() { owned_ = false; }
-    /// Renames the temporary onto the target; returns 0 or the errno.
-    int commit() {
-        if (std::rename(path_.c_str(), target_.c_str()) != 0)
-            return errno;
-        owned_ = false;
-        return 0;
-    }
-
-private:
-    fs::path target_;
-    fs::path path_;
-    bool owned_ = true;
-};
-
-/// Finishes a written stream: flush, fsync, close. Returns 0 or the errno.
-int finishFile(FilePtr f) {
-    int err = 0;
-    if (std::fflush(f.get()) != 0 || ::fsync(::fileno(f.get())) != 0)
-        err = errno;
-    if (std::fclose(f.release()) != 0 && err == 0)
-        err = errno;
-    return err;
-}
-
-/// Writes what `produce` hands its sink into `file` through a temporary
-/// sibling. An exception from `produce` leaves no file behind.
-void writeStreamAtomically(const fs::path& file,
-                           const std::function<void(const ByteSink&)>& produce,
-                           std::string_view kind, std::string_view hint) {
-    TempSibling tmp(file);
-    FilePtr f(std::fopen(tmp.path().c_str(), "wbx")); // "x": never clobber a stranger's file
-    if (!f) {
-        const int err = errno;
-        tmp.disown();
-        throwCannotWrite(file, kind, errnoText(err), hint);
-    }
-    produce([&](std::string_view part) {
-        if (!part.empty() && std::fwrite(part.data(), 1, part.size(), f.get()) != part.size())
-            throwCannotWrite(file, kind, errnoText(errno), hint);
-    });
-    if (const int err = finishFile(std::move(f)))
-        throwCannotWrite(file, kind, errnoText(err), hint);
-    if (const int err = tmp.commit())
-        throwCannotWrite(file, kind, errnoText(err), hint);
-}
-
-/// Writes `parts` back to back into `file` through a temporary sibling.
-void writePartsAtomically(const fs::path& file, const std::vector<std::string_view>& parts,
-                          std::string_view kind, std::string_view hint) {
-    writeStreamAtomically(
-        file,
-        [&](const ByteSink& sink) {
-            for (std::string_view part : parts)
-                sink(part);
-        },
-        kind, hint);
-}
-
-// ------------------------------------------------------- writer checking --
-
-std::uint64_t elementCount(const TensorRef& t) {
-    std::uint64_t n = 1;
-    for (std::int64_t d : t.shape) {
-        if (d < 0)
-            throw std::invalid_argument("tensor " + jsonQuoted(t.name) +
-                                        " has a negative dimension " + formatList(t.shape));
-        const auto m = checkedMul(n, static_cast<std::uint64_t>(d));
-        if (!m || *m > std::numeric_limits<std::size_t>::max() / 4)
-            throw std::invalid_argument("tensor " + jsonQuoted(t.name) + " is too large " +
-                                        formatList(t.shape));
-        n = *m;
-    }
-    return n;
-}
-
-/// Caller bugs, not user input: duplicate or reserved names, bad shapes, no data.
-void checkForWriting(const std::vector<TensorRef>& tensors) {
-    std::set<std::string> seen;
-    for (const TensorRef& t : tensors) {
-        if (t.name == kMetadataKey)
-            throw std::invalid_argument("tensor name \"__metadata__\" is reserved");
-        if (!seen.insert(t.name).second)
-            throw std::invalid_argument("tensor " + jsonQuoted(t.name) + " is listed twice");
-        if (elementCount(t) > 0 && t.data == nullptr)
-            throw std::invalid_argument("tensor " + jsonQuoted(t.name) + " has no data");
-    }
-}
-
-// ---------------------------------------------------- safetensors writing --
+// ------------------------------------------------------------------ writing --
 
 /// The JSON header, padded with spaces so that 8 + its length is a multiple of 8.
 std::string safetensorsHeader(const fs::path& file, const std::vector<TensorRef>& tensors,
@@ -243,7 +81,7 @@ std::string safetensorsHeader(const fs::path& file, const std::vector<TensorRef>
         header[std::string(kMetadataKey)] = metadata;
     std::uint64_t offset = 0;
     for (const TensorRef& t : tensors) {
-        const std::uint64_t end = offset + elementCount(t) * 4;
+        const std::uint64_t end = offset + detail::elementCount(t) * 4;
         header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, end}}};
         offset = end;
     }
@@ -251,13 +89,14 @@ std::string safetensorsHeader(const fs::path& file, const std::vector<TensorRef>
     try {
         text = header.dump();
     } catch (const Json::type_error&) {
-        throwCannotWrite(file, kWeightsKind, "a tensor name or metadata entry is not valid UTF-8");
+        detail::throwCannotWrite(file, {kWeightsFile.kind, {}},
+                                 "a tensor name or metadata entry is not valid UTF-8");
     }
     text.append((8 - text.size() % 8) % 8, ' ');
     return text;
 }
 
-// ---------------------------------------------------- safetensors reading --
+// ------------------------------------------------------------------ reading --
 
 /// A problem with the file's contents; readSafetensors adds the file name.
 struct BadFile : std::runtime_error {
@@ -392,7 +231,7 @@ Entry parseEntry(const std::string& name, const Json& v, std::uint64_t dataSize)
     e.shape = *shape;
     const auto bytes = f32Bytes(e.shape);
     if (!bytes)
-        throw BadFile(what + ": shape " + formatList(e.shape) +
+        throw BadFile(what + ": shape " + bracketedList(e.shape) +
                       " is too large (its byte size overflows 64 bits)");
     const auto offsets =
         asIndexList(field(v, name, "data_offsets"), std::numeric_limits<std::uint64_t>::max());
@@ -401,13 +240,13 @@ Entry parseEntry(const std::string& name, const Json& v, std::uint64_t dataSize)
     e.begin = (*offsets)[0];
     e.end = (*offsets)[1];
     if (e.end > dataSize)
-        throw BadFile(what + ": data_offsets " + formatList(*offsets) +
+        throw BadFile(what + ": data_offsets " + bracketedList(*offsets) +
                       " are out of bounds: the data buffer has only " + std::to_string(dataSize) +
                       " bytes");
     if (*bytes != e.end - e.begin)
-        throw BadFile(what + ": shape " + formatList(e.shape) + " needs " + std::to_string(*bytes) +
-                      " bytes but data_offsets " + formatList(*offsets) + " span " +
-                      std::to_string(e.end - e.begin));
+        throw BadFile(what + ": shape " + bracketedList(e.shape) + " needs " +
+                      std::to_string(*bytes) + " bytes but data_offsets " +
+                      bracketedList(*offsets) + " span " + std::to_string(e.end - e.begin));
     return e;
 }
 
@@ -424,8 +263,8 @@ void checkTiling(const std::vector<Entry>& entries, std::uint64_t dataSize) {
         if (e.begin < covered)
             throw BadFile("tensors " + jsonQuoted(prev->name) + " and " + jsonQuoted(e.name) +
                           " overlap (data_offsets " +
-                          formatList(std::vector{prev->begin, prev->end}) + " and " +
-                          formatList(std::vector{e.begin, e.end}) + ")");
+                          bracketedList(std::vector{prev->begin, prev->end}) + " and " +
+                          bracketedList(std::vector{e.begin, e.end}) + ")");
         if (e.begin > covered)
             throw uncovered(covered, e.begin);
         covered = e.end;
@@ -510,82 +349,11 @@ std::vector<Tensor> readChecked(const fs::path& file,
     return out;
 }
 
-// ------------------------------------------------------------ npz writing --
-
-/// .npy v1.0 header: magic, version, u16 LE length, then a Python dict literal
-/// padded with spaces and ended by '\n' so the data starts 64-byte aligned.
-std::string npyHeader(const std::vector<std::int64_t>& shape) {
-    std::string tuple = "(";
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        tuple += (i ? ", " : "") + std::to_string(shape[i]);
-    tuple += shape.size() == 1 ? ",)" : ")";
-    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + tuple + ", }";
-    dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
-    dict += '\n';
-    if (dict.size() > 0xFFFF)
-        throw std::invalid_argument("tensor has too many dimensions for a .npy v1.0 header");
-    std::string out = "\x93NUMPY";
-    out += '\x01';
-    out += '\x00';
-    out += static_cast<char>(dict.size() & 0xFF);
-    out += static_cast<char>(dict.size() >> 8);
-    return out + dict;
-}
-
-std::string zipErrorText(int code) {
-    zip_error_t error;
-    zip_error_init_with_code(&error, code);
-    std::string text = zip_error_strerror(&error);
-    zip_error_fini(&error);
-    return text;
-}
-
-/// Adds "<name>.npy" (stored, like numpy.savez) backed by buffers in `keep`,
-/// which must outlive zip_close. Returns false with libzip's error set.
-bool addNpyEntry(zip_t* za, const TensorRef& t, std::deque<std::string>& keep) {
-    const std::string& header = keep.emplace_back(npyHeader(t.shape));
-    const std::size_t n = elementCount(t);
-    std::array<zip_buffer_fragment_t, 2> parts{};
-    parts[0] = {reinterpret_cast<zip_uint8_t*>(const_cast<char*>(header.data())), header.size()};
-    if constexpr (std::endian::native == std::endian::little) {
-        // Zero-copy: the caller's floats are already the bytes .npy wants.
-        parts[1] = {reinterpret_cast<zip_uint8_t*>(const_cast<float*>(t.data)), n * 4};
-    } else {
-        const std::string& bytes = keep.emplace_back(floatsLE(t.data, n));
-        parts[1] = {reinterpret_cast<zip_uint8_t*>(const_cast<char*>(bytes.data())), bytes.size()};
-    }
-    zip_source_t* src = zip_source_buffer_fragment(za, parts.data(), n > 0 ? 2 : 1, 0);
-    if (!src)
-        return false;
-    const zip_int64_t index = zip_file_add(za, (t.name + ".npy").c_str(), src, ZIP_FL_ENC_UTF_8);
-    if (index < 0) {
-        zip_source_free(src);
-        return false;
-    }
-    return zip_set_file_compression(za, static_cast<zip_uint64_t>(index), ZIP_CM_STORE, 0) == 0;
-}
-
-/// libzip writes nothing for an archive without entries; numpy still wants
-/// a valid (empty) zip, which is just the end-of-central-directory record.
-void writeEmptyZip(const fs::path& file) {
-    static constexpr char eocd[22] = {'P', 'K', 5, 6};
-    writePartsAtomically(file, {std::string_view(eocd, sizeof eocd)}, kWeightsKind, kWeightsHint);
-}
-
 } // namespace
-
-void writeFileAtomically(const std::filesystem::path& file, const std::string& bytes) {
-    writePartsAtomically(file, {bytes}, "file", {});
-}
-
-void writeFileAtomically(const std::filesystem::path& file,
-                         const std::function<void(const ByteSink&)>& produce) {
-    writeStreamAtomically(file, produce, "file", {});
-}
 
 void writeSafetensors(const std::filesystem::path& file, const std::vector<TensorRef>& tensors,
                       const std::map<std::string, std::string>& metadata) {
-    checkForWriting(tensors);
+    detail::checkForWriting(tensors);
     std::string head;
     const std::string json = safetensorsHeader(file, tensors, metadata);
     appendU64LE(head, json.size());
@@ -594,13 +362,13 @@ void writeSafetensors(const std::filesystem::path& file, const std::vector<Tenso
     std::deque<std::string> converted;
     std::vector<std::string_view> parts{head};
     for (const TensorRef& t : tensors) {
-        const std::size_t n = elementCount(t);
+        const std::size_t n = detail::elementCount(t);
         if constexpr (std::endian::native == std::endian::little)
             parts.emplace_back(reinterpret_cast<const char*>(t.data), n * 4);
         else
-            parts.emplace_back(converted.emplace_back(floatsLE(t.data, n)));
+            parts.emplace_back(converted.emplace_back(detail::floatsLE(t.data, n)));
     }
-    writePartsAtomically(file, parts, kWeightsKind, kWeightsHint);
+    detail::writePartsAtomically(file, parts, kWeightsFile);
 }
 
 std::vector<Tensor> readSafetensors(const std::filesystem::path& file,
@@ -608,31 +376,8 @@ std::vector<Tensor> readSafetensors(const std::filesystem::path& file,
     try {
         return readChecked(file, metadata);
     } catch (const BadFile& e) {
-        throw InputError("weights file " + quotedPath(file) + ": " + e.what());
+        throw InputError("weights file " + quoted(file) + ": " + e.what());
     }
-}
-
-void writeNpz(const std::filesystem::path& file, const std::vector<TensorRef>& tensors) {
-    checkForWriting(tensors);
-    if (tensors.empty())
-        return writeEmptyZip(file);
-    TempSibling tmp(file);
-    int code = 0;
-    zip_t* za = zip_open(tmp.path().c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code);
-    if (!za)
-        throwCannotWrite(file, kWeightsKind, zipErrorText(code), kWeightsHint);
-    std::deque<std::string> keep;
-    bool ok = true;
-    for (const TensorRef& t : tensors)
-        if (!(ok = addNpyEntry(za, t, keep)))
-            break;
-    if (!ok || zip_close(za) != 0) {
-        const std::string reason = zip_strerror(za);
-        zip_discard(za);
-        throwCannotWrite(file, kWeightsKind, reason, kWeightsHint);
-    }
-    if (const int err = tmp.commit())
-        throwCannotWrite(file, kWeightsKind, errnoText(err), kWeightsHint);
 }
 
 } // namespace hwl

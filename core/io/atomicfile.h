@@ -1,0 +1,72 @@
+#pragma once
+// Writing a file so that a crash never leaves half of it: the bytes go to a
+// temporary file in the same directory, which is renamed into place.
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hwl {
+
+/// Writes `bytes` to `file` through a temporary file + rename. Throws
+/// InputError naming the path and the reason when it cannot.
+void writeFileAtomically(const std::filesystem::path& file, const std::string& bytes);
+
+/// Receives the bytes of a file being written, in order, one piece at a time.
+using ByteSink = std::function<void(std::string_view)>;
+
+/// Streams a file through a temporary file + rename: `produce` hands the
+/// bytes to the sink piece by piece, so a large file is never held in memory
+/// whole. An exception from `produce` or the sink (InputError naming the path
+/// and the reason) leaves no file behind.
+void writeFileAtomically(const std::filesystem::path& file,
+                         const std::function<void(const ByteSink&)>& produce);
+
+namespace detail {
+
+/// What a failed write says, for writers of a particular kind of file
+/// ("weights file") that add a hint on what to do about it.
+struct WriteTarget {
+    std::string_view kind = "file";
+    std::string_view hint = {};
+};
+
+/// Throws InputError "cannot write <kind> "<file>": <reason><hint>".
+[[noreturn]] void throwCannotWrite(const std::filesystem::path& file, const WriteTarget& target,
+                                   const std::string& reason);
+
+/// writeFileAtomically(file, produce), failing with `target`'s words.
+void writeStreamAtomically(const std::filesystem::path& file,
+                           const std::function<void(const ByteSink&)>& produce,
+                           const WriteTarget& target);
+
+/// Writes `parts` back to back into `file` through a temporary sibling.
+void writePartsAtomically(const std::filesystem::path& file,
+                          const std::vector<std::string_view>& parts, const WriteTarget& target);
+
+/// A temporary sibling of a target file ("<name>.tmp-<pid>-<n>", same
+/// directory so the final rename cannot cross file systems), for writers that
+/// create the file themselves (libzip). Removed on destruction unless it was
+/// renamed into place.
+class TempSibling {
+public:
+    explicit TempSibling(const std::filesystem::path& target);
+    ~TempSibling();
+    TempSibling(const TempSibling&) = delete;
+    TempSibling& operator=(const TempSibling&) = delete;
+
+    const std::filesystem::path& path() const { return path_; }
+    /// We never created the file (e.g. the exclusive open failed): not ours to remove.
+    void disown() { owned_ = false; }
+    /// Renames the temporary onto the target; returns 0 or the errno.
+    int commit();
+
+private:
+    std::filesystem::path target_;
+    std::filesystem::path path_;
+    bool owned_ = true;
+};
+
+} // namespace detail
+} // namespace hwl
