@@ -50,45 +50,92 @@ QSet<QString> publicHeaders() {
     return QSet<QString>(list.begin(), list.end());
 }
 
-/// Functions longer than `limit` lines, as "file:line (N lines)". Works on
-/// clang-formatted code (namespaces not indented): a function defined at
-/// namespace level starts at a line in column 0 and ends at a "}" in column
-/// 0; one defined in a class body is indented by 4 and ends at "    }".
+/// Functions longer than `limit` lines, as "file:line (N lines)". A small
+/// scanner: it skips comments, string and character literals, tracks braces,
+/// and calls a brace a function body when it opens at namespace or class
+/// scope after a head with a parenthesis (a signature); the function runs
+/// from the head's first line to the matching brace.
 QStringList longFunctions(const QString& path, int limit) {
-    static const QRegularExpression notAFunction(
-        QString::fromLatin1("^\\s*(namespace|using|class|struct|enum|union|extern|typedef|"
-                            "static_assert|template|#|//|/\\*|\\*|\\}|public:|private:|"
-                            "protected:|signals:)"));
-    const QStringList lines = readLines(path);
+    enum class Scope { Namespace, Class, Function, Block };
+    struct Open {
+        Scope scope;
+        int headLine;
+    };
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(path));
+    const QString text = QString::fromUtf8(f.readAll());
+    static const QRegularExpression classKey(
+        QString::fromLatin1("\\b(class|struct|union|enum)\\b"));
+    std::vector<Open> stack;
+    QString head;
+    int headLine = -1, line = 1;
     QStringList found;
-    for (const int indent : {0, 4}) {
-        const QString pad(indent, ' ');
-        int start = -1;
-        bool body = false; // a '{' since start: past the signature
-        for (int i = 0; i < lines.size(); ++i) {
-            const QString& line = lines[i];
-            const bool atIndent = line.startsWith(pad) && line.size() > indent &&
-                                  line[indent] != ' ' && line[indent] != '\t';
-            if (start < 0 && atIndent && !notAFunction.match(line).hasMatch()) {
-                start = i;
-                body = false;
-            }
-            if (start < 0)
-                continue;
-            body = body || line.contains('{');
-            if (!body && line.trimmed().endsWith(';')) // a declaration, not a definition
-                start = -1;
-            else if (line == pad + "};") // an initialised variable or a lambda
-                start = -1;
-            else if (line == pad + "}") {
-                if (i - start + 1 > limit)
+    auto inCode = [&] {
+        return stack.empty() || stack.back().scope == Scope::Namespace ||
+               stack.back().scope == Scope::Class;
+    };
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const QChar c = text[i];
+        const QChar next = i + 1 < text.size() ? text[i + 1] : QChar();
+        if (c == '\n') {
+            ++line;
+            continue;
+        }
+        if (c == '/' && next == '/') { // to the end of the line
+            while (i < text.size() && text[i] != '\n')
+                ++i;
+            --i;
+            continue;
+        }
+        if (c == '/' && next == '*') {
+            for (i += 2; i + 1 < text.size() && !(text[i] == '*' && text[i + 1] == '/'); ++i)
+                line += text[i] == '\n';
+            ++i;
+            continue;
+        }
+        if (c == '#' && head.trimmed().isEmpty()) { // a preprocessor line (with continuations)
+            while (i < text.size() && !(text[i] == '\n' && text[i - 1] != '\\'))
+                line += text[i++] == '\n';
+            --i;
+            continue;
+        }
+        if (c == '"' || c == '\'') {
+            for (++i; i < text.size() && text[i] != c; ++i)
+                if (text[i] == '\\')
+                    ++i;
+            head += 'x';
+            continue;
+        }
+        if (c == ';' || c == '{' || c == '}') {
+            if (c == '{') {
+                Scope scope = Scope::Block;
+                if (inCode()) {
+                    const QString h = head.simplified();
+                    if (h.startsWith("namespace") || h.startsWith("extern"))
+                        scope = Scope::Namespace;
+                    else if (h.contains('(') && !h.contains('='))
+                        scope = Scope::Function;
+                    else if (classKey.match(h).hasMatch() && !h.contains('='))
+                        scope = Scope::Class;
+                }
+                stack.push_back({scope, headLine < 0 ? line : headLine});
+            } else if (c == '}' && !stack.empty()) {
+                const Open open = stack.back();
+                stack.pop_back();
+                if (open.scope == Scope::Function && line - open.headLine + 1 > limit)
                     found << QStringLiteral("%1:%2 (%3 lines)")
                                  .arg(path.startsWith(kRoot) ? path.mid(kRoot.size() + 1) : path)
-                                 .arg(start + 1)
-                                 .arg(i - start + 1);
-                start = -1;
+                                 .arg(open.headLine)
+                                 .arg(line - open.headLine + 1);
             }
+            head.clear();
+            headLine = -1;
+            continue;
         }
+        if (!c.isSpace() && headLine < 0)
+            headLine = line;
+        head += c;
     }
     return found;
 }

@@ -37,7 +37,23 @@ protected:
 DatasetFields::DatasetFields(bool fashionMnistAvailable, QWidget* parent)
     : QGroupBox(tr("Dataset"), parent) {
     form_ = makeForm(this);
+    buildKindRow(fashionMnistAvailable);
+    buildShapeRows();
+    buildPathRows();
+    connect(kind_, &QComboBox::currentIndexChanged, this, [this] {
+        updateVisibility();
+        onEdited();
+    });
+    for (QSpinBox* spin : {rows_, dim_, classes_, hidden_, tokens_})
+        connect(spin, &QSpinBox::valueChanged, this, &DatasetFields::onEdited);
+    connect(path_, &QLineEdit::textChanged, this, &DatasetFields::onEdited);
+    connect(testFraction_, &QDoubleSpinBox::valueChanged, this, &DatasetFields::onEdited);
+    connect(browse_, &QPushButton::clicked, this, &DatasetFields::browse);
+    setSpecText("random:10000x100:10");
+    setTestFraction(0.1);
+}
 
+void DatasetFields::buildKindRow(bool fashionMnistAvailable) {
     kind_ = new QComboBox;
     kind_->setObjectName("datasetKind");
     const struct {
@@ -74,7 +90,9 @@ DatasetFields::DatasetFields(bool fashionMnistAvailable, QWidget* parent)
                            Qt::ToolTipRole);
     }
     form_->addRow(tr("Source"), kind_);
+}
 
+void DatasetFields::buildShapeRows() {
     rows_ = makeCountSpin("datasetRows", 1, int(limits::kMaxRows), tr("Samples to generate"));
     dim_ = makeCountSpin("datasetDim", 1, int(limits::kMaxDim), tr("Features per sample"));
     classes_ = makeCountSpin("datasetClasses", 2, int(limits::kMaxClasses),
@@ -87,7 +105,9 @@ DatasetFields::DatasetFields(bool fashionMnistAvailable, QWidget* parent)
     form_->addRow(tr("Classes"), classes_);
     form_->addRow(tr("Teacher hidden"), hidden_);
     form_->addRow(tr("Tokens per row"), tokens_);
+}
 
+void DatasetFields::buildPathRows() {
     pathRow_ = new QWidget;
     auto* pathLayout = new QHBoxLayout(pathRow_);
     pathLayout->setContentsMargins(0, 0, 0, 0);
@@ -116,18 +136,6 @@ DatasetFields::DatasetFields(bool fashionMnistAvailable, QWidget* parent)
     note_ = makeNoteLabel("warning");
     note_->setObjectName("datasetNote");
     form_->addRow(note_);
-
-    connect(kind_, &QComboBox::currentIndexChanged, this, [this] {
-        updateVisibility();
-        onEdited();
-    });
-    for (QSpinBox* spin : {rows_, dim_, classes_, hidden_, tokens_})
-        connect(spin, &QSpinBox::valueChanged, this, &DatasetFields::onEdited);
-    connect(path_, &QLineEdit::textChanged, this, &DatasetFields::onEdited);
-    connect(testFraction_, &QDoubleSpinBox::valueChanged, this, &DatasetFields::onEdited);
-    connect(browse_, &QPushButton::clicked, this, &DatasetFields::browse);
-    setSpecText("random:10000x100:10");
-    setTestFraction(0.1);
 }
 
 Kind DatasetFields::kind() const {

@@ -58,6 +58,9 @@ signals:
     void edited();
 
 private:
+    void buildKindRow(bool fashionMnistAvailable);
+    void buildShapeRows();
+    void buildPathRows();
     void onEdited();
     void browse();
     void updateVisibility();

@@ -1,31 +1,26 @@
 #include "mainwindow.h"
 
 #include "experimentform.h"
-#include "io/metricslog.h"
-#include "io/tensorfile.h"
+#include "metricsexport.h"
 #include "presets.h"
 #include "trainingchart.h"
 #include "workertablemodel.h"
 
-#include <QAction>
+#include "io/tensorfile.h"
 
-#include <QApplication>
+#include <QAction>
 #include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
-#include <QDateTime>
 #include <QDockWidget>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
-#include <QProgressDialog>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
@@ -37,18 +32,14 @@
 #include <QThread>
 #include <QTimer>
 #include <QToolBar>
-#include <QVBoxLayout>
+
 #include <algorithm>
-#include <memory>
 
 namespace hwl::ui {
 
 namespace {
 /// QSettings key of the last started experiment (its JSON).
 const QString kLastStartedKey = QStringLiteral("lastStartedExperiment");
-} // namespace
-
-namespace {
 constexpr int kMaxRecent = 8;
 constexpr double kChartCpuBudget = 0.01; ///< share of one core the charts may use
 constexpr int kMinRedrawMs = 40, kMaxRedrawMs = 2000;
@@ -123,6 +114,31 @@ void MainWindow::buildActions() {
 }
 
 void MainWindow::buildLayout() {
+    buildDock();
+    buildToolbar();
+    buildCentre();
+    statusLabel_ = new QLabel(tr("Ready"));
+    statusBar()->addWidget(statusLabel_, 1);
+    connect(smoothing_, &QSlider::valueChanged, this, [this](int v) {
+        smoothingValue_->setText(QString::number(v / 100.0, 'f', 2) + ' ');
+        lossChart_->setSmoothing(v / 100.0);
+        divergenceChart_->setSmoothing(v / 100.0);
+        refreshCharts();
+    });
+    connect(xAxis_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        lossChart_->setXAxis(TrainingChart::XAxis(i));
+        divergenceChart_->setXAxis(TrainingChart::XAxis(i));
+        refreshCharts();
+    });
+    connect(logScale_, &QCheckBox::toggled, this, [this](bool on) {
+        lossChart_->setLogScale(on);
+        refreshCharts();
+    });
+    lossChart_->setSmoothing(smoothing_->value() / 100.0);
+    divergenceChart_->setSmoothing(smoothing_->value() / 100.0);
+}
+
+void MainWindow::buildDock() {
     // Left: the experiment form.
     form_ = new ExperimentForm;
     auto* scroll = new QScrollArea;
@@ -134,8 +150,10 @@ void MainWindow::buildLayout() {
     dock->setWidget(scroll);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
+}
 
-    // Toolbar: run control and chart controls.
+void MainWindow::buildToolbar() {
+    // Run control and chart controls.
     auto* toolbar = addToolBar(tr("Run"));
     toolbar->setObjectName("RunToolbar");
     toolbar->addAction(startAction_);
@@ -149,16 +167,18 @@ void MainWindow::buildLayout() {
     smoothing_->setMaximumWidth(140);
     smoothing_->setToolTip(tr("Exponential moving average, debiased (as TensorBoard)"));
     toolbar->addWidget(smoothing_);
-    auto* smoothingValue = new QLabel(QStringLiteral("0.60 "));
-    toolbar->addWidget(smoothingValue);
+    smoothingValue_ = new QLabel(QStringLiteral("0.60 "));
+    toolbar->addWidget(smoothingValue_);
     toolbar->addWidget(new QLabel(tr(" X axis ")));
     xAxis_ = new QComboBox;
     xAxis_->addItems({tr("Step"), tr("Samples"), tr("Wall time (s)")});
     toolbar->addWidget(xAxis_);
     logScale_ = new QCheckBox(tr("Log scale"));
     toolbar->addWidget(logScale_);
+}
 
-    // Centre: the charts above, workers and events below; explanation on the right.
+void MainWindow::buildCentre() {
+    // The charts above, workers and events below; explanation on the right.
     lossChart_ = new TrainingChart(tr("Loss per worker"), tr("loss"));
     divergenceChart_ = new TrainingChart(
         tr("Divergence per worker (staleness, or distance from the replica mean)"),
@@ -195,27 +215,6 @@ void MainWindow::buildLayout() {
     mainSplitter_->setStretchFactor(0, 4);
     mainSplitter_->setStretchFactor(1, 1);
     setCentralWidget(mainSplitter_);
-
-    statusLabel_ = new QLabel(tr("Ready"));
-    statusBar()->addWidget(statusLabel_, 1);
-
-    connect(smoothing_, &QSlider::valueChanged, this, [this, smoothingValue](int v) {
-        smoothingValue->setText(QString::number(v / 100.0, 'f', 2) + ' ');
-        lossChart_->setSmoothing(v / 100.0);
-        divergenceChart_->setSmoothing(v / 100.0);
-        refreshCharts();
-    });
-    connect(xAxis_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        lossChart_->setXAxis(TrainingChart::XAxis(i));
-        divergenceChart_->setXAxis(TrainingChart::XAxis(i));
-        refreshCharts();
-    });
-    connect(logScale_, &QCheckBox::toggled, this, [this](bool on) {
-        lossChart_->setLogScale(on);
-        refreshCharts();
-    });
-    lossChart_->setSmoothing(smoothing_->value() / 100.0);
-    divergenceChart_->setSmoothing(smoothing_->value() / 100.0);
 }
 
 void MainWindow::buildMenus() {
@@ -525,41 +524,11 @@ bool MainWindow::exportMetrics(const QString& path, bool quiet) {
     QString error;
     if (!controller_->run())
         error = tr("There are no metrics yet: start a run first.");
-    else {
-        // A long run's log takes seconds to write: a window-modal progress
-        // dialog (shown only when the export lasts over half a second) with
-        // Cancel. Its event processing keeps the run being drained into the
-        // log meanwhile, which MetricsLog::forEach allows; the modality keeps
-        // the user from starting another run (which would replace the log).
-        std::unique_ptr<QProgressDialog> dialog;
-        QElapsedTimer sinceUpdate;
-        MetricsLog::Progress progress;
-        if (!quiet)
-            progress = [&](std::size_t done, std::size_t total) {
-                if (!dialog) {
-                    dialog = std::make_unique<QProgressDialog>(
-                        tr("Exporting metrics to %1 …").arg(QFileInfo(path).fileName()),
-                        tr("Cancel"), 0, 1000, this);
-                    dialog->setWindowTitle(tr("Export metrics"));
-                    dialog->setWindowModality(Qt::WindowModal);
-                    dialog->setMinimumDuration(500);
-                    sinceUpdate.start();
-                } else if (sinceUpdate.elapsed() < 50) {
-                    return true;
-                }
-                sinceUpdate.restart();
-                dialog->setValue(
-                    int(1000.0 * double(done) / double(std::max<std::size_t>(total, 1))));
-                return !dialog->wasCanceled();
-            };
-        try {
-            controller_->metrics().writeCsv(path.toStdString(), progress);
-        } catch (const MetricsLog::ExportCancelled&) {
-            logEvent(tr("Export of the metrics to %1 cancelled; nothing was written").arg(path));
-            return false;
-        } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
-        }
+    else if (const auto outcome =
+                 exportMetricsCsv(controller_->metrics(), path, quiet ? nullptr : this, error);
+             outcome == ExportOutcome::Cancelled) {
+        logEvent(tr("Export of the metrics to %1 cancelled; nothing was written").arg(path));
+        return false;
     }
     if (!error.isEmpty()) {
         if (!quiet)

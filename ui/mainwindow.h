@@ -71,6 +71,9 @@ private:
     void buildActions();
     void buildMenus();
     void buildLayout();
+    void buildDock();
+    void buildToolbar();
+    void buildCentre();
     void updateActions();
     void logEvent(const QString& text, bool warning = false);
     void addRecent(const QString& path);
@@ -92,6 +95,7 @@ private:
     QSplitter* chartSplitter_ = nullptr;
     QSplitter* mainSplitter_ = nullptr;
     QSlider* smoothing_ = nullptr;
+    QLabel* smoothingValue_ = nullptr;
     QComboBox* xAxis_ = nullptr;
     QCheckBox* logScale_ = nullptr;
     QLabel* statusLabel_ = nullptr;

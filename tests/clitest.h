@@ -1,0 +1,175 @@
+#pragma once
+// What the command-line tests share: running the built hogwild-lab binary
+// through QProcess (exit status, output, leftover shared memory), reading
+// what it wrote, and running python on it.
+#include "io/tensorfile.h"
+#include "testutil.h"
+
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <csignal>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+namespace hwl::test {
+
+inline const char* const kPython = "/usr/bin/python3";
+
+/// The small, fast experiment most cases start from (well under a second).
+inline const QStringList kSmall = {
+    "--dataset", "teacher:2000x20:4", "--model", "mlp:20-32-4", "--epochs", "2", "--workers", "2"};
+
+inline const QStringList kOutputFiles = {"experiment.json", "metrics.csv", "weights.npz",
+                                         "weights.safetensors"};
+
+struct Result {
+    bool started = false;
+    bool finished = false;
+    QProcess::ExitStatus status = QProcess::CrashExit;
+    int code = -1;
+    qint64 pid = 0;
+    QString out, err;
+    QStringList shmLeftovers; ///< /dev/shm entries "hwl-<pid>-*" after exit
+
+    QString describe() const {
+        return QStringLiteral("exit %1 (%2)\n--- stdout ---\n%3--- stderr ---\n%4")
+            .arg(code)
+            .arg(status == QProcess::NormalExit ? "normal" : "crash")
+            .arg(out, err);
+    }
+    QStringList lines() const { return out.split(QLatin1Char('\n'), Qt::SkipEmptyParts); }
+};
+
+inline QStringList shmEntriesOf(qint64 pid) {
+    if (pid <= 0)
+        return {};
+    return QDir(QStringLiteral("/dev/shm"))
+        .entryList({QStringLiteral("hwl-%1-*").arg(pid)},
+                   QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot);
+}
+
+inline void collect(QProcess& p, Result& r, int timeoutMs) {
+    r.finished = p.waitForFinished(timeoutMs);
+    if (!r.finished) {
+        p.kill();
+        p.waitForFinished(5000);
+    }
+    r.status = p.exitStatus();
+    r.code = p.exitCode();
+    r.out += QString::fromUtf8(p.readAllStandardOutput());
+    r.err += QString::fromUtf8(p.readAllStandardError());
+    r.shmLeftovers = shmEntriesOf(r.pid);
+}
+
+/// Runs `hogwild-lab --headless ARGS` to the end.
+inline Result runCli(const QStringList& args, int timeoutMs = 120000) {
+    QProcess p;
+    p.setProgram(QStringLiteral(HWL_APP_BINARY));
+    p.setArguments(QStringList{"--headless"} + args);
+    Result r;
+    p.start();
+    r.started = p.waitForStarted(10000);
+    if (!r.started)
+        return r;
+    r.pid = p.processId();
+    collect(p, r, timeoutMs);
+    return r;
+}
+
+inline QStringList dirEntries(const QString& dir) {
+    QStringList entries =
+        QDir(dir).entryList(QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot);
+    entries.sort();
+    return entries;
+}
+
+inline QJsonObject readJsonObject(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+inline QStringList readLines(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+}
+
+inline bool pythonCan(const char* module) {
+    if (!QFileInfo::exists(QString::fromLatin1(kPython)))
+        return false;
+    QProcess p;
+    p.start(QString::fromLatin1(kPython), {"-c", QStringLiteral("import %1").arg(module)});
+    return p.waitForFinished(60000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
+
+struct PyResult {
+    int code = -1;
+    QByteArray out, err;
+};
+
+/// Runs an inline python script with `args`; stdout is returned.
+inline PyResult runPython(const QString& script, const QStringList& args) {
+    QProcess p;
+    p.start(QString::fromLatin1(kPython), QStringList{"-c", script} + args);
+    PyResult r;
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished(5000);
+        return r;
+    }
+    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+/// Tensor name -> flat values, from a JSON object {"name": [v, ...]}.
+inline std::map<std::string, std::vector<double>> valuesFromJson(const QJsonObject& o) {
+    std::map<std::string, std::vector<double>> values;
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        auto& v = values[it.key().toStdString()];
+        for (const auto& x : it.value().toArray())
+            v.push_back(x.toDouble());
+    }
+    return values;
+}
+
+inline std::map<std::string, std::vector<double>>
+valuesOf(const std::vector<hwl::Tensor>& tensors) {
+    std::map<std::string, std::vector<double>> values;
+    for (const auto& t : tensors)
+        values[t.name] = std::vector<double>(t.data.begin(), t.data.end());
+    return values;
+}
+
+} // namespace hwl::test
+
+/// Runs the CLI and checks that it ended on its own and left no segment behind.
+#define RUN_CLI(r, ...)                                                                            \
+    const Result r = runCli(__VA_ARGS__);                                                          \
+    QVERIFY2(r.started, "hogwild-lab did not start: " HWL_APP_BINARY);                             \
+    QVERIFY2(r.finished, qPrintable("hogwild-lab did not finish\n" + r.describe()));               \
+    QVERIFY2(r.status == QProcess::NormalExit, qPrintable(r.describe()));                          \
+    QVERIFY2(r.shmLeftovers.isEmpty(),                                                             \
+             qPrintable("left in /dev/shm: " + r.shmLeftovers.join(", ") + "\n" + r.describe()))
