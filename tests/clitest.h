@@ -37,6 +37,37 @@ inline const char* const kPython = "/usr/bin/python3";
 inline const QStringList kSmall = {
     "--dataset", "teacher:2000x20:4", "--model", "mlp:20-32-4", "--epochs", "2", "--workers", "2"};
 
+/// A run with every experiment flag set away from its default, writing to `out`.
+inline QStringList everyFlagChanged(const QString& out) {
+    return {"--dataset",
+            "teacher:2000x20:4",
+            "--model",
+            "mlp:20-32-4",
+            "--epochs",
+            "2",
+            "--workers",
+            "2",
+            "--mode",
+            "threads-locked",
+            "--batch",
+            "16",
+            "--lr",
+            "0.05",
+            "--momentum",
+            "0.5",
+            "--weight-decay",
+            "0.001",
+            "--seed",
+            "7",
+            "--split",
+            "replicate",
+            "--test-fraction",
+            "0.2",
+            "--no-shuffle",
+            "--out",
+            out};
+}
+
 inline const QStringList kOutputFiles = {"experiment.json", "metrics.csv", "weights.npz",
                                          "weights.safetensors"};
 

@@ -21,33 +21,7 @@ private slots:
         // One run with every flag set away from its default, shared by the
         // output, --init and python cases.
         baseOut_ = tmp_.filePath("base/nested");
-        baseArgs_ = QStringList{"--dataset",
-                                "teacher:2000x20:4",
-                                "--model",
-                                "mlp:20-32-4",
-                                "--epochs",
-                                "2",
-                                "--workers",
-                                "2",
-                                "--mode",
-                                "threads-locked",
-                                "--batch",
-                                "16",
-                                "--lr",
-                                "0.05",
-                                "--momentum",
-                                "0.5",
-                                "--weight-decay",
-                                "0.001",
-                                "--seed",
-                                "7",
-                                "--split",
-                                "replicate",
-                                "--test-fraction",
-                                "0.2",
-                                "--no-shuffle",
-                                "--out",
-                                baseOut_};
+        baseArgs_ = everyFlagChanged(baseOut_);
         RUN_CLI(r, baseArgs_);
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
         baseWeights_ = hwl::readSafetensors((baseOut_ + "/weights.safetensors").toStdString());

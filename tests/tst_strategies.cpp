@@ -14,34 +14,36 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QSpinBox>
 #include <QTest>
 
-#include <mutex>
+#include <atomic>
 
 using namespace hwl;
 
 namespace {
 
-/// Threads behind one mutex, taking a failure policy: a set of settings no
+std::atomic<int> gRulesMade{0};
+
+/// Hogwild threads that count the update rules they make (so a run proves
+/// it ran this strategy) and take a failure policy: a set of settings no
 /// built-in mode has.
-class TestLockedThreads final : public HostStrategy {
+class CountingStrategy final : public HostStrategy {
 public:
     using HostStrategy::HostStrategy;
 
 protected:
     std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env,
-                                         std::uint32_t) const override {
-        return makeLockedUpdate(lock_, env.model.layout().total(), measureStaleness());
+                                         std::uint32_t rank) const override {
+        ++gRulesMade;
+        return HostStrategy::makeRule(env, rank);
     }
-
-private:
-    mutable std::mutex lock_;
 };
 
 StrategyTraits testTraits() {
     StrategyTraits t;
-    t.name = "test-locked";
-    t.label = "test: locked threads";
+    t.name = "test-counting";
+    t.label = "test: counting threads";
     t.help = "a strategy the test binary registers";
     t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::FailurePolicy);
     t.divergence = DivergenceKind::Staleness;
@@ -52,7 +54,7 @@ ExperimentConfig small() {
     ExperimentConfig c;
     c.model = "mlp:20-16-4";
     c.dataset = "teacher:2000x20:4:8";
-    c.mode = "test-locked";
+    c.mode = "test-counting";
     c.workers = 3;
     c.epochs = 2;
     c.momentum = 0;
@@ -66,39 +68,63 @@ class TestStrategies : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { registerStrategy({testTraits(), factoryOf<TestLockedThreads>()}); }
+    void initTestCase() {
+        // Its own validation on top of what the traits say: odd worker counts only.
+        auto odd = [](const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
+            if (c.workers % 2 == 0)
+                issues.push_back({"workers", "test-counting runs an odd number of workers (got " +
+                                                 std::to_string(c.workers) + ")"});
+        };
+        registerStrategy({testTraits(), factoryOf<CountingStrategy>(), odd});
+    }
+
+    void itsValidatorReachesEverySurface() {
+        ExperimentConfig c = small();
+        c.workers = 4;
+        const auto issues = c.validate();
+        QCOMPARE(issues.size(), std::size_t(1));
+        QCOMPARE(issues[0].field, std::string("workers"));
+        HWL_VERIFY_THROWS(Run{c}, InputError, "test-counting runs an odd number of workers (got 4)");
+        ui::ExperimentForm form;
+        form.setConfig(c);
+        QVERIFY(!form.isValid());
+        QVERIFY(form.problems().value("workers").contains("an odd number of workers"));
+        c.workers = 3;
+        form.setConfig(c);
+        QVERIFY(form.isValid());
+    }
 
     void registeringTwiceIsRefused() {
         QVERIFY_THROWS_EXCEPTION(std::logic_error,
-                                 registerStrategy({testTraits(), factoryOf<TestLockedThreads>()}));
+                                 registerStrategy({testTraits(), factoryOf<CountingStrategy>(), {}}));
     }
 
     void parsesFromJson() {
         ExperimentConfig c = ExperimentConfig::defaults();
-        c.mergeJson(R"({"mode": "test-locked", "workers": 3})", "exp.json");
-        QCOMPARE(c.mode, std::string("test-locked"));
+        c.mergeJson(R"({"mode": "test-counting", "workers": 3})", "exp.json");
+        QCOMPARE(c.mode, std::string("test-counting"));
         QVERIFY(c.validate().empty());
         // And the messages that list the modes list it.
         HWL_VERIFY_THROWS(c.mergeJson(R"({"mode": "bogus"})", "exp.json"), InputError,
-                          "\"test-locked\"");
+                          "\"test-counting\"");
     }
 
     void parsesFromTheCommandLine() {
-        const CommandLine cl = parseCommandLine({"--mode", "test-locked", "--workers=5"});
-        QCOMPARE(cl.config.mode, std::string("test-locked"));
+        const CommandLine cl = parseCommandLine({"--mode", "test-counting", "--workers=5"});
+        QCOMPARE(cl.config.mode, std::string("test-counting"));
         QCOMPARE(cl.config.workers, 5);
-        HWL_VERIFY_THROWS(parseCommandLine({"--mode", "nope"}), InputError, "test-locked");
+        HWL_VERIFY_THROWS(parseCommandLine({"--mode", "nope"}), InputError, "test-counting");
     }
 
     void appearsInHelp() {
         const QString help = QString::fromStdString(helpText());
-        QVERIFY2(help.contains("test-locked"), qPrintable(help));
+        QVERIFY2(help.contains("test-counting"), qPrintable(help));
         QVERIFY2(help.contains("a strategy the test binary registers"), qPrintable(help));
     }
 
     void describesTheRun() {
         ExperimentConfig c = small();
-        QCOMPARE(describeMode(c), std::string("test-locked"));
+        QCOMPARE(describeMode(c), std::string("test-counting"));
         // Its traits take no start method and no share: share false is refused.
         c.share = false;
         const auto issues = c.validate();
@@ -110,9 +136,9 @@ private slots:
         ui::ExperimentForm form;
         auto* mode = qobject_cast<QComboBox*>(form.fieldWidget("mode"));
         QVERIFY(mode);
-        const int i = mode->findText("test: locked threads");
+        const int i = mode->findText("test: counting threads");
         QVERIFY(i >= 0);
-        QCOMPARE(mode->itemData(i).toString(), QString("test-locked"));
+        QCOMPARE(mode->itemData(i).toString(), QString("test-counting"));
         QCOMPARE(mode->itemData(i, Qt::ToolTipRole).toString(),
                  QString("a strategy the test binary registers"));
         mode->setCurrentIndex(i);
@@ -121,22 +147,25 @@ private slots:
         QVERIFY(form.fieldWidget("on-worker-failure")->isEnabled());
         QVERIFY(!form.fieldWidget("start-method")->isEnabled());
         QVERIFY(!form.fieldWidget("share")->isEnabled());
-        QCOMPARE(form.config().mode, std::string("test-locked"));
+        QCOMPARE(form.config().mode, std::string("test-counting"));
+        qobject_cast<QSpinBox*>(form.fieldWidget("workers"))->setValue(3); // its validator: odd
         QVERIFY2(form.isValid(), qPrintable(QStringList(form.problems().values()).join('\n')));
         // A round trip through the form keeps it.
         form.setConfig(small());
-        QCOMPARE(mode->currentText(), QString("test: locked threads"));
+        QCOMPARE(mode->currentText(), QString("test: counting threads"));
         QCOMPARE(form.config().workers, 3);
     }
 
     void runs() {
+        gRulesMade = 0;
         Run run(small());
         run.start();
         QVERIFY(run.wait(std::chrono::seconds(120)));
         const RunSummary s = run.summary();
         QCOMPARE(s.state, RunState::Finished);
         QCOMPARE(s.epochsCompleted, 2);
-        QCOMPARE(run.info().mode, std::string("test-locked"));
+        QCOMPARE(run.info().mode, std::string("test-counting"));
+        QCOMPARE(gRulesMade.load(), 3);               // one per worker: this strategy ran them
         QCOMPARE(s.samples, std::uint64_t(1800 * 2)); // shard: the 90% of 2000 rows not held out
         QVERIFY2(s.testAccuracy > 0.35,
                  qPrintable(QString::number(s.testAccuracy))); // chance: 0.25

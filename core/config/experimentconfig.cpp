@@ -1,7 +1,7 @@
 #include "config/experimentconfig.h"
 
 #include "config/fields.h"
-#include "strategy/catalog.h"
+#include "strategy/registry.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -100,44 +100,6 @@ json toJson(const FieldValue& v) {
     return std::visit([](const auto& x) { return json(x); }, v);
 }
 
-/// What the mode's strategy says of the config: an unknown mode, share
-/// false without an unshared variant, a worker count the mode cannot run.
-void checkMode(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
-    if (!findStrategy(c.mode, true) && !findStrategy(c.mode, false)) {
-        issues.push_back({"mode", "unknown mode \"" + c.mode + "\"; expected " +
-                                      listChoices(modeNames(), true)});
-        return;
-    }
-    const StrategyTraits* s = findStrategy(c);
-    if (s && !s->unavailable.empty()) {
-        issues.push_back({"mode", "mode " + c.mode + " cannot run: " + s->unavailable});
-        return;
-    }
-    if (!s) {
-        std::vector<std::string> unshared;
-        for (const StrategyTraits* t : allStrategies())
-            if (!t->share)
-                unshared.push_back(t->name);
-        issues.push_back({"share", "share false (--no-share) applies to mode " +
-                                       listChoices(unshared, false) +
-                                       " only: the workers of mode " + c.mode +
-                                       " always share one copy of the parameters"});
-        return;
-    }
-    if (s->exactWorkers > 0 && c.workers != s->exactWorkers) {
-        std::vector<std::string> others;
-        for (const std::string& name : modeNames()) {
-            const StrategyTraits* t = findStrategy(name, true);
-            if (t && t->takes(StrategySetting::Workers) && t->unavailable.empty())
-                others.push_back(name);
-        }
-        issues.push_back({"workers", s->name + " mode runs exactly " +
-                                         std::to_string(s->exactWorkers) + " worker" +
-                                         (s->exactWorkers == 1 ? "" : "s") + " (got " +
-                                         std::to_string(c.workers) + "); use mode " +
-                                         listChoices(others, false) + " for more"});
-    }
-}
 } // namespace
 
 const char* toString(DataSplit s) {
@@ -218,7 +180,7 @@ std::vector<ConfigIssue> ExperimentConfig::validate() const {
                             (f.type == FieldType::Number ? std::to_string(x) : f.valueText(*this)) +
                             ")"});
     }
-    checkMode(*this, issues);
+    validateMode(*this, issues);
     return issues;
 }
 

@@ -37,8 +37,37 @@ void becomeWorker(pid_t parent) {
     signal(SIGINT, SIG_IGN);
 }
 
+/// What every process launcher keeps: the worker processes still running.
+class WorkerProcesses : public Launcher {
+public:
+    std::size_t running() const override { return children_.size(); }
+    void killAll() override {
+        for (const auto& c : children_)
+            kill(c.pid, SIGKILL);
+    }
+    bool processes() const override { return true; }
+
+protected:
+    struct Child {
+        std::uint32_t rank;
+        pid_t pid;
+    };
+    void add(std::uint32_t rank, pid_t pid) { children_.push_back({rank, pid}); }
+    /// Moves worker `pid`'s end into `exits`; false when it is not ours.
+    bool take(pid_t pid, int status, std::vector<Exit>& exits) {
+        for (auto it = children_.begin(); it != children_.end(); ++it)
+            if (it->pid == pid) {
+                exits.push_back({it->rank, pid, status});
+                children_.erase(it);
+                return true;
+            }
+        return false;
+    }
+    std::vector<Child> children_;
+};
+
 /// Children of this process, reaped with waitpid().
-class ChildLauncher : public Launcher {
+class ChildLauncher : public WorkerProcesses {
 public:
     ~ChildLauncher() override {
         killAll();
@@ -49,21 +78,12 @@ public:
         std::vector<Exit> exits;
         for (std::size_t i = 0; i < children_.size();) {
             int status = 0;
-            if (waitpid(children_[i].pid, &status, WNOHANG) == children_[i].pid) {
-                exits.push_back({children_[i].rank, children_[i].pid, status});
-                children_.erase(children_.begin() + std::ptrdiff_t(i));
-            } else {
+            const pid_t pid = children_[i].pid;
+            if (waitpid(pid, &status, WNOHANG) != pid || !take(pid, status, exits))
                 ++i;
-            }
         }
         return exits;
     }
-    std::size_t running() const override { return children_.size(); }
-    void killAll() override {
-        for (const auto& c : children_)
-            kill(c.pid, SIGKILL);
-    }
-    bool processes() const override { return true; }
 
 protected:
     /// Forks a worker child that runs `inChild` (which never returns).
@@ -78,16 +98,9 @@ protected:
             becomeWorker(parent);
             inChild();
         }
-        children_.push_back({rank, pid});
+        add(rank, pid);
         return pid;
     }
-
-private:
-    struct Child {
-        std::uint32_t rank;
-        pid_t pid;
-    };
-    std::vector<Child> children_;
 };
 
 class ForkLauncher final : public ChildLauncher {
@@ -128,7 +141,7 @@ private:
     std::string executable_;
 };
 
-class ForkserverLauncher final : public Launcher {
+class ForkserverLauncher final : public WorkerProcesses {
 public:
     explicit ForkserverLauncher(std::shared_ptr<ForkServer> server) : server_(std::move(server)) {
         if (!server_)
@@ -137,40 +150,21 @@ public:
     ~ForkserverLauncher() override { killAll(); }
     pid_t launch(std::uint32_t rank, const WorkerJob& job) override {
         const pid_t pid = server_->launch(job.roleArgs);
-        children_.push_back({rank, pid});
+        add(rank, pid);
         return pid;
     }
     std::vector<Exit> reap() override {
         std::vector<Exit> exits;
-        auto take = [&](pid_t pid, int status) {
-            for (auto it = children_.begin(); it != children_.end(); ++it)
-                if (it->pid == pid) {
-                    exits.push_back({it->rank, pid, status});
-                    children_.erase(it);
-                    return;
-                }
-        };
         for (const auto& e : server_->pollExits())
-            take(e.pid, e.status);
+            take(e.pid, e.status, exits);
         if (!server_->alive()) // the server died: its workers died with it
             while (!children_.empty())
-                take(children_.front().pid, SIGKILL);
+                take(children_.front().pid, SIGKILL, exits);
         return exits;
     }
-    std::size_t running() const override { return children_.size(); }
-    void killAll() override {
-        for (const auto& c : children_)
-            kill(c.pid, SIGKILL);
-    }
-    bool processes() const override { return true; }
 
 private:
-    struct Child {
-        std::uint32_t rank;
-        pid_t pid;
-    };
     std::shared_ptr<ForkServer> server_;
-    std::vector<Child> children_;
 };
 
 } // namespace

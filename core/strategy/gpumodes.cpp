@@ -20,7 +20,8 @@ StrategyEntry notBuilt(const char* name, const char* label, const char* help) {
     return {t,
             [](const StrategyTraits& traits, const ExperimentConfig&) -> std::unique_ptr<Strategy> {
                 throw InputError("mode: " + traits.name + " cannot run: " + traits.unavailable);
-            }};
+            },
+            {}};
 }
 } // namespace
 

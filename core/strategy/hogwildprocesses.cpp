@@ -6,21 +6,6 @@
 
 namespace hwl {
 
-namespace {
-
-class HogwildProcesses final : public HostStrategy {
-public:
-    using HostStrategy::HostStrategy;
-
-protected:
-    std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env,
-                                         std::uint32_t) const override {
-        return makeHogwildUpdate(env.model.layout().total(), measureStaleness());
-    }
-};
-
-} // namespace
-
 unsigned processSettings() {
     return unsigned(StrategySetting::Workers) | unsigned(StrategySetting::StartMethod) |
            unsigned(StrategySetting::Share) | unsigned(StrategySetting::FailurePolicy);
@@ -35,7 +20,7 @@ StrategyEntry hogwildProcessesStrategy() {
     t.settings = processSettings();
     t.processes = true;
     t.divergence = DivergenceKind::Staleness;
-    return {t, factoryOf<HogwildProcesses>()};
+    return {t, factoryOf<HostStrategy>(), {}};
 }
 
 } // namespace hwl

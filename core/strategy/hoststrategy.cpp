@@ -95,6 +95,11 @@ WorkerSetup HostStrategy::setupWorker(const WorkerEnvironment& env, std::uint32_
     return setup;
 }
 
+std::unique_ptr<UpdateRule> HostStrategy::makeRule(const WorkerEnvironment& env,
+                                                   std::uint32_t) const {
+    return makeHogwildUpdate(env.model.layout().total(), measureStaleness());
+}
+
 void HostStrategy::finish() {
     params_.unlink();
     sharedTrain_.unlink();

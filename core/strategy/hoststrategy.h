@@ -3,9 +3,11 @@
 // run trains and exports (on the heap for thread workers, in shared memory
 // for process workers, together with one shared copy of the training data),
 // workers started as threads or processes as the traits say, each running
-// the worker loop with the backend's kernel and the update rule the concrete
-// strategy chooses (makeRule). Strategies that train private copies override
-// the worker stores.
+// the worker loop with the backend's kernel and an update rule (makeRule).
+// As it is, it is Hogwild: every worker updates the shared store without a
+// lock (serial is the case of one worker, who has nobody to race with).
+// Strategies with another rule override makeRule; those that train private
+// copies override the worker stores too.
 #include "data/shareddataset.h"
 #include "strategy/strategy.h"
 
@@ -22,9 +24,10 @@ public:
     void finish() override;
 
 protected:
-    /// Worker `rank`'s update rule.
+    /// Worker `rank`'s update rule: Hogwild, measuring staleness when there
+    /// is more than one worker.
     virtual std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env,
-                                                 std::uint32_t rank) const = 0;
+                                                 std::uint32_t rank) const;
     /// The store worker `rank` trains (by default the one every worker shares).
     virtual ParameterStore& workerStore(std::uint32_t /*rank*/) { return params_; }
     /// Stores beyond params_ that prepareWorkerStores() will allocate (for

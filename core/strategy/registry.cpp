@@ -50,6 +50,57 @@ void registerStrategy(StrategyEntry entry) {
     r.entries.push_back(std::move(entry));
 }
 
+namespace {
+void checkWorkers(const StrategyTraits& s, const ExperimentConfig& c,
+                  std::vector<ConfigIssue>& issues) {
+    if (s.exactWorkers <= 0 || c.workers == s.exactWorkers)
+        return;
+    std::vector<std::string> others;
+    for (const std::string& name : modeNames()) {
+        const StrategyTraits* t = findStrategy(name, true);
+        if (t && t->takes(StrategySetting::Workers) && t->unavailable.empty())
+            others.push_back(name);
+    }
+    issues.push_back({"workers", s.name + " mode runs exactly " + std::to_string(s.exactWorkers) +
+                                     " worker" + (s.exactWorkers == 1 ? "" : "s") + " (got " +
+                                     std::to_string(c.workers) + "); use mode " +
+                                     listChoices(others, false) + " for more"});
+}
+} // namespace
+
+void validateMode(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
+    if (!findStrategy(c.mode, true) && !findStrategy(c.mode, false)) {
+        issues.push_back(
+            {"mode", "unknown mode \"" + c.mode + "\"; expected " + listChoices(modeNames(), true)});
+        return;
+    }
+    const StrategyTraits* s = findStrategy(c);
+    if (s && !s->unavailable.empty()) {
+        issues.push_back({"mode", "mode " + c.mode + " cannot run: " + s->unavailable});
+        return;
+    }
+    if (!s) {
+        std::vector<std::string> unshared;
+        for (const StrategyTraits* t : allStrategies())
+            if (!t->share)
+                unshared.push_back(t->name);
+        issues.push_back({"share", "share false (--no-share) applies to mode " +
+                                       listChoices(unshared, false) +
+                                       " only: the workers of mode " + c.mode +
+                                       " always share one copy of the parameters"});
+        return;
+    }
+    checkWorkers(*s, c, issues);
+    StrategyValidator validate;
+    {
+        Registry& r = registry();
+        std::lock_guard lock(r.mutex);
+        validate = r.find(c.mode, c.share)->validate;
+    }
+    if (validate)
+        validate(c, issues);
+}
+
 std::unique_ptr<Strategy> createStrategy(const ExperimentConfig& config) {
     Registry& r = registry();
     const StrategyEntry* entry = nullptr;

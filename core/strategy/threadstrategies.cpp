@@ -10,17 +10,6 @@ namespace hwl {
 
 namespace {
 
-class HogwildThreads final : public HostStrategy {
-public:
-    using HostStrategy::HostStrategy;
-
-protected:
-    std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env,
-                                         std::uint32_t) const override {
-        return makeHogwildUpdate(env.model.layout().total(), measureStaleness());
-    }
-};
-
 class LockedThreads final : public HostStrategy {
 public:
     using HostStrategy::HostStrategy;
@@ -44,8 +33,8 @@ StrategyEntry serialStrategy() {
     t.help = "one worker, plain SGD: the reference every other mode is compared with";
     t.exactWorkers = 1;
     t.divergence = DivergenceKind::None;
-    // One worker has nobody to race with: the Hogwild rule is plain SGD.
-    return {t, factoryOf<HogwildThreads>()};
+    // One worker has nobody to race with: the Hogwild strategy is plain SGD.
+    return {t, factoryOf<HostStrategy>(), {}};
 }
 
 StrategyEntry hogwildThreadsStrategy() {
@@ -55,7 +44,7 @@ StrategyEntry hogwildThreadsStrategy() {
     t.help = "N threads update one shared copy of the parameters without locks (Hogwild)";
     t.settings = unsigned(StrategySetting::Workers);
     t.divergence = DivergenceKind::Staleness;
-    return {t, factoryOf<HogwildThreads>()};
+    return {t, factoryOf<HostStrategy>(), {}};
 }
 
 StrategyEntry lockedThreadsStrategy() {
@@ -65,7 +54,7 @@ StrategyEntry lockedThreadsStrategy() {
     t.help = "N threads, one mutex around each update: the baseline Hogwild beats";
     t.settings = unsigned(StrategySetting::Workers);
     t.divergence = DivergenceKind::Staleness;
-    return {t, factoryOf<LockedThreads>()};
+    return {t, factoryOf<LockedThreads>(), {}};
 }
 
 } // namespace hwl

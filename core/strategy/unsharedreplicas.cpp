@@ -96,7 +96,7 @@ StrategyEntry unsharedReplicasStrategy() {
     t.settings = processSettings();
     t.processes = true;
     t.divergence = DivergenceKind::ReplicaDistance;
-    return {t, factoryOf<UnsharedReplicas>()};
+    return {t, factoryOf<UnsharedReplicas>(), {}};
 }
 
 } // namespace hwl

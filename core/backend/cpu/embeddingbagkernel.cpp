@@ -94,27 +94,12 @@ T EmbeddingBagKernel::train(const T* params, const DatasetView& data, const std:
     return lossSum / T(n);
 }
 
-float EmbeddingBagKernel::lossAndGradient(const float* params, const DatasetView& data,
-                                          const std::int64_t* rows, std::int64_t n,
-                                          Workspace<float>& ws) const {
-    return train(params, data, rows, n, ws);
-}
-
-double EmbeddingBagKernel::lossAndGradient(const double* params, const DatasetView& data,
-                                           const std::int64_t* rows, std::int64_t n,
-                                           Workspace<double>& ws) const {
-    return train(params, data, rows, n, ws);
-}
-
-EvalResult EmbeddingBagKernel::evaluate(const float* params, const DatasetView& data,
-                                        std::int64_t begin, std::int64_t end,
-                                        Workspace<float>& ws) const {
-    EvalResult result;
-    forEachChunk(begin, end, [&](std::int64_t first, std::int64_t n, const std::int64_t* rows) {
-        forward(params, data, rows, n, ws);
-        accumulateEval(ws.pre[0].data(), n, classes_, data.labels, first, result);
-    });
-    return result;
-}
+// ModelKernelOf calls these from the header: one instance per precision.
+template float EmbeddingBagKernel::train<float>(const float*, const DatasetView&,
+                                                const std::int64_t*, std::int64_t,
+                                                Workspace<float>&) const;
+template double EmbeddingBagKernel::train<double>(const double*, const DatasetView&,
+                                                  const std::int64_t*, std::int64_t,
+                                                  Workspace<double>&) const;
 
 } // namespace hwl

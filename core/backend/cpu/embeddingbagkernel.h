@@ -2,23 +2,23 @@
 // The embedding bag's CPU arithmetic. A step's gradient has one segment for
 // fc (weight and bias, contiguous) and one D-long segment per distinct table
 // row its batch used, so an update writes only those rows.
-#include "backend/cpu/modelkernel.h"
+#include "backend/cpu/modelkernelof.h"
 #include "model/embeddingbag.h"
 
 namespace hwl {
 
-class EmbeddingBagKernel final : public ModelKernel {
+class EmbeddingBagKernel final : public ModelKernelOf<EmbeddingBagKernel> {
 public:
     explicit EmbeddingBagKernel(const EmbeddingBag& model);
 
-    float lossAndGradient(const float* params, const DatasetView& data, const std::int64_t* rows,
-                          std::int64_t n, Workspace<float>& ws) const override;
-    double lossAndGradient(const double* params, const DatasetView& data, const std::int64_t* rows,
-                           std::int64_t n, Workspace<double>& ws) const override;
-    EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
-                        std::int64_t end, Workspace<float>& ws) const override;
-
 private:
+    friend class ModelKernelOf<EmbeddingBagKernel>;
+    const float* logits(const float* params, const DatasetView& data, const std::int64_t* rows,
+                        std::int64_t n, Workspace<float>& ws) const {
+        forward(params, data, rows, n, ws);
+        return ws.pre[0].data();
+    }
+    std::int64_t classes() const { return classes_; }
     template <class T>
     void forward(const T* params, const DatasetView& data, const std::int64_t* rows, std::int64_t n,
                  Workspace<T>& ws) const;

@@ -106,28 +106,18 @@ T MlpKernel::train(const T* params, const DatasetView& data, const std::int64_t*
     return lossSum / T(n);
 }
 
-float MlpKernel::lossAndGradient(const float* params, const DatasetView& data,
-                                 const std::int64_t* rows, std::int64_t n,
-                                 Workspace<float>& ws) const {
-    return train(params, data, rows, n, ws);
+const float* MlpKernel::logits(const float* params, const DatasetView& data,
+                               const std::int64_t* rows, std::int64_t n,
+                               Workspace<float>& ws) const {
+    gatherRows(data, rows, n, ws.input);
+    forward(params, n, ws);
+    return ws.pre.back().data();
 }
 
-double MlpKernel::lossAndGradient(const double* params, const DatasetView& data,
-                                  const std::int64_t* rows, std::int64_t n,
-                                  Workspace<double>& ws) const {
-    return train(params, data, rows, n, ws);
-}
-
-EvalResult MlpKernel::evaluate(const float* params, const DatasetView& data, std::int64_t begin,
-                               std::int64_t end, Workspace<float>& ws) const {
-    EvalResult result;
-    const std::int64_t classes = layers_.back().out;
-    forEachChunk(begin, end, [&](std::int64_t first, std::int64_t n, const std::int64_t* rows) {
-        gatherRows(data, rows, n, ws.input);
-        forward(params, n, ws);
-        accumulateEval(ws.pre.back().data(), n, classes, data.labels, first, result);
-    });
-    return result;
-}
+// ModelKernelOf calls these from the header: one instance per precision.
+template float MlpKernel::train<float>(const float*, const DatasetView&, const std::int64_t*,
+                                       std::int64_t, Workspace<float>&) const;
+template double MlpKernel::train<double>(const double*, const DatasetView&, const std::int64_t*,
+                                         std::int64_t, Workspace<double>&) const;
 
 } // namespace hwl

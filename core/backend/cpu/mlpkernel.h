@@ -1,27 +1,24 @@
 #pragma once
 // The MLP's CPU arithmetic: Eigen matrix products over row-major batches,
 // the activation, softmax cross-entropy, and the backward pass.
-#include "backend/cpu/modelkernel.h"
+#include "backend/cpu/modelkernelof.h"
 #include "model/mlp.h"
 
 #include <vector>
 
 namespace hwl {
 
-class MlpKernel final : public ModelKernel {
+class MlpKernel final : public ModelKernelOf<MlpKernel> {
 public:
     explicit MlpKernel(const Mlp& model)
         : layers_(model.layers()), activation_(model.spec().activation),
           total_(model.layout().total()) {}
 
-    float lossAndGradient(const float* params, const DatasetView& data, const std::int64_t* rows,
-                          std::int64_t n, Workspace<float>& ws) const override;
-    double lossAndGradient(const double* params, const DatasetView& data, const std::int64_t* rows,
-                           std::int64_t n, Workspace<double>& ws) const override;
-    EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
-                        std::int64_t end, Workspace<float>& ws) const override;
-
 private:
+    friend class ModelKernelOf<MlpKernel>;
+    const float* logits(const float* params, const DatasetView& data, const std::int64_t* rows,
+                        std::int64_t n, Workspace<float>& ws) const;
+    std::int64_t classes() const { return layers_.back().out; }
     template <class T>
     void forward(const T* params, std::int64_t n, Workspace<T>& ws) const;
     template <class T>
