@@ -93,10 +93,10 @@ std::vector<Field> makeFields() {
     std::vector<Field> fields;
     fields.push_back(text("model", "SPEC",
                           "mlp:IN-H1-...-OUT[:relu|tanh|sigmoid]\n"
-                          "embedding-bag:V-D-C   (sparse datasets)",
+                          "embedding-bag:V-D-C (sparse datasets)",
                           &C::model));
     fields.push_back(text("dataset", "SPEC",
-                          "random:ROWSxDIM:CLASSES      (randn data, random labels)\n"
+                          "random:ROWSxDIM:CLASSES (randn data, random labels)\n"
                           "teacher:ROWSxDIM:CLASSES[:HIDDEN] (learnable)\n"
                           "sparse-bow:ROWSxVOCAB:CLASSES[:TOKENS]\n"
                           "fashion-mnist | idx:DIR | csv:FILE | libsvm:FILE",
@@ -112,7 +112,7 @@ std::vector<Field> makeFields() {
                             {StartMethod::Fork, StartMethod::Spawn, StartMethod::Forkserver},
                             &C::startMethod, &parseStartMethod));
     fields.push_back(toggle("share", "the default: one shared copy of the parameters", "no-share",
-                            "the \"forgot to share the parameters\" pitfall: each worker\n"
+                            "the \"forgot to share the parameters\" pitfall: each worker "
                             "trains a private copy (modes with process workers)",
                             &C::share));
     fields.push_back(choice("on-worker-failure", "P", "stop | continue when a worker dies",
@@ -132,15 +132,15 @@ std::vector<Field> makeFields() {
                             "replicate: every worker walks all samples",
                             {DataSplit::Shard, DataSplit::Replicate}, &C::split, &parseDataSplit));
     fields.push_back(number("test-fraction",
-                            "held-out share; ignored by datasets with their\n"
-                            "own test set (fashion-mnist, idx)",
+                            "held-out share of the rows\n"
+                            "ignored by datasets with their own test set (fashion-mnist, idx)",
                             0, false, 1, true, &C::testFraction));
     fields.push_back(toggle("shuffle", "a new random order every epoch (the default)", "no-shuffle",
                             "visit samples in file order (exact comparisons)", &C::shuffle));
     fields.push_back(text("init", "FILE", "start from weights in a safetensors file", &C::init));
     fields.push_back(text("out", "DIR",
-                          "write weights.safetensors, weights.npz,\n"
-                          "metrics.csv and experiment.json into DIR",
+                          "write weights.safetensors, weights.npz, metrics.csv and "
+                          "experiment.json into DIR",
                           &C::out));
     return fields;
 }
@@ -162,15 +162,35 @@ std::string shortNumber(double v) {
     throw InputError(std::string(flag) + ": " + why + " (see --help)");
 }
 
-/// One help entry: the flag column 25 wide, then the text; continuation
-/// lines indented to the text.
+/// One help entry: the flag column 25 wide, then the text, each of its
+/// lines wrapped at 79 columns; continuation lines indented to the text.
 void helpEntry(std::string& out, const std::string& flag, const std::string& text) {
-    std::string column = "  " + flag;
-    column +=
-        column.size() < 25 ? std::string(25 - column.size(), ' ') : "\n" + std::string(25, ' ');
-    const auto lines = split(text, '\n');
-    for (std::size_t i = 0; i < lines.size(); ++i)
-        out += (i == 0 ? column : std::string(25, ' ')) + lines[i] + "\n";
+    constexpr std::size_t kColumn = 25, kWidth = 79;
+    std::string line = "  " + flag;
+    if (line.size() >= kColumn) {
+        out += line + "\n";
+        line.clear();
+    }
+    auto flush = [&] {
+        out += line + "\n";
+        line.clear();
+    };
+    for (const auto& paragraph : split(text, '\n')) {
+        if (!line.empty() && line.size() > kColumn)
+            flush();
+        for (const auto& word : split(paragraph, ' ')) {
+            if (word.empty())
+                continue;
+            if (line.size() > kColumn && line.size() + 1 + word.size() > kWidth)
+                flush();
+            if (line.size() < kColumn)
+                line.resize(kColumn, ' ');
+            else if (line.size() > kColumn)
+                line += ' ';
+            line += word;
+        }
+    }
+    flush();
 }
 
 } // namespace
@@ -305,7 +325,7 @@ std::string fieldsHelp() {
             text = text.substr(0, text.find('\n')) + ", " + f.rangeText() +
                    (text.find('\n') == std::string::npos ? "" : text.substr(text.find('\n')));
         if (text.empty()) // a choice whose names change (the modes): list them
-            text = join(f.choices(), " | ") + "  (see Modes below)";
+            text = join(f.choices(), " | ") + " (see Modes below)";
         if (f.type == FieldType::Switch) {
             helpEntry(out, std::string("--") + f.negation, f.negationHelp);
             helpEntry(out, std::string("--") + f.key, text);
@@ -313,7 +333,7 @@ std::string fieldsHelp() {
         }
         const std::string current = f.valueText(defaults);
         if (!current.empty())
-            text += "  [" + current + "]";
+            text += " [" + current + "]";
         helpEntry(out, std::string("--") + f.key + " " + f.valueName, text);
     }
     out += "\nModes (--mode):\n";
