@@ -449,7 +449,7 @@ SCALING_LIMITS = (
     "rewrites all 113 KB of parameters, so each step the other core must fetch them again "
     "(compare the shared and --no-share figures). Concurrent updates also used to fight over "
     "the same cache lines in lockstep, which made lock-free Hogwild slower than a mutex; each "
-    "worker now starts its update pass at its own offset (core/hogwild.cpp), which brought "
+    "worker now starts its update pass at its own offset (core/optim/sgd.h), which brought "
     "2-thread Hogwild from about 1.5× to about 1.75×; (3) fixed costs on a job this short "
     "(30-60 ms of training): process workers start one after the other (fork about 1 ms, "
     "spawn about 15 ms each) and the engine's clock starts at the first worker's first step, "

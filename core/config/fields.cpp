@@ -4,6 +4,7 @@
 #include "util/errors.h"
 #include "util/textutil.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
