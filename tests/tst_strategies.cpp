@@ -84,7 +84,8 @@ private slots:
         const auto issues = c.validate();
         QCOMPARE(issues.size(), std::size_t(1));
         QCOMPARE(issues[0].field, std::string("workers"));
-        HWL_VERIFY_THROWS(Run{c}, InputError, "test-counting runs an odd number of workers (got 4)");
+        HWL_VERIFY_THROWS(Run{c}, InputError,
+                          "test-counting runs an odd number of workers (got 4)");
         ui::ExperimentForm form;
         form.setConfig(c);
         QVERIFY(!form.isValid());
@@ -95,8 +96,8 @@ private slots:
     }
 
     void registeringTwiceIsRefused() {
-        QVERIFY_THROWS_EXCEPTION(std::logic_error,
-                                 registerStrategy({testTraits(), factoryOf<CountingStrategy>(), {}}));
+        QVERIFY_THROWS_EXCEPTION(
+            std::logic_error, registerStrategy({testTraits(), factoryOf<CountingStrategy>(), {}}));
     }
 
     void parsesFromJson() {

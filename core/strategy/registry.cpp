@@ -70,8 +70,8 @@ void checkWorkers(const StrategyTraits& s, const ExperimentConfig& c,
 
 void validateMode(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
     if (!findStrategy(c.mode, true) && !findStrategy(c.mode, false)) {
-        issues.push_back(
-            {"mode", "unknown mode \"" + c.mode + "\"; expected " + listChoices(modeNames(), true)});
+        issues.push_back({"mode", "unknown mode \"" + c.mode + "\"; expected " +
+                                      listChoices(modeNames(), true)});
         return;
     }
     const StrategyTraits* s = findStrategy(c);

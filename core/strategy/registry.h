@@ -16,8 +16,7 @@ using StrategyFactory =
 /// Checks a strategy makes of an experiment beyond what its traits say
 /// (ExperimentConfig::validate() calls them): issues to append, each naming
 /// its field.
-using StrategyValidator =
-    std::function<void(const ExperimentConfig&, std::vector<ConfigIssue>&)>;
+using StrategyValidator = std::function<void(const ExperimentConfig&, std::vector<ConfigIssue>&)>;
 
 struct StrategyEntry {
     StrategyTraits traits;
