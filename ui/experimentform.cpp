@@ -55,10 +55,12 @@ QString numberTip(const char* key, const QString& what) {
 }
 
 /// The fields the form shows, in display order (JSON names).
-const char* const kFormFields[] = {"model",    "dataset",      "test-fraction", "mode",
-                                   "workers",  "start-method", "share",         "on-worker-failure",
-                                   "split",    "shuffle",      "batch",         "lr",
-                                   "momentum", "weight-decay", "epochs",        "seed"};
+const char* const kFormFields[] = {
+    "model",     "dataset",      "test-fraction", "mode",
+    "workers",   "start-method", "share",         "on-worker-failure",
+    "transport", "sync-every",   "bucket-mb",     "drop-last",
+    "split",     "shuffle",      "batch",         "lr",
+    "momentum",  "weight-decay", "epochs",        "seed"};
 
 } // namespace
 

@@ -6,6 +6,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -42,12 +43,15 @@ ParallelismFields::ParallelismFields(QWidget* parent) : QGroupBox(tr("Parallelis
     QFormLayout* form = makeForm(this);
     buildModeRows(form);
     buildProcessRows(form);
+    buildReplicaRows(form);
     buildDataRows(form);
     connect(mode_, &QComboBox::currentIndexChanged, this, &ParallelismFields::onModeChanged);
     connect(workers_, &QSpinBox::valueChanged, this, &ParallelismFields::onEdited);
-    for (QComboBox* combo : {startMethod_, failure_, split_})
+    connect(syncEvery_, &QSpinBox::valueChanged, this, &ParallelismFields::onEdited);
+    connect(bucketMb_, &QDoubleSpinBox::valueChanged, this, &ParallelismFields::onEdited);
+    for (QComboBox* combo : {startMethod_, failure_, split_, transport_})
         connect(combo, &QComboBox::currentIndexChanged, this, &ParallelismFields::onEdited);
-    for (QCheckBox* check : {share_, shuffle_})
+    for (QCheckBox* check : {share_, shuffle_, dropLast_})
         connect(check, &QCheckBox::toggled, this, &ParallelismFields::onEdited);
 }
 
@@ -119,6 +123,49 @@ void ParallelismFields::buildProcessRows(QFormLayout* form) {
     addErrorRow(form, "on-worker-failure");
 }
 
+void ParallelismFields::buildReplicaRows(QFormLayout* form) {
+    transport_ = new QComboBox;
+    transport_->setObjectName("transport");
+    addItem(transport_, tr("threads"), int(Transport::Threads),
+            tr("Replicas are threads of this process"));
+    addItem(transport_, tr("processes"), int(Transport::Processes),
+            tr("Replicas are processes (the start method), talking through shared memory"));
+    addItem(transport_, tr("mpi"), int(Transport::Mpi), tr("MPI ranks, across machines"));
+    for (int i = 0; i < transport_->count(); ++i)
+        if (const std::string why = transportUnavailable(transport_->itemData(i).toInt());
+            !why.empty()) {
+            disableItem(transport_, i);
+            transport_->setItemData(i, QString::fromStdString(why), Qt::ToolTipRole);
+        }
+    setBaseToolTip(transport_, tr("How data-parallel replicas talk"));
+    form->addRow(tr("Transport"), transport_);
+    addErrorRow(form, "transport");
+
+    syncEvery_ = makeCountSpin("syncEvery", 1, fieldMax("sync-every"),
+                               tr("1: average the gradients every step (DDP). K > 1: each "
+                                  "replica takes K steps alone, then the parameters are averaged "
+                                  "(local SGD); the larger K, the further they drift apart"));
+    form->addRow(tr("Sync every"), syncEvery_);
+    addErrorRow(form, "sync-every");
+
+    bucketMb_ = new QDoubleSpinBox;
+    bucketMb_->setObjectName("bucketMb");
+    bucketMb_->setRange(0.001, findField("bucket-mb")->max);
+    bucketMb_->setDecimals(3);
+    bucketMb_->setSuffix(tr(" MiB"));
+    bucketMb_->setToolTip(tr("The cap of a gradient bucket (DDP's bucket_cap_mb; the first "
+                             "bucket is 1 MiB)"));
+    form->addRow(tr("Bucket cap"), bucketMb_);
+    addErrorRow(form, "bucket-mb");
+
+    dropLast_ = new QCheckBox(tr("Drop the uneven last rows"));
+    dropLast_->setObjectName("dropLast");
+    dropLast_->setToolTip(tr("Unchecked: each epoch is padded by wrapping around so every rank "
+                             "gets as many rows (DistributedSampler)"));
+    form->addRow(QString(), dropLast_);
+    addErrorRow(form, "drop-last");
+}
+
 void ParallelismFields::buildDataRows(QFormLayout* form) {
     split_ = new QComboBox;
     split_->setObjectName("split");
@@ -161,6 +208,10 @@ void ParallelismFields::setConfig(const ExperimentConfig& c) {
     failure_->setCurrentIndex(failure_->findData(int(c.onWorkerFailure)));
     split_->setCurrentIndex(split_->findData(int(c.split)));
     shuffle_->setChecked(c.shuffle);
+    transport_->setCurrentIndex(transport_->findData(int(c.transport)));
+    syncEvery_->setValue(c.syncEvery);
+    bucketMb_->setValue(c.bucketMb);
+    dropLast_->setChecked(c.dropLast);
     filling_ = false;
     updateEnablement();
 }
@@ -175,6 +226,15 @@ void ParallelismFields::apply(ExperimentConfig& c) const {
     c.onWorkerFailure = FailurePolicy(failure_->currentData().toInt());
     c.split = DataSplit(split_->currentData().toInt());
     c.shuffle = shuffle_->isChecked();
+    // Options only some modes take keep their defaults elsewhere (the
+    // validator refuses them set for a mode that does not take them).
+    const ExperimentConfig defaults;
+    const bool transport = t && t->takes(StrategySetting::Transport);
+    const bool replicas = t && t->takes(StrategySetting::Replicas);
+    c.transport = transport ? Transport(transport_->currentData().toInt()) : defaults.transport;
+    c.syncEvery = replicas ? syncEvery_->value() : defaults.syncEvery;
+    c.bucketMb = replicas ? bucketMb_->value() : defaults.bucketMb;
+    c.dropLast = replicas ? dropLast_->isChecked() : defaults.dropLast;
 }
 
 QWidget* ParallelismFields::fieldWidget(const QString& field) const {
@@ -182,9 +242,10 @@ QWidget* ParallelismFields::fieldWidget(const QString& field) const {
         const char* name;
         QWidget* widget;
     } fields[] = {
-        {"mode", mode_},      {"workers", workers_},           {"start-method", startMethod_},
-        {"share", share_},    {"on-worker-failure", failure_}, {"split", split_},
-        {"shuffle", shuffle_}};
+        {"mode", mode_},          {"workers", workers_},           {"start-method", startMethod_},
+        {"share", share_},        {"on-worker-failure", failure_}, {"split", split_},
+        {"shuffle", shuffle_},    {"transport", transport_},       {"sync-every", syncEvery_},
+        {"bucket-mb", bucketMb_}, {"drop-last", dropLast_}};
     for (const auto& f : fields)
         if (field == QLatin1String(f.name))
             return f.widget;
@@ -228,8 +289,15 @@ void ParallelismFields::updateEnablement() {
                                         "for more")
                                          .arg(t->exactWorkers)
                                    : tr("Parallel workers, 1..%1").arg(fieldMax("workers")));
-    const bool processes = t && t->processes;
-    startMethod_->setEnabled(t && t->takes(StrategySetting::StartMethod));
+    const bool hasTransport = t && t->takes(StrategySetting::Transport);
+    const auto transport = Transport(transport_->currentData().toInt());
+    const bool processes = t && (hasTransport ? transport == Transport::Processes : t->processes);
+    startMethod_->setEnabled(t && t->takes(StrategySetting::StartMethod) &&
+                             (!hasTransport || transport == Transport::Processes));
+    transport_->setEnabled(hasTransport);
+    const bool replicas = t && t->takes(StrategySetting::Replicas);
+    for (QWidget* w : std::initializer_list<QWidget*>{syncEvery_, bucketMb_, dropLast_})
+        w->setEnabled(replicas);
     share_->setEnabled(t && t->takes(StrategySetting::Share));
     failure_->setEnabled(t && t->takes(StrategySetting::FailurePolicy));
 

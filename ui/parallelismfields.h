@@ -1,7 +1,8 @@
 #pragma once
 // The "Parallelism" group of the experiment form: the mode, and the fields
-// modes take (workers, start method, share, on-worker-failure) plus the data
-// split and shuffle. Everything mode-specific comes from the engine's
+// modes take (workers, start method, share, on-worker-failure; data-parallel:
+// transport, sync-every, bucket size, drop-last) plus the data split and
+// shuffle. Everything mode-specific comes from the engine's
 // strategy catalog: the mode list (labels, tooltips, the modes this build
 // cannot run shown disabled with the reason), which fields each mode enables,
 // and the worker count a mode fixes. GUI thread only.
@@ -14,6 +15,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
 class QSpinBox;
@@ -51,6 +53,7 @@ private:
     void buildModeRows(QFormLayout* form);
     void buildProcessRows(QFormLayout* form);
     void buildDataRows(QFormLayout* form);
+    void buildReplicaRows(QFormLayout* form);
     void addErrorRow(QFormLayout* form, const char* field);
     void onModeChanged();
     void onEdited();
@@ -67,6 +70,10 @@ private:
     QComboBox* failure_ = nullptr;
     QComboBox* split_ = nullptr;
     QCheckBox* shuffle_ = nullptr;
+    QComboBox* transport_ = nullptr;
+    QSpinBox* syncEvery_ = nullptr;
+    QDoubleSpinBox* bucketMb_ = nullptr;
+    QCheckBox* dropLast_ = nullptr;
     QMap<QString, QLabel*> errorLabels_;
     QString shownMode_;
     int workersBeforeFixed_ = 0; ///< the count before a mode fixed it (serial)

@@ -5,6 +5,7 @@
 #include <QMetaObject>
 #include <QPointer>
 
+#include <algorithm>
 #include <system_error>
 
 namespace hwl::ui {
@@ -91,6 +92,7 @@ void RunController::onPrepared(const QString& error) {
     for (const auto& n : run_->notes())
         notes << QString::fromStdString(n);
     lastSamples_ = QList<quint64>(run_->config().workers, 0);
+    lastComm_ = QList<double>(run_->config().workers, 0.0);
     running_ = true;
     sinceLastTick_.start();
     timer_.start();
@@ -143,6 +145,8 @@ void RunController::tick() {
         const RunSummary s = run_->summary();
         for (const auto& e : s.explanations)
             emit event(QStringLiteral("Pitfall: ") + QString::fromStdString(e), true);
+        for (const auto& r : s.remarks)
+            emit event(QStringLiteral("Run: ") + QString::fromStdString(r), false);
         paused_ = false;
         running_ = false;
         emit finished(s);
@@ -166,6 +170,10 @@ void RunController::collectWorkers() {
         if (row.rank < lastSamples_.size()) {
             row.samplesPerSecond = double(row.samples - lastSamples_[row.rank]) / seconds;
             lastSamples_[row.rank] = row.samples;
+            if (w.bytesReduced > 0)
+                row.commShare =
+                    std::clamp((w.commSeconds - lastComm_[row.rank]) / seconds, 0.0, 1.0);
+            lastComm_[row.rank] = w.commSeconds;
         }
         row.lastLoss = w.lastLoss;
         row.divergence = w.lastDivergence;

@@ -32,6 +32,7 @@ struct WorkerRow {
     double lastLoss = 0;
     double divergence = 0;
     double startupMs = -1; ///< launch to first step; -1 before the first step
+    double commShare = -1; ///< data-parallel: share of the last interval in collectives; -1: none
 };
 
 class RunController : public QObject {
@@ -87,6 +88,7 @@ private:
     QTimer timer_;
     QElapsedTimer sinceLastTick_;
     QList<quint64> lastSamples_;
+    QList<double> lastComm_;
     QList<QString> reportedFailures_;
     std::uint64_t ticks_ = 0;
     bool preparing_ = false;

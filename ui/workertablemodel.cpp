@@ -31,6 +31,8 @@ QVariant WorkerTableModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Last loss");
     case Divergence:
         return tr("Divergence");
+    case Communication:
+        return tr("Comm");
     case Startup:
         return tr("Start-up");
     default:
@@ -66,6 +68,9 @@ QVariant WorkerTableModel::data(const QModelIndex& index, int role) const {
         return QString::number(w.lastLoss, 'f', 4);
     case Divergence:
         return QString::number(w.divergence, 'g', 4);
+    case Communication:
+        return w.commShare < 0 ? QStringLiteral("–")
+                               : QString::number(100 * w.commShare, 'f', 0) + " %";
     case Startup:
         return w.startupMs < 0 ? QStringLiteral("–") : QString::number(w.startupMs, 'f', 2) + " ms";
     default:

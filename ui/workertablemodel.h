@@ -12,7 +12,18 @@ class WorkerTableModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Rank, Id, State, Steps, SamplesPerSecond, LastLoss, Divergence, Startup, Count };
+    enum Column {
+        Rank,
+        Id,
+        State,
+        Steps,
+        SamplesPerSecond,
+        LastLoss,
+        Divergence,
+        Communication,
+        Startup,
+        Count
+    };
     using QAbstractTableModel::QAbstractTableModel;
 
     int rowCount(const QModelIndex& parent = {}) const override;

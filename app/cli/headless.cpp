@@ -153,8 +153,7 @@ int runHeadless(const std::vector<std::string>& args) {
             std::printf("%s\n", note.c_str());
         // The fork server starts now, while this process has a single thread:
         // data loading and the run start threads later.
-        if (const StrategyTraits* s = findStrategy(cl.config);
-            s && s->processes && cl.config.startMethod == StartMethod::Forkserver)
+        if (workersAreProcesses(cl.config) && cl.config.startMethod == StartMethod::Forkserver)
             if (const std::string why = startForkServer(); !why.empty())
                 throw RunError(why);
         return trainAndReport(cl);

@@ -1,5 +1,6 @@
 #include "cli/report.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace hwl {
@@ -72,6 +73,18 @@ std::string startupText(const RunSummary& s) {
 }
 } // namespace
 
+std::string communicationText(const RunSummary& s) {
+    std::string text;
+    for (std::size_t r = 0; r < s.bytesReduced.size(); ++r) {
+        char part[96];
+        std::snprintf(part, sizeof part, "%s%zu: %.3f s, %.0f%%, %.1f MB", r ? "; " : "", r,
+                      s.commSeconds[r], 100.0 * s.commSeconds[r] / std::max(1e-9, s.trainSeconds),
+                      double(s.bytesReduced[r]) / 1e6);
+        text += part;
+    }
+    return text;
+}
+
 void printSummary(const Run& run, const RunSummary& s) {
     std::printf("summary: %s after %d of %d epochs; %llu samples in %.2f s training "
                 "(%.3f s wall): %s samples/s\n",
@@ -90,6 +103,12 @@ void printSummary(const Run& run, const RunSummary& s) {
         std::printf("worker failure: %s\n", failure.c_str());
     for (const auto& explanation : s.explanations)
         std::printf("pitfall: %s\n", explanation.c_str());
+    for (const auto& remark : s.remarks)
+        std::printf("summary: %s\n", remark.c_str());
+    if (!s.bytesReduced.empty())
+        std::printf("summary: communication (time in collectives, share of training, bytes "
+                    "reduced): %s\n",
+                    communicationText(s).c_str());
     if (s.droppedSamples)
         std::printf("summary: %llu telemetry samples were dropped (monitor too slow)\n",
                     (unsigned long long)s.droppedSamples);

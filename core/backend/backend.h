@@ -51,9 +51,17 @@ public:
                                   std::int64_t n) = 0;
     /// The last gradient, on the host: which parameters it touches and by how much.
     virtual const Gradient<float>& gradient() const = 0;
+    /// The same, to be replaced or reduced in place before update()
+    /// (data-parallel replicas average it across ranks).
+    virtual Gradient<float>& editableGradient() = 0;
     /// One SGD step with the last gradient (momentum buffer and weight decay
     /// as torch.optim.SGD): only the parameters the gradient touches change.
     virtual void update(float* params, UpdateAccess access) = 0;
+    /// The same step over parameters [offset, offset + length) with
+    /// `gradient` (length floats) in place of the last gradient: data-parallel
+    /// replicas apply their averaged gradient bucket by bucket. Private access.
+    virtual void updateRange(float* params, const float* gradient, std::int64_t offset,
+                             std::int64_t length) = 0;
     /// Loss sum and correct count over rows [begin, end) of `data`.
     virtual EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
                                 std::int64_t end) = 0;

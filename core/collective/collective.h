@@ -1,14 +1,21 @@
 #pragma once
-// Collective: how replicas talk in data-parallel modes (the next step fills
-// it with implementations over threads, shared memory, MPI and NCCL).
+// Collective: how data-parallel replicas talk. One object per rank, used by
+// that rank's worker thread only.
 //
 // Every operation is called by every rank, in the same order (PyTorch's c10d
 // reducer reduces its buckets "in a predetermined order that is identical
 // across processes"), so no rank can wait in a collective its peers never
-// enter. Every wait is bounded and polls the rank's KeepGoing predicate
-// (train/keepgoing.h), so a stop, a pause or a dead peer ends the wait
-// within a second instead of hanging.
+// enter. Every wait is bounded and asks the rank's liveness check (KeepGoing
+// with its peers watched, train/keepgoing.h) at least every 100 ms, so a dead
+// peer ends the wait within a second instead of hanging: the operation then
+// returns false and the data is unspecified.
+//
+// Reductions are exact functions of the inputs: each element's sum runs over
+// the ranks in rank order, in double, on one rank, and every rank receives
+// that one result. So all ranks get the same bits, and two runs with the same
+// inputs give the same bits whatever the timing.
 #include <cstdint>
+#include <string>
 
 namespace hwl {
 
@@ -17,21 +24,33 @@ class KeepGoing;
 class Collective {
 public:
     virtual ~Collective() = default;
-    /// This rank and the number of ranks.
     virtual std::uint32_t rank() const = 0;
     virtual std::uint32_t size() const = 0;
-    /// data[0..count) becomes the mean over the ranks, reduced in a fixed
-    /// order (the same on every rank, so every rank gets the same bits).
-    /// False when `keepGoing` said to stop before every rank arrived (the
-    /// data is then unspecified).
-    virtual bool allreduceMean(float* data, std::int64_t count, KeepGoing& keepGoing) = 0;
+    /// The most floats one operation may carry (callers split larger buffers).
+    virtual std::int64_t capacity() const = 0;
+
+    /// data[0..count) becomes the mean over the ranks. With `vote`, every
+    /// rank also proposes *vote and gets back the largest proposal: a
+    /// decision (run < pause < stop) taken by all ranks at the same step.
+    virtual bool allreduceMean(float* data, std::int64_t count, KeepGoing& alive,
+                               std::uint32_t* vote = nullptr) = 0;
+    /// The same mean, left in the collective's memory instead of copied
+    /// back: the returned pointer holds count floats (count <= capacity())
+    /// and stays valid until the operation after next. Null when a peer is
+    /// gone.
+    virtual const float* reduceMean(const float* data, std::int64_t count, KeepGoing& alive,
+                                    std::uint32_t* vote = nullptr) = 0;
     /// data[0..count) becomes rank `root`'s.
     virtual bool broadcast(float* data, std::int64_t count, std::uint32_t root,
-                           KeepGoing& keepGoing) = 0;
-    /// Every rank proposes `mine`; all get the same answer: the largest
-    /// proposal (stop beats pause beats run), so a decision to stop or pause
-    /// is taken by all ranks at the same step.
-    virtual bool agree(std::uint32_t mine, std::uint32_t& agreed, KeepGoing& keepGoing) = 0;
+                           KeepGoing& alive) = 0;
+    /// `text` becomes rank `root`'s (at most capacity() * 4 - 8 bytes).
+    virtual bool broadcastText(std::string& text, std::uint32_t root, KeepGoing& alive) = 0;
+    /// Every rank proposes *vote and gets back the largest proposal.
+    virtual bool agree(std::uint32_t& vote, KeepGoing& alive) = 0;
+    /// The L2 distance of this rank's data[0..count) from the mean over the
+    /// ranks (exactly 0 when every rank holds the same bits).
+    virtual bool distanceFromMean(const float* data, std::int64_t count, double& distance,
+                                  KeepGoing& alive) = 0;
 };
 
 } // namespace hwl

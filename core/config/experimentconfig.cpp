@@ -122,6 +122,23 @@ const char* toString(FailurePolicy p) {
     return p == FailurePolicy::Stop ? "stop" : "continue";
 }
 
+const char* toString(Transport t) {
+    switch (t) {
+    case Transport::Threads:
+        return "threads";
+    case Transport::Processes:
+        return "processes";
+    case Transport::Mpi:
+        return "mpi";
+    }
+    return "threads";
+}
+
+std::optional<Transport> parseTransport(const std::string& text) {
+    static const Transport all[] = {Transport::Threads, Transport::Processes, Transport::Mpi};
+    return parseEnum(text, all);
+}
+
 std::optional<DataSplit> parseDataSplit(const std::string& text) {
     static const DataSplit all[] = {DataSplit::Shard, DataSplit::Replicate};
     return parseEnum(text, all);

@@ -20,13 +20,18 @@ enum class DataSplit { Shard, Replicate };
 enum class StartMethod { Fork, Spawn, Forkserver };
 /// What a run does when a worker dies.
 enum class FailurePolicy { Stop, Continue };
+/// How data-parallel replicas talk: threads of one process, processes on one
+/// machine (shared memory), or MPI ranks (across machines).
+enum class Transport { Threads, Processes, Mpi };
 
 const char* toString(DataSplit s);
 const char* toString(StartMethod m);
 const char* toString(FailurePolicy p);
+const char* toString(Transport t);
 std::optional<DataSplit> parseDataSplit(const std::string& text);
 std::optional<StartMethod> parseStartMethod(const std::string& text);
 std::optional<FailurePolicy> parseFailurePolicy(const std::string& text);
+std::optional<Transport> parseTransport(const std::string& text);
 
 /// One problem with one field: `field` is the JSON / flag name.
 struct ConfigIssue {
@@ -55,8 +60,13 @@ struct ExperimentConfig {
     /// "forgot to share" pitfall.
     bool share = true;
     FailurePolicy onWorkerFailure = FailurePolicy::Stop;
-    std::string init; ///< safetensors file to start from; empty: seeded initialisation
-    std::string out;  ///< output directory; empty: write nothing
+    // Data-parallel modes.
+    Transport transport = Transport::Threads;
+    int syncEvery = 1;     ///< 1: average gradients every step; K > 1: parameters every K steps
+    double bucketMb = 25;  ///< the cap of a gradient bucket, MiB (the first bucket: 1 MiB)
+    bool dropLast = false; ///< drop the rows that do not divide evenly (else pad by wrapping)
+    std::string init;      ///< safetensors file to start from; empty: seeded initialisation
+    std::string out;       ///< output directory; empty: write nothing
 
     /// Every problem, each naming its field and the allowed range. Empty: valid.
     /// Also parses `model` and `dataset` and asks the mode's strategy (its

@@ -119,6 +119,22 @@ std::vector<Field> makeFields() {
     fields.push_back(choice("on-worker-failure", "P", "stop | continue when a worker dies",
                             {FailurePolicy::Stop, FailurePolicy::Continue}, &C::onWorkerFailure,
                             &parseFailurePolicy));
+    fields.push_back(choice("transport", "T",
+                            "how data-parallel replicas talk: threads | processes | mpi",
+                            {Transport::Threads, Transport::Processes, Transport::Mpi},
+                            &C::transport, &parseTransport));
+    fields.push_back(integer("sync-every",
+                             "data-parallel: 1 averages the gradients every step "
+                             "(DDP); K > 1 averages the parameters every K steps "
+                             "(local SGD)",
+                             1, limits::kMaxSyncEvery, &C::syncEvery));
+    fields.push_back(number("bucket-mb", "data-parallel: the cap of a gradient bucket, MiB", 0,
+                            true, limits::kMaxBucketMb, false, &C::bucketMb));
+    fields.push_back(toggle("drop-last",
+                            "data-parallel: drop the last rows that do not divide evenly among "
+                            "the replicas (without it each epoch is padded by wrapping around, "
+                            "as DistributedSampler does)",
+                            nullptr, nullptr, &C::dropLast));
     fields.push_back(integer("epochs", "passes over the data", 1, limits::kMaxEpochs, &C::epochs));
     fields.push_back(integer("batch", "samples per step", 1, limits::kMaxBatch, &C::batch));
     fields.push_back(number("lr", "learning rate", 0, true, 100, false, &C::lr));
@@ -328,7 +344,8 @@ std::string fieldsHelp() {
         if (text.empty()) // a choice whose names change (the modes): list them
             text = join(f.choices(), " | ") + " (see Modes below)";
         if (f.type == FieldType::Switch) {
-            helpEntry(out, std::string("--") + f.negation, f.negationHelp);
+            if (f.negation)
+                helpEntry(out, std::string("--") + f.negation, f.negationHelp);
             helpEntry(out, std::string("--") + f.key, text);
             continue;
         }

@@ -37,8 +37,8 @@ struct Field {
     const char* help = "";   ///< --help text; lines after the first are continuations
     double min = 0, max = 0; ///< Integer, Number
     bool minOpen = false, maxOpen = false; ///< Number: whether the interval's ends are open
-    const char* negation = nullptr;        ///< Switch: the flag word that sets false ("no-share")
-    const char* negationHelp = nullptr;    ///< ... and its --help text
+    const char* negation = nullptr; ///< Switch: the flag word that sets false ("no-share"), if any
+    const char* negationHelp = nullptr;                ///< ... and its --help text
     std::function<std::vector<std::string>()> choices; ///< Choice: the accepted names
     std::function<FieldValue(const ExperimentConfig&)> get;
     std::function<void(ExperimentConfig&, const FieldValue&)> set;

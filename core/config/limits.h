@@ -10,6 +10,8 @@ namespace hwl::limits {
 constexpr int kMaxWorkers = 256;
 constexpr int kMaxEpochs = 100000;
 constexpr int kMaxBatch = 1 << 20;
+constexpr int kMaxSyncEvery = 1 << 20; ///< steps between parameter averagings
+constexpr double kMaxBucketMb = 1024;  ///< a gradient bucket's cap
 
 // Models (--model).
 constexpr std::int64_t kMaxWidth = 1 << 24;                    ///< one layer's width, V, D or C

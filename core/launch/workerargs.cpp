@@ -7,8 +7,12 @@
 namespace hwl {
 
 std::vector<std::string> WorkerProcessSpec::toArgs() const {
-    return {kWorkerRoleFlag,  "--telemetry=" + telemetry,       "--parameters=" + parameters,
-            "--data=" + data, "--rank=" + std::to_string(rank), "--experiment=" + experiment};
+    std::vector<std::string> args = {
+        kWorkerRoleFlag,  "--telemetry=" + telemetry,       "--parameters=" + parameters,
+        "--data=" + data, "--rank=" + std::to_string(rank), "--experiment=" + experiment};
+    if (!collective.empty())
+        args.push_back("--collective=" + collective);
+    return args;
 }
 
 WorkerProcessSpec WorkerProcessSpec::parse(const std::vector<std::string>& args) {
@@ -28,6 +32,8 @@ WorkerProcessSpec WorkerProcessSpec::parse(const std::vector<std::string>& args)
             spec.data = value;
         else if (key == "--experiment")
             spec.experiment = value;
+        else if (key == "--collective")
+            spec.collective = value;
         else if (key == "--rank") {
             const auto r = parseInteger(value);
             if (!r || *r < 0)

@@ -18,6 +18,7 @@ struct WorkerProcessSpec {
     std::string data;
     std::string experiment; ///< the experiment as JSON
     std::uint32_t rank = 0;
+    std::string collective; ///< data-parallel: the collective's segment; empty otherwise
 
     /// Arguments after the program name: {"--worker-role", "--telemetry=...", ...}.
     std::vector<std::string> toArgs() const;

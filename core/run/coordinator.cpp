@@ -41,9 +41,10 @@ void Run::Impl::superviseWorkers() {
                            (state == WorkerState::Finished || state == WorkerState::Stopped);
         if (clean)
             continue;
-        std::string why = "worker " + std::to_string(exit.rank) + " (pid " +
-                          std::to_string(exit.pid) + ") " + describeWaitStatus(exit.status) +
-                          " after " + std::to_string(w.steps.load()) + " steps";
+        std::string why = strategy->traits().workerNoun + " " + std::to_string(exit.rank) +
+                          " (pid " + std::to_string(exit.pid) + ") " +
+                          describeWaitStatus(exit.status) + " after " +
+                          std::to_string(w.steps.load()) + " steps";
         if (state == WorkerState::Failed && !telemetry.failureText(exit.rank).empty())
             why += ": " + telemetry.failureText(exit.rank);
         telemetry.failWorker(exit.rank, why);

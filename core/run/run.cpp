@@ -20,7 +20,7 @@ namespace {
 /// after CUDA) before anything is loaded; warnings (fork with threads) noted.
 void checkStartMethodNow(const Run::Impl& run, int extraThreads,
                          std::vector<std::string>* warnings) {
-    if (!run.strategy->traits().processes)
+    if (!workersAreProcesses(run.config))
         return;
     const auto check = checkStartMethod(run.config.startMethod, cudaInitialisedInThisProcess(),
                                         currentThreadCount() + extraThreads);
@@ -58,7 +58,7 @@ void Run::Impl::prepare() {
     info.trainRows = data.train.rows;
     info.testRows = data.test.rows;
     info.parameters = total;
-    info.processes = strategy->traits().processes;
+    info.processes = workersAreProcesses(config);
     info.divergence = strategy->traits().divergence;
     info.samplesPerEpoch = strategy->epochPlan(data.train.rows)->samplesPerEpoch();
 
@@ -74,7 +74,7 @@ void Run::Impl::start() {
     prepare();
     if (coordinator.joinable() || done)
         throw RunError("this run was already started; create a new Run to train again");
-    if (strategy->traits().processes) {
+    if (workersAreProcesses(config)) {
         if (config.startMethod == StartMethod::Forkserver) {
             forkServer = processForkServer();
             if (!forkServer) {
@@ -115,7 +115,7 @@ void Run::Impl::launchWorkers() {
                 status.pid.store(pid);
         } catch (const std::exception& e) {
             // As a worker that died at once: the failure policy decides.
-            telemetry.failWorker(rank, "worker " + std::to_string(rank) +
+            telemetry.failWorker(rank, strategy->traits().workerNoun + " " + std::to_string(rank) +
                                            " could not be started: " + e.what());
         }
     }

@@ -47,6 +47,12 @@ struct RunSummary {
     std::vector<double> divergence;
     /// Pitfalls the run detected, explained in plain words.
     std::vector<std::string> explanations;
+    /// Other findings of the mode, e.g. "the 2 replicas ended bit-identical".
+    std::vector<std::string> remarks;
+    /// Data-parallel modes, per worker: seconds spent in collectives and the
+    /// bytes it sent into reductions (empty otherwise).
+    std::vector<double> commSeconds;
+    std::vector<std::uint64_t> bytesReduced;
 };
 
 /// What a prepared run is about (after prepare()).

@@ -79,6 +79,12 @@ void Run::Impl::summarise() {
         s.startupSeconds.push_back(startup >= 0 ? double(startup) * 1e-9 : -1.0);
         lastLossSum += w.lastEpochLoss.load();
         s.divergence.push_back(strategy->finalDivergence(telemetry, r));
+        if (const auto bytes = w.bytesReduced.load(); bytes > 0) {
+            s.commSeconds.resize(workers, 0.0);
+            s.bytesReduced.resize(workers, 0);
+            s.commSeconds[r] = double(w.commNs.load()) * 1e-9;
+            s.bytesReduced[r] = bytes;
+        }
     }
     s.workerFailures = workerFailures;
     if (!workerFailures.empty())
@@ -93,7 +99,7 @@ void Run::Impl::summarise() {
         s.state = RunState::Stopped;
     else
         s.state = RunState::Finished;
-    strategy->explain(s, s.explanations);
+    strategy->explain(s);
     {
         std::lock_guard lock(summaryMutex);
         summary = s;

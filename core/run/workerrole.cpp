@@ -33,8 +33,8 @@ void trainFromSpec(const WorkerProcessSpec& spec, Telemetry& telemetry) {
     ParameterStore params = ParameterStore::open(spec.parameters, model->layout().total());
     const SharedDataset data = SharedDataset::open(spec.data);
     const auto strategy = createStrategy(config);
-    const WorkerEnvironment env{config,    *model,      cpuBackend(),
-                                telemetry, data.view(), params.data()};
+    const WorkerEnvironment env{config,      *model,        cpuBackend(),   telemetry,
+                                data.view(), params.data(), spec.collective};
     WorkerSetup setup = strategy->setupWorker(env, spec.rank);
     runWorker(setup);
 }

@@ -10,6 +10,7 @@ StrategyEntry hogwildThreadsStrategy();
 StrategyEntry lockedThreadsStrategy();
 StrategyEntry hogwildProcessesStrategy();
 StrategyEntry unsharedReplicasStrategy();
+StrategyEntry dataParallelStrategy();
 /// The GPU modes of builds without a CUDA backend: listed, not runnable.
 StrategyEntry gpuDataParallelStrategy();
 StrategyEntry gpuHogwildStrategy();

@@ -22,6 +22,8 @@ enum class StrategySetting : unsigned {
     StartMethod = 1u << 1,   ///< fork / spawn / forkserver
     Share = 1u << 2,         ///< share true / false picks between two variants
     FailurePolicy = 1u << 3, ///< what happens when a worker dies
+    Transport = 1u << 4,     ///< threads / processes / mpi; processes take the start method
+    Replicas = 1u << 5,      ///< data-parallel options: sync-every, bucket-mb, drop-last
 };
 
 /// What a worker's divergence (telemetry, charts, summary) measures.
@@ -38,7 +40,9 @@ struct StrategyTraits {
     std::string help;       ///< one line for --help and the mode list's tooltip
     unsigned settings = 0;  ///< StrategySetting bits
     int exactWorkers = 0;   ///< > 0: runs exactly this many workers (serial: 1)
-    bool processes = false; ///< workers are processes (else threads of the run's process)
+    bool processes = false; ///< workers are processes (else threads of the run's process);
+                            ///< for modes with a transport, the transport decides
+    std::string workerNoun = "worker"; ///< what messages call one worker: "worker", "rank"
     DivergenceKind divergence = DivergenceKind::None;
     /// Non-empty: listed (so users see it exists) but cannot run in this
     /// build, and why, e.g. "not built: this build has no CUDA backend".
@@ -55,9 +59,14 @@ const StrategyTraits* findStrategy(const std::string& name, bool share);
 const StrategyTraits* findStrategy(const ExperimentConfig& config);
 /// The distinct mode names, in registration order.
 std::vector<std::string> modeNames();
+/// Whether the config's workers are processes (its transport, for modes
+/// that have one).
+bool workersAreProcesses(const ExperimentConfig& config);
 /// The mode part of a run's description: "threads", "processes (forkserver)",
-/// "processes (fork, NOT shared)".
+/// "processes (fork, NOT shared)", "data-parallel (processes, spawn, sync every 8)".
 std::string describeMode(const ExperimentConfig& config);
+/// Why this build cannot use a transport ("not built: ..."), or empty.
+std::string transportUnavailable(int transport);
 /// What a divergence of this kind means, in a few words (chart titles, help).
 const char* divergenceMeaning(DivergenceKind kind);
 

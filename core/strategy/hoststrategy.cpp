@@ -27,7 +27,7 @@ void HostStrategy::checkSharedMemory(const RunResources& run) const {
     // Everything the workers share lives in /dev/shm: say up front when it does not fit.
     const std::size_t paramBytes = std::size_t(run.model.layout().total()) * sizeof(float);
     const std::size_t needed = paramBytes * (1 + extraStores()) +
-                               SharedDataset::bytesFor(run.data.train) +
+                               SharedDataset::bytesFor(run.data.train) + extraSharedBytes() +
                                (std::size_t(config_.workers) + 1) * 200000;
     const long long available = SharedSegment::freeBytes();
     if (available >= 0 && (long long)needed > available)
@@ -62,8 +62,9 @@ void HostStrategy::prepare(RunResources& run, const float* initial) {
 
 WorkerJob HostStrategy::job(RunResources& run, std::uint32_t rank) {
     WorkerJob job;
-    const WorkerEnvironment env{run.config,    run.model,  run.backend,
-                                run.telemetry, trainView_, workerStore(rank).data()};
+    const WorkerEnvironment env{run.config,      run.model,  run.backend,
+                                run.telemetry,   trainView_, workerStore(rank).data(),
+                                collectiveName()};
     job.body = [this, env, rank] {
         try {
             WorkerSetup setup = setupWorker(env, rank);
@@ -74,9 +75,13 @@ WorkerJob HostStrategy::job(RunResources& run, std::uint32_t rank) {
         }
         return workerExitCode(env.telemetry, rank);
     };
-    if (traits_.processes)
-        job.roleArgs = WorkerProcessSpec{run.telemetry.name(), workerStore(rank).segmentName(),
-                                         sharedTrain_.name(), run.config.toJson(), rank}
+    if (workersAreProcesses(config_))
+        job.roleArgs = WorkerProcessSpec{run.telemetry.name(),
+                                         workerStore(rank).segmentName(),
+                                         sharedTrain_.name(),
+                                         run.config.toJson(),
+                                         rank,
+                                         collectiveName()}
                            .toArgs();
     return job;
 }
@@ -92,6 +97,7 @@ WorkerSetup HostStrategy::setupWorker(const WorkerEnvironment& env, std::uint32_
                                           std::uint32_t(env.config.workers));
     setup.rule = makeRule(env, rank);
     setup.plan = epochPlan(env.train.rows);
+    setup.watchPeers = watchesPeers();
     return setup;
 }
 

@@ -35,8 +35,14 @@ protected:
     virtual std::size_t extraStores() const { return 0; }
     /// Allocates the worker stores beyond params_, filled with `initial`.
     virtual void prepareWorkerStores(RunResources& /*run*/, const float* /*initial*/) {}
+    /// Data-parallel: the collective's segment name (else empty).
+    virtual std::string collectiveName() const { return {}; }
+    /// Whether a worker stops when a peer leaves (collectives wait on peers).
+    virtual bool watchesPeers() const { return false; }
+    /// Bytes in /dev/shm beyond the stores and the data (for the check).
+    virtual std::size_t extraSharedBytes() const { return 0; }
     StorePlace place() const {
-        return traits_.processes ? StorePlace::SharedMemory : StorePlace::Heap;
+        return workersAreProcesses(config_) ? StorePlace::SharedMemory : StorePlace::Heap;
     }
     /// Whether workers of this run measure staleness (shared, more than one).
     bool measureStaleness() const { return config_.workers > 1; }

@@ -19,9 +19,10 @@ struct Registry {
     std::deque<StrategyEntry> entries; ///< a deque: traits keep their address
 
     Registry() {
-        for (auto&& entry : {serialStrategy(), hogwildThreadsStrategy(), lockedThreadsStrategy(),
-                             hogwildProcessesStrategy(), unsharedReplicasStrategy(),
-                             gpuDataParallelStrategy(), gpuHogwildStrategy()})
+        for (auto&& entry :
+             {serialStrategy(), hogwildThreadsStrategy(), lockedThreadsStrategy(),
+              hogwildProcessesStrategy(), unsharedReplicasStrategy(), dataParallelStrategy(),
+              gpuDataParallelStrategy(), gpuHogwildStrategy()})
             entries.push_back(entry);
     }
     const StrategyEntry* find(const std::string& name, bool share) {
@@ -66,6 +67,29 @@ void checkWorkers(const StrategyTraits& s, const ExperimentConfig& c,
                                      std::to_string(c.workers) + "); use mode " +
                                      listChoices(others, false) + " for more"});
 }
+/// Options that only some modes take, set away from their default for a mode
+/// that does not: said, not ignored.
+void checkOptions(const StrategyTraits& s, const ExperimentConfig& c,
+                  std::vector<ConfigIssue>& issues) {
+    const ExperimentConfig d;
+    std::vector<std::string> takers;
+    for (const std::string& name : modeNames()) {
+        const StrategyTraits* t = findStrategy(name, true);
+        if (t && t->takes(StrategySetting::Replicas))
+            takers.push_back(name);
+    }
+    const std::string only = " applies to mode " + listChoices(takers, false) + " only";
+    if (!s.takes(StrategySetting::Transport) && c.transport != d.transport)
+        issues.push_back({"transport", "transport" + only});
+    if (!s.takes(StrategySetting::Replicas)) {
+        if (c.syncEvery != d.syncEvery)
+            issues.push_back({"sync-every", "sync-every" + only});
+        if (c.bucketMb != d.bucketMb)
+            issues.push_back({"bucket-mb", "bucket-mb" + only});
+        if (c.dropLast != d.dropLast)
+            issues.push_back({"drop-last", "drop-last" + only});
+    }
+}
 } // namespace
 
 void validateMode(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
@@ -91,6 +115,7 @@ void validateMode(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
         return;
     }
     checkWorkers(*s, c, issues);
+    checkOptions(*s, c, issues);
     StrategyValidator validate;
     {
         Registry& r = registry();
@@ -143,17 +168,37 @@ std::vector<std::string> modeNames() {
     return names;
 }
 
+bool workersAreProcesses(const ExperimentConfig& config) {
+    const StrategyTraits* t = findStrategy(config);
+    if (t && t->takes(StrategySetting::Transport))
+        return config.transport != Transport::Threads;
+    return t && t->processes;
+}
+
 std::string describeMode(const ExperimentConfig& config) {
     const StrategyTraits* t = findStrategy(config);
     if (!t)
         return config.mode;
-    std::string text = t->name;
-    std::string detail;
-    if (t->takes(StrategySetting::StartMethod))
-        detail = toString(config.startMethod);
+    std::vector<std::string> details;
+    if (t->takes(StrategySetting::Transport))
+        details.push_back(toString(config.transport));
+    if (t->takes(StrategySetting::StartMethod) &&
+        (!t->takes(StrategySetting::Transport) || config.transport == Transport::Processes))
+        details.push_back(toString(config.startMethod));
     if (t->takes(StrategySetting::Share) && !t->share)
-        detail += std::string(detail.empty() ? "" : ", ") + "NOT shared";
-    return detail.empty() ? text : text + " (" + detail + ")";
+        details.push_back("NOT shared");
+    if (t->takes(StrategySetting::Replicas) && config.syncEvery > 1)
+        details.push_back("sync every " + std::to_string(config.syncEvery));
+    std::string text = t->name;
+    for (std::size_t i = 0; i < details.size(); ++i)
+        text += (i == 0 ? " (" : ", ") + details[i];
+    return details.empty() ? text : text + ")";
+}
+
+std::string transportUnavailable(int transport) {
+    if (Transport(transport) == Transport::Mpi)
+        return "not built: this build has no MPI (install libopenmpi-dev and build again)";
+    return {};
 }
 
 const char* divergenceMeaning(DivergenceKind kind) {

@@ -12,7 +12,7 @@
 //   measureDivergence() from the coordinator, a few times a second and at
 //                    each epoch end (divergence measured across workers);
 //   hostParameters() what evaluation and export read;
-//   explain()        the pitfalls the finished run shows, in plain words;
+//   explain()        what the finished run shows (pitfalls, findings), in plain words;
 //   finish()         once every worker is gone (segment names removed).
 // setupWorker() runs in the process that runs the worker: a thread of the
 // run's process, a forked child, or a spawned worker role, which makes a
@@ -50,7 +50,8 @@ struct WorkerEnvironment {
     const Backend& backend;
     Telemetry& telemetry;
     DatasetView train;
-    float* params; ///< the parameters this worker trains
+    float* params;          ///< the parameters this worker trains
+    std::string collective; ///< data-parallel: the collective's segment name
 };
 
 class Strategy {
@@ -68,7 +69,9 @@ public:
     /// The divergence the summary reports for worker `rank`.
     virtual float finalDivergence(const Telemetry& telemetry, std::uint32_t rank) const;
     virtual const float* hostParameters() const = 0;
-    virtual void explain(const RunSummary& /*summary*/, std::vector<std::string>& /*out*/) const {}
+    /// What the finished run shows, in plain words: pitfalls into
+    /// summary.explanations, other findings into summary.remarks.
+    virtual void explain(RunSummary& /*summary*/) const {}
     virtual void finish() {}
 
 protected:

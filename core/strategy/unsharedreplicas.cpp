@@ -28,7 +28,7 @@ public:
     float finalDivergence(const Telemetry& telemetry, std::uint32_t rank) const override {
         return telemetry.worker(rank).replicaDistance.load();
     }
-    void explain(const RunSummary& summary, std::vector<std::string>& out) const override;
+    void explain(RunSummary& summary) const override;
     void finish() override {
         HostStrategy::finish();
         for (auto& r : replicas_)
@@ -61,7 +61,7 @@ private:
     AlignedVector<float> initial_;         ///< to prove params_ never changed
 };
 
-void UnsharedReplicas::explain(const RunSummary& summary, std::vector<std::string>& out) const {
+void UnsharedReplicas::explain(RunSummary& summary) const {
     // Detected from the parameters themselves: the parent's copy is untouched
     // while the workers' copies trained.
     bool replicasTrained = false;
@@ -73,7 +73,7 @@ void UnsharedReplicas::explain(const RunSummary& summary, std::vector<std::strin
     for (std::size_t r = 0; r < summary.divergence.size(); ++r)
         distances +=
             (r ? ", " : "") + std::to_string(r) + ": " + std::to_string(summary.divergence[r]);
-    out.push_back(
+    summary.explanations.push_back(
         "parameters were not shared: each of the " + std::to_string(replicas_.size()) +
         " workers trained its own copy; the exported model is the untouched initial model. The "
         "workers' copies drifted apart (L2 distance from their mean: " +

@@ -30,7 +30,7 @@ struct Sample {
     float loss = 0;
     float divergence = 0; ///< staleness (shared modes) or replica distance, L2
     float accuracy = 0;   ///< Eval only, in [0, 1]
-    float reserved2 = 0;
+    float commShare = 0;  ///< share of the time since the last sample spent in collectives
 };
 
 } // namespace hwl

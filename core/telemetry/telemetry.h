@@ -53,6 +53,10 @@ struct alignas(64) WorkerStatus {
     /// Monotonic clock when the worker left its training loop (finished,
     /// stopped or failed); -1 while it trains or if it died without leaving.
     std::atomic<std::int64_t> finishNs{-1};
+    /// Data-parallel modes: time spent in collectives, and the bytes of
+    /// gradients and parameters this worker sent into reductions.
+    std::atomic<std::int64_t> commNs{0};
+    std::atomic<std::uint64_t> bytesReduced{0};
     /// Set once, before state becomes Failed (release), read after (acquire).
     char failure[240] = {};
     SampleRing ring;
@@ -60,7 +64,7 @@ struct alignas(64) WorkerStatus {
 
 struct alignas(64) TelemetryHeader {
     static constexpr std::uint64_t kMagic = 0x424C444C57474F48ull; // "HOGWLDLB"
-    static constexpr std::uint32_t kVersion = 2;
+    static constexpr std::uint32_t kVersion = 3;
     std::uint64_t magic = 0;
     std::uint32_t version = 0;
     std::uint32_t workerCount = 0;

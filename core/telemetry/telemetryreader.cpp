@@ -43,6 +43,8 @@ WorkerSnapshot TelemetryReader::worker(std::uint32_t rank) const {
     const std::int64_t finish = w.finishNs.load(std::memory_order_acquire);
     s.finishSeconds = finish >= 0 ? secondsOrNone(finish - start) : -1.0;
     s.droppedSamples = w.ring.dropped.load(std::memory_order_relaxed);
+    s.commSeconds = double(w.commNs.load(std::memory_order_relaxed)) * 1e-9;
+    s.bytesReduced = w.bytesReduced.load(std::memory_order_relaxed);
     return s;
 }
 

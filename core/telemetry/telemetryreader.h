@@ -35,6 +35,8 @@ struct WorkerSnapshot {
     double startupSeconds = -1;       ///< launch to its first step; -1 before it
     double finishSeconds = -1;        ///< run start to leaving its training loop; -1 before
     std::uint64_t droppedSamples = 0; ///< samples its full ring dropped
+    double commSeconds = 0;           ///< data-parallel: time in collectives
+    std::uint64_t bytesReduced = 0;   ///< data-parallel: bytes it sent into reductions
 };
 
 class TelemetryReader {

@@ -6,16 +6,23 @@
 
 namespace hwl {
 
-void SliceEpochPlan::rows(int epoch, std::uint32_t rank, std::vector<std::int64_t>& out) const {
-    out.resize(std::size_t(rows_));
+namespace {
+/// 0 .. rows-1, shuffled by (seed, epoch, stream) when asked.
+void epochOrder(std::int64_t rows, bool shuffle, std::uint64_t seed, int epoch,
+                std::uint64_t stream, std::vector<std::int64_t>& out) {
+    out.resize(std::size_t(rows));
     std::iota(out.begin(), out.end(), std::int64_t(0));
-    if (shuffle_) {
-        // Shard: one shared permutation per epoch. Replicate: one per worker.
-        Rng rng(Rng::derive(seed_, std::uint64_t(epoch),
-                            split_ == DataSplit::Replicate ? rank + 1 : 0));
-        for (std::int64_t i = rows_ - 1; i > 0; --i)
-            std::swap(out[std::size_t(i)], out[rng.below(std::uint64_t(i + 1))]);
-    }
+    if (!shuffle)
+        return;
+    Rng rng(Rng::derive(seed, std::uint64_t(epoch), stream));
+    for (std::int64_t i = rows - 1; i > 0; --i)
+        std::swap(out[std::size_t(i)], out[rng.below(std::uint64_t(i + 1))]);
+}
+} // namespace
+
+void SliceEpochPlan::rows(int epoch, std::uint32_t rank, std::vector<std::int64_t>& out) const {
+    // Shard: one shared permutation per epoch. Replicate: one per worker.
+    epochOrder(rows_, shuffle_, seed_, epoch, split_ == DataSplit::Replicate ? rank + 1 : 0, out);
     if (split_ == DataSplit::Shard) {
         const std::int64_t begin = rows_ * rank / workers_, end = rows_ * (rank + 1) / workers_;
         out.erase(out.begin() + end, out.end());
@@ -25,6 +32,24 @@ void SliceEpochPlan::rows(int epoch, std::uint32_t rank, std::vector<std::int64_
 
 std::uint64_t SliceEpochPlan::samplesPerEpoch() const {
     return std::uint64_t(rows_) * (split_ == DataSplit::Replicate ? workers_ : 1u);
+}
+
+std::int64_t StridedEpochPlan::perRank() const {
+    return dropLast_ ? rows_ / ranks_ : (rows_ + ranks_ - 1) / ranks_;
+}
+
+void StridedEpochPlan::rows(int epoch, std::uint32_t rank, std::vector<std::int64_t>& out) const {
+    std::vector<std::int64_t> order;
+    epochOrder(rows_, shuffle_, seed_, epoch, 0, order);
+    const std::int64_t mine = perRank();
+    out.resize(std::size_t(mine));
+    // Position p of the padded order is row order[p % rows] (wrapping around).
+    for (std::int64_t k = 0; k < mine; ++k)
+        out[std::size_t(k)] = order[std::size_t((rank + k * ranks_) % rows_)];
+}
+
+std::uint64_t StridedEpochPlan::samplesPerEpoch() const {
+    return std::uint64_t(perRank()) * ranks_;
 }
 
 } // namespace hwl

@@ -40,4 +40,28 @@ private:
     std::uint64_t seed_;
 };
 
+/// Data-parallel replicas, as PyTorch's DistributedSampler deals an epoch:
+/// one order per epoch (shuffled with the seed and the epoch, the same on
+/// every rank, or file order), padded by wrapping around to a multiple of
+/// the rank count (or, with dropLast, cut to one), and rank r takes positions
+/// r, r + N, r + 2N, ... So every rank visits the same number of rows and
+/// takes the same number of steps, and at step s the N ranks' batches of b
+/// together are the rows serial training with batch N * b takes at step s.
+class StridedEpochPlan final : public EpochPlan {
+public:
+    StridedEpochPlan(std::int64_t rows, std::uint32_t ranks, bool shuffle, bool dropLast,
+                     std::uint64_t seed)
+        : rows_(rows), ranks_(ranks), shuffle_(shuffle), dropLast_(dropLast), seed_(seed) {}
+    void rows(int epoch, std::uint32_t rank, std::vector<std::int64_t>& out) const override;
+    std::uint64_t samplesPerEpoch() const override;
+    /// Rows each rank visits per epoch.
+    std::int64_t perRank() const;
+
+private:
+    std::int64_t rows_;
+    std::uint32_t ranks_;
+    bool shuffle_, dropLast_;
+    std::uint64_t seed_;
+};
+
 } // namespace hwl

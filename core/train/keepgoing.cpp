@@ -18,6 +18,23 @@ bool KeepGoing::peerFailed() const {
     return false;
 }
 
+bool KeepGoing::peerLeft() const {
+    for (std::uint32_t r = 0; r < telemetry_.workerCount(); ++r) {
+        if (r == rank_)
+            continue;
+        const auto s = WorkerState(telemetry_.worker(r).state.load(std::memory_order_acquire));
+        if (s == WorkerState::Failed || s == WorkerState::Stopped || s == WorkerState::Finished)
+            return true;
+    }
+    return false;
+}
+
+bool KeepGoing::alive() {
+    if (reason_ == Reason::None && watchPeers_ && peerLeft())
+        reason_ = Reason::PeerFailed;
+    return reason_ == Reason::None;
+}
+
 bool KeepGoing::operator()() {
     if (reason_ != Reason::None)
         return false;

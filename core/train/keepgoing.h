@@ -36,6 +36,12 @@ public:
     bool waitUntil(std::atomic<std::uint32_t>& word,
                    const std::function<bool(std::uint32_t)>& ready);
 
+    /// The check collective waits make (they must not block on a pause: the
+    /// ranks agree on pauses at a step, outside any wait): false once this
+    /// worker failed or, when it watches its peers, one of them left its
+    /// training loop (failed, stopped or finished), so it can never arrive.
+    bool alive();
+
     /// Records this worker's own failure: its status becomes Failed with
     /// `why` (the first text wins), and the predicate answers false from now on.
     void fail(const std::string& why);
@@ -45,6 +51,7 @@ public:
 
 private:
     bool peerFailed() const;
+    bool peerLeft() const;
     void showState(WorkerState s);
 
     Telemetry& telemetry_;

@@ -21,7 +21,7 @@ public:
         before_.resize(std::size_t(count_));
         hogwild::snapshot(params, count_, before_.data());
     }
-    void apply(StepKernel& kernel, float* params) override {
+    bool apply(StepKernel& kernel, float* params, KeepGoing&) override {
         if (measuring_)
             divergence_ = float(hogwild::staleness(params, before_.data(), kernel.gradient()));
         if (lock_) {
@@ -32,6 +32,7 @@ public:
         } else {
             kernel.update(params, UpdateAccess::Shared);
         }
+        return true;
     }
     float divergence() const override { return divergence_; }
 
@@ -48,8 +49,9 @@ private:
 class PrivateUpdate final : public UpdateRule {
 public:
     explicit PrivateUpdate(const WorkerStatus& status) : status_(status) {}
-    void apply(StepKernel& kernel, float* params) override {
+    bool apply(StepKernel& kernel, float* params, KeepGoing&) override {
         kernel.update(params, UpdateAccess::Private);
+        return true;
     }
     float divergence() const override {
         return status_.replicaDistance.load(std::memory_order_relaxed);

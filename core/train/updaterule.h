@@ -7,7 +7,10 @@
 //   locked:   the same update under one mutex all workers share;
 //   private:  into the worker's own copy (the unshared-replicas pitfall);
 //             its divergence is the distance from the replicas' mean, which
-//             the coordinator measures.
+//             the coordinator measures;
+//   allreduce: data-parallel replicas average their gradients (or, every K
+//             steps, their parameters) through a Collective and agree on
+//             pause and stop at the same step (train/allreduceupdate.h).
 #include "backend/backend.h"
 #include "telemetry/telemetry.h"
 #include "util/alignedvector.h"
@@ -18,15 +21,28 @@
 
 namespace hwl {
 
+class KeepGoing;
+
 class UpdateRule {
 public:
     virtual ~UpdateRule() = default;
+    /// Once, before the first step. False: the worker must not go on (the
+    /// reason is in `keepGoing` or in the worker's status block).
+    virtual bool start(float* /*params*/, KeepGoing& /*keepGoing*/) { return true; }
     /// Before step `step` (0-based) computes its gradient from `params`.
     virtual void beforeStep(const float* /*params*/, std::uint64_t /*step*/) {}
-    /// Applies the kernel's last gradient to `params`.
-    virtual void apply(StepKernel& kernel, float* params) = 0;
+    /// Applies the kernel's last gradient to `params`. False: the worker
+    /// must stop (a collective could not complete: a peer is gone).
+    virtual bool apply(StepKernel& kernel, float* params, KeepGoing& keepGoing) = 0;
+    /// At the end of each epoch, before the epoch gate.
+    virtual bool endEpoch(float* /*params*/, KeepGoing& /*keepGoing*/) { return true; }
     /// The worker's divergence as its mode defines it, for telemetry (L2).
     virtual float divergence() const { return 0.0f; }
+    /// Whether the workers agree on pause and stop through this rule, all at
+    /// the same step (then the loop acts on agreedCommand() after each step
+    /// instead of on the run's command word before it).
+    virtual bool agreesCommands() const { return false; }
+    virtual RunCommand agreedCommand() const { return RunCommand::Run; }
 };
 
 /// How often (in steps) a worker measures staleness: often enough for a

@@ -24,6 +24,8 @@ public:
     /// All epochs; false when the worker stopped or failed on the way.
     bool train() {
         status_.state.store(std::uint32_t(WorkerState::Running), std::memory_order_release);
+        if (!s_.rule->start(s_.params, keepGoing_))
+            return false;
         for (int epoch = 1; epoch <= s_.epochs; ++epoch)
             if (!trainEpoch(epoch) || !endEpoch(epoch))
                 return false;
@@ -37,12 +39,29 @@ private:
         s_.plan->rows(epoch, s_.rank, order_);
         lossSum_ = 0;
         batches_ = 0;
+        const bool agreed = s_.rule->agreesCommands();
         for (std::size_t start = 0; start < order_.size(); start += std::size_t(s_.batch)) {
-            if (!keepGoing_())
+            if (!agreed && !keepGoing_())
                 return false;
             const auto n = std::int64_t(std::min(order_.size() - start, std::size_t(s_.batch)));
             if (!step(epoch, order_.data() + start, n))
                 return false;
+            if (agreed && !actOnAgreedCommand())
+                return false;
+        }
+        return true;
+    }
+
+    /// After a step whose collective carried the ranks' commands: all stop,
+    /// or all pause (and each waits for the resume), at this same step.
+    bool actOnAgreedCommand() {
+        switch (s_.rule->agreedCommand()) {
+        case RunCommand::Stop:
+            return false;
+        case RunCommand::Pause:
+            return keepGoing_();
+        case RunCommand::Run:
+            break;
         }
         return true;
     }
@@ -56,7 +75,8 @@ private:
                  "; lower --lr");
             return false;
         }
-        s_.rule->apply(*s_.kernel, s_.params);
+        if (!s_.rule->apply(*s_.kernel, s_.params, keepGoing_))
+            return false;
         ++steps_;
         samples_ += std::uint64_t(n);
         lossSum_ += loss;
@@ -69,9 +89,14 @@ private:
         status_.lastLoss.store(loss, std::memory_order_relaxed);
         const double now = t_.elapsed();
         if (now - lastSampleTime_ >= kSampleEverySeconds) {
+            Sample s = sample(Sample::Step, epoch, now, loss);
+            const std::int64_t comm = status_.commNs.load(std::memory_order_relaxed);
+            if (lastSampleTime_ >= 0)
+                s.commShare = float(double(comm - lastCommNs_) * 1e-9 / (now - lastSampleTime_));
+            lastCommNs_ = comm;
             lastSampleTime_ = now;
             status_.lastDivergence.store(s_.rule->divergence(), std::memory_order_relaxed);
-            status_.ring.push(sample(Sample::Step, epoch, now, loss));
+            status_.ring.push(s);
         }
         return true;
     }
@@ -79,6 +104,9 @@ private:
     /// Publishes the epoch and waits at the epoch gate (while the test set is
     /// evaluated); false when the worker must stop.
     bool endEpoch(int epoch) {
+        if (!s_.rule->endEpoch(s_.params, keepGoing_))
+            return false;
+        status_.lastDivergence.store(s_.rule->divergence(), std::memory_order_relaxed);
         const float epochLoss = batches_ ? float(lossSum_ / double(batches_)) : 0.0f;
         status_.ring.push(sample(Sample::EpochEnd, epoch, t_.elapsed(), epochLoss));
         status_.lastEpochLoss.store(epochLoss, std::memory_order_relaxed);
@@ -114,6 +142,7 @@ private:
     std::uint64_t steps_ = 0, samples_ = 0, batches_ = 0;
     double lossSum_ = 0;
     double lastSampleTime_ = -1;
+    std::int64_t lastCommNs_ = 0;
 };
 } // namespace
 

@@ -20,12 +20,18 @@ public:
         return math_->lossAndGradient(params, train_, rows, n, ws_);
     }
     const Gradient<float>& gradient() const override { return ws_.grad; }
+    Gradient<float>& editableGradient() override { return ws_.grad; }
     void update(float* params, UpdateAccess access) override {
         float* velocity = velocity_.empty() ? nullptr : velocity_.data();
         if (access == UpdateAccess::Shared)
             hogwild::applyUpdate(params, ws_.grad, velocity, sgd_, rank_, workers_);
         else
             applySgd(params, ws_.grad, velocity, sgd_, rank_, workers_);
+    }
+    void updateRange(float* params, const float* gradient, std::int64_t offset,
+                     std::int64_t length) override {
+        detail::sgdRange(params + offset, gradient,
+                         velocity_.empty() ? nullptr : velocity_.data() + offset, length, sgd_);
     }
     EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
                         std::int64_t end) override {

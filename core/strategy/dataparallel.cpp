@@ -1,0 +1,140 @@
+// Data-parallel training, as PyTorch's DistributedDataParallel does it: N
+// replicas of the model, one per rank, each on its own share of every epoch
+// (DistributedSampler), averaging their gradients every step (or their
+// parameters every K steps) through a collective, so they stay copies of one
+// model. Ranks are threads of the run's process or worker processes (the
+// start method), over one shared-memory collective; replica 0 is what the
+// run evaluates and exports.
+#include "collective/shmcollective.h"
+#include "store/sharedsegment.h"
+#include "strategy/builtin.h"
+#include "strategy/hoststrategy.h"
+#include "train/allreduceupdate.h"
+#include "train/epochplan.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace hwl {
+
+namespace {
+
+/// The collective's capacity: the largest bucket, at least 16 KiB (the
+/// layout check sends its text through one slot).
+std::int64_t collectiveCapacity(const ExperimentConfig& c, const ParamLayout& layout) {
+    std::int64_t largest = 4096;
+    for (const Bucket& b : makeBuckets(layout, c.bucketMb))
+        largest = std::max(largest, b.length);
+    return largest;
+}
+
+class DataParallel final : public HostStrategy {
+public:
+    using HostStrategy::HostStrategy;
+
+    std::shared_ptr<const EpochPlan> epochPlan(std::int64_t trainRows) const override {
+        return std::make_shared<StridedEpochPlan>(trainRows, std::uint32_t(config_.workers),
+                                                  config_.shuffle, config_.dropLast, config_.seed);
+    }
+    void explain(RunSummary& summary) const override;
+    void finish() override {
+        HostStrategy::finish();
+        for (auto& r : replicas_)
+            r.unlink();
+        collective_.unlink();
+    }
+
+protected:
+    std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env,
+                                         std::uint32_t rank) const override {
+        AllreduceSettings settings;
+        settings.layout = &env.model.layout();
+        settings.buckets = makeBuckets(env.model.layout(), env.config.bucketMb);
+        settings.syncEvery = env.config.syncEvery;
+        return makeAllreduceUpdate(std::make_unique<ShmCollective>(env.collective, rank),
+                                   std::move(settings), env.telemetry, rank);
+    }
+    ParameterStore& workerStore(std::uint32_t rank) override {
+        return rank == 0 ? params_ : replicas_[rank - 1];
+    }
+    std::size_t extraStores() const override { return std::size_t(config_.workers) - 1; }
+    std::size_t extraSharedBytes() const override {
+        return ShmCollective::bytesFor(std::uint32_t(config_.workers), capacity_);
+    }
+    std::string collectiveName() const override { return collective_.name(); }
+    bool watchesPeers() const override { return true; }
+    void prepareWorkerStores(RunResources& run, const float* /*initial*/) override {
+        // The other replicas start empty: each worker takes rank 0's
+        // parameters by a broadcast before its first step.
+        for (int r = 1; r < config_.workers; ++r)
+            replicas_.push_back(run.backend.allocate(run.model.layout().total(), place(),
+                                                     "replica" + std::to_string(r)));
+        collective_ = ShmCollective::create(std::uint32_t(config_.workers), capacity_);
+    }
+
+public:
+    void prepare(RunResources& run, const float* initial) override {
+        capacity_ = collectiveCapacity(config_, run.model.layout());
+        HostStrategy::prepare(run, initial);
+        if (config_.syncEvery > 1)
+            run.notes.push_back(
+                "sync-every " + std::to_string(config_.syncEvery) + ": each replica takes " +
+                std::to_string(config_.syncEvery) +
+                " steps on its own, then the replicas' parameters are averaged (and at each "
+                "epoch's end); momentum buffers are not averaged: each replica keeps its own");
+    }
+
+private:
+    std::vector<ParameterStore> replicas_; ///< ranks 1 .. N-1 (rank 0's is params_)
+    SharedSegment collective_;
+    std::int64_t capacity_ = 4096;
+};
+
+void DataParallel::explain(RunSummary& summary) const {
+    const std::size_t bytes = std::size_t(params_.size()) * sizeof(float);
+    bool identical = true;
+    for (const auto& r : replicas_)
+        identical = identical && std::memcmp(r.data(), params_.data(), bytes) == 0;
+    const std::string n = std::to_string(config_.workers);
+    if (config_.syncEvery == 1 && identical)
+        summary.remarks.push_back("the " + n +
+                                  " replicas ended bit-identical, as they were at every step "
+                                  "(divergence from their mean: exactly 0)");
+    else if (identical)
+        summary.remarks.push_back("the " + n +
+                                  " replicas ended bit-identical: the last averaging of their "
+                                  "parameters made them one model again");
+    else if (summary.state == RunState::Finished)
+        summary.explanations.push_back(
+            "the replicas ended different although every step averaged them: this should not "
+            "happen; please report it with the experiment");
+}
+
+void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
+    if (c.onWorkerFailure == FailurePolicy::Continue)
+        issues.push_back(
+            {"on-worker-failure", "data-parallel cannot continue without a rank: every step's "
+                                  "collective needs all " +
+                                      std::to_string(c.workers) +
+                                      " replicas, so a dead rank stops the run; use stop"});
+    if (const std::string why = transportUnavailable(int(c.transport)); !why.empty())
+        issues.push_back({"transport", std::string("transport ") + toString(c.transport) +
+                                           " cannot be used: " + why});
+}
+
+} // namespace
+
+StrategyEntry dataParallelStrategy() {
+    StrategyTraits t;
+    t.name = "data-parallel";
+    t.label = "data-parallel (DDP)";
+    t.help = "N replicas, each on its share of every epoch, average their gradients every "
+             "step (or their parameters every K steps) and stay one model";
+    t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::Transport) |
+                 unsigned(StrategySetting::StartMethod) | unsigned(StrategySetting::Replicas);
+    t.divergence = DivergenceKind::ReplicaDistance;
+    t.workerNoun = "rank";
+    return {t, factoryOf<DataParallel>(), &validate};
+}
+
+} // namespace hwl

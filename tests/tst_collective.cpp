@@ -1,0 +1,207 @@
+// The pieces of data-parallel training on their own: the shared-memory
+// collective (mean in rank order, the same bits on every rank, votes,
+// broadcasts, chunking, a dead peer ending a wait), DDP's buckets, the
+// DistributedSampler epoch plan, and the layout check between ranks.
+#include "collective/buckets.h"
+#include "collective/shmcollective.h"
+#include "model/model.h"
+#include "telemetry/telemetry.h"
+#include "train/allreduceupdate.h"
+#include "train/epochplan.h"
+#include "train/keepgoing.h"
+
+#include <QTest>
+
+#include <cmath>
+#include <functional>
+#include <set>
+#include <thread>
+#include <vector>
+
+using namespace hwl;
+
+namespace {
+
+/// Runs body(rank, collective, keepGoing) on `ranks` threads over one
+/// collective of `capacity` floats.
+void onRanks(std::uint32_t ranks, std::int64_t capacity,
+             const std::function<void(std::uint32_t, ShmCollective&, KeepGoing&)>& body,
+             Telemetry* telemetry = nullptr) {
+    Telemetry own;
+    if (!telemetry) {
+        own = Telemetry::create(ranks, 1);
+        telemetry = &own;
+    }
+    const SharedSegment segment = ShmCollective::create(ranks, capacity);
+    std::vector<std::thread> threads;
+    for (std::uint32_t r = 0; r < ranks; ++r)
+        threads.emplace_back([&, r] {
+            ShmCollective c(segment.name(), r);
+            KeepGoing keepGoing(*telemetry, r, /*watchPeers=*/true);
+            body(r, c, keepGoing);
+        });
+    for (auto& t : threads)
+        t.join();
+}
+
+} // namespace
+
+class TestCollective : public QObject {
+    Q_OBJECT
+
+private slots:
+    void allreduceIsTheMeanInRankOrder() {
+        constexpr std::uint32_t kRanks = 3;
+        constexpr std::int64_t kCount = 10000; // over capacity: three chunks
+        std::vector<std::vector<float>> out(kRanks);
+        std::vector<std::uint32_t> votes(kRanks);
+        onRanks(kRanks, 4096, [&](std::uint32_t r, ShmCollective& c, KeepGoing& k) {
+            std::vector<float> data(kCount);
+            for (std::int64_t i = 0; i < kCount; ++i)
+                data[std::size_t(i)] = float(std::sin(double(i) * (r + 1))) * 1e-3f * float(r + 1);
+            std::uint32_t vote = r == 1 ? 2 : r; // rank 1 proposes the most
+            QVERIFY(c.allreduceMean(data.data(), kCount, k, &vote));
+            votes[r] = vote;
+            out[r] = data;
+        });
+        for (std::uint32_t r = 0; r < kRanks; ++r) {
+            QCOMPARE(out[r], out[0]); // the same bits on every rank
+            QCOMPARE(votes[r], 2u);
+        }
+        for (std::int64_t i = 0; i < kCount; ++i) {
+            double sum = 0;
+            for (std::uint32_t r = 0; r < kRanks; ++r)
+                sum += double(float(std::sin(double(i) * (r + 1))) * 1e-3f * float(r + 1));
+            QCOMPARE(out[0][std::size_t(i)], float(sum / kRanks));
+        }
+    }
+
+    void broadcastsAndDistances() {
+        std::vector<double> distances(2);
+        std::vector<std::string> texts(2);
+        onRanks(2, 4096, [&](std::uint32_t r, ShmCollective& c, KeepGoing& k) {
+            std::vector<float> data(5000, float(r + 1));
+            QVERIFY(c.broadcast(data.data(), 5000, 1, k));
+            QCOMPARE(data[4999], 2.0f); // rank 1's
+            double d = -1;
+            QVERIFY(c.distanceFromMean(data.data(), 5000, d, k));
+            QCOMPARE(d, 0.0); // identical data: exactly 0
+            std::vector<float> own(4, r == 0 ? 0.0f : 2.0f);
+            QVERIFY(c.distanceFromMean(own.data(), 4, distances[r], k));
+            std::string text = r == 0 ? "rank zero's text" : "";
+            QVERIFY(c.broadcastText(text, 0, k));
+            texts[r] = text;
+        });
+        QCOMPARE(distances[0], 2.0); // sqrt(4 * 1^2): each is 1 away from the mean 1
+        QCOMPARE(distances[1], 2.0);
+        QCOMPARE(texts[1], std::string("rank zero's text"));
+    }
+
+    // A peer that left its loop never arrives: the wait ends instead of hanging.
+    void aDeadPeerEndsTheWait() {
+        Telemetry t = Telemetry::create(2, 1);
+        t.failWorker(1, "worker 1 died");
+        bool returned = false, ok = true;
+        onRanks(
+            2, 4096,
+            [&](std::uint32_t r, ShmCollective& c, KeepGoing& k) {
+                if (r == 1)
+                    return; // dead: never calls in
+                std::vector<float> data(10, 1.0f);
+                ok = c.allreduceMean(data.data(), 10, k);
+                returned = true;
+                QCOMPARE(k.reason(), KeepGoing::Reason::PeerFailed);
+            },
+            &t);
+        QVERIFY(returned);
+        QVERIFY(!ok);
+    }
+
+    void bucketsAreDdps() {
+        // mlp:1000-600-300-10: 0.weight 600000, 0.bias 600, 2.weight 180000,
+        // 2.bias 300, 4.weight 3000, 4.bias 10 floats.
+        const auto model = makeModel(parseModelSpec("mlp:1000-600-300-10"));
+        const auto& layout = model->layout();
+        const auto buckets = makeBuckets(layout, 2.0); // first 1 MiB = 262144 floats, then 2 MiB
+        QCOMPARE(buckets.size(), std::size_t(2));
+        // Reverse order: the last layers first, whole tensors, contiguous.
+        QCOMPARE(buckets[0].offset + buckets[0].length, layout.total());
+        // 4.bias, 4.weight, 2.bias, 2.weight, 0.bias fit the first MiB; 0.weight
+        // would not, so it starts the next bucket (and fills it alone).
+        QCOMPARE(buckets[0].length, std::int64_t(10 + 3000 + 300 + 180000 + 600));
+        QCOMPARE(buckets[1].offset, std::int64_t(0));
+        QCOMPARE(buckets[1].length, std::int64_t(600000));
+        // A tiny cap: one bucket per tensor, still covering everything.
+        const auto tiny = makeBuckets(layout, 1e-6, 1e-6);
+        QCOMPARE(tiny.size(), layout.tensors().size());
+        std::int64_t covered = 0;
+        for (const auto& b : tiny)
+            covered += b.length;
+        QCOMPARE(covered, layout.total());
+    }
+
+    void distributedSamplerPlan() {
+        // 10 rows on 3 ranks: padded to 12 (rows 0 and 1 again), 4 each.
+        const StridedEpochPlan padded(10, 3, /*shuffle=*/false, /*dropLast=*/false, 1);
+        std::vector<std::int64_t> rows;
+        padded.rows(1, 1, rows);
+        QCOMPARE(rows, (std::vector<std::int64_t>{1, 4, 7, 0}));
+        QCOMPARE(padded.samplesPerEpoch(), std::uint64_t(12));
+        const StridedEpochPlan dropped(10, 3, false, true, 1);
+        dropped.rows(1, 2, rows);
+        QCOMPARE(rows, (std::vector<std::int64_t>{2, 5, 8}));
+        // Shuffled: every rank the same count, together every row.
+        const StridedEpochPlan shuffled(1000, 4, true, false, 7);
+        std::set<std::int64_t> seen;
+        for (std::uint32_t r = 0; r < 4; ++r) {
+            shuffled.rows(3, r, rows);
+            QCOMPARE(rows.size(), std::size_t(250));
+            seen.insert(rows.begin(), rows.end());
+        }
+        QCOMPARE(seen.size(), std::size_t(1000));
+    }
+
+    void layoutDifferencesAreNamed() {
+        const auto a = makeModel(parseModelSpec("mlp:20-32-4"));
+        const auto b = makeModel(parseModelSpec("mlp:20-16-4"));
+        QVERIFY(layoutDifference(a->layout(), layoutSignature(a->layout())).empty());
+        const std::string why = layoutDifference(b->layout(), layoutSignature(a->layout()));
+        QVERIFY2(why.find("tensor 0: rank 0 has 0.weight[32x20]@0, this rank 0.weight[16x20]@0") !=
+                     std::string::npos,
+                 why.c_str());
+    }
+
+    // Through the data-parallel rule's start: the rank whose model differs
+    // says what differs; the others say why they stop.
+    void mismatchedLayoutsAreRefusedByName() {
+        const auto a = makeModel(parseModelSpec("mlp:20-32-4"));
+        const auto b = makeModel(parseModelSpec("mlp:20-16-4"));
+        Telemetry t = Telemetry::create(2, 1);
+        std::vector<bool> started(2, true);
+        const SharedSegment segment = ShmCollective::create(2, 4096);
+        std::vector<std::thread> threads;
+        for (std::uint32_t r = 0; r < 2; ++r)
+            threads.emplace_back([&, r] {
+                const Model& m = r == 0 ? *a : *b;
+                AllreduceSettings settings;
+                settings.layout = &m.layout();
+                settings.buckets = makeBuckets(m.layout(), 25);
+                auto rule = makeAllreduceUpdate(std::make_unique<ShmCollective>(segment.name(), r),
+                                                settings, t, r);
+                std::vector<float> params(std::size_t(m.layout().total()));
+                KeepGoing keepGoing(t, r, true);
+                started[r] = rule->start(params.data(), keepGoing);
+            });
+        for (auto& th : threads)
+            th.join();
+        QVERIFY(!started[0] && !started[1]);
+        QVERIFY2(t.failureText(1).find("rank 1's model differs from rank 0's: tensor 0: rank 0 "
+                                       "has 0.weight[32x20]@0, this rank 0.weight[16x20]@0") == 0,
+                 t.failureText(1).c_str());
+        QVERIFY2(t.failureText(0).find("another rank's model differs") == 0,
+                 t.failureText(0).c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCollective)
+#include "tst_collective.moc"
