@@ -15,6 +15,10 @@ import statistics
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report_dp  # noqa: E402
+
 TARGET_CEILING_SHARE = 50.0   # % of the single-core matmul ceiling, serial step
 TARGET_VS_PYTORCH = 10.0      # engine serial / PyTorch serial loop
 TARGET_SCALING_2 = 1.8        # 2-worker Hogwild / engine serial
@@ -554,6 +558,7 @@ def main():
     ap.add_argument("--pytorch-skipped")
     ap.add_argument("--stepkernel")
     ap.add_argument("--pair")
+    ap.add_argument("--dp", help="bench/dataparallel.py's JSON")
     ap.add_argument("--build-dir", default="build")
     ap.add_argument("--out", required=True)
     ap.add_argument("--timings", default="")
@@ -576,6 +581,10 @@ def main():
     if a.pair and os.path.exists(a.pair):
         with open(a.pair) as f:
             pair = json.load(f)
+    dp = None
+    if a.dp and os.path.exists(a.dp):
+        with open(a.dp) as f:
+            dp = json.load(f)
     timings = dict(kv.split("=", 1) for kv in a.timings.split(",") if "=" in kv)
     m = machine(eng, pt, a.build_dir, a.pytorch_skipped)
     load_end = open("/proc/loadavg").read().split()[:3]
@@ -585,9 +594,10 @@ def main():
     doc.append("Written by `bash bench/run`; do not edit by hand, run it again.\n")
     doc.append("- Date: %s" % datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"))
     doc.append("- Command: `%s`; took %s s in all (build %s s, stepkernel %s s, engine %s s, "
-               "PyTorch %s s, report)" % (a.command, timings.get("total", "?"),
-                                          timings.get("build", "?"), timings.get("stepkernel", "?"),
-                                          timings.get("engine", "?"), timings.get("pytorch", "?")))
+               "data-parallel %s s, PyTorch %s s, report)" % (
+                   a.command, timings.get("total", "?"), timings.get("build", "?"),
+                   timings.get("stepkernel", "?"), timings.get("engine", "?"),
+                   timings.get("dp", "?"), timings.get("pytorch", "?")))
     doc.append("- Machine: %s; %s; %s memory; %s; %s" % (m["cpu"], m["cores"], m["memory"],
                                                         m["kernel"], m["os"]))
     doc.append("- Compiler: %s" % m["compiler"])
@@ -622,7 +632,9 @@ def main():
 
     sections = []
     summary = stepkernel_summary(sk)
-    sections.append(("Summary: targets", targets_table(eng, pt, sk, pair) + "\n\nTargets are stated, "
+    targets = targets_table(eng, pt, sk, pair) + "\n" + "\n".join(
+        "| " + " | ".join(row) + " |" for row in report_dp.target_rows(dp, pt))
+    sections.append(("Summary: targets", targets + "\n\nTargets are stated, "
                      "not enforced: `bench/run` exits 0 whatever they show. On 2 cores, 2 workers "
                      "can at best double throughput; 4 and 8 workers share the same 2 cores, and "
                      "any CPU taken by other processes (see the CPU line above) comes straight "
@@ -707,6 +719,7 @@ def main():
         sections.append(("7. stepkernel", "Absent: %s was not built, so the single-core matmul "
                          "ceiling and the step-kernel figures are not in this run." %
                          (sk.get("path") if sk else "build/bench/stepkernel")))
+    sections.append(("8. Data-parallel (DDP) on the CPU", report_dp.section(dp, pt)))
     sections.append(("Failed, skipped or trimmed runs", failures(eng, pt, sk)))
 
     for title, body in sections:

@@ -25,11 +25,12 @@ using hwl::InputError;
 
 namespace {
 
-const char* const kFieldNames[] = {
-    "model",    "dataset",           "mode", "workers", "epochs",        "batch",   "lr",
-    "momentum", "weight-decay",      "seed", "split",   "test-fraction", "shuffle", "start-method",
-    "share",    "on-worker-failure", "init", "out", "transport", "sync-every", "bucket-mb",
-    "drop-last"};
+const char* const kFieldNames[] = {"model",        "dataset",      "mode",      "workers",
+                                   "epochs",       "batch",        "lr",        "momentum",
+                                   "weight-decay", "seed",         "split",     "test-fraction",
+                                   "shuffle",      "start-method", "share",     "on-worker-failure",
+                                   "init",         "out",          "transport", "sync-every",
+                                   "bucket-mb",    "drop-last"};
 
 QString issuesText(const std::vector<ConfigIssue>& issues) {
     QStringList lines;

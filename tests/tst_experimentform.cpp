@@ -394,6 +394,41 @@ private slots:
         QVERIFY(!form.problems().contains("share"));
     }
 
+    // data-parallel takes a transport and its replica options; the start
+    // method only with the processes transport; mpi is listed, disabled with
+    // the reason in builds without it; other modes keep the defaults.
+    void dataParallelWidgets() {
+        ExperimentForm form;
+        auto* mode = qobject_cast<QComboBox*>(form.fieldWidget("mode"));
+        auto* transport = qobject_cast<QComboBox*>(form.fieldWidget("transport"));
+        QWidget* start = form.fieldWidget("start-method");
+        QVERIFY(mode && transport && start);
+        mode->setCurrentIndex(modeIndex(mode, "data-parallel"));
+        for (const char* f : {"transport", "sync-every", "bucket-mb", "drop-last", "workers"})
+            QVERIFY2(form.fieldWidget(f)->isEnabled(), f);
+        QVERIFY(!start->isEnabled()); // threads transport
+        transport->setCurrentIndex(transport->findData(int(hwl::Transport::Processes)));
+        QVERIFY(start->isEnabled());
+        auto* model = qobject_cast<QStandardItemModel*>(transport->model());
+        const int mpi = transport->findData(int(hwl::Transport::Mpi));
+        QVERIFY(!(model->item(mpi)->flags() & Qt::ItemIsEnabled));
+        QVERIFY(transport->itemData(mpi, Qt::ToolTipRole).toString().startsWith("not built"));
+        qobject_cast<QSpinBox*>(form.fieldWidget("sync-every"))->setValue(8);
+        QVERIFY2(form.isValid(), qPrintable(QStringList(form.problems().values()).join('\n')));
+        hwl::ExperimentConfig c = form.config();
+        QCOMPARE(c.mode, std::string("data-parallel"));
+        QCOMPARE(c.transport, hwl::Transport::Processes);
+        QCOMPARE(c.syncEvery, 8);
+        // Round trip, and back to Hogwild: the options go back to their defaults.
+        form.setConfig(c);
+        QCOMPARE(form.config().syncEvery, 8);
+        mode->setCurrentIndex(modeIndex(mode, "threads"));
+        QVERIFY(!form.fieldWidget("sync-every")->isEnabled());
+        QCOMPARE(form.config().syncEvery, 1);
+        QCOMPARE(form.config().transport, hwl::Transport::Threads);
+        QVERIFY(form.isValid());
+    }
+
     void gpuModesAreDisabled() {
         ExperimentForm form;
         auto* mode = qobject_cast<QComboBox*>(form.fieldWidget("mode"));

@@ -51,9 +51,6 @@ public:
                                   std::int64_t n) = 0;
     /// The last gradient, on the host: which parameters it touches and by how much.
     virtual const Gradient<float>& gradient() const = 0;
-    /// The same, to be replaced or reduced in place before update()
-    /// (data-parallel replicas average it across ranks).
-    virtual Gradient<float>& editableGradient() = 0;
     /// One SGD step with the last gradient (momentum buffer and weight decay
     /// as torch.optim.SGD): only the parameters the gradient touches change.
     virtual void update(float* params, UpdateAccess access) = 0;

@@ -16,6 +16,7 @@
 // inputs give the same bits whatever the timing.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace hwl {
 
@@ -45,6 +46,10 @@ public:
                            KeepGoing& alive) = 0;
     /// `text` becomes rank `root`'s (at most capacity() * 4 - 8 bytes).
     virtual bool broadcastText(std::string& text, std::uint32_t root, KeepGoing& alive) = 0;
+    /// Every rank's list of integers, on every rank: all[r] is rank r's
+    /// `mine` (at most capacity() / 2 - 1 of them).
+    virtual bool allgather(const std::vector<std::int64_t>& mine,
+                           std::vector<std::vector<std::int64_t>>& all, KeepGoing& alive) = 0;
     /// Every rank proposes *vote and gets back the largest proposal.
     virtual bool agree(std::uint32_t& vote, KeepGoing& alive) = 0;
     /// The L2 distance of this rank's data[0..count) from the mean over the

@@ -242,6 +242,27 @@ bool ShmCollective::broadcastText(std::string& text, std::uint32_t root, KeepGoi
     return true;
 }
 
+bool ShmCollective::allgather(const std::vector<std::int64_t>& mine,
+                              std::vector<std::vector<std::int64_t>>& all, KeepGoing& alive) {
+    const std::uint32_t set = std::uint32_t(operation_++ & 1);
+    const std::size_t room = std::size_t(capacity_) / 2 - 1; // int64s after the count
+    if (mine.size() > room)
+        throw RunError("collective: " + std::to_string(mine.size()) +
+                       " integers do not fit one slot of " + std::to_string(room));
+    auto* own = reinterpret_cast<std::int64_t*>(slot(set, rank_));
+    own[0] = std::int64_t(mine.size());
+    std::memcpy(own + 1, mine.data(), mine.size() * sizeof(std::int64_t));
+    if (!barrier(alive))
+        return false;
+    all.resize(ranks_);
+    for (std::uint32_t r = 0; r < ranks_; ++r) {
+        const auto* theirs = reinterpret_cast<const std::int64_t*>(slot(set, r));
+        all[r].assign(theirs + 1,
+                      theirs + 1 + std::min<std::int64_t>(theirs[0], std::int64_t(room)));
+    }
+    return true;
+}
+
 bool ShmCollective::distanceFromMean(const float* data, std::int64_t count, double& distance,
                                      KeepGoing& alive) {
     if (ranks_ == 1) {

@@ -42,6 +42,8 @@ public:
                             std::uint32_t* vote = nullptr) override;
     bool broadcast(float* data, std::int64_t count, std::uint32_t root, KeepGoing& alive) override;
     bool broadcastText(std::string& text, std::uint32_t root, KeepGoing& alive) override;
+    bool allgather(const std::vector<std::int64_t>& mine,
+                   std::vector<std::vector<std::int64_t>>& all, KeepGoing& alive) override;
     bool agree(std::uint32_t& vote, KeepGoing& alive) override;
     bool distanceFromMean(const float* data, std::int64_t count, double& distance,
                           KeepGoing& alive) override;

@@ -3,23 +3,37 @@
 #include "train/keepgoing.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace hwl {
 
 namespace {
 
-/// Makes `g` one dense segment over all `total` parameters (the embedding
-/// bag's gradient touches a few table rows; the replicas average all of it).
-void densify(Gradient<float>& g, std::int64_t total, AlignedVector<float>& scratch) {
-    if (g.segments.size() == 1 && g.segments[0].offset == 0 && g.segments[0].length == total &&
-        g.segments[0].valueIndex == 0)
-        return;
-    scratch.assign(std::size_t(total), 0.0f);
-    for (const auto& seg : g.segments)
-        for (std::int64_t i = 0; i < seg.length; ++i)
-            scratch[std::size_t(seg.offset + i)] += g.values[std::size_t(seg.valueIndex + i)];
-    std::swap(g.values, scratch);
-    g.segments.assign(1, {0, total, 0});
+/// Whether `g` is one segment over all `total` parameters (an MLP's).
+bool isDense(const Gradient<float>& g, std::int64_t total) {
+    return g.segments.size() == 1 && g.segments[0].offset == 0 && g.segments[0].length == total &&
+           g.segments[0].valueIndex == 0;
+}
+
+/// The union of every rank's (offset, length) segment pairs, sorted by
+/// offset: the same list on every rank.
+std::vector<std::pair<std::int64_t, std::int64_t>>
+unionOfSegments(const std::vector<std::vector<std::int64_t>>& all) {
+    // Each rank's list is sorted already: merge them one after the other.
+    std::vector<std::pair<std::int64_t, std::int64_t>> segments, next, theirs;
+    for (const auto& pairs : all) {
+        theirs.clear();
+        for (std::size_t i = 0; i + 1 < pairs.size(); i += 2)
+            theirs.emplace_back(pairs[i], pairs[i + 1]);
+        next.clear();
+        std::merge(segments.begin(), segments.end(), theirs.begin(), theirs.end(),
+                   std::back_inserter(next));
+        std::swap(segments, next);
+    }
+    segments.erase(std::unique(segments.begin(), segments.end(),
+                               [](const auto& a, const auto& b) { return a.first == b.first; }),
+                   segments.end());
+    return segments;
 }
 
 class AllreduceUpdate final : public UpdateRule {
@@ -28,7 +42,7 @@ public:
                     Telemetry& telemetry, std::uint32_t rank)
         : c_(std::move(collective)), s_(std::move(settings)), t_(telemetry),
           status_(telemetry.worker(rank)), total_(s_.layout->total()),
-          measureEvery_(std::uint64_t(divergenceInterval(s_.syncEvery))) {}
+          measureEvery_(std::uint64_t(divergenceInterval(s_.syncEvery, total_))) {}
 
     bool start(float* params, KeepGoing& keepGoing) override;
     bool apply(StepKernel& kernel, float* params, KeepGoing& keepGoing) override;
@@ -51,6 +65,9 @@ private:
                                        std::memory_order_relaxed);
     }
     bool averageParameters(float* params, KeepGoing& keepGoing, std::uint32_t* vote);
+    bool averageDense(StepKernel& kernel, float* params, KeepGoing& keepGoing, std::uint32_t& vote);
+    bool averageSparse(StepKernel& kernel, float* params, KeepGoing& keepGoing,
+                       std::uint32_t& vote);
     bool measure(const float* params, KeepGoing& keepGoing);
 
     std::unique_ptr<Collective> c_;
@@ -62,7 +79,7 @@ private:
     std::uint64_t steps_ = 0;
     std::uint32_t agreed_ = std::uint32_t(RunCommand::Run);
     float divergence_ = 0.0f;
-    AlignedVector<float> dense_;
+    AlignedVector<float> compact_; ///< sparse: this rank's values on the union of segments
 };
 
 bool AllreduceUpdate::start(float* params, KeepGoing& keepGoing) {
@@ -107,24 +124,8 @@ bool AllreduceUpdate::apply(StepKernel& kernel, float* params, KeepGoing& keepGo
     ++steps_;
     bool ok = true;
     if (s_.syncEvery == 1) {
-        Gradient<float>& g = kernel.editableGradient();
-        densify(g, total_, dense_);
-        // Bucket by bucket: the mean stays in the collective's memory and the
-        // replica's SGD step reads it from there.
-        bool first = true;
-        for (const Bucket& b : s_.buckets) {
-            const float* mean = nullptr;
-            ok = communicate([&] {
-                countBytes(b.length);
-                mean = c_->reduceMean(g.values.data() + b.offset, b.length, keepGoing,
-                                      first ? &vote : nullptr);
-                return mean != nullptr;
-            });
-            if (!ok)
-                break;
-            kernel.updateRange(params, mean, b.offset, b.length);
-            first = false;
-        }
+        ok = isDense(kernel.gradient(), total_) ? averageDense(kernel, params, keepGoing, vote)
+                                                : averageSparse(kernel, params, keepGoing, vote);
     } else {
         kernel.update(params, UpdateAccess::Private);
         ok = communicate([&] {
@@ -140,6 +141,74 @@ bool AllreduceUpdate::apply(StepKernel& kernel, float* params, KeepGoing& keepGo
     return ok;
 }
 
+bool AllreduceUpdate::averageDense(StepKernel& kernel, float* params, KeepGoing& keepGoing,
+                                   std::uint32_t& vote) {
+    // Bucket by bucket: the mean stays in the collective's memory and the
+    // replica's SGD step reads it from there.
+    const Gradient<float>& g = kernel.gradient();
+    bool first = true;
+    for (const Bucket& b : s_.buckets) {
+        const float* mean = nullptr;
+        if (!communicate([&] {
+                countBytes(b.length);
+                mean = c_->reduceMean(g.values.data() + b.offset, b.length, keepGoing,
+                                      first ? &vote : nullptr);
+                return mean != nullptr;
+            }))
+            return false;
+        kernel.updateRange(params, mean, b.offset, b.length);
+        first = false;
+    }
+    return true;
+}
+
+bool AllreduceUpdate::averageSparse(StepKernel& kernel, float* params, KeepGoing& keepGoing,
+                                    std::uint32_t& vote) {
+    // The embedding bag's gradient touches fc and the table rows its batch
+    // used: the ranks average only the rows some rank touched (the union of
+    // their segments, in offset order), as serial training with the ranks'
+    // batches together would update exactly those.
+    const Gradient<float>& g = kernel.gradient();
+    std::vector<std::pair<std::int64_t, std::int64_t>> own;
+    for (const auto& seg : g.segments)
+        own.emplace_back(seg.offset, seg.length);
+    std::sort(own.begin(), own.end());
+    std::vector<std::int64_t> mine;
+    for (const auto& [offset, length] : own) {
+        mine.push_back(offset);
+        mine.push_back(length);
+    }
+    std::vector<std::vector<std::int64_t>> all;
+    if (!communicate([&] { return c_->allgather(mine, all, keepGoing); }))
+        return false;
+    const auto segments = unionOfSegments(all);
+    std::int64_t size = 0;
+    for (const auto& seg : segments)
+        size += seg.second;
+    std::vector<std::int64_t> starts; // each union segment's place in the compact vector
+    starts.reserve(segments.size());
+    for (std::int64_t pos = 0; const auto& seg : segments) {
+        starts.push_back(pos);
+        pos += seg.second;
+    }
+    compact_.assign(std::size_t(size), 0.0f);
+    for (const auto& seg : g.segments) {
+        const auto at = std::lower_bound(segments.begin(), segments.end(),
+                                         std::make_pair(seg.offset, std::int64_t(0)));
+        std::copy_n(g.values.data() + seg.valueIndex, seg.length,
+                    compact_.data() + starts[std::size_t(at - segments.begin())]);
+    }
+    countBytes(size);
+    if (!communicate([&] { return c_->allreduceMean(compact_.data(), size, keepGoing, &vote); }))
+        return false;
+    std::int64_t pos = 0;
+    for (const auto& seg : segments) {
+        kernel.updateRange(params, compact_.data() + pos, seg.first, seg.second);
+        pos += seg.second;
+    }
+    return true;
+}
+
 bool AllreduceUpdate::endEpoch(float* params, KeepGoing& keepGoing) {
     if (s_.syncEvery == 1)
         return true;
@@ -148,8 +217,14 @@ bool AllreduceUpdate::endEpoch(float* params, KeepGoing& keepGoing) {
 
 } // namespace
 
-int divergenceInterval(int syncEvery) {
-    return syncEvery == 1 ? 32 : std::max(1, syncEvery / 8);
+int divergenceInterval(int syncEvery, std::int64_t parameterCount) {
+    // A measurement costs as much as averaging the parameters once: for
+    // K > 1 about 4 per averaging period, never more than one every 4 steps;
+    // for K = 1 (the replicas are bit-identical by construction: this checks
+    // it) rarely enough to stay a small share of a step on any model.
+    if (syncEvery > 1)
+        return std::max(4, syncEvery / 4);
+    return int(std::max<std::int64_t>(32, parameterCount / 4096));
 }
 
 std::unique_ptr<UpdateRule> makeAllreduceUpdate(std::unique_ptr<Collective> collective,

@@ -36,9 +36,9 @@ struct AllreduceSettings {
     int syncEvery = 1;
 };
 
-/// Steps between divergence measurements for `syncEvery`: 32 for 1, else
-/// about 8 per averaging period.
-int divergenceInterval(int syncEvery);
+/// Steps between divergence measurements: for sync-every 1, 32 or one per
+/// 4096 parameters; else about 4 per averaging period (at most one every 4).
+int divergenceInterval(int syncEvery, std::int64_t parameterCount);
 
 std::unique_ptr<UpdateRule> makeAllreduceUpdate(std::unique_ptr<Collective> collective,
                                                 AllreduceSettings settings, Telemetry& telemetry,

@@ -20,7 +20,6 @@ public:
         return math_->lossAndGradient(params, train_, rows, n, ws_);
     }
     const Gradient<float>& gradient() const override { return ws_.grad; }
-    Gradient<float>& editableGradient() override { return ws_.grad; }
     void update(float* params, UpdateAccess access) override {
         float* velocity = velocity_.empty() ? nullptr : velocity_.data();
         if (access == UpdateAccess::Shared)

@@ -1,0 +1,134 @@
+"""Measures data-parallel training (--mode data-parallel) and its collective,
+and writes the results as JSON for bench/report.py:
+
+  blog        the blog's workload (MLP 100-256-10, batch 32 per replica, 3
+              epochs), sharded as DistributedSampler does: serial, and 2
+              replicas over threads and over processes (forkserver), runs
+              interleaved, against the PyTorch DDP/gloo recipe measured by
+              pytorch_runs.py in the same bench/run;
+  collective  build/bench/collective: the allreduce of 113 KB and 100 MB
+              between 2 ranks (threads, processes) against memcpy;
+  sparse      the embedding bag (20000-32-4 on sparse-bow, 3 epochs): serial,
+              2 data-parallel replicas (a sparse allreduce: only the rows some
+              replica touched) and 2 Hogwild threads;
+  sync-every  Fashion-MNIST (default MLP, 5 epochs, 2 replicas over threads)
+              with --sync-every 1, 8 and 64: samples/s and final accuracy.
+
+    python3 bench/dataparallel.py --app build/app/hogwild-lab \
+        --collective build/bench/collective --out FILE --budget-s S
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import engine_runs  # noqa: E402
+
+BLOG = engine_runs.BLOG + ["--epochs", "3"]
+SPARSE = engine_runs.SPARSE + ["--epochs", "3"]
+FMNIST = engine_runs.FMNIST + ["--epochs", "5"]
+MODES = {
+    "serial": ["--mode", "serial"],
+    "dp-threads": ["--mode", "data-parallel", "--transport", "threads", "--workers", "2"],
+    "dp-processes": ["--mode", "data-parallel", "--transport", "processes",
+                     "--start-method", "forkserver", "--workers", "2"],
+}
+
+
+def comm_share(stdout):
+    """The ranks' share of training time in collectives, from the summary."""
+    m = re.search(r"^summary: communication .*: (.*)$", stdout, re.M)
+    return [float(x) / 100 for x in re.findall(r"s, (\d+)%", m.group(1))] if m else []
+
+
+def run(app, args, timeout=300):
+    t = time.time()
+    p = subprocess.run([app, "--headless"] + args + ["--quiet"], capture_output=True, text=True,
+                       timeout=timeout)
+    out = engine_runs.parse(p.stdout)
+    out.update(rc=p.returncode, cmd_wall_s=time.time() - t, comm_share=comm_share(p.stdout))
+    out["ok"] = p.returncode == 0 and "samples_per_s" in out
+    if not out["ok"]:
+        out["error"] = (p.stderr.strip().splitlines() or ["no output"])[-1][-300:]
+    return out
+
+
+def workload(app, base, modes, label, reps, deadline):
+    results = {k: [] for k in modes}
+    for _ in range(reps):
+        for key, flags in modes.items():
+            if time.time() > deadline:
+                return results
+            r = run(app, base + flags)
+            results[key].append(r)
+            print("  dp %s %-13s %s" % (label, key, "%.1fk samples/s" % (r["samples_per_s"] / 1e3)
+                                        if r["ok"] else "FAILED: " + r.get("error", "")),
+                  flush=True)
+    return results
+
+
+def collective(path, quick):
+    if not os.access(path, os.X_OK):
+        return {"present": False}
+    p = subprocess.run([path] + (["--quick"] if quick else []), capture_output=True, text=True,
+                       timeout=300)
+    doc = {"present": True, "rc": p.returncode, "stdout": p.stdout}
+    m = re.search(r"memcpy 113 KB: ([\d.]+) us \(([\d.]+) GB/s\); 100 MB: ([\d.]+) ms "
+                  r"\(([\d.]+) GB/s\)", p.stdout)
+    if m:
+        doc["memcpy"] = {"small_us": float(m.group(1)), "small_gbps": float(m.group(2)),
+                         "large_ms": float(m.group(3)), "large_gbps": float(m.group(4))}
+    doc["ops"] = [{"what": w.strip(), "us": float(us), "gbps": float(g), "of_memcpy": float(pc)}
+                  for w, us, g, pc in re.findall(
+                      r"^  (allreduce [^\n]*?)\s+([\d.]+) us\s+([\d.]+) GB/s\s+(\d+)% of memcpy",
+                      p.stdout, re.M)]
+    doc["votes"] = [{"what": w.strip(), "us": float(us)} for w, us in re.findall(
+        r"^  (agree [^\n]*?)\s+([\d.]+) us$", p.stdout, re.M)]
+    return doc
+
+
+def sync_every(app, deadline):
+    if not os.path.isdir(engine_runs.FMNIST_DIR):
+        return {"skipped": "Fashion-MNIST is not installed in " + engine_runs.FMNIST_DIR}
+    out = {}
+    for k in (1, 8, 64):
+        if time.time() > deadline:
+            break
+        r = run(app, FMNIST + MODES["dp-threads"] + ["--sync-every", str(k)])
+        out[str(k)] = r
+        print("  dp fmnist sync-every %-3d %s" % (k, "%.1fk samples/s, %.2f%%" % (
+            r["samples_per_s"] / 1e3, r.get("final_accuracy", 0)) if r["ok"] else "FAILED"),
+              flush=True)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--app", required=True)
+    ap.add_argument("--collective", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--budget-s", type=float, default=120)
+    ap.add_argument("--reps", type=int, default=5)
+    a = ap.parse_args()
+    t0 = time.time()
+    deadline = t0 + a.budget_s
+    doc = {"collective": collective(a.collective, quick=a.budget_s < 60)}
+    doc["blog"] = workload(a.app, BLOG, MODES, "blog", a.reps, t0 + a.budget_s * 0.55)
+    sparse_modes = {"serial": MODES["serial"], "dp-threads": MODES["dp-threads"],
+                    "hogwild-threads": ["--mode", "threads", "--workers", "2"]}
+    doc["sparse"] = workload(a.app, SPARSE, sparse_modes, "sparse", max(1, a.reps // 2),
+                             t0 + a.budget_s * 0.7)
+    doc["sync_every"] = sync_every(a.app, deadline)
+    doc["wall_s"] = time.time() - t0
+    with open(a.out, "w") as f:
+        json.dump(doc, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
