@@ -1,4 +1,5 @@
-// Data-parallel training (--mode data-parallel) over threads and processes:
+// Data-parallel training (--mode data-parallel) over threads, processes and
+// MPI ranks (mpirun started by the run; rows skip when MPI is not built):
 // the replicas stay bit-identical, N replicas of batch b equal serial
 // training with batch N*b, runs are reproducible, uneven row counts give
 // every rank the same steps, pause and stop are agreed by all ranks, a killed
@@ -11,12 +12,16 @@
 #include "model/model.h"
 #include "run/run.h"
 #include "run/workerrole.h"
+#include "strategy/catalog.h"
 #include "train/allreduceupdate.h"
 #include "train/keepgoing.h"
 #include "util/errors.h"
 
+#include "testutil.h"
+
 #include <QCoreApplication>
 #include <QRegularExpression>
+#include <QStandardPaths>
 #include <QTest>
 
 #include <algorithm>
@@ -67,21 +72,55 @@ double maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
     return worst;
 }
 
-void addTransports() {
+/// The rows of every transport test: threads, processes by each start
+/// method, and MPI ranks (mpirun started by the run, this binary as the
+/// ranks) over shared memory and over TCP (the path between machines).
+void addTransports(bool threads = true) {
     QTest::addColumn<int>("transport");
     QTest::addColumn<int>("method");
-    QTest::newRow("threads") << int(Transport::Threads) << int(StartMethod::Forkserver);
-    QTest::newRow("processes fork") << int(Transport::Processes) << int(StartMethod::Fork);
-    QTest::newRow("processes spawn") << int(Transport::Processes) << int(StartMethod::Spawn);
+    QTest::addColumn<QString>("mpirunArgs");
+    if (threads)
+        QTest::newRow("threads") << int(Transport::Threads) << int(StartMethod::Forkserver)
+                                 << QString();
+    QTest::newRow("processes fork")
+        << int(Transport::Processes) << int(StartMethod::Fork) << QString();
+    QTest::newRow("processes spawn")
+        << int(Transport::Processes) << int(StartMethod::Spawn) << QString();
     QTest::newRow("processes forkserver")
-        << int(Transport::Processes) << int(StartMethod::Forkserver);
+        << int(Transport::Processes) << int(StartMethod::Forkserver) << QString();
+    QTest::newRow("mpi") << int(Transport::Mpi) << int(StartMethod::Forkserver) << QString();
+    QTest::newRow("mpi over tcp") << int(Transport::Mpi) << int(StartMethod::Forkserver)
+                                  << QStringLiteral("--mca btl self,tcp");
 }
+
+void addThreadsAndMpi() {
+    QTest::addColumn<int>("transport");
+    QTest::newRow("threads") << int(Transport::Threads);
+    QTest::newRow("mpi") << int(Transport::Mpi);
+}
+
+/// Why MPI rows cannot run here, or empty.
+QString mpiUnavailable() {
+    if (const std::string why = transportUnavailable(int(Transport::Mpi)); !why.empty())
+        return QString::fromStdString(why);
+    if (QStandardPaths::findExecutable(QStringLiteral("mpirun")).isEmpty())
+        return QStringLiteral("mpirun is not on PATH (apt-get install openmpi-bin)");
+    return {};
+}
+
+#define SKIP_UNLESS_TRANSPORT_RUNS(config)                                                         \
+    do {                                                                                           \
+        if ((config).transport == Transport::Mpi && !mpiUnavailable().isEmpty())                   \
+            QSKIP(qPrintable(QStringLiteral("MPI: ") + mpiUnavailable()));                         \
+    } while (false)
 
 ExperimentConfig fetched(int workers) {
     QFETCH(int, transport);
     QFETCH(int, method);
+    QFETCH(QString, mpirunArgs);
     ExperimentConfig c = dp(Transport(transport), workers);
     c.startMethod = StartMethod(method);
+    c.mpirunArgs = mpirunArgs.toStdString();
     return c;
 }
 
@@ -94,6 +133,7 @@ private slots:
     void replicasStayBitIdentical_data() { addTransports(); }
     void replicasStayBitIdentical() {
         ExperimentConfig c = fetched(3);
+        SKIP_UNLESS_TRANSPORT_RUNS(c);
         c.bucketMb = 0.001; // several buckets (of whole tensors), reduced in order
         MetricsLog log;
         auto run = runToEnd(c, &log);
@@ -140,21 +180,33 @@ private slots:
         QVERIFY(parallel != serial); // different float roundings, not the same computation
     }
 
+    // Twice the same, and the same bits whatever the transport: every one
+    // sums in rank order, in double (collective/rankmean.h).
     void twoRunsAreBitIdentical() {
         ExperimentConfig c = dp(Transport::Threads, 3);
-        QCOMPARE(runToEnd(c)->parameters(), runToEnd(c)->parameters());
+        const auto threads = runToEnd(c)->parameters();
+        QCOMPARE(runToEnd(c)->parameters(), threads);
         c.transport = Transport::Processes;
         QCOMPARE(runToEnd(c)->parameters(), runToEnd(c)->parameters());
+        QCOMPARE(runToEnd(c)->parameters(), threads);
+        if (!mpiUnavailable().isEmpty())
+            QSKIP(qPrintable(QStringLiteral("MPI: ") + mpiUnavailable()));
+        c.transport = Transport::Mpi;
+        QCOMPARE(runToEnd(c)->parameters(), threads);
     }
 
     void unevenRowsGiveEqualSteps_data() {
         QTest::addColumn<bool>("dropLast");
-        QTest::newRow("padded") << false;
-        QTest::newRow("drop-last") << true;
+        QTest::addColumn<int>("transport");
+        QTest::newRow("padded") << false << int(Transport::Threads);
+        QTest::newRow("drop-last") << true << int(Transport::Threads);
+        QTest::newRow("padded, mpi") << false << int(Transport::Mpi);
     }
     void unevenRowsGiveEqualSteps() {
         QFETCH(bool, dropLast);
-        ExperimentConfig c = dp(Transport::Threads, 3);
+        QFETCH(int, transport);
+        ExperimentConfig c = dp(Transport(transport), 3);
+        SKIP_UNLESS_TRANSPORT_RUNS(c);
         c.dataset = "teacher:6337x20:4:16";
         c.testFraction = 0;
         c.batch = 32;
@@ -173,6 +225,7 @@ private slots:
     void pauseAndStopAreAgreed_data() { addTransports(); }
     void pauseAndStopAreAgreed() {
         ExperimentConfig c = fetched(2);
+        SKIP_UNLESS_TRANSPORT_RUNS(c);
         c.dataset = "teacher:40000x20:4:16";
         c.epochs = 1000;
         Run run(c);
@@ -194,16 +247,10 @@ private slots:
         QVERIFY(run.summary().remarks.at(0).find("bit-identical") != std::string::npos);
     }
 
-    void killedRankEndsTheRun_data() {
-        QTest::addColumn<int>("method");
-        QTest::newRow("fork") << int(StartMethod::Fork);
-        QTest::newRow("spawn") << int(StartMethod::Spawn);
-        QTest::newRow("forkserver") << int(StartMethod::Forkserver);
-    }
+    void killedRankEndsTheRun_data() { addTransports(/*threads=*/false); }
     void killedRankEndsTheRun() {
-        QFETCH(int, method);
-        ExperimentConfig c = dp(Transport::Processes, 3);
-        c.startMethod = StartMethod(method);
+        ExperimentConfig c = fetched(3);
+        SKIP_UNLESS_TRANSPORT_RUNS(c);
         c.dataset = "teacher:40000x20:4:16";
         c.epochs = 1000;
         Run run(c);
@@ -218,11 +265,21 @@ private slots:
         const RunSummary s = run.summary();
         QCOMPARE(s.state, RunState::Failed);
         QCOMPARE(s.workerFailures.size(), std::size_t(1));
+        // An MPI rank is mpirun's child, not the run's: rank 0 names how it
+        // ended when it catches it on its way out, else that it died.
         const QRegularExpression expected(
-            QStringLiteral("^rank 1 \\(pid %1\\) killed by SIGKILL after \\d+ steps$").arg(pid));
+            c.transport == Transport::Mpi
+                ? QStringLiteral("^rank 1 \\(pid %1\\) (killed by SIGKILL after \\d+ steps|died "
+                                 "after \\d+ steps \\(mpirun's message says how\\))$")
+                      .arg(pid)
+                : QStringLiteral("^rank 1 \\(pid %1\\) killed by SIGKILL after \\d+ steps$")
+                      .arg(pid));
         QVERIFY2(expected.match(QString::fromStdString(s.failure)).hasMatch(), s.failure.c_str());
         for (std::uint32_t r : {0u, 2u})
-            QCOMPARE(run.telemetry().worker(r).state, WorkerState::Stopped);
+            QVERIFY2(run.telemetry().worker(r).state == WorkerState::Stopped,
+                     qPrintable(QStringLiteral("rank %1 is %2")
+                                    .arg(r)
+                                    .arg(toString(run.telemetry().worker(r).state))));
     }
 
     void continueIsRefused() {
@@ -297,21 +354,39 @@ private slots:
 
     // The same through a run: after its last averaging (each epoch's end)
     // the replicas are one model, and the run says what sync-every does.
+    void syncEveryKRunEndsAveraged_data() { addThreadsAndMpi(); }
     void syncEveryKRunEndsAveraged() {
-        ExperimentConfig c = dp(Transport::Threads, 2);
+        QFETCH(int, transport);
+        ExperimentConfig c = dp(Transport(transport), 2);
+        SKIP_UNLESS_TRANSPORT_RUNS(c);
         c.syncEvery = 16;
-        auto run = runToEnd(c);
+        c.dataset = "teacher:40000x20:4:16"; // long enough for a dozen samples per rank
+        MetricsLog log;
+        auto run = runToEnd(c, &log);
+        // Between averagings the replicas drift apart: every rank's samples
+        // show it (rank 1's relayed from its process under MPI).
+        std::set<int> drifted;
+        log.forEach([&](const Sample& x) {
+            if (x.kind == Sample::Step && x.divergence > 0)
+                drifted.insert(x.worker);
+        });
+        QCOMPARE(drifted, (std::set<int>{0, 1}));
         const RunSummary s = run->summary();
         QCOMPARE(s.state, RunState::Finished);
         for (double d : s.divergence)
             QCOMPARE(d, 0.0);
         QVERIFY(s.remarks.at(0).find("bit-identical") != std::string::npos);
-        QVERIFY(run->notes().at(0).find("momentum buffers are not averaged") != std::string::npos);
+        QVERIFY(std::any_of(run->notes().begin(), run->notes().end(), [](const std::string& n) {
+            return n.find("momentum buffers are not averaged") != std::string::npos;
+        }));
         QVERIFY2(s.testAccuracy > 0.6, qPrintable(QString::number(s.testAccuracy)));
     }
 
+    void sparseModelTrains_data() { addThreadsAndMpi(); }
     void sparseModelTrains() {
-        ExperimentConfig c = dp(Transport::Threads, 2);
+        QFETCH(int, transport);
+        ExperimentConfig c = dp(Transport(transport), 2);
+        SKIP_UNLESS_TRANSPORT_RUNS(c);
         c.model = "embedding-bag:2000-16-4";
         c.dataset = "sparse-bow:8000x2000:4:20";
         c.lr = 0.5;

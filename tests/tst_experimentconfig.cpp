@@ -30,7 +30,7 @@ const char* const kFieldNames[] = {"model",        "dataset",      "mode",      
                                    "weight-decay", "seed",         "split",     "test-fraction",
                                    "shuffle",      "start-method", "share",     "on-worker-failure",
                                    "init",         "out",          "transport", "sync-every",
-                                   "bucket-mb",    "drop-last"};
+                                   "bucket-mb",    "drop-last",    "hostfile",  "mpirun-args"};
 
 QString issuesText(const std::vector<ConfigIssue>& issues) {
     QStringList lines;

@@ -4,6 +4,8 @@
 #include "experimentform.h"
 #include "presets.h"
 
+#include "strategy/catalog.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -411,8 +413,29 @@ private slots:
         QVERIFY(start->isEnabled());
         auto* model = qobject_cast<QStandardItemModel*>(transport->model());
         const int mpi = transport->findData(int(hwl::Transport::Mpi));
-        QVERIFY(!(model->item(mpi)->flags() & Qt::ItemIsEnabled));
-        QVERIFY(transport->itemData(mpi, Qt::ToolTipRole).toString().startsWith("not built"));
+        const bool mpiBuilt = hwl::transportUnavailable(int(hwl::Transport::Mpi)).empty();
+        QCOMPARE(bool(model->item(mpi)->flags() & Qt::ItemIsEnabled), mpiBuilt);
+        if (!mpiBuilt)
+            QVERIFY(transport->itemData(mpi, Qt::ToolTipRole).toString().startsWith("not built"));
+        // The hostfile and mpirun's arguments go with transport mpi only.
+        for (const char* f : {"hostfile", "mpirun-args"})
+            QVERIFY2(!form.fieldWidget(f)->isEnabled(), f);
+        if (mpiBuilt) {
+            transport->setCurrentIndex(mpi);
+            for (const char* f : {"hostfile", "mpirun-args"})
+                QVERIFY2(form.fieldWidget(f)->isEnabled(), f);
+            auto* args = qobject_cast<QLineEdit*>(form.fieldWidget("mpirun-args"));
+            args->setText("-np 4");
+            emit args->textEdited(args->text());
+            QVERIFY(!form.isValid());
+            QVERIFY(form.problems().value("mpirun-args").contains("-np is set by hogwild-lab"));
+            args->setText("--mca btl self,tcp");
+            emit args->textEdited(args->text());
+            QVERIFY2(form.isValid(), qPrintable(QStringList(form.problems().values()).join('\n')));
+            QCOMPARE(form.config().mpirunArgs, std::string("--mca btl self,tcp"));
+            transport->setCurrentIndex(transport->findData(int(hwl::Transport::Processes)));
+            QCOMPARE(form.config().mpirunArgs, std::string());
+        }
         qobject_cast<QSpinBox*>(form.fieldWidget("sync-every"))->setValue(8);
         QVERIFY2(form.isValid(), qPrintable(QStringList(form.problems().values()).join('\n')));
         hwl::ExperimentConfig c = form.config();

@@ -8,6 +8,8 @@
 #include "store/sharedsegment.h"
 #include "util/errors.h"
 
+#include "testutil.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>

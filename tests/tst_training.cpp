@@ -9,6 +9,8 @@
 #include "run/run.h"
 #include "util/errors.h"
 
+#include "testutil.h"
+
 #include <QDir>
 #include <QTest>
 

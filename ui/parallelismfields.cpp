@@ -7,11 +7,15 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
 #include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLineEdit>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QThread>
+#include <QToolButton>
 
 namespace hwl::ui {
 
@@ -44,6 +48,7 @@ ParallelismFields::ParallelismFields(QWidget* parent) : QGroupBox(tr("Parallelis
     buildModeRows(form);
     buildProcessRows(form);
     buildReplicaRows(form);
+    buildMpiRows(form);
     buildDataRows(form);
     connect(mode_, &QComboBox::currentIndexChanged, this, &ParallelismFields::onModeChanged);
     connect(workers_, &QSpinBox::valueChanged, this, &ParallelismFields::onEdited);
@@ -53,6 +58,8 @@ ParallelismFields::ParallelismFields(QWidget* parent) : QGroupBox(tr("Parallelis
         connect(combo, &QComboBox::currentIndexChanged, this, &ParallelismFields::onEdited);
     for (QCheckBox* check : {share_, shuffle_, dropLast_})
         connect(check, &QCheckBox::toggled, this, &ParallelismFields::onEdited);
+    for (QLineEdit* line : {hostfile_, mpirunArgs_})
+        connect(line, &QLineEdit::textEdited, this, &ParallelismFields::onEdited);
 }
 
 void ParallelismFields::addErrorRow(QFormLayout* form, const char* field) {
@@ -166,6 +173,40 @@ void ParallelismFields::buildReplicaRows(QFormLayout* form) {
     addErrorRow(form, "drop-last");
 }
 
+void ParallelismFields::buildMpiRows(QFormLayout* form) {
+    // The window starts mpirun itself: rank 0 on this machine, the others
+    // where the hostfile says (all here without one).
+    hostfile_ = new QLineEdit;
+    hostfile_->setObjectName("hostfile");
+    hostfile_->setPlaceholderText(tr("none: every rank on this machine"));
+    hostfile_->setToolTip(tr("mpirun's --hostfile: one host per line (\"node1 slots=4\"), this "
+                             "machine first (rank 0 runs here)"));
+    auto* browse = new QToolButton;
+    browse->setText(QStringLiteral("…"));
+    browse->setToolTip(tr("Choose a hostfile"));
+    connect(browse, &QToolButton::clicked, this, [this] {
+        const QString file = QFileDialog::getOpenFileName(this, tr("Hostfile"));
+        if (!file.isEmpty()) {
+            hostfile_->setText(file);
+            onEdited();
+        }
+    });
+    hostfileBrowse_ = browse;
+    auto* row = new QHBoxLayout;
+    row->addWidget(hostfile_, 1);
+    row->addWidget(browse);
+    form->addRow(tr("Hostfile"), row);
+    addErrorRow(form, "hostfile");
+
+    mpirunArgs_ = new QLineEdit;
+    mpirunArgs_->setObjectName("mpirunArgs");
+    mpirunArgs_->setPlaceholderText(tr("e.g. --mca btl self,tcp"));
+    mpirunArgs_->setToolTip(tr("More mpirun arguments, separated by spaces (-np comes from the "
+                               "worker count)"));
+    form->addRow(tr("mpirun args"), mpirunArgs_);
+    addErrorRow(form, "mpirun-args");
+}
+
 void ParallelismFields::buildDataRows(QFormLayout* form) {
     split_ = new QComboBox;
     split_->setObjectName("split");
@@ -212,6 +253,8 @@ void ParallelismFields::setConfig(const ExperimentConfig& c) {
     syncEvery_->setValue(c.syncEvery);
     bucketMb_->setValue(c.bucketMb);
     dropLast_->setChecked(c.dropLast);
+    hostfile_->setText(QString::fromStdString(c.hostfile));
+    mpirunArgs_->setText(QString::fromStdString(c.mpirunArgs));
     filling_ = false;
     updateEnablement();
 }
@@ -235,17 +278,28 @@ void ParallelismFields::apply(ExperimentConfig& c) const {
     c.syncEvery = replicas ? syncEvery_->value() : defaults.syncEvery;
     c.bucketMb = replicas ? bucketMb_->value() : defaults.bucketMb;
     c.dropLast = replicas ? dropLast_->isChecked() : defaults.dropLast;
+    const bool mpi = transport && c.transport == Transport::Mpi;
+    c.hostfile = mpi ? hostfile_->text().trimmed().toStdString() : defaults.hostfile;
+    c.mpirunArgs = mpi ? mpirunArgs_->text().trimmed().toStdString() : defaults.mpirunArgs;
 }
 
 QWidget* ParallelismFields::fieldWidget(const QString& field) const {
     const struct {
         const char* name;
         QWidget* widget;
-    } fields[] = {
-        {"mode", mode_},          {"workers", workers_},           {"start-method", startMethod_},
-        {"share", share_},        {"on-worker-failure", failure_}, {"split", split_},
-        {"shuffle", shuffle_},    {"transport", transport_},       {"sync-every", syncEvery_},
-        {"bucket-mb", bucketMb_}, {"drop-last", dropLast_}};
+    } fields[] = {{"mode", mode_},
+                  {"workers", workers_},
+                  {"start-method", startMethod_},
+                  {"share", share_},
+                  {"on-worker-failure", failure_},
+                  {"split", split_},
+                  {"shuffle", shuffle_},
+                  {"transport", transport_},
+                  {"sync-every", syncEvery_},
+                  {"bucket-mb", bucketMb_},
+                  {"drop-last", dropLast_},
+                  {"hostfile", hostfile_},
+                  {"mpirun-args", mpirunArgs_}};
     for (const auto& f : fields)
         if (field == QLatin1String(f.name))
             return f.widget;
@@ -298,6 +352,8 @@ void ParallelismFields::updateEnablement() {
     const bool replicas = t && t->takes(StrategySetting::Replicas);
     for (QWidget* w : std::initializer_list<QWidget*>{syncEvery_, bucketMb_, dropLast_})
         w->setEnabled(replicas);
+    for (QWidget* w : std::initializer_list<QWidget*>{hostfile_, hostfileBrowse_, mpirunArgs_})
+        w->setEnabled(hasTransport && transport == Transport::Mpi);
     share_->setEnabled(t && t->takes(StrategySetting::Share));
     failure_->setEnabled(t && t->takes(StrategySetting::FailurePolicy));
 

@@ -1,7 +1,8 @@
 #pragma once
 // The "Parallelism" group of the experiment form: the mode, and the fields
 // modes take (workers, start method, share, on-worker-failure; data-parallel:
-// transport, sync-every, bucket size, drop-last) plus the data split and
+// transport, sync-every, bucket size, drop-last; over MPI: the hostfile and
+// more mpirun arguments) plus the data split and
 // shuffle. Everything mode-specific comes from the engine's
 // strategy catalog: the mode list (labels, tooltips, the modes this build
 // cannot run shown disabled with the reason), which fields each mode enables,
@@ -18,6 +19,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
+class QLineEdit;
 class QSpinBox;
 
 namespace hwl::ui {
@@ -54,6 +56,7 @@ private:
     void buildProcessRows(QFormLayout* form);
     void buildDataRows(QFormLayout* form);
     void buildReplicaRows(QFormLayout* form);
+    void buildMpiRows(QFormLayout* form);
     void addErrorRow(QFormLayout* form, const char* field);
     void onModeChanged();
     void onEdited();
@@ -74,6 +77,9 @@ private:
     QSpinBox* syncEvery_ = nullptr;
     QDoubleSpinBox* bucketMb_ = nullptr;
     QCheckBox* dropLast_ = nullptr;
+    QLineEdit* hostfile_ = nullptr; ///< transport mpi
+    QWidget* hostfileBrowse_ = nullptr;
+    QLineEdit* mpirunArgs_ = nullptr; ///< transport mpi
     QMap<QString, QLabel*> errorLabels_;
     QString shownMode_;
     int workersBeforeFixed_ = 0; ///< the count before a mode fixed it (serial)

@@ -127,6 +127,7 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
         }
     }
     applyImplicitDefaults(cl, workersGiven, datasetGiven);
+    cl.workersGiven = workersGiven;
     return cl;
 }
 

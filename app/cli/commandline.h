@@ -14,6 +14,7 @@ struct CommandLine {
     bool help = false;
     bool version = false;
     bool quiet = false;             ///< no progress bar, no per-worker lines
+    bool workersGiven = false;      ///< --workers was on the command line
     std::vector<std::string> notes; ///< said to the user before the run
 };
 

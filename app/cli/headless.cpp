@@ -4,6 +4,7 @@
 #include "cli/report.h"
 #include "io/metricslog.h"
 #include "io/tensorfile.h"
+#include "run/mpirank.h"
 #include "run/run.h"
 #include "run/workerrole.h"
 #include "util/errors.h"
@@ -40,8 +41,13 @@ void checkOutputDirectory(const std::string& dir) {
 /// Follows the started run to its end, printing as it goes; true when the
 /// user interrupted it.
 bool follow(Run& run, MetricsLog& log, const CommandLine& cl) {
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
+    // Under mpirun, the MPI job's handler has SIGINT and SIGTERM (it tells
+    // every rank's collective); elsewhere, this loop.
+    const bool mpi = inMpiJob();
+    if (!mpi) {
+        std::signal(SIGINT, onSignal);
+        std::signal(SIGTERM, onSignal);
+    }
     const bool tty = !cl.quiet && isatty(STDERR_FILENO);
     const std::uint64_t expected = run.info().samplesPerEpoch * std::uint64_t(cl.config.epochs);
     const bool haveTestSet = run.info().testRows > 0;
@@ -52,7 +58,7 @@ bool follow(Run& run, MetricsLog& log, const CommandLine& cl) {
     };
     bool interrupted = false;
     while (!run.wait(std::chrono::milliseconds(100))) {
-        if (gInterrupted && !interrupted) {
+        if ((gInterrupted || (mpi && mpiEndingSignal() != 0)) && !interrupted) {
             interrupted = true;
             run.stop();
         }
@@ -63,9 +69,11 @@ bool follow(Run& run, MetricsLog& log, const CommandLine& cl) {
     log.drain(run.telemetry(), print);
     if (tty)
         clearProgress();
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
-    return interrupted;
+    if (!mpi) {
+        std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
+    }
+    return interrupted || (mpi && mpiEndingSignal() != 0);
 }
 
 /// Writes --out: everything after a good or stopped run, no weights after a
@@ -120,6 +128,44 @@ int trainAndReport(const CommandLine& cl) {
     }
     return 0;
 }
+/// This process is rank me.rank of the job mpirun started.
+int rankMain(CommandLine& cl, const MpiRank& me) {
+    if (cl.workersGiven && cl.config.workers != int(me.size))
+        throw InputError("workers: --workers " + std::to_string(cl.config.workers) +
+                         " but mpirun started " + std::to_string(me.size) + " ranks (-np " +
+                         std::to_string(me.size) +
+                         "); under mpirun the ranks are mpirun's: drop --workers, or make the "
+                         "two equal");
+    for (const auto& [key, value] : {std::pair{"hostfile", &cl.config.hostfile},
+                                     std::pair{"mpirun-args", &cl.config.mpirunArgs}})
+        if (!value->empty())
+            throw InputError(std::string(key) +
+                             ": this process was started by mpirun: give mpirun its options "
+                             "itself (--" +
+                             key + " is for runs that hogwild-lab starts mpirun for)");
+    cl.config.workers = int(me.size);
+    if (me.rank != 0)
+        return runMpiPeer(cl.config);
+    return trainAndReport(cl);
+}
+
+/// Under mpirun: joins the job, runs this rank's part, leaves.
+int runUnderMpirun(CommandLine& cl) {
+    if (cl.config.transport != Transport::Mpi)
+        throw InputError("transport: this process was started by mpirun, but the experiment "
+                         "does not use it: add --mode data-parallel --transport mpi (or run "
+                         "hogwild-lab without mpirun)");
+    const MpiRank me = joinMpiJob();
+    int code = 2;
+    try {
+        code = rankMain(cl, me);
+    } catch (...) {
+        leaveMpiJob(false);
+        throw;
+    }
+    leaveMpiJob(code == 0);
+    return code;
+}
 } // namespace
 
 void writeRunOutputs(const std::string& dir, const Run& run, const MetricsLog& log,
@@ -139,8 +185,11 @@ void writeRunOutputs(const std::string& dir, const Run& run, const MetricsLog& l
 }
 
 int runHeadless(const std::vector<std::string>& args) {
+    // Under mpirun rank 0 speaks for the job: the others keep what they
+    // share with it (notes, errors in the options) to themselves.
+    const bool quiet = mpirunRankFromEnvironment() > 0;
     try {
-        const CommandLine cl = parseCommandLine(args);
+        CommandLine cl = parseCommandLine(args);
         if (cl.help) {
             std::fputs(helpText().c_str(), stdout);
             return 0;
@@ -150,20 +199,25 @@ int runHeadless(const std::vector<std::string>& args) {
             return 0;
         }
         for (const auto& note : cl.notes)
-            std::printf("%s\n", note.c_str());
+            if (!quiet)
+                std::printf("%s\n", note.c_str());
+        if (startedByMpirun())
+            return runUnderMpirun(cl);
         // The fork server starts now, while this process has a single thread:
         // data loading and the run start threads later.
-        if (workersAreProcesses(cl.config) && cl.config.startMethod == StartMethod::Forkserver)
+        if (usesStartMethod(cl.config) && cl.config.startMethod == StartMethod::Forkserver)
             if (const std::string why = startForkServer(); !why.empty())
                 throw RunError(why);
         return trainAndReport(cl);
     } catch (const InputError& e) {
         std::fflush(stdout);
-        std::fprintf(stderr, "error: %s\n", e.what());
+        if (!quiet)
+            std::fprintf(stderr, "error: %s\n", e.what());
         return 2;
     } catch (const std::exception& e) {
         std::fflush(stdout);
-        std::fprintf(stderr, "error: %s\n", e.what());
+        if (!quiet)
+            std::fprintf(stderr, "error: %s\n", e.what());
         return 1;
     }
 }

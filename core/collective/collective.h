@@ -30,6 +30,20 @@ public:
     /// The most floats one operation may carry (callers split larger buffers).
     virtual std::int64_t capacity() const = 0;
 
+    /// Once, before the first operation: meets the peers (MPI: each rank's
+    /// greeting, its pid and host, and the check that every rank runs rank
+    /// 0's experiment on the same data). False when the rank must not go on
+    /// (the reason is in the telemetry).
+    virtual bool open(KeepGoing& /*alive*/) { return true; }
+    /// Once, when the rank leaves its training loop, whatever the reason
+    /// (its status block already says how): a goodbye to peers that may
+    /// still wait for it (MPI: the last relay of its telemetry, or rank 0's
+    /// farewell to ranks still waiting). Never throws.
+    virtual void close() {}
+    /// While the rank waits outside any operation (a pause, the epoch
+    /// gate): MPI rank 0 reads its peers' relays and checks they live.
+    virtual void idle() {}
+
     /// data[0..count) becomes the mean over the ranks. With `vote`, every
     /// rank also proposes *vote and gets back the largest proposal: a
     /// decision (run < pause < stop) taken by all ranks at the same step.

@@ -1,5 +1,7 @@
 #include "collective/shmcollective.h"
 
+#include "collective/rankmean.h"
+
 #include "telemetry/telemetry.h"
 #include "train/keepgoing.h"
 #include "util/errors.h"
@@ -10,6 +12,7 @@
 #include <cstring>
 #include <new>
 #include <thread>
+#include <vector>
 
 namespace hwl {
 
@@ -124,36 +127,10 @@ bool ShmCollective::barrier(KeepGoing& alive) {
 }
 
 void ShmCollective::reduceStripe(std::uint32_t set, std::int64_t begin, std::int64_t end) const {
-    // Block by block, so the double sums stay in a small stack array and the
-    // inner loops vectorise; each element still sums the ranks in rank order.
-    // The mean of N equal floats must be that float exactly (so identical
-    // replicas stay identical and measure at distance 0): their double sum
-    // is exact, and so is dividing it by N, or multiplying it by 1/N when N
-    // is a power of two (1/N is then exact too, and a product is far cheaper
-    // than a division).
-    constexpr std::int64_t kBlock = 512;
-    const double n = double(ranks_);
-    const bool powerOfTwo = (ranks_ & (ranks_ - 1)) == 0;
-    const double inverse = 1.0 / n;
-    float* out = result(set);
-    const float* first = slot(set, 0);
-    double acc[kBlock];
-    for (std::int64_t at = begin; at < end; at += kBlock) {
-        const std::int64_t len = std::min(kBlock, end - at);
-        for (std::int64_t j = 0; j < len; ++j)
-            acc[j] = double(first[at + j]);
-        for (std::uint32_t r = 1; r < ranks_; ++r) {
-            const float* in = slot(set, r) + at;
-            for (std::int64_t j = 0; j < len; ++j)
-                acc[j] += double(in[j]);
-        }
-        if (powerOfTwo)
-            for (std::int64_t j = 0; j < len; ++j)
-                out[at + j] = float(acc[j] * inverse);
-        else
-            for (std::int64_t j = 0; j < len; ++j)
-                out[at + j] = float(acc[j] / n);
-    }
+    inputs_.resize(ranks_);
+    for (std::uint32_t r = 0; r < ranks_; ++r)
+        inputs_[r] = slot(set, r);
+    meanInRankOrder(inputs_.data(), ranks_, begin, end, result(set));
 }
 
 bool ShmCollective::reduceChunk(const float* data, std::int64_t count, std::uint32_t* vote,

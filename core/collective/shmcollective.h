@@ -8,7 +8,7 @@
 // operation to the next) of one slot of `capacity` floats per rank and one
 // result of `capacity` floats. An allreduce: every rank copies its data into
 // its slot; barrier; rank r sums elements [r*n/N, (r+1)*n/N) over the slots in
-// rank order (in double) into the result; barrier; every rank copies the
+// rank order (in double, collective/rankmean.h) into the result; barrier; every rank copies the
 // result out. Alternating the sets means an operation never overwrites what
 // a slower rank still reads from the one before, so two barriers suffice.
 // The barrier spins briefly (ranks on their own cores meet within
@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace hwl {
 
@@ -65,8 +66,9 @@ private:
     SharedSegment segment_;
     std::uint32_t rank_ = 0, ranks_ = 1;
     std::int64_t capacity_ = 0;
-    std::uint64_t operation_ = 0; ///< operations so far; its parity picks the set
-    std::int64_t spinNs_ = 0;     ///< how long a barrier spins before it sleeps
+    std::uint64_t operation_ = 0;              ///< operations so far; its parity picks the set
+    std::int64_t spinNs_ = 0;                  ///< how long a barrier spins before it sleeps
+    mutable std::vector<const float*> inputs_; ///< the slots reduceStripe() sums
 };
 
 } // namespace hwl

@@ -65,8 +65,13 @@ struct ExperimentConfig {
     int syncEvery = 1;     ///< 1: average gradients every step; K > 1: parameters every K steps
     double bucketMb = 25;  ///< the cap of a gradient bucket, MiB (the first bucket: 1 MiB)
     bool dropLast = false; ///< drop the rows that do not divide evenly (else pad by wrapping)
-    std::string init;      ///< safetensors file to start from; empty: seeded initialisation
-    std::string out;       ///< output directory; empty: write nothing
+    /// Transport mpi, when this app starts mpirun itself (the window, or the
+    /// command line outside mpirun): mpirun's --hostfile, and more mpirun
+    /// arguments separated by spaces (e.g. "--mca btl self,tcp").
+    std::string hostfile;
+    std::string mpirunArgs;
+    std::string init; ///< safetensors file to start from; empty: seeded initialisation
+    std::string out;  ///< output directory; empty: write nothing
 
     /// Every problem, each naming its field and the allowed range. Empty: valid.
     /// Also parses `model` and `dataset` and asks the mode's strategy (its

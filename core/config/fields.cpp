@@ -135,6 +135,14 @@ std::vector<Field> makeFields() {
                             "the replicas (without it each epoch is padded by wrapping around, "
                             "as DistributedSampler does)",
                             nullptr, nullptr, &C::dropLast));
+    fields.push_back(text("hostfile", "FILE",
+                          "transport mpi, when hogwild-lab starts mpirun: the hosts to run\n"
+                          "ranks on (mpirun --hostfile; rank 0 on the first, this machine)",
+                          &C::hostfile));
+    fields.push_back(text("mpirun-args", "ARGS",
+                          "transport mpi, when hogwild-lab starts mpirun: more mpirun\n"
+                          "arguments, separated by spaces (e.g. \"--mca btl self,tcp\")",
+                          &C::mpirunArgs));
     fields.push_back(integer("epochs", "passes over the data", 1, limits::kMaxEpochs, &C::epochs));
     fields.push_back(integer("batch", "samples per step", 1, limits::kMaxBatch, &C::batch));
     fields.push_back(number("lr", "learning rate", 0, true, 100, false, &C::lr));

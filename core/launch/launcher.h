@@ -11,9 +11,14 @@
 //               internal worker role with job.roleArgs; the worker maps the
 //               run by name;
 //   forkserver: a request to a ForkServer started early, while the process
-//               was single-threaded; its child runs the worker role.
+//               was single-threaded; its child runs the worker role;
+//   mpi:        rank 0 is a thread of this process when mpirun started it
+//               (makeMpiRankLauncher), or this process starts mpirun, whose
+//               rank 0 runs the worker role on this machine
+//               (makeMpirunLauncher); the other ranks are mpirun's, relayed.
 // Every worker process gets PR_SET_PDEATHSIG = SIGKILL (via the server for
-// forkserver), so none outlives the parent.
+// forkserver), so none outlives the parent; mpirun gets SIGTERM, so that it
+// ends its job's ranks everywhere.
 //
 // Threading: a Launcher is used by one thread at a time (the coordinator).
 #include "config/experimentconfig.h"
@@ -22,6 +27,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sys/types.h>
@@ -44,6 +50,10 @@ public:
         std::uint32_t rank;
         pid_t pid;
         int status; ///< as waitpid() reports it
+        /// Non-empty: the process stood for the whole job, not one rank
+        /// ("mpirun (pid 4711)"), and `detail` holds its last words.
+        std::string what = {};
+        std::string detail = {};
     };
 
     virtual ~Launcher() = default;
@@ -62,6 +72,10 @@ public:
     virtual void join() {}
     /// Whether workers are processes (the worker table shows pids).
     virtual bool processes() const = 0;
+    /// Whether worker `rank` runs elsewhere (an MPI rank beyond 0): its
+    /// status arrives relayed through rank 0, it does not wait at this
+    /// run's epoch gate, and this launcher neither started nor reaps it.
+    virtual bool relayed(std::uint32_t /*rank*/) const { return false; }
 };
 
 /// Threads of this process.
@@ -69,5 +83,27 @@ std::unique_ptr<Launcher> makeThreadLauncher();
 /// Processes by `method`; forkserver needs `server` (else RunError).
 std::unique_ptr<Launcher> makeProcessLauncher(StartMethod method,
                                               std::shared_ptr<ForkServer> server);
+
+/// Rank 0 of a job mpirun started (this process): rank 0 as a thread here;
+/// the other ranks were started by mpirun and are relayed.
+std::unique_ptr<Launcher> makeMpiRankLauncher();
+
+/// How this process starts mpirun for a run.
+struct MpirunCommand {
+    std::uint32_t ranks = 2;
+    std::string hostfile;               ///< empty: every rank on this machine
+    std::vector<std::string> extraArgs; ///< more mpirun arguments
+};
+/// mpirun, started by this process for rank 0's job (its roleArgs: the
+/// worker role, whose rank 0 must land on this machine) on `command.ranks`
+/// ranks; ranks beyond 0 are relayed. RunError when mpirun is not found.
+std::unique_ptr<Launcher> makeMpirunLauncher(MpirunCommand command);
+/// The arguments the app adds for mpirun on its own (--allow-run-as-root
+/// when run as root; --oversubscribe when there are more ranks than cores
+/// and no hostfile), with the reasons, for the run's notes.
+std::vector<std::pair<std::string, std::string>> automaticMpirunArgs(const MpirunCommand& command);
+/// `text` split at spaces into mpirun arguments; `error` says what is wrong
+/// (quotes, or an argument the app sets itself such as -np).
+std::vector<std::string> splitMpirunArgs(const std::string& text, std::string& error);
 
 } // namespace hwl

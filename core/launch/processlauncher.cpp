@@ -2,6 +2,7 @@
 // worker role) and forkserver (a request to the early fork server).
 #include "launch/forkserver.h"
 #include "launch/launcher.h"
+#include "launch/workerargs.h"
 #include "util/errors.h"
 
 #include <cerrno>
@@ -16,16 +17,6 @@
 namespace hwl {
 
 namespace {
-
-std::string selfExecutable() {
-    char path[4096];
-    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0)
-        throw RunError(std::string("spawn: cannot find this program through /proc/self/exe: ") +
-                       std::strerror(errno));
-    path[n] = '\0';
-    return path;
-}
 
 // In a freshly forked child: die with the parent, even if it is already gone.
 // Ctrl-C in a terminal reaches the whole process group; the parent decides

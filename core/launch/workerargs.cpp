@@ -1,10 +1,25 @@
 #include "launch/workerargs.h"
 
+#include "util/errors.h"
 #include "util/textutil.h"
 
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 
+#include <unistd.h>
+
 namespace hwl {
+
+std::string selfExecutable() {
+    char path[4096];
+    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0)
+        throw RunError(std::string("spawn: cannot find this program through /proc/self/exe: ") +
+                       std::strerror(errno));
+    path[n] = '\0';
+    return path;
+}
 
 std::vector<std::string> WorkerProcessSpec::toArgs() const {
     std::vector<std::string> args = {

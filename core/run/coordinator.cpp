@@ -16,6 +16,8 @@ bool Run::Impl::gateReached(std::uint32_t epoch) const {
     // Workers that died never arrive; the others must all have finished `epoch`.
     bool anyAlive = false;
     for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r) {
+        if (launcher->relayed(r)) // an MPI rank elsewhere: rank 0 waits for it
+            continue;
         const auto& w = telemetry.worker(r);
         if (w.state.load(std::memory_order_acquire) == std::uint32_t(WorkerState::Failed))
             continue;
@@ -33,8 +35,33 @@ bool Run::Impl::allWorkersDown() const {
     return true;
 }
 
+void Run::Impl::superviseJobExit(const Launcher::Exit& exit) {
+    // mpirun ended: every rank it ran is gone. A failure already reported
+    // (a rank that died) says why; else a run cut short says mpirun's words.
+    bool allLeft = true, anyFailure = false;
+    for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r) {
+        const auto s = WorkerState(telemetry.worker(r).state.load(std::memory_order_acquire));
+        allLeft = allLeft && (s == WorkerState::Finished || s == WorkerState::Stopped ||
+                              s == WorkerState::Failed);
+        anyFailure = anyFailure || s == WorkerState::Failed;
+    }
+    if (anyFailure || (allLeft && WIFEXITED(exit.status) && WEXITSTATUS(exit.status) == 0))
+        return;
+    const auto steps = telemetry.worker(exit.rank).steps.load();
+    std::string why = exit.what + " " + describeWaitStatus(exit.status) +
+                      (steps == 0 ? std::string(" before rank 0 took a step")
+                                  : " after " + std::to_string(steps) + " steps");
+    if (!exit.detail.empty())
+        why += ": " + exit.detail;
+    telemetry.failWorker(exit.rank, why);
+}
+
 void Run::Impl::superviseWorkers() {
     for (const auto& exit : launcher->reap()) {
+        if (!exit.what.empty()) {
+            superviseJobExit(exit);
+            continue;
+        }
         auto& w = telemetry.worker(exit.rank);
         const auto state = WorkerState(w.state.load(std::memory_order_acquire));
         const bool clean = WIFEXITED(exit.status) && WEXITSTATUS(exit.status) == 0 &&

@@ -20,7 +20,7 @@ namespace {
 /// after CUDA) before anything is loaded; warnings (fork with threads) noted.
 void checkStartMethodNow(const Run::Impl& run, int extraThreads,
                          std::vector<std::string>* warnings) {
-    if (!workersAreProcesses(run.config))
+    if (!usesStartMethod(run.config))
         return;
     const auto check = checkStartMethod(run.config.startMethod, cudaInitialisedInThisProcess(),
                                         currentThreadCount() + extraThreads);
@@ -74,22 +74,7 @@ void Run::Impl::start() {
     prepare();
     if (coordinator.joinable() || done)
         throw RunError("this run was already started; create a new Run to train again");
-    if (workersAreProcesses(config)) {
-        if (config.startMethod == StartMethod::Forkserver) {
-            forkServer = processForkServer();
-            if (!forkServer) {
-                notes.push_back("the fork server was started late, by a process that already "
-                                "runs " +
-                                std::to_string(currentThreadCount()) +
-                                " threads; start it first thing (as hogwild-lab does) to get the "
-                                "clean state forkserver promises");
-                forkServer = ForkServer::start(&workerProcessMain);
-            }
-        }
-        launcher = makeProcessLauncher(config.startMethod, forkServer);
-    } else {
-        launcher = makeThreadLauncher();
-    }
+    launcher = chooseLauncher();
     telemetry.header().startNs = Telemetry::nowNs();
     telemetry.header().epochGate = data.test.rows > 0 ? 1 : 0;
     telemetry.setRunState(RunState::Running);
@@ -103,6 +88,24 @@ void Run::Impl::start() {
         throw RunError("cannot start the run's coordinator thread: " +
                        startFailureText(e.code().value()));
     }
+}
+
+std::unique_ptr<Launcher> Run::Impl::chooseLauncher() {
+    if (auto own = strategy->makeLauncher(*resources))
+        return own;
+    if (!usesStartMethod(config))
+        return makeThreadLauncher();
+    if (config.startMethod == StartMethod::Forkserver) {
+        forkServer = processForkServer();
+        if (!forkServer) {
+            notes.push_back("the fork server was started late, by a process that already runs " +
+                            std::to_string(currentThreadCount()) +
+                            " threads; start it first thing (as hogwild-lab does) to get the "
+                            "clean state forkserver promises");
+            forkServer = ForkServer::start(&workerProcessMain);
+        }
+    }
+    return makeProcessLauncher(config.startMethod, forkServer);
 }
 
 void Run::Impl::launchWorkers() {

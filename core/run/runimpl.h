@@ -31,11 +31,14 @@ struct Run::Impl {
 
     void prepare();
     void start();
+    std::unique_ptr<Launcher> chooseLauncher();
     void launchWorkers();
     void coordinate();
     bool gateReached(std::uint32_t epoch) const;
     bool allWorkersDown() const;
     void superviseWorkers();
+    /// A process that stood for the whole job (mpirun) ended.
+    void superviseJobExit(const Launcher::Exit& exit);
     void finishWorkers();
     /// Waits for every worker, unlinks the segments, writes the summary.
     void endRun();

@@ -6,6 +6,7 @@
 #include "launch/forkserver.h"
 #include "launch/workerargs.h"
 #include "model/model.h"
+#include "run/mpirank.h"
 #include "run/runimpl.h"
 #include "store/parameterstore.h"
 #include "strategy/registry.h"
@@ -38,6 +39,62 @@ void trainFromSpec(const WorkerProcessSpec& spec, Telemetry& telemetry) {
     WorkerSetup setup = strategy->setupWorker(env, spec.rank);
     runWorker(setup);
 }
+void trainOrReport(const WorkerProcessSpec& spec, Telemetry& telemetry) {
+    try {
+        trainFromSpec(spec, telemetry);
+    } catch (const std::exception& e) {
+        telemetry.failWorker(spec.rank, "worker " + std::to_string(spec.rank) + " (pid " +
+                                            std::to_string(getpid()) +
+                                            ") could not start: " + e.what());
+    }
+}
+
+int mpiPeer(const WorkerProcessSpec& spec, const MpiRank& me);
+int mpiRank0(const WorkerProcessSpec& spec, const MpiRank& me);
+
+/// A rank of the job mpirun started for this machine's run: rank 0 maps the
+/// run (it must be on this machine), the others train as peers.
+int mpiRankMain(const WorkerProcessSpec& spec) {
+    MpiRank me;
+    try {
+        me = joinMpiJob();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "hogwild-lab rank: %s\n", e.what());
+        return 2;
+    }
+    const int code = me.rank == 0 ? mpiRank0(spec, me) : mpiPeer(spec, me);
+    leaveMpiJob(code == 0);
+    return code;
+}
+
+int mpiPeer(const WorkerProcessSpec& spec, const MpiRank& me) {
+    ExperimentConfig config;
+    try {
+        config.mergeJson(spec.experiment, "rank experiment");
+        return runMpiPeer(config);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "hogwild-lab rank %u on %s: error: %s\n", me.rank, me.host.c_str(),
+                     e.what());
+        return 2;
+    }
+}
+
+int mpiRank0(const WorkerProcessSpec& spec, const MpiRank& me) {
+    Telemetry telemetry;
+    try {
+        telemetry = Telemetry::open(spec.telemetry);
+    } catch (const std::exception&) {
+        std::fprintf(stderr,
+                     "hogwild-lab rank 0 runs on %s, which is not the machine of the run that "
+                     "started mpirun: list that machine first in the hostfile (mpirun puts rank "
+                     "0 on the first host)\n",
+                     me.host.c_str());
+        return 2;
+    }
+    trainOrReport(spec, telemetry);
+    return workerExitCode(telemetry, 0);
+}
+
 } // namespace
 
 int workerProcessMain(const std::vector<std::string>& args) {
@@ -51,6 +108,8 @@ int workerProcessMain(const std::vector<std::string>& args) {
                      e.what());
         return 2;
     }
+    if (spec.collective == kMpiCollective)
+        return mpiRankMain(spec);
     // Telemetry first, so that any later failure can be reported through it.
     Telemetry telemetry;
     try {
@@ -63,13 +122,7 @@ int workerProcessMain(const std::vector<std::string>& args) {
         std::fprintf(stderr, "hogwild-lab worker: rank %u out of range\n", spec.rank);
         return 2;
     }
-    try {
-        trainFromSpec(spec, telemetry);
-    } catch (const std::exception& e) {
-        telemetry.failWorker(spec.rank, "worker " + std::to_string(spec.rank) + " (pid " +
-                                            std::to_string(getpid()) +
-                                            ") could not start: " + e.what());
-    }
+    trainOrReport(spec, telemetry);
     return workerExitCode(telemetry, spec.rank);
 }
 

@@ -60,8 +60,11 @@ const StrategyTraits* findStrategy(const ExperimentConfig& config);
 /// The distinct mode names, in registration order.
 std::vector<std::string> modeNames();
 /// Whether the config's workers are processes (its transport, for modes
-/// that have one).
+/// that have one: processes and mpi).
 bool workersAreProcesses(const ExperimentConfig& config);
+/// Whether the config's start method applies (process workers this app
+/// starts by fork, spawn or the fork server; not MPI ranks).
+bool usesStartMethod(const ExperimentConfig& config);
 /// The mode part of a run's description: "threads", "processes (forkserver)",
 /// "processes (fork, NOT shared)", "data-parallel (processes, spawn, sync every 8)".
 std::string describeMode(const ExperimentConfig& config);

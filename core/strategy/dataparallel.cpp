@@ -3,9 +3,15 @@
 // (DistributedSampler), averaging their gradients every step (or their
 // parameters every K steps) through a collective, so they stay copies of one
 // model. Ranks are threads of the run's process or worker processes (the
-// start method), over one shared-memory collective; replica 0 is what the
-// run evaluates and exports.
+// start method), over one shared-memory collective, or MPI ranks (on this
+// machine or several, over MPI); replica 0 is what the run evaluates and
+// exports.
+#include "collective/mpi/mpicollective.h"
+#include "collective/mpi/mpijob.h"
 #include "collective/shmcollective.h"
+#include "config/fields.h"
+#include "data/fingerprint.h"
+#include "launch/workerargs.h"
 #include "store/sharedsegment.h"
 #include "strategy/builtin.h"
 #include "strategy/hoststrategy.h"
@@ -14,6 +20,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <string_view>
+
+#include <unistd.h>
 
 namespace hwl {
 
@@ -26,6 +36,27 @@ std::int64_t collectiveCapacity(const ExperimentConfig& c, const ParamLayout& la
     for (const Bucket& b : makeBuckets(layout, c.bucketMb))
         largest = std::max(largest, b.length);
     return largest;
+}
+
+/// What an MPI rank says of itself: what must equal rank 0's (every
+/// experiment field but the ones only rank 0 uses, the training data, the
+/// program's version).
+mpi::Greeting greetingOf(const WorkerEnvironment& env) {
+    mpi::Greeting g;
+    g.pid = std::int32_t(getpid());
+    g.host = mpi::job().host;
+    for (const Field& f : experimentFields())
+        if (std::string_view key = f.key;
+            key != "out" && key != "init" && key != "hostfile" && key != "mpirun-args")
+            g.facts.emplace_back(f.key, f.valueText(env.config));
+    g.facts.emplace_back("training data", describeFingerprint(env.train));
+    g.facts.emplace_back("hogwild-lab", HWL_VERSION);
+    return g;
+}
+
+MpirunCommand mpirunCommand(const ExperimentConfig& c) {
+    std::string error;
+    return {std::uint32_t(c.workers), c.hostfile, splitMpirunArgs(c.mpirunArgs, error)};
 }
 
 class DataParallel final : public HostStrategy {
@@ -51,19 +82,31 @@ protected:
         settings.layout = &env.model.layout();
         settings.buckets = makeBuckets(env.model.layout(), env.config.bucketMb);
         settings.syncEvery = env.config.syncEvery;
-        return makeAllreduceUpdate(std::make_unique<ShmCollective>(env.collective, rank),
-                                   std::move(settings), env.telemetry, rank);
+        std::unique_ptr<Collective> collective;
+        if (mpi())
+            collective = makeMpiCollective(env.telemetry, rank,
+                                           collectiveCapacity(env.config, *settings.layout),
+                                           greetingOf(env));
+        else
+            collective = std::make_unique<ShmCollective>(env.collective, rank);
+        return makeAllreduceUpdate(std::move(collective), std::move(settings), env.telemetry, rank);
     }
     ParameterStore& workerStore(std::uint32_t rank) override {
-        return rank == 0 ? params_ : replicas_[rank - 1];
+        return rank == 0 || mpi() ? params_ : replicas_[rank - 1];
     }
-    std::size_t extraStores() const override { return std::size_t(config_.workers) - 1; }
+    std::size_t extraStores() const override {
+        return mpi() ? 0 : std::size_t(config_.workers) - 1;
+    }
     std::size_t extraSharedBytes() const override {
-        return ShmCollective::bytesFor(std::uint32_t(config_.workers), capacity_);
+        return mpi() ? 0 : ShmCollective::bytesFor(std::uint32_t(config_.workers), capacity_);
     }
-    std::string collectiveName() const override { return collective_.name(); }
+    std::string collectiveName() const override {
+        return mpi() ? std::string(kMpiCollective) : collective_.name();
+    }
     bool watchesPeers() const override { return true; }
     void prepareWorkerStores(RunResources& run, const float* /*initial*/) override {
+        if (mpi())
+            return; // the other replicas live in mpirun's ranks
         // The other replicas start empty: each worker takes rank 0's
         // parameters by a broadcast before its first step.
         for (int r = 1; r < config_.workers; ++r)
@@ -73,9 +116,23 @@ protected:
     }
 
 public:
+    std::unique_ptr<Launcher> makeLauncher(const RunResources& /*run*/) const override {
+        if (!mpi())
+            return nullptr;
+        // Under mpirun this process is rank 0; else it starts mpirun.
+        return mpi::joined() ? makeMpiRankLauncher() : makeMpirunLauncher(mpirunCommand(config_));
+    }
+    WorkerJob job(RunResources& run, std::uint32_t rank) override {
+        if (mpi() && rank > 0)
+            return {}; // mpirun starts it
+        return HostStrategy::job(run, rank);
+    }
     void prepare(RunResources& run, const float* initial) override {
         capacity_ = collectiveCapacity(config_, run.model.layout());
         HostStrategy::prepare(run, initial);
+        if (mpi() && !mpi::joined())
+            for (const auto& [arg, why] : automaticMpirunArgs(mpirunCommand(config_)))
+                run.notes.push_back("mpirun gets " + arg + ": " + why);
         if (config_.syncEvery > 1)
             run.notes.push_back(
                 "sync-every " + std::to_string(config_.syncEvery) + ": each replica takes " +
@@ -85,16 +142,24 @@ public:
     }
 
 private:
+    bool mpi() const { return config_.transport == Transport::Mpi; }
+
     std::vector<ParameterStore> replicas_; ///< ranks 1 .. N-1 (rank 0's is params_)
     SharedSegment collective_;
     std::int64_t capacity_ = 4096;
 };
 
 void DataParallel::explain(RunSummary& summary) const {
+    // Replicas in this process are compared bit for bit; MPI ranks by the
+    // distance from their mean each measured after its last step (exactly
+    // 0 only when every rank holds the same bits).
     const std::size_t bytes = std::size_t(params_.size()) * sizeof(float);
     bool identical = true;
     for (const auto& r : replicas_)
         identical = identical && std::memcmp(r.data(), params_.data(), bytes) == 0;
+    if (mpi())
+        for (const double d : summary.divergence)
+            identical = identical && d == 0.0;
     const std::string n = std::to_string(config_.workers);
     if (config_.syncEvery == 1 && identical)
         summary.remarks.push_back("the " + n +
@@ -120,6 +185,22 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
     if (const std::string why = transportUnavailable(int(c.transport)); !why.empty())
         issues.push_back({"transport", std::string("transport ") + toString(c.transport) +
                                            " cannot be used: " + why});
+    if (c.transport != Transport::Mpi) {
+        for (const auto& [key, value] :
+             {std::pair{"hostfile", &c.hostfile}, std::pair{"mpirun-args", &c.mpirunArgs}})
+            if (!value->empty())
+                issues.push_back({key, std::string(key) + " applies to --transport mpi only"});
+        return;
+    }
+    std::string error;
+    splitMpirunArgs(c.mpirunArgs, error);
+    if (!error.empty())
+        issues.push_back({"mpirun-args", "mpirun-args: " + error});
+    std::error_code ec;
+    if (!c.hostfile.empty() && !std::filesystem::is_regular_file(c.hostfile, ec))
+        issues.push_back({"hostfile", "hostfile: file not found: " + c.hostfile +
+                                          " (one host per line, e.g. \"node1 slots=4\"; this "
+                                          "machine first, where rank 0 runs)"});
 }
 
 } // namespace

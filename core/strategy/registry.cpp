@@ -1,5 +1,6 @@
 #include "strategy/registry.h"
 
+#include "collective/mpi/mpijob.h"
 #include "config/experimentconfig.h"
 #include "config/fields.h"
 #include "strategy/builtin.h"
@@ -79,8 +80,14 @@ void checkOptions(const StrategyTraits& s, const ExperimentConfig& c,
             takers.push_back(name);
     }
     const std::string only = " applies to mode " + listChoices(takers, false) + " only";
-    if (!s.takes(StrategySetting::Transport) && c.transport != d.transport)
-        issues.push_back({"transport", "transport" + only});
+    if (!s.takes(StrategySetting::Transport)) {
+        if (c.transport != d.transport)
+            issues.push_back({"transport", "transport" + only});
+        if (!c.hostfile.empty())
+            issues.push_back({"hostfile", "hostfile" + only + ", with --transport mpi"});
+        if (!c.mpirunArgs.empty())
+            issues.push_back({"mpirun-args", "mpirun-args" + only + ", with --transport mpi"});
+    }
     if (!s.takes(StrategySetting::Replicas)) {
         if (c.syncEvery != d.syncEvery)
             issues.push_back({"sync-every", "sync-every" + only});
@@ -175,6 +182,14 @@ bool workersAreProcesses(const ExperimentConfig& config) {
     return t && t->processes;
 }
 
+bool usesStartMethod(const ExperimentConfig& config) {
+    const StrategyTraits* t = findStrategy(config);
+    if (!t || !t->takes(StrategySetting::StartMethod))
+        return false;
+    return t->takes(StrategySetting::Transport) ? config.transport == Transport::Processes
+                                                : workersAreProcesses(config);
+}
+
 std::string describeMode(const ExperimentConfig& config) {
     const StrategyTraits* t = findStrategy(config);
     if (!t)
@@ -182,8 +197,7 @@ std::string describeMode(const ExperimentConfig& config) {
     std::vector<std::string> details;
     if (t->takes(StrategySetting::Transport))
         details.push_back(toString(config.transport));
-    if (t->takes(StrategySetting::StartMethod) &&
-        (!t->takes(StrategySetting::Transport) || config.transport == Transport::Processes))
+    if (usesStartMethod(config))
         details.push_back(toString(config.startMethod));
     if (t->takes(StrategySetting::Share) && !t->share)
         details.push_back("NOT shared");
@@ -196,7 +210,7 @@ std::string describeMode(const ExperimentConfig& config) {
 }
 
 std::string transportUnavailable(int transport) {
-    if (Transport(transport) == Transport::Mpi)
+    if (Transport(transport) == Transport::Mpi && !mpi::built())
         return "not built: this build has no MPI (install libopenmpi-dev and build again)";
     return {};
 }

@@ -8,6 +8,8 @@
 //                    initial parameters in, place the training data where the
 //                    workers read it;
 //   epochPlan()      which rows each worker takes;
+//   makeLauncher()   how the workers start, when not as the run decides
+//                    by itself (threads, or processes by the start method);
 //   job(rank)        what the launcher starts for each worker;
 //   measureDivergence() from the coordinator, a few times a second and at
 //                    each epoch end (divergence measured across workers);
@@ -63,6 +65,10 @@ public:
 
     virtual void prepare(RunResources& run, const float* initial) = 0;
     virtual std::shared_ptr<const EpochPlan> epochPlan(std::int64_t trainRows) const;
+    /// Null: the run picks threads or processes by the start method.
+    virtual std::unique_ptr<Launcher> makeLauncher(const RunResources& /*run*/) const {
+        return nullptr;
+    }
     virtual WorkerJob job(RunResources& run, std::uint32_t rank) = 0;
     virtual WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const = 0;
     virtual void measureDivergence(Telemetry& /*telemetry*/) {}

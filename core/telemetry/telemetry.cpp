@@ -150,6 +150,21 @@ std::string Telemetry::failureText(std::uint32_t rank) const {
     return std::string(w.failure, strnlen(w.failure, sizeof(w.failure)));
 }
 
+void Telemetry::setHost(std::uint32_t rank, const std::string& host) {
+    auto& w = worker(rank);
+    if (w.hostLength.load(std::memory_order_acquire) != 0)
+        return;
+    const auto n = std::min(host.size(), sizeof(w.host) - 1);
+    std::memcpy(w.host, host.data(), n);
+    w.hostLength.store(std::uint32_t(n), std::memory_order_release);
+}
+
+std::string Telemetry::host(std::uint32_t rank) const {
+    const auto& w = worker(rank);
+    const std::uint32_t n = w.hostLength.load(std::memory_order_acquire);
+    return std::string(w.host, std::min<std::size_t>(n, sizeof(w.host) - 1));
+}
+
 void futexWait(std::atomic<std::uint32_t>& word, std::uint32_t expected, int timeoutMs) {
     timespec ts{timeoutMs / 1000, long(timeoutMs % 1000) * 1000000};
     syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, expected, &ts, nullptr,

@@ -59,12 +59,16 @@ struct alignas(64) WorkerStatus {
     std::atomic<std::uint64_t> bytesReduced{0};
     /// Set once, before state becomes Failed (release), read after (acquire).
     char failure[240] = {};
+    /// MPI ranks: the host it runs on (empty for workers of this machine's
+    /// run). Written once: the bytes, then hostLength (release).
+    char host[64] = {};
+    std::atomic<std::uint32_t> hostLength{0};
     SampleRing ring;
 };
 
 struct alignas(64) TelemetryHeader {
     static constexpr std::uint64_t kMagic = 0x424C444C57474F48ull; // "HOGWLDLB"
-    static constexpr std::uint32_t kVersion = 3;
+    static constexpr std::uint32_t kVersion = 4;
     std::uint64_t magic = 0;
     std::uint32_t version = 0;
     std::uint32_t workerCount = 0;
@@ -114,6 +118,10 @@ public:
     /// Marks `rank` failed with a message (first failure text wins).
     void failWorker(std::uint32_t rank, const std::string& why);
     std::string failureText(std::uint32_t rank) const;
+    /// Records the host worker `rank` runs on, once (MPI ranks; at most 63 bytes).
+    void setHost(std::uint32_t rank, const std::string& host);
+    /// The host setHost() recorded, or empty.
+    std::string host(std::uint32_t rank) const;
 
 private:
     SharedSegment segment_;

@@ -31,6 +31,7 @@ WorkerSnapshot TelemetryReader::worker(std::uint32_t rank) const {
     s.threadId = w.threadId.load(std::memory_order_relaxed);
     s.state = WorkerState(w.state.load(std::memory_order_acquire));
     s.failure = telemetry_->failureText(rank);
+    s.host = telemetry_->host(rank);
     s.steps = w.steps.load(std::memory_order_relaxed);
     s.samples = w.samples.load(std::memory_order_relaxed);
     s.epochs = w.epoch.load(std::memory_order_acquire);

@@ -25,6 +25,7 @@ struct WorkerSnapshot {
     std::uint64_t threadId = 0; ///< its Linux thread id
     WorkerState state = WorkerState::Starting;
     std::string failure; ///< why it failed, when it did
+    std::string host;    ///< MPI ranks: the host it runs on; empty otherwise
     std::uint64_t steps = 0;
     std::uint64_t samples = 0;        ///< training samples it has seen
     std::uint32_t epochs = 0;         ///< epochs it completed

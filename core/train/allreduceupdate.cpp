@@ -47,6 +47,7 @@ public:
     bool start(float* params, KeepGoing& keepGoing) override;
     bool apply(StepKernel& kernel, float* params, KeepGoing& keepGoing) override;
     bool endEpoch(float* params, KeepGoing& keepGoing) override;
+    void finish() override { c_->close(); }
     float divergence() const override { return divergence_; }
     bool agreesCommands() const override { return true; }
     RunCommand agreedCommand() const override { return RunCommand(agreed_); }
@@ -83,6 +84,10 @@ private:
 };
 
 bool AllreduceUpdate::start(float* params, KeepGoing& keepGoing) {
+    keepGoing.whileWaiting([this] { c_->idle(); });
+    // Meeting the peers waits for them to start: not communication time.
+    if (!c_->open(keepGoing))
+        return false;
     return communicate([&] {
         std::string rank0 = layoutSignature(*s_.layout);
         if (!c_->broadcastText(rank0, 0, keepGoing))
@@ -210,9 +215,13 @@ bool AllreduceUpdate::averageSparse(StepKernel& kernel, float* params, KeepGoing
 }
 
 bool AllreduceUpdate::endEpoch(float* params, KeepGoing& keepGoing) {
-    if (s_.syncEvery == 1)
-        return true;
-    return communicate([&] { return averageParameters(params, keepGoing, nullptr); });
+    // K = 1: a measurement at each epoch's end, so the last divergence a run
+    // reports was taken after its last step. K > 1: the averaging makes the
+    // replicas one model again (divergence exactly 0).
+    return communicate([&] {
+        return s_.syncEvery == 1 ? measure(params, keepGoing)
+                                 : averageParameters(params, keepGoing, nullptr);
+    });
 }
 
 } // namespace

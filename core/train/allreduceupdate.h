@@ -1,8 +1,9 @@
 #pragma once
 // The data-parallel update rule: the replicas stay copies of one model.
 //
-//   start:   every rank checks its ParamLayout against rank 0's (and says
-//            what differs), then takes rank 0's parameters (a broadcast);
+//   start:   the collective meets its peers (Collective::open); every rank
+//            checks its ParamLayout against rank 0's (and says what
+//            differs), then takes rank 0's parameters (a broadcast);
 //   sync-every 1: each step averages the gradients over the ranks in
 //            buckets (collective/buckets.h), in the same order on every rank,
 //            then applies the same SGD step (momentum, weight decay) to its
@@ -14,9 +15,9 @@
 //   commands: every step carries each rank's view of the run's command in
 //            its collective, and all ranks act on the largest (run < pause
 //            < stop) after that same step;
-//   divergence: every few steps, each rank's L2 distance from the replicas'
-//            mean, measured through the collective (exactly 0 while they are
-//            bit-identical);
+//   divergence: every few steps and at each epoch's end, each rank's L2
+//            distance from the replicas' mean, measured through the
+//            collective (exactly 0 while they are bit-identical);
 //   telemetry: the time spent in collectives and the bytes reduced, in the
 //            worker's status block.
 #include "collective/buckets.h"

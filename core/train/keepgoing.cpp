@@ -40,10 +40,12 @@ bool KeepGoing::operator()() {
         return false;
     auto& command = telemetry_.header().command;
     while (command.load(std::memory_order_acquire) == std::uint32_t(RunCommand::Pause)) {
+        if (idle_)
+            idle_();
         if (watchPeers_ && peerFailed())
             break;
         showState(WorkerState::Paused);
-        futexWait(command, std::uint32_t(RunCommand::Pause), 200);
+        futexWait(command, std::uint32_t(RunCommand::Pause), idle_ ? 50 : 200);
     }
     if (command.load(std::memory_order_acquire) == std::uint32_t(RunCommand::Stop))
         reason_ = Reason::Stopped;
@@ -64,7 +66,9 @@ bool KeepGoing::waitUntil(std::atomic<std::uint32_t>& word,
             return true;
         if (!(*this)())
             return false;
-        futexWait(word, seen, 100);
+        if (idle_)
+            idle_();
+        futexWait(word, seen, idle_ ? 50 : 100);
     }
 }
 

@@ -49,6 +49,11 @@ public:
     /// Why the predicate answered false (None while it answers true).
     Reason reason() const { return reason_; }
 
+    /// Called every 50 ms while the worker waits outside a collective (a
+    /// pause, the epoch gate): an MPI rank 0 keeps reading its peers'
+    /// relays and watching that they live meanwhile.
+    void whileWaiting(std::function<void()> idle) { idle_ = std::move(idle); }
+
 private:
     bool peerFailed() const;
     bool peerLeft() const;
@@ -59,6 +64,7 @@ private:
     std::uint32_t rank_;
     bool watchPeers_;
     Reason reason_ = Reason::None;
+    std::function<void()> idle_;
 };
 
 } // namespace hwl

@@ -36,6 +36,8 @@ public:
     virtual bool apply(StepKernel& kernel, float* params, KeepGoing& keepGoing) = 0;
     /// At the end of each epoch, before the epoch gate.
     virtual bool endEpoch(float* /*params*/, KeepGoing& /*keepGoing*/) { return true; }
+    /// Once, when the worker leaves its loop (its state already set). Never throws.
+    virtual void finish() {}
     /// The worker's divergence as its mode defines it, for telemetry (L2).
     virtual float divergence() const { return 0.0f; }
     /// Whether the workers agree on pause and stop through this rule, all at

@@ -149,24 +149,24 @@ private:
 void runWorker(WorkerSetup& setup) {
     Telemetry& t = *setup.telemetry;
     WorkerStatus& status = t.worker(setup.rank);
-    // However the loop is left: the end of this worker's training window.
-    struct StampFinish {
-        WorkerStatus& status;
-        ~StampFinish() { status.finishNs.store(Telemetry::nowNs(), std::memory_order_release); }
-    } stampFinish{status};
     status.pid.store(getpid(), std::memory_order_relaxed);
     status.threadId.store(std::uint64_t(syscall(SYS_gettid)), std::memory_order_relaxed);
     WorkerRun run(setup);
+    bool finished = false;
     try {
-        if (run.train()) {
-            status.state.store(std::uint32_t(WorkerState::Finished), std::memory_order_release);
-            return;
-        }
+        finished = run.train();
     } catch (const std::exception& e) {
         run.fail("worker " + std::to_string(setup.rank) + " failed: " + e.what());
     }
-    if (!run.failed())
+    if (finished)
+        status.state.store(std::uint32_t(WorkerState::Finished), std::memory_order_release);
+    else if (!run.failed())
         status.state.store(std::uint32_t(WorkerState::Stopped), std::memory_order_release);
+    // However the loop was left: the end of this worker's training window;
+    // then the rule's goodbye (which may wait a little for peers, and is
+    // not training).
+    status.finishNs.store(Telemetry::nowNs(), std::memory_order_release);
+    setup.rule->finish();
 }
 
 int workerExitCode(const Telemetry& telemetry, std::uint32_t rank) {

@@ -1,0 +1,46 @@
+// The MPI job in a build without MPI: nothing can join one.
+#include "collective/mpi/mpicollective.h"
+#include "collective/mpi/mpijob.h"
+
+#include "config/experimentconfig.h"
+#include "strategy/catalog.h"
+#include "util/errors.h"
+
+namespace hwl {
+
+namespace mpi {
+
+namespace {
+std::string notBuilt() {
+    return "transport mpi: " + transportUnavailable(int(Transport::Mpi));
+}
+} // namespace
+
+bool built() {
+    return false;
+}
+
+const JobInfo& join() {
+    throw RunError(notBuilt());
+}
+
+bool joined() {
+    return false;
+}
+
+const JobInfo& job() {
+    throw RunError(notBuilt());
+}
+
+void leave(bool) {}
+
+void markPeerLost() {}
+
+} // namespace mpi
+
+std::unique_ptr<Collective> makeMpiCollective(Telemetry&, std::uint32_t, std::int64_t,
+                                              mpi::Greeting) {
+    throw RunError(mpi::notBuilt());
+}
+
+} // namespace hwl

@@ -1,0 +1,245 @@
+// The MPI launchers: rank 0 as a thread of a process mpirun started, or
+// mpirun started by this process.
+#include "launch/launcher.h"
+#include "launch/workerargs.h"
+#include "util/errors.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace hwl {
+
+namespace {
+
+/// Rank 0 here, in a thread; the others are mpirun's.
+class MpiRankLauncher final : public Launcher {
+public:
+    pid_t launch(std::uint32_t rank, const WorkerJob& job) override {
+        if (rank != 0)
+            return 0; // started by mpirun; its pid arrives with its greeting
+        threads_->launch(rank, job);
+        return getpid();
+    }
+    std::vector<Exit> reap() override { return {}; }
+    std::size_t running() const override { return threads_->running(); }
+    void killAll() override {}
+    void join() override { threads_->join(); }
+    bool processes() const override { return true; }
+    bool relayed(std::uint32_t rank) const override { return rank != 0; }
+
+private:
+    std::unique_ptr<Launcher> threads_ = makeThreadLauncher();
+};
+
+/// The first `mpirun` on PATH, or empty.
+std::string findMpirun() {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "/usr/bin:/bin";
+    for (std::size_t at = 0; at <= dirs.size();) {
+        const std::size_t end = std::min(dirs.find(':', at), dirs.size());
+        const std::string candidate =
+            (end > at ? dirs.substr(at, end - at) : std::string(".")) + "/mpirun";
+        if (access(candidate.c_str(), X_OK) == 0)
+            return candidate;
+        at = end + 1;
+    }
+    return {};
+}
+
+/// The last lines of an unlinked log file (what mpirun said), without
+/// mpirun's banner rules, on one line.
+std::string lastLines(int fd, std::size_t count) {
+    char text[4096];
+    const off_t size = lseek(fd, 0, SEEK_END);
+    const off_t from = size > off_t(sizeof text) ? size - off_t(sizeof text) : 0;
+    const ssize_t n = pread(fd, text, sizeof text, from);
+    std::vector<std::string> lines;
+    std::string line;
+    for (ssize_t i = 0; i < n; ++i) {
+        if (text[i] != '\n') {
+            line += text[i];
+            continue;
+        }
+        if (line.find_first_not_of("- \t") != std::string::npos)
+            lines.push_back(line);
+        line.clear();
+    }
+    if (line.find_first_not_of("- \t") != std::string::npos)
+        lines.push_back(line);
+    std::string tail;
+    for (std::size_t i = lines.size() > count ? lines.size() - count : 0; i < lines.size(); ++i)
+        tail.append(tail.empty() ? "" : " ")
+            .append(lines[i], lines[i].find_first_not_of(" \t"), std::string::npos);
+    return tail;
+}
+
+class MpirunLauncher final : public Launcher {
+public:
+    explicit MpirunLauncher(MpirunCommand command)
+        : command_(std::move(command)), mpirun_(findMpirun()), program_(selfExecutable()) {
+        if (mpirun_.empty())
+            throw RunError("transport mpi: mpirun is not on PATH; install it (apt-get install "
+                           "openmpi-bin) or add its folder to PATH");
+        char name[] = "/tmp/hwl-mpirun-XXXXXX";
+        log_ = mkostemp(name, O_CLOEXEC);
+        if (log_ < 0)
+            throw RunError(std::string("transport mpi: cannot create mpirun's log in /tmp: ") +
+                           std::strerror(errno));
+        unlink(name); // it lives as long as the descriptor
+    }
+    ~MpirunLauncher() override {
+        if (pid_ > 0 && !reaped_) {
+            kill(pid_, SIGTERM);
+            for (int i = 0; i < 300 && waitpid(pid_, nullptr, WNOHANG) == 0; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+        close(log_);
+    }
+
+    pid_t launch(std::uint32_t rank, const WorkerJob& job) override;
+    std::vector<Exit> reap() override {
+        int status = 0;
+        if (pid_ <= 0 || reaped_ || waitpid(pid_, &status, WNOHANG) != pid_)
+            return {};
+        reaped_ = true;
+        return {{0, pid_, status, "mpirun (pid " + std::to_string(pid_) + ")", lastLines(log_, 3)}};
+    }
+    std::size_t running() const override { return pid_ > 0 && !reaped_ ? 1 : 0; }
+    void killAll() override {
+        // SIGTERM first: mpirun then ends every rank, on every host.
+        if (pid_ <= 0 || reaped_)
+            return;
+        const auto now = std::chrono::steady_clock::now();
+        if (!terminated_) {
+            terminated_ = true;
+            terminatedAt_ = now;
+            kill(pid_, SIGTERM);
+        } else if (now - terminatedAt_ > std::chrono::seconds(3)) {
+            kill(pid_, SIGKILL);
+        }
+    }
+    bool processes() const override { return true; }
+    bool relayed(std::uint32_t rank) const override { return rank != 0; }
+
+private:
+    MpirunCommand command_;
+    std::string mpirun_, program_;
+    int log_ = -1;
+    pid_t pid_ = 0;
+    bool reaped_ = false, terminated_ = false;
+    std::chrono::steady_clock::time_point terminatedAt_;
+};
+
+pid_t MpirunLauncher::launch(std::uint32_t rank, const WorkerJob& job) {
+    if (rank != 0)
+        return 0; // mpirun starts it
+    std::vector<std::string> strings{mpirun_};
+    for (const auto& [arg, why] : automaticMpirunArgs(command_))
+        strings.push_back(arg);
+    strings.insert(strings.end(), {"-np", std::to_string(command_.ranks)});
+    if (!command_.hostfile.empty())
+        strings.insert(strings.end(), {"--hostfile", command_.hostfile});
+    strings.insert(strings.end(), command_.extraArgs.begin(), command_.extraArgs.end());
+    strings.push_back(program_);
+    strings.insert(strings.end(), job.roleArgs.begin(), job.roleArgs.end());
+    std::vector<char*> argv;
+    for (auto& a : strings)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const pid_t parent = getpid();
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0)
+        throw RunError("fork failed: " + startFailureText(errno));
+    if (pid == 0) {
+        // mpirun ends its job when this process dies; it has a process group
+        // of its own, so Ctrl-C in a terminal reaches the run (which stops
+        // every rank at one step), not mpirun (which would kill them).
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(1);
+        setpgid(0, 0);
+        dup2(log_, STDOUT_FILENO);
+        dup2(log_, STDERR_FILENO);
+        execv(mpirun_.c_str(), argv.data());
+        _exit(127);
+    }
+    pid_ = pid;
+    return pid;
+}
+
+} // namespace
+
+std::unique_ptr<Launcher> makeMpiRankLauncher() {
+    return std::make_unique<MpiRankLauncher>();
+}
+
+std::unique_ptr<Launcher> makeMpirunLauncher(MpirunCommand command) {
+    return std::make_unique<MpirunLauncher>(std::move(command));
+}
+
+std::vector<std::pair<std::string, std::string>> automaticMpirunArgs(const MpirunCommand& command) {
+    std::vector<std::pair<std::string, std::string>> args;
+    if (geteuid() == 0)
+        args.emplace_back("--allow-run-as-root", "this app runs as root, which mpirun refuses "
+                                                 "without it");
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (command.hostfile.empty() && cores > 0 && long(command.ranks) > cores)
+        args.emplace_back("--oversubscribe", std::to_string(command.ranks) + " ranks on " +
+                                                 std::to_string(cores) + " cores of this machine");
+    return args;
+}
+
+std::vector<std::string> splitMpirunArgs(const std::string& text, std::string& error) {
+    error.clear();
+    std::vector<std::string> args;
+    std::string current;
+    for (const char c : text + " ") {
+        if (c == '"' || c == '\'' || c == '\\') {
+            error = "quotes and backslashes are not supported: separate mpirun's arguments by "
+                    "spaces";
+            return {};
+        }
+        if (c == ' ' || c == '\t') {
+            if (!current.empty())
+                args.push_back(std::move(current));
+            current.clear();
+        } else {
+            current += c;
+        }
+    }
+    // What the app sets itself, from the experiment.
+    const struct {
+        const char* flag;
+        const char* from;
+    } own[] = {{"-np", "--workers"},
+               {"-n", "--workers"},
+               {"--np", "--workers"},
+               {"-c", "--workers"},
+               {"--hostfile", "--hostfile"},
+               {"-hostfile", "--hostfile"},
+               {"--machinefile", "--hostfile"},
+               {"-machinefile", "--hostfile"}};
+    for (const auto& a : args)
+        for (const auto& o : own)
+            if (a == o.flag) {
+                error.assign(o.flag).append(" is set by hogwild-lab: use ").append(o.from);
+                return {};
+            }
+    return args;
+}
+
+} // namespace hwl

@@ -1,0 +1,134 @@
+// The ranks beyond 0 of a data-parallel run over MPI, and the public face of
+// the MPI job (run/mpirank.h).
+#include "run/mpirank.h"
+
+#include "backend/backend.h"
+#include "collective/mpi/mpicollective.h"
+#include "collective/mpi/mpijob.h"
+#include "data/datasources.h"
+#include "launch/workerargs.h"
+#include "model/model.h"
+#include "strategy/registry.h"
+#include "telemetry/telemetry.h"
+#include "train/keepgoing.h"
+#include "train/workerloop.h"
+#include "util/alignedvector.h"
+#include "util/errors.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include <unistd.h>
+
+namespace hwl {
+
+namespace {
+
+/// What a peer builds before it can train; any throw is its start error.
+struct PeerRun {
+    DatasetSplit data;
+    std::unique_ptr<Model> model;
+    std::unique_ptr<Strategy> strategy;
+    AlignedVector<float> params;
+};
+
+std::unique_ptr<PeerRun> preparePeer(const ExperimentConfig& config) {
+    auto p = std::make_unique<PeerRun>();
+    p->data = loadDataset(config.datasetSpec(), config.testFraction, config.seed);
+    if (p->data.train.rows == 0)
+        throw InputError("dataset: \"" + config.dataset + "\" has no training rows");
+    p->model = makeModel(config.modelSpec());
+    if (const auto why = p->model->incompatibility(p->data.train.view().shape()); !why.empty())
+        throw InputError("model: " + config.model + " does not fit dataset " + config.dataset +
+                         ": " + why);
+    p->strategy = createStrategy(config);
+    // Filled by rank 0's broadcast before the first step.
+    p->params.assign(std::size_t(p->model->layout().total()), 0.0f);
+    return p;
+}
+
+/// Tells rank 0 why this rank cannot train; true when rank 0 heard it.
+bool tellRank0(Telemetry& telemetry, std::uint32_t rank, const std::string& why) {
+    mpi::Greeting g;
+    g.pid = std::int32_t(getpid());
+    g.host = mpi::job().host;
+    g.error = why;
+    auto collective = makeMpiCollective(telemetry, rank, 4096, std::move(g));
+    KeepGoing alive(telemetry, rank, /*watchPeers=*/true);
+    collective->open(alive); // ends with rank 0's farewell
+    collective->close();
+    const auto s = WorkerState(telemetry.worker(0).state.load());
+    return s == WorkerState::Failed || s == WorkerState::Stopped || s == WorkerState::Finished;
+}
+
+} // namespace
+
+bool startedByMpirun() {
+    return mpi::startedByMpirun();
+}
+
+int mpirunRankFromEnvironment() {
+    const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+    if (!rank)
+        rank = std::getenv("PMIX_RANK");
+    return rank ? std::atoi(rank) : -1;
+}
+
+MpiRank joinMpiJob() {
+    const mpi::JobInfo& job = mpi::join();
+    return {job.rank, job.size, job.host};
+}
+
+bool inMpiJob() {
+    return mpi::joined();
+}
+
+int mpiEndingSignal() {
+    return mpi::endingSignal();
+}
+
+void leaveMpiJob(bool clean) {
+    mpi::leave(clean);
+}
+
+int runMpiPeer(const ExperimentConfig& config) {
+    const std::int64_t launchNs = Telemetry::nowNs();
+    const mpi::JobInfo& job = mpi::job();
+    config.validateOrThrow(); // rank 0 reports the same problems
+    // This rank's own telemetry: rank 0 relays it into the run's.
+    Telemetry telemetry = Telemetry::create(job.size, std::uint32_t(config.epochs));
+    telemetry.unlink();
+    telemetry.header().startNs = launchNs;
+    telemetry.header().epochGate = 0; // rank 0's collective holds this rank at epoch ends
+    telemetry.worker(job.rank).launchNs.store(launchNs);
+    mpi::watchCommand(&telemetry.header().command);
+    struct Unwatch {
+        Telemetry& t;
+        ~Unwatch() { mpi::unwatchCommand(&t.header().command); }
+    } unwatch{telemetry};
+    std::unique_ptr<PeerRun> peer;
+    std::string error;
+    try {
+        peer = preparePeer(config);
+        const WorkerEnvironment env{config,
+                                    *peer->model,
+                                    cpuBackend(),
+                                    telemetry,
+                                    peer->data.train.view(),
+                                    peer->params.data(),
+                                    kMpiCollective};
+        WorkerSetup setup = peer->strategy->setupWorker(env, job.rank);
+        runWorker(setup); // its failures travel to rank 0 in its relays
+        return 0;
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    if (tellRank0(telemetry, job.rank, error))
+        return 0;
+    std::fprintf(stderr, "hogwild-lab rank %u on %s: error: %s\n", job.rank, job.host.c_str(),
+                 error.c_str());
+    return 2;
+}
+
+} // namespace hwl
