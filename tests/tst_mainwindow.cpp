@@ -231,6 +231,10 @@ private slots:
         MainWindow w;
         QVERIFY(w.applyPreset("Forgot to share parameters (fork)"));
         QVERIFY(w.explanationText().contains("share", Qt::CaseInsensitive));
+        // The preset's 30 epochs take minutes under a sanitizer; two show it.
+        ExperimentConfig shorter = w.form()->config();
+        shorter.epochs = 2;
+        w.form()->setConfig(shorter);
         w.startRun();
         QTRY_VERIFY_WITH_TIMEOUT(w.controller()->run() && !w.controller()->busy(), 120000);
         QVERIFY2(w.eventLogText().contains("parameters were not shared"),

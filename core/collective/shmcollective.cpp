@@ -136,7 +136,8 @@ void ShmCollective::reduceStripe(std::uint32_t set, std::int64_t begin, std::int
 bool ShmCollective::reduceChunk(const float* data, std::int64_t count, std::uint32_t* vote,
                                 KeepGoing& alive, std::uint32_t& set) {
     set = std::uint32_t(operation_++ & 1);
-    std::memcpy(slot(set, rank_), data, std::size_t(count) * sizeof(float));
+    if (count > 0) // a vote alone carries no data (and data may be null)
+        std::memcpy(slot(set, rank_), data, std::size_t(count) * sizeof(float));
     if (vote)
         std::atomic_ref<std::uint32_t>(*voteWord(set, rank_))
             .store(*vote, std::memory_order_relaxed);
@@ -164,9 +165,9 @@ bool ShmCollective::allreduceMean(float* data, std::int64_t count, KeepGoing& al
         std::uint32_t set = 0;
         if (!reduceChunk(data + at, n, at == 0 ? vote : nullptr, alive, set))
             return false;
-        std::memcpy(data + at, result(set), std::size_t(n) * sizeof(float));
         if (count == 0)
             break;
+        std::memcpy(data + at, result(set), std::size_t(n) * sizeof(float));
     }
     return true;
 }
@@ -228,7 +229,8 @@ bool ShmCollective::allgather(const std::vector<std::int64_t>& mine,
                        " integers do not fit one slot of " + std::to_string(room));
     auto* own = reinterpret_cast<std::int64_t*>(slot(set, rank_));
     own[0] = std::int64_t(mine.size());
-    std::memcpy(own + 1, mine.data(), mine.size() * sizeof(std::int64_t));
+    if (!mine.empty())
+        std::memcpy(own + 1, mine.data(), mine.size() * sizeof(std::int64_t));
     if (!barrier(alive))
         return false;
     all.resize(ranks_);

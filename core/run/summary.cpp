@@ -19,6 +19,10 @@ void Run::Impl::evaluate(std::uint32_t epoch) {
     for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r) {
         s.step += telemetry.worker(r).steps.load();
         s.samples += telemetry.worker(r).samples.load();
+        // Measured just now, with every worker parked at the gate: the same
+        // figure whatever the machine's speed.
+        if (strategy->traits().divergence == DivergenceKind::ReplicaDistance)
+            s.divergence = std::max(s.divergence, strategy->finalDivergence(telemetry, r));
     }
     if (test.rows > 0) {
         const EvalResult total = backend->evaluate(*model, strategy->hostParameters(), test);

@@ -17,7 +17,9 @@ const char* toString(WorkerState s);
 /// One telemetry record. `kind` says what it is:
 ///   Step:     a periodic sample of a worker's progress (loss = that step's batch loss)
 ///   EpochEnd: a worker finished an epoch (loss = its mean batch loss in the epoch)
-///   Eval:     the coordinator evaluated the test set (worker = -1; loss, accuracy)
+///   Eval:     the coordinator evaluated the test set (worker = -1; loss, accuracy;
+///             divergence: in replica modes the largest replica distance, measured
+///             while every worker waited at the epoch's end)
 struct Sample {
     enum Kind : std::uint32_t { Step = 0, EpochEnd = 1, Eval = 2 };
     std::uint32_t kind = Step;
