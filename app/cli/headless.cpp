@@ -78,19 +78,18 @@ bool follow(Run& run, MetricsLog& log, const CommandLine& cl) {
 
 /// Writes --out: everything after a good or stopped run, no weights after a
 /// failed one (a diverged run's are NaN; the metrics say what happened).
-void writeOutputs(const Run& run, const MetricsLog& log, const RunSummary& s) {
+/// Returns the line that says what was written (empty without --out).
+std::string writeOutputs(const Run& run, const MetricsLog& log, const RunSummary& s) {
     const std::string& out = run.config().out;
     if (out.empty())
-        return;
+        return {};
     if (s.state == RunState::Failed) {
         writeRunOutputs(out, run, log, /*withWeights=*/false);
-        std::printf("wrote %s/{metrics.csv, experiment.json}; no weights: the run failed\n",
-                    out.c_str());
-    } else {
-        writeRunOutputs(out, run, log);
-        std::printf("wrote %s/{weights.safetensors, weights.npz, metrics.csv, experiment.json}%s\n",
-                    out.c_str(), s.state == RunState::Finished ? "" : " (partial run)");
+        return "wrote " + out + "/{metrics.csv, experiment.json}; no weights: the run failed";
     }
+    writeRunOutputs(out, run, log);
+    return "wrote " + out + "/{weights.safetensors, weights.npz, metrics.csv, experiment.json}" +
+           (s.state == RunState::Finished ? "" : " (partial run)");
 }
 
 int trainAndReport(const CommandLine& cl) {
@@ -109,8 +108,12 @@ int trainAndReport(const CommandLine& cl) {
     run.start();
     const bool interrupted = follow(run, log, cl);
     const RunSummary s = run.summary();
+    // The files first: under mpirun a SIGTERM leaves 1 s before SIGKILL, and
+    // printing may wait for mpirun to read.
+    const std::string wrote = writeOutputs(run, log, s);
     printSummary(run, s);
-    writeOutputs(run, log, s);
+    if (!wrote.empty())
+        std::printf("%s\n", wrote.c_str());
     std::fflush(stdout);
     if (s.state == RunState::Failed) {
         std::fprintf(stderr, "error: %s\n", s.failure.c_str());
@@ -128,6 +131,7 @@ int trainAndReport(const CommandLine& cl) {
     }
     return 0;
 }
+
 /// This process is rank me.rank of the job mpirun started.
 int rankMain(CommandLine& cl, const MpiRank& me) {
     if (cl.workersGiven && cl.config.workers != int(me.size))

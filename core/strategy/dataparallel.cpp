@@ -161,6 +161,8 @@ void DataParallel::explain(RunSummary& summary) const {
         for (const double d : summary.divergence)
             identical = identical && d == 0.0;
     const std::string n = std::to_string(config_.workers);
+    if (summary.state == RunState::Failed && summary.steps == 0)
+        return; // nothing was trained: nothing to say of the replicas
     if (config_.syncEvery == 1 && identical)
         summary.remarks.push_back("the " + n +
                                   " replicas ended bit-identical, as they were at every step "

@@ -58,7 +58,7 @@ struct alignas(64) WorkerStatus {
     std::atomic<std::int64_t> commNs{0};
     std::atomic<std::uint64_t> bytesReduced{0};
     /// Set once, before state becomes Failed (release), read after (acquire).
-    char failure[240] = {};
+    char failure[512] = {};
     /// MPI ranks: the host it runs on (empty for workers of this machine's
     /// run). Written once: the bytes, then hostLength (release).
     char host[64] = {};

@@ -1,0 +1,272 @@
+// The command line under mpirun (`mpirun -np N hogwild-lab --headless --mode
+// data-parallel --transport mpi ...`), over shared memory and over TCP:
+// rank 0 alone speaks and writes --out, and its weights are the threads
+// transport's bit for bit; options that contradict mpirun, a rank with
+// another experiment, missing or different data on a rank's host are
+// refused by name; a rank killed mid-run is named by rank 0 within seconds;
+// mpirun's SIGTERM (Ctrl-C) stops every rank at one step with the outputs
+// written. Every case skips, with the reason, where MPI is not built or
+// mpirun is missing. (The engine side, mpirun started by a run, is in
+// tst_dataparallel's MPI rows.)
+#include "clitest.h"
+
+#include <QStandardPaths>
+
+using namespace hwl::test;
+
+namespace {
+
+const QStringList kDataParallel = {
+    "--mode",  "data-parallel", "--transport", "mpi", "--dataset", "teacher:2000x20:4",
+    "--model", "mlp:20-32-4",   "--epochs",    "2",   "--quiet"};
+
+/// A run long enough to be interrupted.
+const QStringList kLong = {
+    "--mode",  "data-parallel", "--transport", "mpi",  "--dataset", "teacher:40000x20:4:16",
+    "--model", "mlp:20-32-4",   "--epochs",    "1000", "--quiet"};
+
+QString mpirunPath() {
+    return QStandardPaths::findExecutable(QStringLiteral("mpirun"));
+}
+
+QString whyNoMpi() {
+    if (!HWL_HAVE_MPI)
+        return QStringLiteral("this build has no MPI (install libopenmpi-dev and build again)");
+    if (mpirunPath().isEmpty())
+        return QStringLiteral("mpirun is not on PATH (apt-get install openmpi-bin)");
+    return {};
+}
+
+#define SKIP_WITHOUT_MPI()                                                                         \
+    do {                                                                                           \
+        if (const QString why = whyNoMpi(); !why.isEmpty())                                        \
+            QSKIP(qPrintable(why));                                                                \
+    } while (false)
+
+/// mpirun's own options for a test on this machine.
+QStringList mpirunOptions(const QStringList& extra = {}) {
+    QStringList o;
+    if (geteuid() == 0)
+        o << "--allow-run-as-root";
+    return o << "--oversubscribe" << extra;
+}
+
+/// One app context of mpirun: -np N [mpirun options] hogwild-lab --headless ARGS.
+QStringList app(int ranks, const QStringList& args, const QStringList& contextOptions = {}) {
+    return QStringList{"-np", QString::number(ranks)} + contextOptions +
+           QStringList{QStringLiteral(HWL_APP_BINARY), "--headless"} + args;
+}
+
+void startMpirun(QProcess& p, const QStringList& args) {
+    p.setProgram(mpirunPath());
+    p.setArguments(args);
+    p.start();
+}
+
+Result runMpirun(const QStringList& args, int timeoutMs = 120000) {
+    QProcess p;
+    startMpirun(p, args);
+    Result r;
+    r.started = p.waitForStarted(10000);
+    if (r.started) {
+        r.pid = p.processId();
+        collect(p, r, timeoutMs);
+    }
+    return r;
+}
+
+int occurrences(const QString& text, const QString& needle) {
+    return int(text.count(needle));
+}
+
+/// The pid of MPI rank `rank` among mpirun's children, or 0.
+qint64 rankPid(qint64 mpirun, int rank) {
+    const QString want = QStringLiteral("OMPI_COMM_WORLD_RANK=%1").arg(rank);
+    for (const QString& entry : QDir("/proc").entryList(QDir::Dirs)) {
+        bool numeric = false;
+        const qint64 pid = entry.toLongLong(&numeric);
+        if (!numeric)
+            continue;
+        QFile status(QStringLiteral("/proc/%1/stat").arg(pid));
+        if (!status.open(QIODevice::ReadOnly))
+            continue;
+        const QString stat = QString::fromUtf8(status.readAll());
+        const QStringList fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
+        if (fields.size() < 2 || fields[1].toLongLong() != mpirun)
+            continue;
+        QFile environ(QStringLiteral("/proc/%1/environ").arg(pid));
+        if (environ.open(QIODevice::ReadOnly) &&
+            environ.readAll().split('\0').contains(want.toUtf8()))
+            return pid;
+    }
+    return 0;
+}
+
+/// Waits until the running mpirun's rank 0 printed an epoch's test line.
+bool waitForAnEpoch(QProcess& p, Result& r) {
+    QDeadlineTimer deadline(60000);
+    while (!deadline.hasExpired()) {
+        p.waitForReadyRead(200);
+        r.out += QString::fromUtf8(p.readAllStandardOutput());
+        if (r.out.contains(QStringLiteral("epoch 1  test")))
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+class TestMpi : public QObject {
+    Q_OBJECT
+
+private slots:
+    void sameWeightsAsThreads_data() {
+        QTest::addColumn<QStringList>("options");
+        QTest::newRow("shared memory") << QStringList{};
+        QTest::newRow("tcp") << QStringList{"--mca", "btl", "self,tcp"};
+    }
+    void sameWeightsAsThreads() {
+        SKIP_WITHOUT_MPI();
+        QFETCH(QStringList, options);
+        QTemporaryDir dir;
+        const QString mpi = dir.filePath("mpi"), threads = dir.filePath("threads");
+        const Result r =
+            runMpirun(mpirunOptions(options) + app(2, kDataParallel + QStringList{"--out", mpi}));
+        QVERIFY2(r.finished && r.code == 0, qPrintable(r.describe()));
+        // Rank 0 speaks for the job: one header, every rank's epochs.
+        QCOMPARE(occurrences(r.out, "experiment: "), 1);
+        QVERIFY2(r.out.contains("mode data-parallel (mpi), 2 workers"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("the 2 replicas ended bit-identical"), qPrintable(r.out));
+        QCOMPARE(dirEntries(mpi), kOutputFiles);
+        QStringList args = kDataParallel;
+        args[args.indexOf("mpi")] = "threads";
+        RUN_CLI(t, args + QStringList{"--workers", "2", "--out", threads});
+        QCOMPARE(t.code, 0);
+        QCOMPARE(readBytes((mpi + "/weights.safetensors").toStdString()),
+                 readBytes((threads + "/weights.safetensors").toStdString()));
+        // The metrics hold rank 1's relayed samples too.
+        QSet<QString> workers;
+        for (const QString& line : readLines(mpi + "/metrics.csv").mid(1))
+            workers.insert(line.section(',', 0, 0));
+        QCOMPARE(workers, (QSet<QString>{"-1", "0", "1"}));
+    }
+
+    void optionsThatContradictMpirunAreRefused_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("workers") << (kDataParallel + QStringList{"--workers", "3"})
+                                 << "error: workers: --workers 3 but mpirun started 2 ranks";
+        QTest::newRow("hostfile")
+            << (kDataParallel + QStringList{"--hostfile", HWL_APP_BINARY})
+            << "error: hostfile: this process was started by mpirun: give mpirun its options";
+        QTest::newRow("another mode")
+            << QStringList{"--mode", "threads", "--dataset", "teacher:2000x20:4"}
+            << "error: transport: this process was started by mpirun, but the experiment does "
+               "not use it";
+    }
+    void optionsThatContradictMpirunAreRefused() {
+        SKIP_WITHOUT_MPI();
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const Result r = runMpirun(mpirunOptions() + app(2, args));
+        QVERIFY2(r.finished && r.code != 0, qPrintable(r.describe()));
+        QCOMPARE(occurrences(r.err, message), 1); // said once, by rank 0
+    }
+
+    void rankWithAnotherExperimentIsRefused() {
+        SKIP_WITHOUT_MPI();
+        const Result r = runMpirun(mpirunOptions() + app(1, kDataParallel) + QStringList{":"} +
+                                   app(1, kDataParallel + QStringList{"--lr", "0.02"}));
+        QVERIFY2(r.finished && r.code != 0, qPrintable(r.describe()));
+        const QRegularExpression expected(
+            "error: rank 1 \\(pid \\d+\\) does not run rank 0's experiment on the same data: lr: "
+            "\"0.02\" here, \"0.01\" on rank 0; give every rank the same options");
+        QVERIFY2(expected.match(r.err).hasMatch(), qPrintable(r.describe()));
+    }
+
+    // Each rank's host reads the data itself: missing or different files
+    // there are named (here two working directories stand for two hosts).
+    void rankWithoutTheSameDataIsRefused_data() {
+        QTest::addColumn<bool>("present");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("missing") << false
+                                 << "error: rank 1 \\(pid \\d+\\) could not start: csv file "
+                                    "\"data.csv\" cannot be read: No such file or directory";
+        QTest::newRow("different")
+            << true
+            << "error: rank 1 \\(pid \\d+\\) does not run rank 0's experiment on the same data: "
+               "training data: \"45 x 2, 2 classes, fingerprint [0-9a-f]{16}\" here, \"45 x 2, "
+               "2 classes, fingerprint [0-9a-f]{16}\" on rank 0; give every rank the same "
+               "options, and every host the same files at the same paths$";
+    }
+    void rankWithoutTheSameDataIsRefused() {
+        SKIP_WITHOUT_MPI();
+        QFETCH(bool, present);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        QDir(dir.path()).mkpath("a");
+        QDir(dir.path()).mkpath("b");
+        QByteArray a, b;
+        for (int i = 0; i < 50; ++i) {
+            a += QByteArray::number(i % 2) + "," + QByteArray::number(i) + ",1\n";
+            b += QByteArray::number(i % 2) + "," + QByteArray::number(i + 1) + ",1\n";
+        }
+        writeBytes(dir.filePath("a/data.csv"), a);
+        if (present)
+            writeBytes(dir.filePath("b/data.csv"), b);
+        const QStringList args = {"--mode",  "data-parallel", "--transport",
+                                  "mpi",     "--dataset",     "csv:data.csv",
+                                  "--model", "mlp:2-4-2",     "--quiet"};
+        const Result r = runMpirun(mpirunOptions() + app(1, args, {"-wdir", dir.filePath("a")}) +
+                                   QStringList{":"} + app(1, args, {"-wdir", dir.filePath("b")}));
+        QVERIFY2(r.finished && r.code != 0, qPrintable(r.describe()));
+        QVERIFY2(QRegularExpression(message, QRegularExpression::MultilineOption)
+                     .match(r.err)
+                     .hasMatch(),
+                 qPrintable(r.describe()));
+    }
+
+    void killedRankIsNamed() {
+        SKIP_WITHOUT_MPI();
+        QTemporaryDir dir;
+        QProcess p;
+        startMpirun(p, mpirunOptions() + app(2, kLong + QStringList{"--out", dir.path()}));
+        QVERIFY(p.waitForStarted(10000));
+        Result r;
+        QVERIFY2(waitForAnEpoch(p, r), qPrintable(r.out));
+        const qint64 victim = rankPid(p.processId(), 1);
+        QVERIFY(victim > 0);
+        QCOMPARE(::kill(pid_t(victim), SIGKILL), 0);
+        collect(p, r, 60000); // within seconds; the bound only guards against a hang
+        QVERIFY2(r.finished, qPrintable(r.describe()));
+        const QRegularExpression expected(
+            QStringLiteral("error: rank 1 \\(pid %1\\) (killed by SIGKILL after \\d+ steps|died "
+                           "after \\d+ steps \\(mpirun's message says how\\))")
+                .arg(victim));
+        QVERIFY2(expected.match(r.err).hasMatch(), qPrintable(r.describe()));
+        // What was trained is kept; a failed run has no weights.
+        QCOMPARE(dirEntries(dir.path()), (QStringList{"experiment.json", "metrics.csv"}));
+    }
+
+    // Ctrl-C in mpirun's terminal: mpirun sends every rank SIGTERM (and
+    // SIGKILL 1 s later); the ranks agree to stop at one step and rank 0
+    // writes the partial run first.
+    void mpirunSigtermStopsEveryRank() {
+        SKIP_WITHOUT_MPI();
+        QTemporaryDir dir;
+        QProcess p;
+        startMpirun(p, mpirunOptions() + app(2, kLong + QStringList{"--out", dir.path()}));
+        QVERIFY(p.waitForStarted(10000));
+        Result r;
+        QVERIFY2(waitForAnEpoch(p, r), qPrintable(r.out));
+        QCOMPARE(::kill(pid_t(p.processId()), SIGTERM), 0);
+        collect(p, r, 60000);
+        QVERIFY2(r.finished, qPrintable(r.describe()));
+        QCOMPARE(dirEntries(dir.path()), kOutputFiles);
+        QVERIFY2(r.out.contains("summary: stopped after"), qPrintable(r.describe()));
+        QVERIFY2(r.out.contains("the 2 replicas ended bit-identical"), qPrintable(r.describe()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMpi)
+#include "tst_mpi.moc"
