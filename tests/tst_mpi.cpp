@@ -226,6 +226,35 @@ private slots:
                  qPrintable(r.describe()));
     }
 
+    // hogwild-lab starting mpirun itself: what it would pass, and what it
+    // sets itself, are checked before anything starts (no mpirun needed).
+    void launcherOptionsAreChecked_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("-np in mpirun-args")
+            << QStringList{"--mpirun-args", "--mca btl self,tcp -np 4"}
+            << "mpirun-args: mpirun-args \"--mca btl self,tcp -np 4\" refused: -np is set by "
+               "hogwild-lab: use --workers";
+        QTest::newRow("hostfile in mpirun-args")
+            << QStringList{"--mpirun-args", "--hostfile hosts"}
+            << "refused: --hostfile is set by hogwild-lab: use --hostfile";
+        QTest::newRow("quotes") << QStringList{"--mpirun-args", "-x 'A=1'"}
+                                << "refused: quotes and backslashes are not supported";
+        QTest::newRow("missing hostfile")
+            << QStringList{"--hostfile", "/nonexistent/hosts"}
+            << "hostfile: hostfile \"/nonexistent/hosts\" is not a file (one host per line";
+        QTest::newRow("hostfile without mpi")
+            << QStringList{"--transport", "threads", "--hostfile", HWL_APP_BINARY}
+            << "hostfile: hostfile applies to --transport mpi only";
+    }
+    void launcherOptionsAreChecked() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        RUN_CLI(r, kDataParallel + QStringList{"--workers", "2"} + args);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(message), qPrintable(r.describe()));
+    }
+
     void killedRankIsNamed() {
         SKIP_WITHOUT_MPI();
         QTemporaryDir dir;

@@ -74,11 +74,14 @@ std::string startupText(const RunSummary& s) {
 } // namespace
 
 std::string communicationText(const RunSummary& s) {
+    // Ranks that wait for rank 0's evaluation wait in a collective (MPI): the
+    // share is of the whole training loop, evaluations included.
+    const double loop = std::max(1e-9, s.trainSeconds + s.evalSeconds);
     std::string text;
     for (std::size_t r = 0; r < s.bytesReduced.size(); ++r) {
         char part[96];
         std::snprintf(part, sizeof part, "%s%zu: %.3f s, %.0f%%, %.1f MB", r ? "; " : "", r,
-                      s.commSeconds[r], 100.0 * s.commSeconds[r] / std::max(1e-9, s.trainSeconds),
+                      s.commSeconds[r], 100.0 * s.commSeconds[r] / loop,
                       double(s.bytesReduced[r]) / 1e6);
         text += part;
     }
@@ -106,9 +109,10 @@ void printSummary(const Run& run, const RunSummary& s) {
     for (const auto& remark : s.remarks)
         std::printf("summary: %s\n", remark.c_str());
     if (!s.bytesReduced.empty())
-        std::printf("summary: communication (time in collectives, share of training, bytes "
-                    "reduced): %s\n",
-                    communicationText(s).c_str());
+        std::printf(
+            "summary: communication (time in collectives, share of the training loop, bytes "
+            "reduced): %s\n",
+            communicationText(s).c_str());
     if (s.droppedSamples)
         std::printf("summary: %llu telemetry samples were dropped (monitor too slow)\n",
                     (unsigned long long)s.droppedSamples);

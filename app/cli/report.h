@@ -17,7 +17,7 @@ void clearProgress();
 void printSample(const Sample& s, bool quiet, bool haveTestSet);
 /// The run's header lines (experiment, warnings, data, model).
 void printPrepared(const Run& run);
-/// Per worker: time in collectives, its share of training, bytes reduced.
+/// Per worker: time in collectives, its share of the training loop, bytes reduced.
 std::string communicationText(const RunSummary& s);
 /// The summary lines, worker failures and pitfall explanations.
 void printSummary(const Run& run, const RunSummary& s);

@@ -34,6 +34,7 @@ struct RunSummary {
     double wallSeconds = 0;    ///< launch of the first worker to the end
     /// First worker's first step to the last worker leaving its loop, minus evaluation.
     double trainSeconds = 0;
+    double evalSeconds = 0;                ///< the test evaluations (the workers wait meanwhile)
     double samplesPerSecond = 0;           ///< samples / trainSeconds
     bool evaluated = false;                ///< false when the test set is empty
     double testLoss = 0, testAccuracy = 0; ///< after the last completed epoch

@@ -62,6 +62,7 @@ void Run::Impl::trainingWindow(RunSummary& s) const {
     if (lastFinishNs < 0)
         lastFinishNs = nowNs;
     s.trainSeconds = std::max(1e-9, double(lastFinishNs - firstStepNs) * 1e-9 - evalSeconds);
+    s.evalSeconds = evalSeconds;
 }
 
 void Run::Impl::summarise() {

@@ -197,10 +197,10 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
     std::string error;
     splitMpirunArgs(c.mpirunArgs, error);
     if (!error.empty())
-        issues.push_back({"mpirun-args", "mpirun-args: " + error});
+        issues.push_back({"mpirun-args", "mpirun-args \"" + c.mpirunArgs + "\" refused: " + error});
     std::error_code ec;
     if (!c.hostfile.empty() && !std::filesystem::is_regular_file(c.hostfile, ec))
-        issues.push_back({"hostfile", "hostfile: file not found: " + c.hostfile +
+        issues.push_back({"hostfile", "hostfile \"" + c.hostfile + "\" is not a file" +
                                           " (one host per line, e.g. \"node1 slots=4\"; this "
                                           "machine first, where rank 0 runs)"});
 }
