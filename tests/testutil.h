@@ -3,10 +3,13 @@
 #include <QByteArray>
 #include <QDir>
 #include <QFile>
+#include <QStandardPaths>
 #include <QString>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "config/experimentconfig.h"
+#include "strategy/catalog.h"
 #include "telemetry/sample.h"
 
 #include <filesystem>
@@ -45,6 +48,16 @@ inline QByteArray readBytes(const std::filesystem::path& path) {
     if (!f.open(QIODevice::ReadOnly))
         return {};
     return f.readAll();
+}
+
+/// Why MPI runs cannot happen here (this build has no MPI, or mpirun is
+/// missing), or empty when they can.
+inline QString whyMpiCannotRun() {
+    if (const std::string why = transportUnavailable(int(Transport::Mpi)); !why.empty())
+        return QString::fromStdString(why);
+    if (QStandardPaths::findExecutable(QStringLiteral("mpirun")).isEmpty())
+        return QStringLiteral("mpirun is not on PATH (apt-get install openmpi-bin)");
+    return {};
 }
 
 /// Fixture files in a temporary directory removed with the test object.

@@ -99,19 +99,10 @@ void addThreadsAndMpi() {
     QTest::newRow("mpi") << int(Transport::Mpi);
 }
 
-/// Why MPI rows cannot run here, or empty.
-QString mpiUnavailable() {
-    if (const std::string why = transportUnavailable(int(Transport::Mpi)); !why.empty())
-        return QString::fromStdString(why);
-    if (QStandardPaths::findExecutable(QStringLiteral("mpirun")).isEmpty())
-        return QStringLiteral("mpirun is not on PATH (apt-get install openmpi-bin)");
-    return {};
-}
-
 #define SKIP_UNLESS_TRANSPORT_RUNS(config)                                                         \
     do {                                                                                           \
-        if ((config).transport == Transport::Mpi && !mpiUnavailable().isEmpty())                   \
-            QSKIP(qPrintable(QStringLiteral("MPI: ") + mpiUnavailable()));                         \
+        if ((config).transport == Transport::Mpi && !test::whyMpiCannotRun().isEmpty())            \
+            QSKIP(qPrintable(QStringLiteral("MPI: ") + test::whyMpiCannotRun()));                  \
     } while (false)
 
 ExperimentConfig fetched(int workers) {
@@ -189,8 +180,8 @@ private slots:
         c.transport = Transport::Processes;
         QCOMPARE(runToEnd(c)->parameters(), runToEnd(c)->parameters());
         QCOMPARE(runToEnd(c)->parameters(), threads);
-        if (!mpiUnavailable().isEmpty())
-            QSKIP(qPrintable(QStringLiteral("MPI: ") + mpiUnavailable()));
+        if (!test::whyMpiCannotRun().isEmpty())
+            QSKIP(qPrintable(QStringLiteral("MPI: ") + test::whyMpiCannotRun()));
         c.transport = Transport::Mpi;
         QCOMPARE(runToEnd(c)->parameters(), threads);
     }

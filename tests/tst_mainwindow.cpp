@@ -6,6 +6,7 @@
 #include "io/tensorfile.h"
 #include "mainwindow.h"
 #include "run/workerrole.h"
+#include "testutil.h"
 #include "trainingchart.h"
 #include "workertablemodel.h"
 
@@ -225,6 +226,33 @@ private slots:
         QVERIFY(!w.startAction()->isEnabled());
         w.form()->setConfig(smallRun(2, 1));
         QVERIFY(w.startAction()->isEnabled());
+    }
+
+    // Data-parallel over MPI from the window: mpirun starts rank 1, whose
+    // telemetry reaches the chart and the table (with the rank's host).
+    void mpiRunFillsTheTable() {
+        if (const QString why = test::whyMpiCannotRun(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        MainWindow w;
+        ExperimentConfig c = smallRun(2, 2);
+        c.mode = "data-parallel";
+        c.transport = Transport::Mpi;
+        w.form()->setConfig(c);
+        QVERIFY2(w.startAction()->isEnabled(),
+                 qPrintable(QStringList(w.form()->problems().values()).join("; ")));
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(w.controller()->run() && !w.controller()->busy(), 120000);
+        QCOMPARE(w.controller()->run()->summary().state, RunState::Finished);
+        const auto& rows = w.workerModel()->rows();
+        QCOMPARE(rows.size(), 2);
+        for (const auto& row : rows) {
+            QCOMPARE(row.steps, rows[0].steps); // every rank took each step
+            QVERIFY(row.steps > 0);
+            const QString id =
+                w.workerModel()->index(row.rank, WorkerTableModel::Id).data().toString();
+            QVERIFY2(!row.host.isEmpty() && id.endsWith(" on " + row.host), qPrintable(id));
+        }
+        QVERIFY(w.eventLogText().contains("bit-identical"));
     }
 
     void notSharedPitfallIsExplainedInTheLog() {

@@ -29,17 +29,9 @@ QString mpirunPath() {
     return QStandardPaths::findExecutable(QStringLiteral("mpirun"));
 }
 
-QString whyNoMpi() {
-    if (!HWL_HAVE_MPI)
-        return QStringLiteral("this build has no MPI (install libopenmpi-dev and build again)");
-    if (mpirunPath().isEmpty())
-        return QStringLiteral("mpirun is not on PATH (apt-get install openmpi-bin)");
-    return {};
-}
-
 #define SKIP_WITHOUT_MPI()                                                                         \
     do {                                                                                           \
-        if (const QString why = whyNoMpi(); !why.isEmpty())                                        \
+        if (const QString why = whyMpiCannotRun(); !why.isEmpty())                                 \
             QSKIP(qPrintable(why));                                                                \
     } while (false)
 
@@ -253,6 +245,29 @@ private slots:
         RUN_CLI(r, kDataParallel + QStringList{"--workers", "2"} + args);
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.describe()));
+    }
+
+    // When mpirun itself fails, the cause it printed is quoted and its whole
+    // output kept; after a good run no log is left.
+    void mpirunFailureIsQuoted() {
+        SKIP_WITHOUT_MPI();
+        const QStringList args = kDataParallel + QStringList{"--workers", "2"};
+        const QStringList logsBefore = QDir("/tmp").entryList({"hwl-mpirun-*.log"});
+        RUN_CLI(good, args);
+        QCOMPARE(good.code, 0);
+        QCOMPARE(QDir("/tmp").entryList({"hwl-mpirun-*.log"}), logsBefore);
+        RUN_CLI(r, args + QStringList{"--mpirun-args", "--mca btl nosuch"});
+        QCOMPARE(r.code, 1);
+        const QRegularExpression expected(
+            "error: mpirun \\(pid \\d+\\) exited with status 1 before rank 0 took a step: A "
+            "requested component was not found.* \\(all of mpirun's output: "
+            "(/tmp/hwl-mpirun-\\w+\\.log)\\)\n");
+        const auto match = expected.match(r.err);
+        QVERIFY2(match.hasMatch(), qPrintable(r.describe()));
+        QFile log(match.captured(1));
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        QVERIFY(log.readAll().contains("Component: nosuch"));
+        QVERIFY(log.remove());
     }
 
     void killedRankIsNamed() {

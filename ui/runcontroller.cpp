@@ -162,6 +162,7 @@ void RunController::collectWorkers() {
         row.rank = int(w.rank);
         row.process = processes;
         row.pid = w.pid;
+        row.host = QString::fromStdString(w.host);
         row.threadId = qint64(w.threadId);
         row.state = QString::fromLatin1(toString(w.state));
         row.failure = QString::fromStdString(w.failure);

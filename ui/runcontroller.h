@@ -24,6 +24,7 @@ struct WorkerRow {
     qint64 pid = 0;
     qint64 threadId = 0;
     bool process = false; ///< a worker process (else a thread of this process)
+    QString host;         ///< MPI ranks: the host it runs on; empty otherwise
     QString state;        ///< starting, running, paused, finished, stopped, failed
     QString failure;      ///< why it failed, when it did
     quint64 steps = 0;

@@ -56,8 +56,10 @@ QVariant WorkerTableModel::data(const QModelIndex& index, int role) const {
     case Rank:
         return w.rank;
     case Id:
-        return w.process ? QStringLiteral("pid %1").arg(w.pid)
-                         : QStringLiteral("tid %1").arg(w.threadId);
+        if (!w.process)
+            return QStringLiteral("tid %1").arg(w.threadId);
+        return w.host.isEmpty() ? QStringLiteral("pid %1").arg(w.pid)
+                                : QStringLiteral("pid %1 on %2").arg(w.pid).arg(w.host);
     case State:
         return w.failure.isEmpty() ? w.state : w.state + ": " + w.failure;
     case Steps:

@@ -57,31 +57,53 @@ std::string findMpirun() {
     return {};
 }
 
-/// The last lines of an unlinked log file (what mpirun said), without
-/// mpirun's banner rules, on one line.
-std::string lastLines(int fd, std::size_t count) {
-    char text[4096];
-    const off_t size = lseek(fd, 0, SEEK_END);
-    const off_t from = size > off_t(sizeof text) ? size - off_t(sizeof text) : 0;
-    const ssize_t n = pread(fd, text, sizeof text, from);
+bool isRule(const std::string& line) {
+    return line.size() >= 10 && line.find_first_not_of('-') == std::string::npos;
+}
+
+/// What mpirun said, on one line: what it printed before its first boxed
+/// message and that message's first two paragraphs (Open MPI puts the cause
+/// first; the rest is advice and aborting ranks echoing it), else its last
+/// lines. At most about 320 characters.
+std::string mpirunWords(int fd) {
+    std::string text(16384, '\0');
+    const ssize_t n = pread(fd, text.data(), text.size(), 0);
+    text.resize(n > 0 ? std::size_t(n) : 0);
     std::vector<std::string> lines;
-    std::string line;
-    for (ssize_t i = 0; i < n; ++i) {
-        if (text[i] != '\n') {
-            line += text[i];
-            continue;
-        }
-        if (line.find_first_not_of("- \t") != std::string::npos)
-            lines.push_back(line);
-        line.clear();
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t end = std::min(text.find('\n', at), text.size());
+        lines.push_back(text.substr(at, end - at));
+        at = end + 1;
     }
-    if (line.find_first_not_of("- \t") != std::string::npos)
-        lines.push_back(line);
-    std::string tail;
-    for (std::size_t i = lines.size() > count ? lines.size() - count : 0; i < lines.size(); ++i)
-        tail.append(tail.empty() ? "" : " ")
-            .append(lines[i], lines[i].find_first_not_of(" \t"), std::string::npos);
-    return tail;
+    std::string words;
+    auto add = [&](const std::string& line) {
+        const std::size_t from = line.find_first_not_of(" \t*");
+        if (from != std::string::npos)
+            words.append(words.empty() ? "" : " ").append(line, from, std::string::npos);
+    };
+    std::size_t i = 0;
+    for (; i < lines.size() && !isRule(lines[i]); ++i)
+        add(lines[i]);
+    if (i < lines.size()) {
+        int paragraphs = 0;
+        for (++i; i < lines.size() && !isRule(lines[i]) && paragraphs < 2; ++i) {
+            if (lines[i].find_first_not_of(" \t") == std::string::npos)
+                paragraphs += words.empty() ? 0 : 1;
+            else
+                add(lines[i]);
+        }
+    } else { // no box: its last three lines
+        words.clear();
+        std::vector<std::string> tail;
+        for (std::size_t k = lines.size(); k-- > 0 && tail.size() < 3;)
+            if (lines[k].find_first_not_of(" \t") != std::string::npos)
+                tail.insert(tail.begin(), lines[k]);
+        for (const auto& line : tail)
+            add(line);
+    }
+    if (words.size() > 320) // the whole report fits WorkerStatus::failure
+        words = words.substr(0, words.rfind(' ', 320)) + " ...";
+    return words;
 }
 
 class MpirunLauncher final : public Launcher {
@@ -91,12 +113,12 @@ public:
         if (mpirun_.empty())
             throw RunError("transport mpi: mpirun is not on PATH; install it (apt-get install "
                            "openmpi-bin) or add its folder to PATH");
-        char name[] = "/tmp/hwl-mpirun-XXXXXX";
-        log_ = mkostemp(name, O_CLOEXEC);
+        char name[] = "/tmp/hwl-mpirun-XXXXXX.log";
+        log_ = mkostemps(name, 4, O_CLOEXEC);
         if (log_ < 0)
             throw RunError(std::string("transport mpi: cannot create mpirun's log in /tmp: ") +
                            std::strerror(errno));
-        unlink(name); // it lives as long as the descriptor
+        logPath_ = name; // removed at the end unless mpirun failed
     }
     ~MpirunLauncher() override {
         if (pid_ > 0 && !reaped_) {
@@ -107,6 +129,8 @@ public:
             waitpid(pid_, nullptr, 0);
         }
         close(log_);
+        if (!keepLog_)
+            unlink(logPath_.c_str());
     }
 
     pid_t launch(std::uint32_t rank, const WorkerJob& job) override;
@@ -115,7 +139,16 @@ public:
         if (pid_ <= 0 || reaped_ || waitpid(pid_, &status, WNOHANG) != pid_)
             return {};
         reaped_ = true;
-        return {{0, pid_, status, "mpirun (pid " + std::to_string(pid_) + ")", lastLines(log_, 3)}};
+        std::string words;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            keepLog_ = true; // the user will want all of it
+            words = mpirunWords(log_);
+            words.append(words.empty() ? "" : " ")
+                .append("(all of mpirun's output: ")
+                .append(logPath_)
+                .append(")");
+        }
+        return {{0, pid_, status, "mpirun (pid " + std::to_string(pid_) + ")", words}};
     }
     std::size_t running() const override { return pid_ > 0 && !reaped_ ? 1 : 0; }
     void killAll() override {
@@ -138,8 +171,9 @@ private:
     MpirunCommand command_;
     std::string mpirun_, program_;
     int log_ = -1;
+    std::string logPath_;
     pid_t pid_ = 0;
-    bool reaped_ = false, terminated_ = false;
+    bool reaped_ = false, terminated_ = false, keepLog_ = false;
     std::chrono::steady_clock::time_point terminatedAt_;
 };
 
