@@ -3,11 +3,14 @@ and writes the results as JSON for bench/report.py:
 
   blog        the blog's workload (MLP 100-256-10, batch 32 per replica, 3
               epochs), sharded as DistributedSampler does: serial, and 2
-              replicas over threads and over processes (forkserver), runs
+              replicas over threads, over processes (forkserver) and over MPI
+              ranks (hogwild-lab starting mpirun; shared memory and TCP), runs
               interleaved, against the PyTorch DDP/gloo recipe measured by
               pytorch_runs.py in the same bench/run;
   collective  build/bench/collective: the allreduce of 113 KB and 100 MB
-              between 2 ranks (threads, processes) against memcpy;
+              between 2 ranks (threads, processes) against memcpy; and
+              build/bench/mpicollective under mpirun -np 2 (shared memory,
+              TCP): the MPI transport's collective against MPI_Allreduce;
   sparse      the embedding bag (20000-32-4 on sparse-bow, 3 epochs): serial,
               2 data-parallel replicas (a sparse allreduce: only the rows some
               replica touched) and 2 Hogwild threads;
@@ -22,6 +25,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -39,6 +43,9 @@ MODES = {
     "dp-processes": ["--mode", "data-parallel", "--transport", "processes",
                      "--start-method", "forkserver", "--workers", "2"],
 }
+if shutil.which("mpirun"):
+    MODES["dp-mpi"] = ["--mode", "data-parallel", "--transport", "mpi", "--workers", "2"]
+    MODES["dp-mpi-tcp"] = MODES["dp-mpi"] + ["--mpirun-args", "--mca btl self,tcp"]
 
 
 def comm_share(stdout):
@@ -93,6 +100,25 @@ def collective(path, quick):
     return doc
 
 
+def mpi_collective(path, quick):
+    """bench/mpicollective under mpirun -np 2, over shared memory and TCP."""
+    if not os.access(path, os.X_OK) or not shutil.which("mpirun"):
+        return {"present": False, "why": "no MPI in this build" if shutil.which("mpirun")
+                else "mpirun is not on PATH"}
+    doc = {"present": True, "runs": {}}
+    root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+    for label, btl in (("shm", []), ("tcp", ["--mca", "btl", "self,tcp"])):
+        cmd = ["mpirun"] + root + ["-np", "2"] + btl + [path] + (["--quick"] if quick else [])
+        p = subprocess.run(cmd + [label], capture_output=True, text=True, timeout=600)
+        doc["runs"][label] = {"rc": p.returncode, "stdout": p.stdout, "ops": [
+            {"what": w.strip(), "us": float(us), "gbps": float(g), "of_memcpy": float(pc)}
+            for w, us, g, pc in re.findall(
+                r"^  (allreduce [^\n]*?)\s+([\d.]+) us\s+([\d.]+) GB/s\s+(\d+)% of memcpy",
+                p.stdout, re.M)]}
+        print("  dp mpi collective %s: %s" % (label, "rc %d" % p.returncode), flush=True)
+    return doc
+
+
 def sync_every(app, deadline):
     if not os.path.isdir(engine_runs.FMNIST_DIR):
         return {"skipped": "Fashion-MNIST is not installed in " + engine_runs.FMNIST_DIR}
@@ -112,13 +138,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--app", required=True)
     ap.add_argument("--collective", required=True)
+    ap.add_argument("--mpi-collective", default="")
     ap.add_argument("--out", required=True)
     ap.add_argument("--budget-s", type=float, default=120)
     ap.add_argument("--reps", type=int, default=5)
     a = ap.parse_args()
     t0 = time.time()
     deadline = t0 + a.budget_s
-    doc = {"collective": collective(a.collective, quick=a.budget_s < 60)}
+    doc = {"collective": collective(a.collective, quick=a.budget_s < 60),
+           "mpi_collective": mpi_collective(a.mpi_collective, quick=a.budget_s < 60)}
     doc["blog"] = workload(a.app, BLOG, MODES, "blog", a.reps, t0 + a.budget_s * 0.55)
     sparse_modes = {"serial": MODES["serial"], "dp-threads": MODES["dp-threads"],
                     "hogwild-threads": ["--mode", "threads", "--workers", "2"]}
