@@ -14,6 +14,8 @@
 #include "telemetry/telemetry.h"
 #include "train/keepgoing.h"
 
+#include "benchutil.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,29 +28,9 @@
 #include <unistd.h>
 
 using namespace hwl;
-using Clock = std::chrono::steady_clock;
+using namespace hwl::bench;
 
 namespace {
-
-double seconds(Clock::time_point a, Clock::time_point b) {
-    return std::chrono::duration<double>(b - a).count();
-}
-
-/// Seconds per copy of `bytes`, the median of 5 timings of `reps` copies.
-double memcpySeconds(std::size_t bytes, int reps) {
-    std::vector<char> a(bytes, 1), b(bytes, 2);
-    std::vector<double> times;
-    for (int t = 0; t < 5; ++t) {
-        const auto start = Clock::now();
-        for (int i = 0; i < reps; ++i) {
-            std::memcpy(b.data(), a.data(), bytes);
-            a[std::size_t(i) % bytes] = b[std::size_t(i * 7) % bytes];
-        }
-        times.push_back(seconds(start, Clock::now()) / reps);
-    }
-    std::sort(times.begin(), times.end());
-    return times[2];
-}
 
 /// One rank's loop: `reps` allreduces (or votes when count == 0) after a
 /// warm-up; returns seconds per operation.

@@ -18,6 +18,8 @@
 #include "telemetry/telemetry.h"
 #include "train/keepgoing.h"
 
+#include "benchutil.h"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -30,32 +32,13 @@
 #include <unistd.h>
 
 using namespace hwl;
-using Clock = std::chrono::steady_clock;
+using namespace hwl::bench;
 
 namespace {
 
-double seconds(Clock::time_point a, Clock::time_point b) {
-    return std::chrono::duration<double>(b - a).count();
-}
-
-/// Seconds per copy of `bytes`, the median of 5 timings of `reps` copies.
-double memcpySeconds(std::size_t bytes, int reps) {
-    std::vector<char> a(bytes, 1), b(bytes, 2);
-    std::vector<double> times;
-    for (int t = 0; t < 5; ++t) {
-        const auto start = Clock::now();
-        for (int i = 0; i < reps; ++i) {
-            std::memcpy(b.data(), a.data(), bytes);
-            a[std::size_t(i) % bytes] = b[std::size_t(i * 7) % bytes];
-        }
-        times.push_back(seconds(start, Clock::now()) / reps);
-    }
-    std::sort(times.begin(), times.end());
-    return times[2];
-}
-
 /// Seconds per `op()` over `reps` calls after a warm-up, the slowest rank's.
-template <typename Op> double timed(Op op, int reps) {
+template <typename Op>
+double timed(Op op, int reps) {
     for (int i = 0; i < std::max(3, reps / 10); ++i)
         op();
     MPI_Barrier(MPI_COMM_WORLD);
@@ -69,8 +52,8 @@ template <typename Op> double timed(Op op, int reps) {
 
 void report(bool speak, const std::string& what, double perOp, std::size_t bytes, double copy) {
     if (speak)
-        std::printf("  %-44s %10.2f us  %7.2f GB/s  %5.0f%% of memcpy\n", what.c_str(),
-                    perOp * 1e6, double(bytes) / perOp / 1e9, 100.0 * copy / perOp);
+        std::printf("  %-44s %10.2f us  %7.2f GB/s  %5.0f%% of memcpy\n", what.c_str(), perOp * 1e6,
+                    double(bytes) / perOp / 1e9, 100.0 * copy / perOp);
 }
 
 } // namespace

@@ -106,6 +106,12 @@ bool waitForAnEpoch(QProcess& p, Result& r) {
     return false;
 }
 
+/// Starts 2 ranks of kLong writing to `out`, and waits for their first epoch.
+bool startLongRun(QProcess& p, const QString& out, Result& r) {
+    startMpirun(p, mpirunOptions() + app(2, kLong + QStringList{"--out", out}));
+    return p.waitForStarted(10000) && waitForAnEpoch(p, r);
+}
+
 } // namespace
 
 class TestMpi : public QObject {
@@ -274,10 +280,8 @@ private slots:
         SKIP_WITHOUT_MPI();
         QTemporaryDir dir;
         QProcess p;
-        startMpirun(p, mpirunOptions() + app(2, kLong + QStringList{"--out", dir.path()}));
-        QVERIFY(p.waitForStarted(10000));
         Result r;
-        QVERIFY2(waitForAnEpoch(p, r), qPrintable(r.out));
+        QVERIFY2(startLongRun(p, dir.path(), r), qPrintable(r.out));
         const qint64 victim = rankPid(p.processId(), 1);
         QVERIFY(victim > 0);
         QCOMPARE(::kill(pid_t(victim), SIGKILL), 0);
@@ -299,10 +303,8 @@ private slots:
         SKIP_WITHOUT_MPI();
         QTemporaryDir dir;
         QProcess p;
-        startMpirun(p, mpirunOptions() + app(2, kLong + QStringList{"--out", dir.path()}));
-        QVERIFY(p.waitForStarted(10000));
         Result r;
-        QVERIFY2(waitForAnEpoch(p, r), qPrintable(r.out));
+        QVERIFY2(startLongRun(p, dir.path(), r), qPrintable(r.out));
         QCOMPARE(::kill(pid_t(p.processId()), SIGTERM), 0);
         collect(p, r, 60000);
         QVERIFY2(r.finished, qPrintable(r.describe()));

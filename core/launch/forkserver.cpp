@@ -1,5 +1,6 @@
 #include "launch/forkserver.h"
 
+#include "launch/parentdeath.h"
 #include "launch/waitstatus.h"
 #include "util/errors.h"
 
@@ -16,7 +17,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -91,9 +91,7 @@ void closeInheritedFds(int keep) {
                             const char* payload, std::size_t size, ForkServer::Entry entry) {
     ::close(sock);
     ::close(sigFd);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != serverPid) // the server died before prctl took effect
-        _exit(1);
+    tieToParent(serverPid, SIGKILL);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
@@ -276,9 +274,7 @@ void serveRequest(ServerState& s) {
 }
 
 [[noreturn]] void runServer(int sock, pid_t parentPid, ForkServer::Entry entry) noexcept {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parentPid) // the parent died before prctl took effect
-        _exit(0);
+    tieToParent(parentPid, SIGKILL, 0);
     try {
         closeInheritedFds(sock);
         serverLoop(sock, entry);

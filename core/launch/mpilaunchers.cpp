@@ -1,6 +1,7 @@
 // The MPI launchers: rank 0 as a thread of a process mpirun started, or
 // mpirun started by this process.
 #include "launch/launcher.h"
+#include "launch/parentdeath.h"
 #include "launch/workerargs.h"
 #include "util/errors.h"
 
@@ -14,7 +15,6 @@
 #include <vector>
 
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -202,9 +202,7 @@ pid_t MpirunLauncher::launch(std::uint32_t rank, const WorkerJob& job) {
         // mpirun ends its job when this process dies; it has a process group
         // of its own, so Ctrl-C in a terminal reaches the run (which stops
         // every rank at one step), not mpirun (which would kill them).
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (getppid() != parent)
-            _exit(1);
+        tieToParent(parent, SIGTERM);
         setpgid(0, 0);
         dup2(log_, STDOUT_FILENO);
         dup2(log_, STDERR_FILENO);

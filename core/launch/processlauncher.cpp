@@ -2,6 +2,7 @@
 // worker role) and forkserver (a request to the early fork server).
 #include "launch/forkserver.h"
 #include "launch/launcher.h"
+#include "launch/parentdeath.h"
 #include "launch/workerargs.h"
 #include "util/errors.h"
 
@@ -10,7 +11,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,9 +22,7 @@ namespace {
 // Ctrl-C in a terminal reaches the whole process group; the parent decides
 // what it means (stop after the current step), so workers ignore it.
 void becomeWorker(pid_t parent) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-        _exit(1);
+    tieToParent(parent, SIGKILL);
     signal(SIGINT, SIG_IGN);
 }
 
