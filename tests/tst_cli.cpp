@@ -41,14 +41,20 @@ private slots:
         QVERIFY(r.err.isEmpty());
         QVERIFY(r.out.contains("Usage: hogwild-lab --headless [options]"));
         for (const char* documented :
-             {"--config", "--mode", "--workers", "--model", "--dataset", "--epochs", "--batch",
-              "--lr", "--momentum", "--weight-decay", "--seed", "--split", "--test-fraction",
-              "--no-shuffle", "--init", "--out", "--quiet", "--help", "--version"}) {
+             {"--config",        "--mode",         "--workers", "--model",
+              "--dataset",       "--epochs",       "--batch",   "--lr",
+              "--momentum",      "--weight-decay", "--seed",    "--split",
+              "--test-fraction", "--no-shuffle",   "--init",    "--out",
+              "--quiet",         "--help",         "--version", "--transport",
+              "--hostfile",      "--mpirun-args"}) {
             const QRegularExpression line(
                 QStringLiteral("^  %1\\b").arg(QRegularExpression::escape(documented)),
                 QRegularExpression::MultilineOption);
             QVERIFY2(r.out.contains(line), documented);
         }
+        // Wrapped for a terminal.
+        for (const QString& line : r.out.split('\n'))
+            QVERIFY2(line.size() <= 79, qPrintable(line));
         for (const char* exitCode : {"0 success", "1 failure", "2 invalid", "130 interrupted"})
             QVERIFY2(r.out.contains(exitCode), exitCode);
         // --help wins over the rest and runs nothing.

@@ -136,11 +136,11 @@ std::vector<Field> makeFields() {
                             "as DistributedSampler does)",
                             nullptr, nullptr, &C::dropLast));
     fields.push_back(text("hostfile", "FILE",
-                          "transport mpi, when hogwild-lab starts mpirun: the hosts to run\n"
+                          "transport mpi, when hogwild-lab starts mpirun: the hosts to run "
                           "ranks on (mpirun --hostfile; rank 0 on the first, this machine)",
                           &C::hostfile));
     fields.push_back(text("mpirun-args", "ARGS",
-                          "transport mpi, when hogwild-lab starts mpirun: more mpirun\n"
+                          "transport mpi, when hogwild-lab starts mpirun: more mpirun "
                           "arguments, separated by spaces (e.g. \"--mca btl self,tcp\")",
                           &C::mpirunArgs));
     fields.push_back(integer("epochs", "passes over the data", 1, limits::kMaxEpochs, &C::epochs));
