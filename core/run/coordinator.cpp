@@ -45,6 +45,14 @@ void Run::Impl::superviseJobExit(const Launcher::Exit& exit) {
                               s == WorkerState::Failed);
         anyFailure = anyFailure || s == WorkerState::Failed;
     }
+    // A rank that mpirun ended before its last relay reached rank 0 (it
+    // ends the whole job when one rank dies) is gone all the same.
+    for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r) {
+        auto& state = telemetry.worker(r).state;
+        const auto s = WorkerState(state.load(std::memory_order_acquire));
+        if (launcher->relayed(r) && s != WorkerState::Finished && s != WorkerState::Failed)
+            state.store(std::uint32_t(WorkerState::Stopped), std::memory_order_release);
+    }
     if (anyFailure || (allLeft && WIFEXITED(exit.status) && WEXITSTATUS(exit.status) == 0))
         return;
     const auto steps = telemetry.worker(exit.rank).steps.load();
