@@ -62,7 +62,8 @@ bool isRule(const std::string& line) {
 }
 
 /// What mpirun said, on one line: what it printed before its first boxed
-/// message and that message's first two paragraphs (Open MPI puts the cause
+/// message (other programs' words, such as ssh's) and that message's first
+/// two paragraphs (Open MPI puts the cause
 /// first; the rest is advice and aborting ranks echoing it), else its last
 /// lines. At most about 320 characters.
 std::string mpirunWords(int fd) {
@@ -83,7 +84,8 @@ std::string mpirunWords(int fd) {
     };
     std::size_t i = 0;
     for (; i < lines.size() && !isRule(lines[i]); ++i)
-        add(lines[i]);
+        if (lines[i].rfind('[', 0) != 0) // not mpirun's own "[host:pid] ..." log lines
+            add(lines[i]);
     if (i < lines.size()) {
         int paragraphs = 0;
         for (++i; i < lines.size() && !isRule(lines[i]) && paragraphs < 2; ++i) {
