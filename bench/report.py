@@ -562,6 +562,9 @@ def main():
     ap.add_argument("--build-dir", default="build")
     ap.add_argument("--out", required=True)
     ap.add_argument("--timings", default="")
+    ap.add_argument("--date", default="",
+                    help="when the measurements ran (to write a report again from saved "
+                         "results); default now")
     ap.add_argument("--command", default="bash bench/run")
     ap.add_argument("--load-start", default="?")
     ap.add_argument("--build-note", default="")
@@ -592,7 +595,8 @@ def main():
     doc = []
     doc.append("# Benchmark results: Hogwild Lab and the blog's PyTorch recipes\n")
     doc.append("Written by `bash bench/run`; do not edit by hand, run it again.\n")
-    doc.append("- Date: %s" % datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"))
+    doc.append("- Date: %s" % (a.date or datetime.datetime.now().astimezone().strftime(
+        "%Y-%m-%d %H:%M %Z")))
     doc.append("- Command: `%s`; took %s s in all (build %s s, stepkernel %s s, engine %s s, "
                "data-parallel %s s, PyTorch %s s, report)" % (
                    a.command, timings.get("total", "?"), timings.get("build", "?"),

@@ -229,25 +229,32 @@ private slots:
     }
 
     // Data-parallel over MPI from the window: mpirun starts rank 1, whose
-    // telemetry reaches the chart and the table (with the rank's host).
-    void mpiRunFillsTheTable() {
+    // telemetry reaches the chart and the table (with the rank's host), and
+    // Stop stops both ranks at one step.
+    void mpiRunFromTheWindow() {
         if (const QString why = test::whyMpiCannotRun(); !why.isEmpty())
             QSKIP(qPrintable(why));
         MainWindow w;
-        ExperimentConfig c = smallRun(2, 2);
+        ExperimentConfig c = smallRun(2, 1000);
         c.mode = "data-parallel";
         c.transport = Transport::Mpi;
         w.form()->setConfig(c);
         QVERIFY2(w.startAction()->isEnabled(),
                  qPrintable(QStringList(w.form()->problems().values()).join("; ")));
         w.startRun();
-        QTRY_VERIFY_WITH_TIMEOUT(w.controller()->run() && !w.controller()->busy(), 120000);
-        QCOMPARE(w.controller()->run()->summary().state, RunState::Finished);
+        QTRY_COMPARE_WITH_TIMEOUT(w.workerModel()->rowCount(), 2, 60000);
+        for (int r = 0; r < 2; ++r)
+            QTRY_VERIFY_WITH_TIMEOUT(!w.lossChart()->rawPoints(r).isEmpty(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.lossChart()->rawPoints(TrainingChart::kTestSeries).isEmpty(),
+                                 60000); // an epoch ended and the test set was evaluated
+        w.stopRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 30000);
+        QCOMPARE(w.controller()->run()->summary().state, RunState::Stopped);
         const auto& rows = w.workerModel()->rows();
         QCOMPARE(rows.size(), 2);
         for (const auto& row : rows) {
-            QCOMPARE(row.steps, rows[0].steps); // every rank took each step
-            QVERIFY(row.steps > 0);
+            QCOMPARE(row.state, QStringLiteral("stopped"));
+            QCOMPARE(row.steps, rows[0].steps); // stopped after the same step
             const QString id =
                 w.workerModel()->index(row.rank, WorkerTableModel::Id).data().toString();
             QVERIFY2(!row.host.isEmpty() && id.endsWith(" on " + row.host), qPrintable(id));
