@@ -11,6 +11,8 @@
 
 #include <algorithm>
 
+#include <sys/stat.h>
+
 using namespace hwl;
 using hwl::test::checkCsr;
 using hwl::test::writeBytes;
@@ -198,6 +200,41 @@ private slots:
         spec.path = subdir("emptyidx");
         HWL_VERIFY_THROWS(loadDataset(spec, 0.0, 5), InputError,
                           "lacks train-images-idx3-ubyte[.gz], train-labels-idx1-ubyte[.gz]; put");
+    }
+
+    // Anything but a regular file is refused before it is read (a FIFO
+    // would block forever, /dev/zero never end), naming what it is.
+    void notRegularFilesAreRefused() {
+        const QString fifo = tmp_.filePath("fifo");
+        QCOMPARE(mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        const std::filesystem::path f = fifo.toStdString();
+        HWL_VERIFY_THROWS(loadCsv(f), InputError,
+                          "csv file \"" + f.string() +
+                              "\" is a FIFO (named pipe), not a regular file; give the path of "
+                              "the data file itself");
+        HWL_VERIFY_THROWS(loadLibsvm(f), InputError, "is a FIFO (named pipe), not a regular file");
+        HWL_VERIFY_THROWS(loadCsv("/dev/zero"), InputError,
+                          "\"/dev/zero\" is a character device, not a regular file");
+        HWL_VERIFY_THROWS(loadLibsvm(subdir("adir")), InputError,
+                          "is a directory, not a regular file");
+        const auto dir = subdir("idxfifo");
+        QCOMPARE(mkfifo((dir / "train-images-idx3-ubyte").c_str(), 0600), 0);
+        writeBytes(QString::fromStdString((dir / "train-labels-idx1-ubyte").string()),
+                   idxLabels({0, 1}));
+        HWL_VERIFY_THROWS(loadDataset(parseDatasetSpec("idx:" + dir.string()), 0.0, 5), InputError,
+                          "IDX file \"" + (dir / "train-images-idx3-ubyte").string() +
+                              "\" is a FIFO (named pipe), not a regular file");
+    }
+
+    // A UTF-8 byte-order mark (Windows editors write one) is skipped: the
+    // first row is data, not a header.
+    void byteOrderMarkIsSkipped() {
+        const Dataset csv = loadCsv(file("bom.csv", "\xEF\xBB\xBF"
+                                                    "0,1,2\n1,3,4\n0,5,6\n1,7,8\n"));
+        QCOMPARE(csv.rows, std::int64_t(4));
+        const Dataset svm = loadLibsvm(file("bom.svm", "\xEF\xBB\xBF"
+                                                       "1 1:0.5\n0 2:1.5\n"));
+        QCOMPARE(svm.rows, std::int64_t(2));
     }
 
     // --- CSV ------------------------------------------------------------------

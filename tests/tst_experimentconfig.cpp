@@ -395,6 +395,16 @@ private slots:
                                     << "not valid JSON";
         QTest::newRow("array") << "[1, 2]"
                                << "expected a JSON object";
+        QTest::newRow("nested 100000 deep")
+            << QString("{\"workers\": " + QString(100000, '[') + QString(100000, ']') + "}")
+            << "nested more than 32 levels deep (at byte offset 43); an experiment file is one "
+               "object";
+        QTest::newRow("number overflow") << R"({"lr": 1e400})"
+                                         << "not usable JSON: [json.exception.out_of_range.406] "
+                                            "number overflow parsing '1e400' (numbers must fit "
+                                            "a double)";
+        QTest::newRow("byte-order mark")
+            << QString::fromUtf8("\xef\xbb\xbf{\"wokers\": 2}") << "unknown field \"wokers\"";
         QTest::newRow("number") << "42"
                                 << "expected a JSON object";
         QTest::newRow("string") << R"("workers")"
@@ -437,6 +447,13 @@ private slots:
                                         << "field \"shuffle\" must be true or false";
         QTest::newRow("out array") << R"({"out": ["a"]})"
                                    << "field \"out\" must be a string";
+    }
+
+    void bracketsInStringsDoNotNest() {
+        ExperimentConfig c = ExperimentConfig::defaults();
+        const std::string out = std::string(40, '[') + "\\\"{";
+        c.mergeJson("{\"out\": \"" + out + "\"}", "exp.json");
+        QCOMPARE(c.out, std::string(40, '[') + "\"{");
     }
 
     void mergeJsonErrors() {

@@ -6,6 +6,7 @@
 
 #include <QDir>
 #include <QFile>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QtEndian>
 #include <QtTest>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <cstring>
@@ -419,7 +421,13 @@ void TestTensorFile::rejectsMissingFileAndDirectory() {
                       "weights file \"" + missing +
                           "\": cannot open it: No such file or directory");
     HWL_VERIFY_THROWS(hwl::readSafetensors(dir.path().toStdString()), hwl::InputError,
-                      "not a regular file");
+                      "is a directory, not a regular file");
+    // A FIFO (--init from a pipe) is refused at once, never waited on.
+    const QString fifo = dir.filePath("w.safetensors");
+    QCOMPARE(mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    HWL_VERIFY_THROWS(hwl::readSafetensors(fifo.toStdString()), hwl::InputError,
+                      "weights file \"" + fifo.toStdString() +
+                          "\": is a FIFO (named pipe), not a regular file");
 }
 
 void TestTensorFile::writersRejectBadTensors() {

@@ -218,12 +218,49 @@ std::string ExperimentConfig::toJson() const {
     return j.dump(2) + "\n";
 }
 
+namespace {
+/// Deeper nesting than any experiment needs is refused before parsing (the
+/// parse itself would recurse once per level).
+constexpr int kMaxJsonDepth = 32;
+
+/// Throws when `text` nests arrays or objects deeper than kMaxJsonDepth
+/// (brackets inside strings do not count).
+void checkJsonDepth(const std::string& text, const std::string& origin) {
+    int depth = 0;
+    bool inString = false, escaped = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        if (c == '"')
+            inString = true;
+        else if (c == ']' || c == '}')
+            --depth;
+        else if ((c == '[' || c == '{') && ++depth > kMaxJsonDepth)
+            throw InputError(origin + ": nested more than " + std::to_string(kMaxJsonDepth) +
+                             " levels deep (at byte offset " + std::to_string(i) +
+                             "); an experiment file is one object of fields and values");
+    }
+}
+} // namespace
+
 void ExperimentConfig::mergeJson(const std::string& text, const std::string& origin) {
+    checkJsonDepth(text, origin);
     json j;
     try {
         j = json::parse(text);
     } catch (const json::parse_error& e) {
         throw InputError(origin + ": not valid JSON: " + e.what());
+    } catch (const json::exception& e) { // e.g. a number out of range
+        throw InputError(origin + ": not usable JSON: " + e.what() +
+                         " (numbers must fit a double)");
     }
     if (!j.is_object())
         throw InputError(origin + ": expected a JSON object of experiment fields");

@@ -13,6 +13,8 @@
 #include <memory>
 #include <system_error>
 
+#include <unistd.h>
+
 namespace hwl::detail {
 
 namespace {
@@ -73,11 +75,18 @@ std::uint64_t gzipSizeHint(std::FILE* f, std::uint64_t compressed, std::uint64_t
     return std::min({isize, compressed * 16, maxBytes});
 }
 
-std::string readGzip(const std::filesystem::path& file, std::uint64_t hint, std::uint64_t maxBytes,
-                     const std::string& what) {
-    std::unique_ptr<gzFile_s, GzCloser> gz(gzopen(file.c_str(), "rb"));
-    if (!gz)
-        failOpen(file, what, errno ? errno : EIO);
+/// Reads the gzip stream of `f` (at its start), the file already opened
+/// and checked: never by its path again.
+std::string readGzip(std::FILE* f, const std::filesystem::path& file, std::uint64_t hint,
+                     std::uint64_t maxBytes, const std::string& what) {
+    const int fd = ::dup(::fileno(f));
+    std::unique_ptr<gzFile_s, GzCloser> gz(fd >= 0 ? gzdopen(fd, "rb") : nullptr);
+    if (!gz) {
+        const int err = errno ? errno : EIO;
+        if (fd >= 0)
+            ::close(fd);
+        failOpen(file, what, err);
+    }
     gzbuffer(gz.get(), 1 << 18);
     constexpr std::uint64_t kChunk = std::uint64_t(1) << 24;
     std::string bytes;
@@ -126,10 +135,11 @@ void checkDatasetBytes(double bytes, const std::string& what, const std::string&
 std::string readFileBytes(const std::filesystem::path& file, std::uint64_t maxBytes,
                           const std::string& what) {
     std::error_code ec;
-    if (std::filesystem::is_directory(file, ec))
-        throw InputError(what + " " + quoted(file) + " is a directory, not a file");
-    errno = 0;
-    FilePtr f(std::fopen(file.c_str(), "rb"));
+    std::string whyNot;
+    FilePtr f = openRegularFile(file, whyNot);
+    if (!f && errno == EINVAL) // there, but a FIFO, a device, a directory, ...
+        throw InputError(what + " " + quoted(file) + " " + whyNot +
+                         "; give the path of the data file itself");
     if (!f)
         failOpen(file, what, errno ? errno : EIO);
     unsigned char magic[2] = {0, 0};
@@ -138,10 +148,17 @@ std::string readFileBytes(const std::filesystem::path& file, std::uint64_t maxBy
     if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
         const std::uint64_t compressed = std::filesystem::file_size(file, ec);
         const std::uint64_t hint = ec ? 0 : gzipSizeHint(f.get(), compressed, maxBytes);
-        f.reset();
-        return readGzip(file, hint, maxBytes, what);
+        return readGzip(f.get(), file, hint, maxBytes, what);
     }
     return readRaw(f.get(), file, maxBytes, what);
+}
+
+std::string readTextFile(const std::filesystem::path& file, std::uint64_t maxBytes,
+                         const std::string& what) {
+    std::string text = readFileBytes(file, maxBytes, what);
+    if (text.rfind("\xEF\xBB\xBF", 0) == 0)
+        text.erase(0, 3);
+    return text;
 }
 
 std::string describe(const std::string& name, const Dataset& ds) {

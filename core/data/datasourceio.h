@@ -27,6 +27,12 @@ void checkDatasetBytes(double bytes, const std::string& what, const std::string&
 std::string readFileBytes(const std::filesystem::path& file, std::uint64_t maxBytes,
                           const std::string& what);
 
+/// readFileBytes() for text formats (CSV, LIBSVM): without a leading UTF-8
+/// byte-order mark, which editors on Windows write and which would
+/// otherwise glue itself to the first value.
+std::string readTextFile(const std::filesystem::path& file, std::uint64_t maxBytes,
+                         const std::string& what);
+
 /// "NAME (ROWS x DIM, C classes)", with ", sparse" for CSR datasets.
 std::string describe(const std::string& name, const Dataset& ds);
 

@@ -4,6 +4,7 @@
 
 #include "data/datasourceio.h"
 #include "util/errors.h"
+#include "util/fileio.h"
 #include "util/parallel.h"
 #include "util/random.h"
 #include "util/textutil.h"
@@ -89,9 +90,13 @@ std::optional<IdxFiles> findIdx(const std::filesystem::path& dir, const std::str
                                 std::string& missing) {
     const auto find = [&](const std::string& base) -> std::filesystem::path {
         std::error_code ec;
-        for (const auto& name : {base, base + ".gz"})
+        for (const auto& name : {base, base + ".gz"}) {
             if (std::filesystem::is_regular_file(dir / name, ec))
                 return dir / name;
+            if (const std::string kind = nonRegularKind(dir / name); !kind.empty())
+                throw InputError("IDX file " + quoted(dir / name) + " is " + kind +
+                                 ", not a regular file; put the IDX file itself there");
+        }
         missing += (missing.empty() ? "" : ", ") + base + "[.gz]";
         return {};
     };

@@ -159,7 +159,7 @@ std::int32_t checkedClasses(const std::string& where, std::int64_t maxLabel) {
 
 Dataset loadCsv(const std::filesystem::path& file) {
     const std::string where = "csv " + quoted(file);
-    const std::string text = detail::readFileBytes(file, kMaxTextBytes, "csv file");
+    const std::string text = detail::readTextFile(file, kMaxTextBytes, "csv file");
     if (std::all_of(text.begin(), text.end(), [](char c) { return c == '\n' || isSpace(c); }))
         throw InputError(where + " is empty; expected rows of: label,feature,feature,...");
 
@@ -368,7 +368,7 @@ void mapBinaryLabels(const std::string& where, const LibsvmLabels& labels, Datas
 
 Dataset loadLibsvm(const std::filesystem::path& file) {
     const std::string where = "libsvm " + quoted(file);
-    const std::string text = detail::readFileBytes(file, kMaxTextBytes, "libsvm file");
+    const std::string text = detail::readTextFile(file, kMaxTextBytes, "libsvm file");
     Dataset ds = reserveLibsvm(where, text);
     LibsvmLabels labels;
     std::int64_t maxIndex = 0;

@@ -288,14 +288,12 @@ std::vector<Entry> parseEntries(const Json& header, std::uint64_t dataSize) {
 }
 
 FilePtr openForReading(const fs::path& file) {
-    FilePtr f(std::fopen(file.c_str(), "rb"));
+    std::string whyNot;
+    FilePtr f = openRegularFile(file, whyNot);
+    if (!f && errno == EINVAL)
+        throw BadFile(whyNot); // "is a FIFO (named pipe), not a regular file"
     if (!f)
         throw BadFile("cannot open it: " + errnoText(errno));
-    struct stat st {};
-    if (::fstat(::fileno(f.get()), &st) != 0)
-        throw BadFile("cannot stat it: " + errnoText(errno));
-    if (!S_ISREG(st.st_mode))
-        throw BadFile("not a regular file");
     return f;
 }
 

@@ -1,7 +1,10 @@
 #pragma once
-// Ownership of C stdio streams.
+// Ownership of C stdio streams, and opening a file that must be a regular
+// file (a FIFO, a device or a socket would block or never end).
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <string>
 
 namespace hwl {
 
@@ -13,5 +16,17 @@ struct FileCloser {
 
 /// An open FILE* that is closed when the pointer goes out of scope.
 using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+/// Opens `file` for reading when it is a regular file (following links),
+/// without ever blocking on it. Otherwise returns null and says why in
+/// `whyNot`: "is a FIFO (named pipe), not a regular file", "is a
+/// directory, ...", or the system's reason ("No such file or directory");
+/// errno is then set too.
+FilePtr openRegularFile(const std::filesystem::path& file, std::string& whyNot);
+
+/// What a file that is not a regular one is, in words ("a FIFO (named
+/// pipe)", "a directory", "a character device", ...); empty for a regular
+/// file or one that cannot be examined.
+std::string nonRegularKind(const std::filesystem::path& file);
 
 } // namespace hwl

@@ -1,0 +1,65 @@
+#include "util/fileio.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace hwl {
+
+namespace {
+std::string kindOf(mode_t mode) {
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO (named pipe)";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    return S_ISREG(mode) ? "" : "not a regular file";
+}
+} // namespace
+
+std::string nonRegularKind(const std::filesystem::path& file) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0)
+        return {};
+    return kindOf(st.st_mode);
+}
+
+FilePtr openRegularFile(const std::filesystem::path& file, std::string& whyNot) {
+    whyNot.clear();
+    // O_NONBLOCK: opening a FIFO with no writer would wait forever.
+    const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        const int err = errno;
+        whyNot = std::strerror(err);
+        errno = err;
+        return nullptr;
+    }
+    struct stat st {};
+    const std::string kind =
+        ::fstat(fd, &st) == 0 ? kindOf(st.st_mode) : "a file that cannot be examined";
+    if (!kind.empty()) {
+        ::close(fd);
+        whyNot = "is " + kind + ", not a regular file";
+        errno = EINVAL;
+        return nullptr;
+    }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    std::FILE* f = ::fdopen(fd, "rb");
+    if (!f) {
+        const int err = errno;
+        ::close(fd);
+        whyNot = std::strerror(err);
+        errno = err;
+    }
+    return FilePtr(f);
+}
+
+} // namespace hwl
