@@ -4,6 +4,8 @@
 // process limits: tst_clisignals; other tools reading the files: tst_interop.
 #include "clitest.h"
 
+#include <limits>
+
 using namespace hwl::test;
 
 class TestCli : public QObject {
@@ -222,6 +224,29 @@ private slots:
                  qPrintable(r.describe()));
         QVERIFY2(!r.err.contains("\"2.bias\""), qPrintable(r.describe())); // that one fits
         QVERIFY(!QFileInfo::exists(out));
+    }
+
+    // Weights that hold NaN or Inf are bad input (exit 2, naming the file
+    // and the tensor), not a training failure with advice about --lr.
+    void initWithNonFiniteWeightsIsRefused() {
+        for (const float bad :
+             {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+            auto tensors = baseWeights_;
+            tensors[2].data[5] = bad;
+            const QString weights = tmp_.filePath("nonfinite.safetensors");
+            std::vector<hwl::TensorRef> refs;
+            for (const auto& t : tensors)
+                refs.push_back({t.name, t.shape, t.data.data()});
+            hwl::writeSafetensors(weights.toStdString(), refs);
+            RUN_CLI(r, kSmall + QStringList{"--epochs", "1", "--init", weights});
+            QCOMPARE(r.code, 2);
+            const QString expected =
+                QStringLiteral("error: init: weights file \"%1\" cannot start this "
+                               "model:\n  tensor \"%2\" holds %3 at element 5")
+                    .arg(weights, QString::fromStdString(tensors[2].name),
+                         std::isnan(bad) ? "NaN" : "Inf");
+            QVERIFY2(r.err.contains(expected), qPrintable(r.describe()));
+        }
     }
 
     void everyInvalidFieldIsReportedAtOnce() {

@@ -4,6 +4,7 @@
 #include "util/textutil.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace hwl {
@@ -27,6 +28,14 @@ void loadWeights(const std::filesystem::path& file, const ParamLayout& layout, f
             problems.push_back("tensor \"" + want.name + "\" has shape " +
                                bracketedList(it->shape) + " but the model needs " +
                                bracketedList(want.shape));
+        else if (const auto bad = std::find_if(it->data.begin(), it->data.end(),
+                                               [](float v) { return !std::isfinite(v); });
+                 bad != it->data.end())
+            problems.push_back("tensor \"" + want.name + "\" holds " +
+                               (std::isnan(*bad) ? "NaN" : "Inf") + " at element " +
+                               std::to_string(bad - it->data.begin()) +
+                               ": training cannot start from it (was it saved after the "
+                               "run diverged?)");
     }
     for (const auto& have : tensors) {
         const bool known = std::any_of(layout.tensors().begin(), layout.tensors().end(),
@@ -36,8 +45,7 @@ void loadWeights(const std::filesystem::path& file, const ParamLayout& layout, f
                                bracketedList(have.shape));
     }
     if (!problems.empty()) {
-        std::string message =
-            "init: weights file " + quoted(file) + " does not fit the model (check --model):";
+        std::string message = "init: weights file " + quoted(file) + " cannot start this model:";
         for (const auto& p : problems)
             message += "\n  " + p;
         throw InputError(message);
