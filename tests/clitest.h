@@ -125,6 +125,28 @@ inline Result runCli(const QStringList& args, int timeoutMs = 120000) {
     return r;
 }
 
+/// Runs `hogwild-lab ARGS` (the window's options) to the end, without a
+/// display unless `platform` names a Qt platform (e.g. "offscreen").
+inline Result runWindowApp(const QStringList& args, const QString& platform = {}) {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+        env.remove(var);
+    if (!platform.isEmpty())
+        env.insert("QT_QPA_PLATFORM", platform);
+    p.setProcessEnvironment(env);
+    p.setProgram(QStringLiteral(HWL_APP_BINARY));
+    p.setArguments(args);
+    Result r;
+    p.start();
+    r.started = p.waitForStarted(10000);
+    if (r.started) {
+        r.pid = p.processId();
+        collect(p, r, 60000);
+    }
+    return r;
+}
+
 inline QStringList dirEntries(const QString& dir) {
     QStringList entries =
         QDir(dir).entryList(QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot);

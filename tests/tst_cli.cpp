@@ -249,6 +249,29 @@ private slots:
         }
     }
 
+    // The window's own options: help and version work without a display;
+    // a bad preset lists the real ones, a bad --config says why.
+    void windowOptionsAnywhere() {
+        for (const QString flag : {"--help", "--version"}) {
+            const Result r = runWindowApp({flag});
+            QVERIFY2(r.finished && r.code == 0, qPrintable(r.describe()));
+            QVERIFY2(r.out.contains(flag == "--help" ? "Usage:" : "Hogwild Lab 0.1"),
+                     qPrintable(r.describe()));
+        }
+        const Result none = runWindowApp({});
+        QCOMPARE(none.code, 2);
+        QVERIFY2(none.err.contains("no display to open the window on"), qPrintable(none.err));
+        const Result preset = runWindowApp({"--preset", "nope"}, "offscreen");
+        QCOMPARE(preset.code, 2);
+        QVERIFY2(preset.err.contains("error: no preset named \"nope\"; the presets are \"Hogwild "
+                                     "vs locked\", \"Forgot to share parameters (fork)\""),
+                 qPrintable(preset.err));
+        const Result config = runWindowApp({"--config", "/nonexistent/x.json"}, "offscreen");
+        QCOMPARE(config.code, 2);
+        QVERIFY2(config.err.contains("error: config \"/nonexistent/x.json\": cannot be read"),
+                 qPrintable(config.err));
+    }
+
     void everyInvalidFieldIsReportedAtOnce() {
         RUN_CLI(r, {"--workers", "0", "--epochs", "0", "--lr", "-3", "--batch", "0"});
         QVERIFY2(r.code == 2, qPrintable(r.describe()));

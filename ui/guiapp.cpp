@@ -1,6 +1,7 @@
 #include "guiapp.h"
 
 #include "mainwindow.h"
+#include "presets.h"
 #include "trainingchart.h"
 
 #include "run/workerrole.h"
@@ -48,18 +49,22 @@ int screenshot(QApplication& app, MainWindow& window, const QString& path, const
 } // namespace
 
 int runGui(int argc, char** argv) {
-    bool screenshotAsked = false;
-    for (int i = 1; i < argc; ++i)
-        screenshotAsked = screenshotAsked || std::string(argv[i]).rfind("--screenshot", 0) == 0;
+    // A picture, the help and the version need no screen.
+    bool needNoScreen = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        needNoScreen = needNoScreen || a.rfind("--screenshot", 0) == 0 || a == "--help" ||
+                       a == "-h" || a == "--help-all" || a == "--version" || a == "-v";
+    }
     if (!haveDisplay()) {
-        if (!screenshotAsked) {
+        if (!needNoScreen) {
             std::fprintf(stderr,
                          "error: no display to open the window on (DISPLAY is not set).\n"
                          "Run it in a desktop session, under xvfb-run, or use --headless for "
                          "the command line.\n");
             return 2;
         }
-        qputenv("QT_QPA_PLATFORM", "offscreen"); // a picture needs no screen
+        qputenv("QT_QPA_PLATFORM", "offscreen");
     }
     // The fork server must exist before Qt starts its threads.
     if (const std::string why = startForkServer(); !why.empty())
@@ -88,13 +93,17 @@ int runGui(int argc, char** argv) {
     parser.process(app);
 
     MainWindow window;
-    if (parser.isSet(config) && !window.openExperiment(parser.value(config), true)) {
-        std::fprintf(stderr, "error: cannot open experiment %s\n",
-                     qPrintable(parser.value(config)));
+    if (QString why;
+        parser.isSet(config) && !window.openExperiment(parser.value(config), true, &why)) {
+        std::fprintf(stderr, "error: %s\n", qPrintable(why)); // names the file and the reason
         return 2;
     }
     if (parser.isSet(preset) && !window.applyPreset(parser.value(preset))) {
-        std::fprintf(stderr, "error: no preset named \"%s\"\n", qPrintable(parser.value(preset)));
+        QStringList names;
+        for (const Preset& p : presets())
+            names << "\"" + p.name + "\"";
+        std::fprintf(stderr, "error: no preset named \"%s\"; the presets are %s\n",
+                     qPrintable(parser.value(preset)), qPrintable(names.join(", ")));
         return 2;
     }
     window.show();

@@ -468,11 +468,13 @@ void MainWindow::onFinished(const RunSummary& s) {
     updateActions();
 }
 
-bool MainWindow::openExperiment(const QString& path, bool quiet) {
+bool MainWindow::openExperiment(const QString& path, bool quiet, QString* why) {
     ExperimentConfig config = form_->config();
     try {
         config.mergeJsonFile(path.toStdString());
     } catch (const std::exception& e) {
+        if (why)
+            *why = QString::fromUtf8(e.what());
         if (!quiet)
             QMessageBox::warning(this, tr("Open experiment"), QString::fromUtf8(e.what()));
         logEvent(QString::fromUtf8(e.what()), true);

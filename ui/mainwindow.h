@@ -46,8 +46,8 @@ public:
     QString explanationText() const;
 
     /// Loads an experiment JSON file into the form; false (and a message box
-    /// unless `quiet`) when it cannot be read.
-    bool openExperiment(const QString& path, bool quiet = false);
+    /// unless `quiet`; the reason in `why` when given) when it cannot be read.
+    bool openExperiment(const QString& path, bool quiet = false, QString* why = nullptr);
     bool saveExperiment(const QString& path, bool quiet = false);
     /// Loads the experiment of the last run started from any window (kept in
     /// QSettings at each start, so it survives a crash); false when there is
