@@ -313,6 +313,17 @@ private slots:
                          what.find("MiB in /dev/shm") != std::string::npos,
                      e.what());
         }
+        // Just over what is free: the two figures still differ (needs rounds
+        // up, free rounds down), never "needs 1 MiB but only 1 MiB is free".
+        try {
+            SharedSegment::create("parameters", std::size_t(free) + 65536);
+            QFAIL("expected RunError");
+        } catch (const std::exception& e) {
+            const std::string what = e.what();
+            const auto needs = what.substr(what.find("needs ") + 6);
+            const auto only = what.substr(what.find("but only ") + 9);
+            QVERIFY2(std::stoll(needs) > std::stoll(only), e.what());
+        }
     }
 };
 

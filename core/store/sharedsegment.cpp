@@ -86,7 +86,7 @@ SharedSegment SharedSegment::create(const std::string& purpose, std::size_t byte
     const long long available = freeBytes();
     if (available >= 0 && (long long)bytes > available)
         throw RunError("shared memory: this run needs " + mebibytes((long long)bytes) +
-                       " in /dev/shm for its " + purpose + " but only " + mebibytes(available) +
+                       " in /dev/shm for its " + purpose + " but only " + mebibytesDown(available) +
                        " is free; free space there (or enlarge it: mount -o "
                        "remount,size=... /dev/shm) or use a smaller model or dataset");
     SharedSegment segment;

@@ -33,7 +33,7 @@ void HostStrategy::checkSharedMemory(const RunResources& run) const {
     if (available >= 0 && (long long)needed > available)
         throw RunError("shared memory: this run needs about " + mebibytes((long long)needed) +
                        " in /dev/shm (parameters, training data, telemetry) but only " +
-                       mebibytes(available) +
+                       mebibytesDown(available) +
                        " is free; free space there, enlarge it (mount -o remount,size=... "
                        "/dev/shm), or use a smaller model or dataset");
 }

@@ -72,4 +72,10 @@ inline std::string mebibytes(long long bytes) {
     return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
 }
 
+/// Rounded down: for what is free, so that "needs N MiB but only M MiB is
+/// free" never shows N == M (needs rounds up).
+inline std::string mebibytesDown(long long bytes) {
+    return std::to_string(bytes >> 20) + " MiB";
+}
+
 } // namespace hwl
