@@ -15,21 +15,33 @@ private slots:
     void interruptWritesPartialRun_data() {
         QTest::addColumn<bool>("withOut");
         QTest::addColumn<QStringList>("mode");
-        QTest::newRow("with --out") << true << QStringList{};
-        QTest::newRow("without --out") << false << QStringList{};
-        // Ctrl-C in a terminal signals the whole process group, workers included:
-        // they ignore it and the parent stops them in order.
-        QTest::newRow("processes spawn, Ctrl-C to the group")
-            << true << QStringList{"--mode", "processes", "--start-method", "spawn"};
+        QTest::addColumn<int>("signal");
+        QTest::addColumn<bool>("toGroup");
+        const QStringList spawn{"--mode", "processes", "--start-method", "spawn"};
+        const QStringList forkserver{"--mode", "processes", "--start-method", "forkserver"};
+        const QStringList fork{"--mode", "processes", "--start-method", "fork"};
+        QTest::newRow("with --out") << true << QStringList{} << SIGINT << false;
+        QTest::newRow("without --out") << false << QStringList{} << SIGINT << false;
+        // Ctrl-C in a terminal, timeout(1)'s SIGTERM and a closed terminal's
+        // SIGHUP signal the whole process group, workers included: they
+        // ignore it and the parent stops them in order.
+        QTest::newRow("processes spawn, Ctrl-C to the group") << true << spawn << SIGINT << true;
         QTest::newRow("processes forkserver, Ctrl-C to the group")
-            << true << QStringList{"--mode", "processes", "--start-method", "forkserver"};
-        QTest::newRow("processes fork, Ctrl-C to the group")
-            << true << QStringList{"--mode", "processes", "--start-method", "fork"};
+            << true << forkserver << SIGINT << true;
+        QTest::newRow("processes fork, Ctrl-C to the group") << true << fork << SIGINT << true;
+        QTest::newRow("processes spawn, SIGTERM to the group") << true << spawn << SIGTERM << true;
+        QTest::newRow("processes forkserver, SIGTERM to the group")
+            << true << forkserver << SIGTERM << true;
+        QTest::newRow("processes fork, SIGHUP to the group") << true << fork << SIGHUP << true;
+        QTest::newRow("threads, SIGHUP") << true << QStringList{} << SIGHUP << false;
+        QTest::newRow("threads, SIGTERM") << true << QStringList{} << SIGTERM << false;
     }
 
     void interruptWritesPartialRun() {
         QFETCH(bool, withOut);
         QFETCH(QStringList, mode);
+        QFETCH(int, signal);
+        QFETCH(bool, toGroup);
         const QString out =
             tmp_.filePath(withOut ? "interrupted-" + QString::number(outCounter_++) : "unused");
         QStringList args = {"--headless", "--dataset",   "teacher:200000x50:4",
@@ -60,14 +72,16 @@ private slots:
         // While it runs its telemetry segment is there (so the check after exit means something).
         QVERIFY2(!shmEntriesOf(r.pid).isEmpty(),
                  "no hwl-<pid>-* segment in /dev/shm while running");
-        QCOMPARE(::kill(mode.isEmpty() ? pid_t(r.pid) : -pid_t(r.pid), SIGINT), 0);
+        QCOMPARE(::kill(toGroup ? -pid_t(r.pid) : pid_t(r.pid), signal), 0);
         collect(p, r, 120000);
         r.out = seen + r.out;
         QVERIFY2(r.finished, qPrintable(r.describe()));
         QVERIFY2(r.status == QProcess::NormalExit, qPrintable(r.describe()));
-        QVERIFY2(r.code == 130, qPrintable(r.describe()));
+        QVERIFY2(r.code == 128 + signal, qPrintable(r.describe()));
         QVERIFY2(r.shmLeftovers.isEmpty(), qPrintable(r.shmLeftovers.join(", ")));
-        QVERIFY2(r.err.contains("interrupted: stopped after"), qPrintable(r.describe()));
+        const char* name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "SIGHUP";
+        QVERIFY2(r.err.contains(QStringLiteral("interrupted (%1): stopped after").arg(name)),
+                 qPrintable(r.describe()));
         QVERIFY2(r.out.contains("summary: stopped after"), qPrintable(r.describe()));
         if (!withOut) {
             QVERIFY(!r.out.contains("wrote "));
@@ -88,6 +102,62 @@ private slots:
                                              "accuracy"));
         QCOMPARE(csv.filter(",eval,").size(), qsizetype(completed));
         QCOMPARE(readJsonObject(out + "/experiment.json").value("epochs").toInt(), 200);
+    }
+
+    // A closed stdout (`| head -1`) costs the printing, not the run: the
+    // outputs are written and the run ends as it would have.
+    void closedStdoutKeepsTheRun() {
+        const QString out = tmp_.filePath("closed-stdout");
+        QProcess p;
+        p.setProgram(QStringLiteral(HWL_APP_BINARY));
+        p.setArguments({"--headless", "--dataset", "teacher:20000x20:4", "--model", "mlp:20-16-4",
+                        "--epochs", "30", "--out", out});
+        p.start();
+        QVERIFY(p.waitForStarted(10000));
+        QVERIFY(p.waitForReadyRead(30000));           // the first line came
+        p.closeReadChannel(QProcess::StandardOutput); // every later print meets EPIPE
+        Result r;
+        r.started = true;
+        r.pid = p.processId();
+        collect(p, r, 120000);
+        QVERIFY2(r.finished && r.status == QProcess::NormalExit && r.code == 0,
+                 qPrintable(r.describe()));
+        QCOMPARE(dirEntries(out), kOutputFiles);
+    }
+
+    // A signal while the data is still loading: the run never starts,
+    // nothing is written, nothing is left behind.
+    void signalWhileLoading() {
+        const QString out = tmp_.filePath("while-loading");
+        QProcess p;
+        p.setProgram(QStringLiteral(HWL_APP_BINARY));
+        p.setArguments({"--headless", "--dataset", "teacher:300000x100:4", "--model",
+                        "mlp:100-16-4", "--epochs", "1000", "--out", out});
+        p.start();
+        QVERIFY(p.waitForStarted(10000));
+        QString seen;
+        while (!seen.contains("experiment: ") && p.waitForReadyRead(30000))
+            seen += QString::fromUtf8(p.readAllStandardOutput()); // the handler is in place
+        QCOMPARE(::kill(pid_t(p.processId()), SIGTERM), 0);
+        Result r;
+        r.started = true;
+        r.pid = p.processId();
+        collect(p, r, 120000);
+        QVERIFY2(r.finished && r.status == QProcess::NormalExit, qPrintable(r.describe()));
+        QCOMPARE(r.code, 128 + SIGTERM);
+        QVERIFY2(r.shmLeftovers.isEmpty(), qPrintable(r.shmLeftovers.join(", ")));
+        // Loading is not interrupted: the signal lands in it or, on a fast
+        // machine, in the first epochs; either way the run says which.
+        if (r.err.contains("before training started")) {
+            QVERIFY2(r.err.contains("interrupted (SIGTERM) before training started: nothing "
+                                    "written"),
+                     qPrintable(r.describe()));
+            QVERIFY(!QFileInfo::exists(out + "/weights.safetensors"));
+        } else {
+            QVERIFY2(r.err.contains("interrupted (SIGTERM): stopped after"),
+                     qPrintable(r.describe()));
+            QCOMPARE(dirEntries(out), kOutputFiles);
+        }
     }
 
     // At the system's limit on processes and threads, every place that

@@ -99,8 +99,9 @@ std::string helpText() {
            "  --version              the version\n"
            "\n"
            "Exit status: 0 success, 1 failure while training (e.g. diverged),\n"
-           "2 invalid option, config or input file, 130 interrupted (Ctrl-C; with --out\n"
-           "what was trained so far is still written).\n";
+           "2 invalid option, config or input file, 130 interrupted by Ctrl-C (SIGINT),\n"
+           "143 by SIGTERM, 129 by SIGHUP (with --out what was trained so far is still\n"
+           "written).\n";
 }
 
 CommandLine parseCommandLine(const std::vector<std::string>& args) {

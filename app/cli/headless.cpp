@@ -12,15 +12,38 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <initializer_list>
 
 #include <unistd.h>
 
 namespace hwl {
 
 namespace {
-volatile std::sig_atomic_t gInterrupted = 0;
-void onSignal(int) {
-    gInterrupted = 1;
+volatile std::sig_atomic_t gStopSignal = 0;
+void onSignal(int signal) {
+    gStopSignal = signal;
+}
+
+/// For the whole headless session: SIGINT (Ctrl-C), SIGTERM and SIGHUP stop
+/// the run in order, and what was trained is written, however often they
+/// come; SIGPIPE is ignored, so a closed pipe on stdout (`| head -1`) costs
+/// the printing, not the run. (The run's children ignore them all: see
+/// launch/parentdeath.h.)
+void catchStopSignals() {
+    struct sigaction stop {};
+    stop.sa_handler = onSignal;
+    sigemptyset(&stop.sa_mask);
+    stop.sa_flags = SA_RESTART;
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP})
+        sigaction(sig, &stop, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+}
+
+const char* signalName(int sig) {
+    return sig == SIGINT    ? "SIGINT"
+           : sig == SIGTERM ? "SIGTERM"
+           : sig == SIGHUP  ? "SIGHUP"
+                            : "a signal";
 }
 
 // Checks before training that --out can be written, so a long run does not
@@ -38,16 +61,15 @@ void checkOutputDirectory(const std::string& dir) {
         throw InputError("out: directory \"" + dir + "\" is not writable; choose another --out");
 }
 
-/// Follows the started run to its end, printing as it goes; true when the
-/// user interrupted it.
-bool follow(Run& run, MetricsLog& log, const CommandLine& cl) {
-    // Under mpirun, the MPI job's handler has SIGINT and SIGTERM (it tells
-    // every rank's collective); elsewhere, this loop.
-    const bool mpi = inMpiJob();
-    if (!mpi) {
-        std::signal(SIGINT, onSignal);
-        std::signal(SIGTERM, onSignal);
-    }
+/// The signal that asked the run to stop, or 0. Under mpirun the MPI job's
+/// handler has SIGINT and SIGTERM (it tells every rank's collective).
+int stopSignal() {
+    return inMpiJob() ? mpiEndingSignal() : int(gStopSignal);
+}
+
+/// Follows the started run to its end, printing as it goes; returns the
+/// signal that interrupted it, or 0.
+int follow(Run& run, MetricsLog& log, const CommandLine& cl) {
     const bool tty = !cl.quiet && isatty(STDERR_FILENO);
     const std::uint64_t expected = run.info().samplesPerEpoch * std::uint64_t(cl.config.epochs);
     const bool haveTestSet = run.info().testRows > 0;
@@ -58,7 +80,7 @@ bool follow(Run& run, MetricsLog& log, const CommandLine& cl) {
     };
     bool interrupted = false;
     while (!run.wait(std::chrono::milliseconds(100))) {
-        if ((gInterrupted || (mpi && mpiEndingSignal() != 0)) && !interrupted) {
+        if (stopSignal() != 0 && !interrupted) {
             interrupted = true;
             run.stop();
         }
@@ -69,11 +91,7 @@ bool follow(Run& run, MetricsLog& log, const CommandLine& cl) {
     log.drain(run.telemetry(), print);
     if (tty)
         clearProgress();
-    if (!mpi) {
-        std::signal(SIGINT, SIG_DFL);
-        std::signal(SIGTERM, SIG_DFL);
-    }
-    return interrupted || (mpi && mpiEndingSignal() != 0);
+    return stopSignal();
 }
 
 /// Writes --out: everything after a good or stopped run, no weights after a
@@ -103,10 +121,15 @@ int trainAndReport(const CommandLine& cl) {
     if (!c.out.empty())
         checkOutputDirectory(c.out);
     std::fflush(stdout);
+    if (const int sig = stopSignal(); sig != 0) { // while the data was loading
+        std::fprintf(stderr, "interrupted (%s) before training started: nothing written\n",
+                     signalName(sig));
+        return 128 + sig;
+    }
 
     MetricsLog log;
     run.start();
-    const bool interrupted = follow(run, log, cl);
+    const int interrupted = follow(run, log, cl);
     const RunSummary s = run.summary();
     // The files first: under mpirun a SIGTERM leaves 1 s before SIGKILL, and
     // printing may wait for mpirun to read.
@@ -125,9 +148,9 @@ int trainAndReport(const CommandLine& cl) {
                      "(--on-worker-failure continue)\n",
                      s.workerFailures.size(), s.workerFailures.size() == 1 ? "" : "s");
     if (interrupted) {
-        std::fprintf(stderr, "interrupted: stopped after %d complete epoch%s\n", s.epochsCompleted,
-                     s.epochsCompleted == 1 ? "" : "s");
-        return 130;
+        std::fprintf(stderr, "interrupted (%s): stopped after %d complete epoch%s\n",
+                     signalName(interrupted), s.epochsCompleted, s.epochsCompleted == 1 ? "" : "s");
+        return 128 + interrupted;
     }
     return 0;
 }
@@ -207,6 +230,7 @@ int runHeadless(const std::vector<std::string>& args) {
                 std::printf("%s\n", note.c_str());
         if (startedByMpirun())
             return runUnderMpirun(cl);
+        catchStopSignals();
         // The fork server starts now, while this process has a single thread:
         // data loading and the run start threads later.
         if (usesStartMethod(cl.config) && cl.config.startMethod == StartMethod::Forkserver)

@@ -175,7 +175,7 @@ struct ServerState {
 };
 
 /// Default SIGCHLD handling (so that workers stay ours to reap), delivered
-/// through a signalfd; SIGINT ignored. Returns the signalfd; exits when it
+/// through a signalfd; the group's signals ignored (ignoreGroupSignals). Returns the signalfd; exits when it
 /// cannot be made. `parentMask` receives the mask from before, for workers.
 int routeSignals(sigset_t& parentMask) {
     ::sigprocmask(SIG_SETMASK, nullptr, &parentMask);
@@ -183,8 +183,7 @@ int routeSignals(sigset_t& parentMask) {
     sigemptyset(&sa.sa_mask);
     sa.sa_handler = SIG_DFL; // SIG_IGN (inherited) would make the kernel reap workers itself
     ::sigaction(SIGCHLD, &sa, nullptr);
-    sa.sa_handler = SIG_IGN;
-    ::sigaction(SIGINT, &sa, nullptr);
+    ignoreGroupSignals();
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);

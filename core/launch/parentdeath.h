@@ -11,4 +11,10 @@ namespace hwl {
 /// effect). Async-signal-safe.
 void tieToParent(pid_t parent, int signal, int code = 1);
 
+/// Signals sent to the whole process group (Ctrl-C's SIGINT, timeout's
+/// SIGTERM, a closed terminal's SIGHUP) and SIGPIPE are the parent's to act
+/// on: it stops the run in order. The run's children (workers, the fork
+/// server) ignore them; they die with the parent or when it kills them.
+void ignoreGroupSignals();
+
 } // namespace hwl

@@ -23,7 +23,7 @@ namespace {
 // what it means (stop after the current step), so workers ignore it.
 void becomeWorker(pid_t parent) {
     tieToParent(parent, SIGKILL);
-    signal(SIGINT, SIG_IGN);
+    ignoreGroupSignals();
 }
 
 /// What every process launcher keeps: the worker processes still running.

@@ -4,6 +4,7 @@
 #include "config/experimentconfig.h"
 #include "data/shareddataset.h"
 #include "launch/forkserver.h"
+#include "launch/parentdeath.h"
 #include "launch/workerargs.h"
 #include "model/model.h"
 #include "run/mpirank.h"
@@ -12,7 +13,6 @@
 #include "strategy/registry.h"
 #include "telemetry/telemetry.h"
 
-#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <mutex>
@@ -98,8 +98,9 @@ int mpiRank0(const WorkerProcessSpec& spec, const MpiRank& me) {
 } // namespace
 
 int workerProcessMain(const std::vector<std::string>& args) {
-    // Ctrl-C reaches the whole process group; the parent decides what it means.
-    std::signal(SIGINT, SIG_IGN);
+    // Ctrl-C, timeout's SIGTERM and SIGHUP reach the whole process group;
+    // the parent decides what they mean.
+    ignoreGroupSignals();
     WorkerProcessSpec spec;
     try {
         spec = WorkerProcessSpec::parse(args);
