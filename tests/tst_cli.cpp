@@ -272,6 +272,30 @@ private slots:
                  qPrintable(config.err));
     }
 
+    // A run interrupted while writing (killed, or a full disk) leaves a
+    // temporary sibling; the next run into that folder removes it, and
+    // leaves those of writers still running alone.
+    void staleTemporariesAreRemoved() {
+        const QString out = tmp_.filePath("stale");
+        QVERIFY(QDir().mkpath(out));
+        QProcess gone;
+        gone.start("/bin/true");
+        QVERIFY(gone.waitForStarted(10000));
+        const qint64 deadPid = gone.processId();
+        QVERIFY(gone.waitForFinished(10000));
+        const QString stale = QStringLiteral("weights.safetensors.tmp-%1-3").arg(deadPid);
+        const QString live =
+            QStringLiteral("metrics.csv.tmp-%1-1").arg(QCoreApplication::applicationPid());
+        for (const QString& name : {stale, live})
+            writeBytes(out + "/" + name, "half a file");
+        RUN_CLI(r, kSmall + QStringList{"--epochs", "1", "--out", out});
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        QVERIFY2(r.out.contains("out: removed 1 temporary file that an interrupted run left in"),
+                 qPrintable(r.out));
+        QVERIFY(!QFileInfo::exists(out + "/" + stale));
+        QVERIFY(QFileInfo::exists(out + "/" + live));
+    }
+
     void everyInvalidFieldIsReportedAtOnce() {
         RUN_CLI(r, {"--workers", "0", "--epochs", "0", "--lr", "-3", "--batch", "0"});
         QVERIFY2(r.code == 2, qPrintable(r.describe()));

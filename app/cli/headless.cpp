@@ -2,6 +2,7 @@
 
 #include "cli/commandline.h"
 #include "cli/report.h"
+#include "io/atomicfile.h"
 #include "io/metricslog.h"
 #include "io/tensorfile.h"
 #include "run/mpirank.h"
@@ -59,6 +60,9 @@ void checkOutputDirectory(const std::string& dir) {
                          "; choose a writable --out directory");
     if (access(dir.c_str(), W_OK | X_OK) != 0)
         throw InputError("out: directory \"" + dir + "\" is not writable; choose another --out");
+    if (const int n = removeStaleTemporaries(dir); n > 0)
+        std::printf("out: removed %d temporary file%s that an interrupted run left in %s\n", n,
+                    n == 1 ? "" : "s", dir.c_str());
 }
 
 /// The signal that asked the run to stop, or 0. Under mpirun the MPI job's

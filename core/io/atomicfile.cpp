@@ -4,6 +4,7 @@
 #include "util/fileio.h"
 #include "util/textutil.h"
 
+#include <csignal>
 #include <unistd.h>
 
 #include <atomic>
@@ -12,6 +13,32 @@
 #include <cstdio>
 
 namespace hwl {
+
+int removeStaleTemporaries(const std::filesystem::path& dir) {
+    int removed = 0;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        const std::size_t tmp = name.rfind(".tmp-");
+        if (tmp == std::string::npos || tmp == 0 || !entry.is_regular_file(ec))
+            continue;
+        const std::string rest = name.substr(tmp + 5); // "<pid>-<n>"
+        const std::size_t dash = rest.find('-');
+        const auto digits = [](const std::string& s) {
+            return !s.empty() && s.size() < 12 &&
+                   s.find_first_not_of("0123456789") == std::string::npos;
+        };
+        if (dash == std::string::npos || !digits(rest.substr(0, dash)) ||
+            !digits(rest.substr(dash + 1)))
+            continue;
+        const pid_t pid = pid_t(std::stoll(rest.substr(0, dash)));
+        if (pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH)
+            continue; // its writer may still be at work
+        removed += std::filesystem::remove(entry.path(), ec) ? 1 : 0;
+    }
+    return removed;
+}
+
 namespace detail {
 
 namespace fs = std::filesystem;

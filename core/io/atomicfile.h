@@ -23,6 +23,11 @@ using ByteSink = std::function<void(std::string_view)>;
 void writeFileAtomically(const std::filesystem::path& file,
                          const std::function<void(const ByteSink&)>& produce);
 
+/// Removes the temporary siblings ("<name>.tmp-<pid>-<n>") that writers of
+/// ours left in `dir` when their process died mid-write (killed, or out of
+/// disk); those of running processes stay. Returns how many it removed.
+int removeStaleTemporaries(const std::filesystem::path& dir);
+
 namespace detail {
 
 /// What a failed write says, for writers of a particular kind of file
