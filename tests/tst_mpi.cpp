@@ -268,7 +268,7 @@ private slots:
         // fail): the message quotes it, and the log kept holds all of it.
         const QRegularExpression expected(
             "error: mpirun \\(pid \\d+\\) exited with status [1-9]\\d* before rank 0 took a "
-            "step: (.+) \\(all of mpirun's output: (/tmp/hwl-mpirun-\\w+\\.log)\\)\n");
+            "step: (.+) \\(all of its output: (/tmp/hwl-mpirun-\\w+\\.log)\\)\n");
         const auto match = expected.match(r.err);
         QVERIFY2(match.hasMatch(), qPrintable(r.describe()));
         QFile log(match.captured(2));

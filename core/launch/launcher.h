@@ -54,6 +54,9 @@ public:
         /// ("mpirun (pid 4711)"), and `detail` holds its last words.
         std::string what = {};
         std::string detail = {};
+        /// A file that holds all it said (mpirun's log), kept for the user
+        /// when the run reports this exit, removed otherwise.
+        std::string log = {};
     };
 
     virtual ~Launcher() = default;

@@ -141,16 +141,11 @@ public:
         if (pid_ <= 0 || reaped_ || waitpid(pid_, &status, WNOHANG) != pid_)
             return {};
         reaped_ = true;
-        std::string words;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            keepLog_ = true; // the user will want all of it
-            words = mpirunWords(log_);
-            words.append(words.empty() ? "" : " ")
-                .append("(all of mpirun's output: ")
-                .append(logPath_)
-                .append(")");
-        }
-        return {{0, pid_, status, "mpirun (pid " + std::to_string(pid_) + ")", words}};
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+            return {{0, pid_, status, "mpirun (pid " + std::to_string(pid_) + ")"}};
+        keepLog_ = true; // the run decides: reported, or removed
+        return {{0, pid_, status, "mpirun (pid " + std::to_string(pid_) + ")", mpirunWords(log_),
+                 logPath_}};
     }
     std::size_t running() const override { return pid_ > 0 && !reaped_ ? 1 : 0; }
     void killAll() override {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include <sys/wait.h>
 
@@ -53,14 +54,19 @@ void Run::Impl::superviseJobExit(const Launcher::Exit& exit) {
         if (launcher->relayed(r) && s != WorkerState::Finished && s != WorkerState::Failed)
             state.store(std::uint32_t(WorkerState::Stopped), std::memory_order_release);
     }
-    if (anyFailure || (allLeft && WIFEXITED(exit.status) && WEXITSTATUS(exit.status) == 0))
+    if (anyFailure || (allLeft && WIFEXITED(exit.status) && WEXITSTATUS(exit.status) == 0)) {
+        if (!exit.log.empty()) // a rank's death was the story; mpirun's log adds nothing
+            std::remove(exit.log.c_str());
         return;
+    }
     const auto steps = telemetry.worker(exit.rank).steps.load();
     std::string why = exit.what + " " + describeWaitStatus(exit.status) +
                       (steps == 0 ? std::string(" before rank 0 took a step")
                                   : " after " + std::to_string(steps) + " steps");
     if (!exit.detail.empty())
         why += ": " + exit.detail;
+    if (!exit.log.empty())
+        why.append(" (all of its output: ").append(exit.log).append(")");
     telemetry.failWorker(exit.rank, why);
 }
 
