@@ -296,6 +296,33 @@ private slots:
         QVERIFY(QFileInfo::exists(out + "/" + live));
     }
 
+    // Paths are bytes: a data file and an --out folder whose names are not
+    // UTF-8 train and write every output (the JSON files hold U+FFFD for
+    // the stray bytes), with threads and with spawned workers. (A shell
+    // makes the names: a QString cannot hold those bytes.)
+    void pathsThatAreNotUtf8() {
+        for (const QString mode : {"threads", "processes --start-method spawn"}) {
+            QProcess sh;
+            sh.setWorkingDirectory(tmp_.path());
+            sh.setProgram("/bin/bash");
+            sh.setArguments(
+                {"-c",
+                 QStringLiteral("d=$(printf 'd\\xff.csv'); o=$(printf 'o\\xfe'); rm -rf \"$o\"; "
+                                "printf '1,2,3\\n0,1,1\\n1,2,2\\n0,3,1\\n' > \"$d\"; "
+                                "'%1' --headless --model mlp:2-2 --dataset \"csv:$d\" "
+                                "--epochs 1 --quiet --mode %2 --out \"$o\" && ls \"$o\"; "
+                                "s=$?; rm -rf \"$o\" \"$d\"; exit $s")
+                     .arg(QStringLiteral(HWL_APP_BINARY), mode)});
+            sh.start();
+            QVERIFY(sh.waitForFinished(60000));
+            const QString out = QString::fromUtf8(sh.readAllStandardOutput());
+            QVERIFY2(sh.exitCode() == 0, qPrintable(out + sh.readAllStandardError()));
+            for (const char* file :
+                 {"experiment.json", "metrics.csv", "weights.npz", "weights.safetensors"})
+                QVERIFY2(out.contains(QLatin1String(file) + "\n"), qPrintable(out));
+        }
+    }
+
     void everyInvalidFieldIsReportedAtOnce() {
         RUN_CLI(r, {"--workers", "0", "--epochs", "0", "--lr", "-3", "--batch", "0"});
         QVERIFY2(r.code == 2, qPrintable(r.describe()));

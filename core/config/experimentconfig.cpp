@@ -215,7 +215,9 @@ std::string ExperimentConfig::toJson() const {
     json j = json::object();
     for (const auto& f : experimentFields())
         j[f.key] = hwl::toJson(f.get(*this));
-    return j.dump(2) + "\n";
+    // Paths are bytes: one that is not UTF-8 cannot be a JSON string as it
+    // is; its stray bytes become U+FFFD rather than failing the write.
+    return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 namespace {

@@ -77,8 +77,10 @@ void floatsFromLE(std::vector<float>& v) {
 std::string safetensorsHeader(const fs::path& file, const std::vector<TensorRef>& tensors,
                               const std::map<std::string, std::string>& metadata) {
     nlohmann::ordered_json header = nlohmann::ordered_json::object();
-    if (!metadata.empty())
-        header[std::string(kMetadataKey)] = metadata;
+    // Metadata holds paths, which are bytes: a byte that is not UTF-8
+    // becomes U+FFFD there rather than failing the write.
+    for (const auto& [key, value] : metadata)
+        header[std::string(kMetadataKey)][detail::validUtf8(key)] = detail::validUtf8(value);
     std::uint64_t offset = 0;
     for (const TensorRef& t : tensors) {
         const std::uint64_t end = offset + detail::elementCount(t) * 4;
@@ -89,8 +91,7 @@ std::string safetensorsHeader(const fs::path& file, const std::vector<TensorRef>
     try {
         text = header.dump();
     } catch (const Json::type_error&) {
-        detail::throwCannotWrite(file, {kWeightsFile.kind, {}},
-                                 "a tensor name or metadata entry is not valid UTF-8");
+        detail::throwCannotWrite(file, {kWeightsFile.kind, {}}, "a tensor name is not valid UTF-8");
     }
     text.append((8 - text.size() % 8) % 8, ' ');
     return text;

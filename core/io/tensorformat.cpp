@@ -18,6 +18,10 @@ std::string jsonQuoted(const std::string& s) {
     return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+std::string validUtf8(const std::string& s) {
+    return nlohmann::json::parse(jsonQuoted(s)).get<std::string>();
+}
+
 std::optional<std::uint64_t> checkedMul(std::uint64_t a, std::uint64_t b) {
     std::uint64_t r = 0;
     if (__builtin_mul_overflow(a, b, &r))

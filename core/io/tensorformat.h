@@ -20,6 +20,8 @@ inline constexpr WriteTarget kWeightsFile{"weights file", " (choose a writable -
 
 /// A name as a JSON string literal: quoted, control characters escaped.
 std::string jsonQuoted(const std::string& s);
+/// `s` with every byte that is not part of valid UTF-8 replaced by U+FFFD.
+std::string validUtf8(const std::string& s);
 
 /// a * b, or nullopt when that overflows 64 bits.
 std::optional<std::uint64_t> checkedMul(std::uint64_t a, std::uint64_t b);
