@@ -323,6 +323,79 @@ private slots:
         }
     }
 
+    // --out is checked before training: a folder where an output file goes
+    // is refused at once (exit 2), nothing trained.
+    void outputPlaceTakenIsRefusedBeforeTraining() {
+        const QString out = tmp_.filePath("taken");
+        QVERIFY(QDir().mkpath(out + "/weights.npz"));
+        RUN_CLI(r, kSmall + QStringList{"--out", out});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("error: out: \"" + out +
+                                "/weights.npz\" is a directory, where "
+                                "the run writes its weights.npz; move it away or choose another "
+                                "--out"),
+                 qPrintable(r.describe()));
+        QVERIFY2(!r.out.contains("epoch 1"), qPrintable(r.out));
+    }
+
+    // A write that fails after training is exit 1, names what was and was
+    // not written, and the complete weights of an earlier run into the
+    // folder survive. (The failure is made by taking the name of the first
+    // temporary file the run will create: bash execs the app as its own
+    // pid.)
+    void failedWriteAfterTrainingKeepsWhatWasComplete() {
+        const QString out = tmp_.filePath("failedWrite");
+        const QStringList args = kSmall + QStringList{"--out", out};
+        RUN_CLI(first, args);
+        QCOMPARE(first.code, 0);
+        const QByteArray before = readBytes((out + "/weights.safetensors").toStdString());
+        QProcess p;
+        p.setProgram("/bin/bash");
+        p.setArguments({"-c", "mkdir \"$0/weights.safetensors.tmp-$$-1\" && exec \"$@\"", out,
+                        QStringLiteral(HWL_APP_BINARY), "--headless"});
+        p.setArguments(p.arguments() + args + QStringList{"--seed", "7"});
+        p.start();
+        Result r;
+        r.started = p.waitForStarted(10000);
+        r.pid = p.processId();
+        collect(p, r, 60000);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.out.contains("wrote " + out +
+                                "/{weights.npz, metrics.csv, experiment.json}; not written: "
+                                "the others (see the error)"),
+                 qPrintable(r.describe()));
+        QVERIFY2(r.err.contains("error: out: could not write weights.safetensors: cannot write "
+                                "weights file \"" +
+                                out + "/weights.safetensors\""),
+                 qPrintable(r.describe()));
+        QCOMPARE(readBytes((out + "/weights.safetensors").toStdString()), before);
+        QVERIFY(QDir(out).rmdir(QStringLiteral("weights.safetensors.tmp-%1-1").arg(r.pid)));
+        QCOMPARE(dirEntries(out), kOutputFiles); // no temporary of the run left behind
+    }
+
+    // One run owns its --out folder while it lives: a second is refused.
+    void secondRunIntoTheSameFolderIsRefused() {
+        const QString out = tmp_.filePath("owned");
+        QProcess first;
+        first.setProgram(QStringLiteral(HWL_APP_BINARY));
+        first.setArguments({"--headless", "--dataset", "teacher:40000x20:4", "--model",
+                            "mlp:20-32-4", "--epochs", "1000", "--out", out});
+        first.start();
+        QVERIFY(first.waitForStarted(10000));
+        QString seen;
+        while (!seen.contains("epoch 1 ") && first.waitForReadyRead(30000))
+            seen += QString::fromUtf8(first.readAllStandardOutput());
+        RUN_CLI(second, kSmall + QStringList{"--out", out});
+        ::kill(pid_t(first.processId()), SIGINT);
+        QVERIFY(first.waitForFinished(60000));
+        QCOMPARE(second.code, 2);
+        QVERIFY2(second.err.contains("error: out: another hogwild-lab run is writing into \"" +
+                                     out + "\"; wait for it to end or choose another --out"),
+                 qPrintable(second.describe()));
+        QCOMPARE(first.exitCode(), 130);
+        QCOMPARE(dirEntries(out), kOutputFiles);
+    }
+
     void everyInvalidFieldIsReportedAtOnce() {
         RUN_CLI(r, {"--workers", "0", "--epochs", "0", "--lr", "-3", "--batch", "0"});
         QVERIFY2(r.code == 2, qPrintable(r.describe()));

@@ -1,8 +1,8 @@
 #include "cli/headless.h"
 
 #include "cli/commandline.h"
+#include "cli/outputs.h"
 #include "cli/report.h"
-#include "io/atomicfile.h"
 #include "io/metricslog.h"
 #include "io/tensorfile.h"
 #include "run/mpirank.h"
@@ -12,8 +12,8 @@
 
 #include <csignal>
 #include <cstdio>
-#include <filesystem>
 #include <initializer_list>
+#include <optional>
 
 #include <unistd.h>
 
@@ -45,24 +45,6 @@ const char* signalName(int sig) {
            : sig == SIGTERM ? "SIGTERM"
            : sig == SIGHUP  ? "SIGHUP"
                             : "a signal";
-}
-
-// Checks before training that --out can be written, so a long run does not
-// end in a failed write. Creates the directory (as the run would anyway).
-void checkOutputDirectory(const std::string& dir) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-        throw InputError("out: \"" + dir + "\" exists and is not a directory");
-    fs::create_directories(dir, ec);
-    if (ec)
-        throw InputError("out: cannot create directory \"" + dir + "\": " + ec.message() +
-                         "; choose a writable --out directory");
-    if (access(dir.c_str(), W_OK | X_OK) != 0)
-        throw InputError("out: directory \"" + dir + "\" is not writable; choose another --out");
-    if (const int n = removeStaleTemporaries(dir); n > 0)
-        std::printf("out: removed %d temporary file%s that an interrupted run left in %s\n", n,
-                    n == 1 ? "" : "s", dir.c_str());
 }
 
 /// The signal that asked the run to stop, or 0. Under mpirun the MPI job's
@@ -101,17 +83,22 @@ int follow(Run& run, MetricsLog& log, const CommandLine& cl) {
 /// Writes --out: everything after a good or stopped run, no weights after a
 /// failed one (a diverged run's are NaN; the metrics say what happened).
 /// Returns the line that says what was written (empty without --out).
-std::string writeOutputs(const Run& run, const MetricsLog& log, const RunSummary& s) {
-    const std::string& out = run.config().out;
-    if (out.empty())
+std::string writeOutputs(const OutputFolder* folder, const Run& run, const MetricsLog& log,
+                         const RunSummary& s, std::vector<std::string>& failed) {
+    if (!folder)
         return {};
-    if (s.state == RunState::Failed) {
-        writeRunOutputs(out, run, log, /*withWeights=*/false);
-        return "wrote " + out + "/{metrics.csv, experiment.json}; no weights: the run failed";
-    }
-    writeRunOutputs(out, run, log);
-    return "wrote " + out + "/{weights.safetensors, weights.npz, metrics.csv, experiment.json}" +
-           (s.state == RunState::Finished ? "" : " (partial run)");
+    const bool withWeights = s.state != RunState::Failed;
+    const OutputReport report = folder->write(run, log, withWeights);
+    failed = report.failed;
+    std::string line = "wrote " + run.config().out + "/{";
+    for (std::size_t i = 0; i < report.written.size(); ++i)
+        line.append(i ? ", " : "").append(report.written[i]);
+    line += "}";
+    if (!withWeights)
+        return line + "; no weights: the run failed";
+    if (!failed.empty())
+        return line + "; not written: the others (see the error)";
+    return line + (s.state == RunState::Finished ? "" : " (partial run)");
 }
 
 int trainAndReport(const CommandLine& cl) {
@@ -122,8 +109,12 @@ int trainAndReport(const CommandLine& cl) {
                 c.workers == 1 ? "" : "s", c.epochs, c.epochs == 1 ? "" : "s", c.batch, c.lr);
     run.prepare();
     printPrepared(run);
+    // Checked and held before training: a long run never ends in a write
+    // that could not happen, or one mixed with another run's.
+    std::optional<OutputFolder> folder;
     if (!c.out.empty())
-        checkOutputDirectory(c.out);
+        folder.emplace(c.out, 2 * std::uint64_t(run.info().parameters) * sizeof(float) +
+                                  (std::uint64_t(4) << 20));
     std::fflush(stdout);
     if (const int sig = stopSignal(); sig != 0) { // while the data was loading
         std::fprintf(stderr, "interrupted (%s) before training started: nothing written\n",
@@ -137,15 +128,20 @@ int trainAndReport(const CommandLine& cl) {
     const RunSummary s = run.summary();
     // The files first: under mpirun a SIGTERM leaves 1 s before SIGKILL, and
     // printing may wait for mpirun to read.
-    const std::string wrote = writeOutputs(run, log, s);
+    std::vector<std::string> notWritten;
+    const std::string wrote = writeOutputs(folder ? &*folder : nullptr, run, log, s, notWritten);
     printSummary(run, s);
     if (!wrote.empty())
         std::printf("%s\n", wrote.c_str());
     std::fflush(stdout);
+    for (const auto& failure : notWritten)
+        std::fprintf(stderr, "error: out: could not write %s\n", failure.c_str());
     if (s.state == RunState::Failed) {
         std::fprintf(stderr, "error: %s\n", s.failure.c_str());
         return 1;
     }
+    if (!notWritten.empty())
+        return 1; // trained, but not all of it reached the disk
     if (!s.workerFailures.empty())
         std::fprintf(stderr,
                      "warning: %zu worker%s died; the others finished the run "
@@ -198,22 +194,6 @@ int runUnderMpirun(CommandLine& cl) {
     return code;
 }
 } // namespace
-
-void writeRunOutputs(const std::string& dir, const Run& run, const MetricsLog& log,
-                     bool withWeights) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec)
-        throw InputError("out: cannot create directory \"" + dir + "\": " + ec.message());
-    const fs::path base(dir);
-    writeFileAtomically(base / "experiment.json", run.config().toJson());
-    log.writeCsv(base / "metrics.csv");
-    if (!withWeights)
-        return;
-    run.writeWeights(base / "weights.safetensors");
-    run.writeWeights(base / "weights.npz");
-}
 
 int runHeadless(const std::vector<std::string>& args) {
     // Under mpirun rank 0 speaks for the job: the others keep what they

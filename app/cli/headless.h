@@ -8,16 +8,9 @@
 
 namespace hwl {
 
-class Run;
-class MetricsLog;
-
 /// Runs an experiment headless and returns the exit status: 0 success,
-/// 1 failure while training, 2 invalid config or input file, 130 interrupted.
+/// 1 failure while training (or writing the outputs), 2 invalid config or
+/// input file, 128 + the signal when interrupted (130 for Ctrl-C).
 int runHeadless(const std::vector<std::string>& args);
-
-/// Writes experiment.json, metrics.csv and (withWeights) weights.safetensors
-/// and weights.npz into `dir` (created if missing), each by temp file + rename.
-void writeRunOutputs(const std::string& dir, const Run& run, const MetricsLog& log,
-                     bool withWeights = true);
 
 } // namespace hwl
