@@ -396,6 +396,17 @@ private slots:
         QCOMPARE(dirEntries(out), kOutputFiles);
     }
 
+    // A picture taken while the data still loads: saved, then the app
+    // quits (it used to wait forever for the run that never started).
+    void screenshotWhileLoadingQuits() {
+        const QString json = tmp_.filePath("slow.json");
+        writeBytes(json, R"({"dataset": "teacher:300000x100:4", "model": "mlp:100-16-4"})");
+        const QString png = tmp_.filePath("loading.png");
+        const Result r = runWindowApp({"--config", json, "--screenshot", png, "--after", "0.05"});
+        QVERIFY2(r.finished && r.code == 0, qPrintable(r.describe()));
+        QVERIFY(QFileInfo(png).size() > 0);
+    }
+
     void everyInvalidFieldIsReportedAtOnce() {
         RUN_CLI(r, {"--workers", "0", "--epochs", "0", "--lr", "-3", "--batch", "0"});
         QVERIFY2(r.code == 2, qPrintable(r.describe()));

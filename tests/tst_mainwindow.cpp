@@ -13,11 +13,13 @@
 #include <QAction>
 #include <QApplication>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QLineEdit>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <unistd.h>
 
@@ -213,6 +215,38 @@ private slots:
                  QByteArray("worker,epoch,step,samples,loss,time,kind,divergence,accuracy"));
         QVERIFY(m.readAll().count(",eval,") == 2);
         QVERIFY(!w.exportWeights("/proc/nope/w.safetensors", true)); // unwritable: refused
+    }
+
+    // A start that fails while loading (a malformed CSV the form cannot see
+    // into), then closing the window: it closes at once (it used to wait
+    // forever for a run that never started).
+    void closingAfterAFailedStartReturns() {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("bad.csv");
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("0,1,2\n1,2\n");
+        f.close();
+        QElapsedTimer closing;
+        {
+            MainWindow w;
+            ExperimentConfig c = smallRun(2, 1);
+            c.model = "mlp:2-4-2";
+            c.dataset = "csv:" + csv.toStdString();
+            c.testFraction = 0;
+            w.form()->setConfig(c);
+            QVERIFY(w.startAction()->isEnabled());
+            QTimer dismiss; // the "Could not start" box, as the user would
+            connect(&dismiss, &QTimer::timeout, [] {
+                if (QWidget* box = QApplication::activeModalWidget())
+                    box->close();
+            });
+            dismiss.start(50);
+            w.startRun();
+            QTRY_VERIFY_WITH_TIMEOUT(w.eventLogText().contains("line 2 has 2 columns"), 30000);
+            closing.start();
+        } // ~MainWindow, ~RunController
+        QVERIFY2(closing.elapsed() < 10000, "closing the window hung");
     }
 
     void startFollowsFormValidity() {

@@ -81,6 +81,7 @@ void Run::Impl::start() {
     launchWorkers();
     try {
         coordinator = std::thread([this] { coordinate(); });
+        started.store(true, std::memory_order_release);
     } catch (const std::system_error& e) {
         // Nobody would supervise the workers: stop them and end the run here.
         telemetry.setCommand(RunCommand::Stop);
@@ -166,6 +167,11 @@ bool Run::wait(std::chrono::milliseconds timeout) {
     const auto deadline = timeout == std::chrono::milliseconds::max()
                               ? std::chrono::steady_clock::time_point::max()
                               : std::chrono::steady_clock::now() + timeout;
+    // A run never started (its data still loading elsewhere, or its start
+    // failed) has nothing to wait for: without this, quitting the window
+    // after a failed start waited forever.
+    if (!impl_->started.load(std::memory_order_acquire))
+        return true;
     while (!impl_->done.load(std::memory_order_acquire)) {
         if (std::chrono::steady_clock::now() >= deadline)
             return false;

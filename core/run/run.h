@@ -87,7 +87,8 @@ public:
     void resume();
     /// Asks every worker to stop after its current step; returns at once.
     void stop();
-    /// Waits until the run has ended or `timeout` passed; true when ended.
+    /// Waits until the run has ended or `timeout` passed; true when ended
+    /// (at once for a run that was never started, or whose start failed).
     bool wait(std::chrono::milliseconds timeout = std::chrono::milliseconds::max());
     bool finished() const;
 

@@ -58,6 +58,9 @@ struct Run::Impl {
     std::shared_ptr<ForkServer> forkServer;
     std::thread coordinator;
     std::atomic<bool> done{false};
+    /// The coordinator thread runs (until `done`); false for a run that was
+    /// never started, or whose start failed before it.
+    std::atomic<bool> started{false};
     bool prepared = false;
     RunInfo info;
     std::vector<std::string> notes;
