@@ -112,6 +112,43 @@ private slots:
         QCOMPARE(readJsonObject(out + "/experiment.json").value("epochs").toInt(), 200);
     }
 
+    // Ctrl-C while a worker is stuck (here: stopped by SIGSTOP): after 10 s
+    // the parent kills it and still writes what was trained.
+    void stuckWorkerDoesNotCostTheRun() {
+        const QString out = tmp_.filePath("stuck");
+        QProcess p;
+        p.setProgram(QStringLiteral(HWL_APP_BINARY));
+        p.setArguments({"--headless", "--mode", "processes", "--start-method", "fork", "--dataset",
+                        "teacher:40000x20:4", "--model", "mlp:20-32-4", "--epochs", "1000",
+                        "--workers", "2", "--out", out});
+        p.start();
+        QVERIFY(p.waitForStarted(10000));
+        QString seen;
+        while (!seen.contains("epoch 1 ") && p.waitForReadyRead(30000))
+            seen += QString::fromUtf8(p.readAllStandardOutput());
+        QFile children(QStringLiteral("/proc/%1/task/%1/children").arg(p.processId()));
+        QVERIFY(children.open(QIODevice::ReadOnly));
+        const QList<QByteArray> pids = children.readAll().trimmed().split(' ');
+        QVERIFY2(pids.size() == 2, children.fileName().toUtf8()); // the two fork workers
+        const pid_t stuck = pid_t(pids.front().toLongLong());
+        QCOMPARE(::kill(stuck, SIGSTOP), 0);
+        QCOMPARE(::kill(pid_t(p.processId()), SIGINT), 0);
+        Result r;
+        r.started = true;
+        r.pid = p.processId();
+        collect(p, r, 60000);
+        r.out = seen + r.out;
+        QVERIFY2(r.finished && r.code == 130, qPrintable(r.describe()));
+        QVERIFY2(r.out.contains(QStringLiteral("(pid %1) had not stopped 10 s after the run "
+                                               "asked it to, so it was killed; what was "
+                                               "trained is kept")
+                                    .arg(stuck)),
+                 qPrintable(r.describe()));
+        QVERIFY2(r.out.contains("(partial run)"), qPrintable(r.describe()));
+        QCOMPARE(dirEntries(out), kOutputFiles);
+        QVERIFY2(r.shmLeftovers.isEmpty(), qPrintable(r.shmLeftovers.join(", ")));
+    }
+
     // A closed stdout (`| head -1`) costs the printing, not the run: the
     // outputs are written and the run ends as it would have.
     void closedStdoutKeepsTheRun() {

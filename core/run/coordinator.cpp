@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 
 #include <sys/wait.h>
@@ -82,6 +83,16 @@ void Run::Impl::superviseWorkers() {
                            (state == WorkerState::Finished || state == WorkerState::Stopped);
         if (clean)
             continue;
+        if (killedStuck && WIFSIGNALED(exit.status) && WTERMSIG(exit.status) == SIGKILL &&
+            state != WorkerState::Failed) {
+            // Ours: it ignored the stop. What it trained is in the parameters.
+            w.state.store(std::uint32_t(WorkerState::Stopped), std::memory_order_release);
+            stuckWorkers.push_back(
+                strategy->traits().workerNoun + " " + std::to_string(exit.rank) + " (pid " +
+                std::to_string(exit.pid) + ") had not stopped 10 s after " +
+                "the run asked it to, so it was killed; what was trained " + "is kept");
+            continue;
+        }
         std::string why = strategy->traits().workerNoun + " " + std::to_string(exit.rank) +
                           " (pid " + std::to_string(exit.pid) + ") " +
                           describeWaitStatus(exit.status) + " after " +
@@ -150,8 +161,10 @@ void Run::Impl::finishWorkers() {
     const auto deadline = Telemetry::nowNs() + 10'000'000'000ll;
     while (launcher->running() > 0) {
         superviseWorkers();
-        if (Telemetry::nowNs() > deadline)
+        if (Telemetry::nowNs() > deadline) {
+            killedStuck = true;
             launcher->killAll();
+        }
         // Workers are exiting (a few ms at most): poll finely so the wall
         // time does not carry the polling period.
         std::this_thread::sleep_for(std::chrono::microseconds(200));

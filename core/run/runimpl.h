@@ -65,6 +65,10 @@ struct Run::Impl {
     RunInfo info;
     std::vector<std::string> notes;
     std::vector<std::string> workerFailures; ///< coordinator thread only until done
+    /// Workers killed because they had not stopped 10 s after being told
+    /// to: stopped, not failed (coordinator thread only until done).
+    bool killedStuck = false;
+    std::vector<std::string> stuckWorkers;
 
     mutable std::mutex summaryMutex; ///< guards summary
     RunSummary summary;

@@ -105,6 +105,7 @@ void Run::Impl::summarise() {
     else
         s.state = RunState::Finished;
     strategy->explain(s);
+    s.remarks.insert(s.remarks.end(), stuckWorkers.begin(), stuckWorkers.end());
     {
         std::lock_guard lock(summaryMutex);
         summary = s;
