@@ -6,11 +6,13 @@
 #include "util/errors.h"
 
 #include <QElapsedTimer>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 using namespace hwl;
@@ -171,6 +173,28 @@ private slots:
                               "holds 100 bytes of pixel data, header promises 1099511627776");
         }
         QVERIFY2(t.elapsed() < 2000, "must fail from the header, not allocate");
+    }
+
+    // A gzip bomb: 300 MB of zeros behind a header that promises 2^40
+    // pixels, 300 KB on disk. Refused after at most 64 MiB inflated (it used
+    // to grow to gigabytes first).
+    void idxGzipBombIsBounded() {
+        const QString bomb = tmp_.filePath("bomb-images.gz");
+        QProcess sh;
+        sh.start("/bin/bash",
+                 {"-c",
+                  "(printf '\\x00\\x00\\x08\\x03\\x00\\x10\\x00\\x00\\x00\\x00\\x04\\x00"
+                  "\\x00\\x00\\x04\\x00'; head -c 300000000 /dev/zero) | gzip -1 > \"$0\"",
+                  bomb});
+        QVERIFY(sh.waitForFinished(120000) && sh.exitCode() == 0);
+        rusage before{};
+        getrusage(RUSAGE_SELF, &before);
+        HWL_VERIFY_THROWS(loadIdx(bomb.toStdString(), file("bomb-labels", idxLabels({0}))),
+                          InputError, "decompresses to more than 67108880 bytes");
+        rusage after{};
+        getrusage(RUSAGE_SELF, &after);
+        const long grownMiB = (after.ru_maxrss - before.ru_maxrss) / 1024;
+        QVERIFY2(grownMiB < 256, qPrintable(QString::number(grownMiB) + " MiB"));
     }
 
     void idxDirectory() {

@@ -153,6 +153,29 @@ std::string readFileBytes(const std::filesystem::path& file, std::uint64_t maxBy
     return readRaw(f.get(), file, maxBytes, what);
 }
 
+std::string readFilePrefix(const std::filesystem::path& file, std::size_t count,
+                           const std::string& what, bool& gzipped) {
+    std::string whyNot;
+    FilePtr f = openRegularFile(file, whyNot);
+    if (!f && errno == EINVAL)
+        throw InputError(what + " " + quoted(file) + " " + whyNot +
+                         "; give the path of the data file itself");
+    if (!f)
+        failOpen(file, what, errno ? errno : EIO);
+    std::string bytes(count, '\0');
+    const int fd = ::dup(::fileno(f.get()));
+    std::unique_ptr<gzFile_s, GzCloser> gz(fd >= 0 ? gzdopen(fd, "rb") : nullptr);
+    if (!gz) { // zlib reads plain files through too
+        if (fd >= 0)
+            ::close(fd);
+        failOpen(file, what, errno ? errno : EIO);
+    }
+    const int got = gzread(gz.get(), bytes.data(), unsigned(count));
+    bytes.resize(got > 0 ? std::size_t(got) : 0);
+    gzipped = gzdirect(gz.get()) == 0;
+    return bytes;
+}
+
 std::string readTextFile(const std::filesystem::path& file, std::uint64_t maxBytes,
                          const std::string& what) {
     std::string text = readFileBytes(file, maxBytes, what);

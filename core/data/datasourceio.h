@@ -27,6 +27,13 @@ void checkDatasetBytes(double bytes, const std::string& what, const std::string&
 std::string readFileBytes(const std::filesystem::path& file, std::uint64_t maxBytes,
                           const std::string& what);
 
+/// The first `count` bytes of `file`'s content (gunzipped like
+/// readFileBytes), or fewer when it is shorter: for a header that bounds
+/// what reading the rest may allocate. Same errors as readFileBytes.
+/// `gzipped` says whether the content was compressed.
+std::string readFilePrefix(const std::filesystem::path& file, std::size_t count,
+                           const std::string& what, bool& gzipped);
+
 /// readFileBytes() for text formats (CSV, LIBSVM): without a leading UTF-8
 /// byte-order mark, which editors on Windows write and which would
 /// otherwise glue itself to the first value.

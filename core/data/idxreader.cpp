@@ -51,6 +51,31 @@ struct IdxFile {
     }
 };
 
+/// What reading `file` may allocate: its header's promise, with room for a
+/// little trailing data so it can be named. A gzip file whose header
+/// promises more than the reader accepts is inflated to 64 MiB at most (a
+/// bomb, or a corrupt header claiming 2^40 pixels); a plain one costs only
+/// its size on disk, and readIdx says what is wrong with it.
+std::uint64_t promisedBound(const std::filesystem::path& file, bool images,
+                            const std::string& what) {
+    const std::size_t header = images ? 16 : 8;
+    bool gzipped = false;
+    const std::string prefix = detail::readFilePrefix(file, header, what, gzipped);
+    if (prefix.size() < header)
+        return kMaxIdxBytes; // too short: readIdx says how
+    const auto* u = reinterpret_cast<const unsigned char*>(prefix.data());
+    double promised = 1;
+    for (std::size_t d = 0; d < (images ? 3u : 1u); ++d)
+        promised *= double(bigEndian32(u + 4 + 4 * d));
+    if (!gzipped)
+        return kMaxIdxBytes;
+    // More than the reader accepts: it cannot be loaded, only named, and
+    // 64 MiB are enough to tell a truncated file from a bomb.
+    if (promised + double(header) > double(kMaxIdxBytes))
+        return (std::uint64_t(64) << 20) + header;
+    return std::uint64_t(promised) + header + 4096;
+}
+
 /// Reads and checks one IDX file: magic, header, and that the data bytes are
 /// exactly what the header promises.
 IdxFile readIdx(const std::filesystem::path& file, bool images) {
@@ -61,7 +86,7 @@ IdxFile readIdx(const std::filesystem::path& file, bool images) {
         hex32(expected) + (images ? " (uint8 images, N x H x W)" : " (uint8 labels, N)");
 
     IdxFile idx;
-    idx.bytes = detail::readFileBytes(file, kMaxIdxBytes, what);
+    idx.bytes = detail::readFileBytes(file, promisedBound(file, images, what), what);
     const std::string& b = idx.bytes;
     if (b.empty())
         throw InputError(where + " is empty; expected an IDX header with magic " + expectedText);
