@@ -249,6 +249,7 @@ private slots:
     void segmentsArePrivate() {
         ExperimentConfig c = teacher(StartMethod::Spawn, 2);
         c.share = false;
+        c.epochs = 1000; // stopped below
         auto run = makeRun(c);
         run->prepare();
         const auto names = ourSegments();
@@ -260,6 +261,22 @@ private slots:
             QCOMPARE(int(st.st_mode & 0777), 0600);
         }
         run->start();
+        // A spawned worker's command line (readable by every local user in
+        // ps) names the experiment's segment, never the experiment itself.
+        QString cmdline;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                const qint64 pid = run->telemetry().worker(0).pid;
+                QFile f(QStringLiteral("/proc/%1/cmdline").arg(pid));
+                cmdline = pid > 0 && f.open(QIODevice::ReadOnly)
+                              ? QString::fromUtf8(f.readAll().replace('\0', ' '))
+                              : QString();
+                return cmdline.contains("--worker-role");
+            }(),
+            30000);
+        QVERIFY2(cmdline.contains("--experiment-segment=/hwl-"), qPrintable(cmdline));
+        QVERIFY2(!cmdline.contains("mlp:20-32-4"), qPrintable(cmdline));
+        run->stop();
         run->wait();
     }
 

@@ -22,9 +22,14 @@ std::string selfExecutable() {
 }
 
 std::vector<std::string> WorkerProcessSpec::toArgs() const {
-    std::vector<std::string> args = {
-        kWorkerRoleFlag,  "--telemetry=" + telemetry,       "--parameters=" + parameters,
-        "--data=" + data, "--rank=" + std::to_string(rank), "--experiment=" + experiment};
+    std::vector<std::string> args = {kWorkerRoleFlag,
+                                     "--telemetry=" + telemetry,
+                                     "--parameters=" + parameters,
+                                     "--data=" + data,
+                                     "--rank=" + std::to_string(rank),
+                                     experimentSegment.empty()
+                                         ? "--experiment=" + experiment
+                                         : "--experiment-segment=" + experimentSegment};
     if (!collective.empty())
         args.push_back("--collective=" + collective);
     return args;
@@ -47,6 +52,8 @@ WorkerProcessSpec WorkerProcessSpec::parse(const std::vector<std::string>& args)
             spec.data = value;
         else if (key == "--experiment")
             spec.experiment = value;
+        else if (key == "--experiment-segment")
+            spec.experimentSegment = value;
         else if (key == "--collective")
             spec.collective = value;
         else if (key == "--rank") {
@@ -59,9 +66,9 @@ WorkerProcessSpec WorkerProcessSpec::parse(const std::vector<std::string>& args)
             throw std::invalid_argument("unknown worker argument " + key);
     }
     if (spec.telemetry.empty() || spec.parameters.empty() || spec.data.empty() ||
-        spec.experiment.empty() || !rankSeen)
+        (spec.experiment.empty() && spec.experimentSegment.empty()) || !rankSeen)
         throw std::invalid_argument("a worker needs --telemetry, --parameters, --data, --rank "
-                                    "and --experiment");
+                                    "and --experiment or --experiment-segment");
     return spec;
 }
 

@@ -24,7 +24,12 @@ struct WorkerProcessSpec {
     std::string telemetry;  ///< segment names
     std::string parameters; ///< the shared store, or this worker's replica
     std::string data;
-    std::string experiment; ///< the experiment as JSON
+    /// The experiment as JSON, on the command line: only for MPI ranks,
+    /// which may run on other hosts. Process workers of this machine get
+    /// `experimentSegment` instead (a 0600 segment: a command line is
+    /// visible to every local user in ps).
+    std::string experiment;
+    std::string experimentSegment;
     std::uint32_t rank = 0;
     std::string collective; ///< data-parallel: the collective's segment; empty otherwise
 

@@ -10,10 +10,13 @@
 #include "run/mpirank.h"
 #include "run/runimpl.h"
 #include "store/parameterstore.h"
+#include "store/sharedsegment.h"
 #include "strategy/registry.h"
 #include "telemetry/telemetry.h"
+#include "util/errors.h"
 
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <mutex>
 
@@ -25,11 +28,24 @@ namespace {
 std::mutex gForkServerMutex;
 std::shared_ptr<ForkServer> gForkServer;
 
+/// The experiment's JSON: from the run's segment, or the command line (MPI).
+std::string experimentOf(const WorkerProcessSpec& spec) {
+    if (spec.experimentSegment.empty())
+        return spec.experiment;
+    const SharedSegment segment = SharedSegment::open(spec.experimentSegment);
+    std::uint64_t n = 0;
+    if (segment.size() >= sizeof n)
+        std::memcpy(&n, segment.data(), sizeof n);
+    if (n > segment.size() - sizeof n)
+        throw RunError("the experiment segment " + spec.experimentSegment + " is corrupt");
+    return std::string(static_cast<const char*>(segment.data()) + sizeof n, n);
+}
+
 /// Rebuilds the worker's run from the spec and trains. Throws what setting
 /// up throws (the caller reports it through the telemetry).
 void trainFromSpec(const WorkerProcessSpec& spec, Telemetry& telemetry) {
     ExperimentConfig config;
-    config.mergeJson(spec.experiment, "worker experiment");
+    config.mergeJson(experimentOf(spec), "worker experiment");
     const auto model = makeModel(config.modelSpec());
     ParameterStore params = ParameterStore::open(spec.parameters, model->layout().total());
     const SharedDataset data = SharedDataset::open(spec.data);

@@ -51,6 +51,13 @@ void HostStrategy::prepare(RunResources& run, const float* initial) {
     }
     sharedTrain_ = SharedDataset::create(run.data.train);
     trainView_ = sharedTrain_.view();
+    if (config_.transport != Transport::Mpi) {
+        const std::string json = run.config.toJson();
+        experiment_ = SharedSegment::create("experiment", sizeof(std::uint64_t) + json.size());
+        const std::uint64_t n = json.size();
+        std::memcpy(experiment_.data(), &n, sizeof n);
+        std::memcpy(static_cast<char*>(experiment_.data()) + sizeof n, json.data(), json.size());
+    }
     // The workers read the shared copy; the heap arrays are no longer needed.
     Dataset metadata;
     metadata.description = run.data.train.description;
@@ -75,14 +82,19 @@ WorkerJob HostStrategy::job(RunResources& run, std::uint32_t rank) {
         }
         return workerExitCode(env.telemetry, rank);
     };
-    if (workersAreProcesses(config_))
-        job.roleArgs = WorkerProcessSpec{run.telemetry.name(),
-                                         workerStore(rank).segmentName(),
-                                         sharedTrain_.name(),
-                                         run.config.toJson(),
-                                         rank,
-                                         collectiveName()}
-                           .toArgs();
+    if (workersAreProcesses(config_)) {
+        WorkerProcessSpec spec;
+        spec.telemetry = run.telemetry.name();
+        spec.parameters = workerStore(rank).segmentName();
+        spec.data = sharedTrain_.name();
+        spec.rank = rank;
+        spec.collective = collectiveName();
+        if (experiment_.data()) // this machine's workers
+            spec.experimentSegment = experiment_.name();
+        else // MPI ranks, maybe on other hosts
+            spec.experiment = run.config.toJson();
+        job.roleArgs = spec.toArgs();
+    }
     return job;
 }
 
@@ -109,6 +121,7 @@ std::unique_ptr<UpdateRule> HostStrategy::makeRule(const WorkerEnvironment& env,
 void HostStrategy::finish() {
     params_.unlink();
     sharedTrain_.unlink();
+    experiment_.unlink();
 }
 
 } // namespace hwl

@@ -9,6 +9,7 @@
 // Strategies with another rule override makeRule; those that train private
 // copies override the worker stores too.
 #include "data/shareddataset.h"
+#include "store/sharedsegment.h"
 #include "strategy/strategy.h"
 
 namespace hwl {
@@ -49,6 +50,9 @@ protected:
 
     ParameterStore params_; ///< what the run evaluates and exports
     SharedDataset sharedTrain_;
+    /// The experiment's JSON for process workers of this machine (length,
+    /// then the bytes), so that it is not on their command line.
+    SharedSegment experiment_;
     DatasetView trainView_;
 
 private:
