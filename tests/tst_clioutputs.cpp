@@ -1,0 +1,178 @@
+// The --out folder of the command line, end to end: checked and locked
+// before training (a file or folder in the way, an unwritable folder,
+// another run writing into it), written file by file after it (a failed
+// write named, an earlier complete file kept), stale temporaries of dead
+// writers removed, and paths that are not UTF-8.
+#include "clitest.h"
+
+#include <sys/stat.h>
+
+using namespace hwl::test;
+
+class TestCliOutputs : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir tmp_;
+
+private slots:
+    void initTestCase() { QVERIFY(tmp_.isValid()); }
+
+    // A run interrupted while writing (killed, or a full disk) leaves a
+    // temporary sibling; the next run into that folder removes it, and
+    // leaves those of writers still running alone.
+    void staleTemporariesAreRemoved() {
+        const QString out = tmp_.filePath("stale");
+        QVERIFY(QDir().mkpath(out));
+        QProcess gone;
+        gone.start("/bin/true");
+        QVERIFY(gone.waitForStarted(10000));
+        const qint64 deadPid = gone.processId();
+        QVERIFY(gone.waitForFinished(10000));
+        const QString stale = QStringLiteral("weights.safetensors.tmp-%1-3").arg(deadPid);
+        const QString live =
+            QStringLiteral("metrics.csv.tmp-%1-1").arg(QCoreApplication::applicationPid());
+        for (const QString& name : {stale, live})
+            writeBytes(out + "/" + name, "half a file");
+        RUN_CLI(r, kSmall + QStringList{"--epochs", "1", "--out", out});
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        QVERIFY2(r.out.contains("out: removed 1 temporary file that an interrupted run left in"),
+                 qPrintable(r.out));
+        QVERIFY(!QFileInfo::exists(out + "/" + stale));
+        QVERIFY(QFileInfo::exists(out + "/" + live));
+    }
+
+    // Paths are bytes: a data file and an --out folder whose names are not
+    // UTF-8 train and write every output (the JSON files hold U+FFFD for
+    // the stray bytes), with threads and with spawned workers. (A shell
+    // makes the names: a QString cannot hold those bytes.)
+    void pathsThatAreNotUtf8() {
+        for (const QString mode : {"threads", "processes --start-method spawn"}) {
+            QProcess sh;
+            sh.setWorkingDirectory(tmp_.path());
+            sh.setProgram("/bin/bash");
+            sh.setArguments(
+                {"-c",
+                 QStringLiteral("d=$(printf 'd\\xff.csv'); o=$(printf 'o\\xfe'); rm -rf \"$o\"; "
+                                "printf '1,2,3\\n0,1,1\\n1,2,2\\n0,3,1\\n' > \"$d\"; "
+                                "'%1' --headless --model mlp:2-2 --dataset \"csv:$d\" "
+                                "--epochs 1 --quiet --mode %2 --out \"$o\" && ls \"$o\"; "
+                                "s=$?; rm -rf \"$o\" \"$d\"; exit $s")
+                     .arg(QStringLiteral(HWL_APP_BINARY), mode)});
+            sh.start();
+            QVERIFY(sh.waitForFinished(60000));
+            const QString out = QString::fromUtf8(sh.readAllStandardOutput());
+            QVERIFY2(sh.exitCode() == 0, qPrintable(out + sh.readAllStandardError()));
+            for (const char* file :
+                 {"experiment.json", "metrics.csv", "weights.npz", "weights.safetensors"})
+                QVERIFY2(out.contains(QLatin1String(file) + "\n"), qPrintable(out));
+        }
+    }
+
+    // --out is checked before training: a folder where an output file goes
+    // is refused at once (exit 2), nothing trained.
+    void outputPlaceTakenIsRefusedBeforeTraining() {
+        const QString out = tmp_.filePath("taken");
+        QVERIFY(QDir().mkpath(out + "/weights.npz"));
+        RUN_CLI(r, kSmall + QStringList{"--out", out});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("error: out: \"" + out +
+                                "/weights.npz\" is a directory, where "
+                                "the run writes its weights.npz; move it away or choose another "
+                                "--out"),
+                 qPrintable(r.describe()));
+        QVERIFY2(!r.out.contains("epoch 1"), qPrintable(r.out));
+    }
+
+    // A write that fails after training is exit 1, names what was and was
+    // not written, and the complete weights of an earlier run into the
+    // folder survive. (The failure is made by taking the name of the first
+    // temporary file the run will create: bash execs the app as its own
+    // pid.)
+    void failedWriteAfterTrainingKeepsWhatWasComplete() {
+        const QString out = tmp_.filePath("failedWrite");
+        const QStringList args = kSmall + QStringList{"--out", out};
+        RUN_CLI(first, args);
+        QCOMPARE(first.code, 0);
+        const QByteArray before = readBytes((out + "/weights.safetensors").toStdString());
+        QProcess p;
+        p.setProgram("/bin/bash");
+        p.setArguments({"-c", "mkdir \"$0/weights.safetensors.tmp-$$-1\" && exec \"$@\"", out,
+                        QStringLiteral(HWL_APP_BINARY), "--headless"});
+        p.setArguments(p.arguments() + args + QStringList{"--seed", "7"});
+        p.start();
+        Result r;
+        r.started = p.waitForStarted(10000);
+        r.pid = p.processId();
+        collect(p, r, 60000);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.out.contains("wrote " + out +
+                                "/{weights.npz, metrics.csv, experiment.json}; not written: "
+                                "the others (see the error)"),
+                 qPrintable(r.describe()));
+        QVERIFY2(r.err.contains("error: out: could not write weights.safetensors: cannot write "
+                                "weights file \"" +
+                                out + "/weights.safetensors\""),
+                 qPrintable(r.describe()));
+        QCOMPARE(readBytes((out + "/weights.safetensors").toStdString()), before);
+        QVERIFY(QDir(out).rmdir(QStringLiteral("weights.safetensors.tmp-%1-1").arg(r.pid)));
+        QCOMPARE(dirEntries(out), kOutputFiles); // no temporary of the run left behind
+    }
+
+    // One run owns its --out folder while it lives: a second is refused.
+    void secondRunIntoTheSameFolderIsRefused() {
+        const QString out = tmp_.filePath("owned");
+        QProcess first;
+        first.setProgram(QStringLiteral(HWL_APP_BINARY));
+        first.setArguments({"--headless", "--dataset", "teacher:40000x20:4", "--model",
+                            "mlp:20-32-4", "--epochs", "1000", "--out", out});
+        first.start();
+        QVERIFY(first.waitForStarted(10000));
+        QString seen;
+        while (!seen.contains("epoch 1 ") && first.waitForReadyRead(30000))
+            seen += QString::fromUtf8(first.readAllStandardOutput());
+        RUN_CLI(second, kSmall + QStringList{"--out", out});
+        ::kill(pid_t(first.processId()), SIGINT);
+        QVERIFY(first.waitForFinished(60000));
+        QCOMPARE(second.code, 2);
+        QVERIFY2(second.err.contains("error: out: another hogwild-lab run is writing into \"" +
+                                     out + "\"; wait for it to end or choose another --out"),
+                 qPrintable(second.describe()));
+        QCOMPARE(first.exitCode(), 130);
+        QCOMPARE(dirEntries(out), kOutputFiles);
+    }
+
+    void outIsRegularFile() {
+        const QString file = tmp_.filePath("occupied");
+        hwl::test::writeBytes(file, "keep me");
+        RUN_CLI(r, kSmall + QStringList{"--out", file});
+        QVERIFY2(r.code == 2, qPrintable(r.describe()));
+        QVERIFY2(r.err.contains("out: \"" + file + "\" exists and is not a directory"),
+                 qPrintable(r.describe()));
+        QCOMPARE(hwl::test::readBytes(file.toStdString()), QByteArray("keep me"));
+        // A directory below a regular file cannot be made either.
+        RUN_CLI(r2, kSmall + QStringList{"--out", file + "/sub"});
+        QVERIFY2(r2.code == 2, qPrintable(r2.describe()));
+        QVERIFY2(r2.err.contains("out: cannot create directory"), qPrintable(r2.describe()));
+        QVERIFY(QFileInfo(file).isFile());
+        // Nothing was left next to it either (no temp files).
+        const QStringList beside =
+            QDir(tmp_.path()).entryList({"occupied*"}, QDir::AllEntries | QDir::Hidden);
+        QCOMPARE(beside, QStringList{"occupied"});
+    }
+
+    void outUnwritableDirectory() {
+        if (geteuid() == 0)
+            QSKIP("running as root: permission bits do not stop writes");
+        const QString dir = tmp_.filePath("readonly");
+        QVERIFY(QDir().mkpath(dir));
+        QVERIFY(QFile::setPermissions(dir, QFile::ReadOwner | QFile::ExeOwner));
+        RUN_CLI(r, kSmall + QStringList{"--out", dir});
+        QFile::setPermissions(dir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        QVERIFY2(r.code == 2, qPrintable(r.describe()));
+        QVERIFY2(r.err.contains("is not writable"), qPrintable(r.describe()));
+        QVERIFY(dirEntries(dir).isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliOutputs)
+#include "tst_clioutputs.moc"
