@@ -117,6 +117,31 @@ private slots:
         QVERIFY(!ok);
     }
 
+    // Ranks that agree on pauses at a step wait at the epoch gate through a
+    // pause (pauseHere false): a rank that paused there while its peer,
+    // released a moment later, went on into the next step's collective
+    // left both waiting until a resume.
+    void theGateDoesNotPauseAgreeingRanks() {
+        Telemetry t = Telemetry::create(1, 1);
+        t.setCommand(RunCommand::Pause);
+        KeepGoing k(t, 0);
+        std::atomic<std::uint32_t> released{0};
+        std::thread coordinator([&] {
+            released.store(1, std::memory_order_release);
+            futexWakeAll(released);
+        });
+        const bool ok = k.waitUntil(
+            released, [](std::uint32_t r) { return r >= 1; }, /*pauseHere=*/false);
+        coordinator.join();
+        QVERIFY(ok);
+        QCOMPARE(k.reason(), KeepGoing::Reason::None);
+        t.setCommand(RunCommand::Stop); // a stop still ends such a wait
+        std::atomic<std::uint32_t> never{0};
+        QVERIFY(!k.waitUntil(
+            never, [](std::uint32_t r) { return r >= 1; }, false));
+        QCOMPARE(k.reason(), KeepGoing::Reason::Stopped);
+    }
+
     void bucketsAreDdps() {
         // mlp:1000-600-300-10: 0.weight 600000, 0.bias 600, 2.weight 180000,
         // 2.bias 300, 4.weight 3000, 4.bias 10 floats.

@@ -58,13 +58,22 @@ bool KeepGoing::operator()() {
     return true;
 }
 
+bool KeepGoing::notStopped() {
+    if (reason_ == Reason::None && telemetry_.header().command.load(std::memory_order_acquire) ==
+                                       std::uint32_t(RunCommand::Stop))
+        reason_ = Reason::Stopped;
+    else if (reason_ == Reason::None && watchPeers_ && peerFailed())
+        reason_ = Reason::PeerFailed;
+    return reason_ == Reason::None;
+}
+
 bool KeepGoing::waitUntil(std::atomic<std::uint32_t>& word,
-                          const std::function<bool(std::uint32_t)>& ready) {
+                          const std::function<bool(std::uint32_t)>& ready, bool pauseHere) {
     while (true) {
         const std::uint32_t seen = word.load(std::memory_order_acquire);
         if (ready(seen))
             return true;
-        if (!(*this)())
+        if (pauseHere ? !(*this)() : !notStopped())
             return false;
         if (idle_)
             idle_();

@@ -32,15 +32,22 @@ public:
     /// Waits until ready(word's value) holds, sleeping on `word` (a futex, so
     /// a writer's futexWakeAll ends the sleep at once) at most 100 ms at a
     /// time and asking operator() between sleeps. True when ready; false as
-    /// soon as the worker must not go on.
+    /// soon as the worker must not go on. `pauseHere` false: a pause does not
+    /// hold this wait (ranks that agree on pauses at a step must not pause
+    /// anywhere else: one paused here while its peer, released a moment
+    /// later, waited for it in the next step's collective).
     bool waitUntil(std::atomic<std::uint32_t>& word,
-                   const std::function<bool(std::uint32_t)>& ready);
+                   const std::function<bool(std::uint32_t)>& ready, bool pauseHere = true);
 
     /// The check collective waits make (they must not block on a pause: the
     /// ranks agree on pauses at a step, outside any wait): false once this
     /// worker failed or, when it watches its peers, one of them left its
     /// training loop (failed, stopped or finished), so it can never arrive.
     bool alive();
+
+    /// operator() without the pause: false once the run is stopped, this
+    /// worker failed, or (watching peers) a peer failed.
+    bool notStopped();
 
     /// Records this worker's own failure: its status becomes Failed with
     /// `why` (the first text wins), and the predicate answers false from now on.

@@ -114,9 +114,11 @@ private:
         auto& header = t_.header();
         header.arrivals.fetch_add(1, std::memory_order_acq_rel);
         futexWakeAll(header.arrivals);
-        if (header.epochGate && !keepGoing_.waitUntil(header.released, [epoch](std::uint32_t r) {
-                return r >= std::uint32_t(epoch);
-            }))
+        // Ranks that agree on commands pause only after an agreed step.
+        if (header.epochGate &&
+            !keepGoing_.waitUntil(
+                header.released, [epoch](std::uint32_t r) { return r >= std::uint32_t(epoch); },
+                /*pauseHere=*/!s_.rule->agreesCommands()))
             return false;
         return t_.command() != RunCommand::Stop;
     }
