@@ -147,6 +147,21 @@ inline Result runWindowApp(const QStringList& args, const QString& platform = {}
     return r;
 }
 
+/// Starts `hogwild-lab --headless ARGS` in `p` and reads its stdout until it
+/// has printed `marker`; returns what it printed so far (without the marker
+/// when it did not start, or fell silent for 30 s first).
+inline QString startCliUntil(QProcess& p, const QStringList& args, const QString& marker) {
+    p.setProgram(QStringLiteral(HWL_APP_BINARY));
+    p.setArguments(QStringList{"--headless"} + args);
+    p.start();
+    QString seen;
+    if (!p.waitForStarted(10000))
+        return seen;
+    while (!seen.contains(marker) && p.waitForReadyRead(30000))
+        seen += QString::fromUtf8(p.readAllStandardOutput());
+    return seen;
+}
+
 inline QStringList dirEntries(const QString& dir) {
     QStringList entries =
         QDir(dir).entryList(QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot);

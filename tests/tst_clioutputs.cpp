@@ -122,14 +122,11 @@ private slots:
     void secondRunIntoTheSameFolderIsRefused() {
         const QString out = tmp_.filePath("owned");
         QProcess first;
-        first.setProgram(QStringLiteral(HWL_APP_BINARY));
-        first.setArguments({"--headless", "--dataset", "teacher:40000x20:4", "--model",
-                            "mlp:20-32-4", "--epochs", "1000", "--out", out});
-        first.start();
-        QVERIFY(first.waitForStarted(10000));
-        QString seen;
-        while (!seen.contains("epoch 1 ") && first.waitForReadyRead(30000))
-            seen += QString::fromUtf8(first.readAllStandardOutput());
+        const QString seen = startCliUntil(first,
+                                           {"--dataset", "teacher:40000x20:4", "--model",
+                                            "mlp:20-32-4", "--epochs", "1000", "--out", out},
+                                           "epoch 1 ");
+        QVERIFY2(seen.contains("epoch 1 "), qPrintable(seen));
         RUN_CLI(second, kSmall + QStringList{"--out", out});
         ::kill(pid_t(first.processId()), SIGINT);
         QVERIFY(first.waitForFinished(60000));

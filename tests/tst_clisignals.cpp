@@ -117,15 +117,12 @@ private slots:
     void stuckWorkerDoesNotCostTheRun() {
         const QString out = tmp_.filePath("stuck");
         QProcess p;
-        p.setProgram(QStringLiteral(HWL_APP_BINARY));
-        p.setArguments({"--headless", "--mode", "processes", "--start-method", "fork", "--dataset",
-                        "teacher:40000x20:4", "--model", "mlp:20-32-4", "--epochs", "1000",
-                        "--workers", "2", "--out", out});
-        p.start();
-        QVERIFY(p.waitForStarted(10000));
-        QString seen;
-        while (!seen.contains("epoch 1 ") && p.waitForReadyRead(30000))
-            seen += QString::fromUtf8(p.readAllStandardOutput());
+        const QString seen = startCliUntil(
+            p,
+            {"--mode", "processes", "--start-method", "fork", "--dataset", "teacher:40000x20:4",
+             "--model", "mlp:20-32-4", "--epochs", "1000", "--workers", "2", "--out", out},
+            "epoch 1 ");
+        QVERIFY2(seen.contains("epoch 1 "), qPrintable(seen));
         QFile children(QStringLiteral("/proc/%1/task/%1/children").arg(p.processId()));
         QVERIFY(children.open(QIODevice::ReadOnly));
         const QList<QByteArray> pids = children.readAll().trimmed().split(' ');
@@ -175,14 +172,11 @@ private slots:
     void signalWhileLoading() {
         const QString out = tmp_.filePath("while-loading");
         QProcess p;
-        p.setProgram(QStringLiteral(HWL_APP_BINARY));
-        p.setArguments({"--headless", "--dataset", "teacher:300000x100:4", "--model",
-                        "mlp:100-16-4", "--epochs", "1000", "--out", out});
-        p.start();
-        QVERIFY(p.waitForStarted(10000));
-        QString seen;
-        while (!seen.contains("experiment: ") && p.waitForReadyRead(30000))
-            seen += QString::fromUtf8(p.readAllStandardOutput()); // the handler is in place
+        const QString seen = startCliUntil(p,
+                                           {"--dataset", "teacher:300000x100:4", "--model",
+                                            "mlp:100-16-4", "--epochs", "1000", "--out", out},
+                                           "experiment: "); // the handler is in place
+        QVERIFY2(seen.contains("experiment: "), qPrintable(seen));
         QCOMPARE(::kill(pid_t(p.processId()), SIGTERM), 0);
         Result r;
         r.started = true;

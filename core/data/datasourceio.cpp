@@ -75,10 +75,23 @@ std::uint64_t gzipSizeHint(std::FILE* f, std::uint64_t compressed, std::uint64_t
     return std::min({isize, compressed * 16, maxBytes});
 }
 
-/// Reads the gzip stream of `f` (at its start), the file already opened
-/// and checked: never by its path again.
-std::string readGzip(std::FILE* f, const std::filesystem::path& file, std::uint64_t hint,
-                     std::uint64_t maxBytes, const std::string& what) {
+/// Opens `file` for reading, refusing anything but a regular file (a FIFO
+/// would block, a device never end) before reading a byte.
+FilePtr openDataFile(const std::filesystem::path& file, const std::string& what) {
+    std::string whyNot;
+    FilePtr f = openRegularFile(file, whyNot);
+    if (!f && errno == EINVAL) // there, but a FIFO, a device, a directory, ...
+        throw InputError(what + " " + quoted(file) + " " + whyNot +
+                         "; give the path of the data file itself");
+    if (!f)
+        failOpen(file, what, errno ? errno : EIO);
+    return f;
+}
+
+/// A zlib reader of `f` from its current position (gzip, or plain bytes
+/// passed through), on a descriptor of its own: never by the path again.
+std::unique_ptr<gzFile_s, GzCloser> gzReader(std::FILE* f, const std::filesystem::path& file,
+                                             const std::string& what) {
     const int fd = ::dup(::fileno(f));
     std::unique_ptr<gzFile_s, GzCloser> gz(fd >= 0 ? gzdopen(fd, "rb") : nullptr);
     if (!gz) {
@@ -87,6 +100,14 @@ std::string readGzip(std::FILE* f, const std::filesystem::path& file, std::uint6
             ::close(fd);
         failOpen(file, what, err);
     }
+    return gz;
+}
+
+/// Reads the gzip stream of `f` (at its start), the file already opened
+/// and checked.
+std::string readGzip(std::FILE* f, const std::filesystem::path& file, std::uint64_t hint,
+                     std::uint64_t maxBytes, const std::string& what) {
+    const auto gz = gzReader(f, file, what);
     gzbuffer(gz.get(), 1 << 18);
     constexpr std::uint64_t kChunk = std::uint64_t(1) << 24;
     std::string bytes;
@@ -135,13 +156,7 @@ void checkDatasetBytes(double bytes, const std::string& what, const std::string&
 std::string readFileBytes(const std::filesystem::path& file, std::uint64_t maxBytes,
                           const std::string& what) {
     std::error_code ec;
-    std::string whyNot;
-    FilePtr f = openRegularFile(file, whyNot);
-    if (!f && errno == EINVAL) // there, but a FIFO, a device, a directory, ...
-        throw InputError(what + " " + quoted(file) + " " + whyNot +
-                         "; give the path of the data file itself");
-    if (!f)
-        failOpen(file, what, errno ? errno : EIO);
+    const FilePtr f = openDataFile(file, what);
     unsigned char magic[2] = {0, 0};
     const std::size_t n = std::fread(magic, 1, 2, f.get());
     std::rewind(f.get());
@@ -155,21 +170,9 @@ std::string readFileBytes(const std::filesystem::path& file, std::uint64_t maxBy
 
 std::string readFilePrefix(const std::filesystem::path& file, std::size_t count,
                            const std::string& what, bool& gzipped) {
-    std::string whyNot;
-    FilePtr f = openRegularFile(file, whyNot);
-    if (!f && errno == EINVAL)
-        throw InputError(what + " " + quoted(file) + " " + whyNot +
-                         "; give the path of the data file itself");
-    if (!f)
-        failOpen(file, what, errno ? errno : EIO);
+    const FilePtr f = openDataFile(file, what);
+    const auto gz = gzReader(f.get(), file, what); // plain files pass through
     std::string bytes(count, '\0');
-    const int fd = ::dup(::fileno(f.get()));
-    std::unique_ptr<gzFile_s, GzCloser> gz(fd >= 0 ? gzdopen(fd, "rb") : nullptr);
-    if (!gz) { // zlib reads plain files through too
-        if (fd >= 0)
-            ::close(fd);
-        failOpen(file, what, errno ? errno : EIO);
-    }
     const int got = gzread(gz.get(), bytes.data(), unsigned(count));
     bytes.resize(got > 0 ? std::size_t(got) : 0);
     gzipped = gzdirect(gz.get()) == 0;

@@ -175,8 +175,8 @@ struct ServerState {
 };
 
 /// Default SIGCHLD handling (so that workers stay ours to reap), delivered
-/// through a signalfd; the group's signals ignored (ignoreGroupSignals). Returns the signalfd; exits when it
-/// cannot be made. `parentMask` receives the mask from before, for workers.
+/// through a signalfd; the group's signals ignored (ignoreGroupSignals). Returns the signalfd;
+/// exits when it cannot be made. `parentMask` receives the mask from before, for workers.
 int routeSignals(sigset_t& parentMask) {
     ::sigprocmask(SIG_SETMASK, nullptr, &parentMask);
     struct sigaction sa {};

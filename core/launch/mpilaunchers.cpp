@@ -186,20 +186,12 @@ pid_t MpirunLauncher::launch(std::uint32_t rank, const WorkerJob& job) {
     strings.insert(strings.end(), command_.extraArgs.begin(), command_.extraArgs.end());
     strings.push_back(program_);
     strings.insert(strings.end(), job.roleArgs.begin(), job.roleArgs.end());
-    std::vector<char*> argv;
-    for (auto& a : strings)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const pid_t parent = getpid();
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    if (pid < 0)
-        throw RunError("fork failed: " + startFailureText(errno));
+    const std::vector<char*> argv = execArgv(strings);
+    // mpirun ends its job when this process dies (SIGTERM); it has a process
+    // group of its own, so Ctrl-C in a terminal reaches the run (which stops
+    // every rank at one step), not mpirun (which would kill them).
+    const pid_t pid = forkTiedChild(SIGTERM);
     if (pid == 0) {
-        // mpirun ends its job when this process dies; it has a process group
-        // of its own, so Ctrl-C in a terminal reaches the run (which stops
-        // every rank at one step), not mpirun (which would kill them).
-        tieToParent(parent, SIGTERM);
         setpgid(0, 0);
         dup2(log_, STDOUT_FILENO);
         dup2(log_, STDERR_FILENO);

@@ -1,9 +1,13 @@
 #include "launch/parentdeath.h"
 
+#include "util/errors.h"
+
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <initializer_list>
 
 namespace hwl {
@@ -20,6 +24,17 @@ void tieToParent(pid_t parent, int signal, int code) {
     ::prctl(PR_SET_PDEATHSIG, signal);
     if (::getppid() != parent)
         _exit(code);
+}
+
+pid_t forkTiedChild(int deathSignal) {
+    const pid_t parent = ::getpid();
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid < 0)
+        throw RunError("fork failed: " + startFailureText(errno));
+    if (pid == 0)
+        tieToParent(parent, deathSignal);
+    return pid;
 }
 
 } // namespace hwl

@@ -11,6 +11,12 @@ namespace hwl {
 /// effect). Async-signal-safe.
 void tieToParent(pid_t parent, int signal, int code = 1);
 
+/// fork() for a child that must not outlive this process: stdio is flushed
+/// first (nothing buffered is printed twice), and the child is tied to this
+/// process with `deathSignal`. Returns fork()'s value (0 in the child);
+/// RunError when fork fails.
+pid_t forkTiedChild(int deathSignal);
+
 /// Signals sent to the whole process group (Ctrl-C's SIGINT, timeout's
 /// SIGTERM, a closed terminal's SIGHUP) and SIGPIPE are the parent's to act
 /// on: it stops the run in order. The run's children (workers, the fork

@@ -18,14 +18,6 @@ namespace hwl {
 
 namespace {
 
-// In a freshly forked child: die with the parent, even if it is already gone.
-// Ctrl-C in a terminal reaches the whole process group; the parent decides
-// what it means (stop after the current step), so workers ignore it.
-void becomeWorker(pid_t parent) {
-    tieToParent(parent, SIGKILL);
-    ignoreGroupSignals();
-}
-
 /// What every process launcher keeps: the worker processes still running.
 class WorkerProcesses : public Launcher {
 public:
@@ -78,13 +70,11 @@ protected:
     /// Forks a worker child that runs `inChild` (which never returns).
     template <class InChild>
     pid_t forkChild(std::uint32_t rank, InChild&& inChild) {
-        const pid_t parent = getpid();
-        std::fflush(nullptr);
-        const pid_t pid = fork();
-        if (pid < 0)
-            throw RunError("fork failed: " + startFailureText(errno));
+        // The worker dies with the parent, even if it is already gone; the
+        // group's Ctrl-C is the parent's to act on (stop after the step).
+        const pid_t pid = forkTiedChild(SIGKILL);
         if (pid == 0) {
-            becomeWorker(parent);
+            ignoreGroupSignals();
             inChild();
         }
         add(rank, pid);
@@ -116,10 +106,7 @@ public:
         // functions until exec.
         std::vector<std::string> strings{executable_};
         strings.insert(strings.end(), job.roleArgs.begin(), job.roleArgs.end());
-        std::vector<char*> argv;
-        for (auto& a : strings)
-            argv.push_back(a.data());
-        argv.push_back(nullptr);
+        const std::vector<char*> argv = execArgv(strings);
         return forkChild(rank, [&] {
             execv(executable_.c_str(), argv.data());
             _exit(127);

@@ -21,6 +21,14 @@ std::string selfExecutable() {
     return path;
 }
 
+std::vector<char*> execArgv(std::vector<std::string>& strings) {
+    std::vector<char*> argv;
+    for (auto& s : strings)
+        argv.push_back(s.data());
+    argv.push_back(nullptr);
+    return argv;
+}
+
 std::vector<std::string> WorkerProcessSpec::toArgs() const {
     std::vector<std::string> args = {kWorkerRoleFlag,
                                      "--telemetry=" + telemetry,

@@ -13,6 +13,10 @@ namespace hwl {
 /// again. Throws RunError when it cannot be found.
 std::string selfExecutable();
 
+/// A null-terminated argv for execv() over `strings`, which must outlive it
+/// (built before fork(): after it only async-signal-safe calls are allowed).
+std::vector<char*> execArgv(std::vector<std::string>& strings);
+
 /// The first argument that marks a worker-role invocation.
 constexpr const char* kWorkerRoleFlag = "--worker-role";
 /// WorkerProcessSpec::collective of a data-parallel run over MPI: the worker
