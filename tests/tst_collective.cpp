@@ -1,9 +1,11 @@
 // The pieces of data-parallel training on their own: the shared-memory
 // collective (mean in rank order, the same bits on every rank, votes,
 // broadcasts, chunking, a dead peer ending a wait), DDP's buckets, the
-// DistributedSampler epoch plan, and the layout check between ranks.
+// DistributedSampler epoch plan, the layout check between ranks, and what
+// mpirun's log says about the rank that ended first.
 #include "collective/buckets.h"
 #include "collective/shmcollective.h"
+#include "launch/mpirunlog.h"
 #include "model/model.h"
 #include "telemetry/telemetry.h"
 #include "train/allreduceupdate.h"
@@ -12,11 +14,15 @@
 
 #include <QTest>
 
+#include <csignal>
+
 #include <cmath>
 #include <functional>
 #include <set>
 #include <thread>
 #include <vector>
+
+#include <sys/wait.h>
 
 using namespace hwl;
 
@@ -225,6 +231,45 @@ private slots:
                  t.failureText(1).c_str());
         QVERIFY2(t.failureText(0).find("another rank's model differs") == 0,
                  t.failureText(0).c_str());
+    }
+    // Open MPI's words, as its 4.1 printed them here: when mpirun ends the
+    // job before rank 0 sees a rank go, the run names the rank from them.
+    void mpirunLogNamesTheFirstRankDown() {
+        const std::string rule(74, '-');
+        const std::string killed =
+            rule +
+            "\nPrimary job  terminated normally, but 1 process returned\na non-zero exit "
+            "code. Per user-direction, the job has been aborted.\n" +
+            rule + "\n" + rule +
+            "\nAn MPI communication peer process has unexpectedly disconnected.\n" + rule + "\n" +
+            rule +
+            "\nmpirun noticed that process rank 2 with PID 0 on node vm exited on signal 9 "
+            "(Killed).\n" +
+            rule + "\n";
+        const auto [rank, status] = firstRankDown(killed);
+        QCOMPARE(rank, 2);
+        QVERIFY(WIFSIGNALED(status));
+        QCOMPARE(WTERMSIG(status), SIGKILL);
+        QVERIFY2(mpirunWords(killed).find("Primary job ") == 0,
+                 mpirunWords(killed).c_str());
+
+        const std::string exited =
+            rule +
+            "\nmpirun detected that one or more processes exited with non-zero status, "
+            "thus causing\nthe job to be terminated. The first process to do so "
+            "was:\n\n  Process name: [[40815,1],1]\n  Exit code:    3\n" +
+            rule + "\n";
+        const auto [rank2, status2] = firstRankDown(exited);
+        QCOMPARE(rank2, 1);
+        QVERIFY(WIFEXITED(status2));
+        QCOMPARE(WEXITSTATUS(status2), 3);
+
+        QCOMPARE(firstRankDown(rule +
+                               "\nmpirun was unable to launch the specified "
+                               "application\n" +
+                               rule + "\n"),
+                 (std::pair<int, int>{-1, 0}));
+        QCOMPARE(firstRankDown(""), (std::pair<int, int>{-1, 0}));
     }
 };
 

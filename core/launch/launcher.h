@@ -57,6 +57,11 @@ public:
         /// A file that holds all it said (mpirun's log), kept for the user
         /// when the run reports this exit, removed otherwise.
         std::string log = {};
+        /// The rank mpirun saw end first and its wait status, when its log
+        /// names one ("mpirun noticed that process rank 1 ... exited on
+        /// signal 9"); -1 when it names none.
+        int firstRankDown = -1;
+        int firstRankStatus = 0;
     };
 
     virtual ~Launcher() = default;

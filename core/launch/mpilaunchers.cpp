@@ -1,6 +1,7 @@
 // The MPI launchers: rank 0 as a thread of a process mpirun started, or
 // mpirun started by this process.
 #include "launch/launcher.h"
+#include "launch/mpirunlog.h"
 #include "launch/parentdeath.h"
 #include "launch/workerargs.h"
 #include "util/errors.h"
@@ -57,55 +58,12 @@ std::string findMpirun() {
     return {};
 }
 
-bool isRule(const std::string& line) {
-    return line.size() >= 10 && line.find_first_not_of('-') == std::string::npos;
-}
-
-/// What mpirun said, on one line: what it printed before its first boxed
-/// message (other programs' words, such as ssh's) and that message's first
-/// two paragraphs (Open MPI puts the cause
-/// first; the rest is advice and aborting ranks echoing it), else its last
-/// lines. At most about 320 characters.
-std::string mpirunWords(int fd) {
+/// The start of what mpirun wrote to its log (the cause comes first).
+std::string mpirunLog(int fd) {
     std::string text(16384, '\0');
     const ssize_t n = pread(fd, text.data(), text.size(), 0);
     text.resize(n > 0 ? std::size_t(n) : 0);
-    std::vector<std::string> lines;
-    for (std::size_t at = 0; at < text.size();) {
-        const std::size_t end = std::min(text.find('\n', at), text.size());
-        lines.push_back(text.substr(at, end - at));
-        at = end + 1;
-    }
-    std::string words;
-    auto add = [&](const std::string& line) {
-        const std::size_t from = line.find_first_not_of(" \t*");
-        if (from != std::string::npos)
-            words.append(words.empty() ? "" : " ").append(line, from, std::string::npos);
-    };
-    std::size_t i = 0;
-    for (; i < lines.size() && !isRule(lines[i]); ++i)
-        if (lines[i].rfind('[', 0) != 0) // not mpirun's own "[host:pid] ..." log lines
-            add(lines[i]);
-    if (i < lines.size()) {
-        int paragraphs = 0;
-        for (++i; i < lines.size() && !isRule(lines[i]) && paragraphs < 2; ++i) {
-            if (lines[i].find_first_not_of(" \t") == std::string::npos)
-                paragraphs += words.empty() ? 0 : 1;
-            else
-                add(lines[i]);
-        }
-    } else { // no box: its last three lines
-        words.clear();
-        std::vector<std::string> tail;
-        for (std::size_t k = lines.size(); k-- > 0 && tail.size() < 3;)
-            if (lines[k].find_first_not_of(" \t") != std::string::npos)
-                tail.insert(tail.begin(), lines[k]);
-        for (const auto& line : tail)
-            add(line);
-    }
-    if (words.size() > 320) // the whole report fits WorkerStatus::failure
-        words = words.substr(0, words.rfind(' ', 320)) + " ...";
-    return words;
+    return text;
 }
 
 class MpirunLauncher final : public Launcher {
@@ -144,8 +102,10 @@ public:
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
             return {{0, pid_, status, "mpirun (pid " + std::to_string(pid_) + ")"}};
         keepLog_ = true; // the run decides: reported, or removed
-        return {{0, pid_, status, "mpirun (pid " + std::to_string(pid_) + ")", mpirunWords(log_),
-                 logPath_}};
+        const std::string text = mpirunLog(log_);
+        const auto [rank, rankStatus] = firstRankDown(text);
+        return {{0, pid_, status, "mpirun (pid " + std::to_string(pid_) + ")", mpirunWords(text),
+                 logPath_, rank, rankStatus}};
     }
     std::size_t running() const override { return pid_ > 0 && !reaped_ ? 1 : 0; }
     void killAll() override {

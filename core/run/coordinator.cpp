@@ -60,6 +60,19 @@ void Run::Impl::superviseJobExit(const Launcher::Exit& exit) {
             std::remove(exit.log.c_str());
         return;
     }
+    if (exit.firstRankDown >= 0 && std::uint32_t(exit.firstRankDown) < telemetry.workerCount() &&
+        WIFSIGNALED(exit.firstRankStatus)) {
+        // mpirun ended the job before rank 0 saw the rank go: mpirun's log
+        // names it, and a rank killed by a signal is the whole story.
+        const auto r = std::uint32_t(exit.firstRankDown);
+        telemetry.failWorker(r, strategy->traits().workerNoun + " " + std::to_string(r) + " (pid " +
+                                    std::to_string(telemetry.worker(r).pid.load()) + ") " +
+                                    describeWaitStatus(exit.firstRankStatus) + " after " +
+                                    std::to_string(telemetry.worker(r).steps.load()) + " steps");
+        if (!exit.log.empty())
+            std::remove(exit.log.c_str());
+        return;
+    }
     const auto steps = telemetry.worker(exit.rank).steps.load();
     std::string why = exit.what + " " + describeWaitStatus(exit.status) +
                       (steps == 0 ? std::string(" before rank 0 took a step")
