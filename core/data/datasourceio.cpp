@@ -147,10 +147,30 @@ std::string readGzip(std::FILE* f, const std::filesystem::path& file, std::uint6
 
 } // namespace
 
-void checkDatasetBytes(double bytes, const std::string& what, const std::string& fix) {
-    if (bytes > limits::kMaxDatasetBytes)
+double datasetBudget() {
+    double available = limits::kMaxDatasetBytes;
+    if (std::FILE* f = std::fopen("/proc/meminfo", "re")) {
+        char line[256];
+        unsigned long long kib = 0;
+        while (std::fgets(line, sizeof line, f))
+            if (std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
+                available = 0.8 * double(kib) * 1024.0;
+                break;
+            }
+        std::fclose(f);
+    }
+    return std::min(available, limits::kMaxDatasetBytes);
+}
+
+void checkDatasetBytes(double bytes, const std::string& what, const std::string& fix,
+                       double budget) {
+    if (bytes <= budget)
+        return;
+    if (budget < limits::kMaxDatasetBytes)
         throw InputError(what + " would need " + gib(bytes) + " of memory, more than the " +
-                         gib(limits::kMaxDatasetBytes) + " limit; " + fix);
+                         gib(budget) + " this machine has available now; " + fix);
+    throw InputError(what + " would need " + gib(bytes) + " of memory, more than the " +
+                     gib(limits::kMaxDatasetBytes) + " limit; " + fix);
 }
 
 std::string readFileBytes(const std::filesystem::path& file, std::uint64_t maxBytes,
@@ -179,12 +199,88 @@ std::string readFilePrefix(const std::filesystem::path& file, std::size_t count,
     return bytes;
 }
 
-std::string readTextFile(const std::filesystem::path& file, std::uint64_t maxBytes,
-                         const std::string& what) {
-    std::string text = readFileBytes(file, maxBytes, what);
-    if (text.rfind("\xEF\xBB\xBF", 0) == 0)
-        text.erase(0, 3);
-    return text;
+struct TextLines::Impl {
+    std::filesystem::path file;
+    std::string what;
+    FilePtr f;
+    std::unique_ptr<gzFile_s, GzCloser> gz;
+    std::uint64_t maxBytes;
+};
+
+TextLines::TextLines(const std::filesystem::path& file, std::uint64_t maxBytes,
+                     const std::string& what)
+    : impl_(new Impl{file, what, openDataFile(file, what), nullptr, maxBytes}) {
+    impl_->gz = gzReader(impl_->f.get(), file, what); // plain files pass through
+    gzbuffer(impl_->gz.get(), 1 << 18);
+    buffer_.resize(std::size_t(1) << 22);
+}
+
+TextLines::~TextLines() = default;
+
+bool TextLines::fill() {
+    if (atEnd_)
+        return false;
+    // Keep what is left of a line at the front; grow only for a long line.
+    if (begin_ > 0) {
+        std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+        end_ -= begin_;
+        begin_ = 0;
+    }
+    const Impl& in = *impl_;
+    if (end_ == buffer_.size()) {
+        if (buffer_.size() >= kMaxLineBytes)
+            throw InputError(in.what + " " + quoted(in.file) + ": line " +
+                             std::to_string(number_ + 1) + " is longer than " +
+                             std::to_string(kMaxLineBytes >> 20) +
+                             " MiB; is this a text file with one row per line?");
+        buffer_.resize(std::min(buffer_.size() * 2, kMaxLineBytes));
+    }
+    const int got = gzread(in.gz.get(), buffer_.data() + end_, unsigned(buffer_.size() - end_));
+    if (got <= 0) {
+        int err = Z_OK;
+        const char* msg = gzerror(in.gz.get(), &err);
+        if (err == Z_BUF_ERROR)
+            throw InputError(in.what + " " + quoted(in.file) +
+                             " is truncated: its gzip stream ends early (" + std::string(msg) +
+                             "); download or copy it again");
+        if (got < 0 || err != Z_OK)
+            throw InputError(in.what + " " + quoted(in.file) +
+                             " is not a valid gzip file: " + std::string(msg));
+        atEnd_ = true;
+        return false;
+    }
+    total_ += std::uint64_t(got);
+    if (total_ > in.maxBytes)
+        throw InputError(in.what + " " + quoted(in.file) + " holds more than " +
+                         sizeText(in.maxBytes) +
+                         (gzdirect(in.gz.get()) ? "" : " once decompressed") +
+                         ", more than this reader accepts; use a smaller file");
+    end_ += std::size_t(got);
+    if (first_ && end_ >= 3) {
+        first_ = false;
+        if (buffer_.compare(0, 3, "\xEF\xBB\xBF") == 0)
+            begin_ = 3;
+    }
+    return true;
+}
+
+bool TextLines::next(std::string_view& line) {
+    const char* nl = nullptr;
+    for (;;) {
+        nl = static_cast<const char*>(std::memchr(buffer_.data() + begin_, '\n', end_ - begin_));
+        if (nl || !fill()) // fill() may move the bytes: search again
+            break;
+    }
+    if (!nl && begin_ == end_)
+        return false;
+    const char* from = buffer_.data() + begin_;
+    const char* e = nl ? nl : buffer_.data() + end_;
+    line = std::string_view(from, std::size_t(e - from));
+    if (!line.empty() && line.back() == '\r')
+        line.remove_suffix(1);
+    begin_ = std::size_t(e - buffer_.data()) + (nl ? 1 : 0);
+    ++number_;
+    return true;
 }
 
 std::string describe(const std::string& name, const Dataset& ds) {

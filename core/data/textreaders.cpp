@@ -1,6 +1,7 @@
-// CSV and LIBSVM text datasets. The whole file is read at once (gzip is
-// unpacked when the content starts with its magic bytes) and parsed with
-// std::from_chars; every problem names the file, the line and the column.
+// CSV and LIBSVM text datasets. The file is read a chunk at a time (gzip is
+// unpacked when the content starts with its magic bytes), so memory holds
+// the parsed rows, not the text; rows are parsed with std::from_chars and
+// every problem names the file, the line and the column.
 #include "data/datasourceio.h"
 #include "data/datasources.h"
 #include "util/errors.h"
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 namespace hwl {
 
@@ -21,29 +23,34 @@ constexpr std::uint64_t kMaxTextBytes = std::uint64_t(8) << 30;
 // Labels at most this (the spec's class limit is 100000).
 constexpr double kMaxLabel = 99999;
 
-/// Yields the lines of a buffer without their "\n" or "\r\n".
-class Lines {
-public:
-    explicit Lines(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
-    bool next(std::string_view& line) {
-        if (p_ >= end_)
-            return false;
-        const auto* nl = static_cast<const char*>(std::memchr(p_, '\n', std::size_t(end_ - p_)));
-        const char* e = nl ? nl : end_;
-        line = std::string_view(p_, std::size_t(e - p_));
-        if (!line.empty() && line.back() == '\r')
-            line.remove_suffix(1);
-        p_ = nl ? nl + 1 : end_;
-        ++number_;
-        return true;
-    }
-    std::int64_t number() const { return number_; }
-
-private:
-    const char* p_;
-    const char* end_;
-    std::int64_t number_ = 0;
+/// The memory budget of one load, taken when it starts (what is available
+/// shrinks as the rows arrive).
+struct Budget {
+    std::string where;
+    double bytes = detail::datasetBudget();
 };
+
+/// Makes room in `v` for `extra` more elements when it is full, doubling
+/// it while the dataset's reservations (`otherBytes`: the other arrays')
+/// stay within the memory budget; throws InputError naming the file beyond.
+template <class T>
+void roomFor(std::vector<T>& v, std::size_t extra, double otherBytes, const Budget& b) {
+    if (v.capacity() - v.size() >= extra)
+        return;
+    const double budget = b.bytes - otherBytes;
+    std::size_t want = std::max({v.capacity() * 2, v.size() + extra, std::size_t(4096)});
+    if (double(want) * sizeof(T) > budget)
+        want = std::size_t(std::max(0.0, budget) / sizeof(T));
+    if (want < v.size() + extra)
+        detail::checkDatasetBytes(double(v.size() + extra) * sizeof(T) + otherBytes,
+                                  b.where + " (the parsed rows)", "use a smaller file", b.bytes);
+    v.reserve(want);
+}
+
+template <class T>
+double reserved(const std::vector<T>& v) {
+    return double(v.capacity()) * sizeof(T);
+}
 
 bool isSpace(char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
@@ -155,19 +162,42 @@ std::int32_t checkedClasses(const std::string& where, std::int64_t maxLabel) {
     return std::int32_t(maxLabel + 1);
 }
 
+/// Parses the label and `columns - 1` features of one CSV row into `ds`.
+void parseCsvRow(const std::string& where, std::string_view line, std::int64_t lineNo,
+                 std::int64_t columns, Dataset& ds, std::int64_t& maxLabel) {
+    std::size_t start = 0;
+    for (std::int64_t c = 1; c <= columns; ++c) {
+        std::size_t comma = line.find(',', start);
+        if (comma == std::string_view::npos)
+            comma = line.size();
+        const auto field = trim(line.substr(start, comma - start));
+        start = comma + 1;
+        if (c == 1) {
+            std::int64_t label = 0;
+            const std::string problem = parseLabel(field, false, label);
+            if (!problem.empty())
+                throw InputError(position(where, lineNo, c) + problem);
+            ds.labels.push_back(std::int32_t(label));
+            maxLabel = std::max(maxLabel, label);
+            continue;
+        }
+        float v = 0;
+        const std::string problem = featureProblem(parseFloat(field, v), field);
+        if (!problem.empty())
+            throw InputError(position(where, lineNo, c) + problem);
+        ds.dense.push_back(v);
+    }
+}
+
 } // namespace
 
 Dataset loadCsv(const std::filesystem::path& file) {
-    const std::string where = "csv " + quoted(file);
-    const std::string text = detail::readTextFile(file, kMaxTextBytes, "csv file");
-    if (std::all_of(text.begin(), text.end(), [](char c) { return c == '\n' || isSpace(c); }))
-        throw InputError(where + " is empty; expected rows of: label,feature,feature,...");
-
+    const Budget budget{"csv " + quoted(file)};
+    const std::string& where = budget.where;
+    detail::TextLines lines(file, kMaxTextBytes, "csv file");
     Dataset ds;
-    Lines lines(text);
     std::string_view line;
     std::int64_t columns = 0, firstLine = 0, maxLabel = -1;
-    bool reserved = false;
     while (lines.next(line)) {
         if (isBlank(line))
             continue;
@@ -180,6 +210,7 @@ Dataset loadCsv(const std::filesystem::path& file) {
                 throw InputError(where + ": line " + std::to_string(lineNo) +
                                  " has 1 column; expected the label, then at least one feature, "
                                  "separated by commas");
+            ds.dim = columns - 1;
             float f = 0;
             const auto firstField = trim(line.substr(0, line.find(',')));
             const Num n = parseFloat(firstField, f);
@@ -191,41 +222,12 @@ Dataset loadCsv(const std::filesystem::path& file) {
                              std::to_string(cols) + " columns, line " + std::to_string(firstLine) +
                              " has " + std::to_string(columns) +
                              "; every row needs the label and the same number of features");
-        if (!reserved) {
-            // Sized from the bytes really read: at most one row per line.
-            const auto maxRows =
-                std::int64_t(std::count(text.begin(), text.end(), '\n')) + 1 - (lineNo - 1);
-            ds.dim = columns - 1;
-            detail::checkDatasetBytes(
-                double(text.size()) + double(maxRows) * (double(ds.dim) * 4.0 + 4.0),
-                where + " (the text and the parsed rows)", "use a smaller file");
-            ds.dense.reserve(std::size_t(maxRows * ds.dim));
-            ds.labels.reserve(std::size_t(maxRows));
-            reserved = true;
-        }
-        std::size_t start = 0;
-        for (std::int64_t c = 1; c <= columns; ++c) {
-            std::size_t comma = line.find(',', start);
-            if (comma == std::string_view::npos)
-                comma = line.size();
-            const auto field = trim(line.substr(start, comma - start));
-            start = comma + 1;
-            if (c == 1) {
-                std::int64_t label = 0;
-                const std::string problem = parseLabel(field, false, label);
-                if (!problem.empty())
-                    throw InputError(position(where, lineNo, c) + problem);
-                ds.labels.push_back(std::int32_t(label));
-                maxLabel = std::max(maxLabel, label);
-                continue;
-            }
-            float v = 0;
-            const std::string problem = featureProblem(parseFloat(field, v), field);
-            if (!problem.empty())
-                throw InputError(position(where, lineNo, c) + problem);
-            ds.dense.push_back(v);
-        }
+        roomFor(ds.labels, 1, reserved(ds.dense), budget);
+        roomFor(ds.dense, std::size_t(ds.dim), reserved(ds.labels), budget);
+        parseCsvRow(where, line, lineNo, columns, ds, maxLabel);
     }
+    if (firstLine == 0)
+        throw InputError(where + " is empty; expected rows of: label,feature,feature,...");
     if (ds.labels.empty())
         throw InputError(where + " has no data rows, only the header line " +
                          std::to_string(firstLine) + "; expected rows of: label,feature,...");
@@ -257,29 +259,12 @@ struct LibsvmLabels {
     }
 };
 
-/// An empty CSR dataset with room for what `text` can hold, checked against
-/// the memory budget first.
-Dataset reserveLibsvm(const std::string& where, const std::string& text) {
-    // Sized from the bytes really read: at most one row per line, one entry per ':'.
-    const auto maxRows = std::int64_t(std::count(text.begin(), text.end(), '\n')) + 1;
-    const auto maxEntries = std::int64_t(std::count(text.begin(), text.end(), ':'));
-    detail::checkDatasetBytes(double(text.size()) + double(maxEntries) * 8.0 +
-                                  double(maxRows) * 12.0,
-                              where + " (the text and the parsed rows)", "use a smaller file");
-    Dataset ds;
-    ds.offsets.reserve(std::size_t(maxRows + 1));
-    ds.offsets.push_back(0);
-    ds.indices.reserve(std::size_t(maxEntries));
-    ds.values.reserve(std::size_t(maxEntries));
-    ds.labels.reserve(std::size_t(maxRows));
-    return ds;
-}
-
 /// Parses the INDEX:VALUE token `tok` at `column` of line `lineNo` and appends
 /// it to the row being read. `prevIndex` is the row's previous index; it
 /// becomes this one.
-void parseLibsvmEntry(const std::string& where, std::int64_t lineNo, std::int64_t column,
+void parseLibsvmEntry(const Budget& budget, std::int64_t lineNo, std::int64_t column,
                       std::string_view tok, std::int64_t& prevIndex, Dataset& ds) {
+    const std::string& where = budget.where;
     const std::size_t colon = tok.find(':');
     if (colon == std::string_view::npos || colon == 0)
         throw InputError(position(where, lineNo, column) + "token " + quote(tok) +
@@ -308,6 +293,11 @@ void parseLibsvmEntry(const std::string& where, std::int64_t lineNo, std::int64_
     if (!problem.empty())
         throw InputError(position(where, lineNo, column + std::int64_t(colon) + 1) + problem);
     prevIndex = std::int64_t(index);
+    if (ds.indices.size() == ds.indices.capacity()) {
+        roomFor(ds.indices, 1, reserved(ds.values) + reserved(ds.offsets) + reserved(ds.labels),
+                budget);
+        ds.values.reserve(ds.indices.capacity());
+    }
     ds.indices.push_back(std::int32_t(index - 1));
     ds.values.push_back(v);
 }
@@ -315,8 +305,9 @@ void parseLibsvmEntry(const std::string& where, std::int64_t lineNo, std::int64_
 /// Parses one line that holds a row (comment cut off, not blank): the label,
 /// then INDEX:VALUE tokens, appended to `ds` as one CSR row. Returns the
 /// row's largest index, 0 when it has no features.
-std::int64_t parseLibsvmLine(const std::string& where, std::string_view line, std::int64_t lineNo,
+std::int64_t parseLibsvmLine(const Budget& budget, std::string_view line, std::int64_t lineNo,
                              LibsvmLabels& labels, Dataset& ds) {
+    const std::string& where = budget.where;
     std::size_t i = 0;
     bool first = true;
     std::int64_t prevIndex = 0;
@@ -337,10 +328,14 @@ std::int64_t parseLibsvmLine(const std::string& where, std::string_view line, st
             if (!problem.empty())
                 throw InputError(position(where, lineNo, column) + problem);
             labels.note(label, lineNo);
+            roomFor(ds.labels, 1, reserved(ds.indices) + reserved(ds.values) + reserved(ds.offsets),
+                    budget);
+            roomFor(ds.offsets, 1, reserved(ds.indices) + reserved(ds.values) + reserved(ds.labels),
+                    budget);
             ds.labels.push_back(std::int32_t(label));
             continue;
         }
-        parseLibsvmEntry(where, lineNo, column, tok, prevIndex, ds);
+        parseLibsvmEntry(budget, lineNo, column, tok, prevIndex, ds);
     }
     ds.offsets.push_back(std::int64_t(ds.indices.size()));
     return prevIndex;
@@ -367,12 +362,13 @@ void mapBinaryLabels(const std::string& where, const LibsvmLabels& labels, Datas
 } // namespace
 
 Dataset loadLibsvm(const std::filesystem::path& file) {
-    const std::string where = "libsvm " + quoted(file);
-    const std::string text = detail::readTextFile(file, kMaxTextBytes, "libsvm file");
-    Dataset ds = reserveLibsvm(where, text);
+    const Budget budget{"libsvm " + quoted(file)};
+    const std::string& where = budget.where;
+    detail::TextLines lines(file, kMaxTextBytes, "libsvm file");
+    Dataset ds;
+    ds.offsets.push_back(0);
     LibsvmLabels labels;
     std::int64_t maxIndex = 0;
-    Lines lines(text);
     std::string_view line;
     while (lines.next(line)) {
         const std::size_t hash = line.find('#');
@@ -380,7 +376,7 @@ Dataset loadLibsvm(const std::filesystem::path& file) {
             line = line.substr(0, hash);
         if (isBlank(line))
             continue;
-        maxIndex = std::max(maxIndex, parseLibsvmLine(where, line, lines.number(), labels, ds));
+        maxIndex = std::max(maxIndex, parseLibsvmLine(budget, line, lines.number(), labels, ds));
     }
     if (ds.labels.empty())
         throw InputError(where + " has no data rows; expected lines of: label index:value ...");
