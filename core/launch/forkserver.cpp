@@ -91,7 +91,7 @@ void closeInheritedFds(int keep) {
                             const char* payload, std::size_t size, ForkServer::Entry entry) {
     ::close(sock);
     ::close(sigFd);
-    tieToParent(serverPid, SIGKILL);
+    tieToParent(serverPid, kParentDeathSignal); // the entry catches it (workerProcessMain)
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);

@@ -21,13 +21,13 @@
 //
 // Process tree and lifetime:
 //   parent --PDEATHSIG--> server --PDEATHSIG--> workers
-// Each child asks the kernel (prctl(PR_SET_PDEATHSIG, SIGKILL)) to be killed
-// when its parent dies, so the server dies with the parent and the workers die
-// with the server. PR_SET_PDEATHSIG fires when the *thread* that forked the
-// child exits, so call start() from the main thread (or another thread that
-// lives as long as the process). When the server reads EOF on its socket (the
-// ForkServer was destroyed, or the parent died) it SIGKILLs and reaps every
-// worker still running, then exits.
+// Each child asks the kernel (prctl(PR_SET_PDEATHSIG)) for a signal when its
+// parent dies: the server gets SIGKILL, so it dies with the parent, and the
+// workers kParentDeathSignal, on which a worker (workerProcessMain) unlinks
+// the run's segments and exits, so the workers die with the server. PR_SET_PDEATHSIG fires when the
+// *thread* that forked the child exits, so call start() from the main thread (or another thread
+// that lives as long as the process). When the server reads EOF on its socket (the ForkServer was
+// destroyed, or the parent died) it SIGKILLs and reaps every worker still running, then exits.
 //
 // The server closes every file descriptor it inherited except stdin, stdout,
 // stderr and its own socket end (so a second ForkServer's server does not

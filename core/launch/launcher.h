@@ -16,9 +16,10 @@
 //               (makeMpiRankLauncher), or this process starts mpirun, whose
 //               rank 0 runs the worker role on this machine
 //               (makeMpirunLauncher); the other ranks are mpirun's, relayed.
-// Every worker process gets PR_SET_PDEATHSIG = SIGKILL (via the server for
-// forkserver), so none outlives the parent; mpirun gets SIGTERM, so that it
-// ends its job's ranks everywhere.
+// Every worker process gets PR_SET_PDEATHSIG = kParentDeathSignal (via the
+// server for forkserver), so none outlives the parent and the last of them
+// unlinks the run's segments even when the parent was killed with SIGKILL;
+// mpirun gets SIGTERM, so that it ends its job's ranks everywhere.
 //
 // Threading: a Launcher is used by one thread at a time (the coordinator).
 #include "config/experimentconfig.h"

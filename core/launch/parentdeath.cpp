@@ -1,5 +1,6 @@
 #include "launch/parentdeath.h"
 
+#include "store/sharedsegment.h"
 #include "util/errors.h"
 
 #include <sys/prctl.h>
@@ -18,6 +19,27 @@ void ignoreGroupSignals() {
     sigemptyset(&ignore.sa_mask);
     for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})
         ::sigaction(sig, &ignore, nullptr);
+}
+
+namespace {
+
+volatile sig_atomic_t gParent = 0;
+
+void parentDied(int) {
+    if (::getppid() == pid_t(gParent))
+        return; // not from the kernel: the parent lives
+    SharedSegment::unlinkAllNow();
+    _exit(1);
+}
+
+} // namespace
+
+void onParentDeathUnlinkSegments() {
+    gParent = ::getppid();
+    struct sigaction act {};
+    act.sa_handler = parentDied;
+    sigemptyset(&act.sa_mask);
+    ::sigaction(kParentDeathSignal, &act, nullptr);
 }
 
 void tieToParent(pid_t parent, int signal, int code) {

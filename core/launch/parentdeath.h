@@ -1,9 +1,15 @@
 #pragma once
 // Children that must not outlive the process that started them (worker
 // processes, the fork server, mpirun).
+#include <csignal>
+
 #include <sys/types.h>
 
 namespace hwl {
+
+/// The signal a worker process gets when its parent (the run, or the fork
+/// server) dies: caught by onParentDeathUnlinkSegments()'s handler.
+constexpr int kParentDeathSignal = SIGUSR2;
 
 /// Called in a child just forked from `parent`: the kernel sends it
 /// `signal` when the parent thread that forked it ends, and it _exit()s with
@@ -22,5 +28,13 @@ pid_t forkTiedChild(int deathSignal);
 /// on: it stops the run in order. The run's children (workers, the fork
 /// server) ignore them; they die with the parent or when it kills them.
 void ignoreGroupSignals();
+
+/// In a worker process tied to its parent with kParentDeathSignal: when
+/// that signal comes and the parent is really gone (getppid() changed), the
+/// names of the run's shared-memory segments are unlinked and the worker
+/// _exit()s, so that /dev/shm holds nothing of a run killed with SIGKILL
+/// once its last process is gone. The signal from anyone else while the
+/// parent lives is ignored.
+void onParentDeathUnlinkSegments();
 
 } // namespace hwl

@@ -70,11 +70,13 @@ protected:
     /// Forks a worker child that runs `inChild` (which never returns).
     template <class InChild>
     pid_t forkChild(std::uint32_t rank, InChild&& inChild) {
-        // The worker dies with the parent, even if it is already gone; the
-        // group's Ctrl-C is the parent's to act on (stop after the step).
-        const pid_t pid = forkTiedChild(SIGKILL);
+        // The worker dies with the parent, even if it is already gone, and
+        // unlinks the run's segments on its way; the group's Ctrl-C is the
+        // parent's to act on (stop after the step).
+        const pid_t pid = forkTiedChild(kParentDeathSignal);
         if (pid == 0) {
             ignoreGroupSignals();
+            onParentDeathUnlinkSegments();
             inChild();
         }
         add(rank, pid);

@@ -27,6 +27,10 @@ namespace hwl {
 namespace {
 std::mutex gForkServerMutex;
 std::shared_ptr<ForkServer> gForkServer;
+pid_t gForkServerOwner = 0; // a forked child of the owner must not use it
+// A forked child's copy of its parent's server, never destroyed: that would
+// close and kill the parent's server.
+std::shared_ptr<ForkServer>* gInheritedForkServer = nullptr;
 
 /// The experiment's JSON: from the run's segment, or the command line (MPI).
 std::string experimentOf(const WorkerProcessSpec& spec) {
@@ -115,8 +119,10 @@ int mpiRank0(const WorkerProcessSpec& spec, const MpiRank& me) {
 
 int workerProcessMain(const std::vector<std::string>& args) {
     // Ctrl-C, timeout's SIGTERM and SIGHUP reach the whole process group;
-    // the parent decides what they mean.
+    // the parent decides what they mean. When the parent dies (even by
+    // SIGKILL), the worker unlinks the run's segments and ends.
     ignoreGroupSignals();
+    onParentDeathUnlinkSegments();
     WorkerProcessSpec spec;
     try {
         spec = WorkerProcessSpec::parse(args);
@@ -152,10 +158,13 @@ bool runWorkerRoleIfRequested(int argc, char** argv, int& exitCode) {
 
 std::string startForkServer() {
     std::lock_guard lock(gForkServerMutex);
-    if (gForkServer)
+    if (gForkServer && gForkServerOwner == getpid())
         return {};
+    if (gForkServer)
+        gInheritedForkServer = new std::shared_ptr<ForkServer>(std::move(gForkServer));
     try {
         gForkServer = ForkServer::start(&workerProcessMain);
+        gForkServerOwner = getpid();
     } catch (const std::exception& e) {
         return e.what();
     }
@@ -164,7 +173,9 @@ std::string startForkServer() {
 
 std::shared_ptr<ForkServer> processForkServer() {
     std::lock_guard lock(gForkServerMutex);
-    return gForkServer;
+    // A process forked from the one that started it would share its socket:
+    // its workers would be the other process's, and not die with this one.
+    return gForkServerOwner == getpid() ? gForkServer : nullptr;
 }
 
 } // namespace hwl

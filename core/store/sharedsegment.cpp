@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <utility>
 
 #include <fcntl.h>
@@ -22,6 +23,40 @@ namespace hwl {
 
 namespace {
 constexpr const char* kPrefix = "hwl-";
+
+/// The live segments' paths under /dev/shm, readable from a signal handler:
+/// a slot is taken with `used`, then its path written; freed by clearing.
+struct NameSlot {
+    std::atomic<bool> used{false};
+    char path[128];
+};
+NameSlot gNames[64];
+std::mutex gNamesMutex; // between threads; the handler reads without it
+
+void remember(const std::string& name) {
+    const std::string path = "/dev/shm" + name;
+    const std::lock_guard lock(gNamesMutex);
+    if (path.size() >= sizeof gNames[0].path)
+        return; // not ours (ours are short); the next run's clean-up finds it
+    for (auto& slot : gNames) {
+        bool expected = false;
+        if (slot.used.compare_exchange_strong(expected, true)) {
+            std::memcpy(slot.path, path.c_str(), path.size() + 1);
+            return;
+        }
+    }
+}
+
+void forget(const std::string& name) {
+    const std::string path = "/dev/shm" + name;
+    const std::lock_guard lock(gNamesMutex);
+    for (auto& slot : gNames)
+        if (slot.used.load() && path == slot.path) {
+            slot.path[0] = '\0';
+            slot.used.store(false);
+            return;
+        }
+}
 
 std::string uniqueName(const std::string& purpose) {
     static std::atomic<unsigned> sequence{0};
@@ -50,7 +85,7 @@ SharedSegment& SharedSegment::operator=(SharedSegment&& other) noexcept {
         release();
         data_ = std::exchange(other.data_, nullptr);
         size_ = std::exchange(other.size_, 0);
-        name_ = std::move(other.name_);
+        name_ = std::exchange(other.name_, {});
         owner_ = std::exchange(other.owner_, false);
     }
     return *this;
@@ -70,8 +105,10 @@ void SharedSegment::release() {
 }
 
 void SharedSegment::unlink() {
-    if (owner_ && !name_.empty())
+    if (owner_ && !name_.empty()) {
         shm_unlink(name_.c_str());
+        forget(name_);
+    }
     owner_ = false;
 }
 
@@ -96,6 +133,7 @@ SharedSegment SharedSegment::create(const std::string& purpose, std::size_t byte
         throw RunError("shared memory: cannot create segment " + segment.name_ + ": " +
                        std::strerror(errno));
     segment.owner_ = true;
+    remember(segment.name_);
     fchmod(fd, 0600); // whatever the umask says
     const int err = bytes ? posix_fallocate(fd, 0, off_t(bytes)) : 0;
     if (err != 0) {
@@ -124,6 +162,7 @@ SharedSegment SharedSegment::open(const std::string& name) {
     const int fd = shm_open(name.c_str(), O_RDWR, 0600);
     if (fd < 0)
         throw RunError("shared memory: cannot open segment " + name + ": " + std::strerror(errno));
+    remember(name);
     struct stat st {};
     fstat(fd, &st);
     segment.size_ = std::size_t(st.st_size);
@@ -137,6 +176,12 @@ SharedSegment SharedSegment::open(const std::string& name) {
     }
     close(fd);
     return segment;
+}
+
+void SharedSegment::unlinkAllNow() noexcept {
+    for (auto& slot : gNames)
+        if (slot.used.load() && slot.path[0] == '/')
+            ::unlink(slot.path); // shm_unlink is unlink() of this path
 }
 
 int SharedSegment::cleanupStaleSegments() {

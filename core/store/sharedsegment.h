@@ -6,7 +6,8 @@
 // behind (cleanupStaleSegments). Segments are created with mode 0600 and
 // O_EXCL, their space reserved up front (posix_fallocate) so a full /dev/shm
 // is reported before training instead of as a SIGBUS during it, and unlinked
-// by the owning object's destructor.
+// by the owning object's destructor. Every live segment's name is also kept
+// in a fixed table that a signal handler can read (unlinkAllNow).
 #include <cstddef>
 #include <string>
 
@@ -40,6 +41,13 @@ public:
     static int cleanupStaleSegments();
     /// Free bytes in /dev/shm (statvfs), or -1 when it cannot be read.
     static long long freeBytes();
+    /// Unlinks the name of every segment this process created and has not
+    /// released yet, and of every segment it opened, even released (only
+    /// workers open segments, and a worker serves one run; a fork child:
+    /// also its parent's, as they were at the fork). Async-signal-safe: a worker whose parent died
+    /// calls it from its death-signal handler, so that no segment of the
+    /// run outlives the run's last process.
+    static void unlinkAllNow() noexcept;
 
 private:
     void release();
