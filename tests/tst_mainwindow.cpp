@@ -249,6 +249,24 @@ private slots:
         QVERIFY2(closing.elapsed() < 10000, "closing the window hung");
     }
 
+    // Stop while the data loads: the loading stops (it polls the request),
+    // nothing starts, the log says so without an error box, and Start is
+    // available again. Quitting in that state goes the same way.
+    void stopWhileLoadingStopsTheLoading() {
+        MainWindow w;
+        ExperimentConfig c = smallRun(2, 1);
+        c.dataset = "teacher:2000000x20:4"; // seconds to generate, were it not stopped
+        c.model = "mlp:20-8-4";
+        w.form()->setConfig(c);
+        w.startRun();
+        w.stopAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(w.eventLogText().contains("Stopped: stopped while loading the "
+                                                           "data: nothing was started"),
+                                 30000);
+        QVERIFY(!w.eventLogText().contains("Could not start"));
+        QVERIFY(w.startAction()->isEnabled());
+    }
+
     void startFollowsFormValidity() {
         MainWindow w;
         w.form()->setConfig(smallRun(2, 1));

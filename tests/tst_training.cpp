@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <atomic>
 #include <thread>
 
 #include <unistd.h>
@@ -348,6 +349,29 @@ private slots:
                          std::string::npos,
                      e.what());
         }
+    }
+
+    // Loading stops on request: the loaders poll the stop request a block
+    // (or a chunk) at a time, so prepare() throws Cancelled mid-load, and a
+    // stop() from another thread before prepare() is honoured at once.
+    void stopDuringLoadingCancelsIt() {
+        ExperimentConfig c = teacherConfig();
+        c.dataset = "teacher:200000x20:4"; // ~200 blocks of rows
+        const int before = ourSegments();
+        {
+            Run run(c);
+            std::atomic<int> polls{0};
+            HWL_VERIFY_THROWS(run.prepare([&] { return ++polls >= 5; }), Cancelled,
+                              "stopped while loading the data: nothing was started");
+            QVERIFY(polls >= 5); // asked mid-load, not only before and after
+            QVERIFY(run.wait(std::chrono::milliseconds(0)));
+        }
+        {
+            Run run(c);
+            run.stop();
+            HWL_VERIFY_THROWS(run.start(), Cancelled, "stopped while loading");
+        }
+        QCOMPARE(ourSegments(), before);
     }
 
     void noSegmentOutlivesItsRun() {

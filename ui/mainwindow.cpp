@@ -75,6 +75,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         updateActions();
         QMessageBox::warning(this, tr("Could not start the run"), message);
     });
+    connect(controller_, &RunController::stoppedWhileLoading, this, [this](const QString& message) {
+        logEvent(tr("Stopped: %1").arg(message));
+        statusLabel_->setText(tr("Stopped while loading"));
+        updateActions();
+    });
     connect(controller_, &RunController::samplesArrived, this, &MainWindow::onSamples);
     connect(
         controller_, &RunController::workersUpdated, this, [this](const QList<WorkerRow>& rows) {

@@ -18,6 +18,8 @@ RunController::RunController(QObject* parent) : QObject(parent) {
 }
 
 RunController::~RunController() {
+    if (run_)
+        run_->stop(); // a load still going stops within a fraction of a second
     if (preparer_.joinable())
         preparer_.join();
     if (run_) {
@@ -49,17 +51,21 @@ bool RunController::start(const ExperimentConfig& config) {
     Run* run = run_.get();
     auto prepare = [self, run] {
         QString error;
+        bool cancelled = false;
         try {
             run->prepare();
+        } catch (const Cancelled& e) {
+            error = QString::fromStdString(e.what());
+            cancelled = true;
         } catch (const std::exception& e) {
             error = QString::fromStdString(e.what());
         }
         if (self)
             QMetaObject::invokeMethod(
                 self.data(),
-                [self, error] {
+                [self, error, cancelled] {
                     if (self)
-                        self->onPrepared(error);
+                        self->onPrepared(error, cancelled);
                 },
                 Qt::QueuedConnection);
     };
@@ -73,10 +79,14 @@ bool RunController::start(const ExperimentConfig& config) {
     return true;
 }
 
-void RunController::onPrepared(const QString& error) {
+void RunController::onPrepared(const QString& error, bool cancelled) {
     if (preparer_.joinable())
         preparer_.join();
     preparing_ = false;
+    if (cancelled) {
+        emit stoppedWhileLoading(error);
+        return;
+    }
     if (error.isEmpty()) {
         try {
             run_->start();

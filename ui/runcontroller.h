@@ -70,6 +70,8 @@ signals:
     void preparing(const QString& description);
     void started(int workers, const QStringList& notes);
     void failedToStart(const QString& message);
+    /// Stop (or quit) while the data was loading: nothing was started.
+    void stoppedWhileLoading(const QString& message);
     /// Samples drained since the last tick, in ring order per worker.
     void samplesArrived(const QList<hwl::Sample>& samples);
     void workersUpdated(const QList<hwl::ui::WorkerRow>& rows);
@@ -78,7 +80,7 @@ signals:
     void event(const QString& text, bool warning);
 
 private:
-    void onPrepared(const QString& error);
+    void onPrepared(const QString& error, bool cancelled);
     void tick();
     void collectWorkers();
 

@@ -101,13 +101,25 @@ std::string writeOutputs(const OutputFolder* folder, const Run& run, const Metri
     return line + (s.state == RunState::Finished ? "" : " (partial run)");
 }
 
+/// Says that a signal came before training started; returns the exit code.
+int interruptedBeforeTraining() {
+    std::fflush(stdout);
+    std::fprintf(stderr, "interrupted (%s) before training started: nothing written\n",
+                 signalName(stopSignal()));
+    return 128 + stopSignal();
+}
+
 int trainAndReport(const CommandLine& cl) {
     Run run(cl.config);
     const auto& c = cl.config;
     std::printf("experiment: %s on %s, mode %s, %d worker%s, %d epoch%s, batch %d, lr %g\n",
                 c.model.c_str(), c.dataset.c_str(), describeMode(c).c_str(), c.workers,
                 c.workers == 1 ? "" : "s", c.epochs, c.epochs == 1 ? "" : "s", c.batch, c.lr);
-    run.prepare();
+    try {
+        run.prepare([] { return stopSignal() != 0; }); // a signal stops the loading at once
+    } catch (const Cancelled&) {
+        return interruptedBeforeTraining();
+    }
     printPrepared(run);
     // Checked and held before training: a long run never ends in a write
     // that could not happen, or one mixed with another run's.
@@ -116,11 +128,8 @@ int trainAndReport(const CommandLine& cl) {
         folder.emplace(c.out, 2 * std::uint64_t(run.info().parameters) * sizeof(float) +
                                   (std::uint64_t(4) << 20));
     std::fflush(stdout);
-    if (const int sig = stopSignal(); sig != 0) { // while the data was loading
-        std::fprintf(stderr, "interrupted (%s) before training started: nothing written\n",
-                     signalName(sig));
-        return 128 + sig;
-    }
+    if (stopSignal() != 0) // while the last of the loading was not polled
+        return interruptedBeforeTraining();
 
     MetricsLog log;
     run.start();

@@ -1,5 +1,6 @@
 #include "data/datasourceio.h"
 
+#include "util/cancel.h"
 #include "util/errors.h"
 #include "util/fileio.h"
 #include "util/textutil.h"
@@ -121,7 +122,8 @@ std::string readGzip(std::FILE* f, const std::filesystem::path& file, std::uint6
                                  ", more than this reader accepts; use a smaller file");
             bytes.resize(std::min(std::max(used * 2, used + kChunk), maxBytes + 1));
         }
-        const auto want = unsigned(std::min<std::uint64_t>(bytes.size() - used, 1u << 30));
+        throwIfCancelled();
+        const auto want = unsigned(std::min<std::uint64_t>(bytes.size() - used, kChunk));
         const int got = gzread(gz.get(), bytes.data() + used, want);
         if (got < 0)
             break;
@@ -226,6 +228,7 @@ bool TextLines::fill() {
         end_ -= begin_;
         begin_ = 0;
     }
+    throwIfCancelled();
     const Impl& in = *impl_;
     if (end_ == buffer_.size()) {
         if (buffer_.size() >= kMaxLineBytes)

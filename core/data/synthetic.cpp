@@ -3,6 +3,7 @@
 // the result is the same whatever the number of threads.
 #include "data/datasourceio.h"
 #include "data/datasources.h"
+#include "util/cancel.h"
 #include "util/errors.h"
 #include "util/parallel.h"
 #include "util/random.h"
@@ -48,7 +49,9 @@ std::string shapeName(const char* kind, std::int64_t rows, std::int64_t dim, std
 template <typename Fn>
 void forEachBlock(std::int64_t rows, std::uint64_t seed, std::uint64_t stream, Fn&& fn) {
     const std::int64_t blocks = (rows + kBlockRows - 1) / kBlockRows;
+    const CancelScope* cancel = currentCancelScope(); // the helper threads poll the caller's
     parallelChunks(blocks, [&](std::int64_t b) {
+        throwIfCancelled(cancel);
         Rng rng(Rng::derive(seed, std::uint64_t(b), stream));
         const std::int64_t first = b * kBlockRows;
         fn(first, std::min(rows, first + kBlockRows), rng);

@@ -9,6 +9,7 @@
 #include "store/sharedsegment.h"
 #include "strategy/registry.h"
 #include "util/alignedvector.h"
+#include "util/cancel.h"
 #include "util/errors.h"
 
 #include <system_error>
@@ -31,14 +32,19 @@ void checkStartMethodNow(const Run::Impl& run, int extraThreads,
 }
 } // namespace
 
-void Run::Impl::prepare() {
+void Run::Impl::prepare(const std::function<bool()>& stopWhen) {
     if (prepared)
         return;
+    const CancelScope cancel([this, &stopWhen] {
+        return stopBeforeStart.load(std::memory_order_relaxed) || (stopWhen && stopWhen());
+    });
+    throwIfCancelled();
     SharedSegment::cleanupStaleSegments();
     const ModelSpec modelSpec = config.modelSpec();
     strategy = createStrategy(config);
     checkStartMethodNow(*this, 0, nullptr);
     data = loadDataset(config.datasetSpec(), config.testFraction, config.seed);
+    throwIfCancelled();
     if (data.train.rows == 0)
         throw InputError("dataset: \"" + config.dataset + "\" has no training rows");
     model = makeModel(modelSpec);
@@ -71,7 +77,7 @@ void Run::Impl::prepare() {
 }
 
 void Run::Impl::start() {
-    prepare();
+    prepare({});
     if (coordinator.joinable() || done)
         throw RunError("this run was already started; create a new Run to train again");
     launcher = chooseLauncher();
@@ -136,8 +142,8 @@ Run::~Run() {
     }
 }
 
-void Run::prepare() {
-    impl_->prepare();
+void Run::prepare(const std::function<bool()>& stopWhen) {
+    impl_->prepare(stopWhen);
 }
 
 void Run::start() {
@@ -159,6 +165,7 @@ void Run::resume() {
 }
 
 void Run::stop() {
+    impl_->stopBeforeStart.store(true);
     if (impl_->prepared)
         impl_->telemetry.setCommand(RunCommand::Stop);
 }

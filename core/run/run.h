@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,14 +79,18 @@ public:
     /// Loads the dataset, builds and initialises the model (or loads --init),
     /// lets the strategy allocate its stores, and creates the telemetry
     /// segment. InputError for bad data, weights or a model that does not fit
-    /// the data; RunError when there is no room (e.g. /dev/shm). Called by
-    /// start() if needed.
-    void prepare();
+    /// the data; RunError when there is no room (e.g. /dev/shm); Cancelled
+    /// when stop() is called meanwhile (from another thread) or `stopWhen`
+    /// returns true: the loaders poll them a chunk at a time, so a large
+    /// file stops loading within a fraction of a second. Called by start()
+    /// if needed.
+    void prepare(const std::function<bool()>& stopWhen = {});
     /// Launches the workers and returns at once.
     void start();
     void pause();
     void resume();
     /// Asks every worker to stop after its current step; returns at once.
+    /// Before the run is prepared: prepare() stops loading (Cancelled).
     void stop();
     /// Waits until the run has ended or `timeout` passed; true when ended
     /// (at once for a run that was never started, or whose start failed).

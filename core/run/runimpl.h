@@ -15,6 +15,7 @@
 #include "telemetry/telemetry.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -29,7 +30,7 @@ std::shared_ptr<ForkServer> processForkServer();
 struct Run::Impl {
     explicit Impl(ExperimentConfig c) : config(std::move(c)) {}
 
-    void prepare();
+    void prepare(const std::function<bool()>& stopWhen);
     void start();
     std::unique_ptr<Launcher> chooseLauncher();
     void launchWorkers();
@@ -61,7 +62,10 @@ struct Run::Impl {
     /// The coordinator thread runs (until `done`); false for a run that was
     /// never started, or whose start failed before it.
     std::atomic<bool> started{false};
-    bool prepared = false;
+    std::atomic<bool> prepared{false};
+    /// stop() came before the run was prepared: prepare() throws Cancelled
+    /// at its next check (the loaders poll it a chunk at a time).
+    std::atomic<bool> stopBeforeStart{false};
     RunInfo info;
     std::vector<std::string> notes;
     std::vector<std::string> workerFailures; ///< coordinator thread only until done

@@ -22,6 +22,14 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// Long work (loading the data) stopped because the user asked (the
+/// window's Stop or quit, a signal to the command line): nothing was started
+/// and nothing written. what() says so in plain words.
+class Cancelled : public RunError {
+public:
+    using RunError::RunError;
+};
+
 /// The system's text for errno value `err`.
 inline std::string errnoText(int err) {
     return std::error_code(err, std::generic_category()).message();
