@@ -1,5 +1,6 @@
 // The command line under signals and system limits: Ctrl-C (and SIGTERM)
-// writing a partial run under every start method, and the process limit
+// writing a partial run under every start method, the window quitting on
+// the same signals, and the process limit
 // (ulimit -u) explained instead of a crash, with no segment left behind.
 #include "clitest.h"
 
@@ -185,8 +186,9 @@ private slots:
         QVERIFY2(r.finished && r.status == QProcess::NormalExit, qPrintable(r.describe()));
         QCOMPARE(r.code, 128 + SIGTERM);
         QVERIFY2(r.shmLeftovers.isEmpty(), qPrintable(r.shmLeftovers.join(", ")));
-        // Loading is not interrupted: the signal lands in it or, on a fast
-        // machine, in the first epochs; either way the run says which.
+        // Loading stops at the signal (the loaders poll it); on a fast
+        // machine the signal may land in the first epochs instead: either
+        // way the run says which.
         if (r.err.contains("before training started")) {
             QVERIFY2(r.err.contains("interrupted (SIGTERM) before training started: nothing "
                                     "written"),
@@ -197,6 +199,48 @@ private slots:
                      qPrintable(r.describe()));
             QCOMPARE(dirEntries(out), kOutputFiles);
         }
+    }
+
+    // The window under the same signals (its terminal's Ctrl-C, a logout's
+    // SIGHUP, a service manager's SIGTERM): it quits as if closed, with
+    // 128 + the signal; the run stops in order, no process or segment stays.
+    void windowQuitsOnStopSignals_data() {
+        QTest::addColumn<int>("signal");
+        QTest::newRow("SIGTERM") << SIGTERM;
+        QTest::newRow("SIGHUP") << SIGHUP;
+        QTest::newRow("SIGINT") << SIGINT;
+    }
+    void windowQuitsOnStopSignals() {
+        QFETCH(int, signal);
+        const QString config = tmp_.filePath("window-long.json");
+        QFile f(config);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(R"({"model": "mlp:20-32-4", "dataset": "teacher:40000x20:4", "mode": "processes",
+                    "start-method": "fork", "workers": 2, "epochs": 100000})");
+        f.close();
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        p.setProcessEnvironment(env);
+        p.setProgram(QStringLiteral(HWL_APP_BINARY));
+        p.setArguments({"--config", config, "--start"});
+        p.start();
+        QVERIFY(p.waitForStarted(10000));
+        const pid_t pid = pid_t(p.processId());
+        // Training: the two workers are its children.
+        const auto children = [pid] {
+            QFile f(QStringLiteral("/proc/%1/task/%1/children").arg(pid));
+            return f.open(QIODevice::ReadOnly) ? f.readAll().trimmed().split(' ').size() : 0;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(children() >= 3, 60000); // the fork server and two workers
+        QCOMPARE(::kill(pid, signal), 0);
+        Result r;
+        r.started = true;
+        r.pid = pid;
+        collect(p, r, 60000);
+        QVERIFY2(r.finished && r.status == QProcess::NormalExit && r.code == 128 + signal,
+                 qPrintable(r.describe()));
+        QVERIFY2(r.shmLeftovers.isEmpty(), qPrintable(r.shmLeftovers.join(", ")));
     }
 
     // At the system's limit on processes and threads, every place that

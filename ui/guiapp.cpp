@@ -8,14 +8,49 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QSocketNotifier>
 #include <QTimer>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace hwl::ui {
 
 namespace {
+int gSignalPipe[2] = {-1, -1};
+
+void onStopSignal(int sig) {
+    const auto byte = static_cast<unsigned char>(sig);
+    (void)!::write(gSignalPipe[1], &byte, 1);
+}
+
+/// SIGINT, SIGTERM and SIGHUP (a terminal's Ctrl-C, a session's logout, a
+/// service manager's stop) end the window as quitting it does: the run is
+/// stopped after its step, its workers end and its segments go. The handler
+/// writes the signal into a pipe that the event loop reads; the exit status
+/// is 128 + the signal. SIGPIPE is ignored.
+void quitOnStopSignals(QApplication& app) {
+    if (::pipe2(gSignalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
+        return; // the signals keep their default action
+    auto* notifier = new QSocketNotifier(gSignalPipe[0], QSocketNotifier::Read, &app);
+    QObject::connect(notifier, &QSocketNotifier::activated, &app, [] {
+        unsigned char byte = 0;
+        if (::read(gSignalPipe[0], &byte, 1) == 1)
+            QCoreApplication::exit(128 + byte);
+    });
+    struct sigaction stop {};
+    stop.sa_handler = onStopSignal;
+    sigemptyset(&stop.sa_mask);
+    stop.sa_flags = SA_RESTART;
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP})
+        ::sigaction(sig, &stop, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+}
+
 bool haveDisplay() {
     return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") ||
            std::getenv("QT_QPA_PLATFORM");
@@ -72,6 +107,7 @@ int runGui(int argc, char** argv) {
                      why.c_str());
 
     QApplication app(argc, argv);
+    quitOnStopSignals(app);
     QApplication::setOrganizationName("HogwildLab");
     QApplication::setApplicationName("Hogwild Lab");
     QApplication::setApplicationVersion(HWL_VERSION);
