@@ -75,8 +75,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         updateActions();
         QMessageBox::warning(this, tr("Could not start the run"), message);
     });
-    connect(controller_, &RunController::stoppedWhileLoading, this, [this](const QString& message) {
-        logEvent(tr("Stopped: %1").arg(message));
+    connect(controller_, &RunController::stoppedWhileLoading, this, [this] {
         statusLabel_->setText(tr("Stopped while loading"));
         updateActions();
     });

@@ -84,7 +84,8 @@ void RunController::onPrepared(const QString& error, bool cancelled) {
         preparer_.join();
     preparing_ = false;
     if (cancelled) {
-        emit stoppedWhileLoading(error);
+        emit event(QStringLiteral("Stopped: ") + error, false);
+        emit stoppedWhileLoading();
         return;
     }
     if (error.isEmpty()) {

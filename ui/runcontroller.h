@@ -70,8 +70,9 @@ signals:
     void preparing(const QString& description);
     void started(int workers, const QStringList& notes);
     void failedToStart(const QString& message);
-    /// Stop (or quit) while the data was loading: nothing was started.
-    void stoppedWhileLoading(const QString& message);
+    /// Stop (or quit) while the data was loading: nothing was started (the
+    /// event log has said so).
+    void stoppedWhileLoading();
     /// Samples drained since the last tick, in ring order per worker.
     void samplesArrived(const QList<hwl::Sample>& samples);
     void workersUpdated(const QList<hwl::ui::WorkerRow>& rows);
