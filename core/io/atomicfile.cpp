@@ -5,6 +5,7 @@
 #include "util/textutil.h"
 
 #include <csignal>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -79,20 +80,67 @@ void throwCannotWrite(const fs::path& file, const WriteTarget& target, const std
                      reason + std::string(target.hint));
 }
 
+namespace {
+
+/// An unnamed file in `file`'s directory (O_TMPFILE): if this process dies
+/// while writing it, nothing is left. Null where the file system has no
+/// O_TMPFILE (the caller then writes a named temporary sibling).
+FilePtr openUnnamed(const fs::path& file) {
+    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    const int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return nullptr;
+    FilePtr f(::fdopen(fd, "wb"));
+    if (!f)
+        ::close(fd);
+    return f;
+}
+
+/// Gives the unnamed file `fd` its temporary sibling's name (a link made
+/// through /proc/self/fd), then renames that onto the target: the named
+/// temporary exists only between the two calls. Returns 0 or the errno.
+int linkIntoPlace(int fd, TempSibling& tmp) {
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp.path().c_str(), AT_SYMLINK_FOLLOW) != 0) {
+        const int err = errno;
+        tmp.disown();
+        return err;
+    }
+    return tmp.commit();
+}
+
+} // namespace
+
 void writeStreamAtomically(const fs::path& file,
                            const std::function<void(const ByteSink&)>& produce,
                            const WriteTarget& target) {
     TempSibling tmp(file);
-    FilePtr f(std::fopen(tmp.path().c_str(), "wbx")); // "x": never clobber a stranger's file
+    FilePtr f = openUnnamed(file);
+    const bool unnamed = f != nullptr;
+    if (!unnamed)
+        f.reset(std::fopen(tmp.path().c_str(), "wbx")); // "x": never clobber a stranger's file
     if (!f) {
         const int err = errno;
         tmp.disown();
         throwCannotWrite(file, target, errnoText(err));
     }
+    if (unnamed)
+        tmp.disown(); // nothing has its name yet
     produce([&](std::string_view part) {
         if (!part.empty() && std::fwrite(part.data(), 1, part.size(), f.get()) != part.size())
             throwCannotWrite(file, target, errnoText(errno));
     });
+    if (unnamed) {
+        // Flushed and synced before the name appears; closed after the link.
+        if (std::fflush(f.get()) != 0 || ::fsync(::fileno(f.get())) != 0)
+            throwCannotWrite(file, target, errnoText(errno));
+        tmp.adopt();
+        if (const int err = linkIntoPlace(::fileno(f.get()), tmp))
+            throwCannotWrite(file, target, errnoText(err));
+        if (const int err = finishFile(std::move(f)))
+            throwCannotWrite(file, target, errnoText(err));
+        return;
+    }
     if (const int err = finishFile(std::move(f)))
         throwCannotWrite(file, target, errnoText(err));
     if (const int err = tmp.commit())

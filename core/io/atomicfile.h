@@ -1,6 +1,8 @@
 #pragma once
-// Writing a file so that a crash never leaves half of it: the bytes go to a
-// temporary file in the same directory, which is renamed into place.
+// Writing a file so that a crash never leaves half of it: the bytes go to an
+// unnamed file in the same directory (O_TMPFILE; a named temporary sibling
+// where the file system has none), which is named and renamed into place
+// once complete.
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -64,6 +66,8 @@ public:
     const std::filesystem::path& path() const { return path_; }
     /// We never created the file (e.g. the exclusive open failed): not ours to remove.
     void disown() { owned_ = false; }
+    /// The file is about to get this name (a link to an unnamed file): ours to remove.
+    void adopt() { owned_ = true; }
     /// Renames the temporary onto the target; returns 0 or the errno.
     int commit();
 
