@@ -214,7 +214,7 @@ TextLines::TextLines(const std::filesystem::path& file, std::uint64_t maxBytes,
     : impl_(new Impl{file, what, openDataFile(file, what), nullptr, maxBytes}) {
     impl_->gz = gzReader(impl_->f.get(), file, what); // plain files pass through
     gzbuffer(impl_->gz.get(), 1 << 18);
-    buffer_.resize(std::size_t(1) << 22);
+    buffer_.resize(std::size_t(1) << 16); // grows to 4 MiB as the file proves longer
 }
 
 TextLines::~TextLines() = default;
@@ -230,6 +230,8 @@ bool TextLines::fill() {
     }
     throwIfCancelled();
     const Impl& in = *impl_;
+    if (buffer_.size() < (std::size_t(1) << 22) && total_ >= buffer_.size())
+        buffer_.resize(buffer_.size() * 2); // a long file: read it in larger chunks
     if (end_ == buffer_.size()) {
         if (buffer_.size() >= kMaxLineBytes)
             throw InputError(in.what + " " + quoted(in.file) + ": line " +

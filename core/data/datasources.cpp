@@ -3,6 +3,7 @@
 #include "data/datasources.h"
 
 #include "data/datasourceio.h"
+#include "util/cancel.h"
 #include "util/errors.h"
 #include "util/fileio.h"
 #include "util/parallel.h"
@@ -223,13 +224,15 @@ DatasetSplit loadDataset(const DatasetSpec& spec, double testFraction, std::uint
     case DatasetSpec::Kind::Idx: {
         const bool fashion = spec.kind == DatasetSpec::Kind::FashionMnist;
         const auto dir = fashion ? fashionMnistDir() : spec.path;
-        const auto [train, test] = idxLayout(
+        const auto layout = idxLayout(
             dir, fashion, fashion ? "fashion-mnist" : "idx",
             fashion ? "apt-get install dataset-fashion-mnist, or set HWL_FASHION_MNIST_DIR to a "
                       "directory holding train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, "
                       "t10k-images-idx3-ubyte.gz and t10k-labels-idx1-ubyte.gz"
                     : "put train-images-idx3-ubyte and train-labels-idx1-ubyte (raw or .gz), "
                       "and optionally the t10k- pair, in it");
+        const IdxFiles& train = layout.first; // named, not bound: clang 14 cannot capture bindings
+        const auto& test = layout.second;
         if (!test) {
             checkTestFraction(testFraction);
             all = loadIdx(train.images, train.labels);
@@ -237,8 +240,18 @@ DatasetSplit loadDataset(const DatasetSpec& spec, double testFraction, std::uint
         }
         DatasetSplit split;
         // Both at once: unpacking the gzip files is most of the time.
-        parallelInvoke([&] { split.train = loadIdx(train.images, train.labels); },
-                       [&] { split.test = loadIdx(test->images, test->labels); });
+        // oneTBB's threads poll the caller's stop request.
+        const CancelScope* cancel = currentCancelScope();
+        const auto polled = [cancel] { return cancel && cancel->stopRequested(); };
+        parallelInvoke(
+            [&] {
+                const CancelScope scope(polled);
+                split.train = loadIdx(train.images, train.labels);
+            },
+            [&] {
+                const CancelScope scope(polled);
+                split.test = loadIdx(test->images, test->labels);
+            });
         if (split.train.dim != split.test.dim)
             throw InputError(name + ": the train images have " + std::to_string(split.train.dim) +
                              " pixels, the t10k images " + std::to_string(split.test.dim) +
