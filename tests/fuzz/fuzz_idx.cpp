@@ -18,14 +18,9 @@
 #include <cstdint>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    std::size_t labelsSize = 0, skip = 0;
-    if (size >= 2) {
-        labelsSize = std::min<std::size_t>(std::size_t(data[0]) << 8 | data[1], size - 2);
-        skip = 2;
-    }
-    const auto labels = hwl::fuzz::writeScratch("labels", data + skip, labelsSize);
-    const auto images =
-        hwl::fuzz::writeScratch("images", data + skip + labelsSize, size - skip - labelsSize);
+    const auto in = hwl::fuzz::splitIdxInput(data, size);
+    const auto labels = hwl::fuzz::writeScratch("labels", in.labels, in.labelsSize);
+    const auto images = hwl::fuzz::writeScratch("images", in.images, in.imagesSize);
     return hwl::fuzz::expectingInputErrors(
         [&] { hwl::fuzz::checkDataset(hwl::loadIdx(images, labels)); });
 }

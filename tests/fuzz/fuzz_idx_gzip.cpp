@@ -45,13 +45,9 @@ std::string gzipped(const std::uint8_t* data, std::size_t size) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    std::size_t labelsSize = 0, skip = 0;
-    if (size >= 2) {
-        labelsSize = std::min<std::size_t>(std::size_t(data[0]) << 8 | data[1], size - 2);
-        skip = 2;
-    }
-    const auto labels = hwl::fuzz::writeScratch("labels", data + skip, labelsSize);
-    const std::string gz = gzipped(data + skip + labelsSize, size - skip - labelsSize);
+    const auto in = hwl::fuzz::splitIdxInput(data, size);
+    const auto labels = hwl::fuzz::writeScratch("labels", in.labels, in.labelsSize);
+    const std::string gz = gzipped(in.images, in.imagesSize);
     const auto images = hwl::fuzz::writeScratch("images.gz", gz.data(), gz.size());
     return hwl::fuzz::expectingInputErrors(
         [&] { hwl::fuzz::checkDataset(hwl::loadIdx(images, labels)); });

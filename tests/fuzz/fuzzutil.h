@@ -10,6 +10,8 @@
 // which reports it as a crash.
 #include "util/errors.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -98,5 +100,23 @@ int expectingInputErrors(Parse&& parse) {
             __builtin_trap();                                                                      \
         }                                                                                          \
     } while (0)
+
+/// The two IDX files one input holds: the first 2 bytes (big-endian) give
+/// the size of the labels file, which follows; the images file is the rest.
+struct IdxInput {
+    const std::uint8_t* labels;
+    std::size_t labelsSize;
+    const std::uint8_t* images;
+    std::size_t imagesSize;
+};
+
+inline IdxInput splitIdxInput(const std::uint8_t* data, std::size_t size) {
+    std::size_t labelsSize = 0, skip = 0;
+    if (size >= 2) {
+        labelsSize = std::min<std::size_t>(std::size_t(data[0]) << 8 | data[1], size - 2);
+        skip = 2;
+    }
+    return {data + skip, labelsSize, data + skip + labelsSize, size - skip - labelsSize};
+}
 
 } // namespace hwl::fuzz
