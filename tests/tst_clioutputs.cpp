@@ -2,10 +2,17 @@
 // before training (a file or folder in the way, an unwritable folder,
 // another run writing into it), written file by file after it (a failed
 // write named, an earlier complete file kept), stale temporaries of dead
-// writers removed, and paths that are not UTF-8.
+// writers removed, a writer killed mid-write leaving nothing, and paths that
+// are not UTF-8.
 #include "clitest.h"
+#include "io/atomicfile.h"
+
+#include <csignal>
+#include <filesystem>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace hwl::test;
 
@@ -16,6 +23,31 @@ class TestCliOutputs : public QObject {
 
 private slots:
     void initTestCase() { QVERIFY(tmp_.isValid()); }
+
+    // A writer killed with SIGKILL halfway through its file (here: by itself,
+    // from inside the byte producer) leaves nothing in the folder: the bytes go
+    // to an unnamed file (O_TMPFILE) that only gets a name once complete. (A
+    // named temporary used to stay behind until the next run into the folder.)
+    void writerKilledMidWriteLeavesNothing() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::filesystem::path file = dir.filePath("weights.safetensors").toStdString();
+        const pid_t child = fork();
+        if (child == 0) {
+            hwl::writeFileAtomically(file, [](const hwl::ByteSink& sink) {
+                sink(std::string(1 << 20, 'x'));
+                ::kill(::getpid(), SIGKILL);
+            });
+            _exit(0);
+        }
+        int status = 0;
+        QCOMPARE(waitpid(child, &status, 0), child);
+        QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        QCOMPARE(
+            QDir(dir.path())
+                .entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot),
+            QStringList());
+    }
 
     // A run interrupted while writing (killed, or a full disk) leaves a
     // temporary sibling; the next run into that folder removes it, and

@@ -1,6 +1,5 @@
 // Tests for core/tensorfile: safetensors byte layout and hostile-file checks,
 // .npz readable by numpy, atomic replacement of files.
-#include "io/atomicfile.h"
 #include "io/tensorfile.h"
 #include "testutil.h"
 #include "util/errors.h"
@@ -16,11 +15,8 @@
 #include <QtEndian>
 #include <QtTest>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <csignal>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -208,7 +204,6 @@ private slots:
     void writeReplacesExistingFile();
     void failedRenameRemovesTempFile_data();
     void failedRenameRemovesTempFile();
-    void writerKilledMidWriteLeavesNothing();
 };
 
 void TestTensorFile::safetensorsByteLayout() {
@@ -580,28 +575,4 @@ void TestTensorFile::failedRenameRemovesTempFile() {
 }
 
 QTEST_GUILESS_MAIN(TestTensorFile)
-// A writer killed with SIGKILL halfway through its file (here: by itself,
-// from inside the byte producer) leaves nothing in the folder: the bytes go
-// to an unnamed file (O_TMPFILE) that only gets a name once complete. (A
-// named temporary used to stay behind until the next run into the folder.)
-void TestTensorFile::writerKilledMidWriteLeavesNothing() {
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const fs::path file = dir.filePath("weights.safetensors").toStdString();
-    const pid_t child = fork();
-    if (child == 0) {
-        hwl::writeFileAtomically(file, [](const hwl::ByteSink& sink) {
-            sink(std::string(1 << 20, 'x'));
-            ::kill(::getpid(), SIGKILL);
-        });
-        _exit(0);
-    }
-    int status = 0;
-    QCOMPARE(waitpid(child, &status, 0), child);
-    QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-    QCOMPARE(QDir(dir.path())
-                 .entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot),
-             QStringList());
-}
-
 #include "tst_tensorfile.moc"
