@@ -47,12 +47,13 @@ void Run::Impl::superviseJobExit(const Launcher::Exit& exit) {
                               s == WorkerState::Failed);
         anyFailure = anyFailure || s == WorkerState::Failed;
     }
-    // A rank that mpirun ended before its last relay reached rank 0 (it
-    // ends the whole job when one rank dies) is gone all the same.
+    // A rank that mpirun ended before it could say so (it ends the whole
+    // job when one rank dies: rank 0 too, and the others before their last
+    // relay reached rank 0) is gone all the same.
     for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r) {
         auto& state = telemetry.worker(r).state;
         const auto s = WorkerState(state.load(std::memory_order_acquire));
-        if (launcher->relayed(r) && s != WorkerState::Finished && s != WorkerState::Failed)
+        if (s != WorkerState::Finished && s != WorkerState::Failed)
             state.store(std::uint32_t(WorkerState::Stopped), std::memory_order_release);
     }
     if (anyFailure || (allLeft && WIFEXITED(exit.status) && WEXITSTATUS(exit.status) == 0)) {
