@@ -104,6 +104,21 @@ std::unique_ptr<gzFile_s, GzCloser> gzReader(std::FILE* f, const std::filesystem
     return gz;
 }
 
+/// Throws InputError when zlib's reader `gz` stopped on an error (or
+/// `failed`: a read returned -1): a truncated stream, or one that is not
+/// gzip. Returns when it simply reached the end.
+void checkGzipStream(gzFile gz, bool failed, const std::filesystem::path& file,
+                     const std::string& what) {
+    int err = Z_OK;
+    const char* msg = gzerror(gz, &err);
+    if (err == Z_BUF_ERROR)
+        throw InputError(what + " " + quoted(file) + " is truncated: its gzip stream ends early (" +
+                         std::string(msg) + "); download or copy it again");
+    if (failed || err != Z_OK)
+        throw InputError(what + " " + quoted(file) +
+                         " is not a valid gzip file: " + std::string(msg));
+}
+
 /// Reads the gzip stream of `f` (at its start), the file already opened
 /// and checked.
 std::string readGzip(std::FILE* f, const std::filesystem::path& file, std::uint64_t hint,
@@ -131,14 +146,7 @@ std::string readGzip(std::FILE* f, const std::filesystem::path& file, std::uint6
             break;
         used += std::uint64_t(got);
     }
-    int err = Z_OK;
-    const char* msg = gzerror(gz.get(), &err);
-    if (err == Z_BUF_ERROR)
-        throw InputError(what + " " + quoted(file) + " is truncated: its gzip stream ends early (" +
-                         std::string(msg) + "); download or copy it again");
-    if (err != Z_OK)
-        throw InputError(what + " " + quoted(file) +
-                         " is not a valid gzip file: " + std::string(msg));
+    checkGzipStream(gz.get(), false, file, what);
     if (used > maxBytes)
         throw InputError(what + " " + quoted(file) + " decompresses to more than " +
                          sizeText(maxBytes) +
@@ -242,15 +250,7 @@ bool TextLines::fill() {
     }
     const int got = gzread(in.gz.get(), buffer_.data() + end_, unsigned(buffer_.size() - end_));
     if (got <= 0) {
-        int err = Z_OK;
-        const char* msg = gzerror(in.gz.get(), &err);
-        if (err == Z_BUF_ERROR)
-            throw InputError(in.what + " " + quoted(in.file) +
-                             " is truncated: its gzip stream ends early (" + std::string(msg) +
-                             "); download or copy it again");
-        if (got < 0 || err != Z_OK)
-            throw InputError(in.what + " " + quoted(in.file) +
-                             " is not a valid gzip file: " + std::string(msg));
+        checkGzipStream(in.gz.get(), got < 0, in.file, in.what);
         atEnd_ = true;
         return false;
     }
