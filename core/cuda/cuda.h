@@ -1,0 +1,170 @@
+#pragma once
+// The CUDA backend (the optional hwl_cuda target, built when nvcc is found):
+// plain C++ types only, so nothing outside core/cuda includes a CUDA header.
+//
+// Who may call what: initialise() is the ONE place a process initialises
+// CUDA, and only processes that never fork afterwards call anything here
+// (the spawned device probe, the GPU modes' device process, the
+// CUDA-before-fork pitfall on purpose). The window's process and any parent
+// that forks workers only ask initialisedHere().
+//
+// Threading: a trainer is used by one thread (the device process's driver
+// thread); it runs its own threads, one per GPU, inside its calls.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hwl::cuda {
+
+struct Device {
+    int index = 0;
+    std::string name;
+    std::int64_t memoryBytes = 0;
+    int major = 0, minor = 0; ///< compute capability
+    int multiprocessors = 0;
+};
+
+struct DeviceReport {
+    std::vector<Device> devices;
+    std::string error; ///< why there is no device ("cudaGetDeviceCount returned 35, ...")
+    int driverVersion = 0, runtimeVersion = 0, ncclVersion = 0; ///< as CUDA and NCCL encode them
+};
+
+/// Initialises CUDA in this process and lists its devices (every failure is
+/// "no device", with CUDA's code and words in `error`).
+DeviceReport initialise();
+/// Whether this process has called initialise().
+bool initialisedHere();
+/// What a process forked after initialise() meets when it uses CUDA:
+/// cudaFree(0)'s words in the child ("cudaFree(0) returned 3,
+/// initialization error"), run on a helper thread and given up after
+/// `timeoutMs` (then "no answer within ... ms: the call hangs").
+std::string tryCudaInForkedChild(int timeoutMs);
+
+/// A one-rank NCCL communicator on device 0 all-reduces a small buffer:
+/// empty when it worked, else NCCL's or CUDA's words.
+std::string ncclOneRankCheck();
+
+/// The benchmark of the replicas' device reduce: seconds per sum of
+/// `replicas` gradient buffers of `params` floats on device 0 (the
+/// reduceReplicasKernel of a data-parallel step), averaged over `repeats`.
+double timeReplicaReduce(std::int64_t params, int replicas, int repeats);
+
+/// A model the device trains, as the engine's ParamLayout places it.
+struct MlpShape {
+    struct Layer {
+        std::int64_t in, out, weight, bias; ///< widths and offsets in the flat buffer
+    };
+    std::vector<Layer> layers;
+    int activation = 0; ///< devicemath::ActivationCode
+    std::int64_t total = 0;
+};
+struct BagShape {
+    std::int64_t vocab = 0, dim = 0, classes = 0;
+    std::int64_t table = 0, weight = 0, bias = 0, total = 0;
+};
+
+/// A training set as the host holds it (dense rows or CSR bags).
+struct HostData {
+    std::int64_t rows = 0, dim = 0;
+    int classes = 0;
+    const float* dense = nullptr;
+    const std::int64_t* offsets = nullptr;
+    const std::int32_t* indices = nullptr;
+    const float* values = nullptr;
+    const std::int32_t* labels = nullptr;
+};
+
+struct Sgd {
+    float lr = 0.01f, momentum = 0.0f, weightDecay = 0.0f;
+};
+
+/// Data-parallel replicas on GPUs: `replicasPerGpu` replicas on each of
+/// `gpus` devices (0 .. gpus-1), all in lockstep: their forward and backward
+/// passes run as strided-batched cuBLAS GEMMs over the replicas, their
+/// gradients are summed on the device in replica order and, with more than
+/// one GPU, all-reduced by NCCL (one rank per GPU), and every replica applies
+/// the same SGD step, so they stay bit-identical. A step is captured once in
+/// CUDA graphs and replayed.
+struct ReplicaSettings {
+    MlpShape mlp;
+    int gpus = 1, replicasPerGpu = 1;
+    int batch = 32; ///< per replica
+    Sgd sgd;
+    bool eager = false; ///< launch every kernel each step instead of replaying graphs (tests)
+};
+
+class ReplicaTrainer {
+public:
+    virtual ~ReplicaTrainer() = default;
+    /// Uploads the data once and captures the step. Throws std::runtime_error
+    /// with CUDA's, cuBLAS's or NCCL's words.
+    static std::unique_ptr<ReplicaTrainer> create(const ReplicaSettings& settings,
+                                                  const HostData& train);
+    /// Every replica's parameters (momentum buffers zeroed).
+    virtual void setParameters(const float* host) = 0;
+    /// The next epoch's rows: rows[r] for global replica r, all of one length.
+    virtual void setEpochRows(const std::vector<std::vector<std::int32_t>>& rows) = 0;
+    /// Enqueues steps [first, first + count) of the epoch (each replica's
+    /// batch: its rows [step * batch, ...), the last one possibly short).
+    /// `ownGradients`: each replica steps on its own gradient (local SGD)
+    /// instead of the replicas' mean.
+    virtual void enqueueSteps(std::int64_t first, std::int64_t count, bool ownGradients) = 0;
+    /// Waits for what was enqueued; the mean loss of each replica's batch at
+    /// each of those steps, step-major (count x replicas).
+    virtual std::vector<float> finishSteps() = 0;
+    /// Averages the replicas' parameters (not their momentum buffers).
+    virtual void averageParameters() = 0;
+    /// Each replica's L2 distance from the replicas' mean (in double: exactly
+    /// 0 for bit-identical replicas).
+    virtual std::vector<double> divergences() = 0;
+    /// Replica `replica`'s parameters into host memory.
+    virtual void copyParameters(int replica, float* host) = 0;
+    /// Device memory this trainer holds, all GPUs together.
+    virtual std::int64_t deviceBytes() const = 0;
+};
+
+/// GPU Hogwild: `blocks` thread blocks each train on their own samples and
+/// update ONE parameter copy in global memory without locks. Racy updates
+/// load and store with relaxed cuda::atomic_ref (a store is an exchange, so
+/// the value it replaced tells whether another block wrote meanwhile: that
+/// write is lost, and counted); atomic updates use atomicAdd.
+struct HogwildSettings {
+    bool bag = false; ///< the embedding bag, else the MLP
+    MlpShape mlp;
+    BagShape bagShape;
+    int blocks = 1024, groups = 2, batch = 32;
+    bool atomic = false;
+    Sgd sgd;
+};
+
+/// What one group of blocks has done so far (read while the kernel runs).
+struct GroupCounters {
+    std::uint64_t steps = 0, samples = 0;
+    std::uint64_t writes = 0; ///< parameter updates attempted (expected writes)
+    std::uint64_t lost = 0;   ///< writes another block overwrote before anyone read them
+    double lossSum = 0;       ///< sum of batch losses over `steps`
+};
+
+class HogwildTrainer {
+public:
+    virtual ~HogwildTrainer() = default;
+    static std::unique_ptr<HogwildTrainer> create(const HogwildSettings& settings,
+                                                  const HostData& train);
+    virtual void setParameters(const float* host) = 0;
+    /// Starts one epoch over `order` (block b takes its share, contiguous),
+    /// from where a paused launch left off when `resume`.
+    virtual void launchEpoch(const std::vector<std::int32_t>& order, bool resume) = 0;
+    /// Asks the running kernel to stop after its blocks' current steps.
+    virtual void requestStop() = 0;
+    /// Whether the kernel is done (finished its epoch, or stopped).
+    virtual bool done() = 0;
+    /// Whether the last launch covered its whole epoch (false: stopped early).
+    virtual bool epochComplete() = 0;
+    virtual std::vector<GroupCounters> counters() const = 0;
+    virtual void copyParameters(float* host) = 0;
+    virtual std::int64_t deviceBytes() const = 0;
+};
+
+} // namespace hwl::cuda

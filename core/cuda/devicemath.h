@@ -1,0 +1,98 @@
+#pragma once
+// The arithmetic of the CUDA backend's kernels, one element or one row at a
+// time, as __host__ __device__ functions: the kernels in core/cuda call them
+// on the device, and the CPU tests (tests/tst_devicemath) call the same
+// functions on the host and compare them with the CPU backend's double
+// reference, so every machine checks the GPU's arithmetic, GPU or not.
+// Plain C++ without nvcc (the macros expand to nothing).
+#include <cmath>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define HWL_HD __host__ __device__ __forceinline__
+#else
+#define HWL_HD inline
+#endif
+
+namespace hwl::devicemath {
+
+/// The hidden activations, numbered as hwl::Activation (relu, tanh, sigmoid).
+enum ActivationCode : int { kRelu = 0, kTanh = 1, kSigmoid = 2 };
+
+template <class T>
+HWL_HD T activate(int code, T x) {
+    using std::exp, std::tanh;
+    if (code == kRelu)
+        return x > T(0) ? x : T(0);
+    if (code == kTanh)
+        return tanh(x);
+    return T(1) / (T(1) + exp(-x));
+}
+
+/// d act / d pre, from the activation's input `pre` and output `post`.
+template <class T>
+HWL_HD T activationSlope(int code, T pre, T post) {
+    if (code == kRelu)
+        return pre > T(0) ? T(1) : T(0);
+    if (code == kTanh)
+        return T(1) - post * post;
+    return post * (T(1) - post);
+}
+
+/// Softmax cross-entropy of one row of `classes` logits with label `label`:
+/// returns the row's loss and writes d(mean loss)/d(logits) =
+/// (softmax - onehot) / batch into delta (which may alias nothing).
+template <class T>
+HWL_HD T softmaxRow(const T* z, int classes, int label, int batch, T* delta) {
+    using std::exp, std::log;
+    T zmax = z[0];
+    for (int c = 1; c < classes; ++c)
+        zmax = z[c] > zmax ? z[c] : zmax;
+    T sum = 0;
+    for (int c = 0; c < classes; ++c) {
+        delta[c] = exp(z[c] - zmax);
+        sum += delta[c];
+    }
+    const T scale = T(1) / (sum * T(batch));
+    for (int c = 0; c < classes; ++c)
+        delta[c] *= scale;
+    delta[label] -= T(1) / T(batch);
+    return log(sum) - (z[label] - zmax);
+}
+
+/// Whether row z's largest logit is its label's (the first of equal ones).
+template <class T>
+HWL_HD bool correctRow(const T* z, int classes, int label) {
+    int best = 0;
+    for (int c = 1; c < classes; ++c)
+        best = z[c] > z[best] ? c : best;
+    return best == label;
+}
+
+/// torch.optim.SGD on one parameter (dampening 0, no Nesterov), as
+/// optim/sgd.h: g += wd * p; v = mu * v + g; p -= lr * v (v untouched when
+/// mu is 0).
+template <class T>
+HWL_HD void sgdElement(T& p, T g, T& v, T lr, T mu, T wd) {
+    g += wd * p;
+    if (mu != T(0)) {
+        v = mu * v + g;
+        g = v;
+    }
+    p -= lr * g;
+}
+
+/// The weight of one token of a bag of `tokens` tokens with value `value`
+/// (the embedding bag takes the mean of its rows, weighted by the values).
+template <class T>
+HWL_HD T bagWeight(T value, std::int64_t tokens) {
+    return value / T(tokens);
+}
+
+/// One racy-update outcome: a store that replaced `seen` while the update
+/// had been computed from `loaded` overwrote another block's write (lost).
+HWL_HD bool overwroteAnother(float loaded, float seen) {
+    return !(loaded == seen) && !(loaded != loaded && seen != seen);
+}
+
+} // namespace hwl::devicemath

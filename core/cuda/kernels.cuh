@@ -1,0 +1,166 @@
+#pragma once
+// The element-wise kernels of the replica trainer (private to core/cuda).
+// Their arithmetic is devicemath.h's; replicas are laid out one after the
+// other: parameters, momentum and gradients with stride P (the flat
+// buffer's length), activations with stride batch x width.
+#include "cuda/devicemath.h"
+
+#include <cstdint>
+
+namespace hwl::cuda {
+
+constexpr int kLossHistory = 64; ///< steps of per-replica losses kept on the device
+
+/// x[r][i][:] = data[rows[r][step * batch + i]][:], and the rows' labels.
+__global__ void gatherKernel(const float* data, const std::int32_t* labels, std::int64_t dim,
+                             const std::int32_t* rows, std::int64_t rowsPerReplica,
+                             const long long* step, int batch, int n, int replicas, float* x,
+                             std::int32_t* y) {
+    const std::int64_t total = std::int64_t(replicas) * n * dim;
+    const std::int64_t first = *step * batch;
+    for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
+         k += std::int64_t(gridDim.x) * blockDim.x) {
+        const std::int64_t r = k / (n * dim), i = (k / dim) % n, d = k % dim;
+        const std::int32_t row = rows[r * rowsPerReplica + first + i];
+        x[k] = data[std::int64_t(row) * dim + d];
+        if (d == 0)
+            y[r * n + i] = labels[row];
+    }
+}
+
+/// z += bias (replica r's), then post = act(z) unless this is the last layer.
+__global__ void biasActivationKernel(float* z, const float* params, std::int64_t paramStride,
+                                     std::int64_t biasOffset, int n, std::int64_t out, int replicas,
+                                     int activation, float* post) {
+    const std::int64_t total = std::int64_t(replicas) * n * out;
+    for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
+         k += std::int64_t(gridDim.x) * blockDim.x) {
+        const std::int64_t r = k / (n * out), o = k % out;
+        const float v = z[k] + params[r * paramStride + biasOffset + o];
+        z[k] = v;
+        if (post)
+            post[k] = devicemath::activate(activation, v);
+    }
+}
+
+/// One thread per row: loss into rowLoss, d(mean loss)/d(logits) into delta.
+__global__ void softmaxKernel(const float* z, const std::int32_t* y, int rows, int classes,
+                              int batch, float* delta, float* rowLoss) {
+    const int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= rows)
+        return;
+    const std::int64_t at = std::int64_t(row) * classes;
+    rowLoss[row] = devicemath::softmaxRow(z + at, classes, y[row], batch, delta + at);
+}
+
+/// Each replica's mean loss, summed in row order, into the history slot of
+/// this step.
+__global__ void replicaLossKernel(const float* rowLoss, int n, int replicas, const long long* step,
+                                  float* history) {
+    const int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= replicas)
+        return;
+    float sum = 0;
+    for (int i = 0; i < n; ++i)
+        sum += rowLoss[r * n + i];
+    history[(*step % kLossHistory) * replicas + r] = sum / float(n);
+}
+
+/// Bias gradient: the sum over the batch of delta, in row order.
+__global__ void biasGradientKernel(const float* delta, int n, std::int64_t out, int replicas,
+                                   float* grads, std::int64_t paramStride,
+                                   std::int64_t biasOffset) {
+    const std::int64_t total = std::int64_t(replicas) * out;
+    for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
+         k += std::int64_t(gridDim.x) * blockDim.x) {
+        const std::int64_t r = k / out, o = k % out;
+        float sum = 0;
+        for (int i = 0; i < n; ++i)
+            sum += delta[(r * n + i) * out + o];
+        grads[r * paramStride + biasOffset + o] = sum;
+    }
+}
+
+/// delta *= act'(pre), element-wise.
+__global__ void activationBackwardKernel(float* delta, const float* pre, const float* post,
+                                         std::int64_t count, int activation) {
+    for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < count;
+         k += std::int64_t(gridDim.x) * blockDim.x)
+        delta[k] *= devicemath::activationSlope(activation, pre[k], post[k]);
+}
+
+/// sum[j] = grads[0][j] + grads[1][j] + ... in replica order (the fixed
+/// order that keeps every replica's update identical).
+__global__ void reduceReplicasKernel(const float* grads, std::int64_t stride, int replicas,
+                                     float* sum) {
+    for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < stride;
+         j += std::int64_t(gridDim.x) * blockDim.x) {
+        float s = 0;
+        for (int r = 0; r < replicas; ++r)
+            s += grads[r * stride + j];
+        sum[j] = s;
+    }
+}
+
+/// The SGD step of every replica with gradient grads[gradStride * r] * scale
+/// (gradStride 0: the one averaged gradient), then the step counter moves on.
+__global__ void sgdKernel(float* params, float* velocity, const float* grads,
+                          std::int64_t gradStride, std::int64_t stride, int replicas, float scale,
+                          float lr, float momentum, float weightDecay) {
+    const std::int64_t total = std::int64_t(replicas) * stride;
+    for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
+         k += std::int64_t(gridDim.x) * blockDim.x) {
+        const std::int64_t r = k / stride, j = k % stride;
+        devicemath::sgdElement(params[k], grads[r * gradStride + j] * scale, velocity[k], lr,
+                               momentum, weightDecay);
+    }
+}
+
+__global__ void advanceKernel(long long* step) {
+    ++*step;
+}
+
+/// sum[j] = the replicas' parameters j, added in double (exact for
+/// identical replicas, so their mean is exactly their value).
+__global__ void sumParametersKernel(const float* params, std::int64_t stride, int replicas,
+                                    double* sum) {
+    for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < stride;
+         j += std::int64_t(gridDim.x) * blockDim.x) {
+        double s = 0;
+        for (int r = 0; r < replicas; ++r)
+            s += double(params[r * stride + j]);
+        sum[j] = s;
+    }
+}
+
+__global__ void setToMeanKernel(float* params, std::int64_t stride, int replicas, const double* sum,
+                                double count) {
+    const std::int64_t total = std::int64_t(replicas) * stride;
+    for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
+         k += std::int64_t(gridDim.x) * blockDim.x)
+        params[k] = float(sum[k % stride] / count);
+}
+
+/// out[r] += squared distance of replica r from the mean (blockIdx.y = r).
+__global__ void distanceKernel(const float* params, std::int64_t stride, const double* sum,
+                               double count, double* out) {
+    __shared__ double part[256];
+    const int r = blockIdx.y;
+    double acc = 0;
+    for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < stride;
+         j += std::int64_t(gridDim.x) * blockDim.x) {
+        const double d = double(params[r * stride + j]) - sum[j] / count;
+        acc += d * d;
+    }
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s /= 2) {
+        if (int(threadIdx.x) < s)
+            part[threadIdx.x] += part[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        atomicAdd(out + r, part[0]);
+}
+
+} // namespace hwl::cuda
