@@ -320,8 +320,8 @@ private slots:
                                  << "--seed: expected a non-negative integer";
         QTest::newRow("mode bogus")
             << QStringList{"--mode", "bogus"}
-            << "--mode: expected serial, threads, threads-locked, processes, data-parallel, "
-               "gpu-data-parallel or gpu-hogwild, got \"bogus\"";
+            << "--mode: expected serial, threads, threads-locked, processes, data-parallel or "
+               "gpu-hogwild, got \"bogus\"";
         QTest::newRow("split x") << QStringList{"--split", "x"}
                                  << "--split: expected shard or replicate, got \"x\"";
         QTest::newRow("serial with 2 workers") << QStringList{"--mode", "serial", "--workers", "2"}

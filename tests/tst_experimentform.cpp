@@ -16,6 +16,7 @@
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
+
 #include <QTest>
 #include <QThread>
 
@@ -450,26 +451,6 @@ private slots:
         QCOMPARE(form.config().syncEvery, 1);
         QCOMPARE(form.config().transport, hwl::Transport::Threads);
         QVERIFY(form.isValid());
-    }
-
-    void gpuModesAreDisabled() {
-        ExperimentForm form;
-        auto* mode = qobject_cast<QComboBox*>(form.fieldWidget("mode"));
-        auto* model = qobject_cast<QStandardItemModel*>(mode->model());
-        QVERIFY(model);
-        for (const QString text : {"data-parallel (GPU, NCCL)", "GPU Hogwild (CUDA blocks)"}) {
-            const int i = mode->findText(text);
-            QVERIFY2(i >= 0, qPrintable(text));
-            QVERIFY(!(model->item(i)->flags() & Qt::ItemIsEnabled));
-            QCOMPARE(mode->itemData(i, Qt::ToolTipRole).toString(),
-                     QString("not built: this build has no CUDA backend"));
-        }
-        for (const QString text :
-             {"serial", "threads (Hogwild)", "threads (locked)", "processes (Hogwild)"}) {
-            const int i = mode->findText(text);
-            QVERIFY2(i >= 0, qPrintable(text));
-            QVERIFY(model->item(i)->flags() & Qt::ItemIsEnabled);
-        }
     }
 
     void workersWarning() {

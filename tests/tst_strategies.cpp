@@ -5,16 +5,21 @@
 #include "cli/commandline.h"
 #include "config/fields.h"
 #include "experimentform.h"
+#include "run/devices.h"
 #include "run/run.h"
+#include "run/workerrole.h"
 #include "strategy/hoststrategy.h"
 #include "strategy/registry.h"
 #include "util/errors.h"
 
 #include "testutil.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTest>
 
 #include <atomic>
@@ -171,7 +176,49 @@ private slots:
         QVERIFY2(s.testAccuracy > 0.35,
                  qPrintable(QString::number(s.testAccuracy))); // chance: 0.25
     }
+
+    void gpuModesSayWhyTheyCannotRun() {
+        // Built without CUDA: gpu-hogwild and the cuda device are listed,
+        // disabled, and say why in their visible text. Built with it: they
+        // are enabled, and choosing one shows the devices a child found, or
+        // why there is none (no GPU here: error 35), at the device field.
+        ui::ExperimentForm form;
+        auto* mode = qobject_cast<QComboBox*>(form.fieldWidget("mode"));
+        auto* device = qobject_cast<QComboBox*>(form.fieldWidget("device"));
+        auto* model = qobject_cast<QStandardItemModel*>(mode->model());
+        QVERIFY(model && device);
+        const int hogwild = mode->findData(QString("gpu-hogwild"));
+        QVERIFY(hogwild >= 0);
+        const QString reason = QString::fromStdString(hwl::cudaNotBuiltReason());
+        if (!hwl::cudaBuilt()) {
+            QVERIFY(!(model->item(hogwild)->flags() & Qt::ItemIsEnabled));
+            QVERIFY(mode->itemText(hogwild).contains(reason));
+            QVERIFY(device->itemText(1).contains(reason));
+        } else {
+            QVERIFY(model->item(hogwild)->flags() & Qt::ItemIsEnabled);
+            mode->setCurrentIndex(hogwild);
+            auto* note = form.findChild<QLabel*>("devicesNote");
+            QVERIFY(note && !note->text().isEmpty());
+            const hwl::DeviceList list = hwl::listDevices();
+            if (list.devices.empty())
+                QVERIFY2(note->text().contains(QString::fromStdString(list.unavailable)),
+                         qPrintable(note->text()));
+        }
+        for (const QString text :
+             {"serial", "threads (Hogwild)", "threads (locked)", "processes (Hogwild)"}) {
+            const int i = mode->findText(text);
+            QVERIFY2(i >= 0, qPrintable(text));
+            QVERIFY(model->item(i)->flags() & Qt::ItemIsEnabled);
+        }
+    }
 };
 
-QTEST_MAIN(TestStrategies)
+int main(int argc, char** argv) {
+    // The form's device probe runs this program in the probe role.
+    if (int code = 0; runWorkerRoleIfRequested(argc, argv, code))
+        return code;
+    QApplication app(argc, argv);
+    TestStrategies t;
+    return QTest::qExec(&t, argc, argv);
+}
 #include "tst_strategies.moc"

@@ -49,6 +49,7 @@ ParallelismFields::ParallelismFields(QWidget* parent) : QGroupBox(tr("Parallelis
     buildProcessRows(form);
     buildReplicaRows(form);
     buildMpiRows(form);
+    buildGpuRows(form);
     buildDataRows(form);
     connect(mode_, &QComboBox::currentIndexChanged, this, &ParallelismFields::onModeChanged);
     connect(workers_, &QSpinBox::valueChanged, this, &ParallelismFields::onEdited);
@@ -75,7 +76,9 @@ void ParallelismFields::buildModeRows(QFormLayout* form) {
     for (const std::string& name : modeNames()) {
         const StrategyTraits* t = listed(name);
         const bool runnable = t->unavailable.empty();
-        addItem(mode_, QString::fromStdString(t->label), QString::fromStdString(name),
+        // A mode this build cannot run says why in its visible text too.
+        const std::string text = runnable ? t->label : t->label + " (" + t->unavailable + ")";
+        addItem(mode_, QString::fromStdString(text), QString::fromStdString(name),
                 QString::fromStdString(runnable ? t->help : t->unavailable));
         if (!runnable)
             disableItem(mode_, mode_->count() - 1);
@@ -234,6 +237,12 @@ const StrategyTraits* ParallelismFields::strategy() const {
     const StrategyTraits* t = listed(name);
     if (t && t->takes(StrategySetting::Share))
         return findStrategy(name, share_->isChecked());
+    if (t && t->takes(StrategySetting::Device)) {
+        ExperimentConfig c;
+        c.mode = name;
+        c.device = Device(device_->currentData().toInt());
+        return findStrategy(c);
+    }
     return t;
 }
 
@@ -255,6 +264,7 @@ void ParallelismFields::setConfig(const ExperimentConfig& c) {
     dropLast_->setChecked(c.dropLast);
     hostfile_->setText(QString::fromStdString(c.hostfile));
     mpirunArgs_->setText(QString::fromStdString(c.mpirunArgs));
+    setGpuConfig(c);
     filling_ = false;
     updateEnablement();
 }
@@ -281,6 +291,7 @@ void ParallelismFields::apply(ExperimentConfig& c) const {
     const bool mpi = transport && c.transport == Transport::Mpi;
     c.hostfile = mpi ? hostfile_->text().trimmed().toStdString() : defaults.hostfile;
     c.mpirunArgs = mpi ? mpirunArgs_->text().trimmed().toStdString() : defaults.mpirunArgs;
+    applyGpu(c, t);
 }
 
 QWidget* ParallelismFields::fieldWidget(const QString& field) const {
@@ -299,7 +310,13 @@ QWidget* ParallelismFields::fieldWidget(const QString& field) const {
                   {"bucket-mb", bucketMb_},
                   {"drop-last", dropLast_},
                   {"hostfile", hostfile_},
-                  {"mpirun-args", mpirunArgs_}};
+                  {"mpirun-args", mpirunArgs_},
+                  {"device", device_},
+                  {"replicas-per-gpu", replicasPerGpu_},
+                  {"blocks", blocks_},
+                  {"update", update_},
+                  {"cuda-before-fork", cudaBeforeFork_},
+                  {"force-unsafe-fork", forceUnsafeFork_}};
     for (const auto& f : fields)
         if (field == QLatin1String(f.name))
             return f.widget;
@@ -354,6 +371,7 @@ void ParallelismFields::updateEnablement() {
         w->setEnabled(replicas);
     for (QWidget* w : std::initializer_list<QWidget*>{hostfile_, hostfileBrowse_, mpirunArgs_})
         w->setEnabled(hasTransport && transport == Transport::Mpi);
+    updateGpuEnablement(t);
     share_->setEnabled(t && t->takes(StrategySetting::Share));
     failure_->setEnabled(t && t->takes(StrategySetting::FailurePolicy));
 

@@ -57,6 +57,12 @@ private:
     void buildDataRows(QFormLayout* form);
     void buildReplicaRows(QFormLayout* form);
     void buildMpiRows(QFormLayout* form);
+    // The GPU rows (parallelismgpu.cpp): device, replicas per GPU, blocks,
+    // update, the CUDA-before-fork pitfall, and the devices found.
+    void buildGpuRows(QFormLayout* form);
+    void setGpuConfig(const ExperimentConfig& c);
+    void applyGpu(ExperimentConfig& c, const StrategyTraits* t) const;
+    void updateGpuEnablement(const StrategyTraits* t);
     void addErrorRow(QFormLayout* form, const char* field);
     void onModeChanged();
     void onEdited();
@@ -80,6 +86,13 @@ private:
     QLineEdit* hostfile_ = nullptr; ///< transport mpi
     QWidget* hostfileBrowse_ = nullptr;
     QLineEdit* mpirunArgs_ = nullptr; ///< transport mpi
+    QComboBox* device_ = nullptr;
+    QSpinBox* replicasPerGpu_ = nullptr;
+    QSpinBox* blocks_ = nullptr;
+    QComboBox* update_ = nullptr;
+    QCheckBox* cudaBeforeFork_ = nullptr;
+    QCheckBox* forceUnsafeFork_ = nullptr;
+    QLabel* devicesNote_ = nullptr; ///< the CUDA devices, or why there is none
     QMap<QString, QLabel*> errorLabels_;
     QString shownMode_;
     int workersBeforeFixed_ = 0; ///< the count before a mode fixed it (serial)

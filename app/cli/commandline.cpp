@@ -16,9 +16,9 @@ struct MonitorFlag {
     const char* name;
     bool takesValue;
 };
-constexpr MonitorFlag kMonitorFlags[] = {{"--config", true},   {"--quiet", false},
-                                         {"--help", false},    {"-h", false},
-                                         {"--version", false}, {"--headless", false}};
+constexpr MonitorFlag kMonitorFlags[] = {
+    {"--config", true},   {"--quiet", false},    {"--help", false},        {"-h", false},
+    {"--version", false}, {"--headless", false}, {"--list-devices", false}};
 
 const MonitorFlag* monitorFlag(const std::string& flag) {
     for (const auto& f : kMonitorFlags)
@@ -97,6 +97,8 @@ std::string helpText() {
            "  --quiet                only the epoch test lines and the final summary\n"
            "  --help                 this text\n"
            "  --version              the version\n"
+           "  --list-devices         the CUDA devices the GPU modes can use (found by a\n"
+           "                         child process: this one never initialises CUDA)\n"
            "\n"
            "Exit status: 0 success, 1 failure while training (e.g. diverged),\n"
            "2 invalid option, config or input file, 130 interrupted by Ctrl-C (SIGINT),\n"
@@ -121,6 +123,8 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
             cl.help = true;
         else if (f.name == "--version")
             cl.version = true;
+        else if (f.name == "--list-devices")
+            cl.listDevices = true;
         else if (!monitorFlag(f.name)) {
             applyFlag(cl.config, f.name, f.value);
             workersGiven = workersGiven || f.name == "--workers";

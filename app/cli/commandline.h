@@ -1,7 +1,7 @@
 #pragma once
 // The headless command line: `hogwild-lab --headless [options]`. Experiment
 // flags come from the engine's field table (config/fields.h); this adds the
-// monitor's own flags (--config, --quiet, --help, --version).
+// monitor's own flags (--config, --quiet, --help, --version, --list-devices).
 #include "config/experimentconfig.h"
 
 #include <string>
@@ -13,6 +13,7 @@ struct CommandLine {
     ExperimentConfig config;
     bool help = false;
     bool version = false;
+    bool listDevices = false;       ///< --list-devices: print the CUDA devices and exit
     bool quiet = false;             ///< no progress bar, no per-worker lines
     bool workersGiven = false;      ///< --workers was on the command line
     std::vector<std::string> notes; ///< said to the user before the run

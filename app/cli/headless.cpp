@@ -5,6 +5,7 @@
 #include "cli/report.h"
 #include "io/metricslog.h"
 #include "io/tensorfile.h"
+#include "run/devices.h"
 #include "run/mpirank.h"
 #include "run/run.h"
 #include "run/workerrole.h"
@@ -217,6 +218,11 @@ int runHeadless(const std::vector<std::string>& args) {
         if (cl.version) {
             std::printf("hogwild-lab %s\n", HWL_VERSION);
             return 0;
+        }
+        if (cl.listDevices) {
+            const DeviceList devices = listDevices();
+            std::fputs(describeDevices(devices).c_str(), stdout);
+            return devices.devices.empty() ? 1 : 0;
         }
         for (const auto& note : cl.notes)
             if (!quiet)

@@ -134,6 +134,24 @@ const char* toString(Transport t) {
     return "threads";
 }
 
+const char* toString(Device d) {
+    return d == Device::Cuda ? "cuda" : "cpu";
+}
+
+const char* toString(UpdateKind u) {
+    return u == UpdateKind::Atomic ? "atomic" : "racy";
+}
+
+std::optional<Device> parseDevice(const std::string& text) {
+    static const Device all[] = {Device::Cpu, Device::Cuda};
+    return parseEnum(text, all);
+}
+
+std::optional<UpdateKind> parseUpdateKind(const std::string& text) {
+    static const UpdateKind all[] = {UpdateKind::Racy, UpdateKind::Atomic};
+    return parseEnum(text, all);
+}
+
 std::optional<Transport> parseTransport(const std::string& text) {
     static const Transport all[] = {Transport::Threads, Transport::Processes, Transport::Mpi};
     return parseEnum(text, all);

@@ -23,15 +23,24 @@ enum class FailurePolicy { Stop, Continue };
 /// How data-parallel replicas talk: threads of one process, processes on one
 /// machine (shared memory), or MPI ranks (across machines).
 enum class Transport { Threads, Processes, Mpi };
+/// Where the replicas of data-parallel training run.
+enum class Device { Cpu, Cuda };
+/// How gpu-hogwild's blocks write their updates: racy loads and stores (they
+/// lose updates), or atomicAdd (none lost).
+enum class UpdateKind { Racy, Atomic };
 
 const char* toString(DataSplit s);
 const char* toString(StartMethod m);
 const char* toString(FailurePolicy p);
 const char* toString(Transport t);
+const char* toString(Device d);
+const char* toString(UpdateKind u);
 std::optional<DataSplit> parseDataSplit(const std::string& text);
 std::optional<StartMethod> parseStartMethod(const std::string& text);
 std::optional<FailurePolicy> parseFailurePolicy(const std::string& text);
 std::optional<Transport> parseTransport(const std::string& text);
+std::optional<Device> parseDevice(const std::string& text);
+std::optional<UpdateKind> parseUpdateKind(const std::string& text);
 
 /// One problem with one field: `field` is the JSON / flag name.
 struct ConfigIssue {
@@ -70,6 +79,16 @@ struct ExperimentConfig {
     /// arguments separated by spaces (e.g. "--mca btl self,tcp").
     std::string hostfile;
     std::string mpirunArgs;
+    // GPU modes.
+    Device device = Device::Cpu; ///< data-parallel: cpu, or cuda (replicas on GPUs)
+    int replicasPerGpu = 1;      ///< data-parallel on cuda: replicas that share one GPU
+    int blocks = 1024;           ///< gpu-hogwild: thread blocks training at once
+    UpdateKind update = UpdateKind::Racy;
+    /// The CUDA-before-fork pitfall on purpose: the run's process initialises
+    /// CUDA before its workers start (a fork is then refused), and with
+    /// forceUnsafeFork the workers are forked anyway and try CUDA.
+    bool cudaBeforeFork = false;
+    bool forceUnsafeFork = false;
     std::string init; ///< safetensors file to start from; empty: seeded initialisation
     std::string out;  ///< output directory; empty: write nothing
 

@@ -89,6 +89,46 @@ Field choice(const char* key, const char* valueName, const char* help,
     return f;
 }
 
+/// Transport mpi's fields, for when hogwild-lab starts mpirun.
+void addMpiFields(std::vector<Field>& fields) {
+    using C = ExperimentConfig;
+    fields.push_back(text("hostfile", "FILE",
+                          "transport mpi, when hogwild-lab starts mpirun: the hosts to run "
+                          "ranks on (mpirun --hostfile; rank 0 on the first, this machine)",
+                          &C::hostfile));
+    fields.push_back(text("mpirun-args", "ARGS",
+                          "transport mpi, when hogwild-lab starts mpirun: more mpirun "
+                          "arguments, separated by spaces (e.g. \"--mca btl self,tcp\")",
+                          &C::mpirunArgs));
+}
+
+/// The GPU modes' fields (--device, replicas, blocks) and the CUDA-before-fork pitfall.
+void addGpuFields(std::vector<Field>& fields) {
+    using C = ExperimentConfig;
+    fields.push_back(choice("device", "D",
+                            "data-parallel: where the replicas run: cpu | cuda (GPUs; "
+                            "--workers replicas, --replicas-per-gpu of them on each GPU)",
+                            {Device::Cpu, Device::Cuda}, &C::device, &parseDevice));
+    fields.push_back(integer("replicas-per-gpu",
+                             "data-parallel on cuda: replicas that share one GPU (batched "
+                             "together); the run uses workers / replicas-per-gpu GPUs",
+                             1, limits::kMaxReplicasPerGpu, &C::replicasPerGpu));
+    fields.push_back(integer("blocks", "gpu-hogwild: CUDA thread blocks training at once", 1,
+                             limits::kMaxBlocks, &C::blocks));
+    fields.push_back(choice("update", "U",
+                            "gpu-hogwild: how blocks write updates: racy (lose some, "
+                            "counted) | atomic (atomicAdd, none lost)",
+                            {UpdateKind::Racy, UpdateKind::Atomic}, &C::update, &parseUpdateKind));
+    fields.push_back(toggle("cuda-before-fork",
+                            "the pitfall: the run's process initialises CUDA before its "
+                            "workers start (then start-method fork is refused)",
+                            nullptr, nullptr, &C::cudaBeforeFork));
+    fields.push_back(toggle("force-unsafe-fork",
+                            "with cuda-before-fork: fork the workers anyway, and report what "
+                            "CUDA does in them",
+                            nullptr, nullptr, &C::forceUnsafeFork));
+}
+
 std::vector<Field> makeFields() {
     using C = ExperimentConfig;
     std::vector<Field> fields;
@@ -135,14 +175,8 @@ std::vector<Field> makeFields() {
                             "the replicas (without it each epoch is padded by wrapping around, "
                             "as DistributedSampler does)",
                             nullptr, nullptr, &C::dropLast));
-    fields.push_back(text("hostfile", "FILE",
-                          "transport mpi, when hogwild-lab starts mpirun: the hosts to run "
-                          "ranks on (mpirun --hostfile; rank 0 on the first, this machine)",
-                          &C::hostfile));
-    fields.push_back(text("mpirun-args", "ARGS",
-                          "transport mpi, when hogwild-lab starts mpirun: more mpirun "
-                          "arguments, separated by spaces (e.g. \"--mca btl self,tcp\")",
-                          &C::mpirunArgs));
+    addMpiFields(fields);
+    addGpuFields(fields);
     fields.push_back(integer("epochs", "passes over the data", 1, limits::kMaxEpochs, &C::epochs));
     fields.push_back(integer("batch", "samples per step", 1, limits::kMaxBatch, &C::batch));
     fields.push_back(number("lr", "learning rate", 0, true, 100, false, &C::lr));

@@ -10,8 +10,10 @@ namespace hwl::limits {
 constexpr int kMaxWorkers = 256;
 constexpr int kMaxEpochs = 100000;
 constexpr int kMaxBatch = 1 << 20;
-constexpr int kMaxSyncEvery = 1 << 20; ///< steps between parameter averagings
-constexpr double kMaxBucketMb = 1024;  ///< a gradient bucket's cap
+constexpr int kMaxSyncEvery = 1 << 20;  ///< steps between parameter averagings
+constexpr double kMaxBucketMb = 1024;   ///< a gradient bucket's cap
+constexpr int kMaxReplicasPerGpu = 256; ///< data-parallel on CUDA
+constexpr int kMaxBlocks = 1 << 16;     ///< gpu-hogwild's thread blocks
 
 // Models (--model).
 constexpr std::int64_t kMaxWidth = 1 << 24;                    ///< one layer's width, V, D or C

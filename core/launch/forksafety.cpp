@@ -1,5 +1,9 @@
 #include "launch/forksafety.h"
 
+#ifdef HWL_HAVE_CUDA
+#include "cuda/cuda.h"
+#endif
+
 #include <filesystem>
 
 namespace hwl {
@@ -33,10 +37,38 @@ int currentThreadCount() {
 }
 
 bool cudaInitialisedInThisProcess() {
-    // This build has no CUDA backend yet (the GPU modes are a later step), so
-    // nothing in this process can have created a CUDA context. The refusal
-    // logic itself is unit-tested through checkStartMethod().
-    return false;
+#ifdef HWL_HAVE_CUDA
+    return cuda::initialisedHere(); // the backend's one initialising call records it
+#else
+    return false; // a build without the CUDA backend never initialises CUDA
+#endif
+}
+
+std::string initialiseCudaOnPurpose() {
+#ifdef HWL_HAVE_CUDA
+    const cuda::DeviceReport report = cuda::initialise();
+    if (report.devices.empty())
+        return "--cuda-before-fork: this process initialised CUDA (" + report.error +
+               "); a fork now is refused all the same: on a machine with a GPU its context "
+               "would exist, and a forked child cannot use it";
+    return "--cuda-before-fork: this process initialised CUDA on " + report.devices[0].name +
+           " (a context exists now, as after a framework's first CUDA call)";
+#else
+    return "--cuda-before-fork: this build has no CUDA backend, so nothing was initialised and "
+           "fork is not refused; with CUDA, the run's process would now hold a CUDA context, "
+           "start-method fork would be refused (a forked child cannot use or re-initialise "
+           "its parent's context: PyTorch says \"Cannot re-initialize CUDA in forked "
+           "subprocess\"), and spawn or forkserver would be the fix";
+#endif
+}
+
+std::string cudaInForkedWorker() {
+#ifdef HWL_HAVE_CUDA
+    const std::string answer = cuda::tryCudaInForkedChild(10'000);
+    return answer == "cudaFree(0) succeeded" ? std::string() : answer;
+#else
+    return {};
+#endif
 }
 
 } // namespace hwl

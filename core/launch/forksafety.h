@@ -22,8 +22,16 @@ StartMethodCheck checkStartMethod(StartMethod method, bool cudaInitialised, int 
 
 /// Threads of this process now (/proc/self/task).
 int currentThreadCount();
-/// Whether this process has initialised a CUDA context. Always false in
-/// builds without a CUDA backend (this one, for now).
+/// Whether this process has initialised CUDA (cuda::initialise). Always false in
+/// builds without the CUDA backend.
 bool cudaInitialisedInThisProcess();
+
+/// The CUDA-before-fork pitfall on purpose (--cuda-before-fork): initialises
+/// CUDA in this process, as a framework's first CUDA call does. Returns what
+/// happened, in plain words, for the run's notes.
+std::string initialiseCudaOnPurpose();
+/// In a worker forked after that (--force-unsafe-fork): what CUDA answers
+/// there (bounded by a 10 s timeout). Empty when CUDA worked in the child.
+std::string cudaInForkedWorker();
 
 } // namespace hwl

@@ -12,6 +12,8 @@
 //               run by name;
 //   forkserver: a request to a ForkServer started early, while the process
 //               was single-threaded; its child runs the worker role;
+//   device:     the GPU modes: one device process (by the start method)
+//               drives all logical workers, relayed through it;
 //   mpi:        rank 0 is a thread of this process when mpirun started it
 //               (makeMpiRankLauncher), or this process starts mpirun, whose
 //               rank 0 runs the worker role on this machine
@@ -93,6 +95,9 @@ std::unique_ptr<Launcher> makeThreadLauncher();
 std::unique_ptr<Launcher> makeProcessLauncher(StartMethod method,
                                               std::shared_ptr<ForkServer> server);
 
+/// The GPU modes: `inner` starts one device process for rank 0, which
+/// drives every logical worker; the others are relayed through it.
+std::unique_ptr<Launcher> makeDeviceLauncher(std::unique_ptr<Launcher> inner);
 /// Rank 0 of a job mpirun started (this process): rank 0 as a thread here;
 /// the other ranks were started by mpirun and are relayed.
 std::unique_ptr<Launcher> makeMpiRankLauncher();

@@ -7,6 +7,7 @@
 #include "run/runimpl.h"
 #include "run/workerrole.h"
 #include "store/sharedsegment.h"
+#include "strategy/devicestrategy.h"
 #include "strategy/registry.h"
 #include "util/alignedvector.h"
 #include "util/cancel.h"
@@ -25,7 +26,13 @@ void checkStartMethodNow(const Run::Impl& run, int extraThreads,
         return;
     const auto check = checkStartMethod(run.config.startMethod, cudaInitialisedInThisProcess(),
                                         currentThreadCount() + extraThreads);
-    if (!check.error.empty())
+    if (!check.error.empty() && run.config.forceUnsafeFork && warnings) {
+        warnings->push_back("--force-unsafe-fork: " + check.error +
+                            " (forking anyway, as asked: each worker tries CUDA first and "
+                            "reports what it gets)");
+        return;
+    }
+    if (!check.error.empty() && !run.config.forceUnsafeFork)
         throw InputError("start-method: " + check.error);
     if (warnings)
         warnings->insert(warnings->end(), check.warnings.begin(), check.warnings.end());
@@ -42,6 +49,10 @@ void Run::Impl::prepare(const std::function<bool()>& stopWhen) {
     SharedSegment::cleanupStaleSegments();
     const ModelSpec modelSpec = config.modelSpec();
     strategy = createStrategy(config);
+    if (const std::string why = deviceShortfall(config); !why.empty())
+        throw InputError("device: " + why);
+    if (config.cudaBeforeFork)
+        notes.push_back(initialiseCudaOnPurpose());
     checkStartMethodNow(*this, 0, nullptr);
     data = loadDataset(config.datasetSpec(), config.testFraction, config.seed);
     throwIfCancelled();
@@ -81,6 +92,8 @@ void Run::Impl::start() {
     if (coordinator.joinable() || done)
         throw RunError("this run was already started; create a new Run to train again");
     launcher = chooseLauncher();
+    if (strategy->traits().cuda)
+        launcher = makeDeviceLauncher(std::move(launcher));
     telemetry.header().startNs = Telemetry::nowNs();
     telemetry.header().epochGate = data.test.rows > 0 ? 1 : 0;
     telemetry.setRunState(RunState::Running);

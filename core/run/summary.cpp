@@ -2,6 +2,7 @@
 #include "io/tensorfile.h"
 #include "io/weightsio.h"
 #include "run/runimpl.h"
+#include "strategy/registry.h"
 #include "util/errors.h"
 
 #include <algorithm>
@@ -105,6 +106,16 @@ void Run::Impl::summarise() {
     else
         s.state = RunState::Finished;
     strategy->explain(s);
+    if (config.cudaBeforeFork && config.forceUnsafeFork && usesStartMethod(config) &&
+        config.startMethod == StartMethod::Fork)
+        s.explanations.push_back(
+            "CUDA before fork: this run's process initialised CUDA and then forked its workers "
+            "(--force-unsafe-fork). A forked child inherits the parent's memory but not a "
+            "usable CUDA context, and CUDA cannot be initialised again in it: each worker's "
+            "first CUDA call failed (its error is above; on a machine with a GPU it is 3, "
+            "initialization error, which PyTorch reports as \"Cannot re-initialize CUDA in "
+            "forked subprocess\"). Fix: --start-method spawn or forkserver, whose workers "
+            "start clean.");
     s.remarks.insert(s.remarks.end(), stuckWorkers.begin(), stuckWorkers.end());
     {
         std::lock_guard lock(summaryMutex);

@@ -7,6 +7,7 @@
 #include "launch/parentdeath.h"
 #include "launch/workerargs.h"
 #include "model/model.h"
+#include "run/devices.h"
 #include "run/mpirank.h"
 #include "run/runimpl.h"
 #include "store/parameterstore.h"
@@ -56,8 +57,7 @@ void trainFromSpec(const WorkerProcessSpec& spec, Telemetry& telemetry) {
     const auto strategy = createStrategy(config);
     const WorkerEnvironment env{config,      *model,        cpuBackend(),   telemetry,
                                 data.view(), params.data(), spec.collective};
-    WorkerSetup setup = strategy->setupWorker(env, spec.rank);
-    runWorker(setup);
+    strategy->trainWorker(env, spec.rank);
 }
 void trainOrReport(const WorkerProcessSpec& spec, Telemetry& telemetry) {
     try {
@@ -150,6 +150,8 @@ int workerProcessMain(const std::vector<std::string>& args) {
 }
 
 bool runWorkerRoleIfRequested(int argc, char** argv, int& exitCode) {
+    if (runDeviceProbeIfRequested(argc, argv, exitCode))
+        return true;
     if (argc < 2 || std::string(argv[1]) != kWorkerRoleFlag)
         return false;
     exitCode = workerProcessMain(std::vector<std::string>(argv + 1, argv + argc));

@@ -24,6 +24,9 @@ enum class StrategySetting : unsigned {
     FailurePolicy = 1u << 3, ///< what happens when a worker dies
     Transport = 1u << 4,     ///< threads / processes / mpi; processes take the start method
     Replicas = 1u << 5,      ///< data-parallel options: sync-every, bucket-mb, drop-last
+    Device = 1u << 6,        ///< --device picks between a CPU and a CUDA variant of the name
+    GpuReplicas = 1u << 7,   ///< replicas-per-gpu
+    GpuBlocks = 1u << 8,     ///< blocks and update (gpu-hogwild)
 };
 
 /// What a worker's divergence (telemetry, charts, summary) measures.
@@ -44,6 +47,7 @@ struct StrategyTraits {
                             ///< for modes with a transport, the transport decides
     std::string workerNoun = "worker"; ///< what messages call one worker: "worker", "rank"
     DivergenceKind divergence = DivergenceKind::None;
+    bool cuda = false; ///< runs on CUDA devices (its device work in one device process)
     /// Non-empty: listed (so users see it exists) but cannot run in this
     /// build, and why, e.g. "not built: this build has no CUDA backend".
     std::string unavailable;
@@ -53,7 +57,8 @@ struct StrategyTraits {
 
 /// Every registered strategy, in registration order (the built-in ones first).
 std::vector<const StrategyTraits*> allStrategies();
-/// The strategy `name` selects with `share`, or null.
+/// The strategy `name` selects with `share` (the CPU variant of a name that
+/// has both), or null.
 const StrategyTraits* findStrategy(const std::string& name, bool share);
 /// The strategy a config selects, or null when its mode is unknown.
 const StrategyTraits* findStrategy(const ExperimentConfig& config);

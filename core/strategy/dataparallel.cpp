@@ -214,7 +214,8 @@ StrategyEntry dataParallelStrategy() {
     t.help = "N replicas, each on its share of every epoch, average their gradients every "
              "step (or their parameters every K steps) and stay one model";
     t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::Transport) |
-                 unsigned(StrategySetting::StartMethod) | unsigned(StrategySetting::Replicas);
+                 unsigned(StrategySetting::StartMethod) | unsigned(StrategySetting::Replicas) |
+                 unsigned(StrategySetting::Device);
     t.divergence = DivergenceKind::ReplicaDistance;
     t.workerNoun = "rank";
     return {t, factoryOf<DataParallel>(), &validate};

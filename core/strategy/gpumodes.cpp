@@ -1,22 +1,23 @@
-// The GPU modes in a build without a CUDA backend: registered so that every
-// surface lists them and says why they cannot run (the form shows them
-// disabled with the reason; --mode refuses them with it), never as a mode
-// that silently does something else.
+// The GPU modes in a build without the CUDA backend: registered so that
+// every surface lists them and says why they cannot run ("not built: no CUDA
+// compiler was found": the form shows it at the mode and the device; --mode
+// and --device refuse them with it), never as a mode that silently does
+// something else.
+#include "run/devices.h"
 #include "strategy/builtin.h"
 #include "util/errors.h"
 
 namespace hwl {
 
 namespace {
-constexpr const char* kNotBuilt = "not built: this build has no CUDA backend";
-
-StrategyEntry notBuilt(const char* name, const char* label, const char* help) {
+StrategyEntry notBuilt(const char* name, const char* label, const char* help, unsigned settings) {
     StrategyTraits t;
     t.name = name;
     t.label = label;
-    t.help = std::string(help) + " (" + kNotBuilt + ")";
-    t.settings = unsigned(StrategySetting::Workers);
-    t.unavailable = kNotBuilt;
+    t.cuda = true;
+    t.help = std::string(help) + " (" + cudaNotBuiltReason() + ")";
+    t.settings = unsigned(StrategySetting::Workers) | settings;
+    t.unavailable = cudaNotBuiltReason();
     return {t,
             [](const StrategyTraits& traits, const ExperimentConfig&) -> std::unique_ptr<Strategy> {
                 throw InputError("mode: " + traits.name + " cannot run: " + traits.unavailable);
@@ -26,13 +27,15 @@ StrategyEntry notBuilt(const char* name, const char* label, const char* help) {
 } // namespace
 
 StrategyEntry gpuDataParallelStrategy() {
-    return notBuilt("gpu-data-parallel", "data-parallel (GPU, NCCL)",
-                    "replicas per GPU reduced on the device, NCCL across GPUs");
+    return notBuilt("data-parallel", "data-parallel (DDP)",
+                    "on --device cuda: replicas per GPU reduced on the device, NCCL across GPUs",
+                    unsigned(StrategySetting::Device) | unsigned(StrategySetting::GpuReplicas));
 }
 
 StrategyEntry gpuHogwildStrategy() {
     return notBuilt("gpu-hogwild", "GPU Hogwild (CUDA blocks)",
-                    "thousands of CUDA blocks update one copy without locks (race demo)");
+                    "thousands of CUDA blocks update one copy without locks (race demo)",
+                    unsigned(StrategySetting::GpuBlocks));
 }
 
 } // namespace hwl

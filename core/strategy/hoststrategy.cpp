@@ -1,5 +1,6 @@
 #include "strategy/hoststrategy.h"
 
+#include "launch/forksafety.h"
 #include "launch/workerargs.h"
 #include "store/sharedsegment.h"
 #include "train/epochplan.h"
@@ -17,6 +18,11 @@ std::shared_ptr<const EpochPlan> Strategy::epochPlan(std::int64_t trainRows) con
 
 float Strategy::finalDivergence(const Telemetry& telemetry, std::uint32_t rank) const {
     return telemetry.worker(rank).lastDivergence.load();
+}
+
+void Strategy::trainWorker(const WorkerEnvironment& env, std::uint32_t rank) const {
+    WorkerSetup setup = setupWorker(env, rank);
+    runWorker(setup);
 }
 
 SgdSettings sgdSettings(const ExperimentConfig& config) {
@@ -74,8 +80,17 @@ WorkerJob HostStrategy::job(RunResources& run, std::uint32_t rank) {
                                 collectiveName()};
     job.body = [this, env, rank] {
         try {
-            WorkerSetup setup = setupWorker(env, rank);
-            runWorker(setup);
+            // In a child forked after its parent initialised CUDA, on purpose
+            // (--cuda-before-fork --force-unsafe-fork): what CUDA does here.
+            if (config_.forceUnsafeFork && cudaInitialisedInThisProcess())
+                if (const std::string why = cudaInForkedWorker(); !why.empty()) {
+                    env.telemetry.failWorker(rank, "worker " + std::to_string(rank) +
+                                                       " was forked after its parent "
+                                                       "initialised CUDA, and CUDA fails in it: " +
+                                                       why);
+                    return 1;
+                }
+            trainWorker(env, rank);
         } catch (const std::exception& e) {
             env.telemetry.failWorker(rank, "worker " + std::to_string(rank) +
                                                " could not start: " + e.what());

@@ -26,11 +26,22 @@ struct Registry {
               gpuDataParallelStrategy(), gpuHogwildStrategy()})
             entries.push_back(entry);
     }
-    const StrategyEntry* find(const std::string& name, bool share) {
-        for (const auto& e : entries)
-            if (e.traits.name == name && e.traits.share == share)
+    /// The entry of `name` and `share` on `cuda` (modes with a device
+    /// variant), or the one whose device the mode fixes.
+    const StrategyEntry* find(const std::string& name, bool share, bool cuda) {
+        const StrategyEntry* fixed = nullptr;
+        for (const auto& e : entries) {
+            if (e.traits.name != name || e.traits.share != share)
+                continue;
+            if (!e.traits.takes(StrategySetting::Device))
+                fixed = fixed ? fixed : &e;
+            else if (e.traits.cuda == cuda)
                 return &e;
-        return nullptr;
+        }
+        return fixed;
+    }
+    const StrategyEntry* find(const ExperimentConfig& c) {
+        return find(c.mode, c.share, c.device == Device::Cuda);
     }
 };
 
@@ -47,7 +58,8 @@ void registerStrategy(StrategyEntry entry) {
     if (entry.traits.name.empty() || !entry.make)
         throw std::logic_error("a strategy needs a name and a factory");
     for (const auto& e : r.entries)
-        if (e.traits.name == entry.traits.name && e.traits.share == entry.traits.share)
+        if (e.traits.name == entry.traits.name && e.traits.share == entry.traits.share &&
+            e.traits.cuda == entry.traits.cuda)
             throw std::logic_error("strategy \"" + entry.traits.name + "\" is registered twice");
     r.entries.push_back(std::move(entry));
 }
@@ -68,6 +80,40 @@ void checkWorkers(const StrategyTraits& s, const ExperimentConfig& c,
                                      std::to_string(c.workers) + "); use mode " +
                                      listChoices(others, false) + " for more"});
 }
+/// The modes that take setting `s`, for "applies to mode ... only".
+std::string takersOf(StrategySetting s) {
+    std::vector<std::string> names;
+    for (const StrategyTraits* t : allStrategies())
+        if (t->takes(s) && std::find(names.begin(), names.end(), t->name) == names.end())
+            names.push_back(t->name);
+    return listChoices(names, false);
+}
+void checkGpuOptions(const StrategyTraits& s, const ExperimentConfig& c,
+                     std::vector<ConfigIssue>& issues) {
+    const ExperimentConfig d;
+    if (c.device != d.device && !s.takes(StrategySetting::Device) && !s.cuda)
+        issues.push_back({"device", "device cuda applies to mode " +
+                                        takersOf(StrategySetting::Device) +
+                                        " only (gpu-hogwild always runs on CUDA)"});
+    if (c.replicasPerGpu != d.replicasPerGpu && !s.takes(StrategySetting::GpuReplicas))
+        issues.push_back(
+            {"replicas-per-gpu",
+             "replicas-per-gpu applies to mode data-parallel with --device cuda only"});
+    if (!s.takes(StrategySetting::GpuBlocks)) {
+        if (c.blocks != d.blocks)
+            issues.push_back({"blocks", "blocks applies to mode " +
+                                            takersOf(StrategySetting::GpuBlocks) + " only"});
+        if (c.update != d.update)
+            issues.push_back({"update", "update applies to mode " +
+                                            takersOf(StrategySetting::GpuBlocks) + " only"});
+    }
+    if ((c.cudaBeforeFork || c.forceUnsafeFork) && !s.takes(StrategySetting::StartMethod))
+        issues.push_back({"cuda-before-fork", "cuda-before-fork applies to modes whose workers "
+                                              "are processes (processes, --transport processes)"});
+    if (c.forceUnsafeFork && !c.cudaBeforeFork)
+        issues.push_back({"force-unsafe-fork", "force-unsafe-fork goes with --cuda-before-fork"});
+}
+
 /// Options that only some modes take, set away from their default for a mode
 /// that does not: said, not ignored.
 void checkOptions(const StrategyTraits& s, const ExperimentConfig& c,
@@ -88,6 +134,7 @@ void checkOptions(const StrategyTraits& s, const ExperimentConfig& c,
         if (!c.mpirunArgs.empty())
             issues.push_back({"mpirun-args", "mpirun-args" + only + ", with --transport mpi"});
     }
+    checkGpuOptions(s, c, issues);
     if (!s.takes(StrategySetting::Replicas)) {
         if (c.syncEvery != d.syncEvery)
             issues.push_back({"sync-every", "sync-every" + only});
@@ -107,7 +154,11 @@ void validateMode(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
     }
     const StrategyTraits* s = findStrategy(c);
     if (s && !s->unavailable.empty()) {
-        issues.push_back({"mode", "mode " + c.mode + " cannot run: " + s->unavailable});
+        if (s->takes(StrategySetting::Device))
+            issues.push_back(
+                {"device", "mode " + c.mode + " on device cuda cannot run: " + s->unavailable});
+        else
+            issues.push_back({"mode", "mode " + c.mode + " cannot run: " + s->unavailable});
         return;
     }
     if (!s) {
@@ -127,7 +178,7 @@ void validateMode(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
     {
         Registry& r = registry();
         std::lock_guard lock(r.mutex);
-        validate = r.find(c.mode, c.share)->validate;
+        validate = r.find(c)->validate;
     }
     if (validate)
         validate(c, issues);
@@ -138,7 +189,7 @@ std::unique_ptr<Strategy> createStrategy(const ExperimentConfig& config) {
     const StrategyEntry* entry = nullptr;
     {
         std::lock_guard lock(r.mutex);
-        entry = r.find(config.mode, config.share);
+        entry = r.find(config);
     }
     if (!entry)
         throw InputError("mode: no mode \"" + config.mode + "\" with share " +
@@ -159,12 +210,15 @@ std::vector<const StrategyTraits*> allStrategies() {
 const StrategyTraits* findStrategy(const std::string& name, bool share) {
     Registry& r = registry();
     std::lock_guard lock(r.mutex);
-    const StrategyEntry* e = r.find(name, share);
+    const StrategyEntry* e = r.find(name, share, false);
     return e ? &e->traits : nullptr;
 }
 
 const StrategyTraits* findStrategy(const ExperimentConfig& config) {
-    return findStrategy(config.mode, config.share);
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    const StrategyEntry* e = r.find(config);
+    return e ? &e->traits : nullptr;
 }
 
 std::vector<std::string> modeNames() {
@@ -201,6 +255,10 @@ std::string describeMode(const ExperimentConfig& config) {
         details.push_back(toString(config.startMethod));
     if (t->takes(StrategySetting::Share) && !t->share)
         details.push_back("NOT shared");
+    if (t->cuda && t->takes(StrategySetting::GpuReplicas))
+        details.push_back("cuda, " + std::to_string(config.replicasPerGpu) + " per GPU");
+    if (t->takes(StrategySetting::GpuBlocks))
+        details.push_back(std::to_string(config.blocks) + " blocks, " + toString(config.update));
     if (t->takes(StrategySetting::Replicas) && config.syncEvery > 1)
         details.push_back("sync every " + std::to_string(config.syncEvery));
     std::string text = t->name;

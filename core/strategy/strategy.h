@@ -16,7 +16,7 @@
 //   hostParameters() what evaluation and export read;
 //   explain()        what the finished run shows (pitfalls, findings), in plain words;
 //   finish()         once every worker is gone (segment names removed).
-// setupWorker() runs in the process that runs the worker: a thread of the
+// setupWorker() (through trainWorker()) runs in the process that runs the worker: a thread of the
 // run's process, a forked child, or a spawned worker role, which makes a
 // fresh strategy from the same experiment and calls only setupWorker().
 //
@@ -71,6 +71,10 @@ public:
     }
     virtual WorkerJob job(RunResources& run, std::uint32_t rank) = 0;
     virtual WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const = 0;
+    /// Trains worker `rank` in the process that runs it: the worker loop on
+    /// setupWorker()'s setup. The GPU modes' one device process drives all
+    /// their logical workers here instead.
+    virtual void trainWorker(const WorkerEnvironment& env, std::uint32_t rank) const;
     virtual void measureDivergence(Telemetry& /*telemetry*/) {}
     /// The divergence the summary reports for worker `rank`.
     virtual float finalDivergence(const Telemetry& telemetry, std::uint32_t rank) const;

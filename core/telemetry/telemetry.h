@@ -57,6 +57,10 @@ struct alignas(64) WorkerStatus {
     /// gradients and parameters this worker sent into reductions.
     std::atomic<std::int64_t> commNs{0};
     std::atomic<std::uint64_t> bytesReduced{0};
+    /// gpu-hogwild: parameter writes this group of blocks made, and how many
+    /// of them another block overwrote before anyone read them (lost).
+    std::atomic<std::uint64_t> updateWrites{0};
+    std::atomic<std::uint64_t> lostUpdates{0};
     /// Set once, before state becomes Failed (release), read after (acquire).
     char failure[512] = {};
     /// MPI ranks: the host it runs on (empty for workers of this machine's
@@ -68,7 +72,7 @@ struct alignas(64) WorkerStatus {
 
 struct alignas(64) TelemetryHeader {
     static constexpr std::uint64_t kMagic = 0x424C444C57474F48ull; // "HOGWLDLB"
-    static constexpr std::uint32_t kVersion = 4;
+    static constexpr std::uint32_t kVersion = 5;
     std::uint64_t magic = 0;
     std::uint32_t version = 0;
     std::uint32_t workerCount = 0;

@@ -46,6 +46,8 @@ WorkerSnapshot TelemetryReader::worker(std::uint32_t rank) const {
     s.droppedSamples = w.ring.dropped.load(std::memory_order_relaxed);
     s.commSeconds = double(w.commNs.load(std::memory_order_relaxed)) * 1e-9;
     s.bytesReduced = w.bytesReduced.load(std::memory_order_relaxed);
+    s.updateWrites = w.updateWrites.load(std::memory_order_relaxed);
+    s.lostUpdates = w.lostUpdates.load(std::memory_order_relaxed);
     return s;
 }
 

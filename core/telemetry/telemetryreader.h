@@ -38,6 +38,8 @@ struct WorkerSnapshot {
     std::uint64_t droppedSamples = 0; ///< samples its full ring dropped
     double commSeconds = 0;           ///< data-parallel: time in collectives
     std::uint64_t bytesReduced = 0;   ///< data-parallel: bytes it sent into reductions
+    std::uint64_t updateWrites = 0;   ///< gpu-hogwild: parameter writes its blocks made
+    std::uint64_t lostUpdates = 0;    ///< gpu-hogwild: of those, overwritten by another block
 };
 
 class TelemetryReader {

@@ -1,0 +1,145 @@
+// GPU benchmarks (on a CUDA device only; elsewhere it prints SKIPPED and
+// why). Prints:
+//  - data-parallel replicas on one GPU, the blog's MLP (mlp:784-128-10) at
+//    batch 32 per replica, R = 1, 8, 64, 256: samples/s, and the share of
+//    the FP32 ceiling (66.9 TFLOPS / the model's FLOPs per sample);
+//  - one replica's step time with the CUDA graph (R = 1);
+//  - the device reduce of R replicas' gradients, 100M parameters: GB/s;
+//  - gpu-hogwild on the sparse embedding bag vs CPU Hogwild (threads) on the
+//    same data and epochs, racy and atomic: samples/s and lost updates.
+// Run: build/bench/gpu (tests/gpu/device-check runs it and keeps its output).
+#include "data/datasources.h"
+#include "model/mlp.h"
+#include "run/devices.h"
+#include "run/run.h"
+#include "run/workerrole.h"
+
+#ifdef HWL_HAVE_CUDA
+#include "cuda/cuda.h"
+#endif
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+using namespace hwl;
+
+namespace {
+constexpr double kFp32Flops = 66.9e12; // one H200, FP32 without tensor cores
+
+double seconds(std::chrono::steady_clock::time_point since) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+#ifdef HWL_HAVE_CUDA
+void replicaThroughput() {
+    const auto model = makeModel(parseModelSpec("mlp:784-128-10"));
+    const Dataset data = makeRandom(65536, 784, 10, 1);
+    std::vector<float> params(std::size_t(model->layout().total()));
+    model->initialize(params.data(), 1);
+    const double flops = model->flopsPerSample();
+    std::printf("model mlp:784-128-10: %.0f FLOP per sample (training), FP32 ceiling %.0fM "
+                "samples/s\n",
+                flops, kFp32Flops / flops / 1e6);
+    for (int R : {1, 8, 64, 256}) {
+        cuda::ReplicaSettings s;
+        for (const auto& l : dynamic_cast<const Mlp&>(*model).layers())
+            s.mlp.layers.push_back({l.in, l.out, l.weight, l.bias});
+        s.mlp.total = model->layout().total();
+        s.replicasPerGpu = R;
+        s.batch = 32;
+        s.sgd = {0.01f, 0.9f, 0.0f};
+        const DatasetView v = data.view();
+        auto t = cuda::ReplicaTrainer::create(
+            s, {v.rows, v.dim, v.numClasses, v.dense, nullptr, nullptr, nullptr, v.labels});
+        t->setParameters(params.data());
+        std::vector<std::vector<std::int32_t>> rows(static_cast<std::size_t>(R));
+        for (int i = 0; i < 32 * 64 * R; ++i)
+            rows[std::size_t(i % R)].push_back(i % 65536);
+        t->setEpochRows(rows);
+        t->enqueueSteps(0, 4, false); // capture the graphs
+        t->finishSteps();
+        const int steps = 60;
+        const auto start = std::chrono::steady_clock::now();
+        t->enqueueSteps(4, steps, false);
+        t->finishSteps();
+        const double dt = seconds(start);
+        const double rate = double(R) * 32 * steps / dt;
+        std::printf("data-parallel R=%-3d batch 32: %8.2fM samples/s  %5.1f%% of the FP32 "
+                    "ceiling  step %.1f us\n",
+                    R, rate / 1e6, 100 * rate * flops / kFp32Flops, dt / steps * 1e6);
+    }
+}
+
+void reduceBandwidth() {
+    const std::int64_t P = 100'000'000;
+    for (int R : {2, 8}) {
+        const double s = cuda::timeReplicaReduce(P, R, 10);
+        const double bytes = double(P) * 4 * (R + 1);
+        std::printf("device reduce of %d replicas x 100M parameters: %.3f ms, %.0f GB/s (%.0f%% of "
+                    "4.8 TB/s)\n",
+                    R, s * 1e3, bytes / s / 1e9, 100 * bytes / s / 4.8e12);
+    }
+}
+#endif
+
+void hogwildVersusCpu() {
+    ExperimentConfig c;
+    c.dataset = "sparse-bow:200000x5000:8:20";
+    c.model = "embedding-bag:5000-32-8";
+    c.epochs = 2;
+    c.batch = 32;
+    c.momentum = 0;
+    c.lr = 0.1;
+    c.testFraction = 0.05;
+    c.startMethod = StartMethod::Spawn;
+    struct Case {
+        const char* label;
+        const char* mode;
+        UpdateKind update;
+        int workers;
+    };
+    for (const Case& k :
+         {Case{"CPU Hogwild, 2 threads", "threads", UpdateKind::Racy, 2},
+          Case{"gpu-hogwild racy, 1024 blocks", "gpu-hogwild", UpdateKind::Racy, 8},
+          Case{"gpu-hogwild atomic, 1024 blocks", "gpu-hogwild", UpdateKind::Atomic, 8}}) {
+        ExperimentConfig e = c;
+        e.mode = k.mode;
+        e.workers = k.workers;
+        if (e.mode == std::string("gpu-hogwild"))
+            e.update = k.update;
+        auto run = std::make_unique<Run>(e);
+        run->start();
+        while (!run->wait(std::chrono::milliseconds(20))) {
+        }
+        const RunSummary s = run->summary();
+        std::uint64_t writes = 0, lost = 0;
+        for (const auto& w : run->telemetry().workers()) {
+            writes += w.updateWrites;
+            lost += w.lostUpdates;
+        }
+        std::printf(
+            "%-34s %10.0f samples/s  test accuracy %.2f%%  lost updates %llu of %llu (%.4f%%)\n",
+            k.label, s.samplesPerSecond, 100 * s.testAccuracy, (unsigned long long)lost,
+            (unsigned long long)writes, writes ? 100.0 * double(lost) / double(writes) : 0.0);
+    }
+}
+} // namespace
+
+int main(int argc, char** argv) {
+    if (int code = 0; runWorkerRoleIfRequested(argc, argv, code))
+        return code;
+    const DeviceList list = listDevices();
+    if (list.devices.empty()) {
+        std::printf("SKIPPED: the GPU benchmarks need a CUDA device: %s\n",
+                    list.unavailable.c_str());
+        return 0;
+    }
+    std::fputs(describeDevices(list).c_str(), stdout);
+#ifdef HWL_HAVE_CUDA
+    replicaThroughput();
+    reduceBandwidth();
+#endif
+    hogwildVersusCpu();
+    return 0;
+}

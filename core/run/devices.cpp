@@ -1,0 +1,195 @@
+#include "run/devices.h"
+
+#include "launch/waitstatus.h"
+
+#ifdef HWL_HAVE_CUDA
+#include "cuda/cuda.h"
+#endif
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace hwl {
+
+namespace {
+constexpr const char* kProbeFlag = "--hwl-device-probe";
+constexpr int kProbeTimeoutMs = 30'000;
+
+std::string versionText(int v) { // CUDA's 1000 * major + 10 * minor
+    return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+DeviceList unavailable(bool built, std::string why);
+
+/// The probe's report, one fact per line, tab-separated.
+DeviceList parseReport(const std::string& text) {
+    DeviceList list;
+    list.built = true;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::vector<std::string> f;
+        std::size_t start = 0;
+        for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
+            f.push_back(line.substr(start, tab - start));
+        f.push_back(line.substr(start));
+        if (f[0] == "error" && f.size() == 2)
+            list.unavailable = f[1];
+        else if (f[0] == "versions" && f.size() == 2)
+            list.versions = f[1];
+        else if (f[0] == "device" && f.size() == 7)
+            list.devices.push_back({std::atoi(f[1].c_str()), f[2], std::atoll(f[3].c_str()),
+                                    std::atoi(f[4].c_str()), std::atoi(f[5].c_str()),
+                                    std::atoi(f[6].c_str())});
+    }
+    if (list.devices.empty() && list.unavailable.empty())
+        list.unavailable = "no CUDA device: the device probe reported none";
+    return list;
+}
+
+/// Runs the probe (this program in the probe role) and reads its report.
+DeviceList probe() {
+    int pipeFds[2];
+    if (pipe2(pipeFds, O_CLOEXEC) != 0)
+        return unavailable(true, std::string("the device probe could not start: pipe: ") +
+                                     std::strerror(errno));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, pipeFds[1], STDOUT_FILENO);
+    char self[] = "/proc/self/exe";
+    char flag[64];
+    std::snprintf(flag, sizeof flag, "%s", kProbeFlag);
+    char* argv[] = {self, flag, nullptr};
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(pipeFds[1]);
+    if (rc != 0) {
+        close(pipeFds[0]);
+        return unavailable(true,
+                           std::string("the device probe could not start: ") + std::strerror(rc));
+    }
+    std::string text;
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(kProbeTimeoutMs);
+    bool timedOut = false;
+    while (true) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              deadline - std::chrono::steady_clock::now())
+                              .count();
+        if (left <= 0) {
+            timedOut = true;
+            break;
+        }
+        pollfd p{pipeFds[0], POLLIN, 0};
+        if (poll(&p, 1, int(left)) < 0 && errno != EINTR)
+            break;
+        char buf[4096];
+        const ssize_t n = read(pipeFds[0], buf, sizeof buf);
+        if (n > 0 && text.size() < (1u << 20))
+            text.append(buf, std::size_t(n));
+        else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+            break;
+    }
+    close(pipeFds[0]);
+    if (timedOut)
+        kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (timedOut)
+        return unavailable(true,
+                           "no CUDA device: the device probe gave no answer within 30 s (killed)");
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        return unavailable(true, "no CUDA device: the device probe " + describeWaitStatus(status) +
+                                     (text.empty() ? std::string() : ": " + text));
+    return parseReport(text);
+}
+
+DeviceList unavailable(bool built, std::string why) {
+    DeviceList list;
+    list.built = built;
+    list.unavailable = std::move(why);
+    return list;
+}
+
+std::mutex gMutex;
+std::optional<DeviceList> gList;
+} // namespace
+
+bool cudaBuilt() {
+#ifdef HWL_HAVE_CUDA
+    return true;
+#else
+    return false;
+#endif
+}
+
+std::string cudaNotBuiltReason() {
+#ifdef HWL_HAVE_CUDA
+    return {};
+#else
+    return std::string("not built: ") + HWL_CUDA_MISSING;
+#endif
+}
+
+DeviceList listDevices(bool refresh) {
+    if (!cudaBuilt())
+        return unavailable(false, cudaNotBuiltReason());
+    std::lock_guard lock(gMutex);
+    if (!gList || refresh)
+        gList = probe();
+    return *gList;
+}
+
+std::string describeDevices(const DeviceList& list) {
+    std::ostringstream out;
+    if (list.devices.empty())
+        out << "the GPU modes cannot run here: " << list.unavailable << "\n";
+    for (const GpuDevice& d : list.devices)
+        out << "cuda:" << d.index << "  " << d.name << "  " << (d.memoryBytes >> 20) << " MiB  "
+            << "compute capability " << d.major << "." << d.minor << "  " << d.multiprocessors
+            << " multiprocessors\n";
+    if (!list.versions.empty())
+        out << list.versions << "\n";
+    return out.str();
+}
+
+bool runDeviceProbeIfRequested(int argc, char** argv, int& exitCode) {
+    if (argc < 2 || std::strcmp(argv[1], kProbeFlag) != 0)
+        return false;
+    exitCode = 0;
+#ifdef HWL_HAVE_CUDA
+    const cuda::DeviceReport r = cuda::initialise();
+    std::printf("versions\tdriver %s, runtime %s, NCCL %d.%d.%d\n",
+                r.driverVersion ? versionText(r.driverVersion).c_str() : "none",
+                versionText(r.runtimeVersion).c_str(), r.ncclVersion / 10000,
+                (r.ncclVersion / 100) % 100, r.ncclVersion % 100);
+    if (!r.error.empty())
+        std::printf("error\t%s\n", r.error.c_str());
+    for (const cuda::Device& d : r.devices)
+        std::printf("device\t%d\t%s\t%lld\t%d\t%d\t%d\n", d.index, d.name.c_str(),
+                    static_cast<long long>(d.memoryBytes), d.major, d.minor, d.multiprocessors);
+#else
+    std::printf("error\t%s\n", cudaNotBuiltReason().c_str());
+    (void)versionText;
+#endif
+    std::fflush(stdout);
+    return true;
+}
+
+} // namespace hwl

@@ -1,0 +1,231 @@
+// The GPU modes on a CUDA device (CTest label "gpu"). Where there is no
+// device (or no CUDA backend in the build) every test reports SKIP with the
+// reason, and CTest shows the test as skipped, never passed. With a device:
+// the device step equals the CPU step on the same batch; CUDA graph replay
+// equals eager launches; replicas stay bit-identical; data-parallel with R
+// replicas of batch b equals serial training with batch R*b; gpu-hogwild's
+// racy updates lose some, atomic ones none; NCCL with one rank works; fork
+// is refused once this process initialised CUDA.
+#include "backend/backend.h"
+#include "data/datasources.h"
+#include "model/mlp.h"
+#include "run/devices.h"
+#include "run/run.h"
+#include "run/workerrole.h"
+#include "util/errors.h"
+
+#ifdef HWL_HAVE_CUDA
+#include "cuda/cuda.h"
+#endif
+
+#include <QTest>
+
+#include <cmath>
+#include <numeric>
+
+using namespace hwl;
+
+namespace {
+
+std::unique_ptr<Run> runToEnd(const ExperimentConfig& c) {
+    auto run = std::make_unique<Run>(c);
+    run->start();
+    while (!run->wait(std::chrono::milliseconds(20))) {
+    }
+    return run;
+}
+
+double maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        worst = std::max(worst, std::abs(double(a[i]) - double(b[i])));
+    return worst;
+}
+
+ExperimentConfig gpuConfig(const char* mode) {
+    ExperimentConfig c;
+    c.mode = mode;
+    c.dataset = "teacher:4096x20:4:16";
+    c.model = "mlp:20-32-4";
+    c.epochs = 2;
+    c.batch = 16;
+    c.lr = 0.05;
+    c.startMethod = StartMethod::Spawn;
+    return c;
+}
+
+#ifdef HWL_HAVE_CUDA
+struct Fixture {
+    std::unique_ptr<Model> model = makeModel(parseModelSpec("mlp:20-32-16-4"));
+    Dataset data = makeTeacher(512, 20, 4, 8, 3);
+    std::vector<float> params;
+    Fixture() {
+        params.resize(std::size_t(model->layout().total()));
+        model->initialize(params.data(), 7);
+    }
+    cuda::ReplicaSettings settings(int replicas, bool eager) const {
+        cuda::ReplicaSettings s;
+        for (const auto& l : dynamic_cast<const Mlp&>(*model).layers())
+            s.mlp.layers.push_back({l.in, l.out, l.weight, l.bias});
+        s.mlp.total = model->layout().total();
+        s.replicasPerGpu = replicas;
+        s.batch = 16;
+        s.sgd = {0.05f, 0.9f, 0.001f};
+        s.eager = eager;
+        return s;
+    }
+    cuda::HostData host() const {
+        const DatasetView v = data.view();
+        return {v.rows, v.dim, v.numClasses, v.dense, nullptr, nullptr, nullptr, v.labels};
+    }
+    /// Replica r's rows: positions r, r + R, ... of the file order.
+    static std::vector<std::vector<std::int32_t>> strided(int replicas, int rows) {
+        std::vector<std::vector<std::int32_t>> out(static_cast<std::size_t>(replicas));
+        for (int i = 0; i < rows; ++i)
+            out[std::size_t(i % replicas)].push_back(i);
+        return out;
+    }
+};
+#endif
+
+} // namespace
+
+class TestGpu : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        const DeviceList list = listDevices();
+        if (list.devices.empty())
+            QSKIP(qPrintable("no CUDA device to test on: " +
+                             QString::fromStdString(list.unavailable)));
+        qInfo("%s", describeDevices(list).c_str());
+    }
+
+#ifdef HWL_HAVE_CUDA
+    void deviceStepEqualsCpuStep() {
+        Fixture f;
+        auto gpu = cuda::ReplicaTrainer::create(f.settings(1, true), f.host());
+        gpu->setParameters(f.params.data());
+        gpu->setEpochRows(Fixture::strided(1, 16));
+        gpu->enqueueSteps(0, 1, false);
+        const float gpuLoss = gpu->finishSteps().at(0);
+        std::vector<float> after(f.params.size());
+        gpu->copyParameters(0, after.data());
+
+        auto cpu = cpuBackend().makeKernel(*f.model, f.data.view(), {0.05f, 0.9f, 0.001f}, 0, 1);
+        std::vector<std::int64_t> rows(16);
+        std::iota(rows.begin(), rows.end(), 0);
+        std::vector<float> cpuParams = f.params;
+        const float cpuLoss = cpu->lossAndGradient(cpuParams.data(), rows.data(), 16);
+        cpu->update(cpuParams.data(), UpdateAccess::Private);
+        QVERIFY2(std::abs(gpuLoss - cpuLoss) <= 1e-5f * std::max(1.0f, cpuLoss),
+                 qPrintable(QStringLiteral("%1 vs %2").arg(gpuLoss).arg(cpuLoss)));
+        QVERIFY2(maxAbsDiff(after, cpuParams) < 1e-5,
+                 qPrintable(QString::number(maxAbsDiff(after, cpuParams))));
+    }
+
+    void graphReplayEqualsEager() {
+        Fixture f;
+        std::vector<std::vector<float>> results;
+        for (bool eager : {true, false}) {
+            auto t = cuda::ReplicaTrainer::create(f.settings(2, eager), f.host());
+            t->setParameters(f.params.data());
+            t->setEpochRows(Fixture::strided(2, 500)); // 250 rows each: a short last batch
+            t->enqueueSteps(0, 16, false);
+            t->finishSteps();
+            std::vector<float> p(f.params.size());
+            t->copyParameters(1, p.data());
+            results.push_back(p);
+        }
+        QCOMPARE(results[1], results[0]);
+    }
+
+    void replicasStayBitIdentical() {
+        Fixture f;
+        auto t = cuda::ReplicaTrainer::create(f.settings(4, false), f.host());
+        t->setParameters(f.params.data());
+        t->setEpochRows(Fixture::strided(4, 512));
+        t->enqueueSteps(0, 8, false);
+        t->finishSteps();
+        std::vector<float> first(f.params.size()), other(f.params.size());
+        t->copyParameters(0, first.data());
+        QVERIFY(first != f.params);
+        for (int r = 1; r < 4; ++r) {
+            t->copyParameters(r, other.data());
+            QCOMPARE(other, first);
+        }
+        for (double d : t->divergences())
+            QCOMPARE(d, 0.0);
+    }
+
+    void ncclWithOneRank() {
+        const std::string why = cuda::ncclOneRankCheck();
+        QVERIFY2(why.empty(), why.c_str());
+    }
+#endif
+
+    void dataParallelEqualsSerialWithTheBigBatch() {
+        ExperimentConfig c = gpuConfig("data-parallel");
+        c.device = Device::Cuda;
+        c.workers = 4;
+        c.replicasPerGpu = 4;
+        c.shuffle = false;
+        c.testFraction = 0;
+        const auto gpu = runToEnd(c);
+        QCOMPARE(gpu->summary().state, RunState::Finished);
+        const auto parallel = gpu->parameters();
+        c.mode = "serial";
+        c.device = Device::Cpu;
+        c.workers = 1;
+        c.replicasPerGpu = 1;
+        c.batch = 64;
+        const auto serial = runToEnd(c)->parameters();
+        const double diff = maxAbsDiff(parallel, serial);
+        QVERIFY2(diff < 1e-4, qPrintable(QString::number(diff)));
+    }
+
+    void gpuHogwildLosesUpdatesOnlyWhenRacy() {
+        ExperimentConfig c = gpuConfig("gpu-hogwild");
+        c.momentum = 0;
+        c.model = "mlp:20-8-4"; // few weights: blocks write the same ones at once
+        c.blocks = 2048;
+        c.workers = 4;
+        for (UpdateKind kind : {UpdateKind::Racy, UpdateKind::Atomic}) {
+            c.update = kind;
+            auto run = runToEnd(c);
+            QCOMPARE(run->summary().state, RunState::Finished);
+            std::uint64_t writes = 0, lost = 0;
+            for (const auto& w : run->telemetry().workers()) {
+                writes += w.updateWrites;
+                lost += w.lostUpdates;
+            }
+            QVERIFY(writes > 0);
+            if (kind == UpdateKind::Racy)
+                QVERIFY2(lost > 0, "racy updates lost none");
+            else
+                QCOMPARE(lost, std::uint64_t(0));
+        }
+    }
+
+    void forkIsRefusedAfterCudaInit() {
+        ExperimentConfig c = gpuConfig("processes");
+        c.startMethod = StartMethod::Fork;
+        c.cudaBeforeFork = true;
+        Run run(c);
+        try {
+            run.prepare();
+            QFAIL("fork after CUDA was not refused");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("already initialised CUDA") != std::string::npos,
+                     e.what());
+        }
+    }
+};
+
+int main(int argc, char** argv) {
+    if (int code = 0; runWorkerRoleIfRequested(argc, argv, code))
+        return code;
+    TestGpu t;
+    return QTest::qExec(&t, argc, argv);
+}
+#include "tst_gpu.moc"
