@@ -4,6 +4,8 @@
 // process limits: tst_clisignals; other tools reading the files: tst_interop.
 #include "clitest.h"
 
+#include "run/devices.h"
+
 #include <limits>
 
 using namespace hwl::test;
@@ -445,6 +447,50 @@ private slots:
         RUN_CLI(r1, {"--dataset", "teacher:2000x20:4", "--model", "mlp:20-32-4", "--epochs", "1",
                      "--mode", "serial", "--workers", "1"});
         QVERIFY2(r1.code == 0, qPrintable(r1.describe()));
+    }
+
+    // The GPU modes where no GPU can run them (this machine: nvcc, no GPU):
+    // each refused before anything starts with the reason, and the
+    // CUDA-before-fork pitfall refused, or shown with --force-unsafe-fork.
+    void gpuModesSayWhyTheyCannotRun() {
+        RUN_CLI(list, {"--list-devices"});
+        if (list.code == 0)
+            QSKIP("this machine has a CUDA device: tst_gpu runs the GPU modes");
+        QCOMPARE(list.code, 1);
+        const QString why = hwl::cudaBuilt()
+                                ? QStringLiteral("no CUDA device: cudaGetDeviceCount returned")
+                                : QStringLiteral("not built: ");
+        QVERIFY2(list.out.contains("the GPU modes cannot run here: ") && list.out.contains(why),
+                 qPrintable(list.describe()));
+        const QStringList small{"--dataset",  "teacher:500x20:4", "--model",
+                                "mlp:20-8-4", "--epochs",         "1"};
+        for (const QStringList& mode :
+             {QStringList{"--mode", "gpu-hogwild", "--momentum", "0"},
+              QStringList{"--mode", "data-parallel", "--device", "cuda"}}) {
+            RUN_CLI(r, small + mode);
+            QVERIFY2(r.code == 2 && r.err.contains(why), qPrintable(r.describe()));
+            QVERIFY(r.shmLeftovers.isEmpty());
+        }
+        RUN_CLI(cpu, small + QStringList{"--mode", "threads", "--device", "cuda"});
+        QVERIFY2(cpu.code == 2 &&
+                     cpu.err.contains("device cuda applies to mode data-parallel only"),
+                 qPrintable(cpu.describe()));
+        const QStringList pitfall = small + QStringList{"--mode", "processes", "--start-method",
+                                                        "fork", "--cuda-before-fork"};
+        RUN_CLI(refused, pitfall);
+        QVERIFY2(refused.code == 2 && refused.err.contains("already initialised CUDA") &&
+                     refused.err.contains("spawn or forkserver"),
+                 qPrintable(refused.describe()));
+        RUN_CLI(forced, pitfall + QStringList{"--force-unsafe-fork"});
+        QVERIFY2(forced.out.contains("pitfall: ") && forced.out.contains("CUDA before fork"),
+                 qPrintable(forced.describe()));
+        if (hwl::cudaBuilt()) // each forked worker's CUDA call failed, and said how
+            QVERIFY2(forced.code == 1 &&
+                         forced.out.contains("CUDA fails in it: cudaFree(0) returned"),
+                     qPrintable(forced.describe()));
+        else // no CUDA to touch: the workers trained
+            QVERIFY2(forced.code == 0, qPrintable(forced.describe()));
+        QVERIFY(forced.shmLeftovers.isEmpty());
     }
 };
 

@@ -91,7 +91,7 @@ T kernelStep(const Mlp& mlp, const std::vector<T>& p, const DatasetView& data,
                     s +=
                         delta[std::size_t(i * L.out + o)] * p[std::size_t(L.weight + o * L.in + d)];
                 const auto k = std::size_t(i * L.in + d);
-                prev[k] = s * dm::activationSlope(act, pre[l - 1][k], post[l - 1][k]);
+                prev[k] = dm::backpropagate(act, s, pre[l - 1][k], post[l - 1][k]);
             }
         delta.swap(prev);
     }
@@ -134,6 +134,13 @@ private slots:
                 QVERIFY2(std::abs(dm::activationSlope(code, x, want) - numeric) < 1e-6,
                          qPrintable(QStringLiteral("activation %1 at %2").arg(code).arg(x)));
             }
+    }
+
+    void reluPassesNothingBelowZero() {
+        // As the CPU kernel: exactly 0 where pre <= 0, even for an infinite delta.
+        QCOMPARE(dm::backpropagate(dm::kRelu, double(INFINITY), -1.0, 0.0), 0.0);
+        QCOMPARE(dm::backpropagate(dm::kRelu, 2.5, 1.0, 1.0), 2.5);
+        QCOMPARE(dm::backpropagate(dm::kTanh, 2.0, 0.5, 0.5), 2.0 * 0.75);
     }
 
     void sgdElementIsOptimSgd() {

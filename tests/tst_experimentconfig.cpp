@@ -25,36 +25,13 @@ using hwl::InputError;
 
 namespace {
 
-const char* const kFieldNames[] = {"model",
-                                   "dataset",
-                                   "mode",
-                                   "workers",
-                                   "epochs",
-                                   "batch",
-                                   "lr",
-                                   "momentum",
-                                   "weight-decay",
-                                   "seed",
-                                   "split",
-                                   "test-fraction",
-                                   "shuffle",
-                                   "start-method",
-                                   "share",
-                                   "on-worker-failure",
-                                   "init",
-                                   "out",
-                                   "transport",
-                                   "sync-every",
-                                   "bucket-mb",
-                                   "drop-last",
-                                   "hostfile",
-                                   "mpirun-args",
-                                   "device",
-                                   "replicas-per-gpu",
-                                   "blocks",
-                                   "update",
-                                   "cuda-before-fork",
-                                   "force-unsafe-fork"};
+// clang-format off
+const char* const kFieldNames[] = {
+    "model", "dataset", "mode", "workers", "epochs", "batch", "lr", "momentum", "weight-decay",
+    "seed", "split", "test-fraction", "shuffle", "start-method", "share", "on-worker-failure",
+    "init", "out", "transport", "sync-every", "bucket-mb", "drop-last", "hostfile", "mpirun-args",
+    "device", "replicas-per-gpu", "blocks", "update", "cuda-before-fork", "force-unsafe-fork"};
+// clang-format on
 
 QString issuesText(const std::vector<ConfigIssue>& issues) {
     QStringList lines;

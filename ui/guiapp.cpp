@@ -4,6 +4,7 @@
 #include "presets.h"
 #include "trainingchart.h"
 
+#include "run/devices.h"
 #include "run/workerrole.h"
 
 #include <QApplication>
@@ -102,6 +103,9 @@ int runGui(int argc, char** argv) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
     }
     // The fork server must exist before Qt starts its threads.
+    // This process never initialises CUDA: its forks (fork start method, the
+    // late fork server) must stay safe; devices are found by a child.
+    neverInitialiseCudaHere();
     if (const std::string why = startForkServer(); !why.empty())
         std::fprintf(stderr, "warning: %s; the forkserver start method is unavailable\n",
                      why.c_str());

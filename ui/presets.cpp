@@ -120,6 +120,32 @@ Preset processHogwild(bool fashion) {
     return {tr("Process Hogwild (forkserver)"), text, c};
 }
 
+Preset cudaBeforeFork() {
+    ExperimentConfig c;
+    c.model = canonicalModel("mlp:100-64-10");
+    c.dataset = canonicalDataset("teacher:20000x100:10");
+    c.mode = "processes";
+    c.startMethod = StartMethod::Fork;
+    c.cudaBeforeFork = true;
+    c.workers = 2;
+    c.epochs = 3;
+    return {tr("CUDA before fork"),
+            tr("<p>The blog's <b>scene 1</b>: a program touches CUDA (a tensor on the GPU, "
+               "torch.cuda.is_available() in some libraries), then starts its workers with "
+               "<b>fork</b>. A forked child inherits the parent's memory but not a usable CUDA "
+               "context, and CUDA cannot be initialised again in it: PyTorch stops with "
+               "<i>RuntimeError: Cannot re-initialize CUDA in forked subprocess</i>.</p>"
+               "<p>Press Start: the run is <b>refused before any worker starts</b>, naming the "
+               "cause and the fix. Switch the start method to <b>spawn</b> or "
+               "<b>forkserver</b>: their workers start as fresh processes and the run "
+               "trains.</p><p>This window never initialises CUDA itself (its own forks must "
+               "stay safe), so it checks as if it had. To see what really happens in the "
+               "children, run from the command line: <tt>hogwild-lab --headless --mode "
+               "processes --start-method fork --cuda-before-fork --force-unsafe-fork</tt> "
+               "(each worker tries CUDA and the run reports the error it got).</p>"),
+            c};
+}
+
 Preset fashionDefault(bool fashion) {
     ExperimentConfig c = ExperimentConfig::defaults();
     QString text = tr("<p>The default experiment: an MLP 784-128-10 with ReLU, two Hogwild "
@@ -144,8 +170,8 @@ Preset fashionDefault(bool fashion) {
 
 QList<Preset> presets() {
     const bool fashion = fashionMnistAvailable();
-    return {hogwildVsLocked(), forgotToShare(), sparseEmbedding(), processHogwild(fashion),
-            fashionDefault(fashion)};
+    return {hogwildVsLocked(),       forgotToShare(),  sparseEmbedding(),
+            processHogwild(fashion), cudaBeforeFork(), fashionDefault(fashion)};
 }
 
 } // namespace hwl::ui

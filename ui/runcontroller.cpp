@@ -189,6 +189,8 @@ void RunController::collectWorkers() {
         }
         row.lastLoss = w.lastLoss;
         row.divergence = w.lastDivergence;
+        row.updateWrites = w.updateWrites;
+        row.lostUpdates = w.lostUpdates;
         row.startupMs = w.startupSeconds >= 0 ? w.startupSeconds * 1e3 : -1;
         if (!row.failure.isEmpty() && !reportedFailures_.contains(row.failure)) {
             reportedFailures_.append(row.failure);

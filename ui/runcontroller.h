@@ -34,6 +34,8 @@ struct WorkerRow {
     double divergence = 0;
     double startupMs = -1; ///< launch to first step; -1 before the first step
     double commShare = -1; ///< data-parallel: share of the last interval in collectives; -1: none
+    quint64 updateWrites = 0; ///< gpu-hogwild: parameter writes of this group of blocks
+    quint64 lostUpdates = 0;  ///< gpu-hogwild: of those, overwritten by another block
 };
 
 class RunController : public QObject {

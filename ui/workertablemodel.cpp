@@ -33,6 +33,8 @@ QVariant WorkerTableModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Divergence");
     case Communication:
         return tr("Comm");
+    case LostUpdates:
+        return tr("Lost updates");
     case Startup:
         return tr("Start-up");
     default:
@@ -73,6 +75,13 @@ QVariant WorkerTableModel::data(const QModelIndex& index, int role) const {
     case Communication:
         return w.commShare < 0 ? QStringLiteral("–")
                                : QString::number(100 * w.commShare, 'f', 0) + " %";
+    case LostUpdates: // gpu-hogwild's exact count: lost of written
+        return w.updateWrites == 0
+                   ? QStringLiteral("–")
+                   : QStringLiteral("%1 of %2 (%3 %)")
+                         .arg(w.lostUpdates)
+                         .arg(w.updateWrites)
+                         .arg(100.0 * double(w.lostUpdates) / double(w.updateWrites), 0, 'g', 3);
     case Startup:
         return w.startupMs < 0 ? QStringLiteral("–") : QString::number(w.startupMs, 'f', 2) + " ms";
     default:

@@ -21,6 +21,7 @@ public:
         LastLoss,
         Divergence,
         Communication,
+        LostUpdates,
         Startup,
         Count
     };

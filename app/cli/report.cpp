@@ -73,6 +73,23 @@ std::string startupText(const RunSummary& s) {
 }
 } // namespace
 
+std::string lostUpdatesText(const RunSummary& s) {
+    std::uint64_t writes = 0, lost = 0;
+    std::string text;
+    for (std::size_t r = 0; r < s.updateWrites.size(); ++r) {
+        writes += s.updateWrites[r];
+        lost += s.lostUpdates[r];
+        char part[96];
+        std::snprintf(part, sizeof part, "%sgroup %zu: %llu of %llu", r ? ", " : "", r,
+                      (unsigned long long)s.lostUpdates[r], (unsigned long long)s.updateWrites[r]);
+        text += part;
+    }
+    char total[96];
+    std::snprintf(total, sizeof total, "; all: %llu of %llu (%.4f%%)", (unsigned long long)lost,
+                  (unsigned long long)writes, writes ? 100.0 * double(lost) / double(writes) : 0.0);
+    return text + total;
+}
+
 std::string communicationText(const RunSummary& s) {
     // Ranks that wait for rank 0's evaluation wait in a collective (MPI): the
     // share is of the whole training loop, evaluations included.
@@ -102,6 +119,10 @@ void printSummary(const Run& run, const RunSummary& s) {
         std::printf("summary: final train loss %.4f (no test set)\n", s.trainLoss);
     else
         std::printf("summary: the test set was not evaluated (no epoch completed)\n");
+    if (!s.updateWrites.empty())
+        std::printf("summary: lost updates (written by a block, overwritten by another before "
+                    "anyone read them): %s\n",
+                    lostUpdatesText(s).c_str());
     for (const auto& failure : s.workerFailures)
         std::printf("worker failure: %s\n", failure.c_str());
     for (const auto& explanation : s.explanations)

@@ -19,6 +19,9 @@ void printSample(const Sample& s, bool quiet, bool haveTestSet);
 void printPrepared(const Run& run);
 /// Per worker: time in collectives, its share of the training loop, bytes reduced.
 std::string communicationText(const RunSummary& s);
+/// gpu-hogwild's lost updates per group of blocks and in all: "group 0: 12 of
+/// 9000, ...; all: 30 of 18000 (0.1667%)".
+std::string lostUpdatesText(const RunSummary& s);
 /// The summary lines, worker failures and pitfall explanations.
 void printSummary(const Run& run, const RunSummary& s);
 

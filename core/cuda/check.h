@@ -28,6 +28,14 @@ inline void check(ncclResult_t r, const char* what) {
                                  std::to_string(int(r)) + ", " + ncclGetErrorString(r));
 }
 
+/// A copy ordered with the work on `stream` (the trainers' streams are
+/// non-blocking: a plain cudaMemcpy would not be ordered with them), waited for.
+inline void copyOn(cudaStream_t stream, void* dst, const void* src, std::size_t bytes,
+                   cudaMemcpyKind kind, const char* what) {
+    check(cudaMemcpyAsync(dst, src, bytes, kind, stream), what);
+    check(cudaStreamSynchronize(stream), what);
+}
+
 /// Threads per block of the element-wise kernels, and their grid for n items.
 constexpr int kThreads = 256;
 inline unsigned gridFor(long long n) {

@@ -39,6 +39,16 @@ HWL_HD T activationSlope(int code, T pre, T post) {
     return post * (T(1) - post);
 }
 
+/// delta through the activation, as the CPU kernel does it: ReLU passes delta
+/// where pre > 0 and gives exactly 0 elsewhere (also for an infinite or NaN
+/// delta, where delta * 0 would be NaN); the others multiply by the slope.
+template <class T>
+HWL_HD T backpropagate(int code, T delta, T pre, T post) {
+    if (code == kRelu)
+        return pre > T(0) ? delta : T(0);
+    return delta * activationSlope(code, pre, post);
+}
+
 /// Softmax cross-entropy of one row of `classes` logits with label `label`:
 /// returns the row's loss and writes d(mean loss)/d(logits) =
 /// (softmax - onehot) / batch into delta (which may alias nothing).

@@ -4,8 +4,10 @@
 // intended data race of this backend, in one function (racyUpdate): a
 // relaxed load, the SGD arithmetic, and a relaxed exchange as the store, whose
 // old value says whether another block wrote in between (that write is lost,
-// and counted). Counters live in mapped pinned memory the host reads while
-// the kernel runs; a control word there pauses or stops the blocks.
+// and counted). Each block's counters live in its own slot of mapped pinned
+// memory, written by the block's thread 0 alone (plain stores: no atomics on
+// host memory) and summed per group by the host while the kernel runs; a
+// control word there pauses or stops the blocks.
 #include "cuda/check.h"
 #include "cuda/cuda.h"
 #include "cuda/devicemath.h"
@@ -21,9 +23,12 @@ namespace {
 
 constexpr int kBlockThreads = 128;
 
-struct DeviceCounters {
+/// One block's totals so far (all its launches), and whether its last launch
+/// reached the end of its share of the epoch.
+struct BlockCounters {
     unsigned long long steps, samples, writes, lost;
     double lossSum;
+    unsigned long long done;
 };
 
 struct KernelArgs {
@@ -47,9 +52,8 @@ struct KernelArgs {
     int layerCount, activation;
     const MlpShape::Layer* layers;
     BagShape shape;
-    DeviceCounters* counters; ///< mapped: one per group
-    volatile int* control;    ///< mapped: non-zero asks the blocks to return
-    unsigned int* finished;   ///< mapped: blocks that reached the end of their share
+    volatile BlockCounters* counters; ///< mapped: one slot per block
+    volatile int* control;            ///< mapped: non-zero asks the blocks to return
 };
 
 /// One update of parameter *p by gradient g (plain SGD with weight decay).
@@ -127,8 +131,8 @@ __device__ float mlpStep(const KernelArgs& a, const std::int32_t* rows, int n, f
                 float s = 0;
                 for (std::int64_t o = 0; o < L.out; ++o)
                     s += delta[i * L.out + o] * loadShared(a.params + L.weight + o * L.in + d);
-                deltaPrev[k] = s * devicemath::activationSlope(a.activation, prePrev[k],
-                                                               prePrev[n * L.in + k]);
+                deltaPrev[k] =
+                    devicemath::backpropagate(a.activation, s, prePrev[k], prePrev[n * L.in + k]);
             }
         }
         __syncthreads();
@@ -220,13 +224,17 @@ __global__ void __launch_bounds__(kBlockThreads) hogwildKernel(KernelArgs a) {
     const std::int64_t begin = std::int64_t(blockIdx.x) * a.chunk;
     const std::int64_t end = min(begin + a.chunk, a.orderLength);
     float* scratch = a.scratch + std::int64_t(blockIdx.x) * a.scratchPerBlock;
-    DeviceCounters& group = a.counters[blockIdx.x % unsigned(a.groups)];
+    volatile BlockCounters& mine = a.counters[blockIdx.x];
     __shared__ bool stop;
     __shared__ float lossSum[kBlockThreads];
+    __shared__ unsigned long long stepWrites, stepLost;
     std::int64_t at = a.position[blockIdx.x];
     while (at < end) {
-        if (t == 0)
+        if (t == 0) {
             stop = *a.control != 0;
+            stepWrites = 0;
+            stepLost = 0;
+        }
         __syncthreads();
         if (stop)
             break;
@@ -234,36 +242,40 @@ __global__ void __launch_bounds__(kBlockThreads) hogwildKernel(KernelArgs a) {
         unsigned long long writes = 0, lost = 0;
         lossSum[t] = a.bag ? bagStep(a, a.order + at, n, scratch, writes, lost)
                            : mlpStep(a, a.order + at, n, scratch, writes, lost);
-        atomicAdd_system(&group.writes, writes);
+        atomicAdd(&stepWrites, writes); // shared memory: one store per field below
         if (lost)
-            atomicAdd_system(&group.lost, lost);
+            atomicAdd(&stepLost, lost);
         __syncthreads();
         if (t == 0) {
             float loss = 0;
             for (int k = 0; k < int(blockDim.x); ++k)
                 loss += lossSum[k];
-            atomicAdd_system(&group.lossSum, double(loss) / n);
-            atomicAdd_system(&group.steps, 1ull);
-            atomicAdd_system(&group.samples, (unsigned long long)n);
+            mine.writes = mine.writes + stepWrites;
+            mine.lost = mine.lost + stepLost;
+            mine.lossSum = mine.lossSum + double(loss) / n;
+            mine.samples = mine.samples + (unsigned long long)n;
+            __threadfence_system(); // the totals before the step count the host keys on
+            mine.steps = mine.steps + 1;
         }
         at += n;
         __syncthreads();
     }
     if (t == 0) {
         a.position[blockIdx.x] = at;
-        if (at >= end)
-            atomicAdd_system(a.finished, 1u);
+        mine.done = at >= end ? 1 : 0;
+        __threadfence_system();
     }
 }
 
+/// Device memory for n T's, filled from `host` (when given) in order with
+/// the work on `stream`.
 template <class T>
-T* upload(const T* host, std::int64_t n, std::int64_t& bytes) {
+T* upload(cudaStream_t stream, const T* host, std::int64_t n, std::int64_t& bytes) {
     T* p = nullptr;
     check(cudaMalloc(&p, std::size_t(std::max<std::int64_t>(n, 1)) * sizeof(T)), "cudaMalloc");
     bytes += n * std::int64_t(sizeof(T));
     if (host && n > 0)
-        check(cudaMemcpy(p, host, std::size_t(n) * sizeof(T), cudaMemcpyHostToDevice),
-              "cudaMemcpy");
+        copyOn(stream, p, host, std::size_t(n) * sizeof(T), cudaMemcpyHostToDevice, "cudaMemcpy");
     return p;
 }
 
@@ -272,9 +284,8 @@ public:
     Hogwild(const HogwildSettings& s, const HostData& train);
     ~Hogwild() override;
     void setParameters(const float* host) override {
-        check(cudaMemcpy(a_.params, host, std::size_t(total_) * sizeof(float),
-                         cudaMemcpyHostToDevice),
-              "cudaMemcpy (parameters)");
+        copyOn(stream_, a_.params, host, std::size_t(total_) * sizeof(float),
+               cudaMemcpyHostToDevice, "cudaMemcpy (parameters)");
     }
     void launchEpoch(const std::vector<std::int32_t>& order, bool resume) override;
     void requestStop() override { *hostControl_ = 1; }
@@ -285,12 +296,16 @@ public:
         check(e, "the Hogwild kernel");
         return true;
     }
-    bool epochComplete() override { return *hostFinished_ == unsigned(s_.blocks); }
+    bool epochComplete() override {
+        for (int b = 0; b < s_.blocks; ++b)
+            if (!slots()[b].done)
+                return false;
+        return true;
+    }
     std::vector<GroupCounters> counters() const override;
     void copyParameters(float* host) override {
-        check(cudaMemcpy(host, a_.params, std::size_t(total_) * sizeof(float),
-                         cudaMemcpyDeviceToHost),
-              "cudaMemcpy (parameters to the host)");
+        copyOn(stream_, host, a_.params, std::size_t(total_) * sizeof(float),
+               cudaMemcpyDeviceToHost, "cudaMemcpy (parameters to the host)");
     }
     std::int64_t deviceBytes() const override { return bytes_; }
 
@@ -298,9 +313,11 @@ private:
     HogwildSettings s_;
     KernelArgs a_{};
     std::int64_t total_ = 0, bytes_ = 0;
-    void* mapped_ = nullptr; ///< host side of the counters, the control word, the finished count
+    void* mapped_ = nullptr; ///< host side of the blocks' counters and the control word
     volatile int* hostControl_ = nullptr;
-    volatile unsigned int* hostFinished_ = nullptr;
+    const volatile BlockCounters* slots() const {
+        return static_cast<const volatile BlockCounters*>(mapped_);
+    }
     cudaStream_t stream_ = nullptr;
     cudaEvent_t finished_ = nullptr;
     std::vector<void*> owned_;
@@ -310,15 +327,15 @@ Hogwild::Hogwild(const HogwildSettings& s, const HostData& d) : s_(s) {
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cudaEventCreateWithFlags(&finished_, cudaEventDisableTiming), "cudaEventCreate");
     total_ = s.bag ? s.bagShape.total : s.mlp.total;
-    a_.params = upload<float>(nullptr, total_, bytes_);
+    a_.params = upload<float>(stream_, nullptr, total_, bytes_);
     if (d.dense) {
-        a_.dense = upload(d.dense, d.rows * d.dim, bytes_);
+        a_.dense = upload(stream_, d.dense, d.rows * d.dim, bytes_);
     } else {
-        a_.offsets = upload(d.offsets, d.rows + 1, bytes_);
-        a_.indices = upload(d.indices, d.offsets[d.rows], bytes_);
-        a_.values = upload(d.values, d.offsets[d.rows], bytes_);
+        a_.offsets = upload(stream_, d.offsets, d.rows + 1, bytes_);
+        a_.indices = upload(stream_, d.indices, d.offsets[d.rows], bytes_);
+        a_.values = upload(stream_, d.values, d.offsets[d.rows], bytes_);
     }
-    a_.labels = upload(d.labels, d.rows, bytes_);
+    a_.labels = upload(stream_, d.labels, d.rows, bytes_);
     a_.dim = d.dim;
     a_.batch = s.batch;
     a_.groups = s.groups;
@@ -329,7 +346,7 @@ Hogwild::Hogwild(const HogwildSettings& s, const HostData& d) : s_(s) {
     a_.shape = s.bagShape;
     a_.activation = s.mlp.activation;
     a_.layerCount = int(s.mlp.layers.size());
-    a_.layers = s.bag ? nullptr : upload(s.mlp.layers.data(), a_.layerCount, bytes_);
+    a_.layers = s.bag ? nullptr : upload(stream_, s.mlp.layers.data(), a_.layerCount, bytes_);
     std::int64_t perBlock = 0;
     if (s.bag) {
         perBlock = 2 * s.batch * (s.bagShape.dim + s.bagShape.classes);
@@ -344,31 +361,32 @@ Hogwild::Hogwild(const HogwildSettings& s, const HostData& d) : s_(s) {
         perBlock += 2 * s.batch * widest;
     }
     a_.scratchPerBlock = perBlock;
-    a_.scratch = upload<float>(nullptr, perBlock * s.blocks, bytes_);
-    a_.position = upload<std::int64_t>(nullptr, s.blocks, bytes_);
+    a_.scratch = upload<float>(stream_, nullptr, perBlock * s.blocks, bytes_);
+    a_.position = upload<std::int64_t>(stream_, nullptr, s.blocks, bytes_);
     for (const void* p :
          {(const void*)a_.params, (const void*)a_.dense, (const void*)a_.offsets,
           (const void*)a_.indices, (const void*)a_.values, (const void*)a_.labels,
           (const void*)a_.layers, (const void*)a_.scratch, (const void*)a_.position})
         if (p)
             owned_.push_back(const_cast<void*>(p));
-    const std::size_t mappedBytes = sizeof(DeviceCounters) * std::size_t(s.groups) + 64;
+    const std::size_t slotBytes = sizeof(BlockCounters) * std::size_t(s.blocks);
+    const std::size_t mappedBytes = slotBytes + 64;
     check(cudaHostAlloc(&mapped_, mappedBytes, cudaHostAllocMapped), "cudaHostAlloc (counters)");
     std::memset(mapped_, 0, mappedBytes);
     void* device = nullptr;
     check(cudaHostGetDevicePointer(&device, mapped_, 0), "cudaHostGetDevicePointer");
-    a_.counters = static_cast<DeviceCounters*>(device);
-    auto* base = static_cast<char*>(device) + sizeof(DeviceCounters) * std::size_t(s.groups);
-    a_.control = reinterpret_cast<volatile int*>(base);
-    a_.finished = reinterpret_cast<unsigned int*>(base + 32);
-    auto* host = static_cast<char*>(mapped_) + sizeof(DeviceCounters) * std::size_t(s.groups);
-    hostControl_ = reinterpret_cast<volatile int*>(host);
-    hostFinished_ = reinterpret_cast<volatile unsigned int*>(host + 32);
+    a_.counters = static_cast<volatile BlockCounters*>(device);
+    a_.control = reinterpret_cast<volatile int*>(static_cast<char*>(device) + slotBytes);
+    hostControl_ = reinterpret_cast<volatile int*>(static_cast<char*>(mapped_) + slotBytes);
 }
 
 Hogwild::~Hogwild() {
+    if (hostControl_)
+        *hostControl_ = 1; // blocks still running return after their step
     if (stream_)
         cudaStreamSynchronize(stream_);
+    if (a_.order)
+        cudaFree(const_cast<std::int32_t*>(a_.order));
     for (void* p : owned_)
         cudaFree(p);
     if (mapped_)
@@ -381,18 +399,18 @@ Hogwild::~Hogwild() {
 
 void Hogwild::launchEpoch(const std::vector<std::int32_t>& order, bool resume) {
     if (!resume) {
-        if (a_.order)
+        if (a_.order) {
             cudaFree(const_cast<std::int32_t*>(a_.order));
-        a_.order = upload(order.data(), std::int64_t(order.size()), bytes_);
+            bytes_ -= a_.orderLength * std::int64_t(sizeof(std::int32_t));
+        }
+        a_.order = upload(stream_, order.data(), std::int64_t(order.size()), bytes_);
         a_.orderLength = std::int64_t(order.size());
         a_.chunk = (a_.orderLength + s_.blocks - 1) / s_.blocks;
         std::vector<std::int64_t> starts(std::size_t(s_.blocks));
         for (int b = 0; b < s_.blocks; ++b)
             starts[std::size_t(b)] = std::min(a_.orderLength, std::int64_t(b) * a_.chunk);
-        check(cudaMemcpy(a_.position, starts.data(), starts.size() * sizeof(std::int64_t),
-                         cudaMemcpyHostToDevice),
-              "cudaMemcpy (block positions)");
-        *hostFinished_ = 0;
+        copyOn(stream_, a_.position, starts.data(), starts.size() * sizeof(std::int64_t),
+               cudaMemcpyHostToDevice, "cudaMemcpy (block positions)");
     }
     *hostControl_ = 0;
     hogwildKernel<<<unsigned(s_.blocks), kBlockThreads, 0, stream_>>>(a_);
@@ -402,9 +420,16 @@ void Hogwild::launchEpoch(const std::vector<std::int32_t>& order, bool resume) {
 
 std::vector<GroupCounters> Hogwild::counters() const {
     std::vector<GroupCounters> out(std::size_t(s_.groups));
-    const auto* c = static_cast<const volatile DeviceCounters*>(mapped_);
-    for (int g = 0; g < s_.groups; ++g)
-        out[std::size_t(g)] = {c[g].steps, c[g].samples, c[g].writes, c[g].lost, c[g].lossSum};
+    for (int b = 0; b < s_.blocks; ++b) {
+        const volatile BlockCounters& c = slots()[b];
+        GroupCounters& g = out[std::size_t(b % s_.groups)];
+        const unsigned long long steps = c.steps; // read first: the rest is at least as new
+        g.steps += steps;
+        g.samples += c.samples;
+        g.writes += c.writes;
+        g.lost += c.lost;
+        g.lossSum += c.lossSum;
+    }
     return out;
 }
 

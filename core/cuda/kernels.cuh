@@ -86,7 +86,7 @@ __global__ void activationBackwardKernel(float* delta, const float* pre, const f
                                          std::int64_t count, int activation) {
     for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < count;
          k += std::int64_t(gridDim.x) * blockDim.x)
-        delta[k] *= devicemath::activationSlope(activation, pre[k], post[k]);
+        delta[k] = devicemath::backpropagate(activation, delta[k], pre[k], post[k]);
 }
 
 /// sum[j] = grads[0][j] + grads[1][j] + ... in replica order (the fixed

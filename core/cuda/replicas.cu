@@ -71,8 +71,6 @@ struct Gpu {
         cudaSetDevice(device);
         for (auto& [key, exec] : graphs)
             cudaGraphExecDestroy(exec);
-        if (comm)
-            ncclCommDestroy(comm);
         if (blas)
             cublasDestroy(blas);
         if (hostStep)
@@ -92,6 +90,17 @@ public:
     void averageParameters() override;
     std::vector<double> divergences() override;
     void copyParameters(int replica, float* host) override;
+    ~Replicas() override {
+        // The communicators of one clique finish together (one thread, one group).
+        ncclGroupStart();
+        for (auto& g : gpus_)
+            if (g->comm)
+                ncclCommFinalize(g->comm);
+        ncclGroupEnd();
+        for (auto& g : gpus_)
+            if (g->comm)
+                ncclCommDestroy(g->comm);
+    }
     std::int64_t deviceBytes() const override {
         std::int64_t b = 0;
         for (const auto& g : gpus_)
@@ -103,6 +112,7 @@ private:
     void setUp(Gpu& g, const HostData& train);
     void recordStep(Gpu& g, int n, bool own);
     void replay(Gpu& g, std::int64_t first, std::int64_t count, bool own);
+    cudaGraphExec_t capture(Gpu& g, int n, bool own);
     void forward(Gpu& g, int n);
     void backward(Gpu& g, int n);
     /// fn(gpu) on every GPU at once (one thread each when there are several:
@@ -116,6 +126,7 @@ private:
     std::int64_t P_;
     std::int64_t rowsPerReplica_ = 0;
     std::int64_t lastStep_ = 0, lastCount_ = 0;
+    bool pending_ = false; ///< steps enqueued, not yet finished
     std::vector<std::unique_ptr<Gpu>> gpus_;
 };
 
@@ -140,8 +151,16 @@ void Replicas::onEach(Fn&& fn) {
     for (auto& t : threads)
         t.join();
     for (const auto& e : errors)
-        if (!e.empty())
+        if (!e.empty()) {
+            // Peers may wait in a collective for the GPU that failed: abort
+            // every communicator, so that nothing waits for it any more.
+            for (auto& g : gpus_)
+                if (g->comm) {
+                    ncclCommAbort(g->comm);
+                    g->comm = nullptr;
+                }
             throw std::runtime_error(e);
+        }
 }
 
 Replicas::Replicas(const ReplicaSettings& s, const HostData& train)
@@ -163,6 +182,18 @@ Replicas::Replicas(const ReplicaSettings& s, const HostData& train)
         gpus_.push_back(std::move(g));
     }
     onEach([&](Gpu& g) { setUp(g, train); });
+    // NCCL connects at its first collective, which must not happen inside a
+    // capture: one eager all-reduce of the gradient size, once every GPU is
+    // set up (a GPU that failed before would leave its peers waiting).
+    if (s.gpus > 1)
+        onEach([&](Gpu& g) {
+            check(cudaMemsetAsync(g.gradSum.p, 0, std::size_t(P_) * sizeof(float), g.stream),
+                  "cudaMemset");
+            check(ncclAllReduce(g.gradSum.p, g.gradSum.p, std::size_t(P_), ncclFloat, ncclSum,
+                                g.comm, g.stream),
+                  "ncclAllReduce (warm-up)");
+            check(cudaStreamSynchronize(g.stream), "cudaStreamSynchronize");
+        });
 }
 
 void Replicas::setUp(Gpu& g, const HostData& train) {
@@ -202,16 +233,10 @@ void Replicas::setUp(Gpu& g, const HostData& train) {
     // The training set, once.
     g.data.allocate(train.rows * train.dim, g.bytes);
     g.labels.allocate(train.rows, g.bytes);
-    check(cudaMemcpy(g.data.p, train.dense, std::size_t(train.rows * train.dim) * sizeof(float),
-                     cudaMemcpyHostToDevice),
-          "cudaMemcpy (training data)");
-    check(cudaMemcpy(g.labels.p, train.labels, std::size_t(train.rows) * sizeof(std::int32_t),
-                     cudaMemcpyHostToDevice),
-          "cudaMemcpy (labels)");
-    if (g.comm) // NCCL connects at its first collective: not inside a capture
-        check(ncclAllReduce(g.gradSum.p, g.gradSum.p, 1, ncclFloat, ncclSum, g.comm, g.stream),
-              "ncclAllReduce (warm-up)");
-    check(cudaStreamSynchronize(g.stream), "cudaStreamSynchronize");
+    copyOn(g.stream, g.data.p, train.dense, std::size_t(train.rows * train.dim) * sizeof(float),
+           cudaMemcpyHostToDevice, "cudaMemcpy (training data)");
+    copyOn(g.stream, g.labels.p, train.labels, std::size_t(train.rows) * sizeof(std::int32_t),
+           cudaMemcpyHostToDevice, "cudaMemcpy (labels)");
 }
 
 void Replicas::setParameters(const float* host) {
@@ -227,15 +252,25 @@ void Replicas::setParameters(const float* host) {
 }
 
 void Replicas::setEpochRows(const std::vector<std::vector<std::int32_t>>& rows) {
-    rowsPerReplica_ = std::int64_t(rows.at(0).size());
+    const auto length = std::int64_t(rows.at(0).size());
+    const bool changed = length != rowsPerReplica_;
+    rowsPerReplica_ = length;
     onEach([&](Gpu& g) {
-        if (g.rows.n < R_ * rowsPerReplica_)
-            g.rows.allocate(R_ * rowsPerReplica_, g.bytes);
+        if (g.rows.n < R_ * rowsPerReplica_ || changed) {
+            // The graphs hold the rows' address and length: record them again.
+            for (auto& [key, exec] : g.graphs)
+                cudaGraphExecDestroy(exec);
+            g.graphs.clear();
+            if (g.rows.n < R_ * rowsPerReplica_)
+                g.rows.allocate(R_ * rowsPerReplica_, g.bytes);
+        }
         for (int r = 0; r < R_; ++r)
-            check(cudaMemcpy(
-                      g.rows.p + r * rowsPerReplica_, rows.at(std::size_t(g.first + r)).data(),
-                      std::size_t(rowsPerReplica_) * sizeof(std::int32_t), cudaMemcpyHostToDevice),
+            check(cudaMemcpyAsync(g.rows.p + r * rowsPerReplica_,
+                                  rows.at(std::size_t(g.first + r)).data(),
+                                  std::size_t(rowsPerReplica_) * sizeof(std::int32_t),
+                                  cudaMemcpyHostToDevice, g.stream),
                   "cudaMemcpy (epoch rows)");
+        check(cudaStreamSynchronize(g.stream), "cudaMemcpy (epoch rows)");
     });
 }
 
@@ -293,7 +328,8 @@ void Replicas::recordStep(Gpu& g, int n, bool own) {
     const int classes = int(layers.back().out);
     softmaxKernel<<<(rows + 127) / 128, 128, 0, g.stream>>>(g.pre.back().p, g.y.p, rows, classes, n,
                                                             g.delta.p, g.rowLoss.p);
-    replicaLossKernel<<<1, 256, 0, g.stream>>>(g.rowLoss.p, n, R_, g.step.p, g.losses.p);
+    replicaLossKernel<<<unsigned(R_ + 255) / 256, 256, 0, g.stream>>>(g.rowLoss.p, n, R_, g.step.p,
+                                                                      g.losses.p);
     backward(g, n);
     const Sgd& sgd = s_.sgd;
     if (own) {
@@ -316,6 +352,26 @@ void Replicas::recordStep(Gpu& g, int n, bool own) {
     check(cudaGetLastError(), "a step's kernel launch");
 }
 
+cudaGraphExec_t Replicas::capture(Gpu& g, int n, bool own) {
+    check(cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeThreadLocal),
+          "cudaStreamBeginCapture");
+    cudaGraph_t graph = nullptr;
+    try {
+        recordStep(g, n, own);
+    } catch (...) { // leave the stream out of capture mode
+        cudaStreamEndCapture(g.stream, &graph);
+        if (graph)
+            cudaGraphDestroy(graph);
+        throw;
+    }
+    check(cudaStreamEndCapture(g.stream, &graph), "cudaStreamEndCapture");
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    check(e, "cudaGraphInstantiate");
+    return exec;
+}
+
 void Replicas::replay(Gpu& g, std::int64_t first, std::int64_t count, bool own) {
     *g.hostStep = first;
     check(
@@ -329,16 +385,9 @@ void Replicas::replay(Gpu& g, std::int64_t first, std::int64_t count, bool own) 
             recordStep(g, n, own);
             continue;
         }
-        auto [it, fresh] = g.graphs.try_emplace({n, own}, nullptr);
-        if (fresh) {
-            cudaGraph_t graph = nullptr;
-            check(cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeThreadLocal),
-                  "cudaStreamBeginCapture");
-            recordStep(g, n, own);
-            check(cudaStreamEndCapture(g.stream, &graph), "cudaStreamEndCapture");
-            check(cudaGraphInstantiate(&it->second, graph, 0), "cudaGraphInstantiate");
-            cudaGraphDestroy(graph);
-        }
+        auto it = g.graphs.find({n, own});
+        if (it == g.graphs.end())
+            it = g.graphs.emplace(std::make_pair(n, own), capture(g, n, own)).first;
         check(cudaGraphLaunch(it->second, g.stream), "cudaGraphLaunch");
     }
 }
@@ -346,12 +395,16 @@ void Replicas::replay(Gpu& g, std::int64_t first, std::int64_t count, bool own) 
 void Replicas::enqueueSteps(std::int64_t first, std::int64_t count, bool own) {
     if (count > kLossHistory)
         throw std::logic_error("at most 64 steps are enqueued at a time");
+    if (pending_)
+        throw std::logic_error("enqueueSteps twice without finishSteps");
+    pending_ = true;
     lastStep_ = first;
     lastCount_ = count;
     onEach([&](Gpu& g) { replay(g, first, count, own); });
 }
 
 std::vector<float> Replicas::finishSteps() {
+    pending_ = false;
     const int total = R_ * s_.gpus;
     std::vector<float> out(std::size_t(lastCount_ * total));
     onEach([&](Gpu& g) {
@@ -414,9 +467,9 @@ std::vector<double> Replicas::divergences() {
 void Replicas::copyParameters(int replica, float* host) {
     Gpu& g = *gpus_.at(std::size_t(replica / R_));
     check(cudaSetDevice(g.device), "cudaSetDevice");
-    check(cudaMemcpy(host, g.params.p + std::int64_t(replica % R_) * P_,
-                     std::size_t(P_) * sizeof(float), cudaMemcpyDeviceToHost),
-          "cudaMemcpy (parameters to the host)");
+    copyOn(g.stream, host, g.params.p + std::int64_t(replica % R_) * P_,
+           std::size_t(P_) * sizeof(float), cudaMemcpyDeviceToHost,
+           "cudaMemcpy (parameters to the host)");
 }
 
 } // namespace

@@ -4,6 +4,9 @@
 #include "cuda/cuda.h"
 #endif
 
+#include "run/devices.h"
+
+#include <atomic>
 #include <filesystem>
 
 namespace hwl {
@@ -44,7 +47,18 @@ bool cudaInitialisedInThisProcess() {
 #endif
 }
 
+namespace {
+std::atomic<bool> gCudaForbidden{false};
+}
+
+bool cudaForbiddenHere() {
+    return gCudaForbidden.load();
+}
+
 std::string initialiseCudaOnPurpose() {
+    if (cudaForbiddenHere())
+        return "--cuda-before-fork: this window's process never initialises CUDA (its later "
+               "forks must stay safe), so the start method is checked as if it had";
 #ifdef HWL_HAVE_CUDA
     const cuda::DeviceReport report = cuda::initialise();
     if (report.devices.empty())
@@ -54,12 +68,16 @@ std::string initialiseCudaOnPurpose() {
     return "--cuda-before-fork: this process initialised CUDA on " + report.devices[0].name +
            " (a context exists now, as after a framework's first CUDA call)";
 #else
-    return "--cuda-before-fork: this build has no CUDA backend, so nothing was initialised and "
-           "fork is not refused; with CUDA, the run's process would now hold a CUDA context, "
-           "start-method fork would be refused (a forked child cannot use or re-initialise "
-           "its parent's context: PyTorch says \"Cannot re-initialize CUDA in forked "
-           "subprocess\"), and spawn or forkserver would be the fix";
+    return "--cuda-before-fork: this build has no CUDA backend, so nothing was initialised; the "
+           "start method is checked as if it had been: with CUDA the run's process would now "
+           "hold a CUDA context, which a forked child cannot use or re-initialise (PyTorch "
+           "says \"Cannot re-initialize CUDA in forked subprocess\"), so fork is refused and "
+           "spawn or forkserver is the fix";
 #endif
+}
+
+void neverInitialiseCudaHere() {
+    gCudaForbidden.store(true);
 }
 
 std::string cudaInForkedWorker() {

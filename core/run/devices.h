@@ -36,6 +36,11 @@ std::string cudaNotBuiltReason();
 DeviceList listDevices(bool refresh = false);
 /// --list-devices' text: one line per device, or why there is none.
 std::string describeDevices(const DeviceList& list);
+/// Declares that this process must never initialise CUDA (the window's, whose
+/// later forks must stay safe): --cuda-before-fork is then checked as if it
+/// had (fork refused) without touching CUDA, and --force-unsafe-fork is
+/// refused. Call once, early.
+void neverInitialiseCudaHere();
 /// The probe role: when argv[1] is its flag, prints what CUDA reports and
 /// returns true (runWorkerRoleIfRequested calls it).
 bool runDeviceProbeIfRequested(int argc, char** argv, int& exitCode);

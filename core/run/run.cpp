@@ -24,8 +24,11 @@ void checkStartMethodNow(const Run::Impl& run, int extraThreads,
                          std::vector<std::string>* warnings) {
     if (!usesStartMethod(run.config))
         return;
-    const auto check = checkStartMethod(run.config.startMethod, cudaInitialisedInThisProcess(),
-                                        currentThreadCount() + extraThreads);
+    // --cuda-before-fork in a process that never initialises CUDA (the
+    // window's) is checked as if it had.
+    const bool cuda = cudaInitialisedInThisProcess() || run.config.cudaBeforeFork;
+    const auto check =
+        checkStartMethod(run.config.startMethod, cuda, currentThreadCount() + extraThreads);
     if (!check.error.empty() && run.config.forceUnsafeFork && warnings) {
         warnings->push_back("--force-unsafe-fork: " + check.error +
                             " (forking anyway, as asked: each worker tries CUDA first and "
@@ -51,6 +54,11 @@ void Run::Impl::prepare(const std::function<bool()>& stopWhen) {
     strategy = createStrategy(config);
     if (const std::string why = deviceShortfall(config); !why.empty())
         throw InputError("device: " + why);
+    if (config.forceUnsafeFork && cudaForbiddenHere())
+        throw InputError("force-unsafe-fork: the window's process never initialises CUDA, so "
+                         "its workers cannot show what CUDA does after a fork; run it from the "
+                         "command line: hogwild-lab --headless --mode processes --start-method "
+                         "fork --cuda-before-fork --force-unsafe-fork");
     if (config.cudaBeforeFork)
         notes.push_back(initialiseCudaOnPurpose());
     checkStartMethodNow(*this, 0, nullptr);

@@ -55,6 +55,9 @@ struct RunSummary {
     /// bytes it sent into reductions (empty otherwise).
     std::vector<double> commSeconds;
     std::vector<std::uint64_t> bytesReduced;
+    /// gpu-hogwild, per worker (group of blocks): parameter writes, and how
+    /// many another block overwrote (lost); empty in other modes.
+    std::vector<std::uint64_t> updateWrites, lostUpdates;
 };
 
 /// What a prepared run is about (after prepare()).

@@ -1,6 +1,7 @@
 // Evaluation at each epoch's end, the run's summary, and exporting weights.
 #include "io/tensorfile.h"
 #include "io/weightsio.h"
+#include "run/devices.h"
 #include "run/runimpl.h"
 #include "strategy/registry.h"
 #include "util/errors.h"
@@ -91,6 +92,12 @@ void Run::Impl::summarise() {
             s.commSeconds[r] = double(w.commNs.load()) * 1e-9;
             s.bytesReduced[r] = bytes;
         }
+        if (const auto writes = w.updateWrites.load(); writes > 0) {
+            s.updateWrites.resize(workers, 0);
+            s.lostUpdates.resize(workers, 0);
+            s.updateWrites[r] = writes;
+            s.lostUpdates[r] = w.lostUpdates.load();
+        }
     }
     s.workerFailures = workerFailures;
     if (!workerFailures.empty())
@@ -109,6 +116,9 @@ void Run::Impl::summarise() {
     if (config.cudaBeforeFork && config.forceUnsafeFork && usesStartMethod(config) &&
         config.startMethod == StartMethod::Fork)
         s.explanations.push_back(
+            std::string(cudaBuilt() ? ""
+                                    : "(This build has no CUDA backend: its workers had no "
+                                      "CUDA to touch, and trained. With CUDA:) ") +
             "CUDA before fork: this run's process initialised CUDA and then forked its workers "
             "(--force-unsafe-fork). A forked child inherits the parent's memory but not a "
             "usable CUDA context, and CUDA cannot be initialised again in it: each worker's "

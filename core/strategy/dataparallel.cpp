@@ -212,7 +212,8 @@ StrategyEntry dataParallelStrategy() {
     t.name = "data-parallel";
     t.label = "data-parallel (DDP)";
     t.help = "N replicas, each on its share of every epoch, average their gradients every "
-             "step (or their parameters every K steps) and stay one model";
+             "step (or their parameters every K steps) and stay one model (--device cuda: "
+             "on GPUs)";
     t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::Transport) |
                  unsigned(StrategySetting::StartMethod) | unsigned(StrategySetting::Replicas) |
                  unsigned(StrategySetting::Device);

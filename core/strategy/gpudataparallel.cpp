@@ -58,6 +58,21 @@ public:
 protected:
     int gpus() const { return std::max(1, config_.workers / std::max(1, config_.replicasPerGpu)); }
     bool train(const WorkerEnvironment& env, DeviceWorkers& workers) const override;
+
+private:
+    struct Progress;
+    /// One epoch's steps; their count, or -1 when the run must stop.
+    std::int64_t trainEpoch(Progress& p, const EpochPlan& plan, int epoch, DeviceWorkers& workers,
+                            std::vector<double>& lossSum) const;
+};
+
+/// One device process's training state.
+struct GpuDataParallel::Progress {
+    std::unique_ptr<cuda::ReplicaTrainer> trainer;
+    std::uint32_t replicas = 0;
+    int batch = 32;
+    std::uint64_t steps = 0, samples = 0;
+    std::vector<float> divergence;
 };
 
 bool GpuDataParallel::train(const WorkerEnvironment& env, DeviceWorkers& workers) const {
@@ -70,68 +85,83 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, DeviceWorkers& workers
     s.replicasPerGpu = config_.replicasPerGpu;
     s.batch = config_.batch;
     s.sgd = deviceSgd(config_);
-    auto trainer = cuda::ReplicaTrainer::create(s, hostData(env.train));
-    trainer->setParameters(env.params);
-    const auto replicas = std::uint32_t(config_.workers);
-    for (std::uint32_t r = 0; r < replicas; ++r)
+    Progress p;
+    p.trainer = cuda::ReplicaTrainer::create(s, hostData(env.train));
+    p.trainer->setParameters(env.params);
+    p.replicas = std::uint32_t(config_.workers);
+    p.batch = s.batch;
+    p.divergence.assign(p.replicas, 0.0f);
+    for (std::uint32_t r = 0; r < p.replicas; ++r)
         workers.describe(r, "cuda:" + std::to_string(int(r) / s.replicasPerGpu) + ", " +
-                                std::to_string(trainer->deviceBytes() >> 20) + " MiB");
+                                std::to_string(p.trainer->deviceBytes() >> 20) + " MiB");
     const auto plan = epochPlan(env.train.rows);
-    const bool local = config_.syncEvery > 1;
-    std::uint64_t steps = 0, samples = 0;
-    std::vector<float> divergence(replicas, 0.0f);
     for (int epoch = 1; epoch <= config_.epochs; ++epoch) {
-        std::vector<std::vector<std::int32_t>> rows;
-        for (std::uint32_t r = 0; r < replicas; ++r)
-            rows.push_back(rowsOf(*plan, epoch, r));
-        trainer->setEpochRows(rows);
-        const auto perReplica = std::int64_t(rows[0].size());
-        const std::int64_t epochSteps = (perReplica + s.batch - 1) / s.batch;
-        std::vector<double> lossSum(replicas, 0.0);
-        for (std::int64_t k = 0; k < epochSteps;) {
-            if (!workers.keepGoing())
-                return false;
-            std::int64_t count = std::min(kStepsPerSync, epochSteps - k);
-            if (local)
-                count = std::min<std::int64_t>(count, config_.syncEvery -
-                                                          std::int64_t(steps % config_.syncEvery));
-            trainer->enqueueSteps(k, count, local);
-            const std::vector<float> losses = trainer->finishSteps();
-            for (std::int64_t j = 0; j < count; ++j)
-                for (std::uint32_t r = 0; r < replicas; ++r) {
-                    const float loss = losses[std::size_t(j * replicas + r)];
-                    if (!std::isfinite(loss))
-                        throw RunError("training diverged: replica " + std::to_string(r) +
-                                       "'s loss became " + std::to_string(loss) + "; lower --lr");
-                    lossSum[r] += loss;
-                }
-            const std::int64_t lastN =
-                k + count == epochSteps ? perReplica - (epochSteps - 1) * s.batch : s.batch;
-            samples += std::uint64_t((count - 1) * s.batch + lastN);
-            steps += std::uint64_t(count);
-            k += count;
-            if (local && steps % std::uint64_t(config_.syncEvery) == 0) {
-                const auto d = trainer->divergences(); // the sawtooth's top
-                for (std::uint32_t r = 0; r < replicas; ++r)
-                    workers.stepped(r, epoch, steps, samples,
-                                    losses[std::size_t((count - 1) * replicas + r)], float(d[r]));
-                trainer->averageParameters();
-            }
-            for (std::uint32_t r = 0; r < replicas; ++r)
-                workers.stepped(r, epoch, steps, samples,
-                                losses[std::size_t((count - 1) * replicas + r)], divergence[r]);
+        std::vector<double> lossSum(p.replicas, 0.0);
+        const std::int64_t steps = trainEpoch(p, *plan, epoch, workers, lossSum);
+        // Local SGD ends each epoch averaged, as on the CPU (the exported
+        // model is the replicas' mean); a stop keeps what was trained.
+        if (config_.syncEvery > 1)
+            p.trainer->averageParameters();
+        p.trainer->copyParameters(0, env.params);
+        if (steps < 0)
+            return false;
+        const auto d = p.trainer->divergences();
+        std::vector<float> epochLoss(p.replicas);
+        for (std::uint32_t r = 0; r < p.replicas; ++r) {
+            p.divergence[r] = float(d[r]);
+            epochLoss[r] = float(lossSum[r] / double(std::max<std::int64_t>(1, steps)));
         }
-        const auto d = trainer->divergences();
-        std::vector<float> epochLoss(replicas);
-        for (std::uint32_t r = 0; r < replicas; ++r) {
-            divergence[r] = float(d[r]);
-            epochLoss[r] = float(lossSum[r] / double(std::max<std::int64_t>(1, epochSteps)));
-        }
-        trainer->copyParameters(0, env.params);
-        if (!workers.endEpoch(epoch, epochLoss, divergence))
+        if (!workers.endEpoch(epoch, epochLoss, p.divergence))
             return false;
     }
     return true;
+}
+
+std::int64_t GpuDataParallel::trainEpoch(Progress& p, const EpochPlan& plan, int epoch,
+                                         DeviceWorkers& workers,
+                                         std::vector<double>& lossSum) const {
+    std::vector<std::vector<std::int32_t>> rows;
+    for (std::uint32_t r = 0; r < p.replicas; ++r)
+        rows.push_back(rowsOf(plan, epoch, r));
+    p.trainer->setEpochRows(rows);
+    const auto perReplica = std::int64_t(rows[0].size());
+    const std::int64_t epochSteps = (perReplica + p.batch - 1) / p.batch;
+    const bool local = config_.syncEvery > 1;
+    const auto K = std::uint64_t(config_.syncEvery);
+    for (std::int64_t k = 0; k < epochSteps;) {
+        if (!workers.keepGoing())
+            return -1;
+        std::int64_t count = std::min(kStepsPerSync, epochSteps - k);
+        if (local) // end the chunk where the parameters are averaged
+            count = std::min(count, std::int64_t(K - p.steps % K));
+        p.trainer->enqueueSteps(k, count, local);
+        const std::vector<float> losses = p.trainer->finishSteps();
+        for (std::int64_t j = 0; j < count * std::int64_t(p.replicas); ++j)
+            if (!std::isfinite(losses[std::size_t(j)]))
+                throw RunError("training diverged: replica " + std::to_string(j % p.replicas) +
+                               "'s loss became " + std::to_string(losses[std::size_t(j)]) +
+                               "; lower --lr");
+        for (std::int64_t j = 0; j < count; ++j)
+            for (std::uint32_t r = 0; r < p.replicas; ++r)
+                lossSum[r] += losses[std::size_t(j * p.replicas + r)];
+        const bool last = k + count == epochSteps;
+        p.samples += std::uint64_t((count - 1) * p.batch +
+                                   (last ? perReplica - (epochSteps - 1) * p.batch : p.batch));
+        p.steps += std::uint64_t(count);
+        k += count;
+        const float* latest = losses.data() + (count - 1) * p.replicas;
+        if (local && p.steps % K == 0) {
+            // The sawtooth: its top just before the averaging, 0 right after.
+            const auto d = p.trainer->divergences();
+            for (std::uint32_t r = 0; r < p.replicas; ++r)
+                workers.stepped(r, epoch, p.steps, p.samples, latest[r], float(d[r]));
+            p.trainer->averageParameters();
+            std::fill(p.divergence.begin(), p.divergence.end(), 0.0f);
+        }
+        for (std::uint32_t r = 0; r < p.replicas; ++r)
+            workers.stepped(r, epoch, p.steps, p.samples, latest[r], p.divergence[r]);
+    }
+    return epochSteps;
 }
 
 void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {

@@ -1,7 +1,8 @@
 // GPU Hogwild (--mode gpu-hogwild): `blocks` CUDA thread blocks each train
 // on their own share of every epoch and update ONE parameter copy in device
-// memory without locks; --update racy loses updates (counted exactly, per
-// group of blocks), --update atomic uses atomicAdd and loses none. The
+// memory without locks; --update racy loses updates (each write replaced
+// unseen is counted once, per group of blocks), --update atomic uses
+// atomicAdd and loses none. The
 // run's `workers` are groups of blocks (block b is in group b mod workers):
 // the device process reads their counters from mapped memory while the
 // kernel runs and is the single producer of their telemetry.
@@ -83,8 +84,11 @@ bool GpuHogwild::train(const WorkerEnvironment& env, DeviceWorkers& workers) con
     const cuda::DeviceReport report = cuda::initialise();
     if (report.devices.empty())
         throw RunError(report.error);
-    auto trainer =
-        cuda::HogwildTrainer::create(settingsFor(config_, env.model), hostData(env.train));
+    const cuda::HogwildSettings settings = settingsFor(config_, env.model);
+    if (!settings.bag && !env.train.dense)
+        throw RunError("gpu-hogwild trains the MLP on dense rows; for sparse rows use "
+                       "--model embedding-bag:V-D-C");
+    auto trainer = cuda::HogwildTrainer::create(settings, hostData(env.train));
     trainer->setParameters(env.params);
     for (std::uint32_t g = 0; g < workers.count(); ++g)
         workers.describe(g, "cuda:0, " + std::to_string(trainer->deviceBytes() >> 20) + " MiB");

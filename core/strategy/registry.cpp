@@ -249,14 +249,14 @@ std::string describeMode(const ExperimentConfig& config) {
     if (!t)
         return config.mode;
     std::vector<std::string> details;
+    if (t->cuda && t->takes(StrategySetting::GpuReplicas))
+        details.push_back("cuda, " + std::to_string(config.replicasPerGpu) + " per GPU");
     if (t->takes(StrategySetting::Transport))
         details.push_back(toString(config.transport));
     if (usesStartMethod(config))
         details.push_back(toString(config.startMethod));
     if (t->takes(StrategySetting::Share) && !t->share)
         details.push_back("NOT shared");
-    if (t->cuda && t->takes(StrategySetting::GpuReplicas))
-        details.push_back("cuda, " + std::to_string(config.replicasPerGpu) + " per GPU");
     if (t->takes(StrategySetting::GpuBlocks))
         details.push_back(std::to_string(config.blocks) + " blocks, " + toString(config.update));
     if (t->takes(StrategySetting::Replicas) && config.syncEvery > 1)

@@ -200,6 +200,10 @@ const float* MpiCollective::reduce(const float* data, std::int64_t count, std::u
     if (vote) {
         *vote = back.vote;
         agreedPause_ = back.vote == std::uint32_t(RunCommand::Pause);
+        // The step this vote ends is counted after the collective returns:
+        // the rank shows as paused only from then on (rank 0 must never see
+        // it paused with one step fewer than itself).
+        pauseFromStep_ = t_.worker(rank_).steps.load(std::memory_order_relaxed) + 1;
     }
     return reinterpret_cast<const float*>(recv_[set].data() + kHeaderBytes);
 }

@@ -115,6 +115,7 @@ private:
     std::vector<char> send_, recv_[2], farewell_, relayOut_, greetingOut_, welcome_;
     MPI_Request farewellRequest_ = MPI_REQUEST_NULL, relayRequest_ = MPI_REQUEST_NULL;
     bool farewellSeen_ = false, agreedPause_ = false;
+    std::uint64_t pauseFromStep_ = 0; ///< an agreed pause shows from this step count on
     std::int64_t lastRelayNs_ = 0;
     std::uint64_t relayedSteps_ = ~0ull;
     std::uint32_t relayedState_ = ~0u;
