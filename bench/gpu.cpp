@@ -15,7 +15,7 @@
 #include "run/workerrole.h"
 
 #ifdef HWL_HAVE_CUDA
-#include "cuda/cuda.h"
+#include "strategy/devicestrategy.h"
 #endif
 
 #include <chrono>
@@ -43,15 +43,11 @@ void replicaThroughput() {
                 flops, kFp32Flops / flops / 1e6);
     for (int R : {1, 8, 64, 256}) {
         cuda::ReplicaSettings s;
-        for (const auto& l : dynamic_cast<const Mlp&>(*model).layers())
-            s.mlp.layers.push_back({l.in, l.out, l.weight, l.bias});
-        s.mlp.total = model->layout().total();
+        s.mlp = mlpShape(*model);
         s.replicasPerGpu = R;
         s.batch = 32;
         s.sgd = {0.01f, 0.9f, 0.0f};
-        const DatasetView v = data.view();
-        auto t = cuda::ReplicaTrainer::create(
-            s, {v.rows, v.dim, v.numClasses, v.dense, nullptr, nullptr, nullptr, v.labels});
+        auto t = cuda::ReplicaTrainer::create(s, hostData(data.view()));
         t->setParameters(params.data());
         std::vector<std::vector<std::int32_t>> rows(static_cast<std::size_t>(R));
         for (int i = 0; i < 32 * 64 * R; ++i)

@@ -9,11 +9,18 @@
 #include <QTest>
 
 #include "config/experimentconfig.h"
+#include "run/run.h"
 #include "strategy/catalog.h"
 #include "telemetry/sample.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 // QCOMPARE of run and worker states prints their names. (Without these,
 // QTest would find hwl::toString() by argument lookup and free the static
@@ -32,6 +39,38 @@ inline bool qCompare(hwl::RunState actual, hwl::RunState expected, const char* a
 } // namespace QTest
 
 namespace hwl::test {
+
+/// ||a - b|| / max(||b||, tiny): the error of a against the reference b.
+inline double normalisedError(const std::vector<double>& a, const std::vector<double>& b) {
+    double diff = 0, norm = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        diff += (a[i] - b[i]) * (a[i] - b[i]);
+        norm += b[i] * b[i];
+    }
+    return std::sqrt(diff) / std::max(std::sqrt(norm), 1e-30);
+}
+
+/// The largest element-wise difference of two parameter vectors.
+inline double maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        worst = std::max(worst, std::abs(double(a[i]) - double(b[i])));
+    return worst;
+}
+
+/// Runs `c` to its end; `whileRunning` (when given) is called every 20 ms
+/// and once at the end (e.g. to drain the telemetry into a metrics log).
+inline std::unique_ptr<Run> runToEnd(const ExperimentConfig& c,
+                                     const std::function<void(Run&)>& whileRunning = {}) {
+    auto run = std::make_unique<Run>(c);
+    run->start();
+    while (!run->wait(std::chrono::milliseconds(20)))
+        if (whileRunning)
+            whileRunning(*run);
+    if (whileRunning)
+        whileRunning(*run);
+    return run;
+}
 
 /// Writes raw bytes to a file (test fixtures); returns the path as std::filesystem::path.
 inline std::filesystem::path writeBytes(const QString& path, const QByteArray& bytes) {

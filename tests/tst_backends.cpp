@@ -10,24 +10,17 @@
 #include "data/datasources.h"
 #include "model/model.h"
 
+#include "testutil.h"
+
 #include <QTest>
 
 #include <cmath>
 #include <numeric>
 
 using namespace hwl;
+using namespace hwl::test;
 
 namespace {
-
-/// ||a - b|| / max(||b||, tiny): the error of a against the reference b.
-double normalisedError(const std::vector<double>& a, const std::vector<double>& b) {
-    double diff = 0, norm = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        diff += (a[i] - b[i]) * (a[i] - b[i]);
-        norm += b[i] * b[i];
-    }
-    return std::sqrt(diff) / std::max(std::sqrt(norm), 1e-30);
-}
 
 /// A gradient scattered into the flat buffer (segments may repeat offsets).
 template <class T>

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 using namespace hwl;
+using namespace hwl::test;
 
 namespace {
 
@@ -52,24 +53,6 @@ ExperimentConfig dp(Transport transport, int workers) {
     c.weightDecay = 1e-3;
     c.testFraction = 0.2;
     return c;
-}
-
-std::unique_ptr<Run> runToEnd(const ExperimentConfig& c, MetricsLog* log = nullptr) {
-    auto run = std::make_unique<Run>(c);
-    run->start();
-    while (!run->wait(std::chrono::milliseconds(20)))
-        if (log)
-            log->drain(run->telemetry());
-    if (log)
-        log->drain(run->telemetry());
-    return run;
-}
-
-double maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
-    double worst = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, std::abs(double(a[i]) - double(b[i])));
-    return worst;
 }
 
 /// The rows of every transport test: threads, processes by each start
@@ -127,7 +110,7 @@ private slots:
         SKIP_UNLESS_TRANSPORT_RUNS(c);
         c.bucketMb = 0.001; // several buckets (of whole tensors), reduced in order
         MetricsLog log;
-        auto run = runToEnd(c, &log);
+        auto run = runToEnd(c, [&log](Run& r) { log.drain(r.telemetry()); });
         const RunSummary s = run->summary();
         QCOMPARE(s.state, RunState::Finished);
         QVERIFY2(s.testAccuracy > 0.6, qPrintable(QString::number(s.testAccuracy)));
@@ -359,7 +342,7 @@ private slots:
         c.syncEvery = 16;
         c.dataset = "teacher:40000x20:4:16"; // long enough for a dozen samples per rank
         MetricsLog log;
-        auto run = runToEnd(c, &log);
+        auto run = runToEnd(c, [&log](Run& r) { log.drain(r.telemetry()); });
         // Between averagings the replicas drift apart: every rank's samples
         // show it (rank 1's relayed from its process under MPI).
         std::set<int> drifted;

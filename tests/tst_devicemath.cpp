@@ -12,24 +12,18 @@
 #include "model/mlp.h"
 #include "optim/sgd.h"
 
+#include "testutil.h"
+
 #include <QTest>
 
 #include <cmath>
 #include <numeric>
 
 using namespace hwl;
+using namespace hwl::test;
 namespace dm = hwl::devicemath;
 
 namespace {
-
-double normalisedError(const std::vector<double>& a, const std::vector<double>& b) {
-    double diff = 0, norm = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        diff += (a[i] - b[i]) * (a[i] - b[i]);
-        norm += b[i] * b[i];
-    }
-    return std::sqrt(diff) / std::max(std::sqrt(norm), 1e-30);
-}
 
 /// One MLP step as the replica kernels compute it, in T: returns the mean
 /// loss and writes the gradient (the flat layout) into grad.
@@ -195,6 +189,18 @@ private slots:
         const float gotF = kernelStep(mlp, params, data.view(), rows, gradF);
         QVERIFY(std::abs(double(gotF) - want) <= 1e-5 * std::max(1.0, want));
         QVERIFY(normalisedError({gradF.begin(), gradF.end()}, wantGrad) <= 1e-5);
+    }
+
+    void evaluateRowIsTheCpuEvaluation() {
+        const float z[] = {0.5f, 3.25f, -1.0f, 3.25f};
+        const std::int32_t labels[] = {1};
+        EvalResult want;
+        accumulateEval(z, 1, 4, labels, 0, want);
+        double loss = 0;
+        const bool right = dm::evaluateRow(z, 4, 1, loss);
+        QCOMPARE(loss, want.lossSum);               // the same double arithmetic
+        QCOMPARE(right ? 1 : 0, int(want.correct)); // the first of equal logits wins
+        QVERIFY(!dm::evaluateRow(z, 4, 3, loss));
     }
 
     void bagWeightIsTheMeanOfTheBag() {

@@ -15,8 +15,10 @@
 #include "util/errors.h"
 
 #ifdef HWL_HAVE_CUDA
-#include "cuda/cuda.h"
+#include "strategy/devicestrategy.h"
 #endif
+
+#include "testutil.h"
 
 #include <QTest>
 
@@ -24,23 +26,9 @@
 #include <numeric>
 
 using namespace hwl;
+using namespace hwl::test;
 
 namespace {
-
-std::unique_ptr<Run> runToEnd(const ExperimentConfig& c) {
-    auto run = std::make_unique<Run>(c);
-    run->start();
-    while (!run->wait(std::chrono::milliseconds(20))) {
-    }
-    return run;
-}
-
-double maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
-    double worst = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, std::abs(double(a[i]) - double(b[i])));
-    return worst;
-}
 
 ExperimentConfig gpuConfig(const char* mode) {
     ExperimentConfig c;
@@ -65,19 +53,14 @@ struct Fixture {
     }
     cuda::ReplicaSettings settings(int replicas, bool eager) const {
         cuda::ReplicaSettings s;
-        for (const auto& l : dynamic_cast<const Mlp&>(*model).layers())
-            s.mlp.layers.push_back({l.in, l.out, l.weight, l.bias});
-        s.mlp.total = model->layout().total();
+        s.mlp = mlpShape(*model);
         s.replicasPerGpu = replicas;
         s.batch = 16;
         s.sgd = {0.05f, 0.9f, 0.001f};
         s.eager = eager;
         return s;
     }
-    cuda::HostData host() const {
-        const DatasetView v = data.view();
-        return {v.rows, v.dim, v.numClasses, v.dense, nullptr, nullptr, nullptr, v.labels};
-    }
+    cuda::HostData host() const { return hostData(data.view()); }
     /// Replica r's rows: positions r, r + R, ... of the file order.
     static std::vector<std::vector<std::int32_t>> strided(int replicas, int rows) {
         std::vector<std::vector<std::int32_t>> out(static_cast<std::size_t>(replicas));
@@ -156,6 +139,20 @@ private slots:
         }
         for (double d : t->divergences())
             QCOMPARE(d, 0.0);
+    }
+
+    void deviceEvaluationEqualsCpu() {
+        Fixture f;
+        auto t = cuda::ReplicaTrainer::create(f.settings(1, false), f.host());
+        t->setParameters(f.params.data());
+        const auto evaluator = deviceEvaluator(*f.model, f.data.view());
+        QVERIFY(evaluator);
+        const cuda::EvalTotals got = evaluator->evaluate(t->deviceParameters());
+        const EvalResult want = cpuBackend().evaluate(*f.model, f.params.data(), f.data.view());
+        QCOMPARE(got.count, want.count);
+        QVERIFY2(std::abs(got.lossSum - want.lossSum) <= 1e-5 * std::max(1.0, want.lossSum),
+                 qPrintable(QStringLiteral("%1 vs %2").arg(got.lossSum).arg(want.lossSum)));
+        QVERIFY(std::abs(double(got.correct - want.correct)) <= 1); // a near tie may differ
     }
 
     void ncclWithOneRank() {

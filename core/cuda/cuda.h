@@ -121,8 +121,28 @@ public:
     virtual std::vector<double> divergences() = 0;
     /// Replica `replica`'s parameters into host memory.
     virtual void copyParameters(int replica, float* host) = 0;
+    /// Replica 0's parameters where they live, on device 0 (for an Evaluator).
+    virtual const float* deviceParameters() const = 0;
     /// Device memory this trainer holds, all GPUs together.
     virtual std::int64_t deviceBytes() const = 0;
+};
+
+/// Evaluation on the device: loss (in double) and accuracy of parameters
+/// that live on device 0 over a test set uploaded once, in chunks, rows in
+/// order (the same sums for the same parameters, whatever the chunking).
+struct EvalTotals {
+    double lossSum = 0;
+    std::int64_t correct = 0, count = 0;
+};
+class Evaluator {
+public:
+    virtual ~Evaluator() = default;
+    /// `bag` null: the MLP `mlp`; else the embedding bag `*bag`.
+    static std::unique_ptr<Evaluator> create(const MlpShape& mlp, const BagShape* bag,
+                                             const HostData& test);
+    /// Over every test row, with `deviceParams` (the model's flat buffer on
+    /// device 0, which nothing writes meanwhile).
+    virtual EvalTotals evaluate(const float* deviceParams) = 0;
 };
 
 /// GPU Hogwild: `blocks` thread blocks each train on their own samples and
@@ -164,6 +184,8 @@ public:
     virtual bool epochComplete() = 0;
     virtual std::vector<GroupCounters> counters() const = 0;
     virtual void copyParameters(float* host) = 0;
+    /// The one parameter copy, on device 0 (for an Evaluator, between launches).
+    virtual const float* deviceParameters() const = 0;
     virtual std::int64_t deviceBytes() const = 0;
 };
 

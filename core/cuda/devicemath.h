@@ -79,6 +79,21 @@ HWL_HD bool correctRow(const T* z, int classes, int label) {
     return best == label;
 }
 
+/// One row's evaluation, as the CPU's accumulateEval: the loss in double
+/// into `loss`; whether its first largest logit is the label.
+HWL_HD bool evaluateRow(const float* z, int classes, int label, double& loss) {
+    using std::exp, std::log;
+    int best = 0;
+    for (int c = 1; c < classes; ++c)
+        best = z[c] > z[best] ? c : best;
+    const double zmax = z[best];
+    double sum = 0;
+    for (int c = 0; c < classes; ++c)
+        sum += exp(double(z[c]) - zmax);
+    loss = log(sum) - (double(z[label]) - zmax);
+    return best == label;
+}
+
 /// torch.optim.SGD on one parameter (dampening 0, no Nesterov), as
 /// optim/sgd.h: g += wd * p; v = mu * v + g; p -= lr * v (v untouched when
 /// mu is 0).

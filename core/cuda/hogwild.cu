@@ -308,6 +308,7 @@ public:
                cudaMemcpyDeviceToHost, "cudaMemcpy (parameters to the host)");
     }
     std::int64_t deviceBytes() const override { return bytes_; }
+    const float* deviceParameters() const override { return a_.params; }
 
 private:
     HogwildSettings s_;

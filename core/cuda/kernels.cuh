@@ -1,5 +1,6 @@
 #pragma once
-// The element-wise kernels of the replica trainer (private to core/cuda).
+// The element-wise kernels of the replica trainer and the evaluator (private
+// to core/cuda; static: each .cu that includes them has its own copy).
 // Their arithmetic is devicemath.h's; replicas are laid out one after the
 // other: parameters, momentum and gradients with stride P (the flat
 // buffer's length), activations with stride batch x width.
@@ -12,7 +13,7 @@ namespace hwl::cuda {
 constexpr int kLossHistory = 64; ///< steps of per-replica losses kept on the device
 
 /// x[r][i][:] = data[rows[r][step * batch + i]][:], and the rows' labels.
-__global__ void gatherKernel(const float* data, const std::int32_t* labels, std::int64_t dim,
+static __global__ void gatherKernel(const float* data, const std::int32_t* labels, std::int64_t dim,
                              const std::int32_t* rows, std::int64_t rowsPerReplica,
                              const long long* step, int batch, int n, int replicas, float* x,
                              std::int32_t* y) {
@@ -29,7 +30,7 @@ __global__ void gatherKernel(const float* data, const std::int32_t* labels, std:
 }
 
 /// z += bias (replica r's), then post = act(z) unless this is the last layer.
-__global__ void biasActivationKernel(float* z, const float* params, std::int64_t paramStride,
+static __global__ void biasActivationKernel(float* z, const float* params, std::int64_t paramStride,
                                      std::int64_t biasOffset, int n, std::int64_t out, int replicas,
                                      int activation, float* post) {
     const std::int64_t total = std::int64_t(replicas) * n * out;
@@ -44,7 +45,7 @@ __global__ void biasActivationKernel(float* z, const float* params, std::int64_t
 }
 
 /// One thread per row: loss into rowLoss, d(mean loss)/d(logits) into delta.
-__global__ void softmaxKernel(const float* z, const std::int32_t* y, int rows, int classes,
+static __global__ void softmaxKernel(const float* z, const std::int32_t* y, int rows, int classes,
                               int batch, float* delta, float* rowLoss) {
     const int row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= rows)
@@ -55,7 +56,7 @@ __global__ void softmaxKernel(const float* z, const std::int32_t* y, int rows, i
 
 /// Each replica's mean loss, summed in row order, into the history slot of
 /// this step.
-__global__ void replicaLossKernel(const float* rowLoss, int n, int replicas, const long long* step,
+static __global__ void replicaLossKernel(const float* rowLoss, int n, int replicas, const long long* step,
                                   float* history) {
     const int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= replicas)
@@ -67,7 +68,7 @@ __global__ void replicaLossKernel(const float* rowLoss, int n, int replicas, con
 }
 
 /// Bias gradient: the sum over the batch of delta, in row order.
-__global__ void biasGradientKernel(const float* delta, int n, std::int64_t out, int replicas,
+static __global__ void biasGradientKernel(const float* delta, int n, std::int64_t out, int replicas,
                                    float* grads, std::int64_t paramStride,
                                    std::int64_t biasOffset) {
     const std::int64_t total = std::int64_t(replicas) * out;
@@ -82,7 +83,7 @@ __global__ void biasGradientKernel(const float* delta, int n, std::int64_t out, 
 }
 
 /// delta *= act'(pre), element-wise.
-__global__ void activationBackwardKernel(float* delta, const float* pre, const float* post,
+static __global__ void activationBackwardKernel(float* delta, const float* pre, const float* post,
                                          std::int64_t count, int activation) {
     for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < count;
          k += std::int64_t(gridDim.x) * blockDim.x)
@@ -91,7 +92,7 @@ __global__ void activationBackwardKernel(float* delta, const float* pre, const f
 
 /// sum[j] = grads[0][j] + grads[1][j] + ... in replica order (the fixed
 /// order that keeps every replica's update identical).
-__global__ void reduceReplicasKernel(const float* grads, std::int64_t stride, int replicas,
+static __global__ void reduceReplicasKernel(const float* grads, std::int64_t stride, int replicas,
                                      float* sum) {
     for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < stride;
          j += std::int64_t(gridDim.x) * blockDim.x) {
@@ -104,7 +105,7 @@ __global__ void reduceReplicasKernel(const float* grads, std::int64_t stride, in
 
 /// The SGD step of every replica with gradient grads[gradStride * r] * scale
 /// (gradStride 0: the one averaged gradient), then the step counter moves on.
-__global__ void sgdKernel(float* params, float* velocity, const float* grads,
+static __global__ void sgdKernel(float* params, float* velocity, const float* grads,
                           std::int64_t gradStride, std::int64_t stride, int replicas, float scale,
                           float lr, float momentum, float weightDecay) {
     const std::int64_t total = std::int64_t(replicas) * stride;
@@ -116,13 +117,13 @@ __global__ void sgdKernel(float* params, float* velocity, const float* grads,
     }
 }
 
-__global__ void advanceKernel(long long* step) {
+static __global__ void advanceKernel(long long* step) {
     ++*step;
 }
 
 /// sum[j] = the replicas' parameters j, added in double (exact for
 /// identical replicas, so their mean is exactly their value).
-__global__ void sumParametersKernel(const float* params, std::int64_t stride, int replicas,
+static __global__ void sumParametersKernel(const float* params, std::int64_t stride, int replicas,
                                     double* sum) {
     for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < stride;
          j += std::int64_t(gridDim.x) * blockDim.x) {
@@ -133,7 +134,7 @@ __global__ void sumParametersKernel(const float* params, std::int64_t stride, in
     }
 }
 
-__global__ void setToMeanKernel(float* params, std::int64_t stride, int replicas, const double* sum,
+static __global__ void setToMeanKernel(float* params, std::int64_t stride, int replicas, const double* sum,
                                 double count) {
     const std::int64_t total = std::int64_t(replicas) * stride;
     for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
@@ -142,7 +143,7 @@ __global__ void setToMeanKernel(float* params, std::int64_t stride, int replicas
 }
 
 /// out[r] += squared distance of replica r from the mean (blockIdx.y = r).
-__global__ void distanceKernel(const float* params, std::int64_t stride, const double* sum,
+static __global__ void distanceKernel(const float* params, std::int64_t stride, const double* sum,
                                double count, double* out) {
     __shared__ double part[256];
     const int r = blockIdx.y;

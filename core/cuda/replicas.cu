@@ -90,6 +90,7 @@ public:
     void averageParameters() override;
     std::vector<double> divergences() override;
     void copyParameters(int replica, float* host) override;
+    const float* deviceParameters() const override { return gpus_[0]->params.p; }
     ~Replicas() override {
         // The communicators of one clique finish together (one thread, one group).
         ncclGroupStart();

@@ -27,7 +27,9 @@ void Run::Impl::evaluate(std::uint32_t epoch) {
             s.divergence = std::max(s.divergence, strategy->finalDivergence(telemetry, r));
     }
     if (test.rows > 0) {
-        const EvalResult total = backend->evaluate(*model, strategy->hostParameters(), test);
+        const std::optional<EvalResult> onDevice = strategy->evaluation(epoch);
+        const EvalResult total =
+            onDevice ? *onDevice : backend->evaluate(*model, strategy->hostParameters(), test);
         s.loss = float(total.meanLoss());
         s.accuracy = float(total.accuracy());
         std::lock_guard lock(summaryMutex);

@@ -1,5 +1,7 @@
 #include "strategy/devicestrategy.h"
 
+#include "model/embeddingbag.h"
+#include "model/mlp.h"
 #include "run/devices.h"
 #include "strategy/registry.h"
 #include "util/errors.h"
@@ -11,9 +13,23 @@
 
 namespace hwl {
 
+namespace {
+/// The device link's two segment names, in WorkerEnvironment::collective.
+std::pair<std::string, std::string> linkNames(const std::string& link) {
+    const auto comma = link.find(',');
+    if (comma == std::string::npos)
+        throw RunError("the device link \"" + link + "\" is malformed");
+    return {link.substr(0, comma), link.substr(comma + 1)};
+}
+} // namespace
+
 DeviceWorkers::DeviceWorkers(const WorkerEnvironment& env)
     : telemetry_(env.telemetry), keepGoing_(env.telemetry, 0),
       lastSample_(env.telemetry.workerCount(), -1.0) {
+    const auto [test, evaluations] = linkNames(env.collective);
+    if (test != "-")
+        test_ = SharedDataset::open(test);
+    evaluations_ = SharedSegment::open(evaluations);
     for (std::uint32_t r = 0; r < count(); ++r) {
         auto& w = telemetry_.worker(r);
         w.pid.store(getpid(), std::memory_order_relaxed);
@@ -45,6 +61,17 @@ void DeviceWorkers::stepped(std::uint32_t r, int epoch, std::uint64_t steps, std
     s.loss = loss;
     s.divergence = divergence;
     w.ring.push(s);
+}
+
+void DeviceWorkers::evaluated(int epoch, double lossSum, std::int64_t correct, std::int64_t count) {
+    auto* e = static_cast<DeviceEvaluation*>(evaluations_.data());
+    if (epoch < 1 || std::size_t(epoch) * sizeof(DeviceEvaluation) > evaluations_.size())
+        return;
+    DeviceEvaluation& slot = e[epoch - 1];
+    slot.lossSum = lossSum;
+    slot.correct = correct;
+    slot.count = count;
+    slot.ready.store(1, std::memory_order_release);
 }
 
 bool DeviceWorkers::endEpoch(int epoch, const std::vector<float>& epochLoss,
@@ -98,6 +125,46 @@ void DeviceWorkers::leave(bool finished) {
     }
 }
 
+void DeviceStrategy::prepare(RunResources& run, const float* initial) {
+    linkBytes_ = SharedDataset::bytesFor(run.data.test) +
+                 std::size_t(config_.epochs) * sizeof(DeviceEvaluation);
+    HostStrategy::prepare(run, initial);
+}
+
+void DeviceStrategy::prepareWorkerStores(RunResources& run, const float* /*initial*/) {
+    if (run.data.test.rows > 0)
+        sharedTest_ = SharedDataset::create(run.data.test);
+    evaluations_ = SharedSegment::create("evaluations",
+                                         std::size_t(config_.epochs) * sizeof(DeviceEvaluation));
+    auto* e = static_cast<DeviceEvaluation*>(evaluations_.data());
+    for (int k = 0; k < config_.epochs; ++k)
+        new (e + k) DeviceEvaluation;
+}
+
+std::string DeviceStrategy::collectiveName() const {
+    return (sharedTest_.name().empty() ? std::string("-") : sharedTest_.name()) + "," +
+           evaluations_.name();
+}
+
+std::optional<EvalResult> DeviceStrategy::evaluation(std::uint32_t epoch) const {
+    if (!evaluations_.data() || epoch < 1 || epoch > std::uint32_t(config_.epochs))
+        return std::nullopt;
+    const auto& slot = static_cast<const DeviceEvaluation*>(evaluations_.data())[epoch - 1];
+    if (slot.ready.load(std::memory_order_acquire) == 0)
+        return std::nullopt; // not evaluated there: the run evaluates on the CPU
+    EvalResult r;
+    r.lossSum = slot.lossSum;
+    r.correct = slot.correct;
+    r.count = slot.count;
+    return r;
+}
+
+void DeviceStrategy::finish() {
+    HostStrategy::finish();
+    sharedTest_.unlink();
+    evaluations_.unlink();
+}
+
 WorkerSetup DeviceStrategy::setupWorker(const WorkerEnvironment&, std::uint32_t) const {
     throw std::logic_error("the GPU modes train in their device process (trainWorker)");
 }
@@ -123,6 +190,37 @@ cuda::HostData hostData(const DatasetView& v) {
 
 cuda::Sgd deviceSgd(const ExperimentConfig& c) {
     return {float(c.lr), float(c.momentum), float(c.weightDecay)};
+}
+
+cuda::MlpShape mlpShape(const Model& model) {
+    const auto* mlp = dynamic_cast<const Mlp*>(&model);
+    if (!mlp)
+        throw InputError("model: data-parallel on cuda trains mlp models (the embedding bag "
+                         "runs on the GPU in mode gpu-hogwild)");
+    cuda::MlpShape s;
+    for (const auto& l : mlp->layers())
+        s.layers.push_back({l.in, l.out, l.weight, l.bias});
+    s.activation = int(model.spec().activation);
+    s.total = model.layout().total();
+    return s;
+}
+
+cuda::BagShape bagShape(const Model& model) {
+    const auto& bag = dynamic_cast<const EmbeddingBag&>(model);
+    return {bag.vocab(),        bag.dim(),        bag.classes(),         bag.tableOffset(),
+            bag.weightOffset(), bag.biasOffset(), model.layout().total()};
+}
+
+std::unique_ptr<cuda::Evaluator> deviceEvaluator(const Model& model, const DatasetView& test) {
+    if (test.rows == 0)
+        return nullptr;
+    if (dynamic_cast<const EmbeddingBag*>(&model)) {
+        const cuda::BagShape shape = bagShape(model);
+        return cuda::Evaluator::create({}, &shape, hostData(test));
+    }
+    if (test.isSparse())
+        return nullptr; // the MLP on sparse rows: evaluated on the CPU
+    return cuda::Evaluator::create(mlpShape(model), nullptr, hostData(test));
 }
 
 std::vector<std::int32_t> rowsOf(const EpochPlan& plan, int epoch, std::uint32_t rank) {

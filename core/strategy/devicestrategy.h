@@ -6,7 +6,9 @@
 // drives all the run's logical workers (replicas, or groups of thread
 // blocks): their status blocks, their sample rings (it is their single
 // producer) and the epoch gate. It copies the parameters into the shared
-// store at each epoch's end and when it leaves, for evaluation and export.
+// store at each epoch's end and when it leaves, for export; the test set
+// (in a segment of its own) is evaluated on the device at each epoch's end,
+// and the coordinator reports that result (RunSummary, the Eval samples).
 #include "strategy/hoststrategy.h"
 #include "train/keepgoing.h"
 
@@ -14,14 +16,28 @@
 #include "cuda/cuda.h"
 #endif
 
+#include <atomic>
+#include <optional>
 #include <vector>
 
 namespace hwl {
 
-/// The device process's side of the telemetry, for every logical worker.
+/// One epoch's evaluation on the device, as the device process publishes it.
+struct DeviceEvaluation {
+    std::atomic<std::uint32_t> ready{0}; ///< 1 once the figures below are written (release)
+    double lossSum = 0;
+    std::int64_t correct = 0, count = 0;
+};
+
+/// The device process's side of the telemetry, for every logical worker,
+/// and of the device link (the test set, the evaluations).
 class DeviceWorkers {
 public:
     DeviceWorkers(const WorkerEnvironment& env);
+    /// The test set (rows 0 when the run has none).
+    DatasetView test() const { return test_.view(); }
+    /// Publishes epoch `epoch`'s evaluation, before the epoch gate.
+    void evaluated(int epoch, double lossSum, std::int64_t correct, std::int64_t count);
     std::uint32_t count() const { return telemetry_.workerCount(); }
     /// Worker r's progress after a step; a sample at most every 2 ms each.
     void stepped(std::uint32_t r, int epoch, std::uint64_t steps, std::uint64_t samples, float loss,
@@ -44,26 +60,48 @@ private:
     Telemetry& telemetry_;
     KeepGoing keepGoing_;
     std::vector<double> lastSample_;
+    SharedDataset test_;
+    SharedSegment evaluations_;
 };
 
 class DeviceStrategy : public HostStrategy {
 public:
     using HostStrategy::HostStrategy;
+    void prepare(RunResources& run, const float* initial) override;
     WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override;
+    std::optional<EvalResult> evaluation(std::uint32_t epoch) const override;
+    void finish() override;
     /// The device process: initialises CUDA, runs train(), reports a
     /// failure through worker 0.
     void trainWorker(const WorkerEnvironment& env, std::uint32_t rank) const override;
 
 protected:
+    /// The device link: the test set's and the evaluations' segments.
+    std::string collectiveName() const override;
+    std::size_t extraSharedBytes() const override { return linkBytes_; }
+    void prepareWorkerStores(RunResources& run, const float* initial) override;
     /// The mode's training, in the device process. Returns true when every
     /// epoch ran; throws with CUDA's words on failure.
     virtual bool train(const WorkerEnvironment& env, DeviceWorkers& workers) const = 0;
+
+private:
+    std::size_t linkBytes_ = 0;
+    SharedDataset sharedTest_;
+    SharedSegment evaluations_;
 };
 
 #ifdef HWL_HAVE_CUDA
 /// The training rows as the CUDA backend takes them.
 cuda::HostData hostData(const DatasetView& v);
 cuda::Sgd deviceSgd(const ExperimentConfig& c);
+/// The MLP as the CUDA backend takes it (its layers' widths and offsets);
+/// InputError for another model.
+cuda::MlpShape mlpShape(const Model& model);
+/// The embedding bag as the CUDA backend takes it (model must be one).
+cuda::BagShape bagShape(const Model& model);
+/// The model's shapes for an Evaluator of the run's test set on the device
+/// (null when the run has no test set).
+std::unique_ptr<cuda::Evaluator> deviceEvaluator(const Model& model, const DatasetView& test);
 /// Rows of one epoch as 32-bit indices (the device's).
 std::vector<std::int32_t> rowsOf(const EpochPlan& plan, int epoch, std::uint32_t rank);
 #endif

@@ -4,7 +4,6 @@
 // device in replica order and across GPUs by NCCL (one rank per GPU), so the
 // replicas stay bit-identical; --sync-every K > 1 averages the parameters
 // every K steps instead. Each replica is a worker in the telemetry.
-#include "model/mlp.h"
 #include "strategy/builtin.h"
 #include "strategy/devicestrategy.h"
 #include "train/epochplan.h"
@@ -18,19 +17,6 @@ namespace hwl {
 namespace {
 
 constexpr std::int64_t kStepsPerSync = 16; // steps replayed between looks at the host
-
-cuda::MlpShape mlpShape(const Model& model) {
-    const auto* mlp = dynamic_cast<const Mlp*>(&model);
-    if (!mlp)
-        throw InputError("model: data-parallel on cuda trains mlp models (the embedding bag "
-                         "runs on the GPU in mode gpu-hogwild)");
-    cuda::MlpShape s;
-    for (const auto& l : mlp->layers())
-        s.layers.push_back({l.in, l.out, l.weight, l.bias});
-    s.activation = int(model.spec().activation);
-    s.total = model.layout().total();
-    return s;
-}
 
 class GpuDataParallel final : public DeviceStrategy {
 public:
@@ -88,6 +74,7 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, DeviceWorkers& workers
     Progress p;
     p.trainer = cuda::ReplicaTrainer::create(s, hostData(env.train));
     p.trainer->setParameters(env.params);
+    const auto evaluator = deviceEvaluator(env.model, workers.test());
     p.replicas = std::uint32_t(config_.workers);
     p.batch = s.batch;
     p.divergence.assign(p.replicas, 0.0f);
@@ -105,6 +92,10 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, DeviceWorkers& workers
         p.trainer->copyParameters(0, env.params);
         if (steps < 0)
             return false;
+        if (evaluator) { // on the device: replica 0 (the replicas are one model)
+            const cuda::EvalTotals e = evaluator->evaluate(p.trainer->deviceParameters());
+            workers.evaluated(epoch, e.lossSum, e.correct, e.count);
+        }
         const auto d = p.trainer->divergences();
         std::vector<float> epochLoss(p.replicas);
         for (std::uint32_t r = 0; r < p.replicas; ++r) {

@@ -7,7 +7,6 @@
 // the device process reads their counters from mapped memory while the
 // kernel runs and is the single producer of their telemetry.
 #include "model/embeddingbag.h"
-#include "model/mlp.h"
 #include "strategy/builtin.h"
 #include "strategy/devicestrategy.h"
 #include "train/epochplan.h"
@@ -23,17 +22,11 @@ namespace {
 
 cuda::HogwildSettings settingsFor(const ExperimentConfig& c, const Model& model) {
     cuda::HogwildSettings s;
-    if (const auto* bag = dynamic_cast<const EmbeddingBag*>(&model)) {
+    if (dynamic_cast<const EmbeddingBag*>(&model)) {
         s.bag = true;
-        s.bagShape = {bag->vocab(),          bag->dim(),          bag->classes(),
-                      bag->tableOffset(),    bag->weightOffset(), bag->biasOffset(),
-                      model.layout().total()};
+        s.bagShape = bagShape(model);
     } else {
-        const auto& mlp = dynamic_cast<const Mlp&>(model);
-        for (const auto& l : mlp.layers())
-            s.mlp.layers.push_back({l.in, l.out, l.weight, l.bias});
-        s.mlp.activation = int(model.spec().activation);
-        s.mlp.total = model.layout().total();
+        s.mlp = mlpShape(model);
     }
     s.blocks = c.blocks;
     s.groups = c.workers;
@@ -90,6 +83,7 @@ bool GpuHogwild::train(const WorkerEnvironment& env, DeviceWorkers& workers) con
                        "--model embedding-bag:V-D-C");
     auto trainer = cuda::HogwildTrainer::create(settings, hostData(env.train));
     trainer->setParameters(env.params);
+    const auto evaluator = deviceEvaluator(env.model, workers.test());
     for (std::uint32_t g = 0; g < workers.count(); ++g)
         workers.describe(g, "cuda:0, " + std::to_string(trainer->deviceBytes() >> 20) + " MiB");
     const auto plan = epochPlan(env.train.rows);
@@ -117,6 +111,10 @@ bool GpuHogwild::train(const WorkerEnvironment& env, DeviceWorkers& workers) con
         trainer->copyParameters(env.params);
         if (stopped)
             return false;
+        if (evaluator) {
+            const cuda::EvalTotals e = evaluator->evaluate(trainer->deviceParameters());
+            workers.evaluated(epoch, e.lossSum, e.correct, e.count);
+        }
         std::vector<float> epochLoss(workers.count()), divergence(workers.count(), 0.0f);
         for (std::uint32_t g = 0; g < workers.count(); ++g) {
             const auto n = lastSteps[g] - epochSteps[g];

@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,12 @@ public:
     /// The divergence the summary reports for worker `rank`.
     virtual float finalDivergence(const Telemetry& telemetry, std::uint32_t rank) const;
     virtual const float* hostParameters() const = 0;
+    /// Epoch `epoch`'s test evaluation when the strategy's workers made it
+    /// (the GPU modes evaluate on the device); empty: the run evaluates
+    /// hostParameters() on the CPU.
+    virtual std::optional<EvalResult> evaluation(std::uint32_t /*epoch*/) const {
+        return std::nullopt;
+    }
     /// What the finished run shows, in plain words: pitfalls into
     /// summary.explanations, other findings into summary.remarks.
     virtual void explain(RunSummary& /*summary*/) const {}
