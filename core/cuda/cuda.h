@@ -128,8 +128,8 @@ public:
 };
 
 /// Evaluation on the device: loss (in double) and accuracy of parameters
-/// that live on device 0 over a test set uploaded once, in chunks, rows in
-/// order (the same sums for the same parameters, whatever the chunking).
+/// that live on device 0 over a test set uploaded once, in chunks of rows,
+/// the rows' losses added in row order (the CPU's figure to float rounding).
 struct EvalTotals {
     double lossSum = 0;
     std::int64_t correct = 0, count = 0;

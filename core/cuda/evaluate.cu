@@ -2,7 +2,8 @@
 // per chunk of rows the model's forward pass (the MLP as cuBLAS GEMMs and the
 // replica kernels with one replica; the embedding bag in one kernel), then
 // each row's loss in double and whether it was right; the host adds the
-// rows' results in row order, as the CPU's evaluation does.
+// rows' results in row order. It matches the CPU's evaluation to float
+// rounding (the products are summed in another order), not bit for bit.
 #include "cuda/check.h"
 #include "cuda/cuda.h"
 #include "cuda/kernels.cuh"
@@ -32,20 +33,20 @@ __global__ void evaluateRowsKernel(const float* z, const std::int32_t* labels, s
 __global__ void bagLogitsKernel(const float* p, BagShape s, const std::int64_t* offsets,
                                 const std::int32_t* indices, const float* values,
                                 std::int64_t first, int n, float* z) {
-    const std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
-    if (k >= n * s.classes)
-        return;
-    const std::int64_t i = first + k / s.classes, c = k % s.classes;
-    const std::int64_t b = offsets[i], e = offsets[i + 1];
-    float v = p[s.bias + c];
-    for (std::int64_t d = 0; d < s.dim; ++d) {
-        float h = 0;
-        for (std::int64_t q = b; q < e; ++q)
-            h += devicemath::bagWeight(values[q], e - b) *
-                 p[s.table + std::int64_t(indices[q]) * s.dim + d];
-        v += p[s.weight + c * s.dim + d] * h;
+    for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < n * s.classes;
+         k += std::int64_t(gridDim.x) * blockDim.x) {
+        const std::int64_t i = first + k / s.classes, c = k % s.classes;
+        const std::int64_t b = offsets[i], e = offsets[i + 1];
+        float v = 0;
+        for (std::int64_t d = 0; d < s.dim; ++d) {
+            float h = 0;
+            for (std::int64_t q = b; q < e; ++q)
+                h += devicemath::bagWeight(values[q], e - b) *
+                     p[s.table + std::int64_t(indices[q]) * s.dim + d];
+            v += p[s.weight + c * s.dim + d] * h;
+        }
+        z[k] = v + p[s.bias + c]; // the bias after the product, as the CPU adds it
     }
-    z[k] = v;
 }
 
 template <class T>
@@ -62,6 +63,18 @@ class DeviceEvaluator final : public Evaluator {
 public:
     DeviceEvaluator(const MlpShape& mlp, const BagShape* bag, const HostData& test)
         : mlp_(mlp), bag_(bag ? *bag : BagShape{}), isBag_(bag != nullptr), test_(test) {
+        try {
+            setUp(test);
+        } catch (...) { // no destructor runs for a half-built object
+            release();
+            throw;
+        }
+    }
+    ~DeviceEvaluator() override { release(); }
+    EvalTotals evaluate(const float* params) override;
+
+private:
+    void setUp(const HostData& test) {
         check(cudaSetDevice(0), "cudaSetDevice");
         check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
         labels_ = deviceCopy(stream_, test.labels, test.rows, owned_);
@@ -74,48 +87,28 @@ public:
             check(cublasCreate(&blas_), "cublasCreate");
             check(cublasSetStream(blas_, stream_), "cublasSetStream");
             dense_ = deviceCopy(stream_, test.dense, test.rows * test.dim, owned_);
-            for (const auto& l : mlp.layers)
+            for (const auto& l : mlp_.layers)
                 widest = std::max(widest, l.out);
         }
         a_ = deviceCopy<float>(stream_, nullptr, kChunk * widest, owned_);
-        b_ = deviceCopy<float>(stream_, nullptr, kChunk * widest, owned_);
+        if (!isBag_) // the MLP ping-pongs between two buffers
+            b_ = deviceCopy<float>(stream_, nullptr, kChunk * widest, owned_);
         loss_ = deviceCopy<double>(stream_, nullptr, kChunk, owned_);
         correct_ = deviceCopy<int>(stream_, nullptr, kChunk, owned_);
     }
-    ~DeviceEvaluator() override {
+    void release() {
+        cudaSetDevice(0);
         if (stream_)
             cudaStreamSynchronize(stream_);
         for (void* p : owned_)
             cudaFree(p);
+        owned_.clear();
         if (blas_)
             cublasDestroy(blas_);
         if (stream_)
             cudaStreamDestroy(stream_);
-    }
-
-    EvalTotals evaluate(const float* params) override {
-        check(cudaSetDevice(0), "cudaSetDevice");
-        EvalTotals t;
-        std::vector<double> loss(kChunk);
-        std::vector<int> correct(kChunk);
-        const int classes = int(isBag_ ? bag_.classes : mlp_.layers.back().out);
-        for (std::int64_t first = 0; first < test_.rows; first += kChunk) {
-            const int n = int(std::min<std::int64_t>(kChunk, test_.rows - first));
-            const float* z = isBag_ ? bagLogits(params, first, n) : mlpLogits(params, first, n);
-            evaluateRowsKernel<<<(n + 127) / 128, 128, 0, stream_>>>(z, labels_, first, n, classes,
-                                                                     loss_, correct_);
-            check(cudaGetLastError(), "the evaluation kernel");
-            copyOn(stream_, loss.data(), loss_, std::size_t(n) * sizeof(double),
-                   cudaMemcpyDeviceToHost, "cudaMemcpy (evaluation)");
-            copyOn(stream_, correct.data(), correct_, std::size_t(n) * sizeof(int),
-                   cudaMemcpyDeviceToHost, "cudaMemcpy (evaluation)");
-            for (int i = 0; i < n; ++i) { // in row order, as the CPU adds them
-                t.lossSum += loss[std::size_t(i)];
-                t.correct += correct[std::size_t(i)];
-            }
-            t.count += n;
-        }
-        return t;
+        blas_ = nullptr;
+        stream_ = nullptr;
     }
 
 private:
@@ -161,6 +154,31 @@ private:
     double* loss_ = nullptr;
     int* correct_ = nullptr;
 };
+
+EvalTotals DeviceEvaluator::evaluate(const float* params) {
+    check(cudaSetDevice(0), "cudaSetDevice");
+    EvalTotals t;
+    std::vector<double> loss(kChunk);
+    std::vector<int> correct(kChunk);
+    const int classes = int(isBag_ ? bag_.classes : mlp_.layers.back().out);
+    for (std::int64_t first = 0; first < test_.rows; first += kChunk) {
+        const int n = int(std::min<std::int64_t>(kChunk, test_.rows - first));
+        const float* z = isBag_ ? bagLogits(params, first, n) : mlpLogits(params, first, n);
+        evaluateRowsKernel<<<(n + 127) / 128, 128, 0, stream_>>>(z, labels_, first, n, classes,
+                                                                 loss_, correct_);
+        check(cudaGetLastError(), "the evaluation kernel");
+        copyOn(stream_, loss.data(), loss_, std::size_t(n) * sizeof(double), cudaMemcpyDeviceToHost,
+               "cudaMemcpy (evaluation)");
+        copyOn(stream_, correct.data(), correct_, std::size_t(n) * sizeof(int),
+               cudaMemcpyDeviceToHost, "cudaMemcpy (evaluation)");
+        for (int i = 0; i < n; ++i) { // in row order, as the CPU adds them
+            t.lossSum += loss[std::size_t(i)];
+            t.correct += correct[std::size_t(i)];
+        }
+        t.count += n;
+    }
+    return t;
+}
 
 } // namespace
 

@@ -27,7 +27,9 @@ void Run::Impl::evaluate(std::uint32_t epoch) {
             s.divergence = std::max(s.divergence, strategy->finalDivergence(telemetry, r));
     }
     if (test.rows > 0) {
-        const std::optional<EvalResult> onDevice = strategy->evaluation(epoch);
+        double deviceSeconds = 0; // inside the workers' training window: not training
+        const std::optional<EvalResult> onDevice = strategy->evaluation(epoch, deviceSeconds);
+        evalSeconds += deviceSeconds;
         const EvalResult total =
             onDevice ? *onDevice : backend->evaluate(*model, strategy->hostParameters(), test);
         s.loss = float(total.meanLoss());

@@ -6,6 +6,7 @@
 #include "strategy/registry.h"
 #include "util/errors.h"
 
+#include <cstdio>
 #include <stdexcept>
 
 #include <sys/syscall.h>
@@ -63,7 +64,8 @@ void DeviceWorkers::stepped(std::uint32_t r, int epoch, std::uint64_t steps, std
     w.ring.push(s);
 }
 
-void DeviceWorkers::evaluated(int epoch, double lossSum, std::int64_t correct, std::int64_t count) {
+void DeviceWorkers::evaluated(int epoch, double lossSum, std::int64_t correct, std::int64_t count,
+                              double seconds) {
     auto* e = static_cast<DeviceEvaluation*>(evaluations_.data());
     if (epoch < 1 || std::size_t(epoch) * sizeof(DeviceEvaluation) > evaluations_.size())
         return;
@@ -71,7 +73,17 @@ void DeviceWorkers::evaluated(int epoch, double lossSum, std::int64_t correct, s
     slot.lossSum = lossSum;
     slot.correct = correct;
     slot.count = count;
-    slot.ready.store(1, std::memory_order_release);
+    slot.seconds = seconds;
+    slot.ready.store(DeviceEvaluation::Done, std::memory_order_release);
+}
+
+void DeviceWorkers::evaluationFailed(int epoch, const std::string& why) {
+    auto* e = static_cast<DeviceEvaluation*>(evaluations_.data());
+    if (epoch < 1 || std::size_t(epoch) * sizeof(DeviceEvaluation) > evaluations_.size())
+        return;
+    DeviceEvaluation& slot = e[epoch - 1];
+    std::snprintf(slot.why, sizeof slot.why, "%s", why.c_str());
+    slot.ready.store(DeviceEvaluation::Failed, std::memory_order_release);
 }
 
 bool DeviceWorkers::endEpoch(int epoch, const std::vector<float>& epochLoss,
@@ -146,17 +158,39 @@ std::string DeviceStrategy::collectiveName() const {
            evaluations_.name();
 }
 
-std::optional<EvalResult> DeviceStrategy::evaluation(std::uint32_t epoch) const {
+std::optional<EvalResult> DeviceStrategy::evaluation(std::uint32_t epoch, double& seconds) const {
     if (!evaluations_.data() || epoch < 1 || epoch > std::uint32_t(config_.epochs))
         return std::nullopt;
     const auto& slot = static_cast<const DeviceEvaluation*>(evaluations_.data())[epoch - 1];
-    if (slot.ready.load(std::memory_order_acquire) == 0)
+    if (slot.ready.load(std::memory_order_acquire) != DeviceEvaluation::Done)
         return std::nullopt; // not evaluated there: the run evaluates on the CPU
     EvalResult r;
     r.lossSum = slot.lossSum;
     r.correct = slot.correct;
     r.count = slot.count;
+    seconds = slot.seconds;
     return r;
+}
+
+void DeviceStrategy::explainEvaluation(RunSummary& summary) const {
+    if (!evaluations_.data())
+        return;
+    const auto* slots = static_cast<const DeviceEvaluation*>(evaluations_.data());
+    int onDevice = 0;
+    for (int k = 0; k < config_.epochs; ++k) {
+        const auto ready = slots[k].ready.load(std::memory_order_acquire);
+        if (ready == DeviceEvaluation::Failed) {
+            summary.remarks.push_back("the test set was evaluated on the CPU from epoch " +
+                                      std::to_string(k + 1) + ": the device could not (" +
+                                      slots[k].why + ")");
+            return;
+        }
+        onDevice += ready == DeviceEvaluation::Done ? 1 : 0;
+    }
+    if (onDevice > 0)
+        summary.remarks.push_back("the test set was evaluated on the device (" +
+                                  std::to_string(onDevice) + " epoch" + (onDevice == 1 ? "" : "s") +
+                                  ")");
 }
 
 void DeviceStrategy::finish() {
@@ -211,16 +245,36 @@ cuda::BagShape bagShape(const Model& model) {
             bag.weightOffset(), bag.biasOffset(), model.layout().total()};
 }
 
-std::unique_ptr<cuda::Evaluator> deviceEvaluator(const Model& model, const DatasetView& test) {
-    if (test.rows == 0)
+std::unique_ptr<cuda::Evaluator> deviceEvaluator(const Model& model, DeviceWorkers& workers) {
+    const DatasetView test = workers.test();
+    const bool bag = dynamic_cast<const EmbeddingBag*>(&model) != nullptr;
+    if (test.rows == 0 || (!bag && test.isSparse()))
+        return nullptr; // nothing to evaluate, or the MLP on sparse rows: the CPU's
+    try {
+        if (bag) {
+            const cuda::BagShape shape = bagShape(model);
+            return cuda::Evaluator::create({}, &shape, hostData(test));
+        }
+        return cuda::Evaluator::create(mlpShape(model), nullptr, hostData(test));
+    } catch (const std::exception& e) { // e.g. no room for the test set beside the model
+        workers.evaluationFailed(1, e.what());
         return nullptr;
-    if (dynamic_cast<const EmbeddingBag*>(&model)) {
-        const cuda::BagShape shape = bagShape(model);
-        return cuda::Evaluator::create({}, &shape, hostData(test));
     }
-    if (test.isSparse())
-        return nullptr; // the MLP on sparse rows: evaluated on the CPU
-    return cuda::Evaluator::create(mlpShape(model), nullptr, hostData(test));
+}
+
+void evaluateOnDevice(std::unique_ptr<cuda::Evaluator>& evaluator, const float* params, int epoch,
+                      DeviceWorkers& workers) {
+    if (!evaluator)
+        return;
+    const auto start = Telemetry::nowNs();
+    try {
+        const cuda::EvalTotals e = evaluator->evaluate(params);
+        workers.evaluated(epoch, e.lossSum, e.correct, e.count,
+                          double(Telemetry::nowNs() - start) * 1e-9);
+    } catch (const std::exception& e) {
+        workers.evaluationFailed(epoch, e.what());
+        evaluator.reset();
+    }
 }
 
 std::vector<std::int32_t> rowsOf(const EpochPlan& plan, int epoch, std::uint32_t rank) {

@@ -24,10 +24,14 @@ namespace hwl {
 
 /// One epoch's evaluation on the device, as the device process publishes it.
 struct DeviceEvaluation {
-    std::atomic<std::uint32_t> ready{0}; ///< 1 once the figures below are written (release)
+    enum : std::uint32_t { None = 0, Done = 1, Failed = 2 };
+    std::atomic<std::uint32_t> ready{None}; ///< Done or Failed once the rest is written (release)
     double lossSum = 0;
     std::int64_t correct = 0, count = 0;
+    double seconds = 0; ///< what the evaluation took (not training time)
+    char why[256] = {}; ///< Failed: the device's words; the CPU evaluates from then on
 };
+static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "shared between processes");
 
 /// The device process's side of the telemetry, for every logical worker,
 /// and of the device link (the test set, the evaluations).
@@ -37,7 +41,10 @@ public:
     /// The test set (rows 0 when the run has none).
     DatasetView test() const { return test_.view(); }
     /// Publishes epoch `epoch`'s evaluation, before the epoch gate.
-    void evaluated(int epoch, double lossSum, std::int64_t correct, std::int64_t count);
+    void evaluated(int epoch, double lossSum, std::int64_t correct, std::int64_t count,
+                   double seconds);
+    /// The device could not evaluate epoch `epoch` (nor will it later).
+    void evaluationFailed(int epoch, const std::string& why);
     std::uint32_t count() const { return telemetry_.workerCount(); }
     /// Worker r's progress after a step; a sample at most every 2 ms each.
     void stepped(std::uint32_t r, int epoch, std::uint64_t steps, std::uint64_t samples, float loss,
@@ -69,7 +76,7 @@ public:
     using HostStrategy::HostStrategy;
     void prepare(RunResources& run, const float* initial) override;
     WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override;
-    std::optional<EvalResult> evaluation(std::uint32_t epoch) const override;
+    std::optional<EvalResult> evaluation(std::uint32_t epoch, double& seconds) const override;
     void finish() override;
     /// The device process: initialises CUDA, runs train(), reports a
     /// failure through worker 0.
@@ -80,6 +87,8 @@ protected:
     std::string collectiveName() const override;
     std::size_t extraSharedBytes() const override { return linkBytes_; }
     void prepareWorkerStores(RunResources& run, const float* initial) override;
+    /// Where the test set was evaluated, for the summary's remarks.
+    void explainEvaluation(RunSummary& summary) const;
     /// The mode's training, in the device process. Returns true when every
     /// epoch ran; throws with CUDA's words on failure.
     virtual bool train(const WorkerEnvironment& env, DeviceWorkers& workers) const = 0;
@@ -99,9 +108,14 @@ cuda::Sgd deviceSgd(const ExperimentConfig& c);
 cuda::MlpShape mlpShape(const Model& model);
 /// The embedding bag as the CUDA backend takes it (model must be one).
 cuda::BagShape bagShape(const Model& model);
-/// The model's shapes for an Evaluator of the run's test set on the device
-/// (null when the run has no test set).
-std::unique_ptr<cuda::Evaluator> deviceEvaluator(const Model& model, const DatasetView& test);
+/// An Evaluator of the run's test set on the device: null when the run has
+/// none, the model is the MLP on sparse rows, or the device cannot (then
+/// the reason is published and the run evaluates on the CPU).
+std::unique_ptr<cuda::Evaluator> deviceEvaluator(const Model& model, DeviceWorkers& workers);
+/// Evaluates epoch `epoch` with `params` (on device 0) and publishes it; on
+/// a failure publishes why and drops the evaluator (the CPU takes over).
+void evaluateOnDevice(std::unique_ptr<cuda::Evaluator>& evaluator, const float* params, int epoch,
+                      DeviceWorkers& workers);
 /// Rows of one epoch as 32-bit indices (the device's).
 std::vector<std::int32_t> rowsOf(const EpochPlan& plan, int epoch, std::uint32_t rank);
 #endif

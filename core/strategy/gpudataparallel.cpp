@@ -27,6 +27,7 @@ public:
                                                   config_.shuffle, config_.dropLast, config_.seed);
     }
     void explain(RunSummary& summary) const override {
+        explainEvaluation(summary);
         if (config_.syncEvery == 1)
             summary.remarks.push_back(
                 "the " + std::to_string(config_.workers) + " replicas (" +
@@ -74,7 +75,7 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, DeviceWorkers& workers
     Progress p;
     p.trainer = cuda::ReplicaTrainer::create(s, hostData(env.train));
     p.trainer->setParameters(env.params);
-    const auto evaluator = deviceEvaluator(env.model, workers.test());
+    auto evaluator = deviceEvaluator(env.model, workers);
     p.replicas = std::uint32_t(config_.workers);
     p.batch = s.batch;
     p.divergence.assign(p.replicas, 0.0f);
@@ -92,10 +93,8 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, DeviceWorkers& workers
         p.trainer->copyParameters(0, env.params);
         if (steps < 0)
             return false;
-        if (evaluator) { // on the device: replica 0 (the replicas are one model)
-            const cuda::EvalTotals e = evaluator->evaluate(p.trainer->deviceParameters());
-            workers.evaluated(epoch, e.lossSum, e.correct, e.count);
-        }
+        // On the device: replica 0 (the replicas are one model).
+        evaluateOnDevice(evaluator, p.trainer->deviceParameters(), epoch, workers);
         const auto d = p.trainer->divergences();
         std::vector<float> epochLoss(p.replicas);
         for (std::uint32_t r = 0; r < p.replicas; ++r) {

@@ -83,7 +83,7 @@ bool GpuHogwild::train(const WorkerEnvironment& env, DeviceWorkers& workers) con
                        "--model embedding-bag:V-D-C");
     auto trainer = cuda::HogwildTrainer::create(settings, hostData(env.train));
     trainer->setParameters(env.params);
-    const auto evaluator = deviceEvaluator(env.model, workers.test());
+    auto evaluator = deviceEvaluator(env.model, workers);
     for (std::uint32_t g = 0; g < workers.count(); ++g)
         workers.describe(g, "cuda:0, " + std::to_string(trainer->deviceBytes() >> 20) + " MiB");
     const auto plan = epochPlan(env.train.rows);
@@ -111,10 +111,7 @@ bool GpuHogwild::train(const WorkerEnvironment& env, DeviceWorkers& workers) con
         trainer->copyParameters(env.params);
         if (stopped)
             return false;
-        if (evaluator) {
-            const cuda::EvalTotals e = evaluator->evaluate(trainer->deviceParameters());
-            workers.evaluated(epoch, e.lossSum, e.correct, e.count);
-        }
+        evaluateOnDevice(evaluator, trainer->deviceParameters(), epoch, workers);
         std::vector<float> epochLoss(workers.count()), divergence(workers.count(), 0.0f);
         for (std::uint32_t g = 0; g < workers.count(); ++g) {
             const auto n = lastSteps[g] - epochSteps[g];
@@ -132,6 +129,7 @@ bool GpuHogwild::train(const WorkerEnvironment& env, DeviceWorkers& workers) con
 }
 
 void GpuHogwild::explain(RunSummary& summary) const {
+    explainEvaluation(summary);
     summary.remarks.push_back(
         std::string("gpu-hogwild: ") + std::to_string(config_.blocks) +
         " blocks updated one parameter copy without locks (" + toString(config_.update) +

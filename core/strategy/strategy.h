@@ -81,9 +81,10 @@ public:
     virtual float finalDivergence(const Telemetry& telemetry, std::uint32_t rank) const;
     virtual const float* hostParameters() const = 0;
     /// Epoch `epoch`'s test evaluation when the strategy's workers made it
-    /// (the GPU modes evaluate on the device); empty: the run evaluates
-    /// hostParameters() on the CPU.
-    virtual std::optional<EvalResult> evaluation(std::uint32_t /*epoch*/) const {
+    /// (the GPU modes evaluate on the device), and the seconds it took
+    /// there; empty: the run evaluates hostParameters() on the CPU.
+    virtual std::optional<EvalResult> evaluation(std::uint32_t /*epoch*/,
+                                                 double& /*seconds*/) const {
         return std::nullopt;
     }
     /// What the finished run shows, in plain words: pitfalls into
