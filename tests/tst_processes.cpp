@@ -358,7 +358,7 @@ private slots:
         QVERIFY(warned.warnings[0].find("runs 3 threads") != std::string::npos);
         QVERIFY(warned.warnings[0].find("forkserver") != std::string::npos);
         QVERIFY(checkStartMethod(StartMethod::Fork, false, 1).warnings.empty());
-        QVERIFY(!cudaInitialisedInThisProcess()); // this build has no CUDA backend
+        QVERIFY(!cudaInitialisedInThisProcess()); // this test process never initialised CUDA
         // A real fork run (the run's own coordinator thread exists) carries the warning.
         auto run = makeRun(teacher(StartMethod::Fork, 2));
         run->prepare();

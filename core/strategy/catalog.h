@@ -49,7 +49,7 @@ struct StrategyTraits {
     DivergenceKind divergence = DivergenceKind::None;
     bool cuda = false; ///< runs on CUDA devices (its device work in one device process)
     /// Non-empty: listed (so users see it exists) but cannot run in this
-    /// build, and why, e.g. "not built: this build has no CUDA backend".
+    /// build, and why, e.g. "not built: no CUDA compiler was found".
     std::string unavailable;
 
     bool takes(StrategySetting s) const { return (settings & unsigned(s)) != 0; }
