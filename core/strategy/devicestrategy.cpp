@@ -64,26 +64,30 @@ void DeviceWorkers::stepped(std::uint32_t r, int epoch, std::uint64_t steps, std
     w.ring.push(s);
 }
 
+DeviceEvaluation* DeviceWorkers::evaluationSlot(int epoch) const {
+    if (epoch < 1 || std::size_t(epoch) * sizeof(DeviceEvaluation) > evaluations_.size())
+        return nullptr;
+    return static_cast<DeviceEvaluation*>(evaluations_.data()) + (epoch - 1);
+}
+
 void DeviceWorkers::evaluated(int epoch, double lossSum, std::int64_t correct, std::int64_t count,
                               double seconds) {
-    auto* e = static_cast<DeviceEvaluation*>(evaluations_.data());
-    if (epoch < 1 || std::size_t(epoch) * sizeof(DeviceEvaluation) > evaluations_.size())
+    DeviceEvaluation* slot = evaluationSlot(epoch);
+    if (!slot)
         return;
-    DeviceEvaluation& slot = e[epoch - 1];
-    slot.lossSum = lossSum;
-    slot.correct = correct;
-    slot.count = count;
-    slot.seconds = seconds;
-    slot.ready.store(DeviceEvaluation::Done, std::memory_order_release);
+    slot->lossSum = lossSum;
+    slot->correct = correct;
+    slot->count = count;
+    slot->seconds = seconds;
+    slot->ready.store(DeviceEvaluation::Done, std::memory_order_release);
 }
 
 void DeviceWorkers::evaluationFailed(int epoch, const std::string& why) {
-    auto* e = static_cast<DeviceEvaluation*>(evaluations_.data());
-    if (epoch < 1 || std::size_t(epoch) * sizeof(DeviceEvaluation) > evaluations_.size())
+    DeviceEvaluation* slot = evaluationSlot(epoch);
+    if (!slot)
         return;
-    DeviceEvaluation& slot = e[epoch - 1];
-    std::snprintf(slot.why, sizeof slot.why, "%s", why.c_str());
-    slot.ready.store(DeviceEvaluation::Failed, std::memory_order_release);
+    std::snprintf(slot->why, sizeof slot->why, "%s", why.c_str());
+    slot->ready.store(DeviceEvaluation::Failed, std::memory_order_release);
 }
 
 bool DeviceWorkers::endEpoch(int epoch, const std::vector<float>& epochLoss,
@@ -284,6 +288,10 @@ std::vector<std::int32_t> rowsOf(const EpochPlan& plan, int epoch, std::uint32_t
 }
 #endif
 
+int gpusFor(const ExperimentConfig& config) {
+    return std::max(1, config.workers / std::max(1, config.replicasPerGpu));
+}
+
 std::string deviceShortfall(const ExperimentConfig& config) {
     const StrategyTraits* t = findStrategy(config);
     if (!t || !t->cuda || !t->unavailable.empty())
@@ -291,9 +299,7 @@ std::string deviceShortfall(const ExperimentConfig& config) {
     const DeviceList list = listDevices();
     if (list.devices.empty())
         return list.unavailable;
-    const int gpus = t->takes(StrategySetting::GpuReplicas)
-                         ? std::max(1, config.workers / std::max(1, config.replicasPerGpu))
-                         : 1;
+    const int gpus = t->takes(StrategySetting::GpuReplicas) ? gpusFor(config) : 1;
     if (int(list.devices.size()) < gpus)
         return std::to_string(config.workers) + " replicas at " +
                std::to_string(config.replicasPerGpu) + " per GPU need " + std::to_string(gpus) +

@@ -67,6 +67,9 @@ private:
     Telemetry& telemetry_;
     KeepGoing keepGoing_;
     std::vector<double> lastSample_;
+    /// Epoch `epoch`'s slot in the evaluations segment, or null out of range.
+    DeviceEvaluation* evaluationSlot(int epoch) const;
+
     SharedDataset test_;
     SharedSegment evaluations_;
 };
@@ -120,6 +123,8 @@ void evaluateOnDevice(std::unique_ptr<cuda::Evaluator>& evaluator, const float* 
 std::vector<std::int32_t> rowsOf(const EpochPlan& plan, int epoch, std::uint32_t rank);
 #endif
 
+/// The GPUs data-parallel on cuda uses: workers / replicas-per-gpu, at least 1.
+int gpusFor(const ExperimentConfig& config);
 /// Why the GPU modes of `config` cannot run on this machine (no device, too
 /// few GPUs), or empty. Probes the devices in a child process (once).
 std::string deviceShortfall(const ExperimentConfig& config);

@@ -43,7 +43,7 @@ public:
     }
 
 protected:
-    int gpus() const { return std::max(1, config_.workers / std::max(1, config_.replicasPerGpu)); }
+    int gpus() const { return gpusFor(config_); }
     bool train(const WorkerEnvironment& env, DeviceWorkers& workers) const override;
 
 private:

@@ -119,13 +119,7 @@ void checkGpuOptions(const StrategyTraits& s, const ExperimentConfig& c,
 void checkOptions(const StrategyTraits& s, const ExperimentConfig& c,
                   std::vector<ConfigIssue>& issues) {
     const ExperimentConfig d;
-    std::vector<std::string> takers;
-    for (const std::string& name : modeNames()) {
-        const StrategyTraits* t = findStrategy(name, true);
-        if (t && t->takes(StrategySetting::Replicas))
-            takers.push_back(name);
-    }
-    const std::string only = " applies to mode " + listChoices(takers, false) + " only";
+    const std::string only = " applies to mode " + takersOf(StrategySetting::Replicas) + " only";
     if (!s.takes(StrategySetting::Transport)) {
         if (c.transport != d.transport)
             issues.push_back({"transport", "transport" + only});
