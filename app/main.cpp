@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
     if (int code = 0; hwl::runWorkerRoleIfRequested(argc, argv, code))
         return code;
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--headless") == 0)
+        if (std::strcmp(argv[i], "--headless") == 0 || std::strcmp(argv[i], "--list-presets") == 0)
             return hwl::runHeadless(std::vector<std::string>(argv + 1, argv + argc));
     return hwl::ui::runGui(argc, argv);
 }

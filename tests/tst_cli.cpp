@@ -4,6 +4,7 @@
 // process limits: tst_clisignals; other tools reading the files: tst_interop.
 #include "clitest.h"
 
+#include "config/presets.h"
 #include "run/devices.h"
 
 #include <limits>
@@ -265,8 +266,8 @@ private slots:
         QVERIFY2(none.err.contains("no display to open the window on"), qPrintable(none.err));
         const Result preset = runWindowApp({"--preset", "nope"}, "offscreen");
         QCOMPARE(preset.code, 2);
-        QVERIFY2(preset.err.contains("error: no preset named \"nope\"; the presets are \"Hogwild "
-                                     "vs locked\", \"Forgot to share parameters (fork)\""),
+        QVERIFY2(preset.err.contains("error: no preset named \"nope\"; the presets are "
+                                     "hogwild-vs-locked, forgot-to-share"),
                  qPrintable(preset.err));
         const Result config = runWindowApp({"--config", "/nonexistent/x.json"}, "offscreen");
         QCOMPARE(config.code, 2);
@@ -447,6 +448,64 @@ private slots:
         RUN_CLI(r1, {"--dataset", "teacher:2000x20:4", "--model", "mlp:20-32-4", "--epochs", "1",
                      "--mode", "serial", "--workers", "1"});
         QVERIFY2(r1.code == 0, qPrintable(r1.describe()));
+    }
+
+    // --list-presets, with or without --headless: every preset by id and
+    // name, with its explanation as plain text wrapped for a terminal.
+    void presetsAreListed() {
+        RUN_CLI(r, {"--list-presets"});
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        const Result w = runWindowApp({"--list-presets"});
+        QVERIFY2(w.code == 0, qPrintable(w.describe()));
+        QCOMPARE(w.out, r.out);
+        QVERIFY2(!r.out.contains('<') && !r.out.contains('>'), qPrintable(r.out));
+        const std::vector<hwl::Preset> all = hwl::presets();
+        QVERIFY(all.size() >= 6);
+        for (const hwl::Preset& p : all) {
+            const QString heading = QString::fromStdString(p.id + "  (" + p.name + ")");
+            QVERIFY2(r.out.contains("\n" + heading + "\n"), qPrintable(heading));
+            QVERIFY2(
+                QRegularExpression("^[a-z0-9-]+$").match(QString::fromStdString(p.id)).hasMatch(),
+                p.id.c_str());
+        }
+        for (const QString& line : r.out.split('\n'))
+            QVERIFY2(line.size() <= 80, qPrintable(line));
+    }
+
+    // --preset ID runs that preset headless (scripts and CI can run each);
+    // flags after it change it; the CUDA-before-fork scene is refused as
+    // the preset says it will be.
+    void everyPresetRunsHeadless() {
+        for (const hwl::Preset& p : hwl::presets()) {
+            const QString id = QString::fromStdString(p.id);
+            RUN_CLI(r, {"--preset", id, "--epochs", "1", "--quiet"});
+            const QString model = QString::fromStdString(p.config.model);
+            QVERIFY2(r.out.startsWith("experiment: " + model + " on "), qPrintable(r.describe()));
+            if (p.config.cudaBeforeFork) {
+                QVERIFY2(r.code == 2 && r.err.contains("start-method fork refused"),
+                         qPrintable(r.describe()));
+                continue;
+            }
+            QVERIFY2(r.code == 0, qPrintable(id + "\n" + r.describe()));
+            QVERIFY2(r.out.contains("summary: finished after 1 of 1 epochs"),
+                     qPrintable(r.describe()));
+        }
+        // Later flags change the preset, wherever --preset stands.
+        RUN_CLI(changed,
+                {"--workers", "2", "--preset", "forgot-to-share", "--epochs", "1", "--quiet"});
+        QVERIFY2(changed.code == 0, qPrintable(changed.describe()));
+        QVERIFY2(changed.out.contains("mode processes (fork, NOT shared), 2 workers, 1 epoch"),
+                 qPrintable(changed.out));
+    }
+
+    void unknownPresetIsRefused() {
+        RUN_CLI(r, {"--preset", "no-such-scene"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--preset: no preset named \"no-such-scene\"; the presets are "),
+                 qPrintable(r.err));
+        for (const hwl::Preset& p : hwl::presets())
+            QVERIFY2(r.err.contains(QString::fromStdString(p.id)), p.id.c_str());
+        QVERIFY(r.out.isEmpty());
     }
 
     // The GPU modes where no GPU can run them (this machine: nvcc, no GPU):

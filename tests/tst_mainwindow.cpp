@@ -316,7 +316,9 @@ private slots:
 
     void notSharedPitfallIsExplainedInTheLog() {
         MainWindow w;
-        QVERIFY(w.applyPreset("Forgot to share parameters (fork)"));
+        QVERIFY(!w.applyPreset("no-such-scene"));
+        QVERIFY(w.applyPreset("Forgot to share parameters (fork)")); // by its name
+        QVERIFY(w.applyPreset("forgot-to-share"));                   // or its --preset id
         QVERIFY(w.explanationText().contains("share", Qt::CaseInsensitive));
         // The preset's 30 epochs take minutes under a sanitizer; two show it.
         ExperimentConfig shorter = w.form()->config();

@@ -124,7 +124,8 @@ int runGui(int argc, char** argv) {
     parser.addVersionOption();
     QCommandLineOption start("start", "Start the experiment at once.");
     QCommandLineOption config("config", "Open this experiment file.", "file.json");
-    QCommandLineOption preset("preset", "Apply a teaching preset by name.", "name");
+    QCommandLineOption preset("preset",
+                              "Apply a teaching preset by id or name (see --list-presets).", "id");
     QCommandLineOption shot("screenshot", "Save a picture of the window mid-run and quit.",
                             "file.png");
     QCommandLineOption after("after", "Seconds into the run for --screenshot (default 2).",
@@ -139,11 +140,10 @@ int runGui(int argc, char** argv) {
         return 2;
     }
     if (parser.isSet(preset) && !window.applyPreset(parser.value(preset))) {
-        QStringList names;
-        for (const Preset& p : presets())
-            names << "\"" + p.name + "\"";
-        std::fprintf(stderr, "error: no preset named \"%s\"; the presets are %s\n",
-                     qPrintable(parser.value(preset)), qPrintable(names.join(", ")));
+        std::fprintf(stderr,
+                     "error: no preset named \"%s\"; the presets are %s "
+                     "(hogwild-lab --list-presets describes them)\n",
+                     qPrintable(parser.value(preset)), hwl::presetIds(hwl::presets()).c_str());
         return 2;
     }
     window.show();

@@ -547,11 +547,11 @@ bool MainWindow::exportMetrics(const QString& path, bool quiet) {
 
 bool MainWindow::applyPreset(const QString& name) {
     for (const auto& preset : presets()) {
-        if (preset.name != name)
+        if (preset.name != name && preset.id != name)
             continue;
         form_->setConfig(preset.config);
         explanation_->setHtml(QStringLiteral("<h3>%1</h3>%2").arg(preset.name, preset.explanation));
-        logEvent(tr("Preset: %1").arg(name));
+        logEvent(tr("Preset: %1").arg(preset.name));
         return true;
     }
     return false;

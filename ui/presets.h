@@ -1,11 +1,7 @@
 #pragma once
-// Ready-made experiments for the Presets menu, each with a short explanation
-// (HTML: <p>, <b>) shown beside the charts: what to run, what to look at and
-// why it happens. Every preset's config passes validate() and uses canonical
-// model / dataset texts. Presets that would use Fashion-MNIST fall back to a
-// synthetic teacher task when it is not installed (fashionMnistAvailable()),
-// and say so. GUI thread only (plain data; no widgets).
-#include "config/experimentconfig.h"
+// The engine's teaching presets (config/presets.h) as the window shows them.
+// GUI thread only (plain data; no widgets).
+#include "config/presets.h"
 
 #include <QList>
 #include <QString>
@@ -13,6 +9,7 @@
 namespace hwl::ui {
 
 struct Preset {
+    QString id;
     QString name;
     QString explanation;
     hwl::ExperimentConfig config;

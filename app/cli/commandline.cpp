@@ -1,6 +1,7 @@
 #include "cli/commandline.h"
 
 #include "config/fields.h"
+#include "config/presets.h"
 #include "data/datasetspec.h"
 #include "strategy/catalog.h"
 #include "util/errors.h"
@@ -17,8 +18,9 @@ struct MonitorFlag {
     bool takesValue;
 };
 constexpr MonitorFlag kMonitorFlags[] = {
-    {"--config", true},   {"--quiet", false},    {"--help", false},        {"-h", false},
-    {"--version", false}, {"--headless", false}, {"--list-devices", false}};
+    {"--config", true},       {"--quiet", false},    {"--help", false},         {"-h", false},
+    {"--version", false},     {"--headless", false}, {"--list-devices", false}, {"--preset", true},
+    {"--list-presets", false}};
 
 const MonitorFlag* monitorFlag(const std::string& flag) {
     for (const auto& f : kMonitorFlags)
@@ -89,6 +91,8 @@ std::string helpText() {
            "is not installed).\n"
            "\n"
            "Experiment (each flag is also a field of the --config file, without \"--\"):\n"
+           "  --preset ID            start from this teaching preset (--list-presets);\n"
+           "                         --config and the other flags then change it\n"
            "  --config FILE.json     start from this experiment file (applied before the\n"
            "                         other flags)\n" +
            fieldsHelp() +
@@ -99,6 +103,7 @@ std::string helpText() {
            "  --version              the version\n"
            "  --list-devices         the CUDA devices the GPU modes can use (found by a\n"
            "                         child process: this one never initialises CUDA)\n"
+           "  --list-presets         the teaching presets, with what each one shows\n"
            "\n"
            "Exit status: 0 success, 1 failure while training (e.g. diverged),\n"
            "2 invalid option, config or input file, 130 interrupted by Ctrl-C (SIGINT),\n"
@@ -106,11 +111,68 @@ std::string helpText() {
            "written).\n";
 }
 
+namespace {
+/// The explanation's words without its tags, one paragraph per <p>, wrapped
+/// at `width` columns after `indent` spaces.
+std::string plainParagraphs(const std::string& html, std::size_t indent, std::size_t width) {
+    std::string out, line, word;
+    auto flushWord = [&] {
+        if (word.empty())
+            return;
+        if (!line.empty() && line.size() + 1 + word.size() > width - indent) {
+            out += std::string(indent, ' ') + line + "\n";
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+        word.clear();
+    };
+    auto flushLine = [&] {
+        flushWord();
+        if (!line.empty())
+            out += std::string(indent, ' ') + line + "\n";
+        line.clear();
+    };
+    for (std::size_t i = 0; i < html.size(); ++i) {
+        if (html[i] == '<') {
+            const std::size_t close = html.find('>', i);
+            if (html.compare(i, 4, "</p>") == 0)
+                flushLine();
+            i = close == std::string::npos ? html.size() : close;
+        } else if (html[i] == ' ' || html[i] == '\n') {
+            flushWord();
+        } else {
+            word += html[i];
+        }
+    }
+    flushLine();
+    return out;
+}
+} // namespace
+
+std::string presetsText() {
+    std::string text = "The teaching presets (hogwild-lab --preset ID, or --headless --preset ID;\n"
+                       "further flags change the preset's experiment):\n";
+    for (const Preset& p : presets())
+        text += "\n" + p.id + "  (" + p.name + ")\n" + plainParagraphs(p.explanation, 4, 80);
+    return text;
+}
+
 CommandLine parseCommandLine(const std::vector<std::string>& args) {
     CommandLine cl;
     cl.config = ExperimentConfig::defaults();
     const std::vector<Flag> flags = tokenize(args);
     bool workersGiven = false, datasetGiven = false;
+    for (const auto& f : flags)
+        if (f.name == "--preset") {
+            const std::vector<Preset> all = presets();
+            const Preset* p = findPreset(all, *f.value);
+            if (!p)
+                badFlag(f.name,
+                        "no preset named \"" + *f.value + "\"; the presets are " + presetIds(all));
+            cl.config = p->config;
+            cl.preset = p->id;
+            datasetGiven = true; // the preset decides (it has its own stand-in)
+        }
     for (const auto& f : flags)
         if (f.name == "--config") {
             cl.config.mergeJsonFile(*f.value);
@@ -125,6 +187,8 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
             cl.version = true;
         else if (f.name == "--list-devices")
             cl.listDevices = true;
+        else if (f.name == "--list-presets")
+            cl.listPresets = true;
         else if (!monitorFlag(f.name)) {
             applyFlag(cl.config, f.name, f.value);
             workersGiven = workersGiven || f.name == "--workers";

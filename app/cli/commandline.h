@@ -1,7 +1,8 @@
 #pragma once
 // The headless command line: `hogwild-lab --headless [options]`. Experiment
 // flags come from the engine's field table (config/fields.h); this adds the
-// monitor's own flags (--config, --quiet, --help, --version, --list-devices).
+// monitor's own flags (--preset, --config, --quiet, --help, --version,
+// --list-devices, --list-presets).
 #include "config/experimentconfig.h"
 
 #include <string>
@@ -14,16 +15,20 @@ struct CommandLine {
     bool help = false;
     bool version = false;
     bool listDevices = false;       ///< --list-devices: print the CUDA devices and exit
+    bool listPresets = false;       ///< --list-presets: print the presets and exit
+    std::string preset;             ///< the id of --preset, or empty
     bool quiet = false;             ///< no progress bar, no per-worker lines
     bool workersGiven = false;      ///< --workers was on the command line
     std::vector<std::string> notes; ///< said to the user before the run
 };
 
-/// Parses the flags (see helpText()). `--config FILE` is applied first
-/// wherever it stands, then the other flags override it. A mode that runs
+/// Parses the flags (see helpText()). `--preset ID` is applied first, then
+/// `--config FILE`, wherever they stand; then the other flags override them. A mode that runs
 /// an exact number of workers (serial) sets it unless --workers is given.
 /// Throws InputError naming the flag and the problem.
 CommandLine parseCommandLine(const std::vector<std::string>& args);
 std::string helpText();
+/// What --list-presets prints: each preset's id, name and explanation.
+std::string presetsText();
 
 } // namespace hwl

@@ -219,6 +219,10 @@ int runHeadless(const std::vector<std::string>& args) {
             std::printf("hogwild-lab %s\n", HWL_VERSION);
             return 0;
         }
+        if (cl.listPresets) {
+            std::fputs(presetsText().c_str(), stdout);
+            return 0;
+        }
         if (cl.listDevices) {
             const DeviceList devices = listDevices();
             std::fputs(describeDevices(devices).c_str(), stdout);
