@@ -6,6 +6,7 @@
 #include "strategy/catalog.h"
 #include "util/errors.h"
 
+#include <cstdint>
 #include <optional>
 #include <utility>
 
@@ -17,10 +18,12 @@ struct MonitorFlag {
     const char* name;
     bool takesValue;
 };
-constexpr MonitorFlag kMonitorFlags[] = {
-    {"--config", true},       {"--quiet", false},    {"--help", false},         {"-h", false},
-    {"--version", false},     {"--headless", false}, {"--list-devices", false}, {"--preset", true},
-    {"--list-presets", false}};
+constexpr MonitorFlag kMonitorFlags[] = {{"--config", true},        {"--quiet", false},
+                                         {"--help", false},         {"-h", false},
+                                         {"--version", false},      {"--headless", false},
+                                         {"--list-devices", false}, {"--preset", true},
+                                         {"--list-presets", false}, {"--counter-toy", false},
+                                         {"--increments", true}};
 
 const MonitorFlag* monitorFlag(const std::string& flag) {
     for (const auto& f : kMonitorFlags)
@@ -31,6 +34,19 @@ const MonitorFlag* monitorFlag(const std::string& flag) {
 
 [[noreturn]] void badFlag(const std::string& flag, const std::string& why) {
     throw InputError(flag + ": " + why + " (see --help)");
+}
+
+std::int64_t wholeNumber(const std::string& flag, const std::string& text) {
+    std::size_t used = 0;
+    long long n = 0;
+    try {
+        n = std::stoll(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size())
+        badFlag(flag, "must be a whole number (got \"" + text + "\")");
+    return n;
 }
 
 struct Flag {
@@ -104,6 +120,10 @@ std::string helpText() {
            "  --list-devices         the CUDA devices the GPU modes can use (found by a\n"
            "                         child process: this one never initialises CUDA)\n"
            "  --list-presets         the teaching presets, with what each one shows\n"
+           "  --counter-toy          the shared-counter race: --workers threads each add 1\n"
+           "                         to one float --increments M times (default 1000000),\n"
+           "                         plainly, atomically and under a lock; prints what\n"
+           "                         each ends at and the increments lost\n"
            "\n"
            "Exit status: 0 success, 1 failure while training (e.g. diverged),\n"
            "2 invalid option, config or input file, 130 interrupted by Ctrl-C (SIGINT),\n"
@@ -189,6 +209,10 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
             cl.listDevices = true;
         else if (f.name == "--list-presets")
             cl.listPresets = true;
+        else if (f.name == "--counter-toy")
+            cl.counterToy = true;
+        else if (f.name == "--increments")
+            cl.increments = wholeNumber(f.name, *f.value);
         else if (!monitorFlag(f.name)) {
             applyFlag(cl.config, f.name, f.value);
             workersGiven = workersGiven || f.name == "--workers";

@@ -2,9 +2,10 @@
 // The headless command line: `hogwild-lab --headless [options]`. Experiment
 // flags come from the engine's field table (config/fields.h); this adds the
 // monitor's own flags (--preset, --config, --quiet, --help, --version,
-// --list-devices, --list-presets).
+// --list-devices, --list-presets, --counter-toy, --increments).
 #include "config/experimentconfig.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct CommandLine {
     bool listDevices = false;       ///< --list-devices: print the CUDA devices and exit
     bool listPresets = false;       ///< --list-presets: print the presets and exit
     std::string preset;             ///< the id of --preset, or empty
+    bool counterToy = false;        ///< --counter-toy: run the shared-counter race and exit
+    std::int64_t increments = 0;    ///< --increments; 0: the toy's default
     bool quiet = false;             ///< no progress bar, no per-worker lines
     bool workersGiven = false;      ///< --workers was on the command line
     std::vector<std::string> notes; ///< said to the user before the run

@@ -5,12 +5,14 @@
 #include "cli/report.h"
 #include "io/metricslog.h"
 #include "io/tensorfile.h"
+#include "run/countertoy.h"
 #include "run/devices.h"
 #include "run/mpirank.h"
 #include "run/run.h"
 #include "run/workerrole.h"
 #include "util/errors.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <initializer_list>
@@ -217,6 +219,16 @@ int runHeadless(const std::vector<std::string>& args) {
         }
         if (cl.version) {
             std::printf("hogwild-lab %s\n", HWL_VERSION);
+            return 0;
+        }
+        if (cl.counterToy) {
+            // The default: 1000000 each, or fewer so that a float counts them exactly.
+            const std::int64_t increments =
+                cl.increments != 0 || cl.config.workers < 1
+                    ? (cl.increments != 0 ? cl.increments : 1000000)
+                    : std::min<std::int64_t>(1000000,
+                                             std::int64_t(kCounterToyMaxTotal) / cl.config.workers);
+            std::fputs(counterToyText(cl.config.workers, increments).c_str(), stdout);
             return 0;
         }
         if (cl.listPresets) {

@@ -1,5 +1,7 @@
 #include "cli/report.h"
 
+#include "run/countertoy.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -88,6 +90,24 @@ std::string lostUpdatesText(const RunSummary& s) {
     std::snprintf(total, sizeof total, "; all: %llu of %llu (%.4f%%)", (unsigned long long)lost,
                   (unsigned long long)writes, writes ? 100.0 * double(lost) / double(writes) : 0.0);
     return text + total;
+}
+
+std::string counterToyText(int workers, std::int64_t increments) {
+    const std::vector<CounterToyResult> results = runCounterToy(workers, increments);
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "shared counter: %d workers each add 1 to one shared float %lld times "
+                  "(expected %llu)\n",
+                  workers, (long long)increments, (unsigned long long)results.front().expected);
+    std::string text = line;
+    for (const CounterToyResult& r : results) {
+        std::snprintf(line, sizeof line, "  %-7s final %9.0f  lost %9llu (%5.1f%%)  %8.2f ms  %s\n",
+                      r.way.c_str(), r.final, (unsigned long long)r.lost,
+                      100.0 * double(r.lost) / double(r.expected), r.seconds * 1e3, r.how.c_str());
+        text += line;
+    }
+    return text + "  plain loses what two workers add at once: both load the same value and both "
+                  "store it + 1.\n  atomic and locked never lose one; the price is the time.\n";
 }
 
 std::string communicationText(const RunSummary& s) {

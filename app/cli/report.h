@@ -22,6 +22,10 @@ std::string communicationText(const RunSummary& s);
 /// gpu-hogwild's lost updates per group of blocks and in all: "group 0: 12 of
 /// 9000, ...; all: 30 of 18000 (0.1667%)".
 std::string lostUpdatesText(const RunSummary& s);
+
+/// The shared-counter toy (--counter-toy): runs it and returns its report,
+/// one line per way of adding. Throws InputError for sizes it cannot run.
+std::string counterToyText(int workers, std::int64_t increments);
 /// The summary lines, worker failures and pitfall explanations.
 void printSummary(const Run& run, const RunSummary& s);
 

@@ -1,0 +1,81 @@
+// The race instruments a class can watch: the shared-counter toy (its
+// arithmetic in the engine, its report on the command line).
+#include "clitest.h"
+
+#include "run/countertoy.h"
+#include "util/errors.h"
+
+using namespace hwl::test;
+
+class TestInstruments : public QObject {
+    Q_OBJECT
+
+private slots:
+    // Whatever the timing: atomic and locked end at N * M exactly, plain
+    // never above it, and lost is always what is missing.
+    void counterToyArithmetic() {
+        const auto results = hwl::runCounterToy(3, 20000);
+        QCOMPARE(results.size(), std::size_t(3));
+        QStringList ways;
+        for (const auto& r : results) {
+            ways << QString::fromStdString(r.way);
+            QCOMPARE(r.expected, std::uint64_t(60000));
+            QVERIFY(r.final >= 1 && r.final <= 60000);
+            QCOMPARE(double(r.lost), double(r.expected) - r.final);
+            QVERIFY(r.seconds > 0);
+            QVERIFY(!r.how.empty());
+            if (r.way != "plain")
+                QCOMPARE(r.lost, std::uint64_t(0));
+        }
+        QCOMPARE(ways, (QStringList{"plain", "atomic", "locked"}));
+        // One worker has nobody to race with: plain loses nothing either.
+        for (const auto& r : hwl::runCounterToy(1, 50000)) {
+            QCOMPARE(r.final, 50000.0);
+            QCOMPARE(r.lost, std::uint64_t(0));
+        }
+    }
+
+    void counterToyRefusesWhatAFloatCannotCount() {
+        QVERIFY(hwl::counterToyProblem(16, 1 << 20).empty()); // exactly 2^24
+        QVERIFY(QString::fromStdString(hwl::counterToyProblem(16, (1 << 20) + 1))
+                    .contains("more than a float counts exactly (2^24 = 16777216)"));
+        QVERIFY(QString::fromStdString(hwl::counterToyProblem(0, 10)).contains("workers must be"));
+        QVERIFY(
+            QString::fromStdString(hwl::counterToyProblem(257, 10)).contains("workers must be"));
+        QVERIFY(QString::fromStdString(hwl::counterToyProblem(2, 0)).contains("increments must"));
+        QVERIFY_THROWS_EXCEPTION(hwl::InputError, hwl::runCounterToy(2, -1));
+    }
+
+    void counterToyOnTheCommandLine() {
+        RUN_CLI(r, {"--counter-toy", "--workers", "3", "--increments", "1000"});
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        QVERIFY2(r.out.startsWith("shared counter: 3 workers each add 1 to one shared float "
+                                  "1000 times (expected 3000)\n"),
+                 qPrintable(r.out));
+        for (const char* way : {"atomic", "locked"}) {
+            const QRegularExpression line(
+                QStringLiteral("^  %1 +final +3000  lost +0 \\( *0\\.0%\\)").arg(way),
+                QRegularExpression::MultilineOption);
+            QVERIFY2(r.out.contains(line), qPrintable(r.out));
+        }
+        const QRegularExpression plain(R"(^  plain +final +(\d+)  lost +(\d+) )",
+                                       QRegularExpression::MultilineOption);
+        const auto m = plain.match(r.out);
+        QVERIFY2(m.hasMatch(), qPrintable(r.out));
+        QCOMPARE(m.captured(1).toLongLong() + m.captured(2).toLongLong(), 3000LL);
+        // The default size, and sizes it cannot run.
+        RUN_CLI(byDefault, {"--counter-toy"});
+        QVERIFY2(byDefault.out.contains("2 workers each add 1 to one shared float 1000000 times"),
+                 qPrintable(byDefault.describe()));
+        RUN_CLI(tooMany, {"--counter-toy", "--increments", "9000000"});
+        QCOMPARE(tooMany.code, 2);
+        QVERIFY2(tooMany.err.contains("more than a float counts exactly"), qPrintable(tooMany.err));
+        RUN_CLI(notANumber, {"--counter-toy", "--increments", "lots"});
+        QCOMPARE(notANumber.code, 2);
+        QVERIFY2(notANumber.err.contains("--increments: must be a whole number (got \"lots\")"),
+                 qPrintable(notANumber.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestInstruments)
+#include "tst_instruments.moc"
