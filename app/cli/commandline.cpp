@@ -5,6 +5,7 @@
 #include "data/datasetspec.h"
 #include "strategy/catalog.h"
 #include "util/errors.h"
+#include "util/textutil.h"
 
 #include <cstdint>
 #include <optional>
@@ -37,16 +38,10 @@ const MonitorFlag* monitorFlag(const std::string& flag) {
 }
 
 std::int64_t wholeNumber(const std::string& flag, const std::string& text) {
-    std::size_t used = 0;
-    long long n = 0;
-    try {
-        n = std::stoll(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used == 0 || used != text.size())
+    const std::optional<std::int64_t> n = parseInteger(text);
+    if (!n)
         badFlag(flag, "must be a whole number (got \"" + text + "\")");
-    return n;
+    return *n;
 }
 
 struct Flag {
@@ -190,7 +185,6 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
                 badFlag(f.name,
                         "no preset named \"" + *f.value + "\"; the presets are " + presetIds(all));
             cl.config = p->config;
-            cl.preset = p->id;
             datasetGiven = true; // the preset decides (it has its own stand-in)
         }
     for (const auto& f : flags)

@@ -17,9 +17,8 @@ struct CommandLine {
     bool version = false;
     bool listDevices = false;       ///< --list-devices: print the CUDA devices and exit
     bool listPresets = false;       ///< --list-presets: print the presets and exit
-    std::string preset;             ///< the id of --preset, or empty
     bool counterToy = false;        ///< --counter-toy: run the shared-counter race and exit
-    std::int64_t increments = 0;    ///< --increments; 0: the toy's default
+    std::int64_t increments = 0;    ///< --increments; 0: counterToyDefaultIncrements()
     bool quiet = false;             ///< no progress bar, no per-worker lines
     bool workersGiven = false;      ///< --workers was on the command line
     std::vector<std::string> notes; ///< said to the user before the run

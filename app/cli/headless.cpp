@@ -12,7 +12,6 @@
 #include "run/workerrole.h"
 #include "util/errors.h"
 
-#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <initializer_list>
@@ -222,12 +221,8 @@ int runHeadless(const std::vector<std::string>& args) {
             return 0;
         }
         if (cl.counterToy) {
-            // The default: 1000000 each, or fewer so that a float counts them exactly.
             const std::int64_t increments =
-                cl.increments != 0 || cl.config.workers < 1
-                    ? (cl.increments != 0 ? cl.increments : 1000000)
-                    : std::min<std::int64_t>(1000000,
-                                             std::int64_t(kCounterToyMaxTotal) / cl.config.workers);
+                cl.increments != 0 ? cl.increments : counterToyDefaultIncrements(cl.config.workers);
             std::fputs(counterToyText(cl.config.workers, increments).c_str(), stdout);
             return 0;
         }

@@ -3,6 +3,7 @@
 #include "config/limits.h"
 #include "util/errors.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -74,6 +75,13 @@ CounterToyResult runOne(Way way, int workers, std::int64_t increments) {
 }
 
 } // namespace
+
+std::int64_t counterToyDefaultIncrements(int workers) {
+    constexpr std::int64_t kDefault = 1000000;
+    return workers < 1
+               ? kDefault
+               : std::min<std::int64_t>(kDefault, std::int64_t(kCounterToyMaxTotal) / workers);
+}
 
 std::string counterToyProblem(int workers, std::int64_t increments) {
     if (workers < 1 || workers > limits::kMaxWorkers)

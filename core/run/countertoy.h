@@ -28,6 +28,10 @@ struct CounterToyResult {
 /// Floats count exactly up to 2^24: workers * increments may not pass it.
 constexpr std::uint64_t kCounterToyMaxTotal = std::uint64_t(1) << 24;
 
+/// The toy's default increments per worker: 1000000, or fewer so that a
+/// float counts them all exactly.
+std::int64_t counterToyDefaultIncrements(int workers);
+
 /// Why these sizes cannot run, or empty (1..256 workers, increments >= 1,
 /// workers * increments <= kCounterToyMaxTotal).
 std::string counterToyProblem(int workers, std::int64_t increments);
