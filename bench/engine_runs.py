@@ -62,6 +62,13 @@ def plan(fmnist):
         for w in (1, 2, 4, 8):
             items.append(item("scaling-dense", mode, w, "shard", BLOG, 30, 3, 5))
             items.append(item("scaling-sparse", mode, w, "shard", SPARSE, 10, 3, 5))
+    # the lost-update counter's cost: the same runs with and without it
+    for label, base in (("dense", BLOG), ("sparse", SPARSE)):
+        for mode in ("threads", "threads-locked", "forkserver"):
+            for counted in (False, True):
+                group = "lost-%s-%s" % ("on" if counted else "off", label)
+                extra = ["--lost-updates"] if counted else []
+                items.append(item(group, mode, 2, "shard", base + extra, 10, 3, 5))
     if fmnist:
         items.append(item("fmnist", "serial", 1, "-", FMNIST, 10, 3, 3, quiet=False))
         items.append(item("fmnist", "threads", 2, "shard", FMNIST, 10, 3, 3, quiet=False))
@@ -84,6 +91,10 @@ def parse(stdout):
     if m:
         out["startup_ms"] = [float(x) for x in re.findall(r"\d+: ([\d.]+) ms", m.group(1))]
         out["startup_no_step"] = len(re.findall(r"took no step", m.group(1)))
+    m = re.search(r"^summary: lost updates: (\d+) of (\d+)", stdout, re.M)
+    if m:
+        out["lost_updates"] = int(m.group(1))
+        out["update_writes"] = int(m.group(2))
     m = re.search(r"^summary: .*train loss ([\d.naif]+)", stdout, re.M)
     if m:
         out["final_loss"] = float(m.group(1))
@@ -193,7 +204,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--budget-s", type=float, default=150)
     ap.add_argument("--hard-budget-s", type=float, default=None)
-    ap.add_argument("--groups", help="comma-separated: blog,memory,scaling-dense,scaling-sparse,fmnist")
+    ap.add_argument("--groups", help="comma-separated: blog,memory,scaling-dense,scaling-sparse,"
+                    "lost-off-dense,lost-on-dense,lost-off-sparse,lost-on-sparse,fmnist")
     ap.add_argument("--max-reps", type=int, default=None)
     ap.add_argument("--stepkernel", help="run this stepkernel executable instead")
     ap.add_argument("--timeout-s", type=float, default=180)
@@ -214,9 +226,11 @@ def main():
     results, notes = {}, []
     # groups one after another (memory runs sample /proc and must not overlap
     # timed runs), each with its share of the budget
-    shares = {"blog": 0.3, "memory": 0.3, "scaling-dense": 0.15, "scaling-sparse": 0.15,
+    lost = ["lost-off-dense", "lost-on-dense", "lost-off-sparse", "lost-on-sparse"]
+    shares = {"blog": 0.28, "memory": 0.28, "scaling-dense": 0.14, "scaling-sparse": 0.14,
               "fmnist": 0.1}
-    order = ["blog", "memory", "scaling-dense", "scaling-sparse", "fmnist"]
+    shares.update({g: 0.015 for g in lost})
+    order = ["blog", "memory", "scaling-dense", "scaling-sparse"] + lost + ["fmnist"]
     spent_share = 0.0
     for group in order:
         group_items = [it for it in items if it["group"] == group]

@@ -30,7 +30,8 @@ const char* const kFieldNames[] = {
     "model", "dataset", "mode", "workers", "epochs", "batch", "lr", "momentum", "weight-decay",
     "seed", "split", "test-fraction", "shuffle", "start-method", "share", "on-worker-failure",
     "init", "out", "transport", "sync-every", "bucket-mb", "drop-last", "hostfile", "mpirun-args",
-    "device", "replicas-per-gpu", "blocks", "update", "cuda-before-fork", "force-unsafe-fork"};
+    "device", "replicas-per-gpu", "blocks", "update", "cuda-before-fork", "force-unsafe-fork",
+    "lost-updates"};
 // clang-format on
 
 QString issuesText(const std::vector<ConfigIssue>& issues) {
@@ -178,6 +179,7 @@ private slots:
             c.split = hwl::DataSplit::Replicate;
             c.testFraction = 0.25;
             c.shuffle = false;
+            c.lostUpdates = true;
             c.init = "/tmp/in \"quoted\".safetensors";
             c.out = "runs/ümlaut";
         } else if (variant == 2) {

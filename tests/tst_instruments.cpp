@@ -1,5 +1,6 @@
 // The race instruments a class can watch: the shared-counter toy (its
-// arithmetic in the engine, its report on the command line).
+// arithmetic in the engine, its report on the command line) and the
+// lost-update counter's summary (tst_lostupdates checks its counts).
 #include "clitest.h"
 
 #include "run/countertoy.h"
@@ -74,6 +75,34 @@ private slots:
         QCOMPARE(notANumber.code, 2);
         QVERIFY2(notANumber.err.contains("--increments: must be a whole number (got \"lots\")"),
                  qPrintable(notANumber.err));
+    }
+
+    void lostUpdatesOnTheCommandLine() {
+        RUN_CLI(r, {"--preset", "lost-updates", "--epochs", "3", "--quiet"});
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        const QRegularExpression line(
+            R"(^summary: lost updates: (\d+) of (\d+) \([\d.]+%\); worker 0: \d+ of \d+, )"
+            R"(worker 1: \d+ of \d+, worker 2: \d+ of \d+, worker 3: \d+ of \d+$)",
+            QRegularExpression::MultilineOption);
+        const auto m = line.match(r.out);
+        QVERIFY2(m.hasMatch(), qPrintable(r.out));
+        QVERIFY(m.captured(2).toULongLong() > 0);
+        QVERIFY(m.captured(1).toULongLong() <= m.captured(2).toULongLong());
+        QVERIFY2(r.out.contains("a block's write counts as lost when another worker wrote the "
+                                "same block between this worker's read of it and its own write"),
+                 qPrintable(r.out));
+
+        RUN_CLI(locked, {"--preset", "lost-updates", "--mode", "threads-locked", "--epochs", "1"});
+        QVERIFY2(locked.code == 0, qPrintable(locked.describe()));
+        QVERIFY2(locked.out.contains(QRegularExpression(R"(summary: lost updates: 0 of [1-9])")),
+                 qPrintable(locked.out));
+        QVERIFY(locked.out.contains("under the lock one worker writes at a time"));
+
+        RUN_CLI(serial, {"--mode", "serial", "--lost-updates"});
+        QCOMPARE(serial.code, 2);
+        QVERIFY2(serial.err.contains("lost-updates applies to mode threads, threads-locked or "
+                                     "processes only"),
+                 qPrintable(serial.err));
     }
 };
 

@@ -12,6 +12,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QChart>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -90,6 +91,42 @@ private slots:
         QVERIFY(w.startAction()->isEnabled());
         QCOMPARE(ourSegments(), 0); // unlinked as the run ended
         w.close();
+    }
+
+    void lostUpdatesAreChartedAndTabled() {
+        MainWindow w;
+        ExperimentConfig c = smallRun(4, 1000);
+        c.model = "embedding-bag:8-16-2";
+        c.dataset = "sparse-bow:20000x8:2:4";
+        c.lostUpdates = true;
+        w.form()->setConfig(c);
+        QVERIFY(w.form()->config().lostUpdates); // the box shows it and keeps it
+        w.startRun();
+        QVERIFY(!w.lostUpdatesChart()->isHidden());
+        for (int r = 0; r < 4; ++r)
+            QTRY_VERIFY_WITH_TIMEOUT(!w.lostUpdatesChart()->rawPoints(r).isEmpty(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.workerModel()->rows().size() == 4 &&
+                                     w.workerModel()->rows()[0].updateWrites > 0,
+                                 30000);
+        const QString cell =
+            w.workerModel()
+                ->data(w.workerModel()->index(0, WorkerTableModel::LostUpdates), Qt::DisplayRole)
+                .toString();
+        QVERIFY2(cell.contains(" of "), qPrintable(cell));
+        QVERIFY(w.divergenceChart()->chart()->title().contains("staleness"));
+        w.stopRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 10000);
+
+        // Serial: no lost-update chart, and no flat-zero divergence chart.
+        c.mode = "serial";
+        c.workers = 1;
+        c.lostUpdates = false;
+        c.epochs = 1;
+        w.form()->setConfig(c);
+        w.startRun();
+        QVERIFY(w.lostUpdatesChart()->isHidden());
+        QVERIFY(w.divergenceChart()->isHidden());
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 30000);
     }
 
     void noSegmentOutlivesTheWindow() {

@@ -7,8 +7,10 @@
 #include "workertablemodel.h"
 
 #include "io/tensorfile.h"
+#include "strategy/catalog.h"
 
 #include <QAction>
+#include <QChart>
 #include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -38,9 +40,6 @@
 namespace hwl::ui {
 
 namespace {
-/// QSettings key of the last started experiment (its JSON).
-const QString kLastStartedKey = QStringLiteral("lastStartedExperiment");
-constexpr int kMaxRecent = 8;
 constexpr double kChartCpuBudget = 0.01; ///< share of one core the charts may use
 constexpr int kMinRedrawMs = 40, kMaxRedrawMs = 2000;
 
@@ -83,6 +82,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(
         controller_, &RunController::workersUpdated, this, [this](const QList<WorkerRow>& rows) {
             workerModel_->setRows(rows);
+            chartLostUpdates(rows);
             double rate = 0;
             for (const auto& r : rows)
                 rate += r.samplesPerSecond;
@@ -125,21 +125,52 @@ void MainWindow::buildLayout() {
     statusBar()->addWidget(statusLabel_, 1);
     connect(smoothing_, &QSlider::valueChanged, this, [this](int v) {
         smoothingValue_->setText(QString::number(v / 100.0, 'f', 2) + ' ');
-        lossChart_->setSmoothing(v / 100.0);
-        divergenceChart_->setSmoothing(v / 100.0);
+        for (TrainingChart* chart : charts())
+            chart->setSmoothing(v / 100.0);
         refreshCharts();
     });
     connect(xAxis_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        lossChart_->setXAxis(TrainingChart::XAxis(i));
-        divergenceChart_->setXAxis(TrainingChart::XAxis(i));
+        for (TrainingChart* chart : charts())
+            chart->setXAxis(TrainingChart::XAxis(i));
         refreshCharts();
     });
     connect(logScale_, &QCheckBox::toggled, this, [this](bool on) {
         lossChart_->setLogScale(on);
         refreshCharts();
     });
-    lossChart_->setSmoothing(smoothing_->value() / 100.0);
-    divergenceChart_->setSmoothing(smoothing_->value() / 100.0);
+    for (TrainingChart* chart : charts())
+        chart->setSmoothing(smoothing_->value() / 100.0);
+}
+
+QList<TrainingChart*> MainWindow::charts() const {
+    return {lossChart_, divergenceChart_, lostChart_};
+}
+
+void MainWindow::prepareCharts(const ExperimentConfig& config) {
+    lossChart_->setWorkerCount(config.workers, true);
+    divergenceChart_->setWorkerCount(config.workers, false);
+    lostChart_->setWorkerCount(config.workers, false);
+    // Say which divergence the mode measures; one worker has none to show.
+    const StrategyTraits* traits = findStrategy(config);
+    const DivergenceKind kind = traits ? traits->divergence : DivergenceKind::None;
+    divergenceChart_->chart()->setTitle(
+        tr("Divergence per worker: %1").arg(QString::fromLatin1(divergenceMeaning(kind))));
+    divergenceChart_->setVisible(kind != DivergenceKind::None);
+    lostChart_->setVisible(config.lostUpdates ||
+                           (traits && traits->takes(StrategySetting::GpuBlocks)));
+}
+
+void MainWindow::chartLostUpdates(const QList<WorkerRow>& rows) {
+    if (lostChart_->isHidden())
+        return;
+    const double now = runClock_.isValid() ? double(runClock_.nsecsElapsed()) * 1e-9 : 0.0;
+    for (const WorkerRow& r : rows)
+        if (r.updateWrites > 0)
+            lostChart_->appendPoints(r.rank,
+                                     {{double(r.steps), double(r.samples), now,
+                                       100.0 * double(r.lostUpdates) / double(r.updateWrites)}});
+    if (!redrawTimer_->isActive())
+        redrawTimer_->start();
 }
 
 void MainWindow::buildDock() {
@@ -187,9 +218,16 @@ void MainWindow::buildCentre() {
     divergenceChart_ = new TrainingChart(
         tr("Divergence per worker (staleness, or distance from the replica mean)"),
         tr("L2 distance"));
+    lostChart_ = new TrainingChart(
+        tr("Lost updates per worker (share of its block writes so far that overlapped "
+           "another worker's write)"),
+        tr("% lost"));
+    lostChart_->setObjectName("lostUpdatesChart");
+    lostChart_->hide(); // shown for runs that count them
     chartSplitter_ = new QSplitter(Qt::Vertical);
     chartSplitter_->addWidget(lossChart_);
     chartSplitter_->addWidget(divergenceChart_);
+    chartSplitter_->addWidget(lostChart_);
 
     workerModel_ = new WorkerTableModel(this);
     workerTable_ = new QTableView;
@@ -219,71 +257,6 @@ void MainWindow::buildCentre() {
     mainSplitter_->setStretchFactor(0, 4);
     mainSplitter_->setStretchFactor(1, 1);
     setCentralWidget(mainSplitter_);
-}
-
-void MainWindow::buildMenus() {
-    auto* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open experiment…"), QKeySequence::Open, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open experiment"), {},
-                                                          tr("Experiments (*.json)"));
-        if (!path.isEmpty())
-            openExperiment(path);
-    });
-    recentMenu_ = file->addMenu(tr("Open &recent"));
-    lastStartedAction_ =
-        file->addAction(tr("Open &last started experiment"), this, [this] { openLastStarted(); });
-    lastStartedAction_->setEnabled(!QSettings().value(kLastStartedKey).toString().isEmpty());
-    file->addAction(tr("&Save experiment…"), QKeySequence::Save, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Save experiment"), "experiment.json", tr("Experiments (*.json)"));
-        if (!path.isEmpty())
-            saveExperiment(path);
-    });
-    file->addSeparator();
-    file->addAction(tr("Export weights (&safetensors)…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export weights"), "weights.safetensors", tr("safetensors (*.safetensors)"));
-        if (!path.isEmpty())
-            exportWeights(path);
-    });
-    file->addAction(tr("Export weights (&NumPy .npz)…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export weights"), "weights.npz",
-                                                          tr("NumPy (*.npz)"));
-        if (!path.isEmpty())
-            exportWeights(path);
-    });
-    file->addAction(tr("Export &metrics CSV…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export metrics"), "metrics.csv",
-                                                          tr("CSV (*.csv)"));
-        if (!path.isEmpty())
-            exportMetrics(path);
-    });
-    file->addAction(tr("Save &loss chart as PNG…"), this, [this] {
-        const QString path =
-            QFileDialog::getSaveFileName(this, tr("Save chart"), "loss.png", tr("PNG (*.png)"));
-        if (!path.isEmpty() && !lossChart_->saveImage(path))
-            QMessageBox::warning(this, tr("Save chart"), tr("Cannot write %1").arg(path));
-    });
-    file->addAction(tr("Save &divergence chart as PNG…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save chart"), "divergence.png",
-                                                          tr("PNG (*.png)"));
-        if (!path.isEmpty() && !divergenceChart_->saveImage(path))
-            QMessageBox::warning(this, tr("Save chart"), tr("Cannot write %1").arg(path));
-    });
-    file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-
-    auto* run = menuBar()->addMenu(tr("&Run"));
-    run->addAction(startAction_);
-    run->addAction(pauseAction_);
-    run->addAction(stopAction_);
-
-    auto* demos = menuBar()->addMenu(tr("&Presets"));
-    for (const auto& preset : presets()) {
-        const QString name = preset.name;
-        demos->addAction(name, this, [this, name] { applyPreset(name); });
-    }
-    rebuildRecentMenu();
 }
 
 void MainWindow::updateActions() {
@@ -322,8 +295,7 @@ void MainWindow::startRun() {
                      .arg(config.workers)
                      .arg(QThread::idealThreadCount()),
                  true);
-    lossChart_->setWorkerCount(config.workers, true);
-    divergenceChart_->setWorkerCount(config.workers, false);
+    prepareCharts(config);
     workerModel_->setRows({});
     controller_->start(config);
     // Kept at once (and synced), so that a crash of the app loses no experiment.
@@ -379,6 +351,7 @@ void MainWindow::stopRun() {
 }
 
 void MainWindow::onStarted(int workers, const QStringList& notes) {
+    runClock_.start();
     const ExperimentConfig& c = controller_->run()->config();
     logEvent(tr("Run started: %1 on %2, mode %3, %4 worker(s), %5 epochs")
                  .arg(QString::fromStdString(c.model), QString::fromStdString(c.dataset),
@@ -446,11 +419,12 @@ void MainWindow::refreshCharts() {
     // workers' CPU, while a normal run redraws every 40 ms.
     QElapsedTimer cost;
     cost.start();
-    lossChart_->refresh();
-    divergenceChart_->refresh();
-    if (isVisible()) {
-        lossChart_->repaint();
-        divergenceChart_->repaint();
+    for (TrainingChart* chart : charts()) {
+        if (chart->isHidden())
+            continue;
+        chart->refresh();
+        if (isVisible())
+            chart->repaint();
     }
     const double ms = double(cost.nsecsElapsed()) / 1e6;
     redrawTimer_->setInterval(std::clamp(int(ms / kChartCpuBudget), kMinRedrawMs, kMaxRedrawMs));
@@ -555,26 +529,6 @@ bool MainWindow::applyPreset(const QString& name) {
         return true;
     }
     return false;
-}
-
-void MainWindow::addRecent(const QString& path) {
-    QSettings settings;
-    QStringList recent = settings.value("recentExperiments").toStringList();
-    const QString absolute = QFileInfo(path).absoluteFilePath();
-    recent.removeAll(absolute);
-    recent.prepend(absolute);
-    while (recent.size() > kMaxRecent)
-        recent.removeLast();
-    settings.setValue("recentExperiments", recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu() {
-    recentMenu_->clear();
-    const QStringList recent = QSettings().value("recentExperiments").toStringList();
-    for (const QString& path : recent)
-        recentMenu_->addAction(path, this, [this, path] { openExperiment(path); });
-    recentMenu_->setEnabled(!recent.isEmpty());
 }
 
 void MainWindow::restoreSettings() {

@@ -5,6 +5,7 @@
 #include "chartsample.h"
 #include "runcontroller.h"
 
+#include <QElapsedTimer>
 #include <QMainWindow>
 
 #include <memory>
@@ -37,6 +38,7 @@ public:
     ExperimentForm* form() const { return form_; }
     TrainingChart* lossChart() const { return lossChart_; }
     TrainingChart* divergenceChart() const { return divergenceChart_; }
+    TrainingChart* lostUpdatesChart() const { return lostChart_; }
     WorkerTableModel* workerModel() const { return workerModel_; }
     RunController* controller() const { return controller_; }
     QAction* startAction() const { return startAction_; }
@@ -68,26 +70,38 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
-    void buildActions();
+    /// QSettings key of the last started experiment (its JSON).
+    static inline const QString kLastStartedKey = QStringLiteral("lastStartedExperiment");
+
+    // mainwindowmenus.cpp: the menu bar and the recent-experiments list.
     void buildMenus();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+
+    void buildActions();
     void buildLayout();
     void buildDock();
     void buildToolbar();
     void buildCentre();
     void updateActions();
     void logEvent(const QString& text, bool warning = false);
-    void addRecent(const QString& path);
-    void rebuildRecentMenu();
     void restoreSettings();
     void onSamples(const QList<hwl::Sample>& samples);
     void onStarted(int workers, const QStringList& notes);
     void onFinished(const hwl::RunSummary& summary);
     void refreshCharts();
+    QList<TrainingChart*> charts() const;
+    /// Empties the charts for a run of `config`: its series, which divergence
+    /// it shows (hidden with one worker), the lost-update chart when counted.
+    void prepareCharts(const ExperimentConfig& config);
+    void chartLostUpdates(const QList<WorkerRow>& rows);
 
     RunController* controller_ = nullptr;
     ExperimentForm* form_ = nullptr;
     TrainingChart* lossChart_ = nullptr;
     TrainingChart* divergenceChart_ = nullptr;
+    TrainingChart* lostChart_ = nullptr; ///< lost updates, % of block writes
+    QElapsedTimer runClock_;             ///< since the run started (the lost-update chart's x)
     WorkerTableModel* workerModel_ = nullptr;
     QTableView* workerTable_ = nullptr;
     QPlainTextEdit* eventLog_ = nullptr;

@@ -57,7 +57,7 @@ ParallelismFields::ParallelismFields(QWidget* parent) : QGroupBox(tr("Parallelis
     connect(bucketMb_, &QDoubleSpinBox::valueChanged, this, &ParallelismFields::onEdited);
     for (QComboBox* combo : {startMethod_, failure_, split_, transport_})
         connect(combo, &QComboBox::currentIndexChanged, this, &ParallelismFields::onEdited);
-    for (QCheckBox* check : {share_, shuffle_, dropLast_})
+    for (QCheckBox* check : {share_, shuffle_, dropLast_, lostUpdates_})
         connect(check, &QCheckBox::toggled, this, &ParallelismFields::onEdited);
     for (QLineEdit* line : {hostfile_, mpirunArgs_})
         connect(line, &QLineEdit::textEdited, this, &ParallelismFields::onEdited);
@@ -92,6 +92,16 @@ void ParallelismFields::buildModeRows(QFormLayout* form) {
     workersWarning_->setObjectName("workersWarning");
     form->addRow(workersWarning_);
     addErrorRow(form, "workers");
+
+    lostUpdates_ = new QCheckBox(tr("Count lost updates"));
+    lostUpdates_->setObjectName("lostUpdates");
+    setBaseToolTip(lostUpdates_,
+                   tr("Hogwild over threads or processes (and locked, for contrast): count the "
+                      "updates that overlapped another worker's update of the same 32 "
+                      "parameters, where one write can replace the other unseen. Costs a "
+                      "little speed"));
+    form->addRow(QString(), lostUpdates_);
+    addErrorRow(form, "lost-updates");
 }
 
 void ParallelismFields::buildProcessRows(QFormLayout* form) {
@@ -255,6 +265,7 @@ void ParallelismFields::setConfig(const ExperimentConfig& c) {
     workersBeforeFixed_ = 0;
     startMethod_->setCurrentIndex(startMethod_->findData(int(c.startMethod)));
     share_->setChecked(c.share);
+    lostUpdates_->setChecked(c.lostUpdates);
     failure_->setCurrentIndex(failure_->findData(int(c.onWorkerFailure)));
     split_->setCurrentIndex(split_->findData(int(c.split)));
     shuffle_->setChecked(c.shuffle);
@@ -277,6 +288,9 @@ void ParallelismFields::apply(ExperimentConfig& c) const {
     // Modes without an unshared variant always share; the box means nothing there.
     c.share = !(t && t->takes(StrategySetting::Share)) || share_->isChecked();
     c.onWorkerFailure = FailurePolicy(failure_->currentData().toInt());
+    const StrategyTraits* chosen = strategy();
+    c.lostUpdates =
+        chosen && chosen->takes(StrategySetting::LostUpdates) && lostUpdates_->isChecked();
     c.split = DataSplit(split_->currentData().toInt());
     c.shuffle = shuffle_->isChecked();
     // Options only some modes take keep their defaults elsewhere (the
@@ -302,6 +316,7 @@ QWidget* ParallelismFields::fieldWidget(const QString& field) const {
                   {"workers", workers_},
                   {"start-method", startMethod_},
                   {"share", share_},
+                  {"lost-updates", lostUpdates_},
                   {"on-worker-failure", failure_},
                   {"split", split_},
                   {"shuffle", shuffle_},
@@ -383,6 +398,7 @@ void ParallelismFields::updateEnablement() {
                                                    .arg(cores)
                                              : QString());
     const StrategyTraits* chosen = strategy();
+    lostUpdates_->setEnabled(chosen && chosen->takes(StrategySetting::LostUpdates));
     setNote(shareWarning_,
             chosen && chosen->takes(StrategySetting::Share) && !chosen->share
                 ? tr("Not shared: each worker trains a private copy; the test accuracy (measured "

@@ -75,6 +75,7 @@ private:
     QComboBox* startMethod_ = nullptr;
     QLabel* startNote_ = nullptr;
     QCheckBox* share_ = nullptr;
+    QCheckBox* lostUpdates_ = nullptr;
     QLabel* shareWarning_ = nullptr;
     QComboBox* failure_ = nullptr;
     QComboBox* split_ = nullptr;

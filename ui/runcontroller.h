@@ -34,8 +34,8 @@ struct WorkerRow {
     double divergence = 0;
     double startupMs = -1; ///< launch to first step; -1 before the first step
     double commShare = -1; ///< data-parallel: share of the last interval in collectives; -1: none
-    quint64 updateWrites = 0; ///< gpu-hogwild: parameter writes of this group of blocks
-    quint64 lostUpdates = 0;  ///< gpu-hogwild: of those, overwritten by another block
+    quint64 updateWrites = 0; ///< lost-update counter: block writes of this worker (group)
+    quint64 lostUpdates = 0;  ///< of those, overlapped or overwritten by another one
 };
 
 class RunController : public QObject {

@@ -75,7 +75,7 @@ QVariant WorkerTableModel::data(const QModelIndex& index, int role) const {
     case Communication:
         return w.commShare < 0 ? QStringLiteral("–")
                                : QString::number(100 * w.commShare, 'f', 0) + " %";
-    case LostUpdates: // gpu-hogwild's exact count: lost of written
+    case LostUpdates: // lost of written (gpu-hogwild, or --lost-updates)
         return w.updateWrites == 0
                    ? QStringLiteral("–")
                    : QStringLiteral("%1 of %2 (%3 %)")

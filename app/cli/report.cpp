@@ -1,6 +1,7 @@
 #include "cli/report.h"
 
 #include "run/countertoy.h"
+#include "strategy/catalog.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -75,21 +76,21 @@ std::string startupText(const RunSummary& s) {
 }
 } // namespace
 
-std::string lostUpdatesText(const RunSummary& s) {
+std::string lostUpdatesText(const RunSummary& s, const std::string& noun) {
     std::uint64_t writes = 0, lost = 0;
-    std::string text;
+    std::string parts;
     for (std::size_t r = 0; r < s.updateWrites.size(); ++r) {
         writes += s.updateWrites[r];
         lost += s.lostUpdates[r];
-        char part[96];
-        std::snprintf(part, sizeof part, "%sgroup %zu: %llu of %llu", r ? ", " : "", r,
+        char part[128];
+        std::snprintf(part, sizeof part, "%s%s %zu: %llu of %llu", r ? ", " : "", noun.c_str(), r,
                       (unsigned long long)s.lostUpdates[r], (unsigned long long)s.updateWrites[r]);
-        text += part;
+        parts += part;
     }
     char total[96];
-    std::snprintf(total, sizeof total, "; all: %llu of %llu (%.4f%%)", (unsigned long long)lost,
+    std::snprintf(total, sizeof total, "%llu of %llu (%.4f%%); ", (unsigned long long)lost,
                   (unsigned long long)writes, writes ? 100.0 * double(lost) / double(writes) : 0.0);
-    return text + total;
+    return total + parts;
 }
 
 std::string counterToyText(int workers, std::int64_t increments) {
@@ -139,10 +140,11 @@ void printSummary(const Run& run, const RunSummary& s) {
         std::printf("summary: final train loss %.4f (no test set)\n", s.trainLoss);
     else
         std::printf("summary: the test set was not evaluated (no epoch completed)\n");
-    if (!s.updateWrites.empty())
-        std::printf("summary: lost updates (written by a block, overwritten by another before "
-                    "anyone read them): %s\n",
-                    lostUpdatesText(s).c_str());
+    if (!s.updateWrites.empty()) {
+        const StrategyTraits* traits = findStrategy(run.config());
+        std::printf("summary: lost updates: %s\n",
+                    lostUpdatesText(s, traits ? traits->workerNoun : "worker").c_str());
+    }
     for (const auto& failure : s.workerFailures)
         std::printf("worker failure: %s\n", failure.c_str());
     for (const auto& explanation : s.explanations)

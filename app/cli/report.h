@@ -19,9 +19,9 @@ void printSample(const Sample& s, bool quiet, bool haveTestSet);
 void printPrepared(const Run& run);
 /// Per worker: time in collectives, its share of the training loop, bytes reduced.
 std::string communicationText(const RunSummary& s);
-/// gpu-hogwild's lost updates per group of blocks and in all: "group 0: 12 of
-/// 9000, ...; all: 30 of 18000 (0.1667%)".
-std::string lostUpdatesText(const RunSummary& s);
+/// The lost updates in all, then per worker (`noun`: "worker", "block
+/// group"): "30 of 18000 (0.1667%); worker 0: 12 of 9000, worker 1: ...".
+std::string lostUpdatesText(const RunSummary& s, const std::string& noun);
 
 /// The shared-counter toy (--counter-toy): runs it and returns its report,
 /// one line per way of adding. Throws InputError for sizes it cannot run.

@@ -12,6 +12,7 @@
 #include "backend/gradient.h"
 #include "data/dataset.h"
 #include "model/model.h"
+#include "optim/hogwild.h"
 #include "optim/sgd.h"
 #include "store/parameterstore.h"
 
@@ -54,6 +55,11 @@ public:
     /// One SGD step with the last gradient (momentum buffer and weight decay
     /// as torch.optim.SGD): only the parameters the gradient touches change.
     virtual void update(float* params, UpdateAccess access) = 0;
+    /// update() on shared parameters, block by block, counting into `tally`
+    /// the block writes and the ones another worker's write overlapped
+    /// (`versions`: the store's block versions; optim/hogwild.h).
+    virtual void countedUpdate(float* params, std::uint32_t* versions,
+                               hogwild::UpdateTally& tally) = 0;
     /// The same step over parameters [offset, offset + length) with
     /// `gradient` (length floats) in place of the last gradient: data-parallel
     /// replicas apply their averaged gradient bucket by bucket. Private access.
@@ -80,9 +86,10 @@ public:
     virtual std::unique_ptr<StepKernel> makeKernel(const Model& model, const DatasetView& train,
                                                    const SgdSettings& sgd, std::uint32_t rank,
                                                    std::uint32_t workers) const = 0;
-    /// `count` floats, zero-filled. Throws RunError when there is no room.
+    /// `count` floats, zero-filled, with the lost-update counter's block
+    /// versions when `versions`. Throws RunError when there is no room.
     virtual ParameterStore allocate(std::int64_t count, StorePlace place,
-                                    const std::string& purpose) const = 0;
+                                    const std::string& purpose, bool versions) const = 0;
     /// Loss and accuracy of `params` over every row of `data` (in parallel
     /// where the backend can; the result does not depend on how).
     virtual EvalResult evaluate(const Model& model, const float* params,

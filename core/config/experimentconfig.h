@@ -69,6 +69,10 @@ struct ExperimentConfig {
     /// "forgot to share" pitfall.
     bool share = true;
     FailurePolicy onWorkerFailure = FailurePolicy::Stop;
+    /// Hogwild on the CPU: count the updates that overlapped another
+    /// worker's update of the same parameters (optim/hogwild.h). Costs a
+    /// little throughput, so it is off by default.
+    bool lostUpdates = false;
     // Data-parallel modes.
     Transport transport = Transport::Threads;
     int syncEvery = 1;     ///< 1: average gradients every step; K > 1: parameters every K steps

@@ -159,6 +159,10 @@ std::vector<Field> makeFields() {
     fields.push_back(choice("on-worker-failure", "P", "stop | continue when a worker dies",
                             {FailurePolicy::Stop, FailurePolicy::Continue}, &C::onWorkerFailure,
                             &parseFailurePolicy));
+    fields.push_back(toggle("lost-updates",
+                            "Hogwild modes: count the updates that overlapped another "
+                            "worker's update of the same 32 parameters (lost ones), per worker",
+                            nullptr, nullptr, &C::lostUpdates));
     fields.push_back(choice("transport", "T",
                             "how data-parallel replicas talk: threads | processes | mpi",
                             {Transport::Threads, Transport::Processes, Transport::Mpi},

@@ -1,6 +1,7 @@
 #include "optim/hogwild.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -9,6 +10,44 @@ namespace hwl::hogwild {
 void applyUpdate(float* params, const Gradient<float>& grad, float* velocity,
                  const SgdSettings& sgd, std::uint32_t rank, std::uint32_t workers) {
     hwl::detail::sgdSegments(params, grad, velocity, sgd, rank, workers);
+}
+
+namespace {
+/// One block's read-modify-write between two reads of its version.
+void countedRange(float* params, std::uint32_t& version, const float* g, float* velocity,
+                  std::int64_t offset, std::int64_t length, const SgdSettings& sgd,
+                  UpdateTally& tally) {
+    std::atomic_ref<std::uint32_t> v(version);
+    const std::uint32_t before = v.load(std::memory_order_acquire);
+    hwl::detail::sgdRange(params + offset, g, velocity ? velocity + offset : nullptr, length, sgd);
+    const std::uint32_t at = v.fetch_add(1, std::memory_order_acq_rel);
+    ++tally.writes;
+    if (at != before)
+        ++tally.lost;
+}
+} // namespace
+
+void applyCountedUpdate(float* params, std::uint32_t* versions, const Gradient<float>& grad,
+                        float* velocity, const SgdSettings& sgd, UpdateTally& tally,
+                        std::uint32_t rank, std::uint32_t workers) {
+    for (const auto& seg : grad.segments) {
+        if (seg.length <= 0)
+            continue;
+        const float* g = grad.values.data() + seg.valueIndex;
+        const std::int64_t first = seg.offset / kVersionBlock;
+        const std::int64_t last = (seg.offset + seg.length - 1) / kVersionBlock;
+        const std::int64_t blocks = last - first + 1;
+        // Start rank/workers of the way in, as sgdSegments does, so that
+        // workers do not walk the same blocks in lockstep.
+        const std::int64_t start = blocks * rank / std::max(1u, workers);
+        for (std::int64_t k = 0; k < blocks; ++k) {
+            const std::int64_t b = first + (start + k) % blocks;
+            const std::int64_t lo = std::max(seg.offset, b * kVersionBlock);
+            const std::int64_t hi = std::min(seg.offset + seg.length, (b + 1) * kVersionBlock);
+            countedRange(params, versions[b], g + (lo - seg.offset), velocity, lo, hi - lo, sgd,
+                         tally);
+        }
+    }
 }
 
 void snapshot(const float* params, std::int64_t count, float* out) {

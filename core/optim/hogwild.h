@@ -23,6 +23,30 @@ namespace hogwild {
 void applyUpdate(float* params, const Gradient<float>& grad, float* velocity,
                  const SgdSettings& sgd, std::uint32_t rank = 0, std::uint32_t workers = 1);
 
+/// The lost-update counter (--lost-updates): one version per block of
+/// kVersionBlock parameters (two cache lines; one row of a 32-wide
+/// embedding), advanced atomically after each worker's read-modify-write of
+/// the block. An update whose block version moved between its read and its
+/// write overlapped another worker's update of the same block: one of the two
+/// writes may overwrite the other's. (Blocks of 16 cost twice the atomics on
+/// the sparse model for little more precision: bench/RESULTS.md, section 9.)
+constexpr std::int64_t kVersionBlock = 32;
+inline std::int64_t versionBlocks(std::int64_t parameterCount) {
+    return (parameterCount + kVersionBlock - 1) / kVersionBlock;
+}
+/// One worker's running count of block writes and, of them, lost ones.
+struct UpdateTally {
+    std::uint64_t writes = 0;
+    std::uint64_t lost = 0;
+};
+
+/// applyUpdate(), block by block, counting into `tally` the block writes
+/// and the ones that overlapped another worker's write of the same block
+/// (`versions`: versionBlocks() counters every worker shares).
+void applyCountedUpdate(float* params, std::uint32_t* versions, const Gradient<float>& grad,
+                        float* velocity, const SgdSettings& sgd, UpdateTally& tally,
+                        std::uint32_t rank = 0, std::uint32_t workers = 1);
+
 /// Copies params[0..count) into `out` (a racy read of the shared buffer).
 void snapshot(const float* params, std::int64_t count, float* out);
 

@@ -52,11 +52,12 @@ void trainFromSpec(const WorkerProcessSpec& spec, Telemetry& telemetry) {
     ExperimentConfig config;
     config.mergeJson(experimentOf(spec), "worker experiment");
     const auto model = makeModel(config.modelSpec());
-    ParameterStore params = ParameterStore::open(spec.parameters, model->layout().total());
+    ParameterStore params =
+        ParameterStore::open(spec.parameters, model->layout().total(), config.lostUpdates);
     const SharedDataset data = SharedDataset::open(spec.data);
     const auto strategy = createStrategy(config);
-    const WorkerEnvironment env{config,      *model,        cpuBackend(),   telemetry,
-                                data.view(), params.data(), spec.collective};
+    const WorkerEnvironment env{config,      *model,        cpuBackend(),    telemetry,
+                                data.view(), params.data(), spec.collective, params.versions()};
     strategy->trainWorker(env, spec.rank);
 }
 void trainOrReport(const WorkerProcessSpec& spec, Telemetry& telemetry) {

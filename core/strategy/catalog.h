@@ -27,6 +27,7 @@ enum class StrategySetting : unsigned {
     Device = 1u << 6,        ///< --device picks between a CPU and a CUDA variant of the name
     GpuReplicas = 1u << 7,   ///< replicas-per-gpu
     GpuBlocks = 1u << 8,     ///< blocks and update (gpu-hogwild)
+    LostUpdates = 1u << 9,   ///< lost-updates (CPU Hogwild, locked as the contrast)
 };
 
 /// What a worker's divergence (telemetry, charts, summary) measures.

@@ -111,7 +111,7 @@ protected:
         // parameters by a broadcast before its first step.
         for (int r = 1; r < config_.workers; ++r)
             replicas_.push_back(run.backend.allocate(run.model.layout().total(), place(),
-                                                     "replica" + std::to_string(r)));
+                                                     "replica" + std::to_string(r), false));
         collective_ = ShmCollective::create(std::uint32_t(config_.workers), capacity_);
     }
 

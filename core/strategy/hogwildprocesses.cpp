@@ -17,7 +17,7 @@ StrategyEntry hogwildProcessesStrategy() {
     t.share = true;
     t.label = "processes (Hogwild)";
     t.help = "N processes update one copy in POSIX shared memory without locks (Hogwild)";
-    t.settings = processSettings();
+    t.settings = processSettings() | unsigned(StrategySetting::LostUpdates);
     t.processes = true;
     t.divergence = DivergenceKind::Staleness;
     return {t, factoryOf<HostStrategy>(), {}};

@@ -31,8 +31,9 @@ SgdSettings sgdSettings(const ExperimentConfig& config) {
 
 void HostStrategy::checkSharedMemory(const RunResources& run) const {
     // Everything the workers share lives in /dev/shm: say up front when it does not fit.
-    const std::size_t paramBytes = std::size_t(run.model.layout().total()) * sizeof(float);
-    const std::size_t needed = paramBytes * (1 + extraStores()) +
+    const std::int64_t total = run.model.layout().total();
+    const std::size_t needed = ParameterStore::segmentBytes(total, config_.lostUpdates) +
+                               std::size_t(total) * sizeof(float) * extraStores() +
                                SharedDataset::bytesFor(run.data.train) + extraSharedBytes() +
                                (std::size_t(config_.workers) + 1) * 200000;
     const long long available = SharedSegment::freeBytes();
@@ -48,7 +49,7 @@ void HostStrategy::prepare(RunResources& run, const float* initial) {
     const std::int64_t total = run.model.layout().total();
     if (place() == StorePlace::SharedMemory)
         checkSharedMemory(run);
-    params_ = run.backend.allocate(total, place(), "parameters");
+    params_ = run.backend.allocate(total, place(), "parameters", config_.lostUpdates);
     std::memcpy(params_.data(), initial, std::size_t(total) * sizeof(float));
     prepareWorkerStores(run, initial);
     if (place() == StorePlace::Heap) {
@@ -75,9 +76,10 @@ void HostStrategy::prepare(RunResources& run, const float* initial) {
 
 WorkerJob HostStrategy::job(RunResources& run, std::uint32_t rank) {
     WorkerJob job;
-    const WorkerEnvironment env{run.config,      run.model,  run.backend,
-                                run.telemetry,   trainView_, workerStore(rank).data(),
-                                collectiveName()};
+    const WorkerEnvironment env{run.config,       run.model,
+                                run.backend,      run.telemetry,
+                                trainView_,       workerStore(rank).data(),
+                                collectiveName(), workerStore(rank).versions()};
     job.body = [this, env, rank] {
         try {
             // In a child forked after its parent initialised CUDA, on purpose
@@ -129,8 +131,29 @@ WorkerSetup HostStrategy::setupWorker(const WorkerEnvironment& env, std::uint32_
 }
 
 std::unique_ptr<UpdateRule> HostStrategy::makeRule(const WorkerEnvironment& env,
-                                                   std::uint32_t) const {
-    return makeHogwildUpdate(env.model.layout().total(), measureStaleness());
+                                                   std::uint32_t rank) const {
+    return makeHogwildUpdate(env.model.layout().total(), measureStaleness(),
+                             countedUpdates(env, rank));
+}
+
+void HostStrategy::explain(RunSummary& summary) const {
+    if (!config_.lostUpdates)
+        return;
+    summary.remarks.push_back(
+        "lost updates: each step writes its parameters in blocks of 32; a block's write "
+        "counts as lost when another worker wrote the same block between this worker's "
+        "read of it and its own write, so that one of the two writes may have replaced the "
+        "other's unseen (an upper bound per value: two overlapping writes can miss each "
+        "other element by element)" +
+        std::string(traits_.name == "threads-locked"
+                        ? "; under the lock one worker writes at a time, so none is lost"
+                        : ""));
+}
+
+UpdateCounting HostStrategy::countedUpdates(const WorkerEnvironment& env, std::uint32_t rank) {
+    if (!env.versions)
+        return {};
+    return {env.versions, &env.telemetry.worker(rank)};
 }
 
 void HostStrategy::finish() {

@@ -22,6 +22,8 @@ public:
     WorkerJob job(RunResources& run, std::uint32_t rank) override;
     WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override;
     const float* hostParameters() const override { return params_.data(); }
+    /// With --lost-updates: what the count means.
+    void explain(RunSummary& summary) const override;
     void finish() override;
 
 protected:
@@ -47,6 +49,8 @@ protected:
     }
     /// Whether workers of this run measure staleness (shared, more than one).
     bool measureStaleness() const { return config_.workers > 1; }
+    /// --lost-updates: what worker `rank`'s rule counts with (else empty).
+    static UpdateCounting countedUpdates(const WorkerEnvironment& env, std::uint32_t rank);
 
     ParameterStore params_; ///< what the run evaluates and exports
     SharedDataset sharedTrain_;

@@ -129,6 +129,11 @@ void checkOptions(const StrategyTraits& s, const ExperimentConfig& c,
             issues.push_back({"mpirun-args", "mpirun-args" + only + ", with --transport mpi"});
     }
     checkGpuOptions(s, c, issues);
+    if (c.lostUpdates && !s.takes(StrategySetting::LostUpdates))
+        issues.push_back(
+            {"lost-updates",
+             "lost-updates applies to mode " + takersOf(StrategySetting::LostUpdates) + " only" +
+                 (s.takes(StrategySetting::GpuBlocks) ? " (gpu-hogwild always counts them)" : "")});
     if (!s.takes(StrategySetting::Replicas)) {
         if (c.syncEvery != d.syncEvery)
             issues.push_back({"sync-every", "sync-every" + only});

@@ -55,6 +55,8 @@ struct WorkerEnvironment {
     DatasetView train;
     float* params;          ///< the parameters this worker trains
     std::string collective; ///< data-parallel: the collective's segment name
+    /// --lost-updates: the shared store's block versions (else null).
+    std::uint32_t* versions = nullptr;
 };
 
 class Strategy {

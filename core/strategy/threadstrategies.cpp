@@ -16,8 +16,9 @@ public:
 
 protected:
     std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env,
-                                         std::uint32_t) const override {
-        return makeLockedUpdate(lock_, env.model.layout().total(), measureStaleness());
+                                         std::uint32_t rank) const override {
+        return makeLockedUpdate(lock_, env.model.layout().total(), measureStaleness(),
+                                countedUpdates(env, rank));
     }
 
 private:
@@ -42,7 +43,7 @@ StrategyEntry hogwildThreadsStrategy() {
     t.name = "threads";
     t.label = "threads (Hogwild)";
     t.help = "N threads update one shared copy of the parameters without locks (Hogwild)";
-    t.settings = unsigned(StrategySetting::Workers);
+    t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates);
     t.divergence = DivergenceKind::Staleness;
     return {t, factoryOf<HostStrategy>(), {}};
 }
@@ -52,7 +53,7 @@ StrategyEntry lockedThreadsStrategy() {
     t.name = "threads-locked";
     t.label = "threads (locked)";
     t.help = "N threads, one mutex around each update: the baseline Hogwild beats";
-    t.settings = unsigned(StrategySetting::Workers);
+    t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates);
     t.divergence = DivergenceKind::Staleness;
     return {t, factoryOf<LockedThreads>(), {}};
 }

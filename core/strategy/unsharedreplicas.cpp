@@ -47,7 +47,7 @@ protected:
         initial_.assign(initial, initial + total);
         for (int r = 0; r < config_.workers; ++r) {
             replicas_.push_back(
-                run.backend.allocate(total, place(), "replica" + std::to_string(r)));
+                run.backend.allocate(total, place(), "replica" + std::to_string(r), false));
             std::memcpy(replicas_.back().data(), initial, std::size_t(total) * sizeof(float));
         }
     }

@@ -57,8 +57,9 @@ struct alignas(64) WorkerStatus {
     /// gradients and parameters this worker sent into reductions.
     std::atomic<std::int64_t> commNs{0};
     std::atomic<std::uint64_t> bytesReduced{0};
-    /// gpu-hogwild: parameter writes this group of blocks made, and how many
-    /// of them another block overwrote before anyone read them (lost).
+    /// The lost-update counter (gpu-hogwild, and --lost-updates on the CPU):
+    /// parameter writes this worker (group of blocks) made, and how many of
+    /// them overlapped another one's write of the same parameters (lost).
     std::atomic<std::uint64_t> updateWrites{0};
     std::atomic<std::uint64_t> lostUpdates{0};
     /// Set once, before state becomes Failed (release), read after (acquire).

@@ -11,8 +11,9 @@ namespace {
 /// Straight into the shared parameters; with `lock`, under it.
 class SharedUpdate final : public UpdateRule {
 public:
-    SharedUpdate(std::int64_t count, bool measure, std::mutex* lock)
-        : count_(count), every_(stalenessInterval(count)), measure_(measure), lock_(lock) {}
+    SharedUpdate(std::int64_t count, bool measure, std::mutex* lock, UpdateCounting counting)
+        : count_(count), every_(stalenessInterval(count)), measure_(measure), lock_(lock),
+          counting_(counting) {}
 
     void beforeStep(const float* params, std::uint64_t step) override {
         measuring_ = measure_ && step % every_ == 0;
@@ -28,19 +29,32 @@ public:
             // The lock serialises the writers; the readers still race with
             // them, so the write stays the documented racy entry point.
             std::lock_guard guard(*lock_);
-            kernel.update(params, UpdateAccess::Shared);
+            write(kernel, params);
         } else {
-            kernel.update(params, UpdateAccess::Shared);
+            write(kernel, params);
         }
         return true;
     }
     float divergence() const override { return divergence_; }
 
 private:
+    void write(StepKernel& kernel, float* params) {
+        if (!counting_.versions) {
+            kernel.update(params, UpdateAccess::Shared);
+            return;
+        }
+        kernel.countedUpdate(params, counting_.versions, tally_);
+        // Only this worker writes its counters: plain relaxed stores.
+        counting_.status->updateWrites.store(tally_.writes, std::memory_order_relaxed);
+        counting_.status->lostUpdates.store(tally_.lost, std::memory_order_relaxed);
+    }
+
     std::int64_t count_;
     std::uint64_t every_;
     bool measure_;
     std::mutex* lock_;
+    UpdateCounting counting_;
+    hogwild::UpdateTally tally_;
     bool measuring_ = false;
     float divergence_ = 0.0f;
     AlignedVector<float> before_;
@@ -67,13 +81,14 @@ std::uint64_t stalenessInterval(std::int64_t parameterCount) {
     return std::max<std::uint64_t>(32, std::uint64_t(parameterCount / 8192));
 }
 
-std::unique_ptr<UpdateRule> makeHogwildUpdate(std::int64_t parameterCount, bool measureStaleness) {
-    return std::make_unique<SharedUpdate>(parameterCount, measureStaleness, nullptr);
+std::unique_ptr<UpdateRule> makeHogwildUpdate(std::int64_t parameterCount, bool measureStaleness,
+                                              UpdateCounting counting) {
+    return std::make_unique<SharedUpdate>(parameterCount, measureStaleness, nullptr, counting);
 }
 
 std::unique_ptr<UpdateRule> makeLockedUpdate(std::mutex& lock, std::int64_t parameterCount,
-                                             bool measureStaleness) {
-    return std::make_unique<SharedUpdate>(parameterCount, measureStaleness, &lock);
+                                             bool measureStaleness, UpdateCounting counting) {
+    return std::make_unique<SharedUpdate>(parameterCount, measureStaleness, &lock, counting);
 }
 
 std::unique_ptr<UpdateRule> makePrivateUpdate(const WorkerStatus& status) {

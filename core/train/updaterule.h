@@ -47,6 +47,13 @@ public:
     virtual RunCommand agreedCommand() const { return RunCommand::Run; }
 };
 
+/// --lost-updates: the shared block versions and where the worker publishes
+/// its counts. Empty (versions null): no counting.
+struct UpdateCounting {
+    std::uint32_t* versions = nullptr;
+    WorkerStatus* status = nullptr;
+};
+
 /// How often (in steps) a worker measures staleness: often enough for a
 /// live chart, rarely enough to cost well under 1% of throughput.
 std::uint64_t stalenessInterval(std::int64_t parameterCount);
@@ -54,10 +61,12 @@ std::uint64_t stalenessInterval(std::int64_t parameterCount);
 /// Hogwild. `measureStaleness` (more than one worker): every
 /// stalenessInterval() steps, the L2 distance between the parameters the
 /// step read and the shared ones when it writes.
-std::unique_ptr<UpdateRule> makeHogwildUpdate(std::int64_t parameterCount, bool measureStaleness);
+/// With `counting`, each update counts its block writes and lost ones.
+std::unique_ptr<UpdateRule> makeHogwildUpdate(std::int64_t parameterCount, bool measureStaleness,
+                                              UpdateCounting counting = {});
 /// One mutex around each update (`lock` outlives the rule).
 std::unique_ptr<UpdateRule> makeLockedUpdate(std::mutex& lock, std::int64_t parameterCount,
-                                             bool measureStaleness);
+                                             bool measureStaleness, UpdateCounting counting = {});
 /// A private copy; the divergence is read from `status` (the coordinator
 /// writes WorkerStatus::replicaDistance).
 std::unique_ptr<UpdateRule> makePrivateUpdate(const WorkerStatus& status);

@@ -27,6 +27,12 @@ public:
         else
             applySgd(params, ws_.grad, velocity, sgd_, rank_, workers_);
     }
+    void countedUpdate(float* params, std::uint32_t* versions,
+                       hogwild::UpdateTally& tally) override {
+        float* velocity = velocity_.empty() ? nullptr : velocity_.data();
+        hogwild::applyCountedUpdate(params, versions, ws_.grad, velocity, sgd_, tally, rank_,
+                                    workers_);
+    }
     void updateRange(float* params, const float* gradient, std::int64_t offset,
                      std::int64_t length) override {
         detail::sgdRange(params + offset, gradient,
@@ -61,9 +67,9 @@ std::unique_ptr<StepKernel> CpuBackend::makeKernel(const Model& model, const Dat
 }
 
 ParameterStore CpuBackend::allocate(std::int64_t count, StorePlace place,
-                                    const std::string& purpose) const {
-    return place == StorePlace::Heap ? ParameterStore::onHeap(count)
-                                     : ParameterStore::inSharedMemory(count, purpose);
+                                    const std::string& purpose, bool versions) const {
+    return place == StorePlace::Heap ? ParameterStore::onHeap(count, versions)
+                                     : ParameterStore::inSharedMemory(count, purpose, versions);
 }
 
 EvalResult CpuBackend::evaluate(const Model& model, const float* params,

@@ -13,8 +13,8 @@ public:
     std::unique_ptr<StepKernel> makeKernel(const Model& model, const DatasetView& train,
                                            const SgdSettings& sgd, std::uint32_t rank,
                                            std::uint32_t workers) const override;
-    ParameterStore allocate(std::int64_t count, StorePlace place,
-                            const std::string& purpose) const override;
+    ParameterStore allocate(std::int64_t count, StorePlace place, const std::string& purpose,
+                            bool versions) const override;
     EvalResult evaluate(const Model& model, const float* params,
                         const DatasetView& data) const override;
 };
