@@ -478,7 +478,7 @@ private slots:
     void everyPresetRunsHeadless() {
         for (const hwl::Preset& p : hwl::presets()) {
             const QString id = QString::fromStdString(p.id);
-            RUN_CLI(r, {"--preset", id, "--epochs", "1", "--quiet"});
+            RUN_CLI(r, {"--preset", id, "--epochs", "1", "--quiet", "--pace", "0"});
             const QString model = QString::fromStdString(p.config.model);
             QVERIFY2(r.out.startsWith("experiment: " + model + " on "), qPrintable(r.describe()));
             if (p.config.cudaBeforeFork) {

@@ -104,6 +104,40 @@ private slots:
                                      "processes only"),
                  qPrintable(serial.err));
     }
+
+    // The pace slows a run down and nothing else: the same weights at 400
+    // steps/s as at full speed; a preset brings its own pace; bad values
+    // are refused.
+    void paceOnTheCommandLine() {
+        QTemporaryDir dir;
+        const QStringList run{
+            "--mode",          "serial",   "--model", "mlp:8-8-2",       "--dataset",
+            "teacher:640x8:2", "--epochs", "1",       "--test-fraction", "0"};
+        RUN_CLI(fast, run + QStringList{"--out", dir.filePath("fast")});
+        RUN_CLI(paced, run + QStringList{"--pace", "400", "--out", dir.filePath("paced")});
+        QVERIFY2(fast.code == 0 && paced.code == 0, qPrintable(paced.describe()));
+        const auto weights = [&](const char* sub) {
+            return hwl::readSafetensors(dir.filePath(sub).toStdString() + "/weights.safetensors");
+        };
+        const auto a = weights("fast"), b = weights("paced");
+        QCOMPARE(a.size(), b.size());
+        for (std::size_t i = 0; i < a.size(); ++i)
+            QVERIFY(a[i].data == b[i].data); // bit for bit
+        for (const char* bad : {"-1", "1000001", "fast"}) {
+            RUN_CLI(r, {"--pace", bad});
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains("--pace: "), qPrintable(r.err));
+        }
+        RUN_CLI(help, {"--help"});
+        QVERIFY(help.out.contains("--pace N"));
+        // A preset's own pace, said; a later --pace wins.
+        RUN_CLI(preset, {"--preset", "sparse-embedding", "--epochs", "1", "--batch", "2048"});
+        QVERIFY2(preset.out.contains("pace: at most 100 steps per second per worker"),
+                 qPrintable(preset.describe()));
+        RUN_CLI(overridden, {"--preset", "sparse-embedding", "--epochs", "1", "--pace", "0"});
+        QVERIFY2(overridden.code == 0 && !overridden.out.contains("pace:"),
+                 qPrintable(overridden.describe()));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestInstruments)

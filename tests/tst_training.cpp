@@ -14,10 +14,10 @@
 #include <QDir>
 #include <QTest>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <set>
-#include <atomic>
 #include <thread>
 
 #include <unistd.h>
@@ -309,6 +309,61 @@ private slots:
         QCOMPARE(s.state, RunState::Stopped);
         QVERIFY(s.epochsCompleted < 1000);
         QCOMPARE(run.telemetry().worker(0).state, WorkerState::Stopped);
+    }
+
+    // The pace changes the timing only: a paced serial run ends with the
+    // same parameters bit for bit, and takes at least its steps' slots.
+    void pacedRunIsTheSameRunSlower() {
+        ExperimentConfig c = teacherConfig();
+        c.dataset = "teacher:2000x20:4:16"; // 1600 training rows: 50 steps of 32 an epoch
+        c.epochs = 2;
+        const auto fast = runToEnd(c);
+        Run paced(c);
+        paced.setPace(500); // before start: kept for it
+        const auto t0 = std::chrono::steady_clock::now();
+        paced.start();
+        QVERIFY(paced.wait());
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        QCOMPARE(paced.summary().state, RunState::Finished);
+        QVERIFY(params(paced) == params(*fast));
+        QVERIFY2(seconds >= 99.0 / 500, qPrintable(QString::number(seconds))); // 100 steps
+    }
+
+    void singleStepWhilePaused_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::newRow("threads") << "threads";
+        QTest::newRow("data-parallel (agreed pauses)") << "data-parallel";
+    }
+    void singleStepWhilePaused() {
+        QFETCH(QString, mode);
+        ExperimentConfig c = teacherConfig();
+        c.dataset = "teacher:50000x20:4:16";
+        c.mode = mode.toStdString();
+        c.workers = 2;
+        c.epochs = 1000;
+        Run run(c);
+        run.start();
+        auto steps = [&](int r) { return run.telemetry().worker(std::uint32_t(r)).steps; };
+        QTRY_VERIFY_WITH_TIMEOUT(steps(0) + steps(1) > 100, 10000);
+        run.pause();
+        QTRY_VERIFY_WITH_TIMEOUT(run.telemetry().worker(0).state == WorkerState::Paused &&
+                                     run.telemetry().worker(1).state == WorkerState::Paused,
+                                 10000);
+        for (int click = 1; click <= 3; ++click) {
+            const auto a = steps(0), b = steps(1);
+            run.step();
+            QTRY_VERIFY_WITH_TIMEOUT(steps(0) == a + 1 && steps(1) == b + 1 &&
+                                         run.telemetry().worker(0).state == WorkerState::Paused &&
+                                         run.telemetry().worker(1).state == WorkerState::Paused,
+                                     10000);
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            QCOMPARE(steps(0), a + 1); // one step, not a resume
+            QCOMPARE(steps(1), b + 1);
+        }
+        run.stop();
+        QVERIFY(run.wait(std::chrono::seconds(30)));
+        QCOMPARE(run.summary().state, RunState::Stopped);
     }
 
     void stopWhilePausedEnds() {

@@ -1,11 +1,13 @@
 #include "mainwindow.h"
 
 #include "experimentform.h"
+#include "explanationpane.h"
 #include "metricsexport.h"
 #include "presets.h"
 #include "trainingchart.h"
 #include "workertablemodel.h"
 
+#include "config/limits.h"
 #include "io/tensorfile.h"
 #include "strategy/catalog.h"
 
@@ -26,6 +28,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -96,8 +99,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(form_, &ExperimentForm::validityChanged, this, &MainWindow::updateActions);
 
     restoreSettings();
-    if (presets().isEmpty() == false)
-        explanation_->setHtml(presets().last().explanation);
+    connect(form_, &ExperimentForm::changed, this,
+            [this] { explanation_->formChanged(form_->config()); });
+    if (const QList<Preset> all = presets(); !all.isEmpty()) // the default experiment's
+        explanation_->showPreset(all.last());
     updateActions();
 }
 
@@ -112,6 +117,14 @@ void MainWindow::buildActions() {
     stopAction_ = new QAction(style()->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this);
     stopAction_->setShortcut(Qt::CTRL | Qt::Key_T);
     stopAction_->setToolTip(tr("Stop every worker after its current step"));
+    stepAction_ =
+        new QAction(style()->standardIcon(QStyle::SP_MediaSeekForward), tr("St&ep"), this);
+    stepAction_->setShortcut(Qt::CTRL | Qt::Key_E);
+    stepAction_->setToolTip(tr("While paused: every worker takes one step, then waits (Ctrl+E)"));
+    connect(stepAction_, &QAction::triggered, this, [this] {
+        controller_->step();
+        logEvent(tr("One step"));
+    });
     connect(startAction_, &QAction::triggered, this, &MainWindow::startRun);
     connect(pauseAction_, &QAction::triggered, this, &MainWindow::togglePause);
     connect(stopAction_, &QAction::triggered, this, &MainWindow::stopRun);
@@ -194,6 +207,19 @@ void MainWindow::buildToolbar() {
     toolbar->addAction(startAction_);
     toolbar->addAction(pauseAction_);
     toolbar->addAction(stopAction_);
+    toolbar->addAction(stepAction_);
+    toolbar->addWidget(new QLabel(tr(" Pace ")));
+    pace_ = new QSpinBox;
+    pace_->setObjectName("pace");
+    pace_->setRange(0, limits::kMaxPace);
+    pace_->setSpecialValueText(tr("full speed"));
+    pace_->setSuffix(tr(" steps/s"));
+    pace_->setToolTip(tr("At most this many steps per second per worker, to watch a run and "
+                         "talk over it; full speed at 0. Only the timing changes, not the "
+                         "arithmetic. Takes effect at once, also during a run"));
+    connect(pace_, &QSpinBox::valueChanged, this,
+            [this](int v) { controller_->setPace(std::uint32_t(v)); });
+    toolbar->addWidget(pace_);
     toolbar->addSeparator();
     toolbar->addWidget(new QLabel(tr(" Smoothing ")));
     smoothing_ = new QSlider(Qt::Horizontal);
@@ -242,9 +268,7 @@ void MainWindow::buildCentre() {
     bottom->addTab(workerTable_, tr("Workers"));
     bottom->addTab(eventLog_, tr("Events"));
 
-    explanation_ = new QTextBrowser;
-    explanation_->setOpenExternalLinks(false);
-    explanation_->setMinimumWidth(220);
+    explanation_ = new ExplanationPane;
 
     auto* centre = new QSplitter(Qt::Vertical);
     centre->addWidget(chartSplitter_);
@@ -266,6 +290,9 @@ void MainWindow::updateActions() {
                                  ? tr("Start training with the experiment on the left (Ctrl+R)")
                                  : tr("Fix the fields marked in red first"));
     pauseAction_->setEnabled(busy);
+    stepAction_->setEnabled(controller_->canStep());
+    if (presetsMenu_)
+        presetsMenu_->setEnabled(!busy);
     stopAction_->setEnabled(busy);
     pauseAction_->setText(controller_->paused() ? tr("&Resume") : tr("&Pause"));
     pauseAction_->setIcon(style()->standardIcon(controller_->paused() ? QStyle::SP_MediaPlay
@@ -325,6 +352,7 @@ bool MainWindow::openLastStarted(bool quiet) {
         logEvent(error, true);
         return false;
     }
+    explanation_->showExperiment(config, tr("The last started experiment"));
     form_->setConfig(config);
     logEvent(tr("Opened the last started experiment"));
     return true;
@@ -447,6 +475,13 @@ void MainWindow::onFinished(const RunSummary& s) {
 }
 
 bool MainWindow::openExperiment(const QString& path, bool quiet, QString* why) {
+    if (controller_->busy()) {
+        const QString busy = tr("An experiment opens once the run ends: stop it first.");
+        if (why)
+            *why = busy;
+        logEvent(busy, true);
+        return false;
+    }
     ExperimentConfig config = form_->config();
     try {
         config.mergeJsonFile(path.toStdString());
@@ -458,6 +493,7 @@ bool MainWindow::openExperiment(const QString& path, bool quiet, QString* why) {
         logEvent(QString::fromUtf8(e.what()), true);
         return false;
     }
+    explanation_->showExperiment(config, tr("Opened from %1").arg(QFileInfo(path).fileName()));
     form_->setConfig(config);
     addRecent(path);
     logEvent(tr("Opened %1").arg(path));
@@ -520,11 +556,16 @@ bool MainWindow::exportMetrics(const QString& path, bool quiet) {
 }
 
 bool MainWindow::applyPreset(const QString& name) {
+    if (controller_->busy()) {
+        logEvent(tr("Presets wait until the run ends: stop it first"), true);
+        return false;
+    }
     for (const auto& preset : presets()) {
         if (preset.name != name && preset.id != name)
             continue;
+        explanation_->showPreset(preset); // before the form, whose change it then compares
         form_->setConfig(preset.config);
-        explanation_->setHtml(QStringLiteral("<h3>%1</h3>%2").arg(preset.name, preset.explanation));
+        pace_->setValue(int(preset.pace));
         logEvent(tr("Preset: %1").arg(preset.name));
         return true;
     }

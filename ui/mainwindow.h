@@ -17,13 +17,14 @@ class QLabel;
 class QMenu;
 class QPlainTextEdit;
 class QSlider;
+class QSpinBox;
 class QSplitter;
 class QTableView;
-class QTextBrowser;
 
 namespace hwl::ui {
 
 class ExperimentForm;
+class ExplanationPane;
 class TrainingChart;
 class WorkerTableModel;
 
@@ -44,6 +45,8 @@ public:
     QAction* startAction() const { return startAction_; }
     QAction* pauseAction() const { return pauseAction_; }
     QAction* stopAction() const { return stopAction_; }
+    QAction* stepAction() const { return stepAction_; }
+    QSpinBox* paceBox() const { return pace_; }
     QString eventLogText() const;
     QString explanationText() const;
 
@@ -58,7 +61,8 @@ public:
     /// Export actions; false with a message when the file cannot be written.
     bool exportWeights(const QString& path, bool quiet = false); ///< .safetensors or .npz by suffix
     bool exportMetrics(const QString& path, bool quiet = false);
-    /// Applies a preset by name (see presets()); false if unknown.
+    /// Applies a preset by id or name (see presets()): its experiment, its
+    /// pace and its explanation; false if unknown or while a run goes.
     bool applyPreset(const QString& name);
 
 public slots:
@@ -105,7 +109,7 @@ private:
     WorkerTableModel* workerModel_ = nullptr;
     QTableView* workerTable_ = nullptr;
     QPlainTextEdit* eventLog_ = nullptr;
-    QTextBrowser* explanation_ = nullptr;
+    ExplanationPane* explanation_ = nullptr;
     QSplitter* chartSplitter_ = nullptr;
     QSplitter* mainSplitter_ = nullptr;
     QSlider* smoothing_ = nullptr;
@@ -116,7 +120,10 @@ private:
     QAction* startAction_ = nullptr;
     QAction* pauseAction_ = nullptr;
     QAction* stopAction_ = nullptr;
+    QAction* stepAction_ = nullptr;
+    QSpinBox* pace_ = nullptr; ///< steps per second per worker, 0: full speed
     QMenu* recentMenu_ = nullptr;
+    QMenu* presetsMenu_ = nullptr;
     QAction* lastStartedAction_ = nullptr;
     QTimer* redrawTimer_ = nullptr;
     bool chartsDirty_ = false;

@@ -73,11 +73,17 @@ void MainWindow::buildMenus() {
     run->addAction(startAction_);
     run->addAction(pauseAction_);
     run->addAction(stopAction_);
+    run->addAction(stepAction_);
 
-    auto* demos = menuBar()->addMenu(tr("&Presets"));
+    // Disabled during a run (updateActions()): a preset must not swap the
+    // form under the running charts.
+    presetsMenu_ = menuBar()->addMenu(tr("&Presets"));
+    int number = 0;
     for (const auto& preset : presets()) {
         const QString name = preset.name;
-        demos->addAction(name, this, [this, name] { applyPreset(name); });
+        QAction* action = presetsMenu_->addAction(name, this, [this, name] { applyPreset(name); });
+        if (++number <= 9) // Alt+1 ... Alt+9, in menu order
+            action->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_0 + number)));
     }
     rebuildRecentMenu();
 }

@@ -13,6 +13,7 @@ struct Preset {
     QString name;
     QString explanation;
     hwl::ExperimentConfig config;
+    quint32 pace = 0; ///< steps per second per worker to watch it at (0: full speed)
 };
 
 /// The presets, in menu order. Built on each call (checks Fashion-MNIST).

@@ -33,16 +33,21 @@ bool RunController::start(const ExperimentConfig& config) {
         return false;
     if (preparer_.joinable())
         preparer_.join();
+    std::unique_ptr<Run> next;
+    try {
+        next = std::make_unique<Run>(config);
+    } catch (const std::exception& e) {
+        emit failedToStart(QString::fromStdString(e.what())); // the last run stays as it was
+        return true;
+    }
+    previousRun_ = std::move(run_);
+    previousMetrics_ = std::move(metrics_);
+    run_ = std::move(next);
+    run_->setPace(pace_);
     metrics_ = MetricsLog();
     spillWarned_ = false;
     reportedFailures_.clear();
     paused_ = false;
-    try {
-        run_ = std::make_unique<Run>(config);
-    } catch (const std::exception& e) {
-        emit failedToStart(QString::fromStdString(e.what()));
-        return true;
-    }
     preparing_ = true;
     emit preparing(QStringLiteral("loading %1 …").arg(QString::fromStdString(config.dataset)));
     // Loading the data and creating the segments happens off the GUI thread;
@@ -73,6 +78,7 @@ bool RunController::start(const ExperimentConfig& config) {
         preparer_ = std::thread(prepare);
     } catch (const std::system_error& e) {
         preparing_ = false;
+        restorePrevious();
         emit failedToStart(QStringLiteral("cannot start the thread that loads the data: ") +
                            QString::fromStdString(startFailureText(e.code().value())));
     }
@@ -84,21 +90,26 @@ void RunController::onPrepared(const QString& error, bool cancelled) {
         preparer_.join();
     preparing_ = false;
     if (cancelled) {
+        restorePrevious();
         emit event(QStringLiteral("Stopped: ") + error, false);
         emit stoppedWhileLoading();
         return;
     }
-    if (error.isEmpty()) {
+    QString failure = error;
+    if (failure.isEmpty()) {
         try {
             run_->start();
         } catch (const std::exception& e) {
-            emit failedToStart(QString::fromStdString(e.what()));
-            return;
+            failure = QString::fromStdString(e.what());
         }
-    } else {
-        emit failedToStart(error);
+    }
+    if (!failure.isEmpty()) {
+        restorePrevious();
+        emit failedToStart(failure);
         return;
     }
+    previousRun_.reset();
+    previousMetrics_ = MetricsLog();
     QStringList notes;
     for (const auto& n : run_->notes())
         notes << QString::fromStdString(n);
@@ -122,6 +133,25 @@ void RunController::resume() {
         run_->resume();
         paused_ = false;
     }
+}
+
+void RunController::restorePrevious() {
+    // A run that does not start gives its place back to the last one, whose
+    // weights and metrics can still be exported.
+    run_ = std::move(previousRun_);
+    metrics_ = std::move(previousMetrics_);
+    previousMetrics_ = MetricsLog();
+}
+
+void RunController::setPace(std::uint32_t stepsPerSecond) {
+    pace_ = stepsPerSecond;
+    if (run_ && !run_->finished())
+        run_->setPace(pace_);
+}
+
+void RunController::step() {
+    if (canStep())
+        run_->step();
 }
 
 void RunController::stop() {

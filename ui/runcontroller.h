@@ -53,6 +53,14 @@ public:
     bool start(const ExperimentConfig& config);
     void pause();
     void resume();
+    /// Steps per second per worker (0: full speed), for this run and the
+    /// next ones; only the timing changes.
+    void setPace(std::uint32_t stepsPerSecond);
+    std::uint32_t pace() const { return pace_; }
+    /// While paused: every worker takes one step and pauses again.
+    void step();
+    /// Whether step() can work now: paused, and not MPI ranks.
+    bool canStep() const { return running_ && paused_ && run_ && run_->canStep(); }
     /// Asks the workers to stop after their current step; finished() follows.
     void stop();
 
@@ -84,12 +92,18 @@ signals:
 
 private:
     void onPrepared(const QString& error, bool cancelled);
+    void restorePrevious();
     void tick();
     void collectWorkers();
 
     std::unique_ptr<Run> run_;
     std::thread preparer_;
     MetricsLog metrics_;
+    /// The last run and its metrics while the next one prepares: back in
+    /// place when it cannot start, so nothing of it is lost.
+    std::unique_ptr<Run> previousRun_;
+    MetricsLog previousMetrics_;
+    std::uint32_t pace_ = 0;
     bool spillWarned_ = false; // metrics_.spillError() already reported
     QTimer timer_;
     QElapsedTimer sinceLastTick_;

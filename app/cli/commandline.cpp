@@ -1,6 +1,7 @@
 #include "cli/commandline.h"
 
 #include "config/fields.h"
+#include "config/limits.h"
 #include "config/presets.h"
 #include "data/datasetspec.h"
 #include "strategy/catalog.h"
@@ -24,7 +25,7 @@ constexpr MonitorFlag kMonitorFlags[] = {{"--config", true},        {"--quiet", 
                                          {"--version", false},      {"--headless", false},
                                          {"--list-devices", false}, {"--preset", true},
                                          {"--list-presets", false}, {"--counter-toy", false},
-                                         {"--increments", true}};
+                                         {"--increments", true},    {"--pace", true}};
 
 const MonitorFlag* monitorFlag(const std::string& flag) {
     for (const auto& f : kMonitorFlags)
@@ -42,6 +43,14 @@ std::int64_t wholeNumber(const std::string& flag, const std::string& text) {
     if (!n)
         badFlag(flag, "must be a whole number (got \"" + text + "\")");
     return *n;
+}
+
+std::uint32_t paceOf(const std::string& flag, const std::string& text) {
+    const std::int64_t n = wholeNumber(flag, text);
+    if (n < 0 || n > limits::kMaxPace)
+        badFlag(flag, "steps per second per worker must be 0 (full speed) to " +
+                          std::to_string(limits::kMaxPace) + " (got " + text + ")");
+    return std::uint32_t(n);
 }
 
 struct Flag {
@@ -110,6 +119,9 @@ std::string helpText() {
            "\n"
            "Other:\n"
            "  --quiet                only the epoch test lines and the final summary\n"
+           "  --pace N               at most N steps per second per worker, to watch a run\n"
+           "                         (0: full speed; a preset brings its own); the\n"
+           "                         arithmetic is the same at any pace\n"
            "  --help                 this text\n"
            "  --version              the version\n"
            "  --list-devices         the CUDA devices the GPU modes can use (found by a\n"
@@ -185,6 +197,7 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
                 badFlag(f.name,
                         "no preset named \"" + *f.value + "\"; the presets are " + presetIds(all));
             cl.config = p->config;
+            cl.pace = p->pace;
             datasetGiven = true; // the preset decides (it has its own stand-in)
         }
     for (const auto& f : flags)
@@ -207,6 +220,8 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
             cl.counterToy = true;
         else if (f.name == "--increments")
             cl.increments = wholeNumber(f.name, *f.value);
+        else if (f.name == "--pace")
+            cl.pace = paceOf(f.name, *f.value);
         else if (!monitorFlag(f.name)) {
             applyFlag(cl.config, f.name, f.value);
             workersGiven = workersGiven || f.name == "--workers";

@@ -2,7 +2,7 @@
 // The headless command line: `hogwild-lab --headless [options]`. Experiment
 // flags come from the engine's field table (config/fields.h); this adds the
 // monitor's own flags (--preset, --config, --quiet, --help, --version,
-// --list-devices, --list-presets, --counter-toy, --increments).
+// --list-devices, --list-presets, --counter-toy, --increments, --pace).
 #include "config/experimentconfig.h"
 
 #include <cstdint>
@@ -20,6 +20,7 @@ struct CommandLine {
     bool counterToy = false;        ///< --counter-toy: run the shared-counter race and exit
     std::int64_t increments = 0;    ///< --increments; 0: counterToyDefaultIncrements()
     bool quiet = false;             ///< no progress bar, no per-worker lines
+    std::uint32_t pace = 0;         ///< --pace (or the preset's): steps/s per worker; 0: full speed
     bool workersGiven = false;      ///< --workers was on the command line
     std::vector<std::string> notes; ///< said to the user before the run
 };

@@ -134,6 +134,10 @@ int trainAndReport(const CommandLine& cl) {
         return interruptedBeforeTraining();
 
     MetricsLog log;
+    run.setPace(cl.pace);
+    if (cl.pace > 0)
+        std::printf("pace: at most %u steps per second per worker (--pace 0: full speed)\n",
+                    cl.pace);
     run.start();
     const int interrupted = follow(run, log, cl);
     const RunSummary s = run.summary();

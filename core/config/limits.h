@@ -9,6 +9,8 @@ namespace hwl::limits {
 // Run shape.
 constexpr int kMaxWorkers = 256;
 constexpr int kMaxEpochs = 100000;
+/// The pace (--pace, the window's speed control): steps per second per worker.
+constexpr int kMaxPace = 1000000;
 constexpr int kMaxBatch = 1 << 20;
 constexpr int kMaxSyncEvery = 1 << 20;  ///< steps between parameter averagings
 constexpr double kMaxBucketMb = 1024;   ///< a gradient bucket's cap

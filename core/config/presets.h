@@ -8,6 +8,7 @@
 // (fashionMnistAvailable()), and say so.
 #include "config/experimentconfig.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct Preset {
     std::string name;        ///< the menu's words ("Forgot to share parameters (fork)")
     std::string explanation; ///< HTML
     ExperimentConfig config;
+    /// The pace it is meant to be watched at: steps per second per worker
+    /// (0: full speed). The window's speed control and --preset take it.
+    std::uint32_t pace = 0;
 };
 
 /// The presets, in menu order. Built on each call (checks Fashion-MNIST).

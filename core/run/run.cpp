@@ -93,6 +93,7 @@ void Run::Impl::prepare(const std::function<bool()>& stopWhen) {
     telemetry = Telemetry::create(std::uint32_t(config.workers), std::uint32_t(config.epochs));
     checkStartMethodNow(*this, 1 /* the coordinator */, &notes);
     prepared = true;
+    telemetry.setPace(pace.load()); // after `prepared`: a setPace() meanwhile is not lost
 }
 
 void Run::Impl::start() {
@@ -183,6 +184,26 @@ void Run::resume() {
         return;
     impl_->telemetry.setCommand(RunCommand::Run);
     impl_->telemetry.setRunState(RunState::Running);
+}
+
+void Run::setPace(std::uint32_t stepsPerSecond) {
+    impl_->pace.store(stepsPerSecond);
+    if (impl_->prepared)
+        impl_->telemetry.setPace(impl_->pace.load());
+}
+
+void Run::step() {
+    if (!canStep())
+        return;
+    if (impl_->prepared && !impl_->done && impl_->telemetry.command() == RunCommand::Pause)
+        impl_->telemetry.grantStep();
+}
+
+bool Run::canStep() const {
+    // MPI ranks have a telemetry segment of their own on their host.
+    const StrategyTraits* t = findStrategy(impl_->config);
+    return !(t && t->takes(StrategySetting::Transport) &&
+             impl_->config.transport == Transport::Mpi);
 }
 
 void Run::stop() {

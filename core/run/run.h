@@ -92,6 +92,16 @@ public:
     void start();
     void pause();
     void resume();
+    /// At most `stepsPerSecond` steps per second per worker from now on (0:
+    /// full speed), to watch a run: only the timing changes, not the
+    /// arithmetic. Kept for start() when called before it.
+    void setPace(std::uint32_t stepsPerSecond);
+    /// While paused: every worker takes one more step, then pauses again.
+    /// Ignored where canStep() is false.
+    void step();
+    /// Whether step() works for this run: not for MPI ranks (each has a
+    /// telemetry segment of its own, on its host).
+    bool canStep() const;
     /// Asks every worker to stop after its current step; returns at once.
     /// Before the run is prepared: prepare() stops loading (Cancelled).
     void stop();

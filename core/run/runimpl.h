@@ -63,6 +63,7 @@ struct Run::Impl {
     /// never started, or whose start failed before it.
     std::atomic<bool> started{false};
     std::atomic<bool> prepared{false};
+    std::atomic<std::uint32_t> pace{0}; ///< Run::setPace(), kept for the telemetry
     /// stop() came before the run was prepared: prepare() throws Cancelled
     /// at its next check (the loaders poll it a chunk at a time).
     std::atomic<bool> stopBeforeStart{false};

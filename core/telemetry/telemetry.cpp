@@ -129,6 +129,16 @@ void Telemetry::setCommand(RunCommand c) {
     futexWakeAll(header().released);
 }
 
+void Telemetry::setPace(std::uint32_t stepsPerSecond) {
+    header().pace.store(stepsPerSecond, std::memory_order_relaxed);
+    futexWakeAll(header().command); // a worker sleeping until its next step looks again
+}
+
+void Telemetry::grantStep() {
+    header().stepGrants.fetch_add(1, std::memory_order_acq_rel);
+    futexWakeAll(header().command);
+}
+
 void Telemetry::setRunState(RunState s) {
     header().runState.store(std::uint32_t(s), std::memory_order_release);
 }

@@ -73,7 +73,7 @@ struct alignas(64) WorkerStatus {
 
 struct alignas(64) TelemetryHeader {
     static constexpr std::uint64_t kMagic = 0x424C444C57474F48ull; // "HOGWLDLB"
-    static constexpr std::uint32_t kVersion = 5;
+    static constexpr std::uint32_t kVersion = 6;
     std::uint64_t magic = 0;
     std::uint32_t version = 0;
     std::uint32_t workerCount = 0;
@@ -85,6 +85,12 @@ struct alignas(64) TelemetryHeader {
     std::uint32_t epochGate = 1;
     alignas(64) std::atomic<std::uint32_t> command{std::uint32_t(RunCommand::Run)};
     std::atomic<std::uint32_t> runState{std::uint32_t(RunState::Starting)};
+    /// The pace: at most this many steps per second per worker (0: as fast
+    /// as they go). Only the timing changes, never the arithmetic.
+    std::atomic<std::uint32_t> pace{0};
+    /// Single steps while paused: each increment lets every worker take one
+    /// step and pause again (KeepGoing::beforeStep()).
+    std::atomic<std::uint32_t> stepGrants{0};
     /// Epoch gate: workers add to `arrivals` at each epoch end, then wait
     /// until `released` reaches that epoch (the coordinator evaluates between).
     alignas(64) std::atomic<std::uint32_t> arrivals{0};
@@ -119,6 +125,12 @@ public:
         return RunState(header().runState.load(std::memory_order_acquire));
     }
     void setRunState(RunState s);
+    /// Sets the pace (steps per second per worker, 0: full speed) and wakes
+    /// workers waiting for their next step.
+    void setPace(std::uint32_t stepsPerSecond);
+    std::uint32_t pace() const { return header().pace.load(std::memory_order_relaxed); }
+    /// While paused: every worker takes one more step, then pauses again.
+    void grantStep();
 
     /// Marks `rank` failed with a message (first failure text wins).
     void failWorker(std::uint32_t rank, const std::string& why);

@@ -1,10 +1,14 @@
 #include "train/keepgoing.h"
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 namespace hwl {
 
 KeepGoing::KeepGoing(Telemetry& telemetry, std::uint32_t rank, bool watchPeers)
-    : telemetry_(telemetry), status_(telemetry.worker(rank)), rank_(rank), watchPeers_(watchPeers) {
-}
+    : telemetry_(telemetry), status_(telemetry.worker(rank)), rank_(rank), watchPeers_(watchPeers),
+      stepGrantsSeen_(telemetry.header().stepGrants.load(std::memory_order_acquire)) {}
 
 void KeepGoing::showState(WorkerState s) {
     status_.state.store(std::uint32_t(s), std::memory_order_release);
@@ -35,15 +39,21 @@ bool KeepGoing::alive() {
     return reason_ == Reason::None;
 }
 
-bool KeepGoing::operator()() {
+bool KeepGoing::check(bool stepping) {
     if (reason_ != Reason::None)
         return false;
     auto& command = telemetry_.header().command;
+    auto& grants = telemetry_.header().stepGrants;
     while (command.load(std::memory_order_acquire) == std::uint32_t(RunCommand::Pause)) {
         if (idle_)
             idle_();
         if (watchPeers_ && peerFailed())
             break;
+        if (const std::uint32_t g = grants.load(std::memory_order_acquire);
+            stepping && g != stepGrantsSeen_) {
+            stepGrantsSeen_ = g; // one step, however many were granted meanwhile
+            break;
+        }
         showState(WorkerState::Paused);
         futexWait(command, std::uint32_t(RunCommand::Pause), idle_ ? 50 : 200);
     }
@@ -56,6 +66,32 @@ bool KeepGoing::operator()() {
     if (status_.state.load(std::memory_order_relaxed) != std::uint32_t(WorkerState::Running))
         showState(WorkerState::Running);
     return true;
+}
+
+void KeepGoing::pace() {
+    auto& header = telemetry_.header();
+    const std::uint32_t pace = header.pace.load(std::memory_order_relaxed);
+    if (pace == 0) {
+        nextStepNs_ = 0;
+        return;
+    }
+    const std::int64_t interval = 1000000000 / std::int64_t(pace);
+    std::int64_t now = Telemetry::nowNs();
+    if (nextStepNs_ == 0 || nextStepNs_ < now - interval)
+        nextStepNs_ = now; // first paced step, or a late one: no burst to catch up
+    while (now < nextStepNs_) {
+        const std::uint32_t command = header.command.load(std::memory_order_acquire);
+        if (command != std::uint32_t(RunCommand::Run) ||
+            header.pace.load(std::memory_order_relaxed) != pace)
+            break; // a pause, a stop or another pace: the caller looks again
+        const std::int64_t left = nextStepNs_ - now;
+        if (left < 2000000) // under 2 ms: a plain sleep (the futex waits whole milliseconds)
+            std::this_thread::sleep_for(std::chrono::nanoseconds(left));
+        else // longer: a pause, a stop or a new pace ends the wait at once
+            futexWait(header.command, command, int(std::min<std::int64_t>(100, left / 1000000)));
+        now = Telemetry::nowNs();
+    }
+    nextStepNs_ = std::max(nextStepNs_, now) + interval;
 }
 
 bool KeepGoing::notStopped() {

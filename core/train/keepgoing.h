@@ -27,7 +27,14 @@ public:
     KeepGoing(Telemetry& telemetry, std::uint32_t rank, bool watchPeers = false);
 
     /// True while the worker should go on; blocks while the run is paused.
-    bool operator()();
+    bool operator()() { return check(false); }
+    /// operator() before a training step: a single step granted while paused
+    /// (Telemetry::grantStep()) lets this one step through.
+    bool beforeStep() { return check(true); }
+    /// Waits until this worker's next step is due at the run's pace (none:
+    /// returns at once); returns early when the command or the pace changes.
+    /// Never waits to catch up on steps a slow step made late.
+    void pace();
 
     /// Waits until ready(word's value) holds, sleeping on `word` (a futex, so
     /// a writer's futexWakeAll ends the sleep at once) at most 100 ms at a
@@ -62,6 +69,7 @@ public:
     void whileWaiting(std::function<void()> idle) { idle_ = std::move(idle); }
 
 private:
+    bool check(bool stepping);
     bool peerFailed() const;
     bool peerLeft() const;
     void showState(WorkerState s);
@@ -72,6 +80,8 @@ private:
     bool watchPeers_;
     Reason reason_ = Reason::None;
     std::function<void()> idle_;
+    std::uint32_t stepGrantsSeen_; ///< single steps granted so far that this worker took
+    std::int64_t nextStepNs_ = 0;  ///< when the next step is due at the pace (0: now)
 };
 
 } // namespace hwl

@@ -41,7 +41,8 @@ private:
         batches_ = 0;
         const bool agreed = s_.rule->agreesCommands();
         for (std::size_t start = 0; start < order_.size(); start += std::size_t(s_.batch)) {
-            if (!agreed && !keepGoing_())
+            keepGoing_.pace(); // first: a pause that comes meanwhile holds this step
+            if (!agreed && !keepGoing_.beforeStep())
                 return false;
             const auto n = std::int64_t(std::min(order_.size() - start, std::size_t(s_.batch)));
             if (!step(epoch, order_.data() + start, n))
@@ -59,7 +60,7 @@ private:
         case RunCommand::Stop:
             return false;
         case RunCommand::Pause:
-            return keepGoing_();
+            return keepGoing_.beforeStep();
         case RunCommand::Run:
             break;
         }

@@ -1,0 +1,180 @@
+// The window as a teacher uses it (offscreen): the pace control and the
+// single step while paused, presets held while a run goes, the explanation
+// marking its preset as modified and describing an experiment that is no
+// preset, and a start that fails keeping the last run (its weights and
+// metrics still export).
+#include "experimentform.h"
+#include "explanationpane.h"
+#include "mainwindow.h"
+#include "presets.h"
+#include "testutil.h"
+#include "workertablemodel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QFile>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+using namespace hwl;
+using namespace hwl::ui;
+
+namespace {
+ExperimentConfig longRun() {
+    ExperimentConfig c;
+    c.model = "mlp:20-16-4";
+    c.dataset = "teacher:20000x20:4:16";
+    c.mode = "threads";
+    c.workers = 2;
+    c.epochs = 1000;
+    c.lr = 0.05;
+    c.momentum = 0;
+    return c;
+}
+
+QList<quint64> stepsOf(const WorkerTableModel* m) {
+    QList<quint64> steps;
+    for (const auto& r : m->rows())
+        steps << r.steps;
+    return steps;
+}
+
+/// Closes the message boxes a failed start opens, as the user would.
+void dismissBoxes(QTimer& timer) {
+    QObject::connect(&timer, &QTimer::timeout, [] {
+        if (QWidget* box = QApplication::activeModalWidget())
+            box->close();
+    });
+    timer.start(50);
+}
+} // namespace
+
+class TestClassroom : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir tmp_;
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, tmp_.path());
+        QApplication::setOrganizationName("HogwildLabTests");
+    }
+
+    void paceAndSingleStep() {
+        MainWindow w;
+        w.form()->setConfig(longRun());
+        w.paceBox()->setValue(20); // 20 steps/s per worker
+        QCOMPARE(w.controller()->pace(), 20u);
+        QVERIFY(!w.stepAction()->isEnabled()); // nothing to step
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.workerModel()->rows().size() == 2 && w.workerModel()->rows()[0].steps >= 2, 30000);
+        QVERIFY(!w.stepAction()->isEnabled()); // running: Pause first
+        w.togglePause();
+        QTRY_VERIFY_WITH_TIMEOUT(w.workerModel()->rows()[0].state == "paused" &&
+                                     w.workerModel()->rows()[1].state == "paused",
+                                 10000);
+        QVERIFY(w.stepAction()->isEnabled());
+        const QList<quint64> before = stepsOf(w.workerModel());
+        w.stepAction()->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(stepsOf(w.workerModel()),
+                                  (QList<quint64>{before[0] + 1, before[1] + 1}), 10000);
+        // Full speed from the toolbar, during the run.
+        w.paceBox()->setValue(0);
+        w.togglePause();
+        QTRY_VERIFY_WITH_TIMEOUT(stepsOf(w.workerModel())[0] > before[0] + 200, 30000);
+        w.stopRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 10000);
+    }
+
+    void presetsWaitForTheRun() {
+        MainWindow w;
+        w.form()->setConfig(longRun());
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(w.controller()->busy() && w.workerModel()->rowCount() == 2, 30000);
+        QVERIFY(!w.applyPreset("lost-updates"));
+        QCOMPARE(w.form()->config().model, longRun().model); // the form is untouched
+        QVERIFY(w.eventLogText().contains("Presets wait until the run ends"));
+        QVERIFY(!w.openExperiment(tmp_.filePath("none.json"), true));
+        QVERIFY(w.eventLogText().contains("An experiment opens once the run ends"));
+        w.stopRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 10000);
+        QVERIFY(w.applyPreset("lost-updates"));
+        QVERIFY(w.form()->config().lostUpdates);
+    }
+
+    void explanationFollowsTheForm() {
+        MainWindow w;
+        QVERIFY(w.applyPreset("sparse-embedding"));
+        QVERIFY(w.explanationText().contains("Sparse embedding Hogwild"));
+        QVERIFY(w.explanationText().contains("as it was loaded"));
+        QVERIFY(!w.explanationText().contains("modified"));
+        ExperimentConfig edited = w.form()->config();
+        edited.lr = 0.25;
+        edited.workers = 3;
+        w.form()->setConfig(edited);
+        QVERIFY(w.explanationText().contains("Sparse embedding Hogwild (modified)"));
+        QVERIFY2(w.explanationText().contains("differs from the preset in workers, lr"),
+                 qPrintable(w.explanationText()));
+        for (const hwl::ui::Preset& p : hwl::ui::presets())
+            if (p.id == "sparse-embedding")
+                w.form()->setConfig(p.config); // back to the preset's own values
+        QVERIFY(!w.explanationText().contains("modified"));
+
+        // An experiment from a file is described, not left under a preset's text.
+        ExperimentConfig file = longRun();
+        file.mode = "processes";
+        file.lostUpdates = true;
+        const QString path = tmp_.filePath("mine.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(file.toJson().c_str());
+        f.close();
+        QVERIFY(w.openExperiment(path, true));
+        const QString text = w.explanationText();
+        QVERIFY2(text.contains("Your experiment") && text.contains("Opened from mine.json"),
+                 qPrintable(text));
+        QVERIFY(text.contains("processes (Hogwild)"));
+        QVERIFY(text.contains("Lost updates are counted"));
+        QVERIFY(!text.contains("Sparse embedding"));
+    }
+
+    void aFailedStartKeepsTheLastRun() {
+        MainWindow w;
+        ExperimentConfig c = longRun();
+        c.epochs = 2;
+        w.form()->setConfig(c);
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(w.controller()->run() && !w.controller()->busy(), 60000);
+        const std::vector<float> trained = w.controller()->run()->parameters();
+
+        c.dataset = "csv:" + tmp_.filePath("missing-at-start.csv").toStdString();
+        c.model = "mlp:2-4-2";
+        QFile bad(tmp_.filePath("missing-at-start.csv"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("0,1,2\n1,2\n"); // fails while loading: the form cannot see it
+        bad.close();
+        w.form()->setConfig(c);
+        QTimer dismiss;
+        dismissBoxes(dismiss);
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(w.eventLogText().contains("line 2 has 2 columns"), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 10000);
+        QVERIFY(w.controller()->run());
+        QVERIFY(w.controller()->run()->parameters() == trained);
+        const QString csv = tmp_.filePath("kept.csv");
+        QVERIFY(w.exportMetrics(csv, true));
+        QFile m(csv);
+        QVERIFY(m.open(QIODevice::ReadOnly));
+        m.readLine();                              // the header
+        QVERIFY(m.readAll().count(",eval,") == 2); // the last run's rows, not just a header
+        QVERIFY(w.exportWeights(tmp_.filePath("kept.safetensors"), true));
+    }
+};
+
+QTEST_MAIN(TestClassroom)
+#include "tst_classroom.moc"
