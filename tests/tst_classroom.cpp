@@ -3,6 +3,7 @@
 // marking its preset as modified and describing an experiment that is no
 // preset, and a start that fails keeping the last run (its weights and
 // metrics still export).
+#include "countertoydialog.h"
 #include "experimentform.h"
 #include "explanationpane.h"
 #include "mainwindow.h"
@@ -13,8 +14,16 @@
 #include <QAction>
 #include <QApplication>
 #include <QFile>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QRegularExpression>
+#include <QScreen>
+#include <QScrollBar>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -141,6 +150,70 @@ private slots:
         QVERIFY(text.contains("processes (Hogwild)"));
         QVERIFY(text.contains("Lost updates are counted"));
         QVERIFY(!text.contains("Sparse embedding"));
+    }
+
+    void windowDefects() {
+        MainWindow w;
+        // Sized to the screen it opens on (the offscreen one is small).
+        const QRect screen = w.screen()->availableGeometry();
+        QVERIFY2(w.width() <= screen.width() && w.height() <= screen.height(),
+                 qPrintable(QStringLiteral("%1x%2 on %3x%4")
+                                .arg(w.width())
+                                .arg(w.height())
+                                .arg(screen.width())
+                                .arg(screen.height())));
+        // A chart saved without a suffix is a PNG; a suffix Qt cannot write is named.
+        QVERIFY(w.saveChart(w.lossChart(), tmp_.filePath("chart"), true));
+        QVERIFY(QFile::exists(tmp_.filePath("chart.png")));
+        QVERIFY(!w.saveChart(w.lossChart(), tmp_.filePath("chart.xyz"), true));
+        QVERIFY(w.eventLogText().contains("Cannot save a chart as .xyz: name the file .png"));
+        QVERIFY(!QFile::exists(tmp_.filePath("chart.xyz")));
+        // The Events log shows its newest line when its tab is opened.
+        w.show();
+        auto* tabs = w.findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        tabs->setCurrentIndex(0); // Workers
+        ExperimentConfig c = longRun();
+        c.epochs = 300;
+        c.dataset = "teacher:640x20:4:16";
+        w.form()->setConfig(c);
+        w.startRun(); // 300 epoch lines (every 6th logged) while the tab is hidden
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy() && w.controller()->run(), 60000);
+        tabs->setCurrentIndex(1); // Events
+        auto* log = w.findChild<QPlainTextEdit*>();
+        QTRY_VERIFY_WITH_TIMEOUT(log->verticalScrollBar()->maximum() > 0 &&
+                                     log->verticalScrollBar()->value() ==
+                                         log->verticalScrollBar()->maximum(),
+                                 5000);
+    }
+
+    void counterToyInTheWindow() {
+        MainWindow w;
+        CounterToyDialog* toy = w.counterToy();
+        QCOMPARE(w.counterToy(), toy); // one window, reused
+        toy->workersBox()->setValue(3);
+        toy->incrementsBox()->setValue(20000);
+        QSignalSpy done(toy, &CounterToyDialog::finished);
+        toy->run();
+        QVERIFY(done.wait(30000));
+        QCOMPARE(toy->table()->rowCount(), 3);
+        auto digits = [](QString text) { return text.remove(QRegularExpression("[^0-9]")); };
+        for (int row = 0; row < 3; ++row) {
+            const QString way = toy->table()->item(row, 0)->text();
+            const qlonglong end = digits(toy->table()->item(row, 1)->text()).toLongLong();
+            const QString lost = toy->table()->item(row, 2)->text();
+            QVERIFY(end >= 1 && end <= 60000);
+            QCOMPARE(digits(lost.section(' ', 0, 0)).toLongLong(), 60000 - end);
+            if (way != "plain")
+                QCOMPARE(end, 60000LL);
+        }
+        QVERIFY(toy->findChild<QLabel*>("toySummary")->text().contains("should end at"));
+        // Sizes past what a float counts are refused in words, not run.
+        toy->workersBox()->setValue(256);
+        toy->incrementsBox()->setValue(1000000);
+        toy->run();
+        QVERIFY(toy->findChild<QLabel*>("toySummary")->text().contains("more than a float"));
+        QCOMPARE(toy->table()->rowCount(), 0);
     }
 
     void aFailedStartKeepsTheLastRun() {

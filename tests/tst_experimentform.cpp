@@ -202,8 +202,19 @@ private slots:
         QTest::newRow("lr zero") << mlp << "lr"
                                  << "0"
                                  << "lr"
-                                 << "lr must be a number in (0, 100]"
+                                 << "Learning rate must be a number in (0, 100] (got 0)"
                                  << "0.01";
+        // Out of range in a spin box: shown and refused, not silently undone.
+        QTest::newRow("epochs zero") << mlp << "epochs"
+                                     << "0"
+                                     << "epochs"
+                                     << "Epochs must be in 1..100000 (got 0)"
+                                     << "3";
+        QTest::newRow("workers zero") << mlp << "workers"
+                                      << "0"
+                                      << "workers"
+                                      << "Workers must be in 1..256 (got 0)"
+                                      << "2";
         QTest::newRow("lr too large") << mlp << "lr"
                                       << "150"
                                       << "lr"
@@ -217,7 +228,7 @@ private slots:
         QTest::newRow("momentum one") << mlp << "momentum"
                                       << "1"
                                       << "momentum"
-                                      << "momentum must be a number in [0, 1)"
+                                      << "Momentum must be a number in [0, 1) (got 1)"
                                       << "0.9";
         QTest::newRow("momentum negative") << mlp << "momentum"
                                            << "-0.1"
@@ -232,7 +243,7 @@ private slots:
         QTest::newRow("weight decay above one") << mlp << "weight-decay"
                                                 << "2"
                                                 << "weight-decay"
-                                                << "weight-decay must be a number in [0, 1]"
+                                                << "Weight decay must be a number in [0, 1] (got 2)"
                                                 << "0.001";
         QTest::newRow("seed garbage") << mlp << "seed"
                                       << "-1"

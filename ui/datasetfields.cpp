@@ -93,13 +93,13 @@ void DatasetFields::buildKindRow(bool fashionMnistAvailable) {
 }
 
 void DatasetFields::buildShapeRows() {
-    rows_ = makeCountSpin("datasetRows", 1, int(limits::kMaxRows), tr("Samples to generate"));
-    dim_ = makeCountSpin("datasetDim", 1, int(limits::kMaxDim), tr("Features per sample"));
-    classes_ = makeCountSpin("datasetClasses", 2, int(limits::kMaxClasses),
+    rows_ = makeCountSpin("datasetRows", 0, int(limits::kMaxRows), tr("Samples to generate"));
+    dim_ = makeCountSpin("datasetDim", 0, int(limits::kMaxDim), tr("Features per sample"));
+    classes_ = makeCountSpin("datasetClasses", 1, int(limits::kMaxClasses),
                              tr("Number of classes (labels 0..C-1)"));
     hidden_ = makeCountSpin("datasetHidden", 1, int(limits::kMaxHidden),
                             tr("Hidden width of the teacher MLP"));
-    tokens_ = makeCountSpin("datasetTokens", 1, int(limits::kMaxTokens), tr("Tokens per row"));
+    tokens_ = makeCountSpin("datasetTokens", 0, int(limits::kMaxTokens), tr("Tokens per row"));
     form_->addRow(tr("Rows"), rows_);
     form_->addRow(tr("Features"), dim_);
     form_->addRow(tr("Classes"), classes_);

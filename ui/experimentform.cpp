@@ -13,6 +13,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLineEdit>
+#include <QMap>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -42,10 +43,32 @@ QLineEdit* makeNumberEdit(const char* name, const QString& tip) {
     return edit;
 }
 
-/// An integer field's editor, its range from the engine's field table.
+/// An integer field's editor, its range from the engine's field table, and
+/// one below it: a 0 typed into Epochs is shown and refused at the field
+/// (the validator's message), not silently turned back into the old value.
 QSpinBox* makeFieldSpin(const char* key, const QString& tip) {
     const Field* f = findField(key);
-    return makeCountSpin(key, int(f->min), int(f->max), tip);
+    return makeCountSpin(key, int(f->min) - 1, int(f->max), tip);
+}
+
+/// What the form calls a field, for messages that begin with its key.
+QString windowName(const QString& key) {
+    static const QMap<QString, QString> names{{"lr", QObject::tr("Learning rate")},
+                                              {"momentum", QObject::tr("Momentum")},
+                                              {"weight-decay", QObject::tr("Weight decay")},
+                                              {"epochs", QObject::tr("Epochs")},
+                                              {"batch", QObject::tr("Batch")},
+                                              {"seed", QObject::tr("Seed")},
+                                              {"workers", QObject::tr("Workers")},
+                                              {"test-fraction", QObject::tr("Test fraction")},
+                                              {"sync-every", QObject::tr("Sync every")},
+                                              {"bucket-mb", QObject::tr("Bucket cap (MiB)")},
+                                              {"blocks", QObject::tr("Blocks")},
+                                              {"replicas-per-gpu", QObject::tr("Replicas per GPU")},
+                                              {"lost-updates", QObject::tr("Count lost updates")},
+                                              {"start-method", QObject::tr("Start method")},
+                                              {"share", QObject::tr("Share parameters")}};
+    return names.value(key, key);
 }
 
 /// A number field's tooltip: what it is and its interval from the field table.
@@ -113,6 +136,11 @@ void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
     auto add = [&](const QString& label, QWidget* editor, const char* field) {
         form->addRow(label, editor);
         QLabel* error = makeNoteLabel("error");
+        // Typed fields keep their message's room, so that the fields below
+        // do not jump while the user types.
+        QSizePolicy keep = error->sizePolicy();
+        keep.setRetainSizeWhenHidden(true);
+        error->setSizePolicy(keep);
         error->setObjectName(QString::fromLatin1(field) + QStringLiteral("Error"));
         errorLabels_.insert(QString::fromLatin1(field), error);
         form->addRow(error);
@@ -254,6 +282,9 @@ QMap<QString, QString> ExperimentForm::findProblems() const {
         const int forms = message.indexOf(QLatin1String(" Accepted forms:"));
         if (field == QLatin1String("model") && forms > 0)
             message.truncate(forms);
+        // "lr must be ..." in the window's words: "Learning rate must be ...".
+        if (message.startsWith(field + ' '))
+            message.replace(0, field.size(), windowName(field));
         add(field, message);
     }
     return found;

@@ -25,7 +25,9 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QScreen>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSlider>
 #include <QSpinBox>
@@ -267,6 +269,11 @@ void MainWindow::buildCentre() {
     auto* bottom = new QTabWidget;
     bottom->addTab(workerTable_, tr("Workers"));
     bottom->addTab(eventLog_, tr("Events"));
+    // Lines that came while the tab was hidden: show the newest on opening it.
+    connect(bottom, &QTabWidget::currentChanged, this, [this](int) {
+        if (eventLog_->isVisible() && eventLog_->textCursor().atEnd())
+            eventLog_->verticalScrollBar()->setValue(eventLog_->verticalScrollBar()->maximum());
+    });
 
     explanation_ = new ExplanationPane;
 
@@ -302,7 +309,14 @@ void MainWindow::updateActions() {
 
 void MainWindow::logEvent(const QString& text, bool warning) {
     const QString stamp = QTime::currentTime().toString("HH:mm:ss");
+    QScrollBar* bar = eventLog_->verticalScrollBar();
+    // Follow new lines unless the reader scrolled up to read (hidden: follow).
+    const bool follow = !eventLog_->isVisible() || bar->value() >= bar->maximum();
     eventLog_->appendPlainText(QStringLiteral("%1  %2%3").arg(stamp, warning ? "⚠ " : "", text));
+    if (follow) {
+        eventLog_->moveCursor(QTextCursor::End);
+        bar->setValue(bar->maximum());
+    }
 }
 
 QString MainWindow::eventLogText() const {
@@ -331,31 +345,6 @@ void MainWindow::startRun() {
     settings.sync();
     lastStartedAction_->setEnabled(true);
     updateActions();
-}
-
-bool MainWindow::openLastStarted(bool quiet) {
-    const QString json = QSettings().value(kLastStartedKey).toString();
-    QString error;
-    ExperimentConfig config;
-    if (json.isEmpty())
-        error = tr("No run has been started yet.");
-    else {
-        try {
-            config.mergeJson(json.toStdString(), "last started experiment");
-        } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
-        }
-    }
-    if (!error.isEmpty()) {
-        if (!quiet)
-            QMessageBox::warning(this, tr("Open last started experiment"), error);
-        logEvent(error, true);
-        return false;
-    }
-    explanation_->showExperiment(config, tr("The last started experiment"));
-    form_->setConfig(config);
-    logEvent(tr("Opened the last started experiment"));
-    return true;
 }
 
 void MainWindow::togglePause() {
@@ -474,87 +463,6 @@ void MainWindow::onFinished(const RunSummary& s) {
     updateActions();
 }
 
-bool MainWindow::openExperiment(const QString& path, bool quiet, QString* why) {
-    if (controller_->busy()) {
-        const QString busy = tr("An experiment opens once the run ends: stop it first.");
-        if (why)
-            *why = busy;
-        logEvent(busy, true);
-        return false;
-    }
-    ExperimentConfig config = form_->config();
-    try {
-        config.mergeJsonFile(path.toStdString());
-    } catch (const std::exception& e) {
-        if (why)
-            *why = QString::fromUtf8(e.what());
-        if (!quiet)
-            QMessageBox::warning(this, tr("Open experiment"), QString::fromUtf8(e.what()));
-        logEvent(QString::fromUtf8(e.what()), true);
-        return false;
-    }
-    explanation_->showExperiment(config, tr("Opened from %1").arg(QFileInfo(path).fileName()));
-    form_->setConfig(config);
-    addRecent(path);
-    logEvent(tr("Opened %1").arg(path));
-    return true;
-}
-
-bool MainWindow::saveExperiment(const QString& path, bool quiet) {
-    try {
-        writeFileAtomically(path.toStdString(), form_->config().toJson());
-    } catch (const std::exception& e) {
-        if (!quiet)
-            QMessageBox::warning(this, tr("Save experiment"), QString::fromUtf8(e.what()));
-        return false;
-    }
-    addRecent(path);
-    logEvent(tr("Saved %1").arg(path));
-    return true;
-}
-
-bool MainWindow::exportWeights(const QString& path, bool quiet) {
-    const Run* run = controller_->run();
-    QString error;
-    if (!run || !run->hasParameters())
-        error = tr("There are no trained weights yet: start a run first.");
-    else if (controller_->busy())
-        error = tr("The run is still going: stop it or wait for it to finish, then export.");
-    else {
-        try {
-            run->writeWeights(path.toStdString());
-        } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
-        }
-    }
-    if (!error.isEmpty()) {
-        if (!quiet)
-            QMessageBox::warning(this, tr("Export weights"), error);
-        return false;
-    }
-    logEvent(tr("Exported weights to %1").arg(path));
-    return true;
-}
-
-bool MainWindow::exportMetrics(const QString& path, bool quiet) {
-    QString error;
-    if (!controller_->run())
-        error = tr("There are no metrics yet: start a run first.");
-    else if (const auto outcome =
-                 exportMetricsCsv(controller_->metrics(), path, quiet ? nullptr : this, error);
-             outcome == ExportOutcome::Cancelled) {
-        logEvent(tr("Export of the metrics to %1 cancelled; nothing was written").arg(path));
-        return false;
-    }
-    if (!error.isEmpty()) {
-        if (!quiet)
-            QMessageBox::warning(this, tr("Export metrics"), error);
-        return false;
-    }
-    logEvent(tr("Exported metrics to %1").arg(path));
-    return true;
-}
-
 bool MainWindow::applyPreset(const QString& name) {
     if (controller_->busy()) {
         logEvent(tr("Presets wait until the run ends: stop it first"), true);
@@ -574,8 +482,13 @@ bool MainWindow::applyPreset(const QString& name) {
 
 void MainWindow::restoreSettings() {
     QSettings settings;
-    if (!restoreGeometry(settings.value("window/geometry").toByteArray()))
-        resize(1400, 900);
+    if (!restoreGeometry(settings.value("window/geometry").toByteArray())) {
+        // First start: most of the screen it opens on (a 1280x720 projector
+        // included), not a fixed size that hides the explanation there.
+        const QRect screen =
+            this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1400, 900);
+        resize(std::min(1600, screen.width() * 9 / 10), std::min(1000, screen.height() * 9 / 10));
+    }
     restoreState(settings.value("window/state").toByteArray());
     mainSplitter_->restoreState(settings.value("window/mainSplitter").toByteArray());
     chartSplitter_->restoreState(settings.value("window/chartSplitter").toByteArray());

@@ -23,6 +23,7 @@ class QTableView;
 
 namespace hwl::ui {
 
+class CounterToyDialog;
 class ExperimentForm;
 class ExplanationPane;
 class TrainingChart;
@@ -61,6 +62,11 @@ public:
     /// Export actions; false with a message when the file cannot be written.
     bool exportWeights(const QString& path, bool quiet = false); ///< .safetensors or .npz by suffix
     bool exportMetrics(const QString& path, bool quiet = false);
+    /// Saves a chart as an image (.png when the name has no suffix); false
+    /// with a message naming the formats when the suffix is not one Qt writes.
+    bool saveChart(TrainingChart* chart, const QString& path, bool quiet = false);
+    /// The shared-counter toy's window (Presets menu), made on first use.
+    CounterToyDialog* counterToy();
     /// Applies a preset by id or name (see presets()): its experiment, its
     /// pace and its explanation; false if unknown or while a run goes.
     bool applyPreset(const QString& name);
@@ -124,6 +130,7 @@ private:
     QSpinBox* pace_ = nullptr; ///< steps per second per worker, 0: full speed
     QMenu* recentMenu_ = nullptr;
     QMenu* presetsMenu_ = nullptr;
+    CounterToyDialog* counterToy_ = nullptr;
     QAction* lastStartedAction_ = nullptr;
     QTimer* redrawTimer_ = nullptr;
     bool chartsDirty_ = false;

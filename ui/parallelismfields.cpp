@@ -86,7 +86,7 @@ void ParallelismFields::buildModeRows(QFormLayout* form) {
     form->addRow(tr("Mode"), mode_);
     addErrorRow(form, "mode");
 
-    workers_ = makeCountSpin("workers", 1, fieldMax("workers"), tr("Parallel workers"));
+    workers_ = makeCountSpin("workers", 0, fieldMax("workers"), tr("Parallel workers"));
     form->addRow(tr("Workers"), workers_);
     workersWarning_ = makeNoteLabel("warning");
     workersWarning_->setObjectName("workersWarning");
@@ -161,7 +161,7 @@ void ParallelismFields::buildReplicaRows(QFormLayout* form) {
     form->addRow(tr("Transport"), transport_);
     addErrorRow(form, "transport");
 
-    syncEvery_ = makeCountSpin("syncEvery", 1, fieldMax("sync-every"),
+    syncEvery_ = makeCountSpin("syncEvery", 0, fieldMax("sync-every"),
                                tr("1: average the gradients every step (DDP). K > 1: each "
                                   "replica takes K steps alone, then the parameters are averaged "
                                   "(local SGD); the larger K, the further they drift apart"));

@@ -36,12 +36,12 @@ void ParallelismFields::buildGpuRows(QFormLayout* form) {
     form->addRow(devicesNote_);
     addErrorRow(form, "device");
 
-    replicasPerGpu_ = makeCountSpin("replicasPerGpu", 1, int(findField("replicas-per-gpu")->max),
+    replicasPerGpu_ = makeCountSpin("replicasPerGpu", 0, int(findField("replicas-per-gpu")->max),
                                     tr("Replicas that share one GPU, batched together; the run "
                                        "uses workers / replicas-per-GPU GPUs"));
     form->addRow(tr("Replicas per GPU"), replicasPerGpu_);
     addErrorRow(form, "replicas-per-gpu");
-    blocks_ = makeCountSpin("blocks", 1, int(findField("blocks")->max),
+    blocks_ = makeCountSpin("blocks", 0, int(findField("blocks")->max),
                             tr("gpu-hogwild: CUDA thread blocks training at once (workers are "
                                "groups of them)"));
     form->addRow(tr("Blocks"), blocks_);

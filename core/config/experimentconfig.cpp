@@ -208,12 +208,9 @@ std::vector<ConfigIssue> ExperimentConfig::validate() const {
         const double x =
             f.type == FieldType::Integer ? double(std::get<std::int64_t>(v)) : std::get<double>(v);
         if (!f.inRange(x))
-            issues.push_back(
-                {f.key, std::string(f.key) + " must be " +
-                            (f.type == FieldType::Number ? "a number in " : "in ") + f.rangeText() +
-                            " (got " +
-                            (f.type == FieldType::Number ? std::to_string(x) : f.valueText(*this)) +
-                            ")"});
+            issues.push_back({f.key, std::string(f.key) + " must be " +
+                                         (f.type == FieldType::Number ? "a number in " : "in ") +
+                                         f.rangeText() + " (got " + f.valueText(*this) + ")"});
     }
     validateMode(*this, issues);
     return issues;
