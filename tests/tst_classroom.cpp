@@ -9,6 +9,7 @@
 #include "mainwindow.h"
 #include "presets.h"
 #include "testutil.h"
+#include "verdict.h"
 #include "workertablemodel.h"
 
 #include <QAction>
@@ -214,6 +215,36 @@ private slots:
         toy->run();
         QVERIFY(toy->findChild<QLabel*>("toySummary")->text().contains("more than a float"));
         QCOMPARE(toy->table()->rowCount(), 0);
+    }
+
+    void verdictOverTheCharts() {
+        MainWindow w;
+        QVERIFY(w.verdictBanner()->isHidden());
+        ExperimentConfig c = longRun();
+        c.mode = "processes";
+        c.share = false;
+        c.epochs = 2;
+        c.dataset = "teacher:4000x20:4:16";
+        w.form()->setConfig(c);
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy() && w.controller()->run(), 60000);
+        QVERIFY(!w.verdictBanner()->isHidden());
+        QVERIFY2(w.verdictBanner()->text().startsWith("Parameters were not shared\n"),
+                 qPrintable(w.verdictBanner()->text()));
+        QVERIFY(w.verdictBanner()->text().contains("Tick Share parameters"));
+        QVERIFY(!w.verdictBanner()->text().contains("--no-share")); // the window's words
+
+        QVERIFY(w.applyPreset("lost-updates"));
+        c = w.form()->config();
+        c.epochs = 3;
+        w.form()->setConfig(c);
+        w.startRun();
+        QVERIFY(w.verdictBanner()->isHidden()); // until this run ends
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 60000);
+        QVERIFY2(w.verdictBanner()->text().startsWith("Finished 3 epochs\n"),
+                 qPrintable(w.verdictBanner()->text()));
+        QVERIFY(w.verdictBanner()->text().contains("Lost updates: "));
+        QVERIFY(w.verdictBanner()->text().contains("block writes"));
     }
 
     void aFailedStartKeepsTheLastRun() {

@@ -5,6 +5,7 @@
 #include "metricsexport.h"
 #include "presets.h"
 #include "trainingchart.h"
+#include "verdict.h"
 #include "workertablemodel.h"
 
 #include "config/limits.h"
@@ -39,6 +40,7 @@
 #include <QThread>
 #include <QTimer>
 #include <QToolBar>
+#include <QVBoxLayout>
 
 #include <algorithm>
 
@@ -277,8 +279,15 @@ void MainWindow::buildCentre() {
 
     explanation_ = new ExplanationPane;
 
+    // The verdict banner sits over the charts, where the eye is.
+    verdict_ = new VerdictBanner;
+    auto* charts = new QWidget;
+    auto* chartsLayout = new QVBoxLayout(charts);
+    chartsLayout->setContentsMargins(0, 0, 0, 0);
+    chartsLayout->addWidget(verdict_);
+    chartsLayout->addWidget(chartSplitter_, 1);
     auto* centre = new QSplitter(Qt::Vertical);
-    centre->addWidget(chartSplitter_);
+    centre->addWidget(charts);
     centre->addWidget(bottom);
     centre->setStretchFactor(0, 3);
     centre->setStretchFactor(1, 1);
@@ -337,6 +346,7 @@ void MainWindow::startRun() {
                      .arg(QThread::idealThreadCount()),
                  true);
     prepareCharts(config);
+    verdict_->hide();
     workerModel_->setRows({});
     controller_->start(config);
     // Kept at once (and synced), so that a crash of the app loses no experiment.
@@ -457,6 +467,8 @@ void MainWindow::onFinished(const RunSummary& s) {
     if (s.evaluated)
         line += tr(", test accuracy %1%").arg(100.0 * s.testAccuracy, 0, 'f', 2);
     logEvent(line, s.state == RunState::Failed);
+    if (controller_->run())
+        verdict_->showVerdict(verdictOf(controller_->run()->config(), s));
     if (!s.failure.empty())
         logEvent(tr("Failure: %1").arg(QString::fromStdString(s.failure)), true);
     statusLabel_->setText(line);

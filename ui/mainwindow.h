@@ -27,6 +27,7 @@ class CounterToyDialog;
 class ExperimentForm;
 class ExplanationPane;
 class TrainingChart;
+class VerdictBanner;
 class WorkerTableModel;
 
 class MainWindow : public QMainWindow {
@@ -47,6 +48,7 @@ public:
     QAction* pauseAction() const { return pauseAction_; }
     QAction* stopAction() const { return stopAction_; }
     QAction* stepAction() const { return stepAction_; }
+    VerdictBanner* verdictBanner() const { return verdict_; }
     QSpinBox* paceBox() const { return pace_; }
     QString eventLogText() const;
     QString explanationText() const;
@@ -116,6 +118,7 @@ private:
     QTableView* workerTable_ = nullptr;
     QPlainTextEdit* eventLog_ = nullptr;
     ExplanationPane* explanation_ = nullptr;
+    VerdictBanner* verdict_ = nullptr; ///< what the last run found, over the charts
     QSplitter* chartSplitter_ = nullptr;
     QSplitter* mainSplitter_ = nullptr;
     QSlider* smoothing_ = nullptr;
