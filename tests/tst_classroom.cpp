@@ -8,6 +8,7 @@
 #include "explanationpane.h"
 #include "mainwindow.h"
 #include "presets.h"
+#include "strategy/catalog.h"
 #include "testutil.h"
 #include "verdict.h"
 #include "workertablemodel.h"
@@ -245,6 +246,24 @@ private slots:
                  qPrintable(w.verdictBanner()->text()));
         QVERIFY(w.verdictBanner()->text().contains("Lost updates: "));
         QVERIFY(w.verdictBanner()->text().contains("block writes"));
+    }
+
+    void helpMenuAndShortcuts() {
+        MainWindow w;
+        const QString modes = w.helpText("modes");
+        for (const StrategyTraits* t : allStrategies())
+            QVERIFY2(modes.contains(QString::fromStdString(t->label).toHtmlEscaped()),
+                     qPrintable(QString::fromStdString(t->label)));
+        QVERIFY(modes.contains("Parameters not shared") && modes.contains("Lost updates"));
+        QVERIFY(w.helpText("shortcuts").contains("Ctrl+E"));
+        QVERIFY(w.helpText("about").contains(QStringLiteral(HWL_VERSION)));
+        // Alt+N picks the N-th preset.
+        QList<QString> shortcuts;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (!a->shortcut().isEmpty())
+                shortcuts << a->shortcut().toString();
+        for (const char* keys : {"Alt+1", "Alt+7", "Alt+0", "Ctrl+E", "F1"})
+            QVERIFY2(shortcuts.contains(keys), keys);
     }
 
     void aFailedStartKeepsTheLastRun() {

@@ -99,7 +99,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                           .arg(rate, 0, 'f', 0));
         });
     connect(controller_, &RunController::finished, this, &MainWindow::onFinished);
-    connect(controller_, &RunController::event, this, &MainWindow::logEvent);
+    connect(controller_, &RunController::eventLogged, this, &MainWindow::logEvent);
     connect(form_, &ExperimentForm::validityChanged, this, &MainWindow::updateActions);
 
     restoreSettings();

@@ -67,6 +67,9 @@ public:
     /// Saves a chart as an image (.png when the name has no suffix); false
     /// with a message naming the formats when the suffix is not one Qt writes.
     bool saveChart(TrainingChart* chart, const QString& path, bool quiet = false);
+    /// The Help menu's texts (HTML): "modes" (the modes and pitfalls),
+    /// "shortcuts", anything else: About.
+    QString helpText(const QString& topic) const;
     /// The shared-counter toy's window (Presets menu), made on first use.
     CounterToyDialog* counterToy();
     /// Applies a preset by id or name (see presets()): its experiment, its
@@ -89,6 +92,7 @@ private:
     void buildMenus();
     void addRecent(const QString& path);
     void rebuildRecentMenu();
+    void buildHelpMenu();
 
     void buildActions();
     void buildLayout();

@@ -11,6 +11,7 @@
 #include "trainingchart.h"
 
 #include "io/atomicfile.h"
+#include "strategy/catalog.h"
 
 #include <QAction>
 #include <QFileDialog>
@@ -98,7 +99,67 @@ void MainWindow::buildMenus() {
     presetsMenu_->addSeparator();
     presetsMenu_->addAction(tr("Shared-counter &toy…"), QKeySequence(Qt::ALT | Qt::Key_0), this,
                             [this] { counterToy()->show(); });
+    buildHelpMenu();
     rebuildRecentMenu();
+}
+
+QString MainWindow::helpText(const QString& topic) const {
+    if (topic == QLatin1String("shortcuts"))
+        return tr("<h3>Keyboard shortcuts</h3><table>"
+                  "<tr><td>Ctrl+R</td><td>Start</td></tr>"
+                  "<tr><td>Ctrl+P</td><td>Pause / Resume</td></tr>"
+                  "<tr><td>Ctrl+E</td><td>One step while paused</td></tr>"
+                  "<tr><td>Ctrl+T</td><td>Stop</td></tr>"
+                  "<tr><td>Alt+1 ... Alt+7</td><td>The presets, in menu order</td></tr>"
+                  "<tr><td>Alt+0</td><td>The shared-counter toy</td></tr>"
+                  "<tr><td>Ctrl+O / Ctrl+S</td><td>Open / save an experiment</td></tr>"
+                  "<tr><td>F1</td><td>The modes and pitfalls</td></tr></table>");
+    if (topic == QLatin1String("modes")) {
+        QString html = tr("<h3>The modes</h3><ul>");
+        for (const StrategyTraits* t : allStrategies())
+            html +=
+                QStringLiteral("<li><b>%1</b>: %2%3</li>")
+                    .arg(QString::fromStdString(t->label).toHtmlEscaped(),
+                         QString::fromStdString(t->help).toHtmlEscaped(),
+                         t->unavailable.empty()
+                             ? QString()
+                             : QStringLiteral(" <i>(%1)</i>")
+                                   .arg(QString::fromStdString(t->unavailable).toHtmlEscaped()));
+        return html +
+               tr("</ul><h3>The pitfalls, and where to see them</h3><ul>"
+                  "<li><b>Parameters not shared</b> (untick Share parameters): each process "
+                  "trains a private copy and the test accuracy never moves.</li>"
+                  "<li><b>CUDA before fork</b>: a forked child cannot use its parent's CUDA "
+                  "context; fork is refused, spawn and forkserver work.</li>"
+                  "<li><b>Lost updates</b> (Count lost updates): lock-free writes of the same "
+                  "parameters overlap and one replaces the other; the lock loses none.</li>"
+                  "<li><b>fork from a process with threads</b>: the child gets only the "
+                  "forking thread; forkserver avoids it.</li></ul>"
+                  "<p>Each preset says what to look at, beside the charts.</p>");
+    }
+    return tr("<h3>Hogwild Lab %1</h3><p>A workbench for parallel SGD: serial, Hogwild over "
+              "threads and processes, locked, data-parallel (threads, processes, MPI; CUDA "
+              "where built), with live loss, divergence and lost updates from shared "
+              "memory, and weights for PyTorch and NumPy.</p><p>Built with Qt %2.</p>")
+        .arg(QStringLiteral(HWL_VERSION), QString::fromLatin1(qVersion()));
+}
+
+void MainWindow::buildHelpMenu() {
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    const struct {
+        QString label, topic;
+        QKeySequence keys;
+    } entries[] = {{tr("&Modes and pitfalls"), "modes", QKeySequence::HelpContents},
+                   {tr("&Keyboard shortcuts"), "shortcuts", {}},
+                   {tr("&About Hogwild Lab"), "about", {}}};
+    for (const auto& e : entries)
+        help->addAction(e.label, e.keys, this, [this, e] {
+            QMessageBox box(this);
+            box.setWindowTitle(e.label);
+            box.setTextFormat(Qt::RichText);
+            box.setText(helpText(e.topic));
+            box.exec();
+        });
 }
 
 void MainWindow::addRecent(const QString& path) {

@@ -91,7 +91,7 @@ void RunController::onPrepared(const QString& error, bool cancelled) {
     preparing_ = false;
     if (cancelled) {
         restorePrevious();
-        emit event(QStringLiteral("Stopped: ") + error, false);
+        emit eventLogged(QStringLiteral("Stopped: ") + error, false);
         emit stoppedWhileLoading();
         return;
     }
@@ -168,9 +168,10 @@ void RunController::tick() {
         emit samplesArrived(batch);
     if (!metrics_.spillError().empty() && !spillWarned_) {
         spillWarned_ = true;
-        emit event(QStringLiteral("Metrics: ") + QString::fromStdString(metrics_.spillError()) +
-                       QStringLiteral(". Memory use now grows with the run's length."),
-                   true);
+        emit eventLogged(QStringLiteral("Metrics: ") +
+                             QString::fromStdString(metrics_.spillError()) +
+                             QStringLiteral(". Memory use now grows with the run's length."),
+                         true);
     }
     // The rings are drained at ~30 Hz so they never fill; the worker table is
     // for reading, and 5 updates a second is all a person can read.
@@ -185,9 +186,9 @@ void RunController::tick() {
             emit samplesArrived(rest);
         const RunSummary s = run_->summary();
         for (const auto& e : s.explanations)
-            emit event(QStringLiteral("Pitfall: ") + QString::fromStdString(e), true);
+            emit eventLogged(QStringLiteral("Pitfall: ") + QString::fromStdString(e), true);
         for (const auto& r : s.remarks)
-            emit event(QStringLiteral("Run: ") + QString::fromStdString(r), false);
+            emit eventLogged(QStringLiteral("Run: ") + QString::fromStdString(r), false);
         paused_ = false;
         running_ = false;
         emit finished(s);
@@ -224,7 +225,7 @@ void RunController::collectWorkers() {
         row.startupMs = w.startupSeconds >= 0 ? w.startupSeconds * 1e3 : -1;
         if (!row.failure.isEmpty() && !reportedFailures_.contains(row.failure)) {
             reportedFailures_.append(row.failure);
-            emit event(QStringLiteral("Worker died: ") + row.failure, true);
+            emit eventLogged(QStringLiteral("Worker died: ") + row.failure, true);
         }
         rows.append(row);
     }

@@ -88,7 +88,7 @@ signals:
     void workersUpdated(const QList<hwl::ui::WorkerRow>& rows);
     void finished(const hwl::RunSummary& summary);
     /// A line for the event log: warnings, worker deaths, pitfalls.
-    void event(const QString& text, bool warning);
+    void eventLogged(const QString& text, bool warning);
 
 private:
     void onPrepared(const QString& error, bool cancelled);
