@@ -21,7 +21,7 @@ std::string canonicalDataset(const std::string& text) {
 const char* const kFashionStandIn = "teacher:60000x784:10:64";
 
 Preset hogwildVsLocked() {
-    // Measured on the project's 2-core machine (bench/RESULTS.md, section 9):
+    // Measured on the project's 2-core machine (bench section 9, the README):
     // on this sparse model Hogwild runs about a third faster than the lock;
     // on the blog's dense MLP the two are within noise of each other there.
     ExperimentConfig c;
