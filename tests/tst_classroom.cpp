@@ -8,6 +8,7 @@
 #include "explanationpane.h"
 #include "mainwindow.h"
 #include "presets.h"
+#include "racestepper.h"
 #include "strategy/catalog.h"
 #include "testutil.h"
 #include "verdict.h"
@@ -15,6 +16,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -29,6 +31,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QUrl>
 
 using namespace hwl;
 using namespace hwl::ui;
@@ -264,6 +267,61 @@ private slots:
                 shortcuts << a->shortcut().toString();
         for (const char* keys : {"Alt+1", "Alt+7", "Alt+0", "Ctrl+E", "F1"})
             QVERIFY2(shortcuts.contains(keys), keys);
+    }
+
+    // Every one of the 20 orders: the parameter ends at 0.6 exactly when no
+    // write is lost, else at the survivor's own update alone.
+    void raceStepperArithmetic() {
+        const auto all = RaceModel::interleavings();
+        QCOMPARE(all.size(), 20);
+        QCOMPARE(RaceModel::describe(all.front()),
+                 QStringLiteral("A reads, A computes, A writes, B reads, B computes, B writes"));
+        int lostOrders = 0;
+        for (const auto& order : all) {
+            RaceModel m(order);
+            while (!m.finished())
+                QVERIFY(!m.step().isEmpty());
+            QVERIFY(m.step().isEmpty()); // nothing past the end
+            if (m.lostWriter() < 0) {
+                QVERIFY(qAbs(m.parameter() - RaceModel::expected()) < 1e-12);
+                QVERIFY(m.verdict().contains("as expected"));
+            } else {
+                ++lostOrders;
+                const int survivor = 1 - m.lostWriter();
+                QVERIFY(qAbs(m.parameter() - (RaceModel::kStart + RaceModel::kUpdate[survivor])) <
+                        1e-12);
+                QVERIFY(m.verdict().contains("is lost"));
+            }
+        }
+        QCOMPARE(lostOrders, 18); // only the two serial orders lose nothing
+    }
+
+    void raceStepperInTheWindow() {
+        MainWindow w;
+        RaceStepperDialog* stepper = w.raceStepper();
+        const auto all = RaceModel::interleavings();
+        const QString bothReadFirst =
+            "A reads, B reads, A computes, B computes, A writes, B writes";
+        int index = -1;
+        for (int i = 0; i < all.size(); ++i)
+            if (RaceModel::describe(all[i]) == bothReadFirst)
+                index = i;
+        QVERIFY(index >= 0);
+        stepper->orderBox()->setCurrentIndex(index);
+        for (int i = 0; i < 6; ++i)
+            stepper->stepOnce();
+        QVERIFY(stepper->model().finished());
+        QVERIFY2(stepper->statusText().contains("Ended at 0.7 instead of 0.6"),
+                 qPrintable(stepper->statusText()));
+        QVERIFY(stepper->statusText().contains("A&#x27;s update") ||
+                stepper->statusText().contains("A's update"));
+        // The lost-updates preset links to it.
+        QVERIFY(w.applyPreset("lost-updates"));
+        stepper->hide();
+        auto* pane = w.findChild<ExplanationPane*>();
+        QVERIFY(pane->toHtml().contains("hwl:race-stepper"));
+        emit pane->anchorClicked(QUrl("hwl:race-stepper"));
+        QVERIFY(stepper->isVisible());
     }
 
     void aFailedStartKeepsTheLastRun() {

@@ -16,7 +16,12 @@ QStringList differingFields(const ExperimentConfig& a, const ExperimentConfig& b
 ExplanationPane::ExplanationPane(QWidget* parent) : QTextBrowser(parent) {
     setObjectName("explanation");
     setOpenExternalLinks(false);
+    setOpenLinks(false); // hwl: links open the window's instruments
     setMinimumWidth(220);
+    connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        if (url.scheme() == QLatin1String("hwl"))
+            emit instrumentRequested(url.path());
+    });
 }
 
 void ExplanationPane::showPreset(const Preset& preset) {

@@ -29,6 +29,11 @@ public:
     /// Whether the form differs from the active preset.
     bool modified() const { return !changed_.isEmpty(); }
 
+signals:
+    /// A link of the explanation to one of the window's instruments was
+    /// clicked: "race-stepper", "counter-toy".
+    void instrumentRequested(const QString& name);
+
 private:
     void render();
 

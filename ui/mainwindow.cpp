@@ -1,9 +1,11 @@
 #include "mainwindow.h"
 
+#include "countertoydialog.h"
 #include "experimentform.h"
 #include "explanationpane.h"
 #include "metricsexport.h"
 #include "presets.h"
+#include "racestepper.h"
 #include "trainingchart.h"
 #include "verdict.h"
 #include "workertablemodel.h"
@@ -103,6 +105,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(form_, &ExperimentForm::validityChanged, this, &MainWindow::updateActions);
 
     restoreSettings();
+    connect(explanation_, &ExplanationPane::instrumentRequested, this, [this](const QString& what) {
+        if (what == QLatin1String("race-stepper"))
+            raceStepper()->show();
+        else if (what == QLatin1String("counter-toy"))
+            counterToy()->show();
+    });
     connect(form_, &ExperimentForm::changed, this,
             [this] { explanation_->formChanged(form_->config()); });
     if (const QList<Preset> all = presets(); !all.isEmpty()) // the default experiment's

@@ -24,6 +24,7 @@ class QTableView;
 namespace hwl::ui {
 
 class CounterToyDialog;
+class RaceStepperDialog;
 class ExperimentForm;
 class ExplanationPane;
 class TrainingChart;
@@ -72,6 +73,8 @@ public:
     QString helpText(const QString& topic) const;
     /// The shared-counter toy's window (Presets menu), made on first use.
     CounterToyDialog* counterToy();
+    /// The race stepper's window (Presets menu; the lost-updates preset links it).
+    RaceStepperDialog* raceStepper();
     /// Applies a preset by id or name (see presets()): its experiment, its
     /// pace and its explanation; false if unknown or while a run goes.
     bool applyPreset(const QString& name);
@@ -138,6 +141,7 @@ private:
     QMenu* recentMenu_ = nullptr;
     QMenu* presetsMenu_ = nullptr;
     CounterToyDialog* counterToy_ = nullptr;
+    RaceStepperDialog* raceStepper_ = nullptr;
     QAction* lastStartedAction_ = nullptr;
     QTimer* redrawTimer_ = nullptr;
     bool chartsDirty_ = false;

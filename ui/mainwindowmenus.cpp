@@ -8,6 +8,7 @@
 #include "explanationpane.h"
 #include "metricsexport.h"
 #include "presets.h"
+#include "racestepper.h"
 #include "trainingchart.h"
 
 #include "io/atomicfile.h"
@@ -99,6 +100,8 @@ void MainWindow::buildMenus() {
     presetsMenu_->addSeparator();
     presetsMenu_->addAction(tr("Shared-counter &toy…"), QKeySequence(Qt::ALT | Qt::Key_0), this,
                             [this] { counterToy()->show(); });
+    presetsMenu_->addAction(tr("&Race stepper…"), QKeySequence(Qt::ALT | Qt::Key_8), this,
+                            [this] { raceStepper()->show(); });
     buildHelpMenu();
     rebuildRecentMenu();
 }
@@ -112,6 +115,7 @@ QString MainWindow::helpText(const QString& topic) const {
                   "<tr><td>Ctrl+T</td><td>Stop</td></tr>"
                   "<tr><td>Alt+1 ... Alt+7</td><td>The presets, in menu order</td></tr>"
                   "<tr><td>Alt+0</td><td>The shared-counter toy</td></tr>"
+                  "<tr><td>Alt+8</td><td>The race stepper</td></tr>"
                   "<tr><td>Ctrl+O / Ctrl+S</td><td>Open / save an experiment</td></tr>"
                   "<tr><td>F1</td><td>The modes and pitfalls</td></tr></table>");
     if (topic == QLatin1String("modes")) {
@@ -180,6 +184,12 @@ void MainWindow::rebuildRecentMenu() {
     for (const QString& path : recent)
         recentMenu_->addAction(path, this, [this, path] { openExperiment(path); });
     recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+RaceStepperDialog* MainWindow::raceStepper() {
+    if (!raceStepper_)
+        raceStepper_ = new RaceStepperDialog(this);
+    return raceStepper_;
 }
 
 CounterToyDialog* MainWindow::counterToy() {

@@ -128,7 +128,10 @@ Preset lostUpdates() {
              "<p>It runs at full speed: slow it down with the pace and the workers write "
              "at the same moment far less often, so fewer writes are lost. Then switch the "
              "mode to <b>threads (locked)</b> and run again: the count is 0, because the "
-             "lock lets one worker write at a time.</p>"),
+             "lock lets one worker write at a time.</p>"
+             "<p>How one write gets lost, step by step: the <a href=\"hwl:race-stepper\">race "
+             "stepper</a> (Presets menu). The simplest race of all: the <a "
+             "href=\"hwl:counter-toy\">shared-counter toy</a>.</p>"),
             c};
 }
 
