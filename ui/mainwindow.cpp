@@ -188,7 +188,7 @@ void MainWindow::prepareCharts(const ExperimentConfig& config) {
 void MainWindow::chartLostUpdates(const QList<WorkerRow>& rows) {
     if (lostChart_->isHidden())
         return;
-    const double now = runClock_.isValid() ? double(runClock_.nsecsElapsed()) * 1e-9 : 0.0;
+    const double now = controller_->elapsed();
     for (const WorkerRow& r : rows)
         if (r.updateWrites > 0)
             lostChart_->appendPoints(r.rank,
@@ -386,7 +386,6 @@ void MainWindow::stopRun() {
 }
 
 void MainWindow::onStarted(int workers, const QStringList& notes) {
-    runClock_.start();
     const ExperimentConfig& c = controller_->run()->config();
     logEvent(tr("Run started: %1 on %2, mode %3, %4 worker(s), %5 epochs")
                  .arg(QString::fromStdString(c.model), QString::fromStdString(c.dataset),

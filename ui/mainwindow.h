@@ -5,7 +5,6 @@
 #include "chartsample.h"
 #include "runcontroller.h"
 
-#include <QElapsedTimer>
 #include <QMainWindow>
 
 #include <memory>
@@ -120,7 +119,6 @@ private:
     TrainingChart* lossChart_ = nullptr;
     TrainingChart* divergenceChart_ = nullptr;
     TrainingChart* lostChart_ = nullptr; ///< lost updates, % of block writes
-    QElapsedTimer runClock_;             ///< since the run started (the lost-update chart's x)
     WorkerTableModel* workerModel_ = nullptr;
     QTableView* workerTable_ = nullptr;
     QPlainTextEdit* eventLog_ = nullptr;

@@ -71,6 +71,8 @@ public:
     /// what "Export weights" writes.
     const Run* run() const { return run_.get(); }
     const MetricsLog& metrics() const { return metrics_; }
+    /// Seconds on the current run's clock (the telemetry's), 0 before one.
+    double elapsed() const { return run_ && running_ ? run_->telemetry().elapsed() : 0.0; }
     /// Milliseconds between telemetry drains.
     static constexpr int kRefreshMs = 33;
     /// Drains per worker-table update (about 5 per second).

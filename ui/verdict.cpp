@@ -7,8 +7,6 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include <numeric>
-
 namespace hwl::ui {
 
 namespace {
@@ -20,8 +18,7 @@ QString tr(const char* text) {
 QString lostUpdatesLine(const ExperimentConfig& config, const RunSummary& s) {
     if (s.updateWrites.empty())
         return {};
-    const auto writes = std::accumulate(s.updateWrites.begin(), s.updateWrites.end(), 0ull);
-    const auto lost = std::accumulate(s.lostUpdates.begin(), s.lostUpdates.end(), 0ull);
+    const std::uint64_t writes = s.totalUpdateWrites(), lost = s.totalLostUpdates();
     const double share = writes ? 100.0 * double(lost) / double(writes) : 0.0;
     QString line = tr("Lost updates: %1 of %2 block writes (%3%) overlapped another worker's "
                       "write of the same parameters.")

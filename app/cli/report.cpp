@@ -77,11 +77,9 @@ std::string startupText(const RunSummary& s) {
 } // namespace
 
 std::string lostUpdatesText(const RunSummary& s, const std::string& noun) {
-    std::uint64_t writes = 0, lost = 0;
+    const std::uint64_t writes = s.totalUpdateWrites(), lost = s.totalLostUpdates();
     std::string parts;
     for (std::size_t r = 0; r < s.updateWrites.size(); ++r) {
-        writes += s.updateWrites[r];
-        lost += s.lostUpdates[r];
         char part[128];
         std::snprintf(part, sizeof part, "%s%s %zu: %llu of %llu", r ? ", " : "", noun.c_str(), r,
                       (unsigned long long)s.lostUpdates[r], (unsigned long long)s.updateWrites[r]);

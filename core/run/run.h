@@ -58,6 +58,9 @@ struct RunSummary {
     /// gpu-hogwild, per worker (group of blocks): parameter writes, and how
     /// many another block overwrote (lost); empty in other modes.
     std::vector<std::uint64_t> updateWrites, lostUpdates;
+    /// The sums of updateWrites and lostUpdates over the workers.
+    std::uint64_t totalUpdateWrites() const;
+    std::uint64_t totalLostUpdates() const;
 };
 
 /// What a prepared run is about (after prepare()).

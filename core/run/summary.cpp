@@ -8,8 +8,16 @@
 
 #include <algorithm>
 #include <cctype>
+#include <numeric>
 
 namespace hwl {
+
+std::uint64_t RunSummary::totalUpdateWrites() const {
+    return std::accumulate(updateWrites.begin(), updateWrites.end(), std::uint64_t(0));
+}
+std::uint64_t RunSummary::totalLostUpdates() const {
+    return std::accumulate(lostUpdates.begin(), lostUpdates.end(), std::uint64_t(0));
+}
 
 void Run::Impl::evaluate(std::uint32_t epoch) {
     const auto start = Telemetry::nowNs();

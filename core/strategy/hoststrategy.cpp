@@ -145,9 +145,7 @@ void HostStrategy::explain(RunSummary& summary) const {
         "read of it and its own write, so that one of the two writes may have replaced the "
         "other's unseen (an upper bound per value: two overlapping writes can miss each "
         "other element by element)" +
-        std::string(traits_.name == "threads-locked"
-                        ? "; under the lock one worker writes at a time, so none is lost"
-                        : ""));
+        lostUpdatesNote());
 }
 
 UpdateCounting HostStrategy::countedUpdates(const WorkerEnvironment& env, std::uint32_t rank) {

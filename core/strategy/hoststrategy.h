@@ -38,6 +38,8 @@ protected:
     virtual std::size_t extraStores() const { return 0; }
     /// Allocates the worker stores beyond params_, filled with `initial`.
     virtual void prepareWorkerStores(RunResources& /*run*/, const float* /*initial*/) {}
+    /// With --lost-updates: what the mode adds to the count's explanation.
+    virtual std::string lostUpdatesNote() const { return {}; }
     /// Data-parallel: the collective's segment name (else empty).
     virtual std::string collectiveName() const { return {}; }
     /// Whether a worker stops when a peer leaves (collectives wait on peers).
