@@ -80,7 +80,9 @@ private slots:
 
     void paceAndSingleStep() {
         MainWindow w;
-        w.form()->setConfig(longRun());
+        ExperimentConfig c = longRun();
+        c.testFraction = 0; // no epoch gate, where a paused worker has no step to take
+        w.form()->setConfig(c);
         w.paceBox()->setValue(20); // 20 steps/s per worker
         QCOMPARE(w.controller()->pace(), 20u);
         QVERIFY(!w.stepAction()->isEnabled()); // nothing to step

@@ -342,6 +342,9 @@ private slots:
         c.mode = mode.toStdString();
         c.workers = 2;
         c.epochs = 1000;
+        // No test set, so no epoch gate: a worker paused while it waits there
+        // for the others has no step to take until they arrive (README, Step).
+        c.testFraction = 0;
         Run run(c);
         run.start();
         auto steps = [&](int r) { return run.telemetry().worker(std::uint32_t(r)).steps; };
