@@ -82,6 +82,16 @@ inline std::filesystem::path writeBytes(const QString& path, const QByteArray& b
     return std::filesystem::path(path.toStdString());
 }
 
+/// An IDX train pair in `dir` (made if needed): one rows x cols image of
+/// zeros, label 0.
+inline void writeIdx(const QString& dir, char rows, char cols) {
+    QDir().mkpath(dir);
+    writeBytes(dir + "/train-images-idx3-ubyte", QByteArray::fromHex("0000080300000001000000") +
+                                                     rows + QByteArray(3, '\0') + cols +
+                                                     QByteArray(rows * cols, '\0'));
+    writeBytes(dir + "/train-labels-idx1-ubyte", QByteArray::fromHex("000008010000000100"));
+}
+
 inline QByteArray readBytes(const std::filesystem::path& path) {
     QFile f(QString::fromStdString(path.string()));
     if (!f.open(QIODevice::ReadOnly))

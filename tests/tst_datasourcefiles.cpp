@@ -1,5 +1,6 @@
 // Tests for the file loaders of core/datasources: IDX (raw and gzip), CSV and
 // LIBSVM, valid and malformed. Fixtures are written into a QTemporaryDir.
+#include "config/preflight.h"
 #include "data/datasources.h"
 #include "datasetchecks.h"
 #include "testutil.h"
@@ -11,6 +12,8 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -378,6 +381,80 @@ private slots:
         QFETCH(QByteArray, content);
         QFETCH(QString, needle);
         HWL_VERIFY_THROWS(loadCsv(file("bad.csv", content)), InputError, needle.toStdString());
+    }
+
+    // --- The header peek (the form's check before Start) -----------------------
+
+    // What the first line tells, and for a file the loader refuses for what
+    // the first lines show, the loader's very message.
+    void csvHeaderPeek_data() {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<int>("features"); // -1: refused
+        QTest::newRow("rows") << QByteArray("0,1,2,3\n1,2,3,4\n") << 3;
+        QTest::newRow("header, blank line, BOM") << QByteArray("\xEF\xBB\xBFy,a,b\n\n0,1,2\n") << 2;
+        QTest::newRow("gzip") << gzipStored("1,0.5\n0,2\n") << 1;
+        QTest::newRow("a bad later row: the run's to find") << QByteArray("0,1\n1,2,3\n") << 1;
+        QTest::newRow("blank file") << QByteArray("\n \r\n") << -1;
+        QTest::newRow("header only") << QByteArray("label,x\n") << -1;
+        QTest::newRow("one column") << QByteArray("\n1\n0\n") << -1;
+    }
+    void csvHeaderPeek() {
+        QFETCH(QByteArray, content);
+        QFETCH(int, features);
+        const auto path = file(QString("peek-%1.csv").arg(qHash(content)), content);
+        const DatasetSpec spec = parseDatasetSpec("csv:" + path.string());
+        if (features >= 0) {
+            QCOMPARE(peekDatasetShape(spec).dim, features);
+            QCOMPARE(peekDatasetShape(spec).numClasses, -1); // only the whole file says
+            return;
+        }
+        std::string loader;
+        try {
+            loadCsv(path);
+        } catch (const InputError& e) {
+            loader = e.what();
+        }
+        QVERIFY(!loader.empty());
+        HWL_VERIFY_THROWS(peekDatasetShape(spec), InputError, loader);
+    }
+
+    void idxHeaderPeek() {
+        const auto dir = subdir("peek-idx");
+        file("peek-idx/train-images-idx3-ubyte.gz", gzipStored(idxImages(2, 3, 5)));
+        file("peek-idx/train-labels-idx1-ubyte", idxLabels({1, 2}));
+        const DatasetSpec spec = parseDatasetSpec("idx:" + dir.string());
+        QCOMPARE(peekDatasetShape(spec).dim, 15);
+        QCOMPARE(peekDatasetShape(spec).numClasses, 10); // loadIdx's least
+        // A model whose output is narrower is refused before loading.
+        ExperimentConfig c;
+        c.model = "mlp:15-4";
+        c.dataset = "idx:" + dir.string();
+        const auto issues = checkBeforeLoading(c);
+        QCOMPARE(issues.size(), std::size_t(1));
+        QVERIFY2(issues[0].message.find("make the model's last width at least 10") !=
+                     std::string::npos,
+                 issues[0].message.c_str());
+        // Swapped files: the loader's message.
+        file("peek-idx/train-images-idx3-ubyte.gz", idxLabels({1, 2}));
+        HWL_VERIFY_THROWS(peekDatasetShape(spec), InputError, "are the two files swapped?");
+        QDir(QString::fromStdString(dir.string())).removeRecursively();
+        subdir("peek-idx");
+        HWL_VERIFY_THROWS(peekDatasetShape(spec), InputError, "lacks train-images-idx3-ubyte[.gz]");
+    }
+
+    /// The peek reads a file again only when its time or size changed:
+    /// typing into the form does not re-read it at each keystroke.
+    void headerPeekIsCachedByPathAndTime() {
+        namespace fs = std::filesystem;
+        const auto path = file("cached.csv", "0,1,23\n");
+        const DatasetSpec spec = parseDatasetSpec("csv:" + path.string());
+        QCOMPARE(peekDatasetShape(spec).dim, 2);
+        const auto written = fs::last_write_time(path);
+        file("cached.csv", "0,1,2,3"); // the same size, 3 features
+        fs::last_write_time(path, written);
+        QCOMPARE(peekDatasetShape(spec).dim, 2); // the cached header
+        fs::last_write_time(path, written + std::chrono::seconds(2));
+        QCOMPARE(peekDatasetShape(spec).dim, 3);
     }
 
     // --- LIBSVM ---------------------------------------------------------------

@@ -5,6 +5,7 @@
 #include "presets.h"
 
 #include "strategy/catalog.h"
+#include "testutil.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -21,6 +22,7 @@
 #include <QThread>
 
 using hwl::ExperimentConfig;
+using namespace hwl::test; // writeBytes, writeIdx
 using hwl::ui::ExperimentForm;
 
 namespace {
@@ -74,21 +76,21 @@ class TestExperimentForm : public QObject {
     QTemporaryDir dir_;
     QString csv_, idx_;
 
-    /// Replaces %CSV% / %IDX% by the fixtures' paths.
+    /// Replaces %CSV% / %IDX% / %DIR% by the fixtures' paths.
     QString fixture(QString text) const {
-        return text.replace("%CSV%", csv_).replace("%IDX%", idx_);
+        return text.replace("%CSV%", csv_).replace("%IDX%", idx_).replace("%DIR%", dir_.path());
     }
 
 private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
         csv_ = dir_.filePath("data.csv");
-        QFile f(csv_);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("0,1.5,2\n1,0.5,3\n");
-        f.close();
+        writeBytes(csv_, "0,1.5,2\n1,0.5,3\n");
         idx_ = dir_.filePath("idx");
-        QVERIFY(QDir().mkpath(idx_));
+        writeIdx(idx_, 28, 28);
+        writeBytes(dir_.filePath("wide.csv"), "label,a,b,c\n0,1,2,3\n1,3,2,1\n");
+        writeBytes(dir_.filePath("one.csv"), "\n0\n1\n");
+        writeIdx(dir_.filePath("small-idx"), 2, 3);
     }
 
     void defaultsAreValid() {
@@ -199,6 +201,25 @@ private slots:
                                             << "dataset"
                                             << "folder not found: /nonexistent/idx"
                                             << "%IDX%";
+        // Regression: a model/file mismatch showed only after Start. The
+        // file's header (its first line, an IDX header) is read at once.
+        const char* const csv = R"({"model": "mlp:2-2", "dataset": "csv:%CSV%"})";
+        const char* const idx = R"({"model": "mlp:784-10", "dataset": "idx:%IDX%"})";
+        const struct {
+            const char *name, *setup, *widget, *value, *field, *expected, *fix;
+        } headers[] = {
+            {"csv features vs widths", csv, "model", "3-2", "model",
+             "the model's input width is 3 but the dataset has 2 features", "2-2"},
+            {"csv with more features", csv, "dataset", "%DIR%/wide.csv", "model",
+             "dataset has 3 features: make the model's first width 3", "%CSV%"},
+            {"csv of one column", csv, "dataset", "%DIR%/one.csv", "dataset",
+             "one.csv\": line 2 has 1 column; expected the label", "%CSV%"},
+            {"idx pixels vs widths", idx, "dataset", "%DIR%/small-idx", "model",
+             "dataset has 6 features", "%IDX%"},
+        };
+        for (const auto& h : headers)
+            QTest::newRow(h.name) << h.setup << h.widget << h.value << h.field << h.expected
+                                  << h.fix;
         QTest::newRow("lr zero") << mlp << "lr"
                                  << "0"
                                  << "lr"

@@ -44,11 +44,21 @@ std::vector<ConfigIssue> checkBeforeLoading(const ExperimentConfig& config) {
         modelSpec = config.modelSpec();
     } catch (const InputError&) {
     }
-    if (data)
-        checkFiles(*data, issues);
-    if (data && modelSpec)
-        if (const auto why = makeModel(*modelSpec)->incompatibility(shapeBeforeLoading(*data));
-            !why.empty())
+    if (!data)
+        return issues;
+    checkFiles(*data, issues);
+    // The files' headers, once they are there: a model that does not fit a
+    // CSV's features or an IDX folder's pixels shows before Start.
+    DatasetShape shape = shapeBeforeLoading(*data);
+    if (issues.empty()) {
+        try {
+            shape = peekDatasetShape(*data);
+        } catch (const InputError& e) {
+            issues.push_back({"dataset", e.what()});
+        }
+    }
+    if (modelSpec)
+        if (const auto why = makeModel(*modelSpec)->incompatibility(shape); !why.empty())
             issues.push_back({"model", why});
     return issues;
 }

@@ -2,8 +2,10 @@
 // Checks that can be made before a run loads anything, beyond validate():
 // the dataset's files and folders exist, Fashion-MNIST is installed when
 // asked for, and the model fits a dataset whose shape is known without
-// loading it (synthetic kinds and Fashion-MNIST). The window's form shows
-// them at their fields as the user types. Part of the engine's public API.
+// loading it (synthetic kinds and Fashion-MNIST) or from its files' headers
+// (peekDatasetShape: a CSV's features, an IDX folder's pixels; cached, so
+// cheap to repeat). The window's form shows them at their fields as the user
+// types. Part of the engine's public API.
 #include "config/experimentconfig.h"
 
 #include <vector>

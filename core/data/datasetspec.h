@@ -53,5 +53,17 @@ bool isFileKind(DatasetSpec::Kind kind);
 /// everything for synthetic kinds and Fashion-MNIST; for files only whether
 /// it is sparse (LIBSVM) or dense (CSV, IDX).
 DatasetShape shapeBeforeLoading(const DatasetSpec& spec);
+/// shapeBeforeLoading() plus what the files' headers tell, without loading
+/// them: for CSV the features per row (the first line's columns less the
+/// label; it reads at most the first 1 MiB), for an IDX folder the pixels
+/// per image (the train images file's 16-byte header) and 10 classes (the
+/// least loadIdx gives; a larger label adds more). LIBSVM's width (its
+/// largest index) and the classes of text files need the whole file: they
+/// stay unknown (-1). Throws the loader's InputError when the header already
+/// shows that the run would refuse the data (an empty CSV, one column, a
+/// wrong IDX magic, a missing or unreadable file). Results, errors included,
+/// are cached by the file's path, modification time and size, so a form may
+/// ask on every keystroke. Thread-safe.
+DatasetShape peekDatasetShape(const DatasetSpec& spec);
 
 } // namespace hwl

@@ -77,6 +77,15 @@ private:
     bool atEnd_ = false, first_ = true;
 };
 
+/// The features per row of a CSV file, from its first lines (at most its
+/// first 1 MiB, gunzipped): the columns of its first non-blank line less the
+/// label; -1 when that line is longer than what was read. Throws loadCsv's
+/// InputError for what it already shows (empty, one column, only a header).
+std::int64_t peekCsvFeatures(const std::filesystem::path& file);
+/// The pixels per image of an IDX images file (H x W), from its 16-byte
+/// header; throws loadIdx's InputError for a header it would refuse.
+std::int64_t peekIdxPixels(const std::filesystem::path& images);
+
 /// "NAME (ROWS x DIM, C classes)", with ", sparse" for CSR datasets.
 std::string describe(const std::string& name, const Dataset& ds);
 

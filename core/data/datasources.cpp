@@ -16,9 +16,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace hwl {
@@ -126,6 +129,9 @@ std::pair<IdxFiles, std::optional<IdxFiles>> idxLayout(const std::filesystem::pa
     return {*train, test};
 }
 
+const char* const kIdxFix = "put train-images-idx3-ubyte and train-labels-idx1-ubyte (raw or "
+                            ".gz), and optionally the t10k- pair, in it";
+
 } // namespace
 
 std::filesystem::path fashionMnistDir() {
@@ -142,6 +148,67 @@ bool fashionMnistAvailable() {
     } catch (const InputError&) {
         return false;
     }
+}
+
+namespace {
+
+/// Header peeks by file (path, modification time, size): the features or
+/// pixels per row, or the loader's message.
+struct PeekCache {
+    using Key = std::tuple<std::string, std::filesystem::file_time_type::rep, std::uintmax_t>;
+    struct Entry {
+        std::int64_t dim = -1;
+        std::string error;
+    };
+    std::mutex mutex;
+    std::map<Key, Entry> entries;
+};
+
+/// The cached `peek(file)`, read again once the file changed.
+std::int64_t peekCached(const std::filesystem::path& file,
+                        std::int64_t (*peek)(const std::filesystem::path&)) {
+    static PeekCache cache;
+    std::error_code ec;
+    const auto mtime = std::filesystem::last_write_time(file, ec);
+    const std::uintmax_t size = ec ? 0 : std::filesystem::file_size(file, ec);
+    if (ec)
+        return peek(file); // not there or not a file: its message, not cached
+    const PeekCache::Key key{file.string(), mtime.time_since_epoch().count(), size};
+    {
+        const std::lock_guard lock(cache.mutex);
+        if (const auto it = cache.entries.find(key); it != cache.entries.end()) {
+            if (!it->second.error.empty())
+                throw InputError(it->second.error);
+            return it->second.dim;
+        }
+    }
+    PeekCache::Entry entry;
+    try {
+        entry.dim = peek(file);
+    } catch (const InputError& e) {
+        entry.error = e.what();
+    }
+    const std::lock_guard lock(cache.mutex);
+    if (cache.entries.size() >= 64) // a form's few files; never grows unbounded
+        cache.entries.clear();
+    cache.entries[key] = entry;
+    if (!entry.error.empty())
+        throw InputError(entry.error);
+    return entry.dim;
+}
+
+} // namespace
+
+DatasetShape peekDatasetShape(const DatasetSpec& spec) {
+    DatasetShape shape = shapeBeforeLoading(spec);
+    if (spec.kind == DatasetSpec::Kind::Csv) {
+        shape.dim = peekCached(spec.path, &detail::peekCsvFeatures);
+    } else if (spec.kind == DatasetSpec::Kind::Idx) {
+        const auto layout = idxLayout(spec.path, false, "idx", kIdxFix);
+        shape.dim = peekCached(layout.first.images, &detail::peekIdxPixels);
+        shape.numClasses = 10;
+    }
+    return shape;
 }
 
 DatasetSplit splitTrainTest(Dataset all, double fraction, std::uint64_t seed) {
@@ -229,8 +296,7 @@ DatasetSplit loadDataset(const DatasetSpec& spec, double testFraction, std::uint
             fashion ? "apt-get install dataset-fashion-mnist, or set HWL_FASHION_MNIST_DIR to a "
                       "directory holding train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, "
                       "t10k-images-idx3-ubyte.gz and t10k-labels-idx1-ubyte.gz"
-                    : "put train-images-idx3-ubyte and train-labels-idx1-ubyte (raw or .gz), "
-                      "and optionally the t10k- pair, in it");
+                    : kIdxFix);
         const IdxFiles& train = layout.first; // named, not bound: clang 14 cannot capture bindings
         const auto& test = layout.second;
         if (!test) {

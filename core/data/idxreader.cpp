@@ -76,18 +76,14 @@ std::uint64_t promisedBound(const std::filesystem::path& file, bool images,
     return std::uint64_t(promised) + header + 4096;
 }
 
-/// Reads and checks one IDX file: magic, header, and that the data bytes are
-/// exactly what the header promises.
-IdxFile readIdx(const std::filesystem::path& file, bool images) {
-    const std::string what = images ? "IDX images file" : "IDX labels file";
-    const std::string where = what + " " + quoted(file);
+/// The dimensions in the header of an IDX file whose content starts with
+/// `b` (the whole file, or its first 16 bytes: the header is all this
+/// checks): magic, a complete header, no dimension 0. `where` names the file.
+std::vector<std::uint32_t> checkedHeader(const std::string& b, bool images,
+                                         const std::string& where) {
     const std::uint32_t expected = images ? kImagesMagic : kLabelsMagic;
     const std::string expectedText =
         hex32(expected) + (images ? " (uint8 images, N x H x W)" : " (uint8 labels, N)");
-
-    IdxFile idx;
-    idx.bytes = detail::readFileBytes(file, promisedBound(file, images, what), what);
-    const std::string& b = idx.bytes;
     if (b.empty())
         throw InputError(where + " is empty; expected an IDX header with magic " + expectedText);
     if (b.size() < 4)
@@ -105,21 +101,36 @@ IdxFile readIdx(const std::filesystem::path& file, bool images) {
         throw InputError(msg);
     }
     const std::size_t ndims = images ? 3 : 1;
-    idx.headerBytes = 4 + 4 * ndims;
-    if (b.size() < idx.headerBytes)
+    const std::size_t headerBytes = 4 + 4 * ndims;
+    if (b.size() < headerBytes)
         throw InputError(where + " is truncated: it holds " + std::to_string(b.size()) +
-                         " bytes, the header alone needs " + std::to_string(idx.headerBytes));
+                         " bytes, the header alone needs " + std::to_string(headerBytes));
+    std::vector<std::uint32_t> dims;
+    for (std::size_t d = 0; d < ndims; ++d)
+        dims.push_back(bigEndian32(u + 4 + 4 * d));
+    if (dims[0] == 0)
+        throw InputError(where + " holds 0 " + (images ? "images" : "labels") +
+                         "; a dataset needs at least one row");
+    if (images && (dims[1] == 0 || dims[2] == 0))
+        throw InputError(where + " has images of " + std::to_string(dims[1]) + " x " +
+                         std::to_string(dims[2]) + " pixels; both sides must be at least 1");
+    return dims;
+}
+
+/// Reads and checks one IDX file: magic, header, and that the data bytes are
+/// exactly what the header promises.
+IdxFile readIdx(const std::filesystem::path& file, bool images) {
+    const std::string what = images ? "IDX images file" : "IDX labels file";
+    const std::string where = what + " " + quoted(file);
+    IdxFile idx;
+    idx.bytes = detail::readFileBytes(file, promisedBound(file, images, what), what);
+    const std::string& b = idx.bytes;
+    idx.dims = checkedHeader(b, images, where);
+    idx.headerBytes = 4 + 4 * idx.dims.size();
     detail::Uint128 promised = 1;
-    for (std::size_t d = 0; d < ndims; ++d) {
-        idx.dims.push_back(bigEndian32(u + 4 + 4 * d));
-        promised *= idx.dims.back();
-    }
+    for (const std::uint32_t d : idx.dims)
+        promised *= d;
     const char* items = images ? "images" : "labels";
-    if (idx.dims[0] == 0)
-        throw InputError(where + " holds 0 " + items + "; a dataset needs at least one row");
-    if (images && (idx.dims[1] == 0 || idx.dims[2] == 0))
-        throw InputError(where + " has images of " + std::to_string(idx.dims[1]) + " x " +
-                         std::to_string(idx.dims[2]) + " pixels; both sides must be at least 1");
     const std::uint64_t actual = b.size() - idx.headerBytes;
     const std::string kind = images ? "pixel" : "label";
     std::string shape = std::to_string(idx.dims[0]) + " " + items;
@@ -138,6 +149,14 @@ IdxFile readIdx(const std::filesystem::path& file, bool images) {
 }
 
 } // namespace
+
+std::int64_t detail::peekIdxPixels(const std::filesystem::path& images) {
+    const std::string what = "IDX images file";
+    bool gzipped = false;
+    const std::string header = readFilePrefix(images, 16, what, gzipped);
+    const auto dims = checkedHeader(header, true, what + " " + quoted(images));
+    return std::int64_t(dims[1]) * std::int64_t(dims[2]);
+}
 
 Dataset loadIdx(const std::filesystem::path& images, const std::filesystem::path& labels) {
     const IdxFile img = readIdx(images, true);

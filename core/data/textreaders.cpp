@@ -162,6 +162,27 @@ std::int32_t checkedClasses(const std::string& where, std::int64_t maxLabel) {
     return std::int32_t(maxLabel + 1);
 }
 
+// The messages of a CSV file the loader refuses before its rows: shared
+// with the header peek, so that the form says what the run would.
+std::string csvOneColumn(const std::string& where, std::int64_t lineNo) {
+    return where + ": line " + std::to_string(lineNo) +
+           " has 1 column; expected the label, then at least one feature, separated by commas";
+}
+std::string csvEmpty(const std::string& where) {
+    return where + " is empty; expected rows of: label,feature,feature,...";
+}
+std::string csvHeaderOnly(const std::string& where, std::int64_t lineNo) {
+    return where + " has no data rows, only the header line " + std::to_string(lineNo) +
+           "; expected rows of: label,feature,...";
+}
+
+/// True when a CSV line's first field is not a number: a header line.
+bool isCsvHeader(std::string_view line) {
+    float f = 0;
+    const Num n = parseFloat(trim(line.substr(0, line.find(','))), f);
+    return n == Num::NotNumber || n == Num::Empty;
+}
+
 /// Parses the label and `columns - 1` features of one CSV row into `ds`.
 void parseCsvRow(const std::string& where, std::string_view line, std::int64_t lineNo,
                  std::int64_t columns, Dataset& ds, std::int64_t& maxLabel) {
@@ -207,15 +228,10 @@ Dataset loadCsv(const std::filesystem::path& file) {
             firstLine = lineNo;
             columns = cols;
             if (cols < 2)
-                throw InputError(where + ": line " + std::to_string(lineNo) +
-                                 " has 1 column; expected the label, then at least one feature, "
-                                 "separated by commas");
+                throw InputError(csvOneColumn(where, lineNo));
             ds.dim = columns - 1;
-            float f = 0;
-            const auto firstField = trim(line.substr(0, line.find(',')));
-            const Num n = parseFloat(firstField, f);
-            if (n == Num::NotNumber || n == Num::Empty)
-                continue; // a header line
+            if (isCsvHeader(line))
+                continue;
         }
         if (cols != columns)
             throw InputError(where + ": line " + std::to_string(lineNo) + " has " +
@@ -227,14 +243,48 @@ Dataset loadCsv(const std::filesystem::path& file) {
         parseCsvRow(where, line, lineNo, columns, ds, maxLabel);
     }
     if (firstLine == 0)
-        throw InputError(where + " is empty; expected rows of: label,feature,feature,...");
+        throw InputError(csvEmpty(where));
     if (ds.labels.empty())
-        throw InputError(where + " has no data rows, only the header line " +
-                         std::to_string(firstLine) + "; expected rows of: label,feature,...");
+        throw InputError(csvHeaderOnly(where, firstLine));
     ds.rows = std::int64_t(ds.labels.size());
     ds.numClasses = checkedClasses(where, maxLabel);
     ds.description = detail::describe("csv:" + file.string(), ds);
     return ds;
+}
+
+std::int64_t detail::peekCsvFeatures(const std::filesystem::path& file) {
+    const std::string where = "csv " + quoted(file);
+    constexpr std::size_t kPeekBytes = std::size_t(1) << 20;
+    bool gzipped = false;
+    std::string text = readFilePrefix(file, kPeekBytes, "csv file", gzipped);
+    const bool whole = text.size() < kPeekBytes;
+    std::string_view rest(text);
+    if (rest.substr(0, 3) == "\xEF\xBB\xBF")
+        rest.remove_prefix(3);
+    std::int64_t lineNo = 0, columns = -1, headerLine = 0;
+    while (!rest.empty()) {
+        const std::size_t nl = rest.find('\n');
+        if (nl == std::string_view::npos && !whole)
+            break; // the line goes on past what was read
+        const std::string_view line = rest.substr(0, nl);
+        rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+        ++lineNo;
+        if (isBlank(line))
+            continue;
+        if (columns >= 0)
+            return columns - 1; // a row after the header line
+        columns = std::int64_t(std::count(line.begin(), line.end(), ',')) + 1;
+        if (columns < 2)
+            throw InputError(csvOneColumn(where, lineNo));
+        if (!isCsvHeader(line))
+            return columns - 1;
+        headerLine = lineNo;
+    }
+    if (whole && columns < 0)
+        throw InputError(csvEmpty(where));
+    if (whole)
+        throw InputError(csvHeaderOnly(where, headerLine));
+    return columns < 0 ? -1 : columns - 1;
 }
 
 namespace {
