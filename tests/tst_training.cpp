@@ -342,8 +342,7 @@ private slots:
         c.mode = mode.toStdString();
         c.workers = 2;
         c.epochs = 1000;
-        // No test set, so no epoch gate: a worker paused while it waits there
-        // for the others has no step to take until they arrive (README, Step).
+        // No test set, so no epoch gate: the gate has its own test below.
         c.testFraction = 0;
         Run run(c);
         run.start();
@@ -364,6 +363,67 @@ private slots:
             QCOMPARE(steps(0), a + 1); // one step, not a resume
             QCOMPARE(steps(1), b + 1);
         }
+        run.stop();
+        QVERIFY(run.wait(std::chrono::seconds(30)));
+        QCOMPARE(run.summary().state, RunState::Stopped);
+    }
+
+    // Regression: Step did nothing when the workers were paused at the
+    // epoch gate (waiting for each other and the test evaluation): a worker
+    // held in the pause there never saw the gate open. Each epoch is one
+    // step here, so every step ends at the gate, and every Step has to take
+    // the workers through it into one step of the next epoch.
+    void singleStepThroughTheEpochGate_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<int>("workers");
+        QTest::newRow("serial") << "serial" << 1;
+        QTest::newRow("threads") << "threads" << 2;
+    }
+    void singleStepThroughTheEpochGate() {
+        QFETCH(QString, mode);
+        QFETCH(int, workers);
+        ExperimentConfig c = teacherConfig();
+        c.dataset = "teacher:1000x20:4:16"; // 800 training rows, 200 test rows
+        c.mode = mode.toStdString();
+        c.workers = workers;
+        c.batch = 1000; // one step an epoch, whatever the split
+        c.epochs = 1000;
+        Run run(c);
+        QVERIFY(run.canStep());
+        run.setPace(200); // a few epochs before the pause, not all of them
+        run.start();
+        const auto n = std::uint32_t(workers);
+        auto steps = [&](std::uint32_t r) { return run.telemetry().worker(r).steps; };
+        auto allPaused = [&] {
+            for (std::uint32_t r = 0; r < n; ++r)
+                if (run.telemetry().worker(r).state != WorkerState::Paused)
+                    return false;
+            return true;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(steps(0) >= 3, 10000);
+        run.pause();
+        QTRY_VERIFY_WITH_TIMEOUT(allPaused(), 10000);
+        for (int click = 1; click <= 3; ++click) {
+            std::vector<std::uint64_t> before;
+            for (std::uint32_t r = 0; r < n; ++r)
+                before.push_back(steps(r));
+            run.step();
+            QTRY_VERIFY_WITH_TIMEOUT(
+                [&] {
+                    for (std::uint32_t r = 0; r < n; ++r)
+                        if (steps(r) != before[r] + 1)
+                            return false;
+                    return allPaused();
+                }(),
+                10000);
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            for (std::uint32_t r = 0; r < n; ++r)
+                QCOMPARE(steps(r), before[r] + 1); // one step, not a resume
+        }
+        QCOMPARE(run.telemetry().worker(0).epochs, std::uint32_t(steps(0))); // each at a gate
+        const auto paused = steps(0);
+        run.resume(); // and the gate still opens for running workers
+        QTRY_VERIFY_WITH_TIMEOUT(steps(0) >= paused + 3, 10000);
         run.stop();
         QVERIFY(run.wait(std::chrono::seconds(30)));
         QCOMPARE(run.summary().state, RunState::Stopped);

@@ -109,8 +109,20 @@ bool KeepGoing::waitUntil(std::atomic<std::uint32_t>& word,
         const std::uint32_t seen = word.load(std::memory_order_acquire);
         if (ready(seen))
             return true;
-        if (pauseHere ? !(*this)() : !notStopped())
+        if (!notStopped())
             return false;
+        // A pause shows here but does not hold the wait: the worker has no
+        // step to take here, and one held in the pause would never see the
+        // gate open, so a Step could not move it. It goes on to its next
+        // step, where the pause holds it and a Step granted meanwhile lets
+        // exactly that step through (beforeStep).
+        if (pauseHere) {
+            const bool paused = telemetry_.header().command.load(std::memory_order_acquire) ==
+                                std::uint32_t(RunCommand::Pause);
+            const auto shown = paused ? WorkerState::Paused : WorkerState::Running;
+            if (status_.state.load(std::memory_order_relaxed) != std::uint32_t(shown))
+                showState(shown);
+        }
         if (idle_)
             idle_();
         futexWait(word, seen, idle_ ? 50 : 100);

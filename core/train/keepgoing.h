@@ -38,11 +38,13 @@ public:
 
     /// Waits until ready(word's value) holds, sleeping on `word` (a futex, so
     /// a writer's futexWakeAll ends the sleep at once) at most 100 ms at a
-    /// time and asking operator() between sleeps. True when ready; false as
-    /// soon as the worker must not go on. `pauseHere` false: a pause does not
-    /// hold this wait (ranks that agree on pauses at a step must not pause
-    /// anywhere else: one paused here while its peer, released a moment
-    /// later, waited for it in the next step's collective).
+    /// time and asking notStopped() between sleeps. True when ready; false as
+    /// soon as the worker must not go on. A pause never holds this wait (a
+    /// worker held here would not see the gate open, and a Step could not
+    /// move it): once ready the worker goes on to beforeStep(), where the
+    /// pause holds it and a Step lets one step through. `pauseHere`: the
+    /// worker shows Paused while the run is paused meanwhile; false for
+    /// ranks that agree on pauses at a step (they pause nowhere else).
     bool waitUntil(std::atomic<std::uint32_t>& word,
                    const std::function<bool(std::uint32_t)>& ready, bool pauseHere = true);
 
