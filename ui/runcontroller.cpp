@@ -115,6 +115,7 @@ void RunController::onPrepared(const QString& error, bool cancelled) {
         notes << QString::fromStdString(n);
     lastSamples_ = QList<quint64>(run_->config().workers, 0);
     lastComm_ = QList<double>(run_->config().workers, 0.0);
+    leftSeconds_ = QList<double>(run_->config().workers, -1.0);
     running_ = true;
     sinceLastTick_.start();
     timer_.start();
@@ -195,6 +196,18 @@ void RunController::tick() {
     }
 }
 
+namespace {
+/// Samples per second over a worker's training: from its first step (as the
+/// run's summary counts it) to `left`, when it left its loop; -1 when it
+/// took no step or that is too short to tell.
+double averageSamplesPerSecond(const WorkerSnapshot& w, double left) {
+    if (w.launchSeconds < 0 || w.startupSeconds < 0)
+        return -1;
+    const double seconds = left - (w.launchSeconds + w.startupSeconds);
+    return seconds > 1e-3 ? double(w.samples) / seconds : -1;
+}
+} // namespace
+
 void RunController::collectWorkers() {
     const double seconds = std::max(1e-3, sinceLastTick_.restart() / 1000.0);
     QList<WorkerRow> rows;
@@ -213,6 +226,18 @@ void RunController::collectWorkers() {
         if (row.rank < lastSamples_.size()) {
             row.samplesPerSecond = double(row.samples - lastSamples_[row.rank]) / seconds;
             lastSamples_[row.rank] = row.samples;
+            // Out of its loop, the last interval says 0 (or a stale rate):
+            // its average over its whole training says what it did.
+            if (w.state == WorkerState::Finished || w.state == WorkerState::Stopped ||
+                w.state == WorkerState::Failed) {
+                double& seenGone = leftSeconds_[row.rank];
+                if (seenGone < 0)
+                    seenGone = run_->telemetry().elapsed();
+                // A worker killed never says when it left: when it was seen gone.
+                const double left = w.finishSeconds >= 0 ? w.finishSeconds : seenGone;
+                row.samplesPerSecond = averageSamplesPerSecond(w, left);
+                row.averageRate = true;
+            }
             if (w.bytesReduced > 0)
                 row.commShare =
                     std::clamp((w.commSeconds - lastComm_[row.rank]) / seconds, 0.0, 1.0);

@@ -29,7 +29,11 @@ struct WorkerRow {
     QString failure;      ///< why it failed, when it did
     quint64 steps = 0;
     quint64 samples = 0;
-    double samplesPerSecond = 0; ///< over the last refresh interval
+    /// Over the last refresh interval while the worker trains; once it left
+    /// its loop (finished, stopped, failed) its average from its first step
+    /// to then (`averageRate`); -1: it took no step.
+    double samplesPerSecond = 0;
+    bool averageRate = false; ///< samplesPerSecond is the worker's whole-run average
     double lastLoss = 0;
     double divergence = 0;
     double startupMs = -1; ///< launch to first step; -1 before the first step
@@ -111,6 +115,9 @@ private:
     QElapsedTimer sinceLastTick_;
     QList<quint64> lastSamples_;
     QList<double> lastComm_;
+    /// Per worker, seconds on the run's clock when it was first seen out of
+    /// its loop (-1: not yet); its own finish time wins when it has one.
+    QList<double> leftSeconds_;
     QList<QString> reportedFailures_;
     std::uint64_t ticks_ = 0;
     bool preparing_ = false;

@@ -13,7 +13,16 @@ int WorkerTableModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : Count;
 }
 
+QString WorkerTableModel::rateToolTip() {
+    return tr("Samples per second: over the last refresh (about 0.2 s) while a worker trains; "
+              "once it finished, stopped or failed, its average over its whole training (its "
+              "samples over the time from its first step to leaving its loop, pauses and "
+              "epoch-end waits included)");
+}
+
 QVariant WorkerTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == SamplesPerSecond)
+        return rateToolTip();
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
@@ -48,6 +57,10 @@ QVariant WorkerTableModel::data(const QModelIndex& index, int role) const {
     const WorkerRow& w = rows_[index.row()];
     if (role == Qt::ToolTipRole && index.column() == State && !w.failure.isEmpty())
         return w.failure;
+    if (role == Qt::ToolTipRole && index.column() == SamplesPerSecond)
+        return w.averageRate
+                   ? tr("Average over this worker's whole training (%1 samples)").arg(w.samples)
+                   : tr("Over the last refresh interval (about 0.2 s)");
     if (role == Qt::ForegroundRole && index.column() == State && w.state == "failed")
         return QBrush(QColor(0xc0, 0x20, 0x20));
     if (role == Qt::TextAlignmentRole && index.column() != State)
@@ -67,7 +80,8 @@ QVariant WorkerTableModel::data(const QModelIndex& index, int role) const {
     case Steps:
         return QString::number(w.steps);
     case SamplesPerSecond:
-        return QString::number(w.samplesPerSecond, 'f', 0);
+        return w.samplesPerSecond < 0 ? QStringLiteral("–")
+                                      : QString::number(w.samplesPerSecond, 'f', 0);
     case LastLoss:
         return QString::number(w.lastLoss, 'f', 4);
     case Divergence:

@@ -1,7 +1,9 @@
 #pragma once
 // WorkerTableModel: the worker table (model/view). One row per worker:
-// rank, pid or thread id, state (and why it died), steps, samples/s, last
-// loss, divergence, start-up time. GUI thread only.
+// rank, pid or thread id, state (and why it died), steps, samples/s (over the
+// last refresh while it trains, its whole-run average once it left: the
+// column's and the cell's tooltips say which), last loss, divergence,
+// start-up time. GUI thread only.
 #include "runcontroller.h"
 
 #include <QAbstractTableModel>
@@ -35,6 +37,8 @@ public:
     /// Replaces the rows (resets when the worker count changes, else updates in place).
     void setRows(const QList<WorkerRow>& rows);
     const QList<WorkerRow>& rows() const { return rows_; }
+    /// The Samples/s column's tooltip: which rate it shows when.
+    static QString rateToolTip();
 
 private:
     QList<WorkerRow> rows_;
