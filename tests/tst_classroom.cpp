@@ -75,6 +75,7 @@ private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, tmp_.path());
+        qputenv("XDG_DATA_HOME", tmp_.path().toUtf8()); // the run list's runs.json
         QApplication::setOrganizationName("HogwildLabTests");
     }
 

@@ -65,6 +65,7 @@ private slots:
         QVERIFY(tmp_.isValid());
         // Keep the tests' settings away from the user's.
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, tmp_.path());
+        qputenv("XDG_DATA_HOME", tmp_.path().toUtf8()); // the run list's runs.json
         QApplication::setOrganizationName("HogwildLabTests");
     }
 

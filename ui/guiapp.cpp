@@ -69,8 +69,8 @@ int screenshot(QApplication& app, MainWindow& window, const QString& path, const
     QTimer::singleShot(0, &window, &MainWindow::startRun);
     int status = 0;
     QTimer::singleShot(int(seconds * 1000), &window, [&] {
-        window.lossChart()->refresh();
-        window.divergenceChart()->refresh();
+        for (TrainingChart* chart : window.findChildren<TrainingChart*>())
+            chart->refresh();
         if (!window.grab().save(path)) {
             std::fprintf(stderr, "error: cannot write %s\n", qPrintable(path));
             status = 1;
@@ -146,6 +146,8 @@ int runGui(int argc, char** argv) {
                      qPrintable(parser.value(preset)), hwl::presetIds(hwl::presets()).c_str());
         return 2;
     }
+    if (parser.isSet(shot))
+        window.resize(1400, 900); // the same picture on any screen
     window.show();
     if (parser.isSet(shot))
         return screenshot(app, window, parser.value(shot), parser.value(after));

@@ -6,6 +6,8 @@
 #include "metricsexport.h"
 #include "presets.h"
 #include "racestepper.h"
+#include "runlibrary.h"
+#include "runlistpanel.h"
 #include "trainingchart.h"
 #include "verdict.h"
 #include "workertablemodel.h"
@@ -63,6 +65,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     controller_ = new RunController(this);
     buildActions();
     buildLayout();
+    buildRunList();
     buildMenus();
 
     // Charts redraw at most every 40 ms, coalescing all telemetry in between.
@@ -92,6 +95,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         controller_, &RunController::workersUpdated, this, [this](const QList<WorkerRow>& rows) {
             workerModel_->setRows(rows);
             chartLostUpdates(rows);
+            chartRates(rows);
             double rate = 0;
             for (const auto& r : rows)
                 rate += r.samplesPerSecond;
@@ -113,8 +117,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(form_, &ExperimentForm::changed, this,
             [this] { explanation_->formChanged(form_->config()); });
-    if (const QList<Preset> all = presets(); !all.isEmpty()) // the default experiment's
+    if (const QList<Preset> all = presets(); !all.isEmpty()) { // the default experiment's
         explanation_->showPreset(all.last());
+        runName_ = all.last().name;
+    }
     updateActions();
 }
 
@@ -160,7 +166,8 @@ void MainWindow::buildLayout() {
         refreshCharts();
     });
     connect(logScale_, &QCheckBox::toggled, this, [this](bool on) {
-        lossChart_->setLogScale(on);
+        for (TrainingChart* chart : charts())
+            chart->setLogScale(on);
         refreshCharts();
     });
     for (TrainingChart* chart : charts())
@@ -168,21 +175,32 @@ void MainWindow::buildLayout() {
 }
 
 QList<TrainingChart*> MainWindow::charts() const {
-    return {lossChart_, divergenceChart_, lostChart_};
+    return {lossChart_, accuracyChart_, divergenceChart_, rateChart_, lostChart_};
 }
 
 void MainWindow::prepareCharts(const ExperimentConfig& config) {
     lossChart_->setWorkerCount(config.workers, true);
     divergenceChart_->setWorkerCount(config.workers, false);
     lostChart_->setWorkerCount(config.workers, false);
+    accuracyChart_->setWorkerCount(0, true); // shown when the run has a test set (onStarted)
+    rateChart_->setWorkerCount(config.workers, false);
+    showChart(rateChart_, true);
     // Say which divergence the mode measures; one worker has none to show.
     const StrategyTraits* traits = findStrategy(config);
     const DivergenceKind kind = traits ? traits->divergence : DivergenceKind::None;
     divergenceChart_->chart()->setTitle(
         tr("Divergence per worker: %1").arg(QString::fromLatin1(divergenceMeaning(kind))));
-    divergenceChart_->setVisible(kind != DivergenceKind::None);
-    lostChart_->setVisible(config.lostUpdates ||
-                           (traits && traits->takes(StrategySetting::GpuBlocks)));
+    showChart(divergenceChart_, kind != DivergenceKind::None);
+    showChart(lostChart_,
+              config.lostUpdates || (traits && traits->takes(StrategySetting::GpuBlocks)));
+}
+
+void MainWindow::chartRates(const QList<WorkerRow>& rows) {
+    const double now = controller_->elapsed();
+    for (const WorkerRow& r : rows)
+        if (r.state == QLatin1String("running"))
+            rateChart_->appendPoints(
+                r.rank, {{double(r.steps), double(r.samples), now, r.samplesPerSecond}});
 }
 
 void MainWindow::chartLostUpdates(const QList<WorkerRow>& rows) {
@@ -262,10 +280,20 @@ void MainWindow::buildCentre() {
         tr("% lost"));
     lostChart_->setObjectName("lostUpdatesChart");
     lostChart_->hide(); // shown for runs that count them
+    accuracyChart_ =
+        new TrainingChart(tr("Test accuracy (each mark: one evaluation)"), tr("% correct"));
+    accuracyChart_->setObjectName("accuracyChart");
+    accuracyChart_->hide(); // shown once there is a test set or a run to compare
+    rateChart_ = new TrainingChart(tr("Throughput per worker"), tr("samples/s"));
+    rateChart_->setObjectName("rateChart");
+    lossChart_->setObjectName("lossChart");
+    divergenceChart_->setObjectName("divergenceChart");
+    for (TrainingChart* chart : {lossChart_, divergenceChart_, rateChart_})
+        chart->setProperty("relevant", true); // before any run: empty, but there
     chartSplitter_ = new QSplitter(Qt::Vertical);
-    chartSplitter_->addWidget(lossChart_);
-    chartSplitter_->addWidget(divergenceChart_);
-    chartSplitter_->addWidget(lostChart_);
+    for (TrainingChart* chart : charts())
+        chartSplitter_->addWidget(chart);
+    chartSplitter_->setStretchFactor(0, 2); // the loss chart gets the most room
 
     workerModel_ = new WorkerTableModel(this);
     workerTable_ = new QTableView;
@@ -276,7 +304,7 @@ void MainWindow::buildCentre() {
     eventLog_ = new QPlainTextEdit;
     eventLog_->setReadOnly(true);
     eventLog_->setMaximumBlockCount(5000);
-    auto* bottom = new QTabWidget;
+    auto* bottom = bottomTabs_ = new QTabWidget;
     bottom->addTab(workerTable_, tr("Workers"));
     bottom->addTab(eventLog_, tr("Events"));
     // Lines that came while the tab was hidden: show the newest on opening it.
@@ -394,6 +422,8 @@ void MainWindow::onStarted(int workers, const QStringList& notes) {
                  .arg(c.epochs));
     for (const auto& note : notes)
         logEvent(note, true);
+    showChart(accuracyChart_,
+              controller_->run()->info().testRows > 0 || accuracyChart_->overlayCount() > 0);
     updateActions();
 }
 
@@ -407,6 +437,7 @@ void MainWindow::onSamples(const QList<Sample>& samples) {
         return epoch % every == 0 || epoch == std::uint32_t(epochs);
     };
     QHash<int, QList<ChartSample>> loss, divergence;
+    QList<ChartSample> accuracy;
     for (const Sample& s : samples) {
         switch (s.kind) {
         case Sample::Step:
@@ -429,6 +460,7 @@ void MainWindow::onSamples(const QList<Sample>& samples) {
                 perWorker.step /= workers;
                 perWorker.samples /= workers;
                 loss[TrainingChart::kTestSeries].append(point(perWorker, s.loss));
+                accuracy.append(point(perWorker, 100.0f * s.accuracy));
                 if (logged(s.epoch))
                     logEvent(tr("Epoch %1: test loss %2, accuracy %3%")
                                  .arg(s.epoch)
@@ -442,6 +474,7 @@ void MainWindow::onSamples(const QList<Sample>& samples) {
         lossChart_->appendPoints(it.key(), it.value());
     for (auto it = divergence.begin(); it != divergence.end(); ++it)
         divergenceChart_->appendPoints(it.key(), it.value());
+    accuracyChart_->appendPoints(TrainingChart::kTestSeries, accuracy);
     if (!redrawTimer_->isActive())
         redrawTimer_->start();
 }
@@ -466,6 +499,7 @@ void MainWindow::refreshCharts() {
 
 void MainWindow::onFinished(const RunSummary& s) {
     refreshCharts();
+    keepFinishedRun(s);
     QString line = tr("Run %1 after %2 epochs: %3 samples/s over %4 s")
                        .arg(QString::fromLatin1(toString(s.state)))
                        .arg(s.epochsCompleted)
@@ -491,6 +525,7 @@ bool MainWindow::applyPreset(const QString& name) {
         if (preset.name != name && preset.id != name)
             continue;
         explanation_->showPreset(preset); // before the form, whose change it then compares
+        runName_ = preset.name;
         form_->setConfig(preset.config);
         pace_->setValue(int(preset.pace));
         logEvent(tr("Preset: %1").arg(preset.name));

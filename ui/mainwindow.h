@@ -18,6 +18,7 @@ class QPlainTextEdit;
 class QSlider;
 class QSpinBox;
 class QSplitter;
+class QTabWidget;
 class QTableView;
 
 namespace hwl::ui {
@@ -26,6 +27,8 @@ class CounterToyDialog;
 class RaceStepperDialog;
 class ExperimentForm;
 class ExplanationPane;
+class RunLibrary;
+class RunListPanel;
 class TrainingChart;
 class VerdictBanner;
 class WorkerTableModel;
@@ -42,6 +45,10 @@ public:
     TrainingChart* lossChart() const { return lossChart_; }
     TrainingChart* divergenceChart() const { return divergenceChart_; }
     TrainingChart* lostUpdatesChart() const { return lostChart_; }
+    TrainingChart* accuracyChart() const { return accuracyChart_; }
+    TrainingChart* rateChart() const { return rateChart_; }
+    RunLibrary* runLibrary() const { return runs_; }
+    RunListPanel* runListPanel() const { return runPanel_; }
     WorkerTableModel* workerModel() const { return workerModel_; }
     RunController* controller() const { return controller_; }
     QAction* startAction() const { return startAction_; }
@@ -67,6 +74,13 @@ public:
     /// Saves a chart as an image (.png when the name has no suffix); false
     /// with a message naming the formats when the suffix is not one Qt writes.
     bool saveChart(TrainingChart* chart, const QString& path, bool quiet = false);
+    /// Adds the run a metrics.csv or a --out folder holds to the run list
+    /// (and overlays it); false with the reason (a message box unless quiet).
+    bool openRun(const QString& path, bool quiet = false, QString* why = nullptr);
+    /// Light or dark charts and, when `forced`, a dark or light Fusion palette
+    /// for the whole window; themeFollowsSystem() picks from the system's.
+    void setDarkTheme(bool dark, bool forced);
+    bool darkTheme() const { return dark_; }
     /// The Help menu's texts (HTML): "modes" (the modes and pitfalls),
     /// "shortcuts", anything else: About.
     QString helpText(const QString& topic) const;
@@ -85,6 +99,7 @@ public slots:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void changeEvent(QEvent* event) override; ///< follows the system's light / dark
 
 private:
     /// QSettings key of the last started experiment (its JSON).
@@ -113,12 +128,32 @@ private:
     /// it shows (hidden with one worker), the lost-update chart when counted.
     void prepareCharts(const ExperimentConfig& config);
     void chartLostUpdates(const QList<WorkerRow>& rows);
+    void chartRates(const QList<WorkerRow>& rows);
+
+    // mainwindowruns.cpp: the run list and its overlays, the theme.
+    void buildRunList();
+    /// Keeps the run that just ended in the run list.
+    void keepFinishedRun(const hwl::RunSummary& summary);
+    void updateOverlays();
+    void chooseRunToOpen(bool folder);
+    void buildViewMenu();
+    /// Shows `chart` when it has something to show for this run (`relevant`)
+    /// and the View menu has it ticked.
+    void showChart(TrainingChart* chart, bool relevant);
 
     RunController* controller_ = nullptr;
     ExperimentForm* form_ = nullptr;
     TrainingChart* lossChart_ = nullptr;
     TrainingChart* divergenceChart_ = nullptr;
-    TrainingChart* lostChart_ = nullptr; ///< lost updates, % of block writes
+    TrainingChart* lostChart_ = nullptr;     ///< lost updates, % of block writes
+    TrainingChart* accuracyChart_ = nullptr; ///< test accuracy, %
+    TrainingChart* rateChart_ = nullptr;     ///< samples/s per worker
+    RunLibrary* runs_ = nullptr;
+    RunListPanel* runPanel_ = nullptr;
+    QTabWidget* bottomTabs_ = nullptr;
+    QString runName_; ///< what the run being made is called in the run list
+    bool dark_ = false;
+    bool themeForced_ = false;
     WorkerTableModel* workerModel_ = nullptr;
     QTableView* workerTable_ = nullptr;
     QPlainTextEdit* eventLog_ = nullptr;

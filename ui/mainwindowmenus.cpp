@@ -46,6 +46,8 @@ void MainWindow::buildMenus() {
         if (!path.isEmpty())
             saveExperiment(path);
     });
+    file->addAction(tr("Open r&un (metrics.csv)…"), this, [this] { chooseRunToOpen(false); });
+    file->addAction(tr("Open run from a --out &folder…"), this, [this] { chooseRunToOpen(true); });
     file->addSeparator();
     file->addAction(tr("Export weights (&safetensors)…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(
@@ -102,6 +104,7 @@ void MainWindow::buildMenus() {
                             [this] { counterToy()->show(); });
     presetsMenu_->addAction(tr("&Race stepper…"), QKeySequence(Qt::ALT | Qt::Key_8), this,
                             [this] { raceStepper()->show(); });
+    buildViewMenu();
     buildHelpMenu();
     rebuildRecentMenu();
 }
@@ -117,6 +120,10 @@ QString MainWindow::helpText(const QString& topic) const {
                   "<tr><td>Alt+0</td><td>The shared-counter toy</td></tr>"
                   "<tr><td>Alt+8</td><td>The race stepper</td></tr>"
                   "<tr><td>Ctrl+O / Ctrl+S</td><td>Open / save an experiment</td></tr>"
+                  "<tr><td>Ctrl+1 / 2 / 3</td><td>The Workers, Events and Runs tabs</td></tr>"
+                  "<tr><td>On a chart</td><td>drag: zoom into a rectangle; wheel or + / -: "
+                  "zoom; double-click or 0: the whole run; right click: zoom out; hover: "
+                  "the point's step, time and value</td></tr>"
                   "<tr><td>F1</td><td>The modes and pitfalls</td></tr></table>");
     if (topic == QLatin1String("modes")) {
         QString html = tr("<h3>The modes</h3><ul>");

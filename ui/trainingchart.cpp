@@ -1,15 +1,20 @@
 #include "trainingchart.h"
 
+#include "chartaxes.h"
+#include "chartview.h"
+
 #include <QChart>
 #include <QChartView>
+#include <QCursor>
+#include <QGraphicsLayout>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPixmap>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
-#include <QtMath>
 
 #include <algorithm>
 #include <array>
@@ -51,74 +56,7 @@ const double ChartSample::*xFieldOf(TrainingChart::XAxis axis) {
     return &ChartSample::step;
 }
 
-// An empty or degenerate range widened so that the axis can show it.
-void widen(double& lo, double& hi, bool log) {
-    if (log) {
-        if (hi > lo) {
-            lo /= 1.25; // about a tenth of a decade of headroom
-            hi *= 1.25;
-        } else {
-            lo /= 2;
-            hi *= 2;
-        }
-        return;
-    }
-    if (hi > lo) {
-        const double pad = 0.05 * (hi - lo);
-        lo -= pad;
-        hi += pad;
-    } else {
-        const double pad = lo == 0 ? 1.0 : 0.1 * std::abs(lo);
-        lo -= pad;
-        hi += pad;
-    }
-}
-
-// QValueAxis::applyNiceNumbers()'s arithmetic (Qt Charts' looseNiceNumbers,
-// Heckbert's "nice numbers"), so that fitAxes() can tell when setting a range
-// would change nothing: a range change makes every series recompute its
-// geometry.
-double niceNumber(double x, bool ceiling) {
-    const double z = qPow(10, qFloor(std::log10(x)));
-    double q = x / z;
-    if (ceiling)
-        q = q <= 1.0 ? 1 : q <= 2.0 ? 2 : q <= 5.0 ? 5 : 10;
-    else
-        q = q < 1.5 ? 1 : q < 3.0 ? 2 : q < 7.0 ? 5 : 10;
-    return q * z;
-}
-
-void looseNiceNumbers(double& min, double& max, int& ticks) {
-    const double range = niceNumber(max - min, true);
-    const double step = niceNumber(range / (ticks - 1), false);
-    min = qFloor(min / step);
-    max = qCeil(max / step);
-    ticks = int(max - min) + 1;
-    min *= step;
-    max *= step;
-}
-
-// axis->setRange(lo, hi) then applyNiceNumbers(), skipped when they would
-// leave the axis as it is.
-void setNiceRange(QValueAxis* axis, double lo, double hi) {
-    double niceLo = lo, niceHi = hi;
-    int ticks = axis->tickCount();
-    looseNiceNumbers(niceLo, niceHi, ticks);
-    if (niceLo == axis->min() && niceHi == axis->max() && ticks == axis->tickCount())
-        return;
-    axis->setRange(lo, hi);
-    axis->applyNiceNumbers();
-}
-
 } // namespace
-
-template <class F>
-void TrainingChart::forEachSeries(F&& f) {
-    for (Series& s : workers_)
-        f(s);
-    if (test_)
-        f(*test_);
-}
 
 QColor TrainingChart::workerColor(int rank) {
     const int n = int(kPalette.size());
@@ -132,9 +70,15 @@ TrainingChart::TrainingChart(const QString& title, const QString& yTitle, QWidge
     chart_->setAnimationOptions(QChart::NoAnimation);
     chart_->legend()->setAlignment(Qt::AlignBottom);
     chart_->legend()->setShowToolTips(true);
+    // Room for the curves: no rounded frame nor wide margins around them.
+    chart_->setMargins(QMargins(4, 2, 4, 2));
+    chart_->setBackgroundRoundness(0);
+    chart_->layout()->setContentsMargins(0, 0, 0, 0);
 
-    view_ = new QChartView(chart_, this); // takes ownership of chart_
+    view_ = new ChartView(chart_, this); // takes ownership of chart_
     view_->setRenderHint(QPainter::Antialiasing);
+    connect(view_, &ChartView::zoomed, this, [this] { zoomed_ = true; });
+    connect(view_, &ChartView::resetRequested, this, &TrainingChart::resetZoom);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(view_);
@@ -155,6 +99,10 @@ TrainingChart::~TrainingChart() = default;
 TrainingChart::Series* TrainingChart::find(int seriesId) {
     if (seriesId == kTestSeries)
         return test_ ? &*test_ : nullptr;
+    if (seriesId <= kOverlayBase) {
+        const std::size_t i = std::size_t(kOverlayBase - seriesId);
+        return i < overlays_.size() ? &overlays_[i] : nullptr;
+    }
     if (seriesId < 0 || seriesId >= int(workers_.size()))
         return nullptr;
     return &workers_[std::size_t(seriesId)];
@@ -190,6 +138,16 @@ QLineSeries* TrainingChart::addLineSeries(const QString& name, const QColor& col
     pen.setStyle(isTest ? Qt::DashLine : Qt::SolidLine);
     line->setPen(pen);
 
+    if (isTest)
+        line->setPointsVisible(true); // each test evaluation is a marked point
+    connect(line, &QLineSeries::hovered, this, [this, line](const QPointF& p, bool entered) {
+        const Series* s = find(line);
+        if (!entered || !s)
+            QToolTip::hideText();
+        else
+            QToolTip::showText(QCursor::pos(), describePoint(s->id, p.x()), view_);
+    });
+
     const QList<QLegendMarker*> markers = chart_->legend()->markers(line);
     for (QLegendMarker* marker : markers) {
         connect(marker, &QLegendMarker::clicked, this, [this, line] {
@@ -201,23 +159,20 @@ QLineSeries* TrainingChart::addLineSeries(const QString& name, const QColor& col
 }
 
 void TrainingChart::setWorkerCount(int n, bool withTestSeries) {
-    chart_->removeAllSeries(); // deletes them, and their legend markers
     workers_.clear();
     test_.reset();
     n = std::max(n, 0);
     workers_.resize(std::size_t(n));
     for (int rank = 0; rank < n; ++rank) {
-        Series& s = workers_[std::size_t(rank)];
-        s.id = rank;
-        resetDerived(s); // the current smoothing weight
-        s.line = addLineSeries(QStringLiteral("worker %1").arg(rank), workerColor(rank), false);
+        workers_[std::size_t(rank)].id = rank;
+        resetDerived(workers_[std::size_t(rank)]); // the current smoothing weight
     }
     if (withTestSeries) {
         test_.emplace();
         test_->id = kTestSeries;
         resetDerived(*test_);
-        test_->line = addLineSeries(QStringLiteral("test"), Qt::black, true);
     }
+    recreateLines();
     fitAxes();
 }
 
@@ -360,35 +315,14 @@ void TrainingChart::replaceYAxis() {
     forEachSeries([axis](Series& s) { s.line->attachAxis(axis); });
 }
 
-void TrainingChart::styleMarker(QLegendMarker* marker, bool visible) {
-    // As in the qtcharts legendmarkers example: a hidden series keeps its
-    // marker, drawn at half opacity, so that it can be clicked back on.
-    marker->setVisible(true);
-    const qreal alpha = visible ? 1.0 : 0.4;
-    QBrush labelBrush = marker->labelBrush();
-    QColor c = labelBrush.color();
-    c.setAlphaF(alpha);
-    labelBrush.setColor(c);
-    marker->setLabelBrush(labelBrush);
-    QBrush brush = marker->brush();
-    c = brush.color();
-    c.setAlphaF(alpha);
-    brush.setColor(c);
-    marker->setBrush(brush);
-    QPen pen = marker->pen();
-    c = pen.color();
-    c.setAlphaF(alpha);
-    pen.setColor(c);
-    marker->setPen(pen);
-}
-
 void TrainingChart::setSeriesVisible(int seriesId, bool visible) {
     Series* s = find(seriesId);
     if (!s || s->line->isVisible() == visible)
         return;
     s->line->setVisible(visible); // also hides its legend marker...
-    for (QLegendMarker* marker : chart_->legend()->markers(s->line))
-        styleMarker(marker, visible); // ...which comes back, dimmed
+    if (seriesId > kOverlayBase)  // overlays have no marker (the Runs tab names them)
+        for (QLegendMarker* marker : chart_->legend()->markers(s->line))
+            styleMarker(marker, visible); // ...which comes back, dimmed
     if (visible && s->dirty)
         rebuild(*s); // hidden series are not rebuilt by refresh()
     fitAxes();
@@ -516,7 +450,41 @@ void TrainingChart::rebuild(Series& s) {
     s.dirty = false;
 }
 
+QString TrainingChart::describePoint(int seriesId, double x) const {
+    const Series* s = find(seriesId);
+    if (!s || s->raw.isEmpty())
+        return {};
+    const double ChartSample::*xField = xFieldOf(xMode_);
+    // The nearest raw sample in x (raw is in x order unless !sorted).
+    qsizetype best = 0;
+    if (s->sorted) {
+        const auto it =
+            std::lower_bound(s->raw.begin(), s->raw.end(), x,
+                             [&](const ChartSample& c, double v) { return c.*xField < v; });
+        best = std::min<qsizetype>(it - s->raw.begin(), s->raw.size() - 1);
+        if (best > 0 &&
+            std::abs(s->raw[best - 1].*xField - x) <= std::abs(s->raw[best].*xField - x))
+            --best;
+    } else {
+        for (qsizetype i = 1; i < s->raw.size(); ++i)
+            if (std::abs(s->raw[i].*xField - x) < std::abs(s->raw[best].*xField - x))
+                best = i;
+    }
+    const ChartSample& c = s->raw[best];
+    QString text = QStringLiteral("%1\nstep %2 · samples %3 · %4 s\nvalue %5")
+                       .arg(s->line->name())
+                       .arg(c.step, 0, 'f', 0)
+                       .arg(c.samples, 0, 'f', 0)
+                       .arg(c.time, 0, 'f', 2)
+                       .arg(c.value, 0, 'g', 5);
+    if (smoothing_ > 0 && s->sorted && best < s->processed)
+        text += QStringLiteral(", smoothed %1").arg(s->decimated.value(best), 0, 'g', 5);
+    return text;
+}
+
 void TrainingChart::fitAxes() {
+    if (zoomed_)
+        return; // the user's range stays until resetZoom()
     double minX = std::numeric_limits<double>::infinity();
     double maxX = -minX, minY = minX, maxY = -minX;
     bool any = false;
@@ -540,7 +508,7 @@ void TrainingChart::fitAxes() {
             minX -= 0.5;
             maxX += 0.5;
         }
-        widen(minY, maxY, logScale_);
+        widenRange(minY, maxY, logScale_);
     }
     // Losses and distances are never negative: do not pad below zero.
     if (!logScale_ && any && minY < 0 && dataMinY >= 0)

@@ -17,6 +17,11 @@
 // smoothing, x axis or log scale (a user action) recomputes them, in O(n).
 // A series is only rebuilt when it is visible and something it depends on
 // changed; the axes are set only when their (nice) range changes.
+//
+// Interaction (ChartView): hover a curve for its step, samples, wall time,
+// raw and smoothed value; drag or wheel to zoom (the axes then stay where the
+// user put them), double-click to see the whole run again. Earlier runs can
+// be laid under the live ones as overlays (setOverlays()).
 #include "chartsample.h"
 #include "downsampler.h"
 #include "smoothing.h"
@@ -41,12 +46,25 @@ QT_END_NAMESPACE
 
 namespace hwl::ui {
 
+class ChartView;
+
 class TrainingChart : public QWidget {
     Q_OBJECT
 
 public:
     /// Series id of the test series; workers are 0..n-1 (their rank).
     static constexpr int kTestSeries = -1;
+    /// Overlay i (see setOverlays()) has series id kOverlayBase - i.
+    static constexpr int kOverlayBase = -1000;
+    static constexpr int overlaySeries(int index) { return kOverlayBase - index; }
+
+    /// A curve of an earlier run, drawn under this run's curves.
+    struct Overlay {
+        QString name;
+        QColor color;
+        bool dashed = false;
+        QList<ChartSample> points;
+    };
     /// Fewest downsampling buckets, whatever the plot width.
     static constexpr int kMinBuckets = 200;
 
@@ -63,6 +81,21 @@ public:
     void setWorkerCount(int n, bool withTestSeries);
     int workerCount() const { return int(workers_.size()); }
     bool hasTestSeries() const { return test_.has_value(); }
+
+    /// Replaces the overlays (earlier runs' curves; kept across
+    /// setWorkerCount()). They are smoothed and scaled like the others.
+    void setOverlays(const QList<Overlay>& overlays);
+    int overlayCount() const { return int(overlays_.size()); }
+
+    /// Whether the user zoomed (the axes then no longer follow the data).
+    bool zoomed() const { return zoomed_; }
+    /// Back to the whole run: the axes fit the data again.
+    void resetZoom();
+    /// What hovering series `seriesId` at x shows: its name, the nearest
+    /// point's step, samples and wall time, its raw and smoothed value.
+    /// Empty for an unknown id or a series without points.
+    QString describePoint(int seriesId, double x) const;
+    ChartView* view() const { return view_; }
 
     /// Appends samples to a series' raw data (expected in ascending x for each
     /// axis mode; they are sorted at draw time if not). Buffers only: nothing
@@ -120,11 +153,14 @@ public:
     bool saveImage(const QString& path);
 
     QChart* chart() const { return chart_; }
+    /// Qt Charts' dark or light theme; the test series turns white or black.
+    void setDarkTheme(bool dark);
+    bool darkTheme() const { return dark_; }
     /// The Qt Charts series behind a series id; nullptr for an unknown id.
     QLineSeries* series(int seriesId) const;
 
     /// The colour of worker `rank`: a fixed 10-colour qualitative palette
-    /// (Tableau 10), cycling. The test series is always black.
+    /// (Tableau 10), cycling. The test series is black (white when dark).
     static QColor workerColor(int rank);
 
 Q_SIGNALS: // (Q_ spelling: usable with QT_NO_KEYWORDS)
@@ -153,6 +189,9 @@ private:
     const Series* find(int seriesId) const;
     Series* find(const QLineSeries* line);
     QLineSeries* addLineSeries(const QString& name, const QColor& color, bool isTest);
+    /// Removes every line and makes them again (overlays first, so drawn
+    /// under the workers); the data and the visibility stay.
+    void recreateLines();
     void rebuild(Series& s);
     void fitAxes();
     void replaceYAxis();
@@ -171,13 +210,15 @@ private:
     void forEachSeries(F&& f);
 
     QChart* chart_ = nullptr;            // owned by view_
-    QChartView* view_ = nullptr;         // child widget
+    ChartView* view_ = nullptr;          // child widget
     QValueAxis* xAxisItem_ = nullptr;    // owned by chart_
     QAbstractAxis* yAxisItem_ = nullptr; // owned by chart_
     QString yTitle_;
 
     std::vector<Series> workers_;
     std::optional<Series> test_; // apart, so that a worker's rank indexes workers_
+    std::vector<Series> overlays_;
+    QList<Overlay> overlayDefs_; // names, colours and styles of overlays_
 
     double smoothing_ = 0;
     XAxis xMode_ = XAxis::Step;
@@ -185,7 +226,21 @@ private:
     int buckets_ = kMinBuckets;
     qsizetype rawLimit_ = kRawPointLimit;
     bool refreshQueued_ = false;
-    QList<QPointF> scratch_; // reused between rebuilds to avoid reallocating
+    bool zoomed_ = false;
+    bool dark_ = false;
+    QColor testColor_ = Qt::black; // white on a dark theme
+    QList<QPointF> scratch_;       // reused between rebuilds to avoid reallocating
 };
+
+/// Every series: overlays (drawn first), workers, then the test series.
+template <class F>
+void TrainingChart::forEachSeries(F&& f) {
+    for (Series& s : overlays_)
+        f(s);
+    for (Series& s : workers_)
+        f(s);
+    if (test_)
+        f(*test_);
+}
 
 } // namespace hwl::ui

@@ -14,6 +14,13 @@
 
 namespace hwl {
 
+/// One run of a preset that compares runs: what the run list calls it
+/// ("locked") and its experiment.
+struct PresetRun {
+    std::string label;
+    ExperimentConfig config;
+};
+
 struct Preset {
     std::string id;          ///< what --preset takes: lower case, dashes ("forgot-to-share")
     std::string name;        ///< the menu's words ("Forgot to share parameters (fork)")
@@ -22,6 +29,10 @@ struct Preset {
     /// The pace it is meant to be watched at: steps per second per worker
     /// (0: full speed). The window's speed control and --preset take it.
     std::uint32_t pace = 0;
+    /// A comparison: the runs to make one after another (the window keeps
+    /// each in its run list, overlaid on the next). Empty: the one run of
+    /// `config`. When set, the first one's config equals `config`.
+    std::vector<PresetRun> compare = {};
 };
 
 /// The presets, in menu order. Built on each call (checks Fashion-MNIST).

@@ -1,0 +1,141 @@
+// What a reader does with a chart: hover a point (its step, samples, time,
+// raw and smoothed value), zoom (the axes then stay put while data arrives)
+// and go back to the whole run, earlier runs overlaid under the live
+// series (kept when a new run sets the workers up), tick labels in plain
+// notation, and the dark theme. Offscreen platform.
+#include "chartaxes.h"
+#include "chartview.h"
+#include "trainingchart.h"
+
+#include <QChart>
+#include <QLineSeries>
+#include <QTest>
+#include <QValueAxis>
+
+using namespace hwl::ui;
+
+namespace {
+QList<ChartSample> ramp(int n, double scale) {
+    QList<ChartSample> out;
+    for (int i = 1; i <= n; ++i)
+        out.append({double(i), 32.0 * i, 0.5 * i, scale * i});
+    return out;
+}
+
+QValueAxis* xAxisOf(const TrainingChart& chart) {
+    return qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).value(0));
+}
+} // namespace
+
+class TestChartView : public QObject {
+    Q_OBJECT
+
+private slots:
+    void hoverDescribesTheNearestPoint() {
+        TrainingChart chart("loss", "loss");
+        chart.setWorkerCount(2, false);
+        chart.appendPoints(1, ramp(100, 0.01));
+        chart.setSmoothing(0.5);
+        chart.refresh();
+        const QString text = chart.describePoint(1, 41.7);
+        QVERIFY2(text.startsWith("worker 1\n"), qPrintable(text));
+        QVERIFY2(text.contains("step 42 · samples 1344 · 21.00 s"), qPrintable(text));
+        QVERIFY2(text.contains("value 0.42, smoothed "), qPrintable(text));
+        QCOMPARE(chart.describePoint(0, 3), QString()); // no points
+        QCOMPARE(chart.describePoint(7, 3), QString()); // no such series
+    }
+
+    void zoomHoldsTheAxesUntilReset() {
+        TrainingChart chart("loss", "loss");
+        chart.resize(600, 400);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart)); // a plot area to zoom in
+        chart.setWorkerCount(1, false);
+        chart.appendPoints(0, ramp(100, 1));
+        chart.refresh();
+        QValueAxis* x = xAxisOf(chart);
+        QVERIFY(x && x->max() >= 100);
+        chart.view()->zoomAbout(chart.chart()->plotArea().center(), 0.5);
+        QVERIFY(chart.zoomed());
+        const double zoomedMax = x->max();
+        QVERIFY2(zoomedMax < 100, qPrintable(QString::number(zoomedMax)));
+        QList<ChartSample> more;
+        for (int i = 101; i <= 400; ++i)
+            more.append({double(i), 32.0 * i, 0.5 * i, double(i)});
+        chart.appendPoints(0, more);
+        chart.refresh();
+        QCOMPARE(x->max(), zoomedMax); // new data does not pull the view away
+        chart.resetZoom();
+        QVERIFY(!chart.zoomed());
+        QVERIFY(x->max() >= 400);
+        // A double-click on the view is the same reset.
+        chart.view()->zoomAbout(chart.chart()->plotArea().center(), 0.5);
+        QVERIFY(chart.zoomed());
+        QTest::mouseDClick(chart.view()->viewport(), Qt::LeftButton, {},
+                           chart.chart()->plotArea().center().toPoint());
+        QVERIFY(!chart.zoomed());
+    }
+
+    void overlaysLieUnderTheLiveSeries() {
+        TrainingChart chart("loss", "loss");
+        chart.setWorkerCount(2, true);
+        chart.setOverlays({{"run A", QColor("#1b9e77"), false, ramp(50, 1)},
+                           {"run A (test)", QColor("#1b9e77"), true, ramp(5, 2)}});
+        QCOMPARE(chart.overlayCount(), 2);
+        QLineSeries* a = chart.series(TrainingChart::overlaySeries(0));
+        QVERIFY(a);
+        QCOMPARE(a->name(), QStringLiteral("run A"));
+        QCOMPARE(chart.series(TrainingChart::overlaySeries(1))->pen().style(), Qt::DashLine);
+        // Drawn first, so under the workers.
+        QCOMPARE(chart.chart()->series().first(), a);
+        QCOMPARE(chart.displayedPoints(TrainingChart::overlaySeries(0)).size(), 50);
+        // A new run's set-up keeps them; the axes cover them.
+        chart.setWorkerCount(4, true);
+        QCOMPARE(chart.overlayCount(), 2);
+        QCOMPARE(chart.chart()->series().size(), 2 + 4 + 1);
+        chart.refresh();
+        QVERIFY(xAxisOf(chart)->max() >= 50);
+        chart.setSeriesVisible(TrainingChart::overlaySeries(0), false);
+        chart.setWorkerCount(4, true); // visibility survives the new lines
+        QVERIFY(!chart.seriesVisible(TrainingChart::overlaySeries(0)));
+        chart.setOverlays({});
+        QCOMPARE(chart.overlayCount(), 0);
+        QCOMPARE(chart.chart()->series().size(), 4 + 1);
+    }
+
+    void tickLabelsArePlainNumbers() {
+        QCOMPARE(tickLabelFormat(200000), QStringLiteral("%.0f"));
+        QCOMPARE(tickLabelFormat(1), QStringLiteral("%.0f"));
+        QCOMPARE(tickLabelFormat(0.5), QStringLiteral("%.1f"));
+        QCOMPARE(tickLabelFormat(0.1), QStringLiteral("%.1f"));
+        QCOMPARE(tickLabelFormat(0.05), QStringLiteral("%.2f"));
+        QCOMPARE(tickLabelFormat(0.002), QStringLiteral("%.3f"));
+        TrainingChart chart("loss", "loss");
+        chart.setWorkerCount(1, false);
+        QList<ChartSample> big;
+        for (int i = 0; i <= 10; ++i)
+            big.append({1e6 * i, 0, 0, 0.6 + 0.01 * i});
+        chart.appendPoints(0, big);
+        chart.refresh();
+        QCOMPARE(xAxisOf(chart)->labelFormat(), QStringLiteral("%.0f")); // not 1e+07
+        auto* y = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
+        QVERIFY(y);
+        QVERIFY2(y->labelFormat() == "%.2f" || y->labelFormat() == "%.1f",
+                 qPrintable(y->labelFormat()));
+    }
+
+    void darkThemeRepaintsTheTestSeries() {
+        TrainingChart chart("loss", "loss");
+        chart.setWorkerCount(1, true);
+        QCOMPARE(chart.series(TrainingChart::kTestSeries)->pen().color(), QColor(Qt::black));
+        chart.setDarkTheme(true);
+        QCOMPARE(chart.chart()->theme(), QChart::ChartThemeDark);
+        QCOMPARE(chart.series(TrainingChart::kTestSeries)->pen().color(), QColor(Qt::white));
+        QCOMPARE(chart.series(0)->pen().color(), TrainingChart::workerColor(0));
+        chart.setDarkTheme(false);
+        QCOMPARE(chart.series(TrainingChart::kTestSeries)->pen().color(), QColor(Qt::black));
+    }
+};
+
+QTEST_MAIN(TestChartView)
+#include "tst_chartview.moc"

@@ -1,0 +1,305 @@
+// The run list: finished runs kept as bounded curves, persisted across
+// restarts (a damaged file set aside, never a crash), metrics.csv and --out
+// folders opened into it with every malformed file refused by line, and the
+// window keeping each run and overlaying the ticked ones.
+#include "experimentform.h"
+#include "mainwindow.h"
+#include "runlibrary.h"
+#include "runlistpanel.h"
+#include "testutil.h"
+#include "trainingchart.h"
+
+#include "io/metricslog.h"
+#include "telemetry/sample.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QListWidget>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <set>
+
+using namespace hwl;
+using namespace hwl::ui;
+
+namespace {
+
+Sample stepSample(int worker, std::uint64_t step, float loss) {
+    Sample s;
+    s.kind = Sample::Step;
+    s.worker = worker;
+    s.epoch = 1;
+    s.step = step;
+    s.samples = step * 32;
+    s.time = double(step) / 1000.0;
+    s.loss = loss;
+    return s;
+}
+
+Sample evalSample(std::uint64_t allSteps, float loss, float accuracy) {
+    Sample s;
+    s.kind = Sample::Eval;
+    s.worker = -1;
+    s.step = allSteps;
+    s.samples = allSteps * 32;
+    s.time = double(allSteps) / 2000.0;
+    s.loss = loss;
+    s.accuracy = accuracy;
+    return s;
+}
+
+void writeFile(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    QCOMPARE(f.write(bytes), bytes.size());
+}
+
+/// A metrics.csv as the engine writes it: two workers, 1000 steps each at
+/// loss 2 then 1, an evaluation at 50% then 75%.
+MetricsLog twoWorkerLog() {
+    MetricsLog log;
+    for (std::uint64_t step = 1; step <= 1000; ++step)
+        for (int w = 0; w < 2; ++w)
+            log.append(stepSample(w, step, step <= 500 ? 2.0f : 1.0f));
+    log.append(evalSample(1000, 1.5f, 0.5f));
+    log.append(evalSample(2000, 0.9f, 0.75f));
+    return log;
+}
+
+} // namespace
+
+class TestRunList : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir tmp_;
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, tmp_.path());
+        qputenv("XDG_DATA_HOME", QDir(tmp_.path()).filePath("data").toUtf8());
+        QApplication::setOrganizationName("HogwildLabTests");
+    }
+
+    void curvesAreBoundedMeans() {
+        CurveBuilder b;
+        const std::uint64_t steps = 100000;
+        for (std::uint64_t step = 1; step <= steps; ++step)
+            for (int w = 0; w < 4; ++w)
+                b.add(stepSample(w, step, float(w))); // workers 0..3: mean 1.5
+        b.add(evalSample(4 * steps, 0.5f, 0.875f));
+        SavedRun run;
+        b.finish(run);
+        QCOMPARE(run.workers, 4);
+        QVERIFY(run.trainLoss.size() <= 2 * RunLibrary::kCurvePoints);
+        QVERIFY(run.trainLoss.size() >= RunLibrary::kCurvePoints / 2);
+        double lastStep = 0;
+        for (const ChartSample& c : run.trainLoss) {
+            QCOMPARE(c.value, 1.5); // every bin holds all four workers alike
+            QVERIFY(c.step > lastStep);
+            lastStep = c.step;
+        }
+        QVERIFY(lastStep > 0.99 * double(steps));
+        // An evaluation counts all workers' steps; the curve shows them per worker.
+        QCOMPARE(run.accuracy.size(), 1);
+        QCOMPARE(run.accuracy[0].step, double(steps));
+        QCOMPARE(run.accuracy[0].value, 87.5);
+        QCOMPARE(run.testAccuracy, double(0.875f));
+    }
+
+    void metricsCsvOpensAsTheLogItCameFrom() {
+        const MetricsLog log = twoWorkerLog();
+        const QString dir = QDir(tmp_.path()).filePath("out-a");
+        QVERIFY(QDir().mkpath(dir));
+        log.writeCsv(QDir(dir).filePath("metrics.csv").toStdString());
+        ExperimentConfig c;
+        c.model = "mlp:20-16-4";
+        c.mode = "threads-locked";
+        writeFile(QDir(dir).filePath("experiment.json"), QByteArray::fromStdString(c.toJson()));
+
+        QString why;
+        const SavedRun opened = RunLibrary::fromPath(dir, &why);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        QCOMPARE(opened.name, QStringLiteral("out-a")); // the folder's name
+        QVERIFY2(opened.description.contains("mlp:20-16-4") &&
+                     opened.description.contains("threads-locked"),
+                 qPrintable(opened.description));
+        const SavedRun live = RunLibrary::fromLog(log);
+        QCOMPARE(opened.trainLoss.size(), live.trainLoss.size());
+        for (qsizetype i = 0; i < live.trainLoss.size(); ++i) {
+            QCOMPARE(opened.trainLoss[i].step, live.trainLoss[i].step);
+            QCOMPARE(opened.trainLoss[i].value, live.trainLoss[i].value);
+        }
+        QCOMPARE(opened.trainLoss.front().value, 2.0);
+        QCOMPARE(opened.trainLoss.back().value, 1.0);
+        QCOMPARE(opened.testLoss.size(), 2);
+        QCOMPARE(opened.accuracy.back().value, 75.0);
+        // The file itself opens too, named after its folder.
+        QCOMPARE(RunLibrary::fromPath(QDir(dir).filePath("metrics.csv"), &why).name,
+                 QStringLiteral("out-a"));
+    }
+
+    void malformedFilesAreRefusedByLine_data() {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("expected");
+        const QByteArray header = "worker,epoch,step,samples,loss,time,kind,divergence,accuracy\n";
+        QTest::newRow("not ours") << QByteArray("a,b,c\n1,2,3\n") << "its first line should be";
+        QTest::newRow("empty") << QByteArray() << "its first line should be";
+        QTest::newRow("header only") << header << "holds no training steps";
+        QTest::newRow("fields") << header + "0,1,1,32,0.5,0.1,step,0\n"
+                                << "line 2: 8 fields";
+        QTest::newRow("number") << header + "0,1,1,32,0.5,0.1,step,0,0\n0,1,x,32,0.5,0.1,step,0,0\n"
+                                << "line 3: the step \"x\" is not a number";
+        QTest::newRow("kind") << header + "0,1,1,32,0.5,0.1,jump,0,0\n"
+                              << "the kind \"jump\"";
+        QTest::newRow("time") << header + "0,1,1,32,0.5,-4,step,0,0\n"
+                              << "out of range";
+        QTest::newRow("long line") << header + QByteArray(4000, '1') + "\n"
+                                   << "longer than 512 bytes";
+        QTest::newRow("binary") << header + QByteArray("\0\x01\xff,\n", 5) << "line 2";
+    }
+    void malformedFilesAreRefusedByLine() {
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, expected);
+        const QString path = QDir(tmp_.path()).filePath("bad.csv");
+        writeFile(path, bytes);
+        QString why;
+        const SavedRun run = RunLibrary::fromPath(path, &why);
+        QVERIFY(run.name.isEmpty());
+        QVERIFY2(why.contains(expected) && why.contains("bad.csv"), qPrintable(why));
+    }
+
+    void missingPathsAreNamed() {
+        QString why;
+        QVERIFY(RunLibrary::fromPath(QDir(tmp_.path()).filePath("nope.csv"), &why).name.isEmpty());
+        QVERIFY2(why.contains("does not exist"), qPrintable(why));
+        const QString empty = QDir(tmp_.path()).filePath("empty-folder");
+        QVERIFY(QDir().mkpath(empty));
+        QVERIFY(RunLibrary::fromPath(empty, &why).name.isEmpty());
+        QVERIFY2(why.contains("holds no metrics.csv"), qPrintable(why));
+    }
+
+    void theListSurvivesARestart() {
+        const QString file = QDir(tmp_.path()).filePath("lib/runs.json");
+        {
+            RunLibrary lib(file);
+            QCOMPARE(lib.load(), QString());
+            SavedRun a = RunLibrary::fromLog(twoWorkerLog());
+            a.name = "first";
+            SavedRun b = a;
+            b.name = "second";
+            QCOMPARE(lib.add(a), QString());
+            QCOMPARE(lib.add(b), QString());
+            QCOMPARE(lib.setVisible(0, false), QString());
+            QCOMPARE(lib.rename(1, "  renamed  "), QString());
+            QVERIFY(lib.runs()[0].color != lib.runs()[1].color);
+        }
+        RunLibrary again(file);
+        QCOMPARE(again.load(), QString());
+        QCOMPARE(again.size(), 2);
+        QCOMPARE(again.runs()[0].name, QStringLiteral("first"));
+        QVERIFY(!again.runs()[0].visible);
+        QCOMPARE(again.runs()[1].name, QStringLiteral("renamed"));
+        QCOMPARE(again.runs()[1].trainLoss.size(), again.runs()[0].trainLoss.size());
+        QCOMPARE(again.runs()[1].accuracy.back().value, 75.0);
+        QCOMPARE(again.remove(0), QString());
+        QCOMPARE(again.size(), 1);
+    }
+
+    void aDamagedListIsSetAside() {
+        const QString file = QDir(tmp_.path()).filePath("damaged/runs.json");
+        QVERIFY(QDir().mkpath(QFileInfo(file).absolutePath()));
+        writeFile(file, "{\"version\": 1, \"runs\": [");
+        RunLibrary lib(file);
+        const QString why = lib.load();
+        QVERIFY2(why.contains("could not be read") && why.contains("runs.json.bad"),
+                 qPrintable(why));
+        QCOMPARE(lib.size(), 0);
+        QVERIFY(QFile::exists(file + ".bad"));
+        QVERIFY(!QFile::exists(file));
+        // A list from a later version is not misread either.
+        writeFile(file, "{\"version\": 7, \"runs\": []}");
+        QVERIFY(lib.load().contains("not a version 1 run list"));
+    }
+
+    void theListKeepsTheNewestRuns() {
+        RunLibrary lib(QDir(tmp_.path()).filePath("cap/runs.json"));
+        SavedRun r = RunLibrary::fromLog(twoWorkerLog());
+        std::set<QRgb> colours;
+        for (int i = 0; i < RunLibrary::kMaxRuns + 3; ++i) {
+            r.name = QString::number(i);
+            r.color = QColor();
+            QCOMPARE(lib.add(r), QString());
+            if (i < 12)
+                colours.insert(lib.runs().back().color.rgb());
+        }
+        QCOMPARE(lib.size(), RunLibrary::kMaxRuns);
+        QCOMPARE(lib.runs().front().name, QStringLiteral("3"));
+        QCOMPARE(int(colours.size()), 12); // no colour repeats among the first twelve
+    }
+
+    void theWindowKeepsAndOverlaysRuns() {
+        ExperimentConfig c;
+        c.model = "mlp:20-16-4";
+        c.dataset = "teacher:2000x20:4:16";
+        c.mode = "serial";
+        c.workers = 1;
+        c.epochs = 2;
+        int before = 0;
+        {
+            MainWindow w;
+            before = w.runLibrary()->size();
+            w.form()->setConfig(c);
+            w.startRun();
+            QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 60000);
+            QCOMPARE(w.runLibrary()->size(), before + 1);
+            const SavedRun& kept = w.runLibrary()->runs().back();
+            QVERIFY2(kept.name.contains("serial"), qPrintable(kept.name));
+            QVERIFY(!kept.trainLoss.isEmpty());
+            QVERIFY(kept.testAccuracy >= 0);
+            // The kept run lies under the charts (train and test loss, accuracy).
+            QVERIFY(w.lossChart()->overlayCount() >= 2);
+            QVERIFY(w.accuracyChart()->overlayCount() >= 1);
+            QVERIFY(!w.lossChart()->displayedPoints(TrainingChart::overlaySeries(0)).isEmpty());
+            // Unticking it in the list takes it off the charts.
+            QListWidget* list = w.runListPanel()->list();
+            QTRY_COMPARE(list->count(), w.runLibrary()->size());
+            for (int i = 0; i < list->count(); ++i)
+                list->item(i)->setCheckState(Qt::Unchecked);
+            QCOMPARE(w.lossChart()->overlayCount(), 0);
+            list->item(list->count() - 1)->setCheckState(Qt::Checked);
+            QCOMPARE(w.lossChart()->overlayCount(), 2);
+            // A second run overlays the first, live.
+            w.startRun();
+            QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 60000);
+            QCOMPARE(w.runLibrary()->size(), before + 2);
+            QVERIFY(w.lossChart()->overlayCount() >= 2);
+        }
+        MainWindow restarted; // the list survives the restart
+        QCOMPARE(restarted.runLibrary()->size(), before + 2);
+        QTRY_COMPARE(restarted.runListPanel()->list()->count(), before + 2);
+    }
+
+    void theWindowOpensRuns() {
+        MainWindow w;
+        const int before = w.runLibrary()->size();
+        const QString dir = QDir(tmp_.path()).filePath("out-b");
+        QVERIFY(QDir().mkpath(dir));
+        twoWorkerLog().writeCsv(QDir(dir).filePath("metrics.csv").toStdString());
+        QString why;
+        QVERIFY2(w.openRun(dir, true, &why), qPrintable(why));
+        QCOMPARE(w.runLibrary()->size(), before + 1);
+        QCOMPARE(w.runLibrary()->runs().back().name, QStringLiteral("out-b"));
+        QVERIFY(w.eventLogText().contains("Opened run \"out-b\""));
+        QVERIFY(!w.openRun(QDir(tmp_.path()).filePath("nope"), true, &why));
+        QVERIFY(why.contains("does not exist"));
+        QVERIFY(w.eventLogText().contains("Could not open the run"));
+        QCOMPARE(w.runLibrary()->size(), before + 1);
+    }
+};
+
+QTEST_MAIN(TestRunList)
+#include "tst_runlist.moc"

@@ -1,0 +1,26 @@
+#pragma once
+// Axis arithmetic of TrainingChart: padding a data range, and "nice" linear
+// ranges whose tick labels are round numbers in plain notation (never
+// scientific, never more decimals than the tick step needs).
+#include <QString>
+
+QT_BEGIN_NAMESPACE
+class QValueAxis;
+QT_END_NAMESPACE
+
+namespace hwl::ui {
+
+/// Widens an empty or degenerate range [lo, hi] so that an axis can show it:
+/// 5% padding (linear) or about a tenth of a decade (log).
+void widenRange(double& lo, double& hi, bool log);
+
+/// axis->setRange(lo, hi) then applyNiceNumbers(), skipped when they would
+/// leave the axis as it is (a range change makes every series recompute its
+/// geometry); then the label format the ticks need (tickLabelFormat()).
+void setNiceRange(QValueAxis* axis, double lo, double hi);
+
+/// A printf format for ticks `step` apart: "%.0f" for steps of 1 and more
+/// (1000000, not 1e+06), else as many decimals as the step has (0.05: "%.2f").
+QString tickLabelFormat(double step);
+
+} // namespace hwl::ui

@@ -1,0 +1,35 @@
+#pragma once
+// ChartView: the QChartView of a TrainingChart, with the interactions a
+// reader expects: drag a rectangle to zoom into it, turn the wheel to zoom
+// in or out about the pointer, double-click (or press 0) to go back to the
+// whole run. While zoomed the chart stops fitting its axes to new data.
+#include <QChartView>
+
+namespace hwl::ui {
+
+class ChartView : public QChartView {
+    Q_OBJECT
+
+public:
+    explicit ChartView(QChart* chart, QWidget* parent = nullptr);
+    /// Zoom by `factor` (< 1 zooms in) about `at`, a point in view coordinates.
+    void zoomAbout(QPointF at, double factor);
+
+Q_SIGNALS:
+    /// The user zoomed or panned: the axes now show a part of the data.
+    void zoomed();
+    /// Double-click or 0: back to the whole run.
+    void resetRequested();
+
+protected:
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+
+private:
+    QPoint pressedAt_;
+};
+
+} // namespace hwl::ui
