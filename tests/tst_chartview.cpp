@@ -9,6 +9,7 @@
 
 #include <QChart>
 #include <QLineSeries>
+#include <QScatterSeries>
 #include <QTest>
 #include <QValueAxis>
 
@@ -92,7 +93,7 @@ private slots:
         // A new run's set-up keeps them; the axes cover them.
         chart.setWorkerCount(4, true);
         QCOMPARE(chart.overlayCount(), 2);
-        QCOMPARE(chart.chart()->series().size(), 2 + 4 + 1);
+        QCOMPARE(chart.chart()->series().size(), 2 + 2 + 4 + 1); // + the two marker kinds
         chart.refresh();
         QVERIFY(xAxisOf(chart)->max() >= 50);
         chart.setSeriesVisible(TrainingChart::overlaySeries(0), false);
@@ -100,7 +101,33 @@ private slots:
         QVERIFY(!chart.seriesVisible(TrainingChart::overlaySeries(0)));
         chart.setOverlays({});
         QCOMPARE(chart.overlayCount(), 0);
-        QCOMPARE(chart.chart()->series().size(), 4 + 1);
+        QCOMPARE(chart.chart()->series().size(), 2 + 4 + 1);
+    }
+
+    void markersFollowTheAxisAndStayBounded() {
+        TrainingChart chart("loss", "loss");
+        chart.setWorkerCount(2, false);
+        chart.addMarkers(TrainingChart::Marker::EpochEnd, {{10, 320, 1.5, 0.7}, {20, 640, 3, 0.5}});
+        chart.addMarkers(TrainingChart::Marker::WorkerDeath, {{15, 480, 2, 0.6}});
+        chart.refresh();
+        auto* ends = qobject_cast<QScatterSeries*>(chart.chart()->series().at(0));
+        QVERIFY(ends);
+        QCOMPARE(ends->name(), QStringLiteral("epoch ends"));
+        QCOMPARE(ends->points(), (QList<QPointF>{{10, 0.7}, {20, 0.5}}));
+        auto* deaths = qobject_cast<QScatterSeries*>(chart.chart()->series().at(1));
+        QCOMPARE(deaths->points(), (QList<QPointF>{{15, 0.6}}));
+        chart.setXAxis(TrainingChart::XAxis::Time);
+        QCOMPARE(ends->points(), (QList<QPointF>{{1.5, 0.7}, {3, 0.5}}));
+        QList<ChartSample> many;
+        for (int i = 0; i < 5000; ++i)
+            many.append({double(i), 0, 0, 1});
+        chart.addMarkers(TrainingChart::Marker::EpochEnd, many);
+        QVERIFY(chart.markers(TrainingChart::Marker::EpochEnd).size() <=
+                TrainingChart::kMaxMarkers);
+        QCOMPARE(chart.markers(TrainingChart::Marker::EpochEnd).back().step,
+                 4999.0);               // the last stays
+        chart.setWorkerCount(2, false); // a new run starts without them
+        QVERIFY(chart.markers(TrainingChart::Marker::EpochEnd).isEmpty());
     }
 
     void tickLabelsArePlainNumbers() {
@@ -122,6 +149,28 @@ private slots:
         QVERIFY(y);
         QVERIFY2(y->labelFormat() == "%.2f" || y->labelFormat() == "%.1f",
                  qPrintable(y->labelFormat()));
+    }
+
+    void axesAreNotHalfEmpty_data() {
+        QTest::addColumn<double>("last");
+        QTest::addColumn<double>("expectedMax");
+        QTest::newRow("2100") << 2100.0 << 2500.0; // not 4000
+        QTest::newRow("2400") << 2400.0 << 2500.0;
+        QTest::newRow("101") << 101.0 << 120.0;
+        QTest::newRow("7") << 7.0 << 7.0;
+    }
+    void axesAreNotHalfEmpty() {
+        QFETCH(double, last);
+        QFETCH(double, expectedMax);
+        TrainingChart chart("loss", "loss");
+        chart.setWorkerCount(1, false);
+        chart.appendPoints(0, {{0, 0, 0, 1.0}, {last, 0, 0, 0.5}});
+        chart.refresh();
+        QValueAxis* x = xAxisOf(chart);
+        QCOMPARE(x->min(), 0.0);
+        QCOMPARE(x->max(), expectedMax);
+        const double step = (x->max() - x->min()) / (x->tickCount() - 1);
+        QVERIFY(x->max() - last < step); // at most one tick step empty
     }
 
     void darkThemeRepaintsTheTestSeries() {

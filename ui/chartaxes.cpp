@@ -1,7 +1,6 @@
 #include "chartaxes.h"
 
 #include <QValueAxis>
-#include <QtMath>
 
 #include <algorithm>
 #include <cmath>
@@ -10,27 +9,11 @@ namespace hwl::ui {
 
 namespace {
 
-// QValueAxis::applyNiceNumbers()'s arithmetic (Qt Charts' looseNiceNumbers,
-// Heckbert's "nice numbers"), so that setNiceRange() can tell when setting a
-// range would change nothing.
-double niceNumber(double x, bool ceiling) {
-    const double z = qPow(10, qFloor(std::log10(x)));
-    double q = x / z;
-    if (ceiling)
-        q = q <= 1.0 ? 1 : q <= 2.0 ? 2 : q <= 5.0 ? 5 : 10;
-    else
-        q = q < 1.5 ? 1 : q < 3.0 ? 2 : q < 7.0 ? 5 : 10;
-    return q * z;
-}
-
-void looseNiceNumbers(double& min, double& max, int& ticks) {
-    const double range = niceNumber(max - min, true);
-    const double step = niceNumber(range / (ticks - 1), false);
-    min = qFloor(min / step);
-    max = qCeil(max / step);
-    ticks = int(max - min) + 1;
-    min *= step;
-    max *= step;
+/// The 1, 2 or 5 times a power of ten nearest to `x` (> 0).
+double niceStep(double x) {
+    const double z = std::pow(10.0, std::floor(std::log10(x)));
+    const double q = x / z;
+    return (q < 1.5 ? 1 : q < 3.5 ? 2 : q < 7.5 ? 5 : 10) * z;
 }
 
 } // namespace
@@ -66,15 +49,20 @@ QString tickLabelFormat(double step) {
 }
 
 void setNiceRange(QValueAxis* axis, double lo, double hi) {
-    double niceLo = lo, niceHi = hi;
-    int ticks = axis->tickCount();
-    looseNiceNumbers(niceLo, niceHi, ticks);
-    if (niceLo == axis->min() && niceHi == axis->max() && ticks == axis->tickCount())
+    // About 5 ticks at round values, the range rounded out to them only: at
+    // most one tick step of the axis is empty at each end (applyNiceNumbers()
+    // could leave half the axis empty, 0..4000 for data up to 2100).
+    if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi))
         return;
-    axis->setRange(lo, hi);
-    axis->applyNiceNumbers();
-    const int n = std::max(2, axis->tickCount());
-    axis->setLabelFormat(tickLabelFormat((axis->max() - axis->min()) / (n - 1)));
+    const double step = niceStep((hi - lo) / 5);
+    const double niceLo = std::floor(lo / step + 1e-9) * step;
+    const double niceHi = std::ceil(hi / step - 1e-9) * step;
+    const int ticks = int(std::lround((niceHi - niceLo) / step)) + 1;
+    if (niceLo == axis->min() && niceHi == axis->max() && ticks == axis->tickCount())
+        return; // a range change makes every series recompute its geometry
+    axis->setRange(niceLo, niceHi);
+    axis->setTickCount(std::clamp(ticks, 2, 12));
+    axis->setLabelFormat(tickLabelFormat(step));
 }
 
 } // namespace hwl::ui

@@ -14,9 +14,10 @@ namespace hwl::ui {
 /// 5% padding (linear) or about a tenth of a decade (log).
 void widenRange(double& lo, double& hi, bool log);
 
-/// axis->setRange(lo, hi) then applyNiceNumbers(), skipped when they would
-/// leave the axis as it is (a range change makes every series recompute its
-/// geometry); then the label format the ticks need (tickLabelFormat()).
+/// Sets `axis` to [lo, hi] rounded out to about 5 ticks at round values (1,
+/// 2 or 5 times a power of ten apart), with the label format they need
+/// (tickLabelFormat()); nothing when that is what it shows already (a range
+/// change makes every series recompute its geometry). lo < hi.
 void setNiceRange(QValueAxis* axis, double lo, double hi);
 
 /// A printf format for ticks `step` apart: "%.0f" for steps of 1 and more

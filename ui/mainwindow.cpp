@@ -51,8 +51,10 @@
 namespace hwl::ui {
 
 namespace {
-constexpr double kChartCpuBudget = 0.01; ///< share of one core the charts may use
-constexpr int kMinRedrawMs = 40, kMaxRedrawMs = 2000;
+constexpr double kChartCpuBudget = 0.10; ///< share of one core the charts aim to use
+/// 25 Hz at most; 10 Hz at least, whatever a redraw costs, so that the
+/// curves move smoothly under any load.
+constexpr int kMinRedrawMs = 40, kMaxRedrawMs = 100;
 
 ChartSample point(const Sample& s, float value) {
     return {double(s.step), double(s.samples), s.time, double(value)};
@@ -197,6 +199,12 @@ void MainWindow::prepareCharts(const ExperimentConfig& config) {
 
 void MainWindow::chartRates(const QList<WorkerRow>& rows) {
     const double now = controller_->elapsed();
+    for (const WorkerRow& r : rows) // a death is marked where its curve ends
+        if (r.state == QLatin1String("failed") && !deathsMarked_.contains(r.rank)) {
+            deathsMarked_.insert(r.rank);
+            lossChart_->addMarkers(TrainingChart::Marker::WorkerDeath,
+                                   {{double(r.steps), double(r.samples), now, r.lastLoss}});
+        }
     for (const WorkerRow& r : rows)
         if (r.state == QLatin1String("running"))
             rateChart_->appendPoints(
@@ -290,10 +298,20 @@ void MainWindow::buildCentre() {
     divergenceChart_->setObjectName("divergenceChart");
     for (TrainingChart* chart : {lossChart_, divergenceChart_, rateChart_})
         chart->setProperty("relevant", true); // before any run: empty, but there
+    // The loss over the width; below, two rows of two side by side (a hidden
+    // chart gives its room to its neighbour, a row of hidden ones goes).
     chartSplitter_ = new QSplitter(Qt::Vertical);
-    for (TrainingChart* chart : charts())
-        chartSplitter_->addWidget(chart);
-    chartSplitter_->setStretchFactor(0, 2); // the loss chart gets the most room
+    chartSplitter_->addWidget(lossChart_);
+    for (const auto& [left, right] :
+         {std::pair{accuracyChart_, divergenceChart_}, std::pair{rateChart_, lostChart_}}) {
+        auto* row = new QSplitter(Qt::Horizontal);
+        row->addWidget(left);
+        row->addWidget(right);
+        chartSplitter_->addWidget(row);
+    }
+    chartSplitter_->setStretchFactor(0, 3); // the loss chart gets the most room
+    chartSplitter_->setStretchFactor(1, 2);
+    chartSplitter_->setStretchFactor(2, 2);
 
     workerModel_ = new WorkerTableModel(this);
     workerTable_ = new QTableView;
@@ -382,6 +400,7 @@ void MainWindow::startRun() {
                      .arg(QThread::idealThreadCount()),
                  true);
     prepareCharts(config);
+    deathsMarked_.clear();
     verdict_->hide();
     workerModel_->setRows({});
     controller_->start(config);
@@ -437,7 +456,7 @@ void MainWindow::onSamples(const QList<Sample>& samples) {
         return epoch % every == 0 || epoch == std::uint32_t(epochs);
     };
     QHash<int, QList<ChartSample>> loss, divergence;
-    QList<ChartSample> accuracy;
+    QList<ChartSample> accuracy, epochEnds;
     for (const Sample& s : samples) {
         switch (s.kind) {
         case Sample::Step:
@@ -445,6 +464,8 @@ void MainWindow::onSamples(const QList<Sample>& samples) {
             divergence[s.worker].append(point(s, s.divergence));
             break;
         case Sample::EpochEnd:
+            if (logged(s.epoch)) // (the same thinning marks the loss chart)
+                epochEnds.append(point(s, s.loss));
             if (logged(s.epoch))
                 logEvent(tr("Epoch %1: worker %2 mean loss %3")
                              .arg(s.epoch)
@@ -475,15 +496,17 @@ void MainWindow::onSamples(const QList<Sample>& samples) {
     for (auto it = divergence.begin(); it != divergence.end(); ++it)
         divergenceChart_->appendPoints(it.key(), it.value());
     accuracyChart_->appendPoints(TrainingChart::kTestSeries, accuracy);
+    if (!epochEnds.isEmpty())
+        lossChart_->addMarkers(TrainingChart::Marker::EpochEnd, epochEnds);
     if (!redrawTimer_->isActive())
         redrawTimer_->start();
 }
 
 void MainWindow::refreshCharts() {
     // Redraw, paint included, and time it: the next redraw waits until this
-    // one's cost is under kChartCpuBudget of a core, so a huge run (16 workers,
-    // 10^6 points each) refreshes about once a second instead of stealing the
-    // workers' CPU, while a normal run redraws every 40 ms.
+    // one's cost is under kChartCpuBudget of a core, but never more than
+    // 100 ms, so a normal run redraws every 40 ms and a huge one (16 workers,
+    // 10^6 points each, about 20 ms a chart) still at 10 Hz.
     QElapsedTimer cost;
     cost.start();
     for (TrainingChart* chart : charts()) {
@@ -545,7 +568,7 @@ void MainWindow::restoreSettings() {
     }
     restoreState(settings.value("window/state").toByteArray());
     mainSplitter_->restoreState(settings.value("window/mainSplitter").toByteArray());
-    chartSplitter_->restoreState(settings.value("window/chartSplitter").toByteArray());
+    chartSplitter_->restoreState(settings.value("window/chartRows").toByteArray());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -553,7 +576,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/state", saveState());
     settings.setValue("window/mainSplitter", mainSplitter_->saveState());
-    settings.setValue("window/chartSplitter", chartSplitter_->saveState());
+    settings.setValue("window/chartRows", chartSplitter_->saveState());
     controller_->stop(); // the controller's destructor waits for the workers
     event->accept();
 }

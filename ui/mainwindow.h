@@ -6,6 +6,7 @@
 #include "runcontroller.h"
 
 #include <QMainWindow>
+#include <QSet>
 
 #include <memory>
 
@@ -151,7 +152,8 @@ private:
     RunLibrary* runs_ = nullptr;
     RunListPanel* runPanel_ = nullptr;
     QTabWidget* bottomTabs_ = nullptr;
-    QString runName_; ///< what the run being made is called in the run list
+    QString runName_;        ///< what the run being made is called in the run list
+    QSet<int> deathsMarked_; ///< ranks whose death the loss chart marks
     bool dark_ = false;
     bool themeForced_ = false;
     WorkerTableModel* workerModel_ = nullptr;

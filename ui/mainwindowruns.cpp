@@ -15,6 +15,7 @@
 #include <QMessageBox>
 #include <QPalette>
 #include <QSettings>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QStyle>
 #include <QStyleFactory>
@@ -178,6 +179,13 @@ void MainWindow::changeEvent(QEvent* event) {
 void MainWindow::showChart(TrainingChart* chart, bool relevant) {
     chart->setProperty("relevant", relevant);
     chart->setVisible(relevant && QSettings().value(chartKey(chart), true).toBool());
+    // A row of the chart grid whose charts are all hidden goes too.
+    if (auto* row = qobject_cast<QSplitter*>(chart->parentWidget()); row && row != chartSplitter_) {
+        bool any = false;
+        for (int i = 0; i < row->count(); ++i)
+            any = any || !row->widget(i)->isHidden();
+        row->setVisible(any);
+    }
 }
 
 void MainWindow::buildViewMenu() {

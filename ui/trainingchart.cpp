@@ -12,6 +12,7 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPixmap>
+#include <QScatterSeries>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -161,6 +162,8 @@ QLineSeries* TrainingChart::addLineSeries(const QString& name, const QColor& col
 void TrainingChart::setWorkerCount(int n, bool withTestSeries) {
     workers_.clear();
     test_.reset();
+    for (Marks& m : marks_)
+        m.raw.clear();
     n = std::max(n, 0);
     workers_.resize(std::size_t(n));
     for (int rank = 0; rank < n; ++rank) {
@@ -242,11 +245,17 @@ void TrainingChart::clear() {
         resetDerived(s);
         s.dirty = true;
     });
+    for (Marks& m : marks_) {
+        m.raw.clear();
+        m.dirty = true;
+    }
     refresh();
 }
 
 void TrainingChart::markAllDirty() {
     forEachSeries([](Series& s) { s.dirty = true; });
+    for (Marks& m : marks_)
+        m.dirty = true;
 }
 
 void TrainingChart::resetDerived(Series& s) {
@@ -262,6 +271,8 @@ void TrainingChart::resetAllDerived() {
         resetDerived(s);
         s.dirty = true;
     });
+    for (Marks& m : marks_)
+        m.dirty = true;
 }
 
 void TrainingChart::setSmoothing(double weight) {
@@ -313,6 +324,9 @@ void TrainingChart::replaceYAxis() {
     yAxisItem_ = axis;
     chart_->addAxis(axis, Qt::AlignLeft);
     forEachSeries([axis](Series& s) { s.line->attachAxis(axis); });
+    for (Marks& m : marks_)
+        if (m.scatter)
+            m.scatter->attachAxis(axis);
 }
 
 void TrainingChart::setSeriesVisible(int seriesId, bool visible) {
@@ -369,6 +383,7 @@ void TrainingChart::refresh() {
         if (s.dirty && s.line->isVisible())
             rebuild(s);
     });
+    rebuildMarkers();
     fitAxes();
 }
 

@@ -41,6 +41,7 @@ class QChart;
 class QChartView;
 class QLegendMarker;
 class QLineSeries;
+class QScatterSeries;
 class QValueAxis;
 QT_END_NAMESPACE
 
@@ -86,6 +87,15 @@ public:
     /// setWorkerCount()). They are smoothed and scaled like the others.
     void setOverlays(const QList<Overlay>& overlays);
     int overlayCount() const { return int(overlays_.size()); }
+
+    /// Marks on the curves: a worker's epoch ends (grey dots at its epoch's
+    /// mean loss) and worker deaths (red crosses where it stopped). Test
+    /// evaluations are the test series' own dots. At most kMaxMarkers of a
+    /// kind are kept (every other one goes when full). Drawn at refresh().
+    enum class Marker { EpochEnd, WorkerDeath };
+    static constexpr qsizetype kMaxMarkers = 512;
+    void addMarkers(Marker kind, const QList<ChartSample>& points);
+    const QList<ChartSample>& markers(Marker kind) const;
 
     /// Whether the user zoomed (the axes then no longer follow the data).
     bool zoomed() const { return zoomed_; }
@@ -218,6 +228,14 @@ private:
     std::vector<Series> workers_;
     std::optional<Series> test_; // apart, so that a worker's rank indexes workers_
     std::vector<Series> overlays_;
+    struct Marks {
+        QScatterSeries* scatter = nullptr; // owned by chart_
+        QList<ChartSample> raw;
+        bool dirty = false;
+    };
+    Marks marks_[2]; // by Marker
+    void addMarkerSeries();
+    void rebuildMarkers();
     QList<Overlay> overlayDefs_; // names, colours and styles of overlays_
 
     double smoothing_ = 0;

@@ -2,11 +2,19 @@
 // the live series draw over them), their legend markers, the theme, the zoom.
 #include "trainingchart.h"
 
+#include "chartview.h"
+
 #include <QChart>
+#include <QCursor>
 #include <QHash>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QScatterSeries>
+#include <QToolTip>
+#include <QValueAxis>
+
+#include <cmath>
 
 namespace hwl::ui {
 
@@ -43,6 +51,7 @@ void TrainingChart::recreateLines() {
         for (QLegendMarker* marker : chart_->legend()->markers(overlays_[i].line))
             marker->setVisible(false);
     }
+    addMarkerSeries(); // under the workers' lines, over the overlays
     for (Series& s : workers_)
         s.line = addLineSeries(QStringLiteral("worker %1").arg(s.id), workerColor(s.id), false);
     if (test_)
@@ -95,6 +104,75 @@ void TrainingChart::setDarkTheme(bool dark) {
     chart_->setAnimationOptions(QChart::NoAnimation);
     recreateLines(); // the theme repainted the pens
     refresh();
+}
+
+void TrainingChart::addMarkerSeries() {
+    const struct {
+        const char* name;
+        QScatterSeries::MarkerShape shape;
+        QColor color;
+        qreal size;
+    } kinds[2] = {{"epoch ends", QScatterSeries::MarkerShapeCircle, QColor(128, 128, 128), 5},
+                  {"worker died", QScatterSeries::MarkerShapeRectangle, QColor(220, 30, 30), 11}};
+    for (int k = 0; k < 2; ++k) {
+        auto* scatter = new QScatterSeries;
+        scatter->setName(QString::fromLatin1(kinds[k].name));
+        scatter->setMarkerShape(kinds[k].shape);
+        scatter->setMarkerSize(kinds[k].size);
+        chart_->addSeries(scatter);
+        scatter->attachAxis(xAxisItem_);
+        scatter->attachAxis(yAxisItem_);
+        scatter->setColor(kinds[k].color);
+        scatter->setBorderColor(kinds[k].color);
+        for (QLegendMarker* marker : chart_->legend()->markers(scatter))
+            marker->setVisible(false); // named on hover, not in the legend
+        connect(scatter, &QScatterSeries::hovered, this, [this, scatter](QPointF p, bool on) {
+            if (on)
+                QToolTip::showText(QCursor::pos(),
+                                   QStringLiteral("%1 at %2 %3, value %4")
+                                       .arg(scatter->name(), xAxisItem_->titleText())
+                                       .arg(p.x(), 0, 'f', 0)
+                                       .arg(p.y(), 0, 'g', 4),
+                                   view_);
+            else
+                QToolTip::hideText();
+        });
+        marks_[k].scatter = scatter;
+        marks_[k].dirty = true;
+    }
+}
+
+void TrainingChart::addMarkers(Marker kind, const QList<ChartSample>& points) {
+    Marks& m = marks_[int(kind)];
+    m.raw.append(points);
+    while (m.raw.size() > kMaxMarkers) { // every other one, the last kept
+        QList<ChartSample> half;
+        for (qsizetype i = m.raw.size() - 1; i >= 0; i -= 2)
+            half.prepend(m.raw[i]);
+        m.raw = half;
+    }
+    m.dirty = true;
+}
+
+const QList<ChartSample>& TrainingChart::markers(Marker kind) const {
+    return marks_[int(kind)].raw;
+}
+
+void TrainingChart::rebuildMarkers() {
+    for (Marks& m : marks_) {
+        if (!m.dirty || !m.scatter)
+            continue;
+        QList<QPointF> pts;
+        for (const ChartSample& c : m.raw) {
+            const double x = xMode_ == XAxis::Step      ? c.step
+                             : xMode_ == XAxis::Samples ? c.samples
+                                                        : c.time;
+            if (std::isfinite(x) && std::isfinite(c.value) && (!logScale_ || c.value > 0))
+                pts.append(QPointF(x, c.value));
+        }
+        m.scatter->replace(pts);
+        m.dirty = false;
+    }
 }
 
 } // namespace hwl::ui
