@@ -283,6 +283,36 @@ private slots:
         QTRY_COMPARE(restarted.runListPanel()->list()->count(), before + 2);
     }
 
+    void aComparisonMakesEachRunAndOverlaysThem() {
+        MainWindow w;
+        const int before = w.runLibrary()->size();
+        ExperimentConfig a;
+        a.model = "mlp:20-16-4";
+        a.dataset = "teacher:2000x20:4:16";
+        a.mode = "threads";
+        a.workers = 2;
+        a.epochs = 2;
+        ExperimentConfig b = a;
+        b.mode = "threads-locked";
+        QVERIFY(w.startComparison({{"hogwild", a}, {"locked", b}}));
+        QCOMPARE(w.comparisonRun(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(w.runLibrary()->size(), before + 2, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy() && w.comparisonRun() == -1, 30000);
+        QCOMPARE(w.controller()->run()->config().mode, std::string("threads-locked"));
+        const QList<SavedRun>& runs = w.runLibrary()->runs();
+        QVERIFY2(runs[before].name.endsWith(": hogwild"), qPrintable(runs[before].name));
+        QVERIFY2(runs[before + 1].name.endsWith(": locked"), qPrintable(runs[before + 1].name));
+        QVERIFY(w.lossChart()->overlayCount() >= 4); // both, train and test
+        QVERIFY(w.eventLogText().contains("Comparison done"));
+        // Stop ends a comparison at the run going.
+        QVERIFY(w.startComparison({{"one", a}, {"two", b}}));
+        w.stopRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 30000);
+        QTest::qWait(500); // no next run starts
+        QVERIFY(!w.controller()->busy());
+        QCOMPARE(w.comparisonRun(), -1);
+    }
+
     void theWindowOpensRuns() {
         MainWindow w;
         const int before = w.runLibrary()->size();

@@ -83,6 +83,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(controller_, &RunController::started, this, &MainWindow::onStarted);
     connect(controller_, &RunController::failedToStart, this, [this](const QString& message) {
+        comparisonIndex_ = -1; // a comparison stops at a run that cannot start
         logEvent(tr("Could not start: %1").arg(message), true);
         statusLabel_->setText(tr("Could not start"));
         updateActions();
@@ -392,13 +393,42 @@ QString MainWindow::explanationText() const {
 void MainWindow::startRun() {
     if (controller_->busy() || !form_->isValid())
         return;
-    const ExperimentConfig config = form_->config();
+    // A comparison preset, as it was applied: Start makes each of its runs.
+    if (!explanation_->modified())
+        for (const Preset& p : presets())
+            if (p.id == explanation_->activePreset() && !p.compare.empty()) {
+                startComparison(p.compare);
+                return;
+            }
+    comparisonIndex_ = -1;
+    startConfig(form_->config());
+}
+
+bool MainWindow::startComparison(const std::vector<PresetRun>& runs) {
+    if (controller_->busy() || runs.empty())
+        return false;
+    comparison_ = runs;
+    comparisonIndex_ = 0;
+    logEvent(tr("Comparison: %1 runs, one after another; each stays in the Runs tab, "
+                "overlaid on the next. Stop ends the comparison")
+                 .arg(runs.size()));
+    startConfig(comparison_[0].config);
+    return true;
+}
+
+void MainWindow::startConfig(const ExperimentConfig& config) {
     if (config.workers > QThread::idealThreadCount())
         logEvent(tr("%1 workers on %2 cores: they will time-share the CPUs, so adding workers "
                     "past the core count will not add throughput")
                      .arg(config.workers)
                      .arg(QThread::idealThreadCount()),
                  true);
+    if (comparisonIndex_ >= 0)
+        logEvent(
+            tr("Comparison run %1 of %2: %3")
+                .arg(comparisonIndex_ + 1)
+                .arg(comparison_.size())
+                .arg(QString::fromStdString(comparison_[std::size_t(comparisonIndex_)].label)));
     prepareCharts(config);
     deathsMarked_.clear();
     verdict_->hide();
@@ -429,6 +459,9 @@ void MainWindow::stopRun() {
     if (!controller_->busy())
         return;
     controller_->stop();
+    if (comparisonIndex_ >= 0)
+        logEvent(tr("The comparison ends with this run"));
+    comparisonIndex_ = -1;
     logEvent(tr("Stop requested"));
 }
 
@@ -523,6 +556,7 @@ void MainWindow::refreshCharts() {
 void MainWindow::onFinished(const RunSummary& s) {
     refreshCharts();
     keepFinishedRun(s);
+    continueComparison(s);
     QString line = tr("Run %1 after %2 epochs: %3 samples/s over %4 s")
                        .arg(QString::fromLatin1(toString(s.state)))
                        .arg(s.epochsCompleted)
@@ -577,7 +611,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     settings.setValue("window/state", saveState());
     settings.setValue("window/mainSplitter", mainSplitter_->saveState());
     settings.setValue("window/chartRows", chartSplitter_->saveState());
-    controller_->stop(); // the controller's destructor waits for the workers
+    comparisonIndex_ = -1; // no next run
+    controller_->stop();   // the controller's destructor waits for the workers
     event->accept();
 }
 

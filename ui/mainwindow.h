@@ -5,6 +5,8 @@
 #include "chartsample.h"
 #include "runcontroller.h"
 
+#include "config/presets.h"
+
 #include <QMainWindow>
 #include <QSet>
 
@@ -89,6 +91,11 @@ public:
     CounterToyDialog* counterToy();
     /// The race stepper's window (Presets menu; the lost-updates preset links it).
     RaceStepperDialog* raceStepper();
+    /// Makes `runs` one after another (what Start does for a comparison
+    /// preset applied as it is); false while a run goes.
+    bool startComparison(const std::vector<hwl::PresetRun>& runs);
+    /// The comparison run going (0-based), -1 when Start is not making one.
+    int comparisonRun() const { return comparisonIndex_; }
     /// Applies a preset by id or name (see presets()): its experiment, its
     /// pace and its explanation; false if unknown or while a run goes.
     bool applyPreset(const QString& name);
@@ -138,6 +145,10 @@ private:
     void updateOverlays();
     void chooseRunToOpen(bool folder);
     void buildViewMenu();
+    /// Starts `config` (the form's, or a comparison's next run).
+    void startConfig(const ExperimentConfig& config);
+    /// After a comparison's run: starts the next one, or ends the comparison.
+    void continueComparison(const hwl::RunSummary& summary);
     /// Shows `chart` when it has something to show for this run (`relevant`)
     /// and the View menu has it ticked.
     void showChart(TrainingChart* chart, bool relevant);
@@ -152,8 +163,10 @@ private:
     RunLibrary* runs_ = nullptr;
     RunListPanel* runPanel_ = nullptr;
     QTabWidget* bottomTabs_ = nullptr;
-    QString runName_;        ///< what the run being made is called in the run list
-    QSet<int> deathsMarked_; ///< ranks whose death the loss chart marks
+    QString runName_;                        ///< what the run being made is called in the run list
+    QSet<int> deathsMarked_;                 ///< ranks whose death the loss chart marks
+    std::vector<hwl::PresetRun> comparison_; ///< the comparison Start is making
+    int comparisonIndex_ = -1;               ///< its run now; -1: none
     bool dark_ = false;
     bool themeForced_ = false;
     WorkerTableModel* workerModel_ = nullptr;

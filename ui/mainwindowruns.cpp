@@ -20,6 +20,7 @@
 #include <QStyle>
 #include <QStyleFactory>
 #include <QTabWidget>
+#include <QTimer>
 
 namespace hwl::ui {
 
@@ -90,7 +91,10 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
     QString what = QStringLiteral("%1 ×%2")
                        .arg(QString::fromStdString(run->config().mode))
                        .arg(run->config().workers);
-    if (!explanation_->activePreset().isEmpty())
+    if (comparisonIndex_ >= 0)
+        what = QStringLiteral("%1: %2").arg(
+            runName_, QString::fromStdString(comparison_[std::size_t(comparisonIndex_)].label));
+    else if (!explanation_->activePreset().isEmpty())
         what = explanation_->modified() ? tr("%1 (modified) · %2").arg(runName_, what) : runName_;
     saved.name = QStringLiteral("#%1 %2").arg(number).arg(what);
     saved.description = RunLibrary::describe(run->config());
@@ -103,6 +107,27 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
         logEvent(why, true);
     logEvent(
         tr("Kept in the run list as \"%1\": tick it under Runs to overlay it").arg(saved.name));
+}
+
+void MainWindow::continueComparison(const RunSummary& summary) {
+    if (comparisonIndex_ < 0)
+        return;
+    if (summary.state != RunState::Finished) {
+        logEvent(tr("The comparison stops: run %1 did not finish").arg(comparisonIndex_ + 1), true);
+        comparisonIndex_ = -1;
+        return;
+    }
+    if (++comparisonIndex_ >= int(comparison_.size())) {
+        logEvent(
+            tr("Comparison done: its %1 runs are overlaid (Runs tab)").arg(comparison_.size()));
+        comparisonIndex_ = -1;
+        return;
+    }
+    // A moment between runs, for the eye and for the workers to be gone.
+    QTimer::singleShot(300, this, [this] {
+        if (comparisonIndex_ >= 0 && !controller_->busy())
+            startConfig(comparison_[std::size_t(comparisonIndex_)].config);
+    });
 }
 
 void MainWindow::updateOverlays() {

@@ -14,6 +14,8 @@ struct Preset {
     QString explanation;
     hwl::ExperimentConfig config;
     quint32 pace = 0; ///< steps per second per worker to watch it at (0: full speed)
+    /// A comparison's runs, made one after another by Start (see hwl::Preset).
+    std::vector<hwl::PresetRun> compare;
 };
 
 /// The presets, in menu order. Built on each call (checks Fashion-MNIST).
