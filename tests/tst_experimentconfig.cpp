@@ -31,7 +31,7 @@ const char* const kFieldNames[] = {
     "seed", "split", "test-fraction", "shuffle", "start-method", "share", "on-worker-failure",
     "init", "out", "transport", "sync-every", "bucket-mb", "drop-last", "hostfile", "mpirun-args",
     "device", "replicas-per-gpu", "blocks", "update", "cuda-before-fork", "force-unsafe-fork",
-    "lost-updates"};
+    "lost-updates", "spawn-before-share", "loader-workers"};
 // clang-format on
 
 QString issuesText(const std::vector<ConfigIssue>& issues) {

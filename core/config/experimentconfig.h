@@ -93,6 +93,15 @@ struct ExperimentConfig {
     /// forceUnsafeFork the workers are forked anyway and try CUDA.
     bool cudaBeforeFork = false;
     bool forceUnsafeFork = false;
+    /// The blog's scene 2 on purpose: the parameters are not placed in a
+    /// shared-memory segment before the spawn (or forkserver) workers start
+    /// (PyTorch's share_memory() not called before mp.spawn), so each worker
+    /// fails to open the segment it is told to map, and says so.
+    bool spawnBeforeShare = false;
+    /// Loader processes each worker would start (a PyTorch DataLoader with
+    /// num_workers > 0 inside a worker): 0, the default. More is refused
+    /// before the run starts (nested processes, the blog's pitfall 3).
+    int loaderWorkers = 0;
     std::string init; ///< safetensors file to start from; empty: seeded initialisation
     std::string out;  ///< output directory; empty: write nothing
 

@@ -129,6 +129,21 @@ void addGpuFields(std::vector<Field>& fields) {
                             nullptr, nullptr, &C::forceUnsafeFork));
 }
 
+/// The pitfalls of process workers that are not about CUDA.
+void addProcessPitfallFields(std::vector<Field>& fields) {
+    using C = ExperimentConfig;
+    fields.push_back(toggle("spawn-before-share",
+                            "the pitfall: spawn or forkserver workers start before the "
+                            "parameters are put in shared memory (PyTorch: share_memory() not "
+                            "called before mp.spawn); each worker fails to open the segment",
+                            nullptr, nullptr, &C::spawnBeforeShare));
+    fields.push_back(integer("loader-workers",
+                             "loader processes each worker would start (PyTorch DataLoader "
+                             "num_workers inside a worker): anything but 0 is refused, and "
+                             "the refusal says why (nested processes)",
+                             0, limits::kMaxLoaderWorkers, &C::loaderWorkers));
+}
+
 std::vector<Field> makeFields() {
     using C = ExperimentConfig;
     std::vector<Field> fields;
@@ -181,6 +196,7 @@ std::vector<Field> makeFields() {
                             nullptr, nullptr, &C::dropLast));
     addMpiFields(fields);
     addGpuFields(fields);
+    addProcessPitfallFields(fields);
     fields.push_back(integer("epochs", "passes over the data", 1, limits::kMaxEpochs, &C::epochs));
     fields.push_back(integer("batch", "samples per step", 1, limits::kMaxBatch, &C::batch));
     fields.push_back(number("lr", "learning rate", 0, true, 100, false, &C::lr));

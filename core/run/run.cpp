@@ -13,7 +13,9 @@
 #include "util/cancel.h"
 #include "util/errors.h"
 
+#include <algorithm>
 #include <system_error>
+#include <thread>
 
 namespace hwl {
 
@@ -40,6 +42,37 @@ void checkStartMethodNow(const Run::Impl& run, int extraThreads,
     if (warnings)
         warnings->insert(warnings->end(), check.warnings.begin(), check.warnings.end());
 }
+
+/// --loader-workers K > 0: refused, saying what nested processes would cost
+/// here (the blog's pitfall 3), as Python refuses a daemonic process children of
+/// its own.
+/// Refused when the run is prepared, not by validate(): the preset that
+/// shows it is a valid experiment that this app will not run.
+std::string nestedWorkersRefusal(const ExperimentConfig& c) {
+    const StrategyTraits* s = findStrategy(c);
+    const std::string k = std::to_string(c.loaderWorkers);
+    if (!workersAreProcesses(c))
+        return "loader-workers " + k + " refused: the workers of mode " + (s ? s->name : c.mode) +
+               " are threads of this process, reading their batches straight from the "
+               "training data in memory; there are no loader processes to start (use 0)";
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const long long workers = c.workers, loaders = workers * c.loaderWorkers;
+    const long long all = workers + loaders;
+    return "loader-workers " + k +
+           " refused: nested processes (workers that start workers; "
+           "PyTorch: a DataLoader with num_workers > 0 inside a worker process). Each of the " +
+           std::to_string(workers) + " worker processes would start " + k +
+           " loader processes of its own: " + std::to_string(all) + " processes (" +
+           std::to_string(workers) + " workers + " + std::to_string(loaders) + " loaders) on " +
+           std::to_string(cores) + " core" + (cores == 1 ? "" : "s") + ", about " +
+           std::to_string((all + cores - 1) / cores) +
+           " to a core, all copying batches that the workers can read themselves from the "
+           "one shared copy of the data; and a worker that dies or is killed leaves its "
+           "loaders orphaned (Python refuses outright: \"daemonic processes are not allowed "
+           "to have children\"). Use --loader-workers 0 (PyTorch: num_workers=0 in the "
+           "workers): this app's workers read their batches from shared memory themselves";
+}
+
 } // namespace
 
 void Run::Impl::prepare(const std::function<bool()>& stopWhen) {
@@ -50,6 +83,8 @@ void Run::Impl::prepare(const std::function<bool()>& stopWhen) {
     });
     throwIfCancelled();
     SharedSegment::cleanupStaleSegments();
+    if (config.loaderWorkers > 0)
+        throw InputError("loader-workers: " + nestedWorkersRefusal(config));
     const ModelSpec modelSpec = config.modelSpec();
     strategy = createStrategy(config);
     if (const std::string why = deviceShortfall(config); !why.empty())

@@ -46,14 +46,30 @@ std::string experimentOf(const WorkerProcessSpec& spec) {
     return std::string(static_cast<const char*>(segment.data()) + sizeof n, n);
 }
 
+/// The parameters the worker is to train. Under --spawn-before-share no
+/// segment holds them: the open fails, and the message says why and the fix.
+ParameterStore openParameters(const WorkerProcessSpec& spec, const ExperimentConfig& config,
+                              std::int64_t count) {
+    try {
+        return ParameterStore::open(spec.parameters, count, config.lostUpdates);
+    } catch (const RunError& e) {
+        if (!config.spawnBeforeShare)
+            throw;
+        throw RunError(std::string(e.what()) +
+                       ": the parameters were never put in shared memory before this worker "
+                       "started (the pitfall --spawn-before-share: PyTorch's \"Unable to open "
+                       "shared memory\"); share the parameters before starting workers: drop "
+                       "--spawn-before-share, or untick the pitfall in the window");
+    }
+}
+
 /// Rebuilds the worker's run from the spec and trains. Throws what setting
 /// up throws (the caller reports it through the telemetry).
 void trainFromSpec(const WorkerProcessSpec& spec, Telemetry& telemetry) {
     ExperimentConfig config;
     config.mergeJson(experimentOf(spec), "worker experiment");
     const auto model = makeModel(config.modelSpec());
-    ParameterStore params =
-        ParameterStore::open(spec.parameters, model->layout().total(), config.lostUpdates);
+    ParameterStore params = openParameters(spec, config, model->layout().total());
     const SharedDataset data = SharedDataset::open(spec.data);
     const auto strategy = createStrategy(config);
     const WorkerEnvironment env{config,      *model,        cpuBackend(),    telemetry,

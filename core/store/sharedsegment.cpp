@@ -156,6 +156,10 @@ SharedSegment SharedSegment::create(const std::string& purpose, std::size_t byte
     return segment;
 }
 
+std::string SharedSegment::unusedName(const std::string& purpose) {
+    return uniqueName(purpose);
+}
+
 SharedSegment SharedSegment::open(const std::string& name) {
     SharedSegment segment;
     segment.name_ = name;

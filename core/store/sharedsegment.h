@@ -28,6 +28,10 @@ public:
     static SharedSegment create(const std::string& purpose, std::size_t bytes);
     /// Maps an existing segment by name (a worker process); does not own it.
     static SharedSegment open(const std::string& name);
+    /// A name of this scheme that no segment has, and none is created under:
+    /// where a segment would be (the --spawn-before-share pitfall hands it to
+    /// workers, whose open() then fails as it does for a segment never made).
+    static std::string unusedName(const std::string& purpose);
 
     void* data() const { return data_; }
     std::size_t size() const { return size_; }

@@ -49,7 +49,13 @@ void HostStrategy::prepare(RunResources& run, const float* initial) {
     const std::int64_t total = run.model.layout().total();
     if (place() == StorePlace::SharedMemory)
         checkSharedMemory(run);
-    params_ = run.backend.allocate(total, place(), "parameters", config_.lostUpdates);
+    // The scene-2 pitfall: the parameters stay in this process's private
+    // memory, and the workers are started all the same.
+    const bool neverShared = config_.spawnBeforeShare && place() == StorePlace::SharedMemory;
+    params_ = run.backend.allocate(total, neverShared ? StorePlace::Heap : place(), "parameters",
+                                   config_.lostUpdates);
+    if (neverShared)
+        neverShared_ = SharedSegment::unusedName("parameters");
     std::memcpy(params_.data(), initial, std::size_t(total) * sizeof(float));
     prepareWorkerStores(run, initial);
     if (place() == StorePlace::Heap) {
@@ -102,7 +108,7 @@ WorkerJob HostStrategy::job(RunResources& run, std::uint32_t rank) {
     if (workersAreProcesses(config_)) {
         WorkerProcessSpec spec;
         spec.telemetry = run.telemetry.name();
-        spec.parameters = workerStore(rank).segmentName();
+        spec.parameters = neverShared_.empty() ? workerStore(rank).segmentName() : neverShared_;
         spec.data = sharedTrain_.name();
         spec.rank = rank;
         spec.collective = collectiveName();
@@ -137,6 +143,19 @@ std::unique_ptr<UpdateRule> HostStrategy::makeRule(const WorkerEnvironment& env,
 }
 
 void HostStrategy::explain(RunSummary& summary) const {
+    if (!neverShared_.empty())
+        summary.explanations.push_back(
+            "Unable to open shared memory (the blog's scene 2): the parameters were never put "
+            "in a shared-memory segment before the workers started (--spawn-before-share; in "
+            "PyTorch, model.share_memory() not called before mp.spawn). A spawned or "
+            "fork-server worker is a fresh process: it shares nothing with the parent but what "
+            "it opens by name, so it could not open " +
+            neverShared_ +
+            " and stopped before its first step. (PyTorch's own message: \"RuntimeError: "
+            "Unable to open shared memory\"; there passing a model to mp.spawn usually moves "
+            "it into shared memory by itself, and the error comes when the segment is gone "
+            "by the time the child opens it.) Fix: share the parameters before starting the "
+            "workers: drop --spawn-before-share (in the window, untick the pitfall).");
     if (!config_.lostUpdates)
         return;
     summary.remarks.push_back(

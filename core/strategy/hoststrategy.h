@@ -60,6 +60,9 @@ protected:
     /// then the bytes), so that it is not on their command line.
     SharedSegment experiment_;
     DatasetView trainView_;
+    /// --spawn-before-share: the name the workers are told their parameters
+    /// are under, where no segment was ever made (params_ stays on the heap).
+    std::string neverShared_;
 
 private:
     void checkSharedMemory(const RunResources& run) const;

@@ -114,6 +114,24 @@ void checkGpuOptions(const StrategyTraits& s, const ExperimentConfig& c,
         issues.push_back({"force-unsafe-fork", "force-unsafe-fork goes with --cuda-before-fork"});
 }
 
+/// The process pitfalls that are not about CUDA: which modes they apply to.
+void checkProcessPitfalls(const StrategyTraits& s, const ExperimentConfig& c,
+                          std::vector<ConfigIssue>& issues) {
+    if (!c.spawnBeforeShare)
+        return;
+    const bool hogwildProcesses =
+        s.takes(StrategySetting::StartMethod) && !s.takes(StrategySetting::Transport) && s.share;
+    if (!hogwildProcesses)
+        issues.push_back({"spawn-before-share",
+                          "spawn-before-share applies to mode processes (shared) only: the "
+                          "workers that open the parameters' segment by name"});
+    else if (c.startMethod == StartMethod::Fork)
+        issues.push_back({"spawn-before-share",
+                          "spawn-before-share applies to start-method spawn or forkserver: a "
+                          "forked worker inherits the parent's memory instead of opening a "
+                          "segment (its pitfall is --no-share: each trains a private copy)"});
+}
+
 /// Options that only some modes take, set away from their default for a mode
 /// that does not: said, not ignored.
 void checkOptions(const StrategyTraits& s, const ExperimentConfig& c,
@@ -129,6 +147,7 @@ void checkOptions(const StrategyTraits& s, const ExperimentConfig& c,
             issues.push_back({"mpirun-args", "mpirun-args" + only + ", with --transport mpi"});
     }
     checkGpuOptions(s, c, issues);
+    checkProcessPitfalls(s, c, issues);
     if (c.lostUpdates && !s.takes(StrategySetting::LostUpdates))
         issues.push_back(
             {"lost-updates",
