@@ -472,23 +472,46 @@ private slots:
             QVERIFY2(line.size() <= 80, qPrintable(line));
     }
 
-    // --preset ID runs that preset headless (scripts and CI can run each);
-    // flags after it change it; the CUDA-before-fork scene is refused as
-    // the preset says it will be.
+    // --preset ID runs that preset headless (scripts and CI can run each),
+    // a comparison each of its runs; flags after it change it (each run);
+    // the pitfall scenes that are refused or fail do as their presets say
+    // (tst_clipresets has the comparisons' tables and the pitfalls' messages).
     void everyPresetRunsHeadless() {
         for (const hwl::Preset& p : hwl::presets()) {
             const QString id = QString::fromStdString(p.id);
             RUN_CLI(r, {"--preset", id, "--epochs", "1", "--quiet", "--pace", "0"});
             const QString model = QString::fromStdString(p.config.model);
-            QVERIFY2(r.out.startsWith("experiment: " + model + " on "), qPrintable(r.describe()));
+            const QString first = p.compare.empty() ? QString()
+                                                    : QStringLiteral("== run 1 of %1: %2 ==\n")
+                                                          .arg(p.compare.size())
+                                                          .arg(p.compare.front().label.c_str());
+            QVERIFY2(r.out.startsWith(first + "experiment: " + model + " on "),
+                     qPrintable(r.describe()));
             if (p.config.cudaBeforeFork) {
                 QVERIFY2(r.code == 2 && r.err.contains("start-method fork refused"),
                          qPrintable(r.describe()));
                 continue;
             }
+            if (p.config.loaderWorkers > 0) {
+                QVERIFY2(r.code == 2 && r.err.contains("refused: nested processes"),
+                         qPrintable(r.describe()));
+                continue;
+            }
+            if (p.config.spawnBeforeShare) {
+                QVERIFY2(r.code == 1 && r.err.contains("cannot open segment"),
+                         qPrintable(r.describe()));
+                continue;
+            }
             QVERIFY2(r.code == 0, qPrintable(id + "\n" + r.describe()));
-            QVERIFY2(r.out.contains("summary: finished after 1 of 1 epochs"),
+            const int runs = std::max<int>(1, int(p.compare.size()));
+            QVERIFY2(r.out.count("summary: finished after 1 of 1 epochs") == runs,
                      qPrintable(r.describe()));
+            for (std::size_t i = 0; i < p.compare.size(); ++i)
+                QVERIFY2(r.out.contains(QStringLiteral("== run %1 of %2: %3 ==\nexperiment: ")
+                                            .arg(i + 1)
+                                            .arg(p.compare.size())
+                                            .arg(p.compare[i].label.c_str())),
+                         qPrintable(r.describe()));
         }
         // Later flags change the preset, wherever --preset stands.
         RUN_CLI(changed,

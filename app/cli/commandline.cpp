@@ -9,6 +9,7 @@
 #include "util/textutil.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <utility>
 
@@ -87,17 +88,48 @@ std::vector<Flag> tokenize(const std::vector<std::string>& args) {
 
 /// What the user did not choose: the worker count a mode fixes, and the
 /// synthetic stand-in when the default's Fashion-MNIST is not installed.
-void applyImplicitDefaults(CommandLine& cl, bool workersGiven, bool datasetGiven) {
-    if (const StrategyTraits* s = findStrategy(cl.config);
-        s && s->exactWorkers > 0 && !workersGiven)
-        cl.config.workers = s->exactWorkers;
-    if (!datasetGiven && cl.config.dataset == "fashion-mnist" && !fashionMnistAvailable()) {
-        cl.config.dataset = "teacher:60000x784:10:64";
-        cl.notes.push_back("note: Fashion-MNIST is not installed in " + fashionMnistDir().string() +
-                           " (apt-get install dataset-fashion-mnist); running the default "
-                           "experiment on the synthetic teacher task " +
-                           cl.config.dataset + " instead");
+void applyImplicitDefaults(ExperimentConfig& config, std::vector<std::string>& notes,
+                           bool workersGiven, bool datasetGiven) {
+    if (const StrategyTraits* s = findStrategy(config); s && s->exactWorkers > 0 && !workersGiven)
+        config.workers = s->exactWorkers;
+    if (!datasetGiven && config.dataset == "fashion-mnist" && !fashionMnistAvailable()) {
+        config.dataset = "teacher:60000x784:10:64";
+        notes.push_back("note: Fashion-MNIST is not installed in " + fashionMnistDir().string() +
+                        " (apt-get install dataset-fashion-mnist); running the default "
+                        "experiment on the synthetic teacher task " +
+                        config.dataset + " instead");
     }
+}
+
+/// Whether `flag` is an experiment flag (the field table's), not the monitor's.
+bool experimentFlag(const Flag& f) {
+    return !monitorFlag(f.name);
+}
+
+/// `base` with --config and then the experiment flags applied.
+ExperimentConfig configured(ExperimentConfig base, const std::vector<Flag>& flags) {
+    for (const auto& f : flags)
+        if (f.name == "--config")
+            base.mergeJsonFile(*f.value);
+    for (const auto& f : flags)
+        if (experimentFlag(f))
+            applyFlag(base, f.name, f.value);
+    return base;
+}
+
+/// A comparison preset's runs, each configured as the first run is, with
+/// --out DIR made DIR/<label>.
+std::vector<PresetRun> comparedRuns(const Preset& p, const std::vector<Flag>& flags,
+                                    bool workersGiven, std::vector<std::string>& notes) {
+    std::vector<PresetRun> runs;
+    for (const PresetRun& run : p.compare) {
+        PresetRun r{run.label, configured(run.config, flags)};
+        applyImplicitDefaults(r.config, notes, workersGiven, true);
+        if (!r.config.out.empty())
+            r.config.out = (std::filesystem::path(r.config.out) / r.label).string();
+        runs.push_back(std::move(r));
+    }
+    return runs;
 }
 } // namespace
 
@@ -179,8 +211,23 @@ std::string plainParagraphs(const std::string& html, std::size_t indent, std::si
 std::string presetsText() {
     std::string text = "The teaching presets (hogwild-lab --preset ID, or --headless --preset ID;\n"
                        "further flags change the preset's experiment):\n";
-    for (const Preset& p : presets())
-        text += "\n" + p.id + "  (" + p.name + ")\n" + plainParagraphs(p.explanation, 4, 80);
+    for (const Preset& p : presets()) {
+        text += "\n" + p.id + "  (" + p.name + ")\n";
+        if (!p.compare.empty()) {
+            std::string labels;
+            for (std::size_t i = 0; i < p.compare.size(); ++i)
+                labels += (i == 0                      ? ""
+                           : i + 1 == p.compare.size() ? " and "
+                                                       : ", ") +
+                          p.compare[i].label;
+            text += plainParagraphs("comparison: " + std::to_string(p.compare.size()) + " runs, " +
+                                        labels +
+                                        ", one after another; headless, a table of them at "
+                                        "the end</p>",
+                                    4, 80);
+        }
+        text += plainParagraphs(p.explanation, 4, 80);
+    }
     return text;
 }
 
@@ -189,6 +236,7 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
     cl.config = ExperimentConfig::defaults();
     const std::vector<Flag> flags = tokenize(args);
     bool workersGiven = false, datasetGiven = false;
+    std::optional<Preset> preset;
     for (const auto& f : flags)
         if (f.name == "--preset") {
             const std::vector<Preset> all = presets();
@@ -196,8 +244,10 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
             if (!p)
                 badFlag(f.name,
                         "no preset named \"" + *f.value + "\"; the presets are " + presetIds(all));
+            preset = *p;
             cl.config = p->config;
             cl.pace = p->pace;
+            cl.presetId = p->id;
             datasetGiven = true; // the preset decides (it has its own stand-in)
         }
     for (const auto& f : flags)
@@ -228,8 +278,12 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
             datasetGiven = datasetGiven || f.name == "--dataset";
         }
     }
-    applyImplicitDefaults(cl, workersGiven, datasetGiven);
+    applyImplicitDefaults(cl.config, cl.notes, workersGiven, datasetGiven);
     cl.workersGiven = workersGiven;
+    if (preset && !preset->compare.empty()) {
+        cl.runs = comparedRuns(*preset, flags, workersGiven, cl.notes);
+        cl.config = cl.runs.front().config;
+    }
     return cl;
 }
 

@@ -4,6 +4,7 @@
 // monitor's own flags (--preset, --config, --quiet, --help, --version,
 // --list-devices, --list-presets, --counter-toy, --increments, --pace).
 #include "config/experimentconfig.h"
+#include "config/presets.h"
 
 #include <cstdint>
 #include <string>
@@ -23,11 +24,17 @@ struct CommandLine {
     std::uint32_t pace = 0;         ///< --pace (or the preset's): steps/s per worker; 0: full speed
     bool workersGiven = false;      ///< --workers was on the command line
     std::vector<std::string> notes; ///< said to the user before the run
+    /// --preset of a comparison (Preset::compare): its runs in order, each
+    /// with --config and the other flags applied as to `config` (which is
+    /// the first), and --out DIR made DIR/<label>. Empty: the one run.
+    std::vector<PresetRun> runs;
+    std::string presetId; ///< --preset's id, or empty
 };
 
 /// Parses the flags (see helpText()). `--preset ID` is applied first, then
 /// `--config FILE`, wherever they stand; then the other flags override them. A mode that runs
-/// an exact number of workers (serial) sets it unless --workers is given.
+/// an exact number of workers (serial) sets it unless --workers is given. A
+/// comparison preset gets the same done to each of its runs (`runs`).
 /// Throws InputError naming the flag and the problem.
 CommandLine parseCommandLine(const std::vector<std::string>& args);
 std::string helpText();

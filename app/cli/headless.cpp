@@ -111,7 +111,7 @@ int interruptedBeforeTraining() {
     return 128 + stopSignal();
 }
 
-int trainAndReport(const CommandLine& cl) {
+int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     Run run(cl.config);
     const auto& c = cl.config;
     std::printf("experiment: %s on %s, mode %s, %d worker%s, %d epoch%s, batch %d, lr %g\n",
@@ -141,6 +141,8 @@ int trainAndReport(const CommandLine& cl) {
     run.start();
     const int interrupted = follow(run, log, cl);
     const RunSummary s = run.summary();
+    if (summary)
+        *summary = s;
     // The files first: under mpirun a SIGTERM leaves 1 s before SIGKILL, and
     // printing may wait for mpirun to read.
     std::vector<std::string> notWritten;
@@ -168,6 +170,32 @@ int trainAndReport(const CommandLine& cl) {
         return 128 + interrupted;
     }
     return 0;
+}
+
+/// A comparison preset: each run in order, a header line before each, then
+/// the table of them all. Stops at a signal; the exit status is the first
+/// run's that was not 0 (a failed run does not keep the next from running).
+int compareRuns(const CommandLine& cl) {
+    std::vector<ComparedRun> done;
+    int code = 0;
+    for (std::size_t i = 0; i < cl.runs.size(); ++i) {
+        CommandLine one = cl;
+        one.runs.clear();
+        one.config = cl.runs[i].config;
+        std::printf("== run %zu of %zu: %s ==\n", i + 1, cl.runs.size(), cl.runs[i].label.c_str());
+        std::fflush(stdout);
+        ComparedRun row{cl.runs[i].label, one.config, {}, 0};
+        row.exitCode = trainAndReport(one, &row.summary);
+        std::printf("\n");
+        done.push_back(std::move(row));
+        if (code == 0)
+            code = done.back().exitCode;
+        if (done.back().exitCode >= 128)
+            break; // interrupted: the rest is not run
+    }
+    std::fputs(comparisonText(cl.presetId, done, cl.runs.size()).c_str(), stdout);
+    std::fflush(stdout);
+    return code;
 }
 
 /// This process is rank me.rank of the job mpirun started.
@@ -242,15 +270,24 @@ int runHeadless(const std::vector<std::string>& args) {
         for (const auto& note : cl.notes)
             if (!quiet)
                 std::printf("%s\n", note.c_str());
-        if (startedByMpirun())
+        if (startedByMpirun()) {
+            if (!cl.runs.empty())
+                throw InputError("preset: " + cl.presetId +
+                                 " compares runs one after another: run it without mpirun");
             return runUnderMpirun(cl);
+        }
         catchStopSignals();
         // The fork server starts now, while this process has a single thread:
         // data loading and the run start threads later.
-        if (usesStartMethod(cl.config) && cl.config.startMethod == StartMethod::Forkserver)
+        bool forkServer =
+            usesStartMethod(cl.config) && cl.config.startMethod == StartMethod::Forkserver;
+        for (const PresetRun& r : cl.runs)
+            forkServer = forkServer || (usesStartMethod(r.config) &&
+                                        r.config.startMethod == StartMethod::Forkserver);
+        if (forkServer)
             if (const std::string why = startForkServer(); !why.empty())
                 throw RunError(why);
-        return trainAndReport(cl);
+        return cl.runs.empty() ? trainAndReport(cl) : compareRuns(cl);
     } catch (const InputError& e) {
         std::fflush(stdout);
         if (!quiet)

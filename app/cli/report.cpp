@@ -159,4 +159,53 @@ void printSummary(const Run& run, const RunSummary& s) {
                     (unsigned long long)s.droppedSamples);
 }
 
+namespace {
+/// Each worker's start-up in ms ("3.1 2.9"), "-" for thread workers and
+/// for a run that never got that far.
+std::string startupCell(const ComparedRun& r) {
+    if (!workersAreProcesses(r.config))
+        return "-";
+    std::string cell;
+    for (const double seconds : r.summary.startupSeconds) {
+        char part[24];
+        if (seconds < 0)
+            std::snprintf(part, sizeof part, "%snone", cell.empty() ? "" : " ");
+        else
+            std::snprintf(part, sizeof part, "%s%.1f", cell.empty() ? "" : " ", seconds * 1e3);
+        cell += part;
+    }
+    return cell.empty() ? "-" : cell;
+}
+} // namespace
+
+std::string comparisonText(const std::string& presetId, const std::vector<ComparedRun>& runs,
+                           std::size_t planned) {
+    bool processes = false;
+    std::size_t width = 5;
+    for (const ComparedRun& r : runs) {
+        processes = processes || workersAreProcesses(r.config);
+        width = std::max(width, r.label.size());
+    }
+    char line[256];
+    std::snprintf(line, sizeof line, "comparison: %s, %zu of %zu runs\n", presetId.c_str(),
+                  runs.size(), planned);
+    std::string text = line;
+    std::snprintf(line, sizeof line, "  %-*s  %-8s  %9s  %13s  %8s%s\n", int(width), "run",
+                  "result", "samples/s", "test accuracy", "train s",
+                  processes ? "  start-up ms (each worker)" : "");
+    text += line;
+    for (const ComparedRun& r : runs) {
+        const RunSummary& s = r.summary;
+        char accuracy[16] = "-";
+        if (s.evaluated)
+            std::snprintf(accuracy, sizeof accuracy, "%.2f%%", 100.0 * s.testAccuracy);
+        std::snprintf(line, sizeof line, "  %-*s  %-8s  %9s  %13s  %8.2f%s%s\n", int(width),
+                      r.label.c_str(), toString(s.state), humanRate(s.samplesPerSecond).c_str(),
+                      accuracy, s.trainSeconds, processes ? "  " : "",
+                      processes ? startupCell(r).c_str() : "");
+        text += line;
+    }
+    return text;
+}
+
 } // namespace hwl

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace hwl {
 
@@ -28,5 +29,18 @@ std::string lostUpdatesText(const RunSummary& s, const std::string& noun);
 std::string counterToyText(int workers, std::int64_t increments);
 /// The summary lines, worker failures and pitfall explanations.
 void printSummary(const Run& run, const RunSummary& s);
+
+/// One run of a comparison preset, as it ended.
+struct ComparedRun {
+    std::string label;
+    ExperimentConfig config;
+    RunSummary summary;
+    int exitCode = 0; ///< what the run alone would have exited with
+};
+/// The comparison's table: per run its label, how it ended, samples/s,
+/// final test accuracy, training seconds, and (when any run has process
+/// workers) each worker's start-up ms; `planned` runs were to be made.
+std::string comparisonText(const std::string& presetId, const std::vector<ComparedRun>& runs,
+                           std::size_t planned);
 
 } // namespace hwl
