@@ -217,13 +217,13 @@ ExperimentConfig blogWorkload(int epochs) {
 }
 
 Preset ddpVsHogwild() {
-    ExperimentConfig c = blogWorkload(25);
+    ExperimentConfig c = blogWorkload(20);
     c.mode = "data-parallel";
     std::vector<PresetRun> runs =
         compareModes(c, {{"data-parallel", "data-parallel"}, {"hogwild", "threads"}});
     return {"ddp-vs-hogwild",
             "DDP vs Hogwild on the same data",
-            ("<p>The blog's MLP 100-256-10 on the same 180000 rows, two workers, 25 epochs, "
+            ("<p>The blog's MLP 100-256-10 on the same 180000 rows, two workers, 20 epochs, "
              "trained twice, one run after the other: first <b>data-parallel</b> (what "
              "PyTorch's DistributedDataParallel does: two replicas, their gradients averaged "
              "every step), then <b>Hogwild</b> (two threads writing one shared copy without a "
@@ -233,14 +233,15 @@ Preset ddpVsHogwild() {
              "bit; its summary says how much of the loop each replica spent waiting in the "
              "allreduce. Hogwild's divergence is its staleness instead, small but never 0. Per "
              "epoch data-parallel takes half as many steps (each averages two batches of 32), "
-             "so each of its steps counts for two; both end at about 81-82% test accuracy "
-             "here.</p>"
-             "<p>Nor is Hogwild faster on this dense model: on the project's 2-core machine the "
-             "two ran about equally fast (measured: data-parallel 304k, Hogwild 264k samples/s, "
-             "each about 15-17 s; runs vary by 10-30% on a shared machine). Every Hogwild "
-             "update writes every weight, so the cores spend the time the missing lock saves "
-             "passing the same cache lines back and forth; data-parallel spends about a quarter "
-             "of its loop in the allreduce instead.</p>"
+             "so each of its steps counts for two; both end at about 81% test accuracy here.</p>"
+             "<p>Nor is Hogwild faster on this dense model when the machine is quiet: on the "
+             "project's 2 cores the two ran about equally fast (measured: data-parallel 304k, "
+             "Hogwild 264k samples/s). Every Hogwild update writes every weight, so the cores "
+             "spend the time the missing lock saves passing the same cache lines back and "
+             "forth; data-parallel spends about a quarter of its loop in the allreduce "
+             "instead. With a build running beside them, data-parallel fell to 82k while "
+             "Hogwild kept 264k: every data-parallel step waits for both replicas, so one "
+             "without a core stalls both, where a Hogwild thread just falls behind.</p>"
              "<p>Headless (<tt>--headless --preset ddp-vs-hogwild</tt>) the table at the end "
              "puts their samples/s, final test accuracy and training time side by side.</p>"),
             c,
@@ -268,11 +269,11 @@ Preset localSgd() {
              "<b>sawtooth</b>: the replicas drift apart between averagings and snap back to one "
              "copy at each. The longer the interval, the higher the teeth, and the less time "
              "goes to communication (the summary's share of the loop in collectives). "
-             "Measured here: all three end at about 81% test accuracy; sync-every 64 spent a "
-             "tenth to a fifth of its loop in collectives and ran about three times as many "
-             "samples per second as sync-every 1, which spent a quarter to three quarters "
-             "there (the more so the busier the machine: a replica that waits for its peer "
-             "waits for a core too).</p>"
+             "Measured here, with other work on the machine: all three end at about 80% test "
+             "accuracy; sync-every 1 spent four fifths of its loop in the allreduce, 8 three "
+             "fifths, 64 under a third, and 64 ran four times as many samples per second as 1. "
+             "On a quiet machine sync-every 1 spends about a quarter there: a replica that "
+             "waits for its peer waits for a core too.</p>"
              "<p>Let the interval grow without end and nobody ever averages: that is the "
              "forgot-to-share pitfall.</p>"),
             c,
@@ -286,7 +287,7 @@ Preset startMethods() {
     c.dataset = canonicalDataset("teacher:200000x100:10");
     c.mode = "processes";
     c.workers = 3;
-    c.epochs = 20;
+    c.epochs = 40;
     std::vector<PresetRun> runs;
     for (const StartMethod m : {StartMethod::Fork, StartMethod::Spawn, StartMethod::Forkserver}) {
         ExperimentConfig r = c;
@@ -301,7 +302,7 @@ Preset startMethods() {
              "worker table's <b>start-up</b> column (launch to first step) in each run; "
              "headless, the table at the end puts each run's start-up times side by side.</p>"
              "<p>Measured here: fork and forkserver workers take their first step 10-35 ms "
-             "after launch, spawn's 360-580 ms. A spawned worker is this program started "
+             "after launch, spawn's 150-580 ms. A spawned worker is this program started "
              "afresh: it loads with its libraries, opens the run's segments by name and "
              "rebuilds the model from the experiment before its first step. The fork server "
              "paid for its own start once, when the app started, and forks each worker from "
