@@ -10,8 +10,11 @@
 #include <QChart>
 #include <QLineSeries>
 #include <QScatterSeries>
+#include <QSet>
 #include <QTest>
 #include <QValueAxis>
+
+#include <cmath>
 
 using namespace hwl::ui;
 
@@ -158,19 +161,64 @@ private slots:
         QTest::newRow("2400") << 2400.0 << 2500.0;
         QTest::newRow("101") << 101.0 << 120.0;
         QTest::newRow("7") << 7.0 << 7.0;
+        QTest::newRow("16600") << 16600.0 << 18000.0;
     }
     void axesAreNotHalfEmpty() {
         QFETCH(double, last);
         QFETCH(double, expectedMax);
         TrainingChart chart("loss", "loss");
+        chart.resize(640, 300);
+        chart.show(); // the tick count follows the plot area's size
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
         chart.setWorkerCount(1, false);
         chart.appendPoints(0, {{0, 0, 0, 1.0}, {last, 0, 0, 0.5}});
         chart.refresh();
+        QTest::qWait(50);
         QValueAxis* x = xAxisOf(chart);
         QCOMPARE(x->min(), 0.0);
         QCOMPARE(x->max(), expectedMax);
         const double step = (x->max() - x->min()) / (x->tickCount() - 1);
         QVERIFY(x->max() - last < step); // at most one tick step empty
+        const double decade = std::pow(10.0, std::floor(std::log10(step)));
+        const double mantissa = step / decade;
+        QVERIFY2(mantissa == 1 || mantissa == 2 || mantissa == 5,
+                 qPrintable(QString("step %1 with %2 ticks").arg(step).arg(x->tickCount())));
+    }
+
+    void bandViewShowsMeanAndRange() {
+        TrainingChart chart("loss", "loss");
+        chart.setWorkerCount(3, false);
+        for (int w = 0; w < 3; ++w) { // constant curves at 1, 2 and 4
+            QList<ChartSample> c;
+            for (int i = 0; i <= 1000; ++i)
+                c.append({double(i), 0, 0, double(1 << w)});
+            chart.appendPoints(w, c);
+        }
+        chart.setBandView(true);
+        QVERIFY(!chart.seriesVisible(0) && !chart.seriesVisible(2));
+        const QList<QPointF> mean = chart.bandPoints(0), lower = chart.bandPoints(1),
+                             upper = chart.bandPoints(2);
+        QVERIFY(!mean.isEmpty());
+        QCOMPARE(mean.size(), lower.size());
+        for (qsizetype i = 0; i < mean.size(); ++i) {
+            QCOMPARE(mean[i].y(), 7.0 / 3.0);
+            QCOMPARE(lower[i].y(), 1.0);
+            QCOMPARE(upper[i].y(), 4.0);
+        }
+        QVERIFY(mean.size() <= chart.bucketCount());
+        auto* y = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
+        QVERIFY(y->min() <= 1.0 && y->max() >= 4.0); // the axes cover the band
+        chart.setBandView(false);
+        QVERIFY(chart.seriesVisible(0) && chart.seriesVisible(2));
+        QVERIFY(chart.bandPoints(0).isEmpty());
+    }
+
+    void paletteDoesNotRepeat() {
+        QSet<QRgb> seen;
+        for (int rank = 0; rank < 64; ++rank)
+            seen.insert(TrainingChart::workerColor(rank).rgb());
+        QCOMPARE(seen.size(), 64);
+        QCOMPARE(TrainingChart::workerColor(0), QColor(0x1f77b4)); // Tableau 10 first
     }
 
     void darkThemeRepaintsTheTestSeries() {

@@ -41,6 +41,12 @@ void widenRange(double& lo, double& hi, bool log) {
     }
 }
 
+int ticksFor(double pixels, double spacing) {
+    if (!(pixels > 0) || !(spacing > 0))
+        return 5;
+    return std::clamp(int(pixels / spacing), 1, 5);
+}
+
 QString tickLabelFormat(double step) {
     if (!(step > 0) || !std::isfinite(step) || step >= 1)
         return QStringLiteral("%.0f");
@@ -48,21 +54,25 @@ QString tickLabelFormat(double step) {
     return QStringLiteral("%.%1f").arg(decimals);
 }
 
-void setNiceRange(QValueAxis* axis, double lo, double hi) {
-    // About 5 ticks at round values, the range rounded out to them only: at
+bool setNiceRange(QValueAxis* axis, double lo, double hi, int ticks) {
+    // About `ticks` intervals at round values, the range rounded out to them only: at
     // most one tick step of the axis is empty at each end (applyNiceNumbers()
     // could leave half the axis empty, 0..4000 for data up to 2100).
     if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi))
-        return;
-    const double step = niceStep((hi - lo) / 5);
+        return false;
+    const double step = niceStep((hi - lo) / std::max(1, ticks));
     const double niceLo = std::floor(lo / step + 1e-9) * step;
     const double niceHi = std::ceil(hi / step - 1e-9) * step;
-    const int ticks = int(std::lround((niceHi - niceLo) / step)) + 1;
-    if (niceLo == axis->min() && niceHi == axis->max() && ticks == axis->tickCount())
-        return; // a range change makes every series recompute its geometry
+    const int count = std::clamp(int(std::lround((niceHi - niceLo) / step)) + 1, 2, 12);
+    if (niceLo == axis->min() && niceHi == axis->max() && count == axis->tickCount())
+        return false; // a range change makes every series recompute its geometry
     axis->setRange(niceLo, niceHi);
-    axis->setTickCount(std::clamp(ticks, 2, 12));
-    axis->setLabelFormat(tickLabelFormat(step));
+    axis->setTickCount(count);
+    const QString format = tickLabelFormat(step);
+    if (format == axis->labelFormat())
+        return false;
+    axis->setLabelFormat(format);
+    return true;
 }
 
 } // namespace hwl::ui

@@ -14,11 +14,15 @@ namespace hwl::ui {
 /// 5% padding (linear) or about a tenth of a decade (log).
 void widenRange(double& lo, double& hi, bool log);
 
-/// Sets `axis` to [lo, hi] rounded out to about 5 ticks at round values (1,
-/// 2 or 5 times a power of ten apart), with the label format they need
+/// Sets `axis` to [lo, hi] rounded out to about `ticks` intervals at round
+/// values (1, 2 or 5 times a power of ten apart), with the label format they need
 /// (tickLabelFormat()); nothing when that is what it shows already (a range
-/// change makes every series recompute its geometry). lo < hi.
-void setNiceRange(QValueAxis* axis, double lo, double hi);
+/// change makes every series recompute its geometry). lo < hi. Returns
+/// whether the label format changed (the labels then need another width).
+bool setNiceRange(QValueAxis* axis, double lo, double hi, int ticks = 5);
+/// Tick intervals that fit `pixels` of axis with labels `spacing` pixels
+/// apart at least (Qt Charts elides labels that do not fit): 1 to 5.
+int ticksFor(double pixels, double spacing);
 
 /// A printf format for ticks `step` apart: "%.0f" for steps of 1 and more
 /// (1000000, not 1e+06), else as many decimals as the step has (0.05: "%.2f").

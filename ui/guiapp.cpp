@@ -71,6 +71,10 @@ int screenshot(QApplication& app, MainWindow& window, const QString& path, const
     QTimer::singleShot(int(seconds * 1000), &window, [&] {
         for (TrainingChart* chart : window.findChildren<TrainingChart*>())
             chart->refresh();
+        // Qt Charts lays axes out from posted events: let them through, or
+        // the picture shows the labels of the range before.
+        for (int i = 0; i < 3; ++i)
+            QCoreApplication::processEvents();
         if (!window.grab().save(path)) {
             std::fprintf(stderr, "error: cannot write %s\n", qPrintable(path));
             status = 1;

@@ -60,6 +60,7 @@ public:
     QAction* stepAction() const { return stepAction_; }
     VerdictBanner* verdictBanner() const { return verdict_; }
     QSpinBox* paceBox() const { return pace_; }
+    QCheckBox* bandBox() const { return band_; }
     QString eventLogText() const;
     QString explanationText() const;
 
@@ -110,6 +111,11 @@ protected:
     void changeEvent(QEvent* event) override; ///< follows the system's light / dark
 
 private:
+    static constexpr double kChartCpuBudget = 0.10; ///< share of one core the charts aim at
+    /// 25 Hz at most; 10 Hz at least, whatever a redraw costs, so that the
+    /// curves move smoothly under any load.
+    static constexpr int kMinRedrawMs = 40, kMaxRedrawMs = 100;
+    static constexpr int kBandWorkers = 8; ///< from this many workers: mean + band
     /// QSettings key of the last started experiment (its JSON).
     static inline const QString kLastStartedKey = QStringLiteral("lastStartedExperiment");
 
@@ -180,6 +186,8 @@ private:
     QLabel* smoothingValue_ = nullptr;
     QComboBox* xAxis_ = nullptr;
     QCheckBox* logScale_ = nullptr;
+    QCheckBox* band_ = nullptr; ///< mean and min-max band instead of a line per worker
+    bool bandTouched_ = false;  ///< the user chose: no more automatic switching
     QLabel* statusLabel_ = nullptr;
     QAction* startAction_ = nullptr;
     QAction* pauseAction_ = nullptr;

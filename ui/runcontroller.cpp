@@ -176,11 +176,14 @@ void RunController::tick() {
     }
     // The rings are drained at ~30 Hz so they never fill; the worker table is
     // for reading, and 5 updates a second is all a person can read.
-    if (++ticks_ % kTicksPerTableUpdate == 0 || run_->finished())
+    if (++ticks_ % kTicksPerTableUpdate == 0 && !run_->finished())
         collectWorkers();
     if (run_->finished()) {
         timer_.stop();
         run_->wait();
+        // After the wait: the last counters (an MPI rank's relayed ones too)
+        // are in, so the table's final rows are exact.
+        collectWorkers();
         QList<Sample> rest;
         metrics_.drain(run_->telemetry(), [&](const Sample& s) { rest.append(s); });
         if (!rest.isEmpty())

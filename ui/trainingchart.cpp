@@ -45,7 +45,18 @@ QString xTitle(TrainingChart::XAxis axis) {
     return {};
 }
 
-const double ChartSample::*xFieldOf(TrainingChart::XAxis axis) {
+} // namespace
+
+QColor TrainingChart::workerColor(int rank) {
+    const int n = int(kPalette.size());
+    if (rank >= 0 && rank < n)
+        return QColor(kPalette[std::size_t(rank)]);
+    // Past ten: hues a golden angle apart, alternating lightness.
+    const double hue = std::fmod(0.1 + 0.6180339887 * double(std::abs(rank)), 1.0);
+    return QColor::fromHsvF(float(hue), 0.70f, rank % 2 ? 0.85f : 0.60f);
+}
+
+const double ChartSample::*TrainingChart::xFieldOf(XAxis axis) {
     switch (axis) {
     case TrainingChart::XAxis::Step:
         return &ChartSample::step;
@@ -55,13 +66,6 @@ const double ChartSample::*xFieldOf(TrainingChart::XAxis axis) {
         return &ChartSample::time;
     }
     return &ChartSample::step;
-}
-
-} // namespace
-
-QColor TrainingChart::workerColor(int rank) {
-    const int n = int(kPalette.size());
-    return QColor(kPalette[std::size_t(((rank % n) + n) % n)]);
 }
 
 TrainingChart::TrainingChart(const QString& title, const QString& yTitle, QWidget* parent)
@@ -141,6 +145,7 @@ QLineSeries* TrainingChart::addLineSeries(const QString& name, const QColor& col
 
     if (isTest)
         line->setPointsVisible(true); // each test evaluation is a marked point
+    line->setMarkerSize(6);
     connect(line, &QLineSeries::hovered, this, [this, line](const QPointF& p, bool entered) {
         const Series* s = find(line);
         if (!entered || !s)
@@ -293,6 +298,10 @@ void TrainingChart::setXAxis(XAxis axis) {
     refresh();
 }
 
+void TrainingChart::setXTitleVisible(bool visible) {
+    xAxisItem_->setTitleVisible(visible);
+}
+
 void TrainingChart::setLogScale(bool on) {
     if (on == logScale_)
         return;
@@ -361,7 +370,11 @@ bool TrainingChart::bucketsOutOfDate(int wanted) const {
 
 void TrainingChart::onPlotAreaChanged() {
     const int wanted = wantedBuckets();
-    if (refreshQueued_ || !bucketsOutOfDate(wanted))
+    const QRectF area = chart_->plotArea();
+    const QPoint ticks(ticksFor(area.width(), 80), ticksFor(area.height(), 28));
+    const bool retick = ticks != ticks_;
+    ticks_ = ticks;
+    if (refreshQueued_ || (!bucketsOutOfDate(wanted) && !retick))
         return;
     refreshQueued_ = true;
     QMetaObject::invokeMethod(
@@ -383,6 +396,11 @@ void TrainingChart::refresh() {
         if (s.dirty && s.line->isVisible())
             rebuild(s);
     });
+    bool workersChanged = false;
+    for (const Series& s : workers_)
+        workersChanged = workersChanged || s.dirty;
+    if (band_ && workersChanged)
+        rebuildBand();
     rebuildMarkers();
     fitAxes();
 }
@@ -512,6 +530,13 @@ void TrainingChart::fitAxes() {
         minY = std::min(minY, s.minY);
         maxY = std::max(maxY, s.maxY);
     });
+    if (band_ && hasBand_) {
+        any = true;
+        minX = std::min(minX, bandMinX_);
+        maxX = std::max(maxX, bandMaxX_);
+        minY = std::min(minY, bandMinY_);
+        maxY = std::max(maxY, bandMaxY_);
+    }
     const double dataMinY = minY;
     if (!any) {
         minX = 0;
@@ -529,11 +554,17 @@ void TrainingChart::fitAxes() {
     if (!logScale_ && any && minY < 0 && dataMinY >= 0)
         minY = 0;
     // Round tick values ("0.5, 1, 1.5", not "0.640448") on linear axes.
-    setNiceRange(xAxisItem_, minX, maxX);
+    // As many ticks as have room for their labels: Qt Charts elides the rest.
+    const QRectF area = chart_->plotArea();
+    bool relabelled = setNiceRange(xAxisItem_, minX, maxX, ticksFor(area.width(), 80));
     if (auto* linear = qobject_cast<QValueAxis*>(yAxisItem_))
-        setNiceRange(linear, minY, maxY);
+        relabelled = setNiceRange(linear, minY, maxY, ticksFor(area.height(), 28)) || relabelled;
     else
         yAxisItem_->setRange(minY, maxY);
+    // Qt Charts keeps the room it gave the labels when only their format
+    // changes, and elides the wider ones ("…"): lay the chart out again.
+    if (relabelled)
+        chart_->layout()->invalidate();
 }
 
 QList<QPointF> TrainingChart::displayedPoints(int seriesId) const {

@@ -28,6 +28,7 @@
 
 #include <QColor>
 #include <QList>
+#include <QPoint>
 #include <QPointF>
 #include <QWidget>
 
@@ -37,6 +38,7 @@
 
 QT_BEGIN_NAMESPACE
 class QAbstractAxis;
+class QAreaSeries;
 class QChart;
 class QChartView;
 class QLegendMarker;
@@ -97,6 +99,14 @@ public:
     void addMarkers(Marker kind, const QList<ChartSample>& points);
     const QList<ChartSample>& markers(Marker kind) const;
 
+    /// Many workers at a glance: instead of one line per worker, their mean
+    /// (smoothed like the lines) and a shaded band from the lowest to the
+    /// highest worker, in buckets of about a pixel column. Redraws.
+    void setBandView(bool on);
+    bool bandView() const { return band_; }
+    /// The band's points after the last refresh: mean, lower and upper.
+    QList<QPointF> bandPoints(int which) const;
+
     /// Whether the user zoomed (the axes then no longer follow the data).
     bool zoomed() const { return zoomed_; }
     /// Back to the whole run: the axes fit the data again.
@@ -123,6 +133,9 @@ public:
     /// Log10 y axis (QLogValueAxis; points with y <= 0 are not drawn) or a
     /// linear one (QValueAxis). Redraws.
     void setLogScale(bool on);
+    /// Shows or hides the x axis' title (small charts under a big one that
+    /// has it: the room goes to the tick labels).
+    void setXTitleVisible(bool visible);
     bool logScale() const { return logScale_; }
 
     /// Shows or hides a series (its legend marker stays, dimmed when hidden)
@@ -169,8 +182,9 @@ public:
     /// The Qt Charts series behind a series id; nullptr for an unknown id.
     QLineSeries* series(int seriesId) const;
 
-    /// The colour of worker `rank`: a fixed 10-colour qualitative palette
-    /// (Tableau 10), cycling. The test series is black (white when dark).
+    /// The colour of worker `rank`: Tableau 10 for the first ten, then hues
+    /// a golden angle apart at alternating lightness, so no two of the first
+    /// hundreds repeat. The test series is black (white when dark).
     static QColor workerColor(int rank);
 
 Q_SIGNALS: // (Q_ spelling: usable with QT_NO_KEYWORDS)
@@ -195,6 +209,8 @@ private:
         double lastX = -std::numeric_limits<double>::infinity();
         bool sorted = true; // x never went backwards; else the O(n) fallback
     };
+    /// The ChartSample field an x axis mode shows.
+    static const double ChartSample::*xFieldOf(XAxis axis);
     Series* find(int seriesId);
     const Series* find(int seriesId) const;
     Series* find(const QLineSeries* line);
@@ -235,6 +251,13 @@ private:
     };
     Marks marks_[2]; // by Marker
     void addMarkerSeries();
+    void addBandSeries();
+    void rebuildBand();
+    bool band_ = false;
+    QAreaSeries* bandArea_ = nullptr; // owned by chart_ (with its two lines)
+    QLineSeries* bandMean_ = nullptr; // owned by chart_
+    bool hasBand_ = false;
+    double bandMinX_ = 0, bandMaxX_ = 0, bandMinY_ = 0, bandMaxY_ = 0;
     void rebuildMarkers();
     QList<Overlay> overlayDefs_; // names, colours and styles of overlays_
 
@@ -246,6 +269,7 @@ private:
     bool refreshQueued_ = false;
     bool zoomed_ = false;
     bool dark_ = false;
+    QPoint ticks_;                 // tick intervals the plot area has room for (x, y)
     QColor testColor_ = Qt::black; // white on a dark theme
     QList<QPointF> scratch_;       // reused between rebuilds to avoid reallocating
 };

@@ -35,11 +35,13 @@ void TrainingChart::setOverlays(const QList<Overlay>& overlays) {
 void TrainingChart::recreateLines() {
     QHash<int, bool> hidden;
     forEachSeries([&](Series& s) {
-        if (s.line && !s.line->isVisible())
+        if (s.line && !s.line->isVisible() && !s.line->property("inBand").toBool())
             hidden.insert(s.id, true);
         s.line = nullptr;
     });
     chart_->removeAllSeries(); // deletes them, and their legend markers
+    bandArea_ = nullptr;
+    bandMean_ = nullptr;
     for (std::size_t i = 0; i < overlays_.size(); ++i) {
         const Overlay& o = overlayDefs_[qsizetype(i)];
         overlays_[i].line = addLineSeries(o.name, o.color, false);
@@ -54,11 +56,13 @@ void TrainingChart::recreateLines() {
     addMarkerSeries(); // under the workers' lines, over the overlays
     for (Series& s : workers_)
         s.line = addLineSeries(QStringLiteral("worker %1").arg(s.id), workerColor(s.id), false);
+    if (band_)
+        addBandSeries(); // hides the workers' lines
     if (test_)
         test_->line = addLineSeries(QStringLiteral("test"), testColor_, true);
     forEachSeries([&](Series& s) {
         s.dirty = true;
-        if (hidden.contains(s.id)) {
+        if (hidden.contains(s.id) && !s.line->property("inBand").toBool()) {
             s.line->setVisible(false);
             if (s.id > kOverlayBase)
                 for (QLegendMarker* marker : chart_->legend()->markers(s.line))
@@ -164,9 +168,7 @@ void TrainingChart::rebuildMarkers() {
             continue;
         QList<QPointF> pts;
         for (const ChartSample& c : m.raw) {
-            const double x = xMode_ == XAxis::Step      ? c.step
-                             : xMode_ == XAxis::Samples ? c.samples
-                                                        : c.time;
+            const double x = c.*xFieldOf(xMode_);
             if (std::isfinite(x) && std::isfinite(c.value) && (!logScale_ || c.value > 0))
                 pts.append(QPointF(x, c.value));
         }
