@@ -318,6 +318,9 @@ private slots:
                  qPrintable(stepper->statusText()));
         QVERIFY(stepper->statusText().contains("A&#x27;s update") ||
                 stepper->statusText().contains("A's update"));
+        stepper->choose(0); // a caller's choice shows in the box too (--race-order)
+        QCOMPARE(stepper->orderBox()->currentIndex(), 0);
+        QCOMPARE(RaceModel::describe(stepper->model().order()), RaceModel::describe(all[0]));
         // The lost-updates preset links to it.
         QVERIFY(w.applyPreset("lost-updates"));
         stepper->hide();

@@ -2,6 +2,7 @@
 
 #include "mainwindow.h"
 #include "presets.h"
+#include "racestepper.h"
 #include "trainingchart.h"
 
 #include "run/devices.h"
@@ -55,6 +56,32 @@ void quitOnStopSignals(QApplication& app) {
 bool haveDisplay() {
     return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") ||
            std::getenv("QT_QPA_PLATFORM");
+}
+
+/// A picture of the race stepper, its order `order` (0-based, of the 20)
+/// stepped to the end, instead of the window; returns the exit status.
+int stepperShot(MainWindow& window, const QString& path, const QString& order) {
+    bool ok = false;
+    const int index = order.toInt(&ok);
+    if (!ok || index < 0 || index >= int(RaceModel::interleavings().size())) {
+        std::fprintf(stderr, "error: --race-order needs an order number in 0..%d\n",
+                     int(RaceModel::interleavings().size()) - 1);
+        return 2;
+    }
+    RaceStepperDialog* stepper = window.raceStepper();
+    stepper->resize(900, 380);
+    stepper->show();
+    stepper->choose(index);
+    while (!stepper->model().finished())
+        stepper->stepOnce();
+    for (int i = 0; i < 3; ++i)
+        QCoreApplication::processEvents();
+    if (!stepper->grab().save(path)) {
+        std::fprintf(stderr, "error: cannot write %s\n", qPrintable(path));
+        return 1;
+    }
+    std::printf("saved %s\n", qPrintable(path));
+    return 0;
 }
 
 /// Starts the run, saves a picture of the window `seconds` into it, and
@@ -134,7 +161,11 @@ int runGui(int argc, char** argv) {
                             "file.png");
     QCommandLineOption after("after", "Seconds into the run for --screenshot (default 2).",
                              "seconds", "2");
-    parser.addOptions({start, config, preset, shot, after});
+    QCommandLineOption raceOrder("race-order",
+                                 "With --screenshot: picture the race stepper instead, this "
+                                 "order (0-19) stepped to its end.",
+                                 "n");
+    parser.addOptions({start, config, preset, shot, after, raceOrder});
     parser.process(app);
 
     MainWindow window;
@@ -153,6 +184,8 @@ int runGui(int argc, char** argv) {
     if (parser.isSet(shot))
         window.resize(1400, 900); // the same picture on any screen
     window.show();
+    if (parser.isSet(shot) && parser.isSet(raceOrder))
+        return stepperShot(window, parser.value(shot), parser.value(raceOrder));
     if (parser.isSet(shot))
         return screenshot(app, window, parser.value(shot), parser.value(after));
     if (parser.isSet(start))

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QRandomGenerator>
+#include <QSignalBlocker>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -157,6 +158,10 @@ RaceStepperDialog::RaceStepperDialog(QWidget* parent) : QDialog(parent) {
 void RaceStepperDialog::choose(int index) {
     const auto all = RaceModel::interleavings();
     model_ = RaceModel(all.value(index, all.front()));
+    if (order_->currentIndex() != index) { // chosen by a caller: the box says so too
+        const QSignalBlocker quiet(order_);
+        order_->setCurrentIndex(index);
+    }
     redraw(tr("Press Step."));
 }
 
@@ -169,6 +174,7 @@ void RaceStepperDialog::stepOnce() {
     auto* cell = new QTableWidgetItem(what.section(' ', 1)); // without the worker's name
     cell->setToolTip(what);
     timeline_->setItem(op.worker, at, cell);
+    timeline_->resizeRowsToContents(); // the longer cells wrap instead of being cut
     redraw(what);
 }
 
