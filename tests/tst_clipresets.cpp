@@ -134,7 +134,9 @@ private slots:
                      qPrintable(row[2]));
             QVERIFY2(QRegularExpression(R"(^\d+\.\d\d%$)").match(row[3]).hasMatch(),
                      qPrintable(row[3]));
-            QVERIFY2(row[4].toDouble() > 0, qPrintable(row[4]));
+            // A one-epoch run may train in under 5 ms: "0.00" is a fair reading.
+            QVERIFY2(QRegularExpression(R"(^\d+\.\d\d$)").match(row[4]).hasMatch(),
+                     qPrintable(row[4]));
             QCOMPARE(dirEntries(out + "/" + label), kOutputFiles);
         }
         QCOMPARE(readJsonObject(out + "/locked/experiment.json").value("mode").toString(),
