@@ -57,7 +57,8 @@ ParallelismFields::ParallelismFields(QWidget* parent) : QGroupBox(tr("Parallelis
     connect(bucketMb_, &QDoubleSpinBox::valueChanged, this, &ParallelismFields::onEdited);
     for (QComboBox* combo : {startMethod_, failure_, split_, transport_})
         connect(combo, &QComboBox::currentIndexChanged, this, &ParallelismFields::onEdited);
-    for (QCheckBox* check : {share_, shuffle_, dropLast_, lostUpdates_})
+    connect(loaderWorkers_, &QSpinBox::valueChanged, this, &ParallelismFields::onEdited);
+    for (QCheckBox* check : {share_, shuffle_, dropLast_, lostUpdates_, spawnBeforeShare_})
         connect(check, &QCheckBox::toggled, this, &ParallelismFields::onEdited);
     for (QLineEdit* line : {hostfile_, mpirunArgs_})
         connect(line, &QLineEdit::textEdited, this, &ParallelismFields::onEdited);
@@ -131,6 +132,21 @@ void ParallelismFields::buildProcessRows(QFormLayout* form) {
     shareWarning_->setObjectName("shareWarning");
     form->addRow(shareWarning_);
     addErrorRow(form, "share");
+
+    spawnBeforeShare_ = new QCheckBox(tr("Spawn before share (pitfall)"));
+    spawnBeforeShare_->setObjectName("spawnBeforeShare");
+    setBaseToolTip(spawnBeforeShare_,
+                   tr("The blog's scene 2: spawn or forkserver workers are handed the name of "
+                      "a parameters segment that was never made (PyTorch: share_memory() not "
+                      "called before mp.spawn); each fails to open it, and the run says so"));
+    form->addRow(QString(), spawnBeforeShare_);
+    addErrorRow(form, "spawn-before-share");
+    loaderWorkers_ = makeCountSpin("loaderWorkers", 0, fieldMax("loader-workers"),
+                                   tr("Loader processes each worker would start (PyTorch: "
+                                      "DataLoader num_workers inside a worker). The pitfall: "
+                                      "anything but 0 is refused at Start, saying why"));
+    form->addRow(tr("Loader workers"), loaderWorkers_);
+    addErrorRow(form, "loader-workers");
 
     failure_ = new QComboBox;
     failure_->setObjectName("onWorkerFailure");
@@ -266,6 +282,8 @@ void ParallelismFields::setConfig(const ExperimentConfig& c) {
     startMethod_->setCurrentIndex(startMethod_->findData(int(c.startMethod)));
     share_->setChecked(c.share);
     lostUpdates_->setChecked(c.lostUpdates);
+    spawnBeforeShare_->setChecked(c.spawnBeforeShare);
+    loaderWorkers_->setValue(c.loaderWorkers);
     failure_->setCurrentIndex(failure_->findData(int(c.onWorkerFailure)));
     split_->setCurrentIndex(split_->findData(int(c.split)));
     shuffle_->setChecked(c.shuffle);
@@ -291,6 +309,8 @@ void ParallelismFields::apply(ExperimentConfig& c) const {
     const StrategyTraits* chosen = strategy();
     c.lostUpdates =
         chosen && chosen->takes(StrategySetting::LostUpdates) && lostUpdates_->isChecked();
+    c.spawnBeforeShare = spawnBeforeShare_->isEnabled() && spawnBeforeShare_->isChecked();
+    c.loaderWorkers = loaderWorkers_->value();
     c.split = DataSplit(split_->currentData().toInt());
     c.shuffle = shuffle_->isChecked();
     // Options only some modes take keep their defaults elsewhere (the
@@ -317,6 +337,8 @@ QWidget* ParallelismFields::fieldWidget(const QString& field) const {
                   {"start-method", startMethod_},
                   {"share", share_},
                   {"lost-updates", lostUpdates_},
+                  {"spawn-before-share", spawnBeforeShare_},
+                  {"loader-workers", loaderWorkers_},
                   {"on-worker-failure", failure_},
                   {"split", split_},
                   {"shuffle", shuffle_},
@@ -388,6 +410,8 @@ void ParallelismFields::updateEnablement() {
         w->setEnabled(hasTransport && transport == Transport::Mpi);
     updateGpuEnablement(t);
     share_->setEnabled(t && t->takes(StrategySetting::Share));
+    // The workers that open the parameters' segment by name: process Hogwild.
+    spawnBeforeShare_->setEnabled(t && t->takes(StrategySetting::Share) && !hasTransport);
     failure_->setEnabled(t && t->takes(StrategySetting::FailurePolicy));
 
     const int cores = QThread::idealThreadCount();

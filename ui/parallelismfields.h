@@ -76,6 +76,8 @@ private:
     QLabel* startNote_ = nullptr;
     QCheckBox* share_ = nullptr;
     QCheckBox* lostUpdates_ = nullptr;
+    QCheckBox* spawnBeforeShare_ = nullptr; ///< the pitfall: workers open a segment never made
+    QSpinBox* loaderWorkers_ = nullptr;     ///< the pitfall: processes inside workers
     QLabel* shareWarning_ = nullptr;
     QComboBox* failure_ = nullptr;
     QComboBox* split_ = nullptr;
