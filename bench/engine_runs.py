@@ -72,6 +72,8 @@ def plan(fmnist):
     if fmnist:
         items.append(item("fmnist", "serial", 1, "-", FMNIST, 10, 3, 3, quiet=False))
         items.append(item("fmnist", "threads", 2, "shard", FMNIST, 10, 3, 3, quiet=False))
+        # the default experiment as it ships (resources/experiments/default.json)
+        items.append(item("fmnist-default", "threads", 2, "shard", [], 20, 3, 5, quiet=False))
     return items
 
 
@@ -205,7 +207,8 @@ def main():
     ap.add_argument("--budget-s", type=float, default=150)
     ap.add_argument("--hard-budget-s", type=float, default=None)
     ap.add_argument("--groups", help="comma-separated: blog,memory,scaling-dense,scaling-sparse,"
-                    "lost-off-dense,lost-on-dense,lost-off-sparse,lost-on-sparse,fmnist")
+                    "lost-off-dense,lost-on-dense,lost-off-sparse,lost-on-sparse,fmnist,"
+                    "fmnist-default")
     ap.add_argument("--max-reps", type=int, default=None)
     ap.add_argument("--stepkernel", help="run this stepkernel executable instead")
     ap.add_argument("--timeout-s", type=float, default=180)
@@ -228,9 +231,10 @@ def main():
     # timed runs), each with its share of the budget
     lost = ["lost-off-dense", "lost-on-dense", "lost-off-sparse", "lost-on-sparse"]
     shares = {"blog": 0.28, "memory": 0.28, "scaling-dense": 0.14, "scaling-sparse": 0.14,
-              "fmnist": 0.1}
+              "fmnist": 0.1, "fmnist-default": 0.1}
     shares.update({g: 0.015 for g in lost})
-    order = ["blog", "memory", "scaling-dense", "scaling-sparse"] + lost + ["fmnist"]
+    order = ["blog", "memory", "scaling-dense", "scaling-sparse"] + lost + ["fmnist",
+                                                                            "fmnist-default"]
     spent_share = 0.0
     for group in order:
         group_items = [it for it in items if it["group"] == group]

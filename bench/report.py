@@ -294,8 +294,8 @@ def lost_updates_table(doc):
                   "change", "lost of block writes (median)", "runs"], rows)
 
 
-def fmnist_section(doc):
-    items = engine_items(doc, "fmnist")
+def fmnist_section(doc, group="fmnist"):
+    items = engine_items(doc, group)
     if not doc.get("fmnist"):
         return "Skipped: %s does not exist (install Debian's dataset-fashion-mnist)." % doc[
             "fmnist_dir"]
@@ -718,6 +718,9 @@ def main():
                      "at the end of that epoch (the latest worker's \"epoch N worker R ... (S "
                      "samples, T s)\" line), before that epoch's evaluation; time to X%: the "
                      "elapsed time at the end of the first epoch whose test accuracy reached X%."))
+    sections.append(("4b. Fashion-MNIST: the default experiment", fmnist_section(eng, "fmnist-default") +
+                     "\n\nThe default experiment as it ships (no flags: MLP 784-128-10, 2 Hogwild "
+                     "threads, batch 128, lr 0.02, momentum 0.9, 20 epochs); times as in 4."))
     sections.append(("5. Start-up per start method (engine)", startup_table(eng) +
                      "\n\nLaunch to the end of the worker's first step, from the summary line, "
                      "pooled over the replicate and shard runs of section 1. At 4 workers the "

@@ -174,11 +174,11 @@ private slots:
     void rankWithAnotherExperimentIsRefused() {
         SKIP_WITHOUT_MPI();
         const Result r = runMpirun(mpirunOptions() + app(1, kDataParallel) + QStringList{":"} +
-                                   app(1, kDataParallel + QStringList{"--lr", "0.02"}));
+                                   app(1, kDataParallel + QStringList{"--lr", "0.05"}));
         QVERIFY2(r.finished && r.code != 0, qPrintable(r.describe()));
         const QRegularExpression expected(
             "error: rank 1 \\(pid \\d+\\) does not run rank 0's experiment on the same data: lr: "
-            "\"0.02\" here, \"0.01\" on rank 0; give every rank the same options");
+            "\"0.05\" here, \"0.02\" on rank 0; give every rank the same options");
         QVERIFY2(expected.match(r.err).hasMatch(), qPrintable(r.describe()));
     }
 

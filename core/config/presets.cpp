@@ -377,13 +377,15 @@ Preset nestedWorkers() {
 Preset fashionDefault(bool fashion) {
     ExperimentConfig c = ExperimentConfig::defaults();
     std::string text = ("<p>The default experiment: an MLP 784-128-10 with ReLU, two Hogwild "
-                        "threads, 5 epochs of SGD with learning rate 0.01 and momentum 0.9, batch "
-                        "32.</p>");
+                        "threads, 20 epochs of SGD with learning rate 0.02 and momentum 0.9, "
+                        "batches of 128.</p>");
     if (fashion) {
         text += ("<p>On Fashion-MNIST (28 x 28 pictures of clothes, 10 classes) it reaches "
-                 "about 85% test accuracy in a few seconds. Runs with more than one worker "
-                 "are not bit-reproducible, which is the point of lock-free updates: the "
-                 "accuracy varies by a few tenths.</p>");
+                 "about 88% test accuracy in under 10 seconds on two cores (scikit-learn's "
+                 "MLP reaches 87-88%). Watch the test accuracy chart climb fast in the first "
+                 "epochs, then creep. Runs with more than one worker are not "
+                 "bit-reproducible, which is the point of lock-free updates: the accuracy "
+                 "varies by a few tenths.</p>");
     } else {
         c.dataset = kFashionStandIn;
         text += ("<p><b>Fashion-MNIST is not installed</b> (apt-get install "
