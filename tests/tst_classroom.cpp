@@ -268,7 +268,7 @@ private slots:
         for (QAction* a : w.findChildren<QAction*>())
             if (!a->shortcut().isEmpty())
                 shortcuts << a->shortcut().toString();
-        for (const char* keys : {"Alt+1", "Alt+7", "Alt+0", "Ctrl+E", "F1"})
+        for (const char* keys : {"Alt+1", "Alt+9", "Alt+0", "Ctrl+Shift+R", "Ctrl+E", "F1"})
             QVERIFY2(shortcuts.contains(keys), keys);
     }
 

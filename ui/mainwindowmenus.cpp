@@ -102,8 +102,8 @@ void MainWindow::buildMenus() {
     presetsMenu_->addSeparator();
     presetsMenu_->addAction(tr("Shared-counter &toy…"), QKeySequence(Qt::ALT | Qt::Key_0), this,
                             [this] { counterToy()->show(); });
-    presetsMenu_->addAction(tr("&Race stepper…"), QKeySequence(Qt::ALT | Qt::Key_8), this,
-                            [this] { raceStepper()->show(); });
+    presetsMenu_->addAction(tr("&Race stepper…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
+                            this, [this] { raceStepper()->show(); });
     buildViewMenu();
     buildHelpMenu();
     rebuildRecentMenu();
@@ -116,9 +116,9 @@ QString MainWindow::helpText(const QString& topic) const {
                   "<tr><td>Ctrl+P</td><td>Pause / Resume</td></tr>"
                   "<tr><td>Ctrl+E</td><td>One step while paused</td></tr>"
                   "<tr><td>Ctrl+T</td><td>Stop</td></tr>"
-                  "<tr><td>Alt+1 ... Alt+7</td><td>The presets, in menu order</td></tr>"
+                  "<tr><td>Alt+1 ... Alt+9</td><td>The first nine presets, in menu order</td></tr>"
                   "<tr><td>Alt+0</td><td>The shared-counter toy</td></tr>"
-                  "<tr><td>Alt+8</td><td>The race stepper</td></tr>"
+                  "<tr><td>Ctrl+Shift+R</td><td>The race stepper</td></tr>"
                   "<tr><td>Ctrl+O / Ctrl+S</td><td>Open / save an experiment</td></tr>"
                   "<tr><td>Ctrl+1 / 2 / 3</td><td>The Workers, Events and Runs tabs</td></tr>"
                   "<tr><td>On a chart</td><td>drag: zoom into a rectangle; wheel or + / -: "
