@@ -69,10 +69,14 @@ bool setNiceRange(QValueAxis* axis, double lo, double hi, int ticks) {
     axis->setRange(niceLo, niceHi);
     axis->setTickCount(count);
     const QString format = tickLabelFormat(step);
-    if (format == axis->labelFormat())
-        return false;
+    const bool relabelled = format != axis->labelFormat();
     axis->setLabelFormat(format);
-    return true;
+    // Qt Charts sizes an axis' label room when its labels appear: hide and
+    // show them so that other labels ("75" after "0.5") get room, not "…".
+    // (Only when the nice range changes: a few times in a run.)
+    axis->setLabelsVisible(false);
+    axis->setLabelsVisible(true);
+    return relabelled;
 }
 
 } // namespace hwl::ui

@@ -396,6 +396,9 @@ void TrainingChart::refresh() {
         if (s.dirty && s.line->isVisible())
             rebuild(s);
     });
+    // A dot per evaluation while they can be told apart; a line past that.
+    if (test_ && test_->line->pointsVisible() != (test_->raw.size() <= kMaxDottedEvaluations))
+        test_->line->setPointsVisible(test_->raw.size() <= kMaxDottedEvaluations);
     bool workersChanged = false;
     for (const Series& s : workers_)
         workersChanged = workersChanged || s.dirty;

@@ -96,6 +96,8 @@ public:
     /// kind are kept (every other one goes when full). Drawn at refresh().
     enum class Marker { EpochEnd, WorkerDeath };
     static constexpr qsizetype kMaxMarkers = 512;
+    /// The test series dots each evaluation up to this many of them.
+    static constexpr qsizetype kMaxDottedEvaluations = 150;
     void addMarkers(Marker kind, const QList<ChartSample>& points);
     const QList<ChartSample>& markers(Marker kind) const;
 
