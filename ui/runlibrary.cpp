@@ -115,7 +115,6 @@ void CurveBuilder::add(const Sample& s) {
     if (s.kind != Sample::Step || !std::isfinite(s.loss) || s.worker < 0)
         return;
     maxWorker_ = std::max(maxWorker_, int(s.worker));
-    lastTime_ = std::max(lastTime_, s.time);
     ++stepSamples_;
     std::uint64_t index = s.step / width_;
     while (index >= std::uint64_t(2 * RunLibrary::kCurvePoints)) {

@@ -66,7 +66,6 @@ private:
     std::uint64_t width_ = 1;
     std::uint64_t stepSamples_ = 0;
     int maxWorker_ = -1;
-    double lastTime_ = 0, lastSamples_ = 0;
     QList<hwl::Sample> evals_;
 };
 
