@@ -8,6 +8,9 @@
 #include "trainingchart.h"
 
 #include <QChart>
+#include <QFontMetricsF>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QSet>
@@ -152,6 +155,55 @@ private slots:
         QVERIFY(y);
         QVERIFY2(y->labelFormat() == "%.2f" || y->labelFormat() == "%.1f",
                  qPrintable(y->labelFormat()));
+    }
+
+    void tickCountFollowsTheLabelsWidth() {
+        const auto sevenPx = [](const QString& label) { return 7.0 * label.size(); };
+        // Short labels: the five ticks fit; "6000000" needs 49 + 16 pixels a tick.
+        QCOMPARE(ticksThatFit(0, 4.1, 800, sevenPx, 16), 5);
+        QCOMPARE(ticksThatFit(0, 4.1e6, 800, sevenPx, 16), 5);
+        QCOMPARE(ticksThatFit(0, 4.1e6, 165, sevenPx, 16), 1); // 0 and 5000000 only
+        QCOMPARE(ticksThatFit(0, 4.1e6, 300, sevenPx, 16), 2); // 0, 2000000, ... 6000000
+
+        // In a chart a third of the window wide, no x label is cut to "…".
+        TrainingChart chart("divergence", "L2");
+        chart.resize(280, 200);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setWorkerCount(4, false);
+        for (int w = 0; w < 4; ++w)
+            chart.appendPoints(w, {{0, 0, 0, 0.1}, {4.1e6, 0, 0, 0.2}});
+        chart.refresh();
+        QTest::qWait(50);
+        chart.refresh();
+        QValueAxis* x = xAxisOf(chart);
+        const QFontMetricsF metrics(x->labelsFont());
+        const double widest =
+            std::max(metrics.horizontalAdvance(
+                         QString::asprintf(x->labelFormat().toLatin1().constData(), x->max())),
+                     metrics.horizontalAdvance(
+                         QString::asprintf(x->labelFormat().toLatin1().constData(), x->min())));
+        const double spacing = chart.chart()->plotArea().width() / (x->tickCount() - 1);
+        // The gap ticksThatFit() keeps: Qt Charts cuts labels with less.
+        QVERIFY2(spacing >= widest + 16,
+                 qPrintable(QString("%1 ticks %2 px apart for labels %3 px wide")
+                                .arg(x->tickCount())
+                                .arg(spacing)
+                                .arg(widest)));
+
+        // Its legend names the workers by rank, in their colours; a wide one in full.
+        QStringList labels;
+        for (QLegendMarker* m : chart.chart()->legend()->markers())
+            if (m->isVisible()) // not the hidden markers' scatter series
+                labels << m->label();
+        QCOMPARE(labels, (QStringList{"0", "1", "2", "3"}));
+        chart.resize(900, 300);
+        QTest::qWait(50);
+        labels.clear();
+        for (QLegendMarker* m : chart.chart()->legend()->markers())
+            if (m->isVisible()) // not the hidden markers' scatter series
+                labels << m->label();
+        QCOMPARE(labels, (QStringList{"worker 0", "worker 1", "worker 2", "worker 3"}));
     }
 
     void axesAreNotHalfEmpty_data() {

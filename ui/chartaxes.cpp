@@ -16,6 +16,23 @@ double niceStep(double x) {
     return (q < 1.5 ? 1 : q < 3.5 ? 2 : q < 7.5 ? 5 : 10) * z;
 }
 
+/// [lo, hi] rounded out to about `ticks` intervals at round values.
+struct NiceRange {
+    double lo, hi, step;
+    int count; // tick marks, ends included
+};
+
+NiceRange niceRange(double lo, double hi, int ticks) {
+    // The range rounded out to the step only: at most one tick step of the
+    // axis is empty at each end (applyNiceNumbers() could leave half the axis
+    // empty, 0..4000 for data up to 2100).
+    const double step = niceStep((hi - lo) / std::max(1, ticks));
+    const double niceLo = std::floor(lo / step + 1e-9) * step;
+    const double niceHi = std::ceil(hi / step - 1e-9) * step;
+    const int count = std::clamp(int(std::lround((niceHi - niceLo) / step)) + 1, 2, 12);
+    return {niceLo, niceHi, step, count};
+}
+
 } // namespace
 
 // An empty or degenerate range widened so that the axis can show it.
@@ -47,6 +64,22 @@ int ticksFor(double pixels, double spacing) {
     return std::clamp(int(pixels / spacing), 1, 5);
 }
 
+int ticksThatFit(double lo, double hi, double pixels,
+                 const std::function<double(const QString&)>& labelWidth, double gap) {
+    if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi) || !(pixels > 0))
+        return 5;
+    for (int ticks = 5; ticks > 1; --ticks) {
+        const NiceRange r = niceRange(lo, hi, ticks);
+        const QByteArray format = tickLabelFormat(r.step).toLatin1();
+        // The widest labels are at the ends: the most digits, and the sign.
+        const double widest = std::max(labelWidth(QString::asprintf(format.constData(), r.lo)),
+                                       labelWidth(QString::asprintf(format.constData(), r.hi)));
+        if (pixels / (r.count - 1) >= widest + gap)
+            return ticks;
+    }
+    return 1;
+}
+
 QString tickLabelFormat(double step) {
     if (!(step > 0) || !std::isfinite(step) || step >= 1)
         return QStringLiteral("%.0f");
@@ -55,20 +88,14 @@ QString tickLabelFormat(double step) {
 }
 
 bool setNiceRange(QValueAxis* axis, double lo, double hi, int ticks) {
-    // About `ticks` intervals at round values, the range rounded out to them only: at
-    // most one tick step of the axis is empty at each end (applyNiceNumbers()
-    // could leave half the axis empty, 0..4000 for data up to 2100).
     if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi))
         return false;
-    const double step = niceStep((hi - lo) / std::max(1, ticks));
-    const double niceLo = std::floor(lo / step + 1e-9) * step;
-    const double niceHi = std::ceil(hi / step - 1e-9) * step;
-    const int count = std::clamp(int(std::lround((niceHi - niceLo) / step)) + 1, 2, 12);
-    if (niceLo == axis->min() && niceHi == axis->max() && count == axis->tickCount())
+    const NiceRange r = niceRange(lo, hi, ticks);
+    if (r.lo == axis->min() && r.hi == axis->max() && r.count == axis->tickCount())
         return false; // a range change makes every series recompute its geometry
-    axis->setRange(niceLo, niceHi);
-    axis->setTickCount(count);
-    const QString format = tickLabelFormat(step);
+    axis->setRange(r.lo, r.hi);
+    axis->setTickCount(r.count);
+    const QString format = tickLabelFormat(r.step);
     const bool relabelled = format != axis->labelFormat();
     axis->setLabelFormat(format);
     // Qt Charts sizes an axis' label room when its labels appear: hide and

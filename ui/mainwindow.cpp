@@ -234,10 +234,8 @@ void MainWindow::buildCentre() {
     lossChart_ = new TrainingChart(tr("Loss per worker"), tr("loss"));
     divergenceChart_ = new TrainingChart(
         tr("Divergence per worker (staleness, or distance from the replica mean)"), tr("L2"));
-    lostChart_ = new TrainingChart(
-        tr("Lost updates per worker (share of its block writes so far that overlapped "
-           "another worker's write)"),
-        tr("% lost"));
+    lostChart_ =
+        new TrainingChart(tr("Lost updates, % of each worker's block writes"), tr("% lost"));
     lostChart_->setObjectName("lostUpdatesChart");
     lostChart_->hide(); // shown for runs that count them
     accuracyChart_ = new TrainingChart(tr("Test accuracy, % (each mark: one evaluation)"), tr("%"));

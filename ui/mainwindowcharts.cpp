@@ -44,8 +44,10 @@ void MainWindow::prepareCharts(const ExperimentConfig& config) {
     // Say which divergence the mode measures; one worker has none to show.
     const StrategyTraits* traits = findStrategy(config);
     const DivergenceKind kind = traits ? traits->divergence : DivergenceKind::None;
-    divergenceChart_->chart()->setTitle(
-        tr("Divergence per worker: %1").arg(QString::fromLatin1(divergenceMeaning(kind))));
+    // Short enough for a third of the window (the explanation pane says more).
+    divergenceChart_->chart()->setTitle(kind == DivergenceKind::ReplicaDistance
+                                            ? tr("Divergence: distance to the replica mean")
+                                            : tr("Divergence per worker: staleness"));
     showChart(divergenceChart_, kind != DivergenceKind::None);
     showChart(lostChart_,
               config.lostUpdates || (traits && traits->takes(StrategySetting::GpuBlocks)));

@@ -371,7 +371,8 @@ bool TrainingChart::bucketsOutOfDate(int wanted) const {
 void TrainingChart::onPlotAreaChanged() {
     const int wanted = wantedBuckets();
     const QRectF area = chart_->plotArea();
-    const QPoint ticks(ticksFor(area.width(), 80), ticksFor(area.height(), 28));
+    const QPoint ticks(xTicks(xAxisItem_->min(), xAxisItem_->max()), ticksFor(area.height(), 28));
+    fitLegend();
     const bool retick = ticks != ticks_;
     ticks_ = ticks;
     if (refreshQueued_ || (!bucketsOutOfDate(wanted) && !retick))
@@ -559,7 +560,7 @@ void TrainingChart::fitAxes() {
     // Round tick values ("0.5, 1, 1.5", not "0.640448") on linear axes.
     // As many ticks as have room for their labels: Qt Charts elides the rest.
     const QRectF area = chart_->plotArea();
-    bool relabelled = setNiceRange(xAxisItem_, minX, maxX, ticksFor(area.width(), 80));
+    bool relabelled = setNiceRange(xAxisItem_, minX, maxX, xTicks(minX, maxX));
     if (auto* linear = qobject_cast<QValueAxis*>(yAxisItem_))
         relabelled = setNiceRange(linear, minY, maxY, ticksFor(area.height(), 28)) || relabelled;
     else

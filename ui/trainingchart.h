@@ -234,6 +234,8 @@ private:
     bool bucketsOutOfDate(int wanted) const;
     void onPlotAreaChanged();
     void styleMarker(QLegendMarker* marker, bool visible);
+    int xTicks(double lo, double hi) const;
+    void fitLegend();
     template <class F>
     void forEachSeries(F&& f);
 

@@ -2,10 +2,13 @@
 // the live series draw over them), their legend markers, the theme, the zoom.
 #include "trainingchart.h"
 
+#include "chartaxes.h"
 #include "chartview.h"
 
 #include <QChart>
 #include <QCursor>
+#include <QFontMetricsF>
+#include <QGraphicsLayout>
 #include <QHash>
 #include <QLegend>
 #include <QLegendMarker>
@@ -69,6 +72,7 @@ void TrainingChart::recreateLines() {
                     styleMarker(marker, false);
         }
     });
+    fitLegend();
 }
 
 void TrainingChart::styleMarker(QLegendMarker* marker, bool visible) {
@@ -91,6 +95,45 @@ void TrainingChart::styleMarker(QLegendMarker* marker, bool visible) {
     c.setAlphaF(alpha);
     pen.setColor(c);
     marker->setPen(pen);
+}
+
+int TrainingChart::xTicks(double lo, double hi) const {
+    // As many as have room for their labels: Qt Charts elides the rest ("2000…").
+    const QFontMetricsF metrics(xAxisItem_->labelsFont());
+    return ticksThatFit(
+        lo, hi, chart_->plotArea().width(),
+        [&metrics](const QString& label) { return metrics.horizontalAdvance(label); }, 16);
+}
+
+void TrainingChart::fitLegend() {
+    // A narrow chart's legend names workers by rank alone ("0 1 2 3", in the
+    // colours the loss chart names in full), rather than "wor… wor…".
+    const QList<QLegendMarker*> markers = chart_->legend()->markers();
+    const QFontMetricsF metrics(chart_->legend()->font());
+    const auto shortLabel = [](const QString& name) {
+        return name.startsWith(QLatin1String("worker ")) ? name.mid(7) : name;
+    };
+    const auto width = [&](bool full) {
+        double sum = 0;
+        for (QLegendMarker* m : markers)
+            if (m->isVisible()) // a marker square, padding, the label
+                sum += metrics.height() + 14 +
+                       metrics.horizontalAdvance(full ? m->series()->name()
+                                                      : shortLabel(m->series()->name()));
+        return sum;
+    };
+    const bool full = width(true) <= chart_->size().width() - 16;
+    bool changed = false;
+    for (QLegendMarker* m : markers) {
+        const QString label = full ? m->series()->name() : shortLabel(m->series()->name());
+        if (m->label() != label) {
+            m->setLabel(label);
+            changed = true;
+        }
+    }
+    // A marker elides its label when the legend lays it out: lay it out again.
+    if (changed && chart_->legend()->layout())
+        chart_->legend()->layout()->invalidate();
 }
 
 void TrainingChart::resetZoom() {
