@@ -1,8 +1,10 @@
 #pragma once
 // Small helpers shared by the tests.
 #include <QByteArray>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QString>
 #include <QTemporaryDir>
@@ -39,6 +41,14 @@ inline bool qCompare(hwl::RunState actual, hwl::RunState expected, const char* a
 } // namespace QTest
 
 namespace hwl::test {
+
+/// Keeps a window test's settings (QSettings) and run list (runs.json under
+/// $XDG_DATA_HOME) in `dir`, away from the user's. Call before any window.
+inline void isolateSettings(const QString& dir) {
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir);
+    qputenv("XDG_DATA_HOME", QDir(dir).filePath("data").toUtf8());
+    QCoreApplication::setOrganizationName("HogwildLabTests");
+}
 
 /// ||a - b|| / max(||b||, tiny): the error of a against the reference b.
 inline double normalisedError(const std::vector<double>& a, const std::vector<double>& b) {

@@ -74,9 +74,7 @@ class TestClassroom : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
-        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, tmp_.path());
-        qputenv("XDG_DATA_HOME", tmp_.path().toUtf8()); // the run list's runs.json
-        QApplication::setOrganizationName("HogwildLabTests");
+        hwl::test::isolateSettings(tmp_.path());
     }
 
     void paceAndSingleStep() {

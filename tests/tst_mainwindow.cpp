@@ -63,10 +63,7 @@ class TestMainWindow : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
-        // Keep the tests' settings away from the user's.
-        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, tmp_.path());
-        qputenv("XDG_DATA_HOME", tmp_.path().toUtf8()); // the run list's runs.json
-        QApplication::setOrganizationName("HogwildLabTests");
+        hwl::test::isolateSettings(tmp_.path());
     }
 
     void runFillsSeriesAndTableThenStopLeavesNothing() {

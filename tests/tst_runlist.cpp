@@ -79,9 +79,7 @@ class TestRunList : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
-        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, tmp_.path());
-        qputenv("XDG_DATA_HOME", QDir(tmp_.path()).filePath("data").toUtf8());
-        QApplication::setOrganizationName("HogwildLabTests");
+        hwl::test::isolateSettings(tmp_.path());
     }
 
     void curvesAreBoundedMeans() {

@@ -185,6 +185,10 @@ void MainWindow::setDarkTheme(bool dark, bool forced) {
         QApplication::setPalette(systemPalette());
         dark = isDark(systemPalette());
     }
+    applyChartTheme(dark);
+}
+
+void MainWindow::applyChartTheme(bool dark) {
     dark_ = dark;
     for (TrainingChart* chart : charts())
         chart->setDarkTheme(dark);
@@ -193,11 +197,8 @@ void MainWindow::setDarkTheme(bool dark, bool forced) {
 void MainWindow::changeEvent(QEvent* event) {
     // The system switched between light and dark (its palette changed).
     if (event->type() == QEvent::ApplicationPaletteChange && !themeForced_ &&
-        isDark(QApplication::palette()) != dark_) {
-        dark_ = !dark_;
-        for (TrainingChart* chart : charts())
-            chart->setDarkTheme(dark_);
-    }
+        isDark(QApplication::palette()) != dark_)
+        applyChartTheme(!dark_);
     QMainWindow::changeEvent(event);
 }
 
