@@ -359,6 +359,26 @@ private slots:
         QVERIFY(m.readAll().count(",eval,") == 2); // the last run's rows, not just a header
         QVERIFY(w.exportWeights(tmp_.filePath("kept.safetensors"), true));
     }
+    void darkThemeReachesTheForm() {
+        // The form has a style sheet, which pins a widget's palette: the
+        // theme has to be handed to it, or it stays light in a dark window.
+        MainWindow w;
+        w.show();
+        QWidget* lr = w.form()->fieldWidget("lr");
+        QVERIFY(lr);
+        w.setDarkTheme(true, true);
+        QCoreApplication::processEvents();
+        QVERIFY2(lr->palette().color(QPalette::Base).lightness() < 100,
+                 qPrintable(lr->palette().color(QPalette::Base).name()));
+        QVERIFY(lr->palette().color(QPalette::Text).lightness() > 150);
+        // A form locked during a run reads as locked: grey text, not the white.
+        QVERIFY(lr->palette().color(QPalette::Disabled, QPalette::Text) !=
+                lr->palette().color(QPalette::Active, QPalette::Text));
+        w.setDarkTheme(false, true);
+        QCoreApplication::processEvents();
+        QVERIFY2(lr->palette().color(QPalette::Base).lightness() > 150,
+                 qPrintable(lr->palette().color(QPalette::Base).name()));
+    }
 };
 
 QTEST_MAIN(TestClassroom)

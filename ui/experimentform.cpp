@@ -87,8 +87,12 @@ const char* const kFormFields[] = {
 
 } // namespace
 
+void ExperimentForm::setDarkStyle(bool dark) {
+    setStyleSheet(formStyleSheet(dark));
+}
+
 ExperimentForm::ExperimentForm(QWidget* parent) : QWidget(parent) {
-    setStyleSheet(QString::fromLatin1(kFormStyleSheet));
+    setStyleSheet(formStyleSheet(false));
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(4, 4, 4, 4);
     content_ = new QWidget;

@@ -49,6 +49,11 @@ public:
     /// and validityChanged() when the validity flips.
     void setConfig(const hwl::ExperimentConfig& c);
 
+    /// Redraws the form in a light or dark window's colours. (A widget with
+    /// a style sheet keeps the palette it had when the sheet was set: an
+    /// application palette change alone leaves the form light.)
+    void setDarkStyle(bool dark);
+
     bool isValid() const { return problems_.isEmpty(); }
     /// JSON field name ("model", "dataset", "workers", "lr", ...) -> the
     /// message shown at that field (several joined by newlines). Empty when

@@ -4,7 +4,7 @@
 // field and the red frame on an invalid editor. GUI thread only.
 //
 // An invalid editor carries the dynamic property "hwlError" = true; the
-// style sheet kFormStyleSheet (set on the form) draws it with a red frame.
+// style sheet formStyleSheet() (set on the form) draws it with a red frame.
 // Labels carry "hwlRole" = "error" or "warning".
 #include <QFormLayout>
 #include <QLabel>
@@ -17,12 +17,19 @@ namespace hwl::ui {
 
 inline constexpr const char* kErrorProperty = "hwlError";
 
-inline constexpr const char* kFormStyleSheet =
-    "QLineEdit[hwlError=\"true\"], QAbstractSpinBox[hwlError=\"true\"],"
-    " QComboBox[hwlError=\"true\"] { border: 1px solid #d32f2f; border-radius: 2px; }"
-    " QCheckBox[hwlError=\"true\"] { color: #d32f2f; }"
-    " QLabel[hwlRole=\"error\"] { color: #d32f2f; }"
-    " QLabel[hwlRole=\"warning\"] { color: #a15c00; }";
+/// The form's style sheet: red frames and error labels, amber warnings, in
+/// shades that read on a light or a dark window.
+inline QString formStyleSheet(bool dark) {
+    const char* error = dark ? "#ef6b6b" : "#d32f2f";
+    const char* warning = dark ? "#f0b35a" : "#a15c00";
+    return QStringLiteral(
+               "QLineEdit[hwlError=\"true\"], QAbstractSpinBox[hwlError=\"true\"],"
+               " QComboBox[hwlError=\"true\"] { border: 1px solid %1; border-radius: 2px; }"
+               " QCheckBox[hwlError=\"true\"] { color: %1; }"
+               " QLabel[hwlRole=\"error\"] { color: %1; }"
+               " QLabel[hwlRole=\"warning\"] { color: %2; }")
+        .arg(QLatin1String(error), QLatin1String(warning));
+}
 
 /// The form layout every group of the experiment form uses.
 inline QFormLayout* makeForm(QWidget* box) {

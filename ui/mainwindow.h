@@ -158,7 +158,7 @@ private:
     /// Shows `chart` when it has something to show for this run (`relevant`)
     /// and the View menu has it ticked.
     void showChart(TrainingChart* chart, bool relevant);
-    void applyChartTheme(bool dark); // the charts' colours, light or dark
+    void applyTheme(bool dark); // the charts' and the form's colours
 
     RunController* controller_ = nullptr;
     ExperimentForm* form_ = nullptr;

@@ -2,6 +2,8 @@
 // and its theme (light or dark, following the system unless chosen).
 #include "mainwindow.h"
 
+#include "experimentform.h"
+
 #include "explanationpane.h"
 #include "runlibrary.h"
 #include "runlistpanel.h"
@@ -185,11 +187,12 @@ void MainWindow::setDarkTheme(bool dark, bool forced) {
         QApplication::setPalette(systemPalette());
         dark = isDark(systemPalette());
     }
-    applyChartTheme(dark);
+    applyTheme(dark);
 }
 
-void MainWindow::applyChartTheme(bool dark) {
+void MainWindow::applyTheme(bool dark) {
     dark_ = dark;
+    form_->setDarkStyle(dark);
     for (TrainingChart* chart : charts())
         chart->setDarkTheme(dark);
 }
@@ -198,7 +201,7 @@ void MainWindow::changeEvent(QEvent* event) {
     // The system switched between light and dark (its palette changed).
     if (event->type() == QEvent::ApplicationPaletteChange && !themeForced_ &&
         isDark(QApplication::palette()) != dark_)
-        applyChartTheme(!dark_);
+        applyTheme(!dark_);
     QMainWindow::changeEvent(event);
 }
 
