@@ -73,7 +73,7 @@ def plan(fmnist):
         items.append(item("fmnist", "serial", 1, "-", FMNIST, 10, 3, 3, quiet=False))
         items.append(item("fmnist", "threads", 2, "shard", FMNIST, 10, 3, 3, quiet=False))
         # the default experiment as it ships (resources/experiments/default.json)
-        items.append(item("fmnist-default", "threads", 2, "shard", [], 20, 3, 5, quiet=False))
+        items.append(item("fmnist-default", "threads", 2, "shard", [], 25, 3, 5, quiet=False))
     return items
 
 

@@ -377,7 +377,7 @@ Preset nestedWorkers() {
 Preset fashionDefault(bool fashion) {
     ExperimentConfig c = ExperimentConfig::defaults();
     std::string text = ("<p>The default experiment: an MLP 784-128-10 with ReLU, two Hogwild "
-                        "threads, 20 epochs of SGD with learning rate 0.02 and momentum 0.9, "
+                        "threads, 25 epochs of SGD with learning rate 0.03 and momentum 0.9, "
                         "batches of 128.</p>");
     if (fashion) {
         text += ("<p>On Fashion-MNIST (28 x 28 pictures of clothes, 10 classes) it reaches "
