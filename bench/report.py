@@ -720,7 +720,7 @@ def main():
                      "elapsed time at the end of the first epoch whose test accuracy reached X%."))
     sections.append(("4b. Fashion-MNIST: the default experiment", fmnist_section(eng, "fmnist-default") +
                      "\n\nThe default experiment as it ships (no flags: MLP 784-128-10, 2 Hogwild "
-                     "threads, batch 128, lr 0.02, momentum 0.9, 20 epochs); times as in 4."))
+                     "threads, batch 128, lr 0.03, momentum 0.9, 25 epochs); times as in 4."))
     sections.append(("5. Start-up per start method (engine)", startup_table(eng) +
                      "\n\nLaunch to the end of the worker's first step, from the summary line, "
                      "pooled over the replicate and shard runs of section 1. At 4 workers the "
@@ -751,7 +751,7 @@ def main():
                      "\n\nThe runs of section 3 (dense: 10 epochs of the blog's workload; sparse: "
                      "the embedding bag, 10 epochs), 2 workers, `--split shard`, with and "
                      "without `--lost-updates`. The counter adds one atomic load and one atomic "
-                     "add per block of 16 parameters a step writes; on a table of 20000 rows "
+                     "add per block of 32 parameters a step writes; on a table of 20000 rows "
                      "two workers rarely write the same row at once, on the dense MLP they "
                      "write every block every step."))
     sections.append(("Failed, skipped or trimmed runs", failures(eng, pt, sk)))
