@@ -173,8 +173,10 @@ private slots:
 
     void rankWithAnotherExperimentIsRefused() {
         SKIP_WITHOUT_MPI();
-        const Result r = runMpirun(mpirunOptions() + app(1, kDataParallel) + QStringList{":"} +
-                                   app(1, kDataParallel + QStringList{"--lr", "0.05"}));
+        // Both learning rates explicit: the message must not depend on the default.
+        const Result r =
+            runMpirun(mpirunOptions() + app(1, kDataParallel + QStringList{"--lr", "0.02"}) +
+                      QStringList{":"} + app(1, kDataParallel + QStringList{"--lr", "0.05"}));
         QVERIFY2(r.finished && r.code != 0, qPrintable(r.describe()));
         const QRegularExpression expected(
             "error: rank 1 \\(pid \\d+\\) does not run rank 0's experiment on the same data: lr: "
