@@ -192,18 +192,17 @@ private slots:
                                 .arg(widest)));
 
         // Its legend names the workers by rank, in their colours; a wide one in full.
-        QStringList labels;
-        for (QLegendMarker* m : chart.chart()->legend()->markers())
-            if (m->isVisible()) // not the hidden markers' scatter series
-                labels << m->label();
-        QCOMPARE(labels, (QStringList{"0", "1", "2", "3"}));
+        const auto shownLabels = [&chart] {
+            QStringList labels;
+            for (QLegendMarker* m : chart.chart()->legend()->markers())
+                if (m->isVisible()) // not the hidden markers' scatter series
+                    labels << m->label();
+            return labels;
+        };
+        QCOMPARE(shownLabels(), (QStringList{"0", "1", "2", "3"}));
         chart.resize(900, 300);
         QTest::qWait(50);
-        labels.clear();
-        for (QLegendMarker* m : chart.chart()->legend()->markers())
-            if (m->isVisible()) // not the hidden markers' scatter series
-                labels << m->label();
-        QCOMPARE(labels, (QStringList{"worker 0", "worker 1", "worker 2", "worker 3"}));
+        QCOMPARE(shownLabels(), (QStringList{"worker 0", "worker 1", "worker 2", "worker 3"}));
     }
 
     void axesAreNotHalfEmpty_data() {

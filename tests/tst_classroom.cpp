@@ -359,6 +359,7 @@ private slots:
         QVERIFY(m.readAll().count(",eval,") == 2); // the last run's rows, not just a header
         QVERIFY(w.exportWeights(tmp_.filePath("kept.safetensors"), true));
     }
+
     void darkThemeReachesTheForm() {
         // The form has a style sheet, which pins a widget's palette: the
         // theme has to be handed to it, or it stays light in a dark window.

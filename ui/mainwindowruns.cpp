@@ -3,7 +3,6 @@
 #include "mainwindow.h"
 
 #include "experimentform.h"
-
 #include "explanationpane.h"
 #include "runlibrary.h"
 #include "runlistpanel.h"

@@ -110,19 +110,14 @@ void TrainingChart::fitLegend() {
     // colours the loss chart names in full), rather than "wor… wor…".
     const QList<QLegendMarker*> markers = chart_->legend()->markers();
     const QFontMetricsF metrics(chart_->legend()->font());
-    const auto shortLabel = [](const QString& name) {
+    const auto shortLabel = [](const QString& name) { // "worker %1", as recreateLines names them
         return name.startsWith(QLatin1String("worker ")) ? name.mid(7) : name;
     };
-    const auto width = [&](bool full) {
-        double sum = 0;
-        for (QLegendMarker* m : markers)
-            if (m->isVisible()) // a marker square, padding, the label
-                sum += metrics.height() + 14 +
-                       metrics.horizontalAdvance(full ? m->series()->name()
-                                                      : shortLabel(m->series()->name()));
-        return sum;
-    };
-    const bool full = width(true) <= chart_->size().width() - 16;
+    double fullWidth = 0; // a marker square, padding, the label; for each shown
+    for (QLegendMarker* m : markers)
+        if (m->isVisible())
+            fullWidth += metrics.height() + 14 + metrics.horizontalAdvance(m->series()->name());
+    const bool full = fullWidth <= chart_->size().width() - 16;
     bool changed = false;
     for (QLegendMarker* m : markers) {
         const QString label = full ? m->series()->name() : shortLabel(m->series()->name());
