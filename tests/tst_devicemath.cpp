@@ -4,9 +4,12 @@
 // A whole MLP step composed of them in the kernels' order (gather, bias and
 // activation, softmax, weight and bias gradients, activation slope) must give
 // the reference's loss and gradient within a normalised error of 1e-7 in
-// double (1e-5 in float), and their SGD step must equal optim/sgd.h bit for bit.
+// double (1e-5 in float), and their SGD step must equal optim/sgd.h bit for bit;
+// the replicas' mean must equal the CPU collectives' (collective/rankmean.h)
+// bit for bit, for any number of replicas.
 #include "backend/cpu/modelkernel.h"
 #include "backend/cpu/softmaxloss.h"
+#include "collective/rankmean.h"
 #include "cuda/devicemath.h"
 #include "data/datasources.h"
 #include "model/mlp.h"
@@ -17,6 +20,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 using namespace hwl;
@@ -189,6 +193,56 @@ private slots:
         const float gotF = kernelStep(mlp, params, data.view(), rows, gradF);
         QVERIFY(std::abs(double(gotF) - want) <= 1e-5 * std::max(1.0, want));
         QVERIFY(normalisedError({gradF.begin(), gradF.end()}, wantGrad) <= 1e-5);
+    }
+
+    void replicaMeanIsTheRankMean_data() {
+        QTest::addColumn<int>("replicas");
+        for (int n : {1, 2, 3, 4, 5, 6, 7, 8})
+            QTest::newRow(qPrintable(QString::number(n))) << n;
+    }
+    void replicaMeanIsTheRankMean() {
+        // The GPU's mean of N replicas' gradients and parameters
+        // (reduceReplicasKernel, meanOfSumKernel, setToMeanKernel) against
+        // hwl::meanInRankOrder, bit for bit: values of mixed magnitudes and
+        // signs, whose float sum, or another order, or a product by a
+        // rounded 1/N would give other bits.
+        QFETCH(int, replicas);
+        const auto n = std::uint32_t(replicas);
+        constexpr std::int64_t kCount = 4096;
+        std::vector<float> values(std::size_t(kCount) * n); // replica r at r * kCount
+        std::uint64_t state = 12345;
+        auto next = [&state] { // a fixed LCG: the same values on every machine
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            return double(state >> 11) / double(1ULL << 53);
+        };
+        for (float& v : values)
+            v = float((next() - 0.5) * std::pow(10.0, 8 * next() - 4));
+        std::vector<const float*> inputs(n);
+        for (std::uint32_t r = 0; r < n; ++r)
+            inputs[r] = values.data() + r * kCount;
+        std::vector<float> want(static_cast<std::size_t>(kCount));
+        meanInRankOrder(inputs.data(), n, 0, kCount, want.data());
+        int floatSumDiffers = 0;
+        for (std::int64_t j = 0; j < kCount; ++j) {
+            const float got = dm::meanInOrder(values.data() + j, kCount, n);
+            QCOMPARE(std::memcmp(&got, &want[std::size_t(j)], sizeof got), 0);
+            double sum = 0; // as sumReplicasKernel, then meanOfSum (several GPUs)
+            for (std::uint32_t r = 0; r < n; ++r)
+                sum += double(inputs[r][j]);
+            const float fromSum = dm::meanOfSum(sum, n);
+            QCOMPARE(std::memcmp(&fromSum, &want[std::size_t(j)], sizeof fromSum), 0);
+            float floatSum = 0; // the old rule: a float sum times float(1/N)
+            for (std::uint32_t r = 0; r < n; ++r)
+                floatSum += inputs[r][j];
+            floatSumDiffers += floatSum * (1.0f / float(n)) != want[std::size_t(j)] ? 1 : 0;
+        }
+        if (n >= 3) // the test can tell the rules apart
+            QVERIFY(floatSumDiffers > 0);
+        // Identical replicas: their mean is their value exactly (distance 0).
+        const float same[] = {0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f};
+        QCOMPARE(dm::meanInOrder(same, 1, n), 0.1f);
+        const float zeros[] = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f};
+        QVERIFY(std::signbit(dm::meanInOrder(zeros, 1, n))); // -0.0 stays -0.0, as on the CPU
     }
 
     void evaluateRowIsTheCpuEvaluation() {

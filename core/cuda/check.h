@@ -1,9 +1,10 @@
 #pragma once
 // How the .cu files turn CUDA, cuBLAS and NCCL status codes into
 // std::runtime_error with the library's own words (private to core/cuda).
+#include "cuda/nccl.h"
+
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
-#include <nccl.h>
 
 #include <stdexcept>
 #include <string>
@@ -22,10 +23,13 @@ inline void check(cublasStatus_t s, const char* what) {
         throw std::runtime_error(std::string(what) + " returned cuBLAS status " +
                                  std::to_string(int(s)) + ", " + cublasGetStatusString(s));
 }
+/// NCCL's words come from the loaded library (a status means it is loaded).
 inline void check(ncclResult_t r, const char* what) {
-    if (r != ncclSuccess)
-        throw std::runtime_error(std::string(what) + " returned NCCL status " +
-                                 std::to_string(int(r)) + ", " + ncclGetErrorString(r));
+    if (r == ncclSuccess)
+        return;
+    const module::Nccl* n = module::loadNccl();
+    throw std::runtime_error(std::string(what) + " returned NCCL status " + std::to_string(int(r)) +
+                             ", " + (n ? n->getErrorString(r) : "(NCCL not loaded)"));
 }
 
 /// A copy ordered with the work on `stream` (the trainers' streams are

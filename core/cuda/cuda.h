@@ -1,6 +1,12 @@
 #pragma once
-// The CUDA backend (the optional hwl_cuda target, built when nvcc is found):
-// plain C++ types only, so nothing outside core/cuda includes a CUDA header.
+// The CUDA backend (the optional module libhwl_cuda.so, built when nvcc is
+// found, loaded at run time): plain C++ types only, so nothing outside
+// core/cuda includes a CUDA header. The engine defines the functions and
+// factories below in core/cuda/loader.cpp: each loads the module on first use
+// (cuda/api.h, the one table the module exports) and calls through it, so a
+// process that never calls them maps no CUDA library. Where the module cannot
+// load (not built, a CUDA library missing), initialise() reports it as "no
+// device" and the factories throw std::runtime_error with the loader's words.
 //
 // Who may call what: initialise() is the ONE place a process initialises
 // CUDA, and only processes that never fork afterwards call anything here
@@ -23,6 +29,10 @@ struct Device {
     std::int64_t memoryBytes = 0;
     int major = 0, minor = 0; ///< compute capability
     int multiprocessors = 0;
+    /// cudaDeviceProp::computeMode: 0 default, 2 prohibited, 3 exclusive-process
+    /// (one process at a time holds a context: a test process and the run's
+    /// device process cannot both use the GPU)
+    int computeMode = 0;
 };
 
 struct DeviceReport {
@@ -45,10 +55,18 @@ std::string tryCudaInForkedChild(int timeoutMs);
 /// A one-rank NCCL communicator on device 0 all-reduces a small buffer:
 /// empty when it worked, else NCCL's or CUDA's words.
 std::string ncclOneRankCheck();
+/// Loads NCCL (the first time; it is otherwise loaded only for a run on more
+/// than one GPU) and says which: "NCCL 2.28.9 (/path/libnccl.so.2)", or
+/// "NCCL not found: ..." with every place searched.
+std::string ncclStatus();
+/// Where the CUDA module was loaded from, or why it could not be (does not
+/// initialise CUDA).
+std::string moduleStatus();
 
-/// The benchmark of the replicas' device reduce: seconds per sum of
+/// The benchmark of the replicas' device reduce: seconds per mean of
 /// `replicas` gradient buffers of `params` floats on device 0 (the
-/// reduceReplicasKernel of a data-parallel step), averaged over `repeats`.
+/// reduceReplicasKernel of a one-GPU data-parallel step: a double sum in
+/// replica order, the CPU collectives' rule), averaged over `repeats`.
 double timeReplicaReduce(std::int64_t params, int replicas, int repeats);
 
 /// A model the device trains, as the engine's ParamLayout places it.
@@ -83,8 +101,9 @@ struct Sgd {
 /// Data-parallel replicas on GPUs: `replicasPerGpu` replicas on each of
 /// `gpus` devices (0 .. gpus-1), all in lockstep: their forward and backward
 /// passes run as strided-batched cuBLAS GEMMs over the replicas, their
-/// gradients are summed on the device in replica order and, with more than
-/// one GPU, all-reduced by NCCL (one rank per GPU), and every replica applies
+/// gradients are averaged by the CPU collectives' rule (collective/rankmean.h:
+/// a double sum in replica order, then divided by N; across GPUs NCCL adds
+/// the GPUs' double sums, one rank per GPU), and every replica applies
 /// the same SGD step, so they stay bit-identical. A step is captured once in
 /// CUDA graphs and replayed.
 struct ReplicaSettings {
@@ -143,6 +162,24 @@ public:
     /// Over every test row, with `deviceParams` (the model's flat buffer on
     /// device 0, which nothing writes meanwhile).
     virtual EvalTotals evaluate(const float* deviceParams) = 0;
+    /// The same with parameters in host memory (uploaded first).
+    virtual EvalTotals evaluateHost(const float* hostParams) = 0;
+};
+
+/// One worker's step on device 0, for the CUDA backend's StepKernel: the
+/// MLP's mean loss and its gradient over some training rows at parameters
+/// the host holds (uploaded each call, the gradient downloaded), the same
+/// kernels as the replicas' step. The SGD update is the host's (optim/sgd.h).
+class StepRunner {
+public:
+    virtual ~StepRunner() = default;
+    /// `maxRows`: the most rows one call passes.
+    static std::unique_ptr<StepRunner> create(const MlpShape& mlp, const HostData& train,
+                                              int maxRows);
+    /// Mean loss of rows[0..n) at `params` (mlp.total floats); the gradient
+    /// of that mean into `grad` (mlp.total floats), both on the host.
+    virtual float lossAndGradient(const float* params, const std::int32_t* rows, int n,
+                                  float* grad) = 0;
 };
 
 /// GPU Hogwild: `blocks` thread blocks each train on their own samples and

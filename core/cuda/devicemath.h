@@ -114,6 +114,25 @@ HWL_HD T bagWeight(T value, std::int64_t tokens) {
     return value / T(tokens);
 }
 
+/// The mean of `count` values from their sum in double, by the rule of
+/// collective/rankmean.h (the CPU's collectives): the sum divided by the
+/// count, or multiplied by 1/count when the count is a power of two (then
+/// both are exact), rounded to float once.
+HWL_HD float meanOfSum(double sum, std::uint32_t count) {
+    const bool powerOfTwo = (count & (count - 1)) == 0;
+    return powerOfTwo ? float(sum * (1.0 / double(count))) : float(sum / double(count));
+}
+
+/// The mean of values[0], values[stride], ... values[(count - 1) * stride]:
+/// added in double in that order (the replicas' order, as hwl::meanInRankOrder
+/// adds the ranks), then meanOfSum.
+HWL_HD float meanInOrder(const float* values, std::int64_t stride, std::uint32_t count) {
+    double sum = double(values[0]);
+    for (std::uint32_t r = 1; r < count; ++r)
+        sum += double(values[std::int64_t(r) * stride]);
+    return meanOfSum(sum, count);
+}
+
 /// One racy-update outcome: a store that replaced `seen` while the update
 /// had been computed from `loaded` overwrote another block's write (lost).
 HWL_HD bool overwroteAnother(float loaded, float seen) {

@@ -5,13 +5,13 @@
 // rows' results in row order. It matches the CPU's evaluation to float
 // rounding (the products are summed in another order), not bit for bit.
 #include "cuda/check.h"
-#include "cuda/cuda.h"
 #include "cuda/kernels.cuh"
+#include "cuda/module.h"
 
 #include <algorithm>
 #include <vector>
 
-namespace hwl::cuda {
+namespace hwl::cuda::module {
 
 namespace {
 
@@ -72,6 +72,13 @@ public:
     }
     ~DeviceEvaluator() override { release(); }
     EvalTotals evaluate(const float* params) override;
+    EvalTotals evaluateHost(const float* hostParams) override {
+        check(cudaSetDevice(0), "cudaSetDevice");
+        copyOn(stream_, params_, hostParams,
+               std::size_t(isBag_ ? bag_.total : mlp_.total) * sizeof(float),
+               cudaMemcpyHostToDevice, "cudaMemcpy (parameters)");
+        return evaluate(params_);
+    }
 
 private:
     void setUp(const HostData& test) {
@@ -95,6 +102,7 @@ private:
             b_ = deviceCopy<float>(stream_, nullptr, kChunk * widest, owned_);
         loss_ = deviceCopy<double>(stream_, nullptr, kChunk, owned_);
         correct_ = deviceCopy<int>(stream_, nullptr, kChunk, owned_);
+        params_ = deviceCopy<float>(stream_, nullptr, isBag_ ? bag_.total : mlp_.total, owned_);
     }
     void release() {
         cudaSetDevice(0);
@@ -153,6 +161,7 @@ private:
     float *a_ = nullptr, *b_ = nullptr;
     double* loss_ = nullptr;
     int* correct_ = nullptr;
+    float* params_ = nullptr; ///< evaluateHost()'s upload
 };
 
 EvalTotals DeviceEvaluator::evaluate(const float* params) {
@@ -182,11 +191,9 @@ EvalTotals DeviceEvaluator::evaluate(const float* params) {
 
 } // namespace
 
-std::unique_ptr<Evaluator> Evaluator::create(const MlpShape& mlp, const BagShape* bag,
-                                             const HostData& test) {
-    if (!initialisedHere()) // the one place that initialises CUDA
-        initialise();
+std::unique_ptr<Evaluator> makeEvaluator(const MlpShape& mlp, const BagShape* bag,
+                                         const HostData& test) {
     return std::make_unique<DeviceEvaluator>(mlp, bag, test);
 }
 
-} // namespace hwl::cuda
+} // namespace hwl::cuda::module

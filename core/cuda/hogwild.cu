@@ -6,18 +6,19 @@
 // old value says whether another block wrote in between (that write is lost,
 // and counted). Each block's counters live in its own slot of mapped pinned
 // memory, written by the block's thread 0 alone (plain stores: no atomics on
-// host memory) and summed per group by the host while the kernel runs; a
-// control word there pauses or stops the blocks.
+// host memory; the totals live in shared memory, so it never reads them
+// back during a launch) and summed per group by the host while the kernel
+// runs; a control word there pauses or stops the blocks.
 #include "cuda/check.h"
-#include "cuda/cuda.h"
 #include "cuda/devicemath.h"
+#include "cuda/module.h"
 
 #include <cuda/atomic>
 
 #include <algorithm>
 #include <cstring>
 
-namespace hwl::cuda {
+namespace hwl::cuda::module {
 
 namespace {
 
@@ -228,6 +229,18 @@ __global__ void __launch_bounds__(kBlockThreads) hogwildKernel(KernelArgs a) {
     __shared__ bool stop;
     __shared__ float lossSum[kBlockThreads];
     __shared__ unsigned long long stepWrites, stepLost;
+    // The block's totals, in shared memory (registers would spill): read
+    // from the mapped slot once per launch (they carry over from a paused
+    // launch), then only stored (a store to host memory is posted; a load
+    // waits a PCIe round trip while the block waits at the barrier).
+    __shared__ BlockCounters total;
+    if (t == 0) {
+        total.steps = mine.steps;
+        total.samples = mine.samples;
+        total.writes = mine.writes;
+        total.lost = mine.lost;
+        total.lossSum = mine.lossSum;
+    }
     std::int64_t at = a.position[blockIdx.x];
     while (at < end) {
         if (t == 0) {
@@ -250,12 +263,17 @@ __global__ void __launch_bounds__(kBlockThreads) hogwildKernel(KernelArgs a) {
             float loss = 0;
             for (int k = 0; k < int(blockDim.x); ++k)
                 loss += lossSum[k];
-            mine.writes = mine.writes + stepWrites;
-            mine.lost = mine.lost + stepLost;
-            mine.lossSum = mine.lossSum + double(loss) / n;
-            mine.samples = mine.samples + (unsigned long long)n;
+            total.writes += stepWrites;
+            total.lost += stepLost;
+            total.lossSum += double(loss) / n;
+            total.samples += (unsigned long long)n;
+            ++total.steps;
+            mine.writes = total.writes;
+            mine.lost = total.lost;
+            mine.lossSum = total.lossSum;
+            mine.samples = total.samples;
             __threadfence_system(); // the totals before the step count the host keys on
-            mine.steps = mine.steps + 1;
+            mine.steps = total.steps;
         }
         at += n;
         __syncthreads();
@@ -436,11 +454,9 @@ std::vector<GroupCounters> Hogwild::counters() const {
 
 } // namespace
 
-std::unique_ptr<HogwildTrainer> HogwildTrainer::create(const HogwildSettings& settings,
-                                                       const HostData& train) {
-    if (!initialisedHere()) // the one place that initialises CUDA
-        initialise();
+std::unique_ptr<HogwildTrainer> makeHogwildTrainer(const HogwildSettings& settings,
+                                                   const HostData& train) {
     return std::make_unique<Hogwild>(settings, train);
 }
 
-} // namespace hwl::cuda
+} // namespace hwl::cuda::module

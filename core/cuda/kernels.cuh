@@ -14,9 +14,9 @@ constexpr int kLossHistory = 64; ///< steps of per-replica losses kept on the de
 
 /// x[r][i][:] = data[rows[r][step * batch + i]][:], and the rows' labels.
 static __global__ void gatherKernel(const float* data, const std::int32_t* labels, std::int64_t dim,
-                             const std::int32_t* rows, std::int64_t rowsPerReplica,
-                             const long long* step, int batch, int n, int replicas, float* x,
-                             std::int32_t* y) {
+                                    const std::int32_t* rows, std::int64_t rowsPerReplica,
+                                    const long long* step, int batch, int n, int replicas, float* x,
+                                    std::int32_t* y) {
     const std::int64_t total = std::int64_t(replicas) * n * dim;
     const std::int64_t first = *step * batch;
     for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
@@ -31,8 +31,8 @@ static __global__ void gatherKernel(const float* data, const std::int32_t* label
 
 /// z += bias (replica r's), then post = act(z) unless this is the last layer.
 static __global__ void biasActivationKernel(float* z, const float* params, std::int64_t paramStride,
-                                     std::int64_t biasOffset, int n, std::int64_t out, int replicas,
-                                     int activation, float* post) {
+                                            std::int64_t biasOffset, int n, std::int64_t out,
+                                            int replicas, int activation, float* post) {
     const std::int64_t total = std::int64_t(replicas) * n * out;
     for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
          k += std::int64_t(gridDim.x) * blockDim.x) {
@@ -46,7 +46,7 @@ static __global__ void biasActivationKernel(float* z, const float* params, std::
 
 /// One thread per row: loss into rowLoss, d(mean loss)/d(logits) into delta.
 static __global__ void softmaxKernel(const float* z, const std::int32_t* y, int rows, int classes,
-                              int batch, float* delta, float* rowLoss) {
+                                     int batch, float* delta, float* rowLoss) {
     const int row = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= rows)
         return;
@@ -56,8 +56,8 @@ static __global__ void softmaxKernel(const float* z, const std::int32_t* y, int 
 
 /// Each replica's mean loss, summed in row order, into the history slot of
 /// this step.
-static __global__ void replicaLossKernel(const float* rowLoss, int n, int replicas, const long long* step,
-                                  float* history) {
+static __global__ void replicaLossKernel(const float* rowLoss, int n, int replicas,
+                                         const long long* step, float* history) {
     const int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= replicas)
         return;
@@ -69,8 +69,8 @@ static __global__ void replicaLossKernel(const float* rowLoss, int n, int replic
 
 /// Bias gradient: the sum over the batch of delta, in row order.
 static __global__ void biasGradientKernel(const float* delta, int n, std::int64_t out, int replicas,
-                                   float* grads, std::int64_t paramStride,
-                                   std::int64_t biasOffset) {
+                                          float* grads, std::int64_t paramStride,
+                                          std::int64_t biasOffset) {
     const std::int64_t total = std::int64_t(replicas) * out;
     for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
          k += std::int64_t(gridDim.x) * blockDim.x) {
@@ -84,67 +84,79 @@ static __global__ void biasGradientKernel(const float* delta, int n, std::int64_
 
 /// delta *= act'(pre), element-wise.
 static __global__ void activationBackwardKernel(float* delta, const float* pre, const float* post,
-                                         std::int64_t count, int activation) {
+                                                std::int64_t count, int activation) {
     for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < count;
          k += std::int64_t(gridDim.x) * blockDim.x)
         delta[k] = devicemath::backpropagate(activation, delta[k], pre[k], post[k]);
 }
 
-/// sum[j] = grads[0][j] + grads[1][j] + ... in replica order (the fixed
-/// order that keeps every replica's update identical).
+/// mean[j] = the mean of grads[0][j], grads[1][j], ... by the CPU
+/// collectives' rule (devicemath::meanInOrder: a double sum in replica order,
+/// then divided by the count, or multiplied by its inverse when it is a power
+/// of two): the one reduce of a one-GPU step, the same bits as
+/// hwl::meanInRankOrder for any number of replicas.
 static __global__ void reduceReplicasKernel(const float* grads, std::int64_t stride, int replicas,
-                                     float* sum) {
+                                            float* mean) {
     for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < stride;
-         j += std::int64_t(gridDim.x) * blockDim.x) {
-        float s = 0;
-        for (int r = 0; r < replicas; ++r)
-            s += grads[r * stride + j];
-        sum[j] = s;
-    }
+         j += std::int64_t(gridDim.x) * blockDim.x)
+        mean[j] = devicemath::meanInOrder(grads + j, stride, std::uint32_t(replicas));
 }
 
-/// The SGD step of every replica with gradient grads[gradStride * r] * scale
-/// (gradStride 0: the one averaged gradient), then the step counter moves on.
+/// mean[j] = the mean of `count` values whose double sum is sum[j]
+/// (devicemath::meanOfSum): the replicas' gradients of several GPUs.
+static __global__ void meanOfSumKernel(const double* sum, std::int64_t stride, std::uint32_t count,
+                                       float* mean) {
+    for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < stride;
+         j += std::int64_t(gridDim.x) * blockDim.x)
+        mean[j] = devicemath::meanOfSum(sum[j], count);
+}
+
+/// The SGD step of every replica with gradient grads[gradStride * r]
+/// (gradStride 0: the replicas' one mean gradient).
 static __global__ void sgdKernel(float* params, float* velocity, const float* grads,
-                          std::int64_t gradStride, std::int64_t stride, int replicas, float scale,
-                          float lr, float momentum, float weightDecay) {
+                                 std::int64_t gradStride, std::int64_t stride, int replicas,
+                                 float lr, float momentum, float weightDecay) {
     const std::int64_t total = std::int64_t(replicas) * stride;
     for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
          k += std::int64_t(gridDim.x) * blockDim.x) {
         const std::int64_t r = k / stride, j = k % stride;
-        devicemath::sgdElement(params[k], grads[r * gradStride + j] * scale, velocity[k], lr,
-                               momentum, weightDecay);
+        devicemath::sgdElement(params[k], grads[r * gradStride + j], velocity[k], lr, momentum,
+                               weightDecay);
     }
 }
 
+/// The step counter moves on (the last kernel of a step).
 static __global__ void advanceKernel(long long* step) {
     ++*step;
 }
 
-/// sum[j] = the replicas' parameters j, added in double (exact for
-/// identical replicas, so their mean is exactly their value).
-static __global__ void sumParametersKernel(const float* params, std::int64_t stride, int replicas,
-                                    double* sum) {
+/// sum[j] = values[0][j] + values[1][j] + ... in double, in replica order
+/// (the replicas' parameters, or their gradients when several GPUs add
+/// their sums): exact for identical replicas, so their mean is their value.
+static __global__ void sumReplicasKernel(const float* values, std::int64_t stride, int replicas,
+                                         double* sum) {
     for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < stride;
          j += std::int64_t(gridDim.x) * blockDim.x) {
-        double s = 0;
-        for (int r = 0; r < replicas; ++r)
-            s += double(params[r * stride + j]);
+        double s = double(values[j]); // not 0 + ...: -0.0 stays -0.0, as on the CPU
+        for (int r = 1; r < replicas; ++r)
+            s += double(values[r * stride + j]);
         sum[j] = s;
     }
 }
 
-static __global__ void setToMeanKernel(float* params, std::int64_t stride, int replicas, const double* sum,
-                                double count) {
+/// Every replica's parameters = the mean of `count` replicas whose double
+/// sums are `sum` (devicemath::meanOfSum, the CPU collectives' rule).
+static __global__ void setToMeanKernel(float* params, std::int64_t stride, int replicas,
+                                       const double* sum, std::uint32_t count) {
     const std::int64_t total = std::int64_t(replicas) * stride;
     for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
          k += std::int64_t(gridDim.x) * blockDim.x)
-        params[k] = float(sum[k % stride] / count);
+        params[k] = devicemath::meanOfSum(sum[k % stride], count);
 }
 
 /// out[r] += squared distance of replica r from the mean (blockIdx.y = r).
 static __global__ void distanceKernel(const float* params, std::int64_t stride, const double* sum,
-                               double count, double* out) {
+                                      double count, double* out) {
     __shared__ double part[256];
     const int r = blockIdx.y;
     double acc = 0;

@@ -1,143 +1,34 @@
-// Data-parallel replicas on GPUs (cuda.h, ReplicaTrainer). Per GPU: R
-// replicas' parameters, momentum and gradients, one after the other; a step
-// is gather -> per layer a strided-batched GEMM over the replicas, bias and
-// activation -> softmax cross-entropy -> backward GEMMs -> the replicas'
-// gradients summed in replica order -> (NCCL sum across GPUs) -> every
+// Data-parallel replicas on GPUs (replicas.h, cuda.h's ReplicaTrainer). Per
+// GPU: R replicas' parameters, momentum and gradients, one after the other; a
+// step is gather -> per layer a strided-batched GEMM over the replicas, bias
+// and activation -> softmax cross-entropy -> backward GEMMs -> the replicas'
+// mean gradient by the CPU collectives' rule (a double sum in replica order,
+// then / N; across GPUs the per-GPU double sums are added by NCCL) -> every
 // replica's SGD step. It is recorded once per batch size and update kind as
 // a CUDA graph and replayed; the step number lives on the device, so a
 // replay needs nothing from the host.
-#include "cuda/check.h"
-#include "cuda/cuda.h"
+#include "cuda/replicas.h"
+
 #include "cuda/kernels.cuh"
+#include "cuda/module.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
-#include <map>
 #include <thread>
-#include <utility>
 
-namespace hwl::cuda {
-
-namespace {
-
-/// Device memory that frees itself and counts what it holds.
-template <class T>
-struct Buffer {
-    T* p = nullptr;
-    std::int64_t n = 0;
-    Buffer() = default;
-    Buffer(const Buffer&) = delete;
-    Buffer& operator=(const Buffer&) = delete;
-    Buffer(Buffer&& o) noexcept : p(std::exchange(o.p, nullptr)), n(std::exchange(o.n, 0)) {}
-    Buffer& operator=(Buffer&& o) noexcept {
-        std::swap(p, o.p);
-        std::swap(n, o.n);
-        return *this;
-    }
-    ~Buffer() {
-        if (p)
-            cudaFree(p);
-    }
-    void allocate(std::int64_t count, std::int64_t& bytes) {
-        if (p) {
-            cudaFree(p);
-            bytes -= n * std::int64_t(sizeof(T));
-            p = nullptr;
-        }
-        check(cudaMalloc(&p, std::size_t(std::max<std::int64_t>(count, 1)) * sizeof(T)),
-              "cudaMalloc");
-        n = count;
-        bytes += count * std::int64_t(sizeof(T));
-    }
-};
-
-struct Gpu {
-    int device = 0;
-    int first = 0; ///< its first replica's global index
-    cudaStream_t stream = nullptr;
-    cublasHandle_t blas = nullptr;
-    ncclComm_t comm = nullptr;
-    Buffer<float> params, velocity, grads, gradSum, data, x, rowLoss, losses, delta, deltaPrev;
-    Buffer<float> workspace;
-    std::vector<Buffer<float>> pre, post;
-    Buffer<std::int32_t> labels, y, rows;
-    Buffer<double> paramSum, distance;
-    Buffer<long long> step;
-    long long* hostStep = nullptr; ///< pinned: the step the next replays start from
-    std::map<std::pair<int, bool>, cudaGraphExec_t> graphs;
-    std::int64_t bytes = 0;
-
-    ~Gpu() {
-        cudaSetDevice(device);
-        for (auto& [key, exec] : graphs)
-            cudaGraphExecDestroy(exec);
-        if (blas)
-            cublasDestroy(blas);
-        if (hostStep)
-            cudaFreeHost(hostStep);
-        if (stream)
-            cudaStreamDestroy(stream);
-    }
-};
-
-class Replicas final : public ReplicaTrainer {
-public:
-    Replicas(const ReplicaSettings& s, const HostData& train);
-    void setParameters(const float* host) override;
-    void setEpochRows(const std::vector<std::vector<std::int32_t>>& rows) override;
-    void enqueueSteps(std::int64_t first, std::int64_t count, bool own) override;
-    std::vector<float> finishSteps() override;
-    void averageParameters() override;
-    std::vector<double> divergences() override;
-    void copyParameters(int replica, float* host) override;
-    const float* deviceParameters() const override { return gpus_[0]->params.p; }
-    ~Replicas() override {
-        // The communicators of one clique finish together (one thread, one group).
-        ncclGroupStart();
-        for (auto& g : gpus_)
-            if (g->comm)
-                ncclCommFinalize(g->comm);
-        ncclGroupEnd();
-        for (auto& g : gpus_)
-            if (g->comm)
-                ncclCommDestroy(g->comm);
-    }
-    std::int64_t deviceBytes() const override {
-        std::int64_t b = 0;
-        for (const auto& g : gpus_)
-            b += g->bytes;
-        return b;
-    }
-
-private:
-    void setUp(Gpu& g, const HostData& train);
-    void recordStep(Gpu& g, int n, bool own);
-    void replay(Gpu& g, std::int64_t first, std::int64_t count, bool own);
-    cudaGraphExec_t capture(Gpu& g, int n, bool own);
-    void forward(Gpu& g, int n);
-    void backward(Gpu& g, int n);
-    /// fn(gpu) on every GPU at once (one thread each when there are several:
-    /// NCCL ranks of one process must not wait on each other from one thread).
-    template <class Fn>
-    void onEach(Fn&& fn);
-    void sumParameters();
-
-    ReplicaSettings s_;
-    int R_;
-    std::int64_t P_;
-    std::int64_t rowsPerReplica_ = 0;
-    std::int64_t lastStep_ = 0, lastCount_ = 0;
-    bool pending_ = false; ///< steps enqueued, not yet finished
-    std::vector<std::unique_ptr<Gpu>> gpus_;
-};
+namespace hwl::cuda::module {
 
 template <class Fn>
 void Replicas::onEach(Fn&& fn) {
+    if (!broken_.empty())
+        throw std::runtime_error("the GPU replicas were stopped by an earlier failure: " + broken_);
     if (gpus_.size() == 1) {
         check(cudaSetDevice(gpus_[0]->device), "cudaSetDevice");
         fn(*gpus_[0]);
         return;
     }
+    failed_.store(false);
     std::vector<std::thread> threads;
     std::vector<std::string> errors(gpus_.size());
     for (std::size_t i = 0; i < gpus_.size(); ++i)
@@ -145,23 +36,93 @@ void Replicas::onEach(Fn&& fn) {
             try {
                 check(cudaSetDevice(gpus_[i]->device), "cudaSetDevice");
                 fn(*gpus_[i]);
+            } catch (const PeerFailed&) { // the failed GPU's error is the one to report
             } catch (const std::exception& e) {
                 errors[i] = "GPU " + std::to_string(gpus_[i]->device) + ": " + e.what();
+                failed_.store(true); // the others leave their waits (drain)
             }
         });
     for (auto& t : threads)
         t.join();
     for (const auto& e : errors)
         if (!e.empty()) {
-            // Peers may wait in a collective for the GPU that failed: abort
-            // every communicator, so that nothing waits for it any more.
-            for (auto& g : gpus_)
-                if (g->comm) {
-                    ncclCommAbort(g->comm);
-                    g->comm = nullptr;
-                }
+            abortAll(e);
             throw std::runtime_error(e);
         }
+}
+
+void Replicas::drain(Gpu& g, const char* what) {
+    if (!g.comm) {
+        check(cudaStreamSynchronize(g.stream), what);
+        return;
+    }
+    for (int polls = 0;; ++polls) {
+        const cudaError_t e = cudaStreamQuery(g.stream);
+        if (e == cudaSuccess)
+            return;
+        if (e != cudaErrorNotReady)
+            check(e, what);
+        ncclResult_t async = ncclSuccess;
+        check(nccl_->commGetAsyncError(g.comm, &async), "ncclCommGetAsyncError");
+        check(async, what);
+        if (failed_.load())
+            throw PeerFailed{};
+        if (polls < 2000)
+            std::this_thread::yield();
+        else
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+}
+
+void Replicas::abortAll(const std::string& why) {
+    broken_ = why;
+    // A graph that captured ncclAllReduce holds its communicator, and
+    // ncclCommAbort (NCCL >= 2.26) waits until no graph does: destroy them
+    // first (one still running is freed when it ends, which the abort lets
+    // it do), then abort every communicator.
+    for (auto& g : gpus_) {
+        cudaSetDevice(g->device);
+        g->destroyGraphs();
+    }
+    for (auto& g : gpus_)
+        if (g->comm) {
+            cudaSetDevice(g->device);
+            nccl_->commAbort(g->comm);
+            g->comm = nullptr;
+        }
+}
+
+Replicas::~Replicas() {
+    // Streams finished and graphs destroyed BEFORE the communicators: a graph
+    // that captured ncclAllReduce holds its communicator, and
+    // ncclCommFinalize/Destroy (NCCL >= 2.26) wait until no graph does, so
+    // the other order never returns (the process would not exit).
+    for (auto& g : gpus_) {
+        cudaSetDevice(g->device);
+        if (g->stream)
+            cudaStreamSynchronize(g->stream);
+        g->destroyGraphs();
+    }
+    if (!nccl_)
+        return;
+    // The communicators of one clique finish together (one thread, one group).
+    nccl_->groupStart();
+    for (auto& g : gpus_)
+        if (g->comm)
+            nccl_->commFinalize(g->comm);
+    nccl_->groupEnd();
+    for (auto& g : gpus_)
+        if (g->comm) {
+            nccl_->commDestroy(g->comm);
+            g->comm = nullptr;
+        }
+}
+
+std::int64_t Replicas::deviceBytes() const {
+    std::int64_t b = 0;
+    for (const auto& g : gpus_)
+        b += g->bytes;
+    return b;
 }
 
 Replicas::Replicas(const ReplicaSettings& s, const HostData& train)
@@ -169,11 +130,12 @@ Replicas::Replicas(const ReplicaSettings& s, const HostData& train)
     if (!train.dense)
         throw std::runtime_error("GPU data-parallel trains dense rows only");
     std::vector<ncclComm_t> comms(std::size_t(s.gpus), nullptr);
-    if (s.gpus > 1) {
+    if (s.gpus > 1) { // NCCL is loaded now, the first time a run uses several GPUs
+        nccl_ = &nccl();
         std::vector<int> devices(std::size_t(s.gpus));
         for (int i = 0; i < s.gpus; ++i)
             devices[std::size_t(i)] = i;
-        check(ncclCommInitAll(comms.data(), s.gpus, devices.data()), "ncclCommInitAll");
+        check(nccl_->commInitAll(comms.data(), s.gpus, devices.data()), "ncclCommInitAll");
     }
     for (int i = 0; i < s.gpus; ++i) {
         auto g = std::make_unique<Gpu>();
@@ -187,14 +149,15 @@ Replicas::Replicas(const ReplicaSettings& s, const HostData& train)
     // capture: one eager all-reduce of the gradient size, once every GPU is
     // set up (a GPU that failed before would leave its peers waiting).
     if (s.gpus > 1)
-        onEach([&](Gpu& g) {
-            check(cudaMemsetAsync(g.gradSum.p, 0, std::size_t(P_) * sizeof(float), g.stream),
-                  "cudaMemset");
-            check(ncclAllReduce(g.gradSum.p, g.gradSum.p, std::size_t(P_), ncclFloat, ncclSum,
-                                g.comm, g.stream),
-                  "ncclAllReduce (warm-up)");
-            check(cudaStreamSynchronize(g.stream), "cudaStreamSynchronize");
-        });
+        onEach([&](Gpu& g) { warmUp(g); });
+}
+
+void Replicas::warmUp(Gpu& g) {
+    check(cudaMemsetAsync(g.sum.p, 0, std::size_t(P_) * sizeof(double), g.stream), "cudaMemset");
+    check(
+        nccl_->allReduce(g.sum.p, g.sum.p, std::size_t(P_), ncclDouble, ncclSum, g.comm, g.stream),
+        "ncclAllReduce (warm-up)");
+    drain(g, "ncclAllReduce (warm-up)");
 }
 
 void Replicas::setUp(Gpu& g, const HostData& train) {
@@ -214,8 +177,8 @@ void Replicas::setUp(Gpu& g, const HostData& train) {
     g.params.allocate(R_ * P_, g.bytes);
     g.velocity.allocate(R_ * P_, g.bytes);
     g.grads.allocate(R_ * P_, g.bytes);
-    g.gradSum.allocate(P_, g.bytes);
-    g.paramSum.allocate(P_, g.bytes);
+    g.gradMean.allocate(P_, g.bytes);
+    g.sum.allocate(P_, g.bytes);
     g.distance.allocate(std::int64_t(s_.gpus) * R_, g.bytes);
     g.x.allocate(perReplica * s_.mlp.layers.front().in, g.bytes);
     g.delta.allocate(perReplica * widest, g.bytes);
@@ -248,7 +211,7 @@ void Replicas::setParameters(const float* host) {
                   "cudaMemcpy (parameters)");
         check(cudaMemsetAsync(g.velocity.p, 0, std::size_t(R_ * P_) * sizeof(float), g.stream),
               "cudaMemset");
-        check(cudaStreamSynchronize(g.stream), "cudaStreamSynchronize");
+        drain(g, "cudaMemcpy (parameters)");
     });
 }
 
@@ -259,9 +222,7 @@ void Replicas::setEpochRows(const std::vector<std::vector<std::int32_t>>& rows) 
     onEach([&](Gpu& g) {
         if (g.rows.n < R_ * rowsPerReplica_ || changed) {
             // The graphs hold the rows' address and length: record them again.
-            for (auto& [key, exec] : g.graphs)
-                cudaGraphExecDestroy(exec);
-            g.graphs.clear();
+            g.destroyGraphs();
             if (g.rows.n < R_ * rowsPerReplica_)
                 g.rows.allocate(R_ * rowsPerReplica_, g.bytes);
         }
@@ -271,7 +232,7 @@ void Replicas::setEpochRows(const std::vector<std::vector<std::int32_t>>& rows) 
                                   std::size_t(rowsPerReplica_) * sizeof(std::int32_t),
                                   cudaMemcpyHostToDevice, g.stream),
                   "cudaMemcpy (epoch rows)");
-        check(cudaStreamSynchronize(g.stream), "cudaMemcpy (epoch rows)");
+        drain(g, "cudaMemcpy (epoch rows)");
     });
 }
 
@@ -319,7 +280,7 @@ void Replicas::backward(Gpu& g, int n) {
     }
 }
 
-void Replicas::recordStep(Gpu& g, int n, bool own) {
+void Replicas::recordGradients(Gpu& g, int n) {
     const int rows = R_ * n;
     const auto& layers = s_.mlp.layers;
     gatherKernel<<<gridFor(rows * layers.front().in), kThreads, 0, g.stream>>>(
@@ -327,28 +288,43 @@ void Replicas::recordStep(Gpu& g, int n, bool own) {
         R_, g.x.p, g.y.p);
     forward(g, n);
     const int classes = int(layers.back().out);
+    // delta = d(mean loss of the replica's n rows)/d(logits): each replica's
+    // gradient is that of its batch's mean loss, as the CPU's.
     softmaxKernel<<<(rows + 127) / 128, 128, 0, g.stream>>>(g.pre.back().p, g.y.p, rows, classes, n,
                                                             g.delta.p, g.rowLoss.p);
     replicaLossKernel<<<unsigned(R_ + 255) / 256, 256, 0, g.stream>>>(g.rowLoss.p, n, R_, g.step.p,
                                                                       g.losses.p);
     backward(g, n);
-    const Sgd& sgd = s_.sgd;
-    if (own) {
-        sgdKernel<<<gridFor(R_ * P_), kThreads, 0, g.stream>>>(g.params.p, g.velocity.p, g.grads.p,
-                                                               P_, P_, R_, 1.0f, sgd.lr,
-                                                               sgd.momentum, sgd.weightDecay);
-    } else {
+}
+
+void Replicas::recordMean(Gpu& g) {
+    if (!g.comm) { // the mean of this GPU's replicas, in one pass
         reduceReplicasKernel<<<gridFor(P_), kThreads, 0, g.stream>>>(g.grads.p, P_, R_,
-                                                                     g.gradSum.p);
-        if (g.comm)
-            check(ncclAllReduce(g.gradSum.p, g.gradSum.p, std::size_t(P_), ncclFloat, ncclSum,
-                                g.comm, g.stream),
-                  "ncclAllReduce (gradients)");
-        const float scale = 1.0f / float(R_ * s_.gpus);
-        sgdKernel<<<gridFor(R_ * P_), kThreads, 0, g.stream>>>(
-            g.params.p, g.velocity.p, g.gradSum.p, 0, P_, R_, scale, sgd.lr, sgd.momentum,
-            sgd.weightDecay);
+                                                                     g.gradMean.p);
+        return;
     }
+    // Several GPUs: each adds its replicas in double in order, NCCL adds the
+    // GPUs' double sums (in its own order: the same bits as the CPU's rank
+    // order as long as those double additions are exact, which they are
+    // unless the gradients span more than ~2^28 in magnitude), then the mean
+    // by the CPU's rule.
+    sumReplicasKernel<<<gridFor(P_), kThreads, 0, g.stream>>>(g.grads.p, P_, R_, g.sum.p);
+    check(
+        nccl_->allReduce(g.sum.p, g.sum.p, std::size_t(P_), ncclDouble, ncclSum, g.comm, g.stream),
+        "ncclAllReduce (gradients)");
+    meanOfSumKernel<<<gridFor(P_), kThreads, 0, g.stream>>>(
+        g.sum.p, P_, std::uint32_t(R_ * s_.gpus), g.gradMean.p);
+}
+
+void Replicas::recordStep(Gpu& g, int n, bool own) {
+    recordGradients(g, n);
+    const Sgd& sgd = s_.sgd;
+    if (!own)
+        recordMean(g);
+    // own: replica r steps on grads[r]; else every replica on the one mean.
+    sgdKernel<<<gridFor(R_ * P_), kThreads, 0, g.stream>>>(
+        g.params.p, g.velocity.p, own ? g.grads.p : g.gradMean.p, own ? P_ : 0, P_, R_, sgd.lr,
+        sgd.momentum, sgd.weightDecay);
     advanceKernel<<<1, 1, 0, g.stream>>>(g.step.p);
     check(cudaGetLastError(), "a step's kernel launch");
 }
@@ -410,10 +386,11 @@ std::vector<float> Replicas::finishSteps() {
     std::vector<float> out(std::size_t(lastCount_ * total));
     onEach([&](Gpu& g) {
         std::vector<float> history(std::size_t(kLossHistory * R_));
+        drain(g, "a training step"); // before the copy: a pageable one would wait unpolled
         check(cudaMemcpyAsync(history.data(), g.losses.p, history.size() * sizeof(float),
                               cudaMemcpyDeviceToHost, g.stream),
               "cudaMemcpy (losses)");
-        check(cudaStreamSynchronize(g.stream), "a training step");
+        check(cudaStreamSynchronize(g.stream), "cudaMemcpy (losses)");
         for (std::int64_t k = 0; k < lastCount_; ++k)
             for (int r = 0; r < R_; ++r)
                 out[std::size_t(k * total + g.first + r)] =
@@ -424,23 +401,22 @@ std::vector<float> Replicas::finishSteps() {
 
 void Replicas::sumParameters() {
     onEach([&](Gpu& g) {
-        sumParametersKernel<<<gridFor(P_), kThreads, 0, g.stream>>>(g.params.p, P_, R_,
-                                                                    g.paramSum.p);
+        sumReplicasKernel<<<gridFor(P_), kThreads, 0, g.stream>>>(g.params.p, P_, R_, g.sum.p);
         if (g.comm)
-            check(ncclAllReduce(g.paramSum.p, g.paramSum.p, std::size_t(P_), ncclDouble, ncclSum,
-                                g.comm, g.stream),
+            check(nccl_->allReduce(g.sum.p, g.sum.p, std::size_t(P_), ncclDouble, ncclSum, g.comm,
+                                   g.stream),
                   "ncclAllReduce (parameters)");
-        check(cudaStreamSynchronize(g.stream), "cudaStreamSynchronize");
+        drain(g, "the replicas' parameter sum");
     });
 }
 
 void Replicas::averageParameters() {
     sumParameters();
-    const double count = double(R_) * s_.gpus;
+    const auto count = std::uint32_t(R_ * s_.gpus);
     onEach([&](Gpu& g) {
-        setToMeanKernel<<<gridFor(R_ * P_), kThreads, 0, g.stream>>>(g.params.p, P_, R_,
-                                                                     g.paramSum.p, count);
-        check(cudaStreamSynchronize(g.stream), "cudaStreamSynchronize");
+        setToMeanKernel<<<gridFor(R_ * P_), kThreads, 0, g.stream>>>(g.params.p, P_, R_, g.sum.p,
+                                                                     count);
+        drain(g, "the replicas' parameter average");
     });
 }
 
@@ -452,8 +428,7 @@ std::vector<double> Replicas::divergences() {
         check(cudaMemsetAsync(g.distance.p, 0, std::size_t(R_) * sizeof(double), g.stream),
               "cudaMemset");
         const dim3 grid(std::min(gridFor(P_), 1024u), unsigned(R_)); // y: the replica
-        distanceKernel<<<grid, 256, 0, g.stream>>>(g.params.p, P_, g.paramSum.p, count,
-                                                   g.distance.p);
+        distanceKernel<<<grid, 256, 0, g.stream>>>(g.params.p, P_, g.sum.p, count, g.distance.p);
         std::vector<double> part(static_cast<std::size_t>(R_));
         check(cudaMemcpyAsync(part.data(), g.distance.p, part.size() * sizeof(double),
                               cudaMemcpyDeviceToHost, g.stream),
@@ -473,37 +448,9 @@ void Replicas::copyParameters(int replica, float* host) {
            "cudaMemcpy (parameters to the host)");
 }
 
-} // namespace
-
-double timeReplicaReduce(std::int64_t params, int replicas, int repeats) {
-    check(cudaSetDevice(0), "cudaSetDevice");
-    std::int64_t bytes = 0;
-    Buffer<float> grads, sum;
-    grads.allocate(params * replicas, bytes);
-    sum.allocate(params, bytes);
-    check(cudaMemset(grads.p, 0, std::size_t(params * replicas) * sizeof(float)), "cudaMemset");
-    cudaEvent_t start, stop;
-    cudaEventCreate(&start);
-    cudaEventCreate(&stop);
-    reduceReplicasKernel<<<gridFor(params), kThreads>>>(grads.p, params, replicas,
-                                                        sum.p); // warm-up
-    cudaEventRecord(start);
-    for (int i = 0; i < repeats; ++i)
-        reduceReplicasKernel<<<gridFor(params), kThreads>>>(grads.p, params, replicas, sum.p);
-    cudaEventRecord(stop);
-    check(cudaEventSynchronize(stop), "the reduce benchmark");
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    return double(ms) * 1e-3 / repeats;
-}
-
-std::unique_ptr<ReplicaTrainer> ReplicaTrainer::create(const ReplicaSettings& settings,
-                                                       const HostData& train) {
-    if (!initialisedHere()) // the one place that initialises CUDA
-        initialise();
+std::unique_ptr<ReplicaTrainer> makeReplicaTrainer(const ReplicaSettings& settings,
+                                                   const HostData& train) {
     return std::make_unique<Replicas>(settings, train);
 }
 
-} // namespace hwl::cuda
+} // namespace hwl::cuda::module

@@ -1,30 +1,21 @@
 // The one place a process initialises CUDA, and what a forked child of such
-// a process meets (the CUDA-before-fork pitfall, on purpose).
+// a process meets (the CUDA-before-fork pitfall, on purpose). Whether this
+// process initialised CUDA is the engine's to know (loader.cpp:
+// initialisedHere()); NCCL is loaded only when asked for (nccl.cu).
 #include "cuda/check.h"
-#include "cuda/cuda.h"
+#include "cuda/module.h"
 
-#include <atomic>
 #include <chrono>
 #include <future>
 #include <memory>
 #include <thread>
 
-namespace hwl::cuda {
-
-namespace {
-std::atomic<bool> gInitialised{false};
-}
-
-bool initialisedHere() {
-    return gInitialised.load();
-}
+namespace hwl::cuda::module {
 
 DeviceReport initialise() {
-    gInitialised.store(true);
-    DeviceReport report;
+    DeviceReport report; // ncclVersion stays 0: NCCL loads only when needed (ncclStatus)
     cudaDriverGetVersion(&report.driverVersion);
     cudaRuntimeGetVersion(&report.runtimeVersion);
-    ncclGetVersion(&report.ncclVersion);
     int count = 0;
     if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
         report.error = "no CUDA device: cudaGetDeviceCount returned " + cudaText(e);
@@ -41,13 +32,25 @@ DeviceReport initialise() {
                 "device " + std::to_string(i) + ": cudaGetDeviceProperties returned " + cudaText(e);
             continue;
         }
-        report.devices.push_back(
-            {i, p.name, std::int64_t(p.totalGlobalMem), p.major, p.minor, p.multiProcessorCount});
+        int mode = 0; // CUDA 13's cudaDeviceProp has no computeMode: the attribute
+        cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, i);
+        report.devices.push_back({i, p.name, std::int64_t(p.totalGlobalMem), p.major, p.minor,
+                                  p.multiProcessorCount, mode});
     }
     // A context now, as frameworks create one at their first CUDA call: the
-    // state a forked child inherits and cannot use.
-    if (!report.devices.empty())
-        cudaFree(nullptr);
+    // state a forked child inherits and cannot use. It fails on a GPU in
+    // exclusive-process compute mode that another process holds.
+    if (report.devices.empty())
+        return report;
+    if (const cudaError_t e = cudaFree(nullptr); e != cudaSuccess) {
+        const bool exclusive = report.devices[0].computeMode == cudaComputeModeExclusiveProcess;
+        report.error = "no CUDA device: creating a context on device 0 returned " + cudaText(e) +
+                       (exclusive ? " (the GPU is in exclusive-process compute mode and another "
+                                    "process holds it: end that process, or set the default "
+                                    "mode with nvidia-smi -c DEFAULT)"
+                                  : "");
+        report.devices.clear();
+    }
     return report;
 }
 
@@ -68,27 +71,31 @@ std::string tryCudaInForkedChild(int timeoutMs) {
 }
 
 std::string ncclOneRankCheck() {
+    ncclComm_t comm = nullptr;
+    float* buffer = nullptr;
+    std::string why;
     try {
+        const Nccl& lib = nccl();
         check(cudaSetDevice(0), "cudaSetDevice");
-        ncclComm_t comm = nullptr;
         int device = 0;
-        check(ncclCommInitAll(&comm, 1, &device), "ncclCommInitAll");
-        float* buffer = nullptr;
+        check(lib.commInitAll(&comm, 1, &device), "ncclCommInitAll");
         const float host[4] = {1, 2, 3, 4};
         float back[4] = {};
         check(cudaMalloc(&buffer, sizeof host), "cudaMalloc");
         check(cudaMemcpy(buffer, host, sizeof host, cudaMemcpyHostToDevice), "cudaMemcpy");
-        check(ncclAllReduce(buffer, buffer, 4, ncclFloat, ncclSum, comm, nullptr), "ncclAllReduce");
+        check(lib.allReduce(buffer, buffer, 4, ncclFloat, ncclSum, comm, nullptr), "ncclAllReduce");
         check(cudaMemcpy(back, buffer, sizeof back, cudaMemcpyDeviceToHost), "cudaMemcpy");
-        cudaFree(buffer);
-        ncclCommDestroy(comm);
-        for (int i = 0; i < 4; ++i)
+        for (int i = 0; i < 4 && why.empty(); ++i)
             if (back[i] != host[i])
-                return "a one-rank sum changed element " + std::to_string(i);
+                why = "a one-rank sum changed element " + std::to_string(i);
     } catch (const std::exception& e) {
-        return e.what();
+        why = e.what();
     }
-    return {};
+    if (buffer)
+        cudaFree(buffer);
+    if (comm)
+        nccl().commDestroy(comm);
+    return why;
 }
 
-} // namespace hwl::cuda
+} // namespace hwl::cuda::module

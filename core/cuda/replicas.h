@@ -1,0 +1,142 @@
+#pragma once
+// Data-parallel replicas on GPUs (cuda.h, ReplicaTrainer), private to
+// core/cuda: replicas.cu trains them; steprunner.cu runs one replica's
+// gradient for the CUDA backend's StepKernel with the same kernels.
+#include "cuda/check.h"
+#include "cuda/cuda.h"
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hwl::cuda::module {
+
+/// Device memory that frees itself and counts what it holds.
+template <class T>
+struct Buffer {
+    T* p = nullptr;
+    std::int64_t n = 0;
+    Buffer() = default;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    Buffer(Buffer&& o) noexcept : p(std::exchange(o.p, nullptr)), n(std::exchange(o.n, 0)) {}
+    Buffer& operator=(Buffer&& o) noexcept {
+        std::swap(p, o.p);
+        std::swap(n, o.n);
+        return *this;
+    }
+    ~Buffer() {
+        if (p)
+            cudaFree(p);
+    }
+    void allocate(std::int64_t count, std::int64_t& bytes) {
+        if (p) {
+            cudaFree(p);
+            bytes -= n * std::int64_t(sizeof(T));
+            p = nullptr;
+        }
+        check(cudaMalloc(&p, std::size_t(count > 1 ? count : 1) * sizeof(T)), "cudaMalloc");
+        n = count;
+        bytes += count * std::int64_t(sizeof(T));
+    }
+};
+
+/// One GPU's replicas: parameters, momentum and gradients with stride P,
+/// activations with stride batch x width.
+struct Gpu {
+    int device = 0;
+    int first = 0; ///< its first replica's global index
+    cudaStream_t stream = nullptr;
+    cublasHandle_t blas = nullptr;
+    ncclComm_t comm = nullptr; ///< with more than one GPU
+    Buffer<float> params, velocity, grads, gradMean, data, x, rowLoss, losses, delta, deltaPrev;
+    Buffer<float> workspace;
+    std::vector<Buffer<float>> pre, post;
+    Buffer<std::int32_t> labels, y, rows;
+    Buffer<double> sum; ///< the replicas' double sums (parameters; gradients across GPUs)
+    Buffer<double> distance;
+    Buffer<long long> step;
+    long long* hostStep = nullptr; ///< pinned: the step the next replays start from
+    std::map<std::pair<int, bool>, cudaGraphExec_t> graphs;
+    std::int64_t bytes = 0;
+
+    void destroyGraphs() {
+        for (auto& [key, exec] : graphs)
+            cudaGraphExecDestroy(exec);
+        graphs.clear();
+    }
+    ~Gpu() {
+        cudaSetDevice(device);
+        destroyGraphs();
+        if (blas)
+            cublasDestroy(blas);
+        if (hostStep)
+            cudaFreeHost(hostStep);
+        if (stream)
+            cudaStreamDestroy(stream);
+    }
+};
+
+class Replicas final : public ReplicaTrainer {
+public:
+    Replicas(const ReplicaSettings& s, const HostData& train);
+    ~Replicas() override;
+    void setParameters(const float* host) override;
+    void setEpochRows(const std::vector<std::vector<std::int32_t>>& rows) override;
+    void enqueueSteps(std::int64_t first, std::int64_t count, bool own) override;
+    std::vector<float> finishSteps() override;
+    void averageParameters() override;
+    std::vector<double> divergences() override;
+    void copyParameters(int replica, float* host) override;
+    const float* deviceParameters() const override { return gpus_[0]->params.p; }
+    std::int64_t deviceBytes() const override;
+
+    /// StepRunner's step (one GPU, one replica, eager; steprunner.cu): the
+    /// mean loss of rows[0..n) (n <= the batch) at host `params`, and its
+    /// gradient d(mean loss)/d(params) into host `grad`. No update.
+    float gradientAt(const float* params, const std::int32_t* rows, int n, float* grad);
+
+private:
+    /// Thrown by drain() on the threads of the other GPUs when one failed.
+    struct PeerFailed {};
+
+    void setUp(Gpu& g, const HostData& train);
+    void warmUp(Gpu& g);
+    /// gather, forward, loss, backward: every replica's own gradient.
+    void recordGradients(Gpu& g, int n);
+    void recordStep(Gpu& g, int n, bool own);
+    void recordMean(Gpu& g);
+    void replay(Gpu& g, std::int64_t first, std::int64_t count, bool own);
+    cudaGraphExec_t capture(Gpu& g, int n, bool own);
+    void forward(Gpu& g, int n);
+    void backward(Gpu& g, int n);
+    /// fn(gpu) on every GPU at once (one thread each when there are several:
+    /// NCCL ranks of one process must not wait on each other from one thread).
+    template <class Fn>
+    void onEach(Fn&& fn);
+    /// Waits for g's stream. With several GPUs it polls, and leaves
+    /// (PeerFailed) when another GPU's thread failed or NCCL reports an error,
+    /// rather than wait forever in a collective for a peer that will not come.
+    void drain(Gpu& g, const char* what);
+    /// After a failure on one GPU (every thread has left): graphs first, then
+    /// every communicator aborted; the trainer refuses further work.
+    void abortAll(const std::string& why);
+    void sumParameters();
+
+    ReplicaSettings s_;
+    int R_;
+    std::int64_t P_;
+    const Nccl* nccl_ = nullptr; ///< loaded with more than one GPU
+    std::int64_t rowsPerReplica_ = 0;
+    std::int64_t lastStep_ = 0, lastCount_ = 0;
+    bool pending_ = false;            ///< steps enqueued, not yet finished
+    std::atomic<bool> failed_{false}; ///< a GPU's thread failed in the current onEach
+    std::string broken_;              ///< why the communicators were aborted
+    std::vector<std::unique_ptr<Gpu>> gpus_;
+};
+
+} // namespace hwl::cuda::module
