@@ -1,5 +1,8 @@
-// hogwild-lab: the desktop window by default, the command line with
-// --headless, and the internal worker role for process workers.
+// hogwild-lab: the desktop window by default; the command line with
+// --headless, which this program hands to the Qt-free engine executable
+// beside it (hogwild-lab-engine, app/engine.cpp) so that a headless run and
+// its workers map none of Qt; and the internal worker role for process
+// workers (which the engine executable runs when it is there).
 #include "cli/headless.h"
 #include "guiapp.h"
 #include "run/workerrole.h"
@@ -9,11 +12,13 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-    // Process workers started by spawn or the fork server re-enter here.
     if (int code = 0; hwl::runWorkerRoleIfRequested(argc, argv, code))
         return code;
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--headless") == 0 || std::strcmp(argv[i], "--list-presets") == 0)
+        if (std::strcmp(argv[i], "--headless") == 0 ||
+            std::strcmp(argv[i], "--list-presets") == 0) {
+            hwl::execEngineExecutable(argv); // returns only when there is none beside this one
             return hwl::runHeadless(std::vector<std::string>(argv + 1, argv + argc));
+        }
     return hwl::ui::runGui(argc, argv);
 }

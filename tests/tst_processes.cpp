@@ -376,6 +376,18 @@ private slots:
                                     issue.message.find("mode processes only") != std::string::npos);
         QVERIFY(reported);
     }
+
+    // The CUDA module is loaded only by what needs a GPU: after every CPU
+    // process mode above ran from this process, none of the CUDA runtime,
+    // cuBLAS, cuBLASLt, NCCL or the module is mapped here.
+    void cpuRunsMapNoCudaLibrary() {
+        QFile maps("/proc/self/maps");
+        QVERIFY(maps.open(QIODevice::ReadOnly));
+        const QByteArray text = maps.readAll();
+        QVERIFY(text.contains("libhwl") || text.contains("tst_processes"));
+        for (const char* lib : {"libcudart", "libcublas", "libnccl", "libhwl_cuda", "libcuda.so"})
+            QVERIFY2(!text.contains(lib), lib);
+    }
 };
 
 int main(int argc, char** argv) {

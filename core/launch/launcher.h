@@ -7,7 +7,8 @@
 //   threads:    a std::thread runs job.body in this process;
 //   fork:       fork() now; the child runs job.body with the parent's
 //               mappings and _exit()s with its result;
-//   spawn:      fork() + exec of this program (/proc/self/exe) in the
+//   spawn:      fork() + exec of the engine executable (engineExecutable():
+//               hogwild-lab-engine beside this program, else this one) in the
 //               internal worker role with job.roleArgs; the worker maps the
 //               run by name;
 //   forkserver: a request to a ForkServer started early, while the process

@@ -69,7 +69,7 @@ std::string mpirunLog(int fd) {
 class MpirunLauncher final : public Launcher {
 public:
     explicit MpirunLauncher(MpirunCommand command)
-        : command_(std::move(command)), mpirun_(findMpirun()), program_(selfExecutable()) {
+        : command_(std::move(command)), mpirun_(findMpirun()), program_(engineExecutable()) {
         if (mpirun_.empty())
             throw RunError("transport mpi: mpirun is not on PATH; install it (apt-get install "
                            "openmpi-bin) or add its folder to PATH");

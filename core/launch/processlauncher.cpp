@@ -101,7 +101,7 @@ public:
 
 class SpawnLauncher final : public ChildLauncher {
 public:
-    SpawnLauncher() : executable_(selfExecutable()) {}
+    SpawnLauncher() : executable_(engineExecutable()) {}
     pid_t launch(std::uint32_t rank, const WorkerJob& job) override {
         // Everything the child needs is prepared before fork(): after it, a
         // child of a multi-threaded process may only call async-signal-safe

@@ -21,6 +21,12 @@ std::string selfExecutable() {
     return path;
 }
 
+std::string engineExecutable() {
+    const std::string self = selfExecutable();
+    const std::string beside = self.substr(0, self.rfind('/') + 1) + kEngineExecutable;
+    return access(beside.c_str(), X_OK) == 0 ? beside : self;
+}
+
 std::vector<char*> execArgv(std::vector<std::string>& strings) {
     std::vector<char*> argv;
     for (auto& s : strings)

@@ -9,9 +9,17 @@
 
 namespace hwl {
 
-/// This program's path (/proc/self/exe resolved), which worker roles run
-/// again. Throws RunError when it cannot be found.
+/// This program's path (/proc/self/exe resolved). Throws RunError when it
+/// cannot be found.
 std::string selfExecutable();
+
+/// The program that worker roles, MPI ranks and the device probe run: the
+/// Qt-free engine executable (kEngineExecutable) beside this program when
+/// there is one (the window's process, the installed layout), else this
+/// program (the engine executable itself, a test or a benchmark, whose main()
+/// runs the worker role too). Throws RunError when neither can be found.
+std::string engineExecutable();
+constexpr const char* kEngineExecutable = "hogwild-lab-engine";
 
 /// A null-terminated argv for execv() over `strings`, which must outlive it
 /// (built before fork(): after it only async-signal-safe calls are allowed).

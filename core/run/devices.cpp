@@ -1,6 +1,7 @@
 #include "run/devices.h"
 
 #include "launch/waitstatus.h"
+#include "launch/workerargs.h"
 
 #ifdef HWL_HAVE_CUDA
 #include "cuda/cuda.h"
@@ -51,18 +52,19 @@ DeviceList parseReport(const std::string& text) {
             list.unavailable = f[1];
         else if (f[0] == "versions" && f.size() == 2)
             list.versions = f[1];
-        else if (f[0] == "device" && f.size() == 7)
+        else if (f[0] == "device" && f.size() == 8)
             list.devices.push_back({std::atoi(f[1].c_str()), f[2], std::atoll(f[3].c_str()),
                                     std::atoi(f[4].c_str()), std::atoi(f[5].c_str()),
-                                    std::atoi(f[6].c_str())});
+                                    std::atoi(f[6].c_str()), f[7] == "3"});
     }
     if (list.devices.empty() && list.unavailable.empty())
         list.unavailable = "no CUDA device: the device probe reported none";
     return list;
 }
 
-/// Runs the probe (this program in the probe role) and reads its report.
-DeviceList probe() {
+/// Runs `program` with `argument` (the probe role) and reads its report,
+/// giving up after `timeoutMs`.
+DeviceList runProbe(std::string program, std::string argument, int timeoutMs) {
     int pipeFds[2];
     if (pipe2(pipeFds, O_CLOEXEC) != 0)
         return unavailable(true, std::string("the device probe could not start: pipe: ") +
@@ -70,22 +72,18 @@ DeviceList probe() {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, pipeFds[1], STDOUT_FILENO);
-    char self[] = "/proc/self/exe";
-    char flag[64];
-    std::snprintf(flag, sizeof flag, "%s", kProbeFlag);
-    char* argv[] = {self, flag, nullptr};
+    char* argv[] = {program.data(), argument.data(), nullptr};
     pid_t pid = 0;
-    const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv, environ);
+    const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
     close(pipeFds[1]);
     if (rc != 0) {
         close(pipeFds[0]);
-        return unavailable(true,
-                           std::string("the device probe could not start: ") + std::strerror(rc));
+        return unavailable(true, "the device probe " + program +
+                                     " could not start: " + std::strerror(rc));
     }
     std::string text;
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::milliseconds(kProbeTimeoutMs);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
     bool timedOut = false;
     while (true) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -96,8 +94,11 @@ DeviceList probe() {
             break;
         }
         pollfd p{pipeFds[0], POLLIN, 0};
-        if (poll(&p, 1, int(left)) < 0 && errno != EINTR)
+        const int ready = poll(&p, 1, int(left));
+        if (ready < 0 && errno != EINTR)
             break;
+        if (ready <= 0)
+            continue; // nothing to read yet: the deadline decides, never a blocking read
         char buf[4096];
         const ssize_t n = read(pipeFds[0], buf, sizeof buf);
         if (n > 0 && text.size() < (1u << 20))
@@ -112,12 +113,21 @@ DeviceList probe() {
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (timedOut)
-        return unavailable(true,
-                           "no CUDA device: the device probe gave no answer within 30 s (killed)");
+        return unavailable(true, "no CUDA device: the device probe gave no answer within " +
+                                     std::to_string(timeoutMs) + " ms (killed)");
     if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
         return unavailable(true, "no CUDA device: the device probe " + describeWaitStatus(status) +
                                      (text.empty() ? std::string() : ": " + text));
     return parseReport(text);
+}
+
+DeviceList probe() {
+    try {
+        // The engine executable: Qt-free, the probe maps only the engine and CUDA.
+        return runProbe(engineExecutable(), kProbeFlag, kProbeTimeoutMs);
+    } catch (const std::exception& e) {
+        return unavailable(true, std::string("the device probe could not start: ") + e.what());
+    }
 }
 
 DeviceList unavailable(bool built, std::string why) {
@@ -130,6 +140,11 @@ DeviceList unavailable(bool built, std::string why) {
 std::mutex gMutex;
 std::optional<DeviceList> gList;
 } // namespace
+
+DeviceList probeDevicesWith(const std::string& program, const std::string& argument,
+                            int timeoutMs) {
+    return runProbe(program, argument, timeoutMs);
+}
 
 bool cudaBuilt() {
 #ifdef HWL_HAVE_CUDA
@@ -163,7 +178,12 @@ std::string describeDevices(const DeviceList& list) {
     for (const GpuDevice& d : list.devices)
         out << "cuda:" << d.index << "  " << d.name << "  " << (d.memoryBytes >> 20) << " MiB  "
             << "compute capability " << d.major << "." << d.minor << "  " << d.multiprocessors
-            << " multiprocessors\n";
+            << " multiprocessors"
+            << (d.exclusiveProcess
+                    ? "  exclusive-process compute mode: one process at a time may use it (a "
+                      "run's device process cannot start while another process holds it)"
+                    : "")
+            << "\n";
     if (!list.versions.empty())
         out << list.versions << "\n";
     return out.str();
@@ -175,15 +195,18 @@ bool runDeviceProbeIfRequested(int argc, char** argv, int& exitCode) {
     exitCode = 0;
 #ifdef HWL_HAVE_CUDA
     const cuda::DeviceReport r = cuda::initialise();
-    std::printf("versions\tdriver %s, runtime %s, NCCL %d.%d.%d\n",
+    // NCCL is loaded here only to say whether a run on several GPUs could
+    // find it (runs load it only then); the probe is a process of its own.
+    std::printf("versions\tdriver %s, runtime %s; %s; %s\n",
                 r.driverVersion ? versionText(r.driverVersion).c_str() : "none",
-                versionText(r.runtimeVersion).c_str(), r.ncclVersion / 10000,
-                (r.ncclVersion / 100) % 100, r.ncclVersion % 100);
+                r.runtimeVersion ? versionText(r.runtimeVersion).c_str() : "none",
+                cuda::ncclStatus().c_str(), cuda::moduleStatus().c_str());
     if (!r.error.empty())
         std::printf("error\t%s\n", r.error.c_str());
     for (const cuda::Device& d : r.devices)
-        std::printf("device\t%d\t%s\t%lld\t%d\t%d\t%d\n", d.index, d.name.c_str(),
-                    static_cast<long long>(d.memoryBytes), d.major, d.minor, d.multiprocessors);
+        std::printf("device\t%d\t%s\t%lld\t%d\t%d\t%d\t%d\n", d.index, d.name.c_str(),
+                    static_cast<long long>(d.memoryBytes), d.major, d.minor, d.multiprocessors,
+                    d.computeMode);
 #else
     std::printf("error\t%s\n", cudaNotBuiltReason().c_str());
     (void)versionText;

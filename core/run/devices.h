@@ -2,8 +2,8 @@
 // The CUDA devices this machine has, as a child process sees them: the
 // process that owns the window, and any parent that forks workers, never
 // initialises CUDA (a forked child could not use it), so the devices are
-// discovered by a spawned probe (this program again, in the internal probe
-// role) that reports each device's name, memory and compute capability.
+// discovered by a spawned probe (the engine executable, in the internal
+// probe role) that reports each device's name, memory and compute capability.
 // Part of the engine's public API (the window lists them; --list-devices
 // prints them). Thread-safe.
 #include <cstdint>
@@ -18,13 +18,15 @@ struct GpuDevice {
     std::int64_t memoryBytes = 0;
     int major = 0, minor = 0; ///< compute capability
     int multiprocessors = 0;
+    bool exclusiveProcess = false; ///< one process at a time may hold a context on it
 };
 
 struct DeviceList {
     bool built = false;      ///< whether this build has the CUDA backend
     std::string unavailable; ///< why no GPU mode can run here; empty when one can
     std::vector<GpuDevice> devices;
-    std::string versions; ///< "driver 13.0, runtime 13.0, NCCL 2.28.9" (what the probe saw)
+    std::string versions; ///< "driver 13.0, runtime 13.0; NCCL 2.28.9 (path); CUDA backend: path"
+                          ///< (what the probe saw)
 };
 
 /// Whether this build has the CUDA backend, and if not why ("not built: no
@@ -41,6 +43,9 @@ std::string describeDevices(const DeviceList& list);
 /// had (fork refused) without touching CUDA, and --force-unsafe-fork is
 /// refused. Call once, early.
 void neverInitialiseCudaHere();
+/// For tests: runs `program argument` as the probe is run (its standard
+/// output read as the probe's report, given up after `timeoutMs`, then killed).
+DeviceList probeDevicesWith(const std::string& program, const std::string& argument, int timeoutMs);
 /// The probe role: when argv[1] is its flag, prints what CUDA reports and
 /// returns true (runWorkerRoleIfRequested calls it).
 bool runDeviceProbeIfRequested(int argc, char** argv, int& exitCode);

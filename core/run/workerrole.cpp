@@ -166,6 +166,20 @@ int workerProcessMain(const std::vector<std::string>& args) {
     return workerExitCode(telemetry, spec.rank);
 }
 
+void execEngineExecutable(char** argv) {
+    std::string engine, self;
+    try {
+        engine = engineExecutable();
+        self = selfExecutable();
+    } catch (const std::exception&) {
+        return;
+    }
+    if (engine == self)
+        return;
+    argv[0] = engine.data();
+    execv(engine.c_str(), argv); // returns only when it failed: run here instead
+}
+
 bool runWorkerRoleIfRequested(int argc, char** argv, int& exitCode) {
     if (runDeviceProbeIfRequested(argc, argv, exitCode))
         return true;

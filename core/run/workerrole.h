@@ -25,6 +25,12 @@ bool runWorkerRoleIfRequested(int argc, char** argv, int& exitCode);
 /// stderr).
 int workerProcessMain(const std::vector<std::string>& args);
 
+/// Replaces this process with the engine executable beside it
+/// (hogwild-lab-engine), same arguments, when there is one and this process
+/// is not it already; returns only when it does not (the caller then runs the
+/// command line itself).
+void execEngineExecutable(char** argv);
+
 /// Starts this process's fork server (once; later calls do nothing). Returns
 /// an empty string, or why it could not start: runs with the forkserver start
 /// method then start a server of their own, late, with a warning.

@@ -222,31 +222,8 @@ void DeviceStrategy::trainWorker(const WorkerEnvironment& env, std::uint32_t ran
 }
 
 #ifdef HWL_HAVE_CUDA
-cuda::HostData hostData(const DatasetView& v) {
-    return {v.rows, v.dim, v.numClasses, v.dense, v.offsets, v.indices, v.values, v.labels};
-}
-
 cuda::Sgd deviceSgd(const ExperimentConfig& c) {
     return {float(c.lr), float(c.momentum), float(c.weightDecay)};
-}
-
-cuda::MlpShape mlpShape(const Model& model) {
-    const auto* mlp = dynamic_cast<const Mlp*>(&model);
-    if (!mlp)
-        throw InputError("model: data-parallel on cuda trains mlp models (the embedding bag "
-                         "runs on the GPU in mode gpu-hogwild)");
-    cuda::MlpShape s;
-    for (const auto& l : mlp->layers())
-        s.layers.push_back({l.in, l.out, l.weight, l.bias});
-    s.activation = int(model.spec().activation);
-    s.total = model.layout().total();
-    return s;
-}
-
-cuda::BagShape bagShape(const Model& model) {
-    const auto& bag = dynamic_cast<const EmbeddingBag&>(model);
-    return {bag.vocab(),        bag.dim(),        bag.classes(),         bag.tableOffset(),
-            bag.weightOffset(), bag.biasOffset(), model.layout().total()};
 }
 
 std::unique_ptr<cuda::Evaluator> deviceEvaluator(const Model& model, DeviceWorkers& workers) {

@@ -13,6 +13,7 @@
 #include "train/keepgoing.h"
 
 #ifdef HWL_HAVE_CUDA
+#include "backend/cuda/deviceshapes.h"
 #include "cuda/cuda.h"
 #endif
 
@@ -103,14 +104,9 @@ private:
 };
 
 #ifdef HWL_HAVE_CUDA
-/// The training rows as the CUDA backend takes them.
-cuda::HostData hostData(const DatasetView& v);
+/// The experiment's SGD as the CUDA module takes it (hostData, mlpShape and
+/// bagShape: backend/cuda/deviceshapes.h).
 cuda::Sgd deviceSgd(const ExperimentConfig& c);
-/// The MLP as the CUDA backend takes it (its layers' widths and offsets);
-/// InputError for another model.
-cuda::MlpShape mlpShape(const Model& model);
-/// The embedding bag as the CUDA backend takes it (model must be one).
-cuda::BagShape bagShape(const Model& model);
 /// An Evaluator of the run's test set on the device: null when the run has
 /// none, the model is the MLP on sparse rows, or the device cannot (then
 /// the reason is published and the run evaluates on the CPU).
