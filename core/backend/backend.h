@@ -1,6 +1,6 @@
 #pragma once
-// Where a training step runs. A Backend (the CPU with Eigen here; CUDA in
-// the optional cuda/ target later) makes one StepKernel per worker and
+// Where a training step runs. A Backend (the CPU with Eigen; CUDA through the
+// module core/cuda loads, backend/cuda/cudabackend.h) makes one StepKernel per worker and
 // allocates the parameter stores its kernels work on. The double-precision
 // CPU arithmetic (backend/cpu/modelkernel.h) is the reference every backend
 // is compared with (tests/tst_backends), so a new backend only registers
@@ -98,7 +98,16 @@ public:
 
 /// The CPU backend: Eigen kernels, heap and shared-memory stores.
 const Backend& cpuBackend();
-/// Every backend this build has, the CPU first.
+/// Every backend this build has that can run here, the CPU first. Asking
+/// loads the CUDA module and initialises CUDA in this process when the build
+/// has it (backend/cuda/cudabackend.h): a process that forks afterwards must
+/// not ask. The run itself never does (it uses cpuBackend()).
 std::vector<const Backend*> backends();
+/// The backends this build knows that cannot run here, each with why
+/// ("cuda", "no CUDA device: cudaGetDeviceCount returned 35, ...").
+struct UnavailableBackend {
+    std::string name, why;
+};
+std::vector<UnavailableBackend> unavailableBackends();
 
 } // namespace hwl

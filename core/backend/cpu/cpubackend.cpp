@@ -89,8 +89,4 @@ const Backend& cpuBackend() {
     return backend;
 }
 
-std::vector<const Backend*> backends() {
-    return {&cpuBackend()};
-}
-
 } // namespace hwl

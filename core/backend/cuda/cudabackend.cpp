@@ -1,0 +1,131 @@
+#include "backend/cuda/cudabackend.h"
+
+#include "backend/cpu/cpubackend.h"
+#include "backend/cpu/modelkernel.h"
+#include "backend/cuda/deviceshapes.h"
+#include "model/embeddingbag.h"
+#include "optim/hogwild.h"
+#include "util/errors.h"
+
+#include <mutex>
+
+namespace hwl {
+
+namespace {
+
+/// The most rows one lossAndGradient() passes to the device.
+constexpr int kMaxRows = 4096;
+
+cuda::HostData denseRows(const DatasetView& train) {
+    if (train.isSparse())
+        throw InputError("dataset: the CUDA backend's step kernel reads dense rows (sparse rows "
+                         "train on the GPU in mode gpu-hogwild)");
+    return hostData(train);
+}
+
+class CudaStepKernel final : public StepKernel {
+public:
+    CudaStepKernel(const Model& model, const DatasetView& train, const SgdSettings& sgd,
+                   std::uint32_t rank, std::uint32_t workers)
+        : runner_(cuda::StepRunner::create(
+              mlpShape(model, "the CUDA backend's step kernel trains mlp models (the embedding "
+                              "bag trains on the GPU in mode gpu-hogwild)"),
+              denseRows(train), kMaxRows)),
+          host_(makeModelKernel(model)), sgd_(sgd), rank_(rank), workers_(workers),
+          velocity_(sgd.momentum > 0 ? std::size_t(model.layout().total()) : 0, 0.0f) {
+        const std::int64_t total = model.layout().total();
+        ws_.grad.values.resize(std::size_t(total));
+        ws_.grad.segments = {{0, total, 0}}; // dense: one segment over everything
+    }
+
+    float lossAndGradient(const float* params, const std::int64_t* rows, std::int64_t n) override {
+        if (n > kMaxRows)
+            throw InputError("batch: the CUDA backend's step kernel takes at most " +
+                             std::to_string(kMaxRows) + " rows a step");
+        rows32_.assign(rows, rows + n);
+        return runner_->lossAndGradient(params, rows32_.data(), int(n), ws_.grad.values.data());
+    }
+    const Gradient<float>& gradient() const override { return ws_.grad; }
+    void update(float* params, UpdateAccess access) override {
+        if (access == UpdateAccess::Shared)
+            hogwild::applyUpdate(params, ws_.grad, velocity(), sgd_, rank_, workers_);
+        else
+            applySgd(params, ws_.grad, velocity(), sgd_, rank_, workers_);
+    }
+    void countedUpdate(float* params, std::uint32_t* versions,
+                       hogwild::UpdateTally& tally) override {
+        hogwild::applyCountedUpdate(params, versions, ws_.grad, velocity(), sgd_, tally, rank_,
+                                    workers_);
+    }
+    void updateRange(float* params, const float* gradient, std::int64_t offset,
+                     std::int64_t length) override {
+        detail::sgdRange(params + offset, gradient,
+                         velocity_.empty() ? nullptr : velocity_.data() + offset, length, sgd_);
+    }
+    /// A range of rows: the host's arithmetic (Backend::evaluate, over every
+    /// row, is the device's).
+    EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
+                        std::int64_t end) override {
+        return host_->evaluate(params, data, begin, end, hostWs_);
+    }
+
+private:
+    float* velocity() { return velocity_.empty() ? nullptr : velocity_.data(); }
+
+    std::unique_ptr<cuda::StepRunner> runner_;
+    std::unique_ptr<ModelKernel> host_;
+    SgdSettings sgd_;
+    std::uint32_t rank_, workers_;
+    Workspace<float> ws_, hostWs_;
+    std::vector<std::int32_t> rows32_;
+    AlignedVector<float> velocity_;
+};
+
+class CudaBackend final : public Backend {
+public:
+    const char* name() const override { return "cuda"; }
+    std::unique_ptr<StepKernel> makeKernel(const Model& model, const DatasetView& train,
+                                           const SgdSettings& sgd, std::uint32_t rank,
+                                           std::uint32_t workers) const override {
+        return std::make_unique<CudaStepKernel>(model, train, sgd, rank, workers);
+    }
+    /// Stores live where the CPU's do: the kernel uploads what it reads.
+    ParameterStore allocate(std::int64_t count, StorePlace place, const std::string& purpose,
+                            bool versions) const override {
+        return cpuBackend().allocate(count, place, purpose, versions);
+    }
+    EvalResult evaluate(const Model& model, const float* params,
+                        const DatasetView& data) const override {
+        const bool bag = dynamic_cast<const EmbeddingBag*>(&model) != nullptr;
+        const cuda::BagShape shape = bag ? bagShape(model) : cuda::BagShape{};
+        const auto evaluator =
+            cuda::Evaluator::create(bag ? cuda::MlpShape{} : mlpShape(model, "mlp or bag"),
+                                    bag ? &shape : nullptr, hostData(data));
+        const cuda::EvalTotals t = evaluator->evaluateHost(params);
+        return {t.lossSum, t.correct, t.count};
+    }
+};
+
+struct Probed {
+    const Backend* backend = nullptr;
+    std::string why;
+};
+
+Probed probe() {
+    const cuda::DeviceReport report = cuda::initialise();
+    if (report.devices.empty())
+        return {nullptr, report.error};
+    static const CudaBackend backend;
+    return {&backend, {}};
+}
+
+} // namespace
+
+const Backend* cudaBackend(std::string* why) {
+    static const Probed once = probe();
+    if (!once.backend && why)
+        *why = once.why;
+    return once.backend;
+}
+
+} // namespace hwl

@@ -1,0 +1,47 @@
+#pragma once
+// Helpers of the engine tests that need no Qt (testutil.h includes them; the
+// Qt-free GPU test, which the device bundle carries, includes only this).
+#include "run/run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace hwl::test {
+
+/// ||a - b|| / max(||b||, tiny): the error of a against the reference b.
+inline double normalisedError(const std::vector<double>& a, const std::vector<double>& b) {
+    double diff = 0, norm = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        diff += (a[i] - b[i]) * (a[i] - b[i]);
+        norm += b[i] * b[i];
+    }
+    return std::sqrt(diff) / std::max(std::sqrt(norm), 1e-30);
+}
+
+/// The largest element-wise difference of two parameter vectors.
+inline double maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        worst = std::max(worst, std::abs(double(a[i]) - double(b[i])));
+    return worst;
+}
+
+/// Runs `c` to its end; `whileRunning` (when given) is called every 20 ms
+/// and once at the end (e.g. to drain the telemetry into a metrics log).
+inline std::unique_ptr<Run> runToEnd(const ExperimentConfig& c,
+                                     const std::function<void(Run&)>& whileRunning = {}) {
+    auto run = std::make_unique<Run>(c);
+    run->start();
+    while (!run->wait(std::chrono::milliseconds(20)))
+        if (whileRunning)
+            whileRunning(*run);
+    if (whileRunning)
+        whileRunning(*run);
+    return run;
+}
+
+} // namespace hwl::test
