@@ -1,0 +1,656 @@
+"""The PyTorch side of the GPU device check (tests/gpu/device-check), and the
+Python it needs besides the blog's recipes (bench/pytorch_recipes.py).
+
+    python3 bench/gpu_torch.py SUBCOMMAND [options]
+
+Subcommands (each prints one line "RESULT {json}" on stdout at the end;
+progress and reasons go to stderr; exit 0 when it ran, 1 when it failed, 3
+when it was skipped, e.g. no CUDA device, saying why in the RESULT):
+
+  make-data DIR   writes the end-to-end data sets the engine trains on and
+                  PyTorch evaluates: DIR/mlp.csv (a learnable teacher task,
+                  features exact in float32 so both parse the same bits) and
+                  DIR/bag.svm (LIBSVM bags of tokens, each class preferring
+                  its part of the vocabulary). Files, not the engine's
+                  synthetic specs: PyTorch reads exactly the rows the engine
+                  read, and the engine's held-out split (Fisher-Yates with its
+                  xoshiro256** Rng, seeded by --seed) is reproduced here.
+  evaluate RUN... loads each --out folder (experiment.json, weights.safetensors
+                  and weights.npz), rebuilds the model as torch.nn modules
+                  (nn.Sequential of Linear for mlp:, EmbeddingBag + Linear for
+                  embedding-bag:), regenerates the test split and evaluates
+                  it; compares with the run's own last test evaluation
+                  (metrics.csv, kind eval): accuracy within 0.5 points and
+                  loss within 1e-3 (relative) pass.
+  replicas        R data-parallel replicas of one MLP on one GPU, batch B each,
+                  the way PyTorch does it best: parameters stacked along a
+                  replica axis, torch.func.vmap(grad(functional_call)) for all
+                  replicas' gradients in one batched computation, their mean
+                  applied to every replica (they stay identical, as DDP's and
+                  the engine's do); eager and captured in one CUDA graph;
+                  plus one model at batch R*B for reference. samples/s.
+  cpu-bag         process Hogwild on the CPU in the blog's style (fork,
+                  share_memory(), one intra-op thread per worker, every
+                  worker walking all rows) on the sparse embedding bag
+                  (nn.EmbeddingBag sparse gradients), samples/s.
+
+Written for PyTorch 2.x (torch.func); runs on 1.13 with functorch, and says
+so when neither is there.
+"""
+
+import argparse
+import json
+import math
+import os
+import struct
+import sys
+import time
+
+sys.dont_write_bytecode = True
+
+try:
+    import numpy as np
+except ImportError:  # make-data and the Rng need no numpy; the rest says why
+    np = None
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def result(obj, rc=0):
+    print("RESULT " + json.dumps(obj), flush=True)
+    return rc
+
+
+# ------------------------------------------------------------ the engine's Rng
+M64 = (1 << 64) - 1
+
+
+def _rotl(x, k):
+    return ((x << k) | (x >> (64 - k))) & M64
+
+
+class Rng:
+    """core/util/random.h: xoshiro256** seeded by splitmix64."""
+
+    def __init__(self, seed):
+        self.s = []
+        seed &= M64
+        for _ in range(4):
+            seed = (seed + 0x9E3779B97F4A7C15) & M64
+            z = seed
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+            self.s.append(z ^ (z >> 31))
+
+    def next(self):
+        s = self.s
+        out = (_rotl((s[1] * 5) & M64, 7) * 9) & M64
+        t = (s[1] << 17) & M64
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = _rotl(s[3], 45)
+        return out
+
+    def below(self, n):
+        return (self.next() * n) >> 64
+
+
+def engine_split(rows, fraction, seed):
+    """core/data/datasources.cpp splitTrainTest: the row indices of the train
+    and test sets, in the engine's order."""
+    n_test = int(math.floor(float(rows) * fraction))
+    if n_test <= 0:
+        return list(range(rows)), []
+    order = list(range(rows))
+    rng = Rng(seed)
+    for i in range(rows - 1, 0, -1):
+        j = rng.below(i + 1)
+        order[i], order[j] = order[j], order[i]
+    n_train = rows - n_test
+    return order[:n_train], order[n_train:]
+
+
+# -------------------------------------------------------------------- make-data
+def cmd_make_data(a):
+    import random
+    os.makedirs(a.dir, exist_ok=True)
+    rnd = random.Random(a.seed)
+    # mlp.csv: label, then DIM features that are multiples of 1/1024 (exact in
+    # float32 and in decimal: both parsers get the same bits); labels from a
+    # fixed random teacher DIM-32-CLASSES (tanh), so the task is learnable.
+    hidden = 32
+    w1 = [[rnd.gauss(0, 1) / math.sqrt(a.dim) for _ in range(a.dim)] for _ in range(hidden)]
+    w2 = [[rnd.gauss(0, 1) / math.sqrt(hidden) for _ in range(hidden)] for _ in range(a.classes)]
+    path = os.path.join(a.dir, "mlp.csv")
+    with open(path, "w") as f:
+        for _ in range(a.rows):
+            x = [max(-8.0, min(8.0, round(rnd.gauss(0, 1) * 1024) / 1024)) for _ in range(a.dim)]
+            h = [math.tanh(sum(wi * xi for wi, xi in zip(row, x))) for row in w1]
+            z = [sum(wi * hi for wi, hi in zip(row, h)) for row in w2]
+            label = max(range(a.classes), key=lambda c: z[c])
+            f.write("%d,%s\n" % (label, ",".join("%.10g" % v for v in x)))
+    # bag.svm: TOKENS draws per row, 75% from the class's own slice of the
+    # vocabulary, the rest anywhere; repeated tokens become counts (LIBSVM
+    # indices must increase). The last row holds the last token, so the
+    # engine's vocabulary (the largest index) is exactly VOCAB.
+    vpath = os.path.join(a.dir, "bag.svm")
+    part = a.vocab // a.classes
+    with open(vpath, "w") as f:
+        for r in range(a.bag_rows):
+            label = rnd.randrange(a.classes)
+            counts = {}
+            for _ in range(a.tokens):
+                if rnd.random() < 0.75:
+                    t = label * part + rnd.randrange(part)
+                else:
+                    t = rnd.randrange(a.vocab)
+                counts[t] = counts.get(t, 0) + 1
+            if r == a.bag_rows - 1:
+                counts[a.vocab - 1] = counts.get(a.vocab - 1, 0) + 1
+            f.write("%d %s\n" % (label, " ".join("%d:%d" % (t + 1, counts[t])
+                                                 for t in sorted(counts))))
+    return result({"ok": True, "mlp": path, "mlp_spec": "csv:" + path, "bag": vpath,
+                   "bag_spec": "libsvm:" + vpath, "rows": a.rows, "dim": a.dim,
+                   "classes": a.classes, "bag_rows": a.bag_rows, "vocab": a.vocab})
+
+
+# --------------------------------------------------------------------- evaluate
+def read_safetensors(path):
+    """The format by hand (the safetensors package may be missing): name ->
+    float32 numpy array."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    (n,) = struct.unpack("<Q", blob[:8])
+    header = json.loads(blob[8:8 + n].decode("utf-8"))
+    base = 8 + n
+    out = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        if t["dtype"] != "F32":
+            raise ValueError("%s: tensor %s has dtype %s, expected F32" % (path, name, t["dtype"]))
+        lo, hi = t["data_offsets"]
+        out[name] = np.frombuffer(blob[base + lo:base + hi], dtype="<f4").reshape(t["shape"]).copy()
+    return out
+
+
+def load_csv(path):
+    labels, rows = [], []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            parts = line.split(",")
+            try:
+                lab = int(parts[0])
+            except ValueError:
+                if not rows:
+                    continue  # a header line
+                raise
+            labels.append(lab)
+            rows.append([float(v) for v in parts[1:]])
+    return np.asarray(rows, dtype=np.float32), np.asarray(labels, dtype=np.int64)
+
+
+def load_libsvm(path):
+    labels, idx, val, offsets = [], [], [], [0]
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.split()
+            labels.append(int(float(parts[0])))
+            for p in parts[1:]:
+                i, v = p.split(":")
+                idx.append(int(i) - 1)
+                val.append(float(v))
+            offsets.append(len(idx))
+    labs = np.asarray(labels, dtype=np.int64)
+    if set(np.unique(labs).tolist()) <= {-1, 1} and (labs == -1).any():
+        labs = (labs > 0).astype(np.int64)  # the pair -1/+1 as 0/1, as the engine maps it
+    return (np.asarray(idx, dtype=np.int64), np.asarray(val, dtype=np.float32),
+            np.asarray(offsets, dtype=np.int64), labs)
+
+
+def last_eval(metrics_path):
+    last = None
+    with open(metrics_path) as f:
+        header = f.readline().strip().split(",")
+        col = {k: i for i, k in enumerate(header)}
+        for line in f:
+            p = line.strip().split(",")
+            if len(p) == len(header) and p[col["kind"]] == "eval":
+                last = {"epoch": int(p[col["epoch"]]), "loss": float(p[col["loss"]]),
+                        "accuracy": float(p[col["accuracy"]])}
+    return last
+
+
+def build_model(torch, nn, spec):
+    kind, _, rest = spec.partition(":")
+    if kind == "mlp":
+        dims, _, act = rest.partition(":")
+        widths = [int(v) for v in dims.split("-")]
+        acts = {"": nn.ReLU, "relu": nn.ReLU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid}
+        layers = []
+        for i in range(len(widths) - 1):
+            layers.append(nn.Linear(widths[i], widths[i + 1]))
+            if i < len(widths) - 2:
+                layers.append(acts[act]())
+        return nn.Sequential(*layers), "mlp"
+    if kind == "embedding-bag":
+        v, d, c = (int(x) for x in rest.split("-"))
+
+        class Bag(nn.Module):  # the engine's: sum of value/nnz * embedding, then Linear
+            def __init__(self):
+                super().__init__()
+                self.embedding = nn.EmbeddingBag(v, d, mode="sum")
+                self.fc = nn.Linear(d, c)
+
+            def forward(self, idx, offsets, weights):
+                return self.fc(self.embedding(idx, offsets, per_sample_weights=weights))
+        return Bag(), "bag"
+    raise ValueError("model %r: not an mlp: or embedding-bag: spec" % spec)
+
+
+def evaluate_one(torch, nn, run_dir, device):
+    with open(os.path.join(run_dir, "experiment.json")) as f:
+        exp = json.load(f)
+    out = {"run": os.path.basename(os.path.normpath(run_dir)), "model": exp["model"],
+           "dataset": exp["dataset"], "mode": exp["mode"]}
+    st = read_safetensors(os.path.join(run_dir, "weights.safetensors"))
+    npz = dict(np.load(os.path.join(run_dir, "weights.npz")))
+    same = sorted(st) == sorted(npz) and all(np.array_equal(st[k], npz[k]) for k in st)
+    out["npz_equals_safetensors"] = bool(same)
+    try:  # the package, when installed, must read the same file the same way
+        from safetensors.numpy import load_file
+        pk = load_file(os.path.join(run_dir, "weights.safetensors"))
+        out["safetensors_package_agrees"] = bool(all(np.array_equal(pk[k], st[k]) for k in st))
+    except ImportError:
+        out["safetensors_package_agrees"] = None
+    model, kind = build_model(torch, nn, exp["model"])
+    model.load_state_dict({k: torch.from_numpy(v) for k, v in st.items()})  # strict: names, shapes
+    model = model.to(device).eval()
+    ds_kind, _, path = exp["dataset"].partition(":")
+    fraction, seed = float(exp["test-fraction"]), int(exp["seed"])
+    reported = last_eval(os.path.join(run_dir, "metrics.csv"))
+    out["reported"] = reported
+    if ds_kind not in ("csv", "libsvm"):
+        out.update(ok=None, note="dataset %s: its rows cannot be read back here (only csv: and "
+                   "libsvm: files are); weights loaded into torch, no accuracy check" % ds_kind)
+        return out
+    with torch.no_grad():
+        if ds_kind == "csv":
+            X, y = load_csv(path)
+            _, test = engine_split(len(y), fraction, seed)
+            if not test:
+                out.update(ok=None, note="no test set (test-fraction 0)")
+                return out
+            xt = torch.from_numpy(X[test]).to(device)
+            logits = model(xt)
+            yt = torch.from_numpy(y[test]).to(device)
+        else:
+            idx, val, offs, y = load_libsvm(path)
+            _, test = engine_split(len(y), fraction, seed)
+            if not test:
+                out.update(ok=None, note="no test set (test-fraction 0)")
+                return out
+            ti, tw, to = [], [], [0]
+            for r in test:
+                b, e = int(offs[r]), int(offs[r + 1])
+                ti.append(idx[b:e])
+                tw.append(val[b:e] / np.float32(max(e - b, 1)))
+                to.append(to[-1] + (e - b))
+            logits = model(torch.from_numpy(np.concatenate(ti)).to(device),
+                           torch.tensor(to[:-1], dtype=torch.int64, device=device),
+                           torch.from_numpy(np.concatenate(tw).astype(np.float32)).to(device))
+            yt = torch.from_numpy(y[test]).to(device)
+        loss = torch.nn.functional.cross_entropy(logits.double(), yt).item()
+        acc = (logits.argmax(1) == yt).double().mean().item()
+    out.update(test_rows=len(test), torch_loss=loss, torch_accuracy=acc)
+    if reported is None:
+        out.update(ok=False, note="metrics.csv holds no eval row to compare with")
+        return out
+    dacc = abs(acc - reported["accuracy"])
+    dloss = abs(loss - reported["loss"]) / max(1.0, abs(reported["loss"]))
+    out.update(accuracy_diff_points=100 * dacc, loss_rel_diff=dloss,
+               ok=bool(dacc <= 0.005 and dloss <= 1e-3 and same))
+    return out
+
+
+def cmd_evaluate(a):
+    try:
+        import torch
+        import torch.nn as nn
+    except ImportError as e:
+        return result({"ok": None, "skipped": "PyTorch is not installed here: %s" % e}, 3)
+    if np is None:
+        return result({"ok": None, "skipped": "numpy is not installed here"}, 3)
+    device = "cuda" if (a.device == "auto" and torch.cuda.is_available()) else (
+        "cpu" if a.device == "auto" else a.device)
+    runs, failed = [], 0
+    for d in a.runs:
+        try:
+            r = evaluate_one(torch, nn, d, device)
+        except Exception as e:  # one bad folder must not hide the others
+            r = {"run": os.path.basename(os.path.normpath(d)), "ok": False,
+                 "error": "%s: %s" % (type(e).__name__, str(e)[:300])}
+        runs.append(r)
+        if r.get("ok") is False:
+            failed += 1
+        rep = r.get("reported") or {}
+        if "torch_accuracy" in r:
+            log("%-16s %-22s torch: accuracy %.2f%% loss %.5f | engine: accuracy %.2f%% loss %.5f | "
+                "npz=safetensors %s -> %s" % (
+                    r["run"], r["model"], 100 * r["torch_accuracy"], r["torch_loss"],
+                    100 * rep.get("accuracy", float("nan")), rep.get("loss", float("nan")),
+                    r["npz_equals_safetensors"], "ok" if r["ok"] else "MISMATCH"))
+        else:
+            log("%-16s %s" % (r["run"], r.get("error") or r.get("note")))
+    return result({"ok": failed == 0, "device": device, "torch": torch.__version__,
+                   "runs": runs}, 0 if failed == 0 else 1)
+
+
+# --------------------------------------------------------------------- replicas
+def func_api(torch):
+    """(vmap, grad, functional_call, where) from torch.func, or functorch, or None."""
+    try:
+        from torch.func import functional_call, grad, vmap
+        return vmap, grad, functional_call, "torch.func"
+    except ImportError:
+        pass
+    try:
+        from functorch import grad, vmap
+        from torch.nn.utils.stateless import functional_call
+        return vmap, grad, functional_call, "functorch (torch %s)" % torch.__version__
+    except ImportError:
+        return None
+
+
+def timed(torch, device, step, min_s, max_steps):
+    """Runs step() until about min_s seconds have passed (after a warm-up);
+    returns (steps, seconds)."""
+    sync = (lambda: torch.cuda.synchronize()) if device.startswith("cuda") else (lambda: None)
+    for _ in range(3):
+        step()
+    sync()
+    n, t0 = 5, time.perf_counter()
+    for _ in range(n):
+        step()
+    sync()
+    per = max((time.perf_counter() - t0) / n, 1e-7)
+    steps = int(max(10, min(max_steps, min_s / per)))
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        step()
+    sync()
+    return steps, time.perf_counter() - t0
+
+
+def cmd_replicas(a):
+    try:
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+    except ImportError as e:
+        return result({"ok": None, "skipped": "PyTorch is not installed here: %s" % e}, 3)
+    device = a.device
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        return result({"ok": None, "skipped": "torch.cuda.is_available() is False (torch %s, built "
+                       "for CUDA %s)" % (torch.__version__, torch.version.cuda)}, 3)
+    torch.manual_seed(1)
+    widths = [int(v) for v in a.model.split("-")]
+    flops = 6.0 * sum(widths[i] * widths[i + 1] for i in range(len(widths) - 1))
+    doc = {"ok": True, "torch": torch.__version__, "device": device, "model": "mlp:" + a.model,
+           "batch": a.batch, "lr": a.lr, "rows": a.rows, "flops_per_sample": flops, "results": []}
+    if device.startswith("cuda"):
+        doc["gpu"] = torch.cuda.get_device_name(0)
+        doc["cuda"] = torch.version.cuda
+        doc["tf32_matmul"] = bool(torch.backends.cuda.matmul.allow_tf32)
+    else:
+        torch.set_num_threads(a.threads)
+    api = func_api(torch)
+    doc["func_api"] = api[3] if api else None
+    if api is None:
+        log("neither torch.func nor functorch is here: the vmap variants are skipped")
+
+    layers = []
+    for i in range(len(widths) - 1):
+        layers.append(nn.Linear(widths[i], widths[i + 1]))
+        if i < len(widths) - 2:
+            layers.append(nn.ReLU())
+    base = nn.Sequential(*layers).to(device)
+    X = torch.randn(a.rows, widths[0], device=device)
+    Y = torch.randint(0, widths[-1], (a.rows,), device=device)
+
+    def record(variant, R, steps, secs, note=None):
+        rate = R * a.batch * steps / secs
+        r = {"variant": variant, "R": R, "steps": steps, "seconds": secs, "samples_per_s": rate,
+             "step_us": secs / steps * 1e6, "fp32_share": rate * flops / 66.9e12}
+        if note:
+            r["note"] = note
+        doc["results"].append(r)
+        log("%-28s R=%-4d %10.3fM samples/s  step %8.1f us" % (variant, R, rate / 1e6,
+                                                              secs / steps * 1e6))
+
+    for R in [int(v) for v in a.R.split(",")]:
+        n = R * a.batch
+        offs = torch.arange(n, device=device)
+        counter = torch.zeros((), dtype=torch.int64, device=device)
+
+        def gather():
+            idx = (offs + counter * n) % a.rows
+            counter.add_(1)
+            return X.index_select(0, idx), Y.index_select(0, idx)
+
+        variants = []
+        if api is not None:
+            vmap, grad, functional_call, _ = api
+            stacked = {k: v.detach().unsqueeze(0).repeat(R, *([1] * v.dim())).contiguous()
+                       for k, v in base.named_parameters()}
+
+            def loss_fn(p, x, y):
+                return F.cross_entropy(functional_call(base, p, (x,)), y)
+
+            grads_of = vmap(grad(loss_fn))
+
+            def vmap_step():
+                x, y = gather()
+                g = grads_of(stacked, x.view(R, a.batch, -1), y.view(R, a.batch))
+                for k, p in stacked.items():  # every replica steps with the replicas' mean
+                    p.sub_(a.lr * g[k].mean(0, keepdim=True))
+            variants.append(("vmap", vmap_step))
+        params = [p.detach().clone().requires_grad_(True) for p in base.parameters()]
+
+        def single_step():  # one model at batch R*B: what identical replicas amount to
+            x, y = gather()
+            h = x
+            for i in range(0, len(params), 2):
+                h = F.linear(h, params[i], params[i + 1])
+                if i + 2 < len(params):
+                    h = F.relu(h)
+            loss = F.cross_entropy(h, y)
+            gs = torch.autograd.grad(loss, params)
+            with torch.no_grad():
+                for p, g in zip(params, gs):
+                    p.sub_(a.lr * g)
+        variants.append(("one model, batch R*B", single_step))
+
+        for name, fn in variants:
+            try:
+                steps, secs = timed(torch, device, fn, a.min_s, a.max_steps)
+                record(name + ", eager", R, steps, secs)
+            except Exception as e:
+                doc["results"].append({"variant": name + ", eager", "R": R,
+                                       "error": "%s: %s" % (type(e).__name__, str(e)[:300])})
+                log("%s eager R=%d FAILED: %s" % (name, R, e))
+                continue
+            if not device.startswith("cuda") or a.no_graphs:
+                continue
+            try:  # the whole step in one CUDA graph, replayed
+                s = torch.cuda.Stream()
+                s.wait_stream(torch.cuda.current_stream())
+                with torch.cuda.stream(s):
+                    for _ in range(3):
+                        fn()
+                torch.cuda.current_stream().wait_stream(s)
+                g = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(g):
+                    fn()
+                steps, secs = timed(torch, device, g.replay, a.min_s, a.max_steps)
+                record(name + ", CUDA graph", R, steps, secs)
+            except Exception as e:
+                doc["results"].append({"variant": name + ", CUDA graph", "R": R,
+                                       "error": "%s: %s" % (type(e).__name__, str(e)[:300])})
+                log("%s graph R=%d FAILED: %s" % (name, R, e))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(doc, f, indent=1)
+    doc["ok"] = any("samples_per_s" in r for r in doc["results"])
+    return result(doc, 0 if doc["ok"] else 1)
+
+
+# ---------------------------------------------------------------------- cpu-bag
+def bag_worker(rank, model, tok, cnt, labels, epochs, batch, lr, launch, barrier, results):
+    import torch
+    import torch.nn.functional as F
+    try:
+        torch.set_num_threads(1)
+        g = torch.Generator().manual_seed(42 + rank)
+        opt = torch.optim.SGD(model.parameters(), lr=lr)
+        rows, T = tok.shape
+        offsets = torch.arange(0, batch * T, T)
+        ready = time.monotonic()
+        barrier.wait()
+        samples, losses = 0, []
+        for _ in range(epochs):
+            perm = torch.randperm(rows, generator=g)
+            total, nb = 0.0, 0
+            for s in range(0, rows, batch):
+                idx = perm[s:s + batch]
+                b = idx.numel()
+                out = model(tok[idx].reshape(-1), offsets[:b], (cnt[idx] / T).reshape(-1))
+                loss = F.cross_entropy(out, labels[idx])
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                total += loss.item()
+                nb += 1
+                samples += b
+            losses.append(total / nb)
+        results.put({"rank": rank, "pid": os.getpid(), "launch": launch, "ready": ready,
+                     "finish": time.monotonic(), "samples": samples, "epoch_losses": losses})
+    except BaseException as e:
+        results.put({"rank": rank, "pid": os.getpid(), "error": "%s: %s" % (type(e).__name__, e)})
+        barrier.abort()
+        raise
+
+
+def cmd_cpu_bag(a):
+    try:
+        import torch
+        import torch.multiprocessing as mp
+        import torch.nn as nn
+    except ImportError as e:
+        return result({"ok": None, "skipped": "PyTorch is not installed here: %s" % e}, 3)
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    V, D, C = (int(v) for v in a.model.split("-"))
+    g = torch.Generator().manual_seed(0)
+    labels = torch.randint(0, C, (a.rows,), generator=g)
+    part = V // C
+    own = labels.unsqueeze(1) * part + torch.randint(0, part, (a.rows, a.tokens), generator=g)
+    anywhere = torch.randint(0, V, (a.rows, a.tokens), generator=g)
+    tok = torch.where(torch.rand(a.rows, a.tokens, generator=g) < 0.75, own, anywhere)
+    cnt = torch.ones(a.rows, a.tokens)
+
+    class Bag(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embedding = nn.EmbeddingBag(V, D, mode="sum", sparse=True)
+            self.fc = nn.Linear(D, C)
+
+        def forward(self, idx, offsets, weights):
+            return self.fc(self.embedding(idx, offsets, per_sample_weights=weights))
+    model = Bag()
+    model.share_memory()
+    ctx = mp.get_context(a.start)
+    barrier, results = ctx.Barrier(a.workers), ctx.SimpleQueue()
+    procs = []
+    for rank in range(a.workers):
+        p = ctx.Process(target=bag_worker, args=(rank, model, tok, cnt, labels, a.epochs, a.batch,
+                                                 a.lr, time.monotonic(), barrier, results))
+        p.start()
+        procs.append(p)
+    got = [results.get() for _ in range(a.workers)]
+    for p in procs:
+        p.join()
+    errors = [r["error"] for r in got if "error" in r]
+    errors += ["worker pid %d exited with %d" % (p.pid, p.exitcode) for p in procs if p.exitcode]
+    ok = [r for r in got if "error" not in r]
+    doc = {"recipe": "cpu-bag (%s)" % a.start, "model": "embedding-bag:" + a.model,
+           "workers": a.workers, "epochs": a.epochs, "split": "replicate",
+           "torch": torch.__version__, "errors": errors}
+    if ok:
+        ready = max(r["ready"] for r in ok)
+        finish = max(r["finish"] for r in ok)
+        samples = sum(r["samples"] for r in ok)
+        doc.update(samples=samples, train_s=finish - ready,
+                   samples_per_s=samples / (finish - ready) if finish > ready else None,
+                   startup_ms=[(r["ready"] - r["launch"]) * 1e3 for r in ok],
+                   final_loss=sum(r["epoch_losses"][-1] for r in ok) / len(ok))
+    doc["ok"] = not errors and bool(ok)
+    return result(doc, 0 if doc["ok"] else 1)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("make-data")
+    p.add_argument("dir")
+    p.add_argument("--rows", type=int, default=12000)
+    p.add_argument("--dim", type=int, default=100)
+    p.add_argument("--classes", type=int, default=10)
+    p.add_argument("--bag-rows", type=int, default=20000)
+    p.add_argument("--vocab", type=int, default=5000)
+    p.add_argument("--tokens", type=int, default=20)
+    p.add_argument("--seed", type=int, default=7)
+    p = sub.add_parser("evaluate")
+    p.add_argument("runs", nargs="+")
+    p.add_argument("--device", default="auto")
+    p = sub.add_parser("replicas")
+    p.add_argument("--R", default="1,8,64,256")
+    p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--model", default="100-256-10", help="MLP widths")
+    p.add_argument("--rows", type=int, default=262144)
+    p.add_argument("--lr", type=float, default=0.01)
+    p.add_argument("--device", default="cuda")
+    p.add_argument("--threads", type=int, default=1, help="intra-op threads on the CPU")
+    p.add_argument("--min-s", type=float, default=0.5, help="seconds measured per figure")
+    p.add_argument("--max-steps", type=int, default=20000)
+    p.add_argument("--no-graphs", action="store_true")
+    p.add_argument("--json")
+    p = sub.add_parser("cpu-bag")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--model", default="5000-32-4", help="V-D-C")
+    p.add_argument("--rows", type=int, default=20000)
+    p.add_argument("--tokens", type=int, default=20)
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--lr", type=float, default=0.5)
+    p.add_argument("--start", default="fork", choices=["fork", "spawn", "forkserver"])
+    a = ap.parse_args()
+    return {"make-data": cmd_make_data, "evaluate": cmd_evaluate, "replicas": cmd_replicas,
+            "cpu-bag": cmd_cpu_bag}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
