@@ -2,6 +2,7 @@
 
 #include "backend/cpu/embeddingbagkernel.h"
 #include "backend/cpu/mlpkernel.h"
+#include "backend/hostupdate.h"
 #include "optim/hogwild.h"
 #include "util/parallel.h"
 
@@ -13,30 +14,23 @@ class CpuStepKernel final : public StepKernel {
 public:
     CpuStepKernel(const Model& model, const DatasetView& train, const SgdSettings& sgd,
                   std::uint32_t rank, std::uint32_t workers)
-        : math_(makeModelKernel(model)), train_(train), sgd_(sgd), rank_(rank), workers_(workers),
-          velocity_(sgd.momentum > 0 ? std::size_t(model.layout().total()) : 0, 0.0f) {}
+        : math_(makeModelKernel(model)), train_(train),
+          update_(model.layout().total(), sgd, rank, workers) {}
 
     float lossAndGradient(const float* params, const std::int64_t* rows, std::int64_t n) override {
         return math_->lossAndGradient(params, train_, rows, n, ws_);
     }
     const Gradient<float>& gradient() const override { return ws_.grad; }
     void update(float* params, UpdateAccess access) override {
-        float* velocity = velocity_.empty() ? nullptr : velocity_.data();
-        if (access == UpdateAccess::Shared)
-            hogwild::applyUpdate(params, ws_.grad, velocity, sgd_, rank_, workers_);
-        else
-            applySgd(params, ws_.grad, velocity, sgd_, rank_, workers_);
+        update_.update(params, ws_.grad, access);
     }
     void countedUpdate(float* params, std::uint32_t* versions,
                        hogwild::UpdateTally& tally) override {
-        float* velocity = velocity_.empty() ? nullptr : velocity_.data();
-        hogwild::applyCountedUpdate(params, versions, ws_.grad, velocity, sgd_, tally, rank_,
-                                    workers_);
+        update_.counted(params, versions, ws_.grad, tally);
     }
     void updateRange(float* params, const float* gradient, std::int64_t offset,
                      std::int64_t length) override {
-        detail::sgdRange(params + offset, gradient,
-                         velocity_.empty() ? nullptr : velocity_.data() + offset, length, sgd_);
+        update_.range(params, gradient, offset, length);
     }
     EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
                         std::int64_t end) override {
@@ -46,10 +40,8 @@ public:
 private:
     std::unique_ptr<ModelKernel> math_;
     DatasetView train_;
-    SgdSettings sgd_;
-    std::uint32_t rank_, workers_;
     Workspace<float> ws_;
-    AlignedVector<float> velocity_; ///< the momentum buffer (empty without momentum)
+    HostUpdate update_;
 };
 
 } // namespace

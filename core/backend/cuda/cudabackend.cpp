@@ -3,6 +3,7 @@
 #include "backend/cpu/cpubackend.h"
 #include "backend/cpu/modelkernel.h"
 #include "backend/cuda/deviceshapes.h"
+#include "backend/hostupdate.h"
 #include "model/embeddingbag.h"
 #include "optim/hogwild.h"
 #include "util/errors.h"
@@ -31,8 +32,7 @@ public:
               mlpShape(model, "the CUDA backend's step kernel trains mlp models (the embedding "
                               "bag trains on the GPU in mode gpu-hogwild)"),
               denseRows(train), kMaxRows)),
-          host_(makeModelKernel(model)), sgd_(sgd), rank_(rank), workers_(workers),
-          velocity_(sgd.momentum > 0 ? std::size_t(model.layout().total()) : 0, 0.0f) {
+          host_(makeModelKernel(model)), update_(model.layout().total(), sgd, rank, workers) {
         const std::int64_t total = model.layout().total();
         ws_.grad.values.resize(std::size_t(total));
         ws_.grad.segments = {{0, total, 0}}; // dense: one segment over everything
@@ -47,20 +47,15 @@ public:
     }
     const Gradient<float>& gradient() const override { return ws_.grad; }
     void update(float* params, UpdateAccess access) override {
-        if (access == UpdateAccess::Shared)
-            hogwild::applyUpdate(params, ws_.grad, velocity(), sgd_, rank_, workers_);
-        else
-            applySgd(params, ws_.grad, velocity(), sgd_, rank_, workers_);
+        update_.update(params, ws_.grad, access);
     }
     void countedUpdate(float* params, std::uint32_t* versions,
                        hogwild::UpdateTally& tally) override {
-        hogwild::applyCountedUpdate(params, versions, ws_.grad, velocity(), sgd_, tally, rank_,
-                                    workers_);
+        update_.counted(params, versions, ws_.grad, tally);
     }
     void updateRange(float* params, const float* gradient, std::int64_t offset,
                      std::int64_t length) override {
-        detail::sgdRange(params + offset, gradient,
-                         velocity_.empty() ? nullptr : velocity_.data() + offset, length, sgd_);
+        update_.range(params, gradient, offset, length);
     }
     /// A range of rows: the host's arithmetic (Backend::evaluate, over every
     /// row, is the device's).
@@ -70,15 +65,11 @@ public:
     }
 
 private:
-    float* velocity() { return velocity_.empty() ? nullptr : velocity_.data(); }
-
     std::unique_ptr<cuda::StepRunner> runner_;
     std::unique_ptr<ModelKernel> host_;
-    SgdSettings sgd_;
-    std::uint32_t rank_, workers_;
+    HostUpdate update_;
     Workspace<float> ws_, hostWs_;
     std::vector<std::int32_t> rows32_;
-    AlignedVector<float> velocity_;
 };
 
 class CudaBackend final : public Backend {

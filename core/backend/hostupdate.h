@@ -1,0 +1,42 @@
+#pragma once
+// A step kernel's SGD update on parameters in host memory, from a gradient
+// the host holds: the momentum buffer, the race-free rule, the Hogwild
+// entry point and the counted update (optim/). The CPU kernel and the CUDA
+// backend's kernel (whose gradient comes back from the device) both update
+// through it, so the rule is written once.
+#include "backend/backend.h"
+
+namespace hwl {
+
+class HostUpdate {
+public:
+    HostUpdate(std::int64_t total, const SgdSettings& sgd, std::uint32_t rank,
+               std::uint32_t workers)
+        : sgd_(sgd), rank_(rank), workers_(workers),
+          velocity_(sgd.momentum > 0 ? std::size_t(total) : 0, 0.0f) {}
+
+    void update(float* params, const Gradient<float>& grad, UpdateAccess access) {
+        if (access == UpdateAccess::Shared)
+            hogwild::applyUpdate(params, grad, velocity(), sgd_, rank_, workers_);
+        else
+            applySgd(params, grad, velocity(), sgd_, rank_, workers_);
+    }
+    void counted(float* params, std::uint32_t* versions, const Gradient<float>& grad,
+                 hogwild::UpdateTally& tally) {
+        hogwild::applyCountedUpdate(params, versions, grad, velocity(), sgd_, tally, rank_,
+                                    workers_);
+    }
+    void range(float* params, const float* gradient, std::int64_t offset, std::int64_t length) {
+        detail::sgdRange(params + offset, gradient,
+                         velocity_.empty() ? nullptr : velocity_.data() + offset, length, sgd_);
+    }
+
+private:
+    float* velocity() { return velocity_.empty() ? nullptr : velocity_.data(); }
+
+    SgdSettings sgd_;
+    std::uint32_t rank_, workers_;
+    AlignedVector<float> velocity_; ///< the momentum buffer (empty without momentum)
+};
+
+} // namespace hwl
