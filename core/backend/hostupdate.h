@@ -2,9 +2,10 @@
 // A step kernel's SGD update on parameters in host memory, from a gradient
 // the host holds: the momentum buffer, the race-free rule, the Hogwild
 // entry point and the counted update (optim/). The CPU kernel and the CUDA
-// backend's kernel (whose gradient comes back from the device) both update
-// through it, so the rule is written once.
+// backend's kernel (whose gradient comes back from the device) both derive
+// from HostUpdateKernel, so the rule and its entry points are written once.
 #include "backend/backend.h"
+#include "backend/cpu/workspace.h"
 
 namespace hwl {
 
@@ -37,6 +38,34 @@ private:
     SgdSettings sgd_;
     std::uint32_t rank_, workers_;
     AlignedVector<float> velocity_; ///< the momentum buffer (empty without momentum)
+};
+
+/// A StepKernel whose gradient lands in `ws_.grad` on the host: the update
+/// entry points are this class's; a kernel adds lossAndGradient and evaluate.
+class HostUpdateKernel : public StepKernel {
+public:
+    const Gradient<float>& gradient() const override { return ws_.grad; }
+    void update(float* params, UpdateAccess access) override {
+        update_.update(params, ws_.grad, access);
+    }
+    void countedUpdate(float* params, std::uint32_t* versions,
+                       hogwild::UpdateTally& tally) override {
+        update_.counted(params, versions, ws_.grad, tally);
+    }
+    void updateRange(float* params, const float* gradient, std::int64_t offset,
+                     std::int64_t length) override {
+        update_.range(params, gradient, offset, length);
+    }
+
+protected:
+    HostUpdateKernel(std::int64_t total, const SgdSettings& sgd, std::uint32_t rank,
+                     std::uint32_t workers)
+        : update_(total, sgd, rank, workers) {}
+
+    Workspace<float> ws_; ///< the gradient and the host arithmetic's scratch
+
+private:
+    HostUpdate update_;
 };
 
 } // namespace hwl

@@ -10,27 +10,15 @@ namespace hwl {
 
 namespace {
 
-class CpuStepKernel final : public StepKernel {
+class CpuStepKernel final : public HostUpdateKernel {
 public:
     CpuStepKernel(const Model& model, const DatasetView& train, const SgdSettings& sgd,
                   std::uint32_t rank, std::uint32_t workers)
-        : math_(makeModelKernel(model)), train_(train),
-          update_(model.layout().total(), sgd, rank, workers) {}
+        : HostUpdateKernel(model.layout().total(), sgd, rank, workers),
+          math_(makeModelKernel(model)), train_(train) {}
 
     float lossAndGradient(const float* params, const std::int64_t* rows, std::int64_t n) override {
         return math_->lossAndGradient(params, train_, rows, n, ws_);
-    }
-    const Gradient<float>& gradient() const override { return ws_.grad; }
-    void update(float* params, UpdateAccess access) override {
-        update_.update(params, ws_.grad, access);
-    }
-    void countedUpdate(float* params, std::uint32_t* versions,
-                       hogwild::UpdateTally& tally) override {
-        update_.counted(params, versions, ws_.grad, tally);
-    }
-    void updateRange(float* params, const float* gradient, std::int64_t offset,
-                     std::int64_t length) override {
-        update_.range(params, gradient, offset, length);
     }
     EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
                         std::int64_t end) override {
@@ -40,8 +28,6 @@ public:
 private:
     std::unique_ptr<ModelKernel> math_;
     DatasetView train_;
-    Workspace<float> ws_;
-    HostUpdate update_;
 };
 
 } // namespace

@@ -24,15 +24,16 @@ cuda::HostData denseRows(const DatasetView& train) {
     return hostData(train);
 }
 
-class CudaStepKernel final : public StepKernel {
+class CudaStepKernel final : public HostUpdateKernel {
 public:
     CudaStepKernel(const Model& model, const DatasetView& train, const SgdSettings& sgd,
                    std::uint32_t rank, std::uint32_t workers)
-        : runner_(cuda::StepRunner::create(
+        : HostUpdateKernel(model.layout().total(), sgd, rank, workers),
+          runner_(cuda::StepRunner::create(
               mlpShape(model, "the CUDA backend's step kernel trains mlp models (the embedding "
                               "bag trains on the GPU in mode gpu-hogwild)"),
               denseRows(train), kMaxRows)),
-          host_(makeModelKernel(model)), update_(model.layout().total(), sgd, rank, workers) {
+          host_(makeModelKernel(model)) {
         const std::int64_t total = model.layout().total();
         ws_.grad.values.resize(std::size_t(total));
         ws_.grad.segments = {{0, total, 0}}; // dense: one segment over everything
@@ -45,18 +46,6 @@ public:
         rows32_.assign(rows, rows + n);
         return runner_->lossAndGradient(params, rows32_.data(), int(n), ws_.grad.values.data());
     }
-    const Gradient<float>& gradient() const override { return ws_.grad; }
-    void update(float* params, UpdateAccess access) override {
-        update_.update(params, ws_.grad, access);
-    }
-    void countedUpdate(float* params, std::uint32_t* versions,
-                       hogwild::UpdateTally& tally) override {
-        update_.counted(params, versions, ws_.grad, tally);
-    }
-    void updateRange(float* params, const float* gradient, std::int64_t offset,
-                     std::int64_t length) override {
-        update_.range(params, gradient, offset, length);
-    }
     /// A range of rows: the host's arithmetic (Backend::evaluate, over every
     /// row, is the device's).
     EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
@@ -67,8 +56,7 @@ public:
 private:
     std::unique_ptr<cuda::StepRunner> runner_;
     std::unique_ptr<ModelKernel> host_;
-    HostUpdate update_;
-    Workspace<float> ws_, hostWs_;
+    Workspace<float> hostWs_;
     std::vector<std::int32_t> rows32_;
 };
 
