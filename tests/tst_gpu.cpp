@@ -47,6 +47,15 @@ ExperimentConfig gpuConfig(const char* mode) {
     return c;
 }
 
+/// Data-parallel on cuda, 4 replicas on one GPU.
+ExperimentConfig fourReplicasOnOneGpu() {
+    ExperimentConfig c = gpuConfig("data-parallel");
+    c.device = Device::Cuda;
+    c.workers = 4;
+    c.replicasPerGpu = 4;
+    return c;
+}
+
 struct Fixture {
     std::unique_ptr<Model> model = makeModel(parseModelSpec("mlp:20-32-16-4"));
     Dataset data = makeTeacher(512, 20, 4, 8, 3);
@@ -77,10 +86,7 @@ struct Fixture {
 // ---- through the engine (device process in a child)
 
 void dataParallelEqualsSerialWithTheBigBatch() {
-    ExperimentConfig c = gpuConfig("data-parallel");
-    c.device = Device::Cuda;
-    c.workers = 4;
-    c.replicasPerGpu = 4;
+    ExperimentConfig c = fourReplicasOnOneGpu();
     c.shuffle = false;
     c.testFraction = 0;
     const auto gpu = runToEnd(c);
@@ -253,6 +259,18 @@ void forkIsRefusedAfterCudaInit() {
     PT_CHECK2(false, "fork after CUDA was not refused");
 }
 
+/// Host check, before any skip: every run case fits the one GPU the device
+/// machine has (a case that asks for two would fail there, not here).
+std::string configsNeedingMoreThanOneGpu() {
+    std::string out;
+    const ExperimentConfig dp = gpuConfig("data-parallel"), big = fourReplicasOnOneGpu();
+    for (const ExperimentConfig* c : {&dp, &big})
+        if (gpusFor(*c) != 1)
+            out += text(c->workers, " workers at ", c->replicasPerGpu, " per GPU need ",
+                        gpusFor(*c), " GPUs; ");
+    return out;
+}
+
 void initTestCase() {
     const DeviceList list = listDevices();
     if (list.devices.empty())
@@ -265,6 +283,11 @@ void initTestCase() {
 int main(int argc, char** argv) {
     if (int code = 0; runWorkerRoleIfRequested(argc, argv, code))
         return code;
+    if (const std::string why = configsNeedingMoreThanOneGpu(); !why.empty()) {
+        std::printf("FAIL!  : TestGpu::configsFitOneGpu() %s\n", why.c_str());
+        return 1;
+    }
+    std::printf("PASS   : TestGpu::configsFitOneGpu()\n");
     std::vector<plaintest::Case> cases = {
         {"dataParallelEqualsSerialWithTheBigBatch", dataParallelEqualsSerialWithTheBigBatch},
         {"runEvaluatesOnTheDevice", runEvaluatesOnTheDevice},
