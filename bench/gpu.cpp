@@ -1,8 +1,8 @@
 // GPU benchmarks (on a CUDA device only; elsewhere it prints SKIPPED and
 // why). Prints:
-//  - data-parallel replicas on one GPU, the blog's MLP (mlp:784-128-10) at
-//    batch 32 per replica, R = 1, 8, 64, 256: samples/s, and the share of
-//    the FP32 ceiling (66.9 TFLOPS / the model's FLOPs per sample);
+//  - data-parallel replicas on one GPU, the blog's MLP (mlp:100-256-10, as
+//    bench/pytorch_recipes.py and bench/gpu_torch.py) at batch 32 per replica,
+//    R = 1, 8, 64, 256: samples/s, and the share of the FP32 ceiling (66.9 TFLOPS / the model's FLOPs per sample);
 //  - one replica's step time with the CUDA graph (R = 1);
 //  - the device reduce of R replicas' gradients, 100M parameters: GB/s;
 //  - gpu-hogwild on the sparse embedding bag vs CPU Hogwild (threads) on the
@@ -35,12 +35,12 @@ double seconds(std::chrono::steady_clock::time_point since) {
 }
 
 void replicaThroughput() {
-    const auto model = makeModel(parseModelSpec("mlp:784-128-10"));
-    const Dataset data = makeRandom(65536, 784, 10, 1);
+    const auto model = makeModel(parseModelSpec("mlp:100-256-10"));
+    const Dataset data = makeRandom(65536, 100, 10, 1);
     std::vector<float> params(std::size_t(model->layout().total()));
     model->initialize(params.data(), 1);
     const double flops = model->flopsPerSample();
-    std::printf("model mlp:784-128-10: %.0f FLOP per sample (training), FP32 ceiling %.0fM "
+    std::printf("model mlp:100-256-10: %.0f FLOP per sample (training), FP32 ceiling %.0fM "
                 "samples/s\n",
                 flops, kFp32Flops / flops / 1e6);
     for (int R : {1, 8, 64, 256}) {
