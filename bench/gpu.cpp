@@ -2,7 +2,8 @@
 // why). Prints:
 //  - data-parallel replicas on one GPU, the blog's MLP (mlp:100-256-10, as
 //    bench/pytorch_recipes.py and bench/gpu_torch.py) at batch 32 per replica,
-//    R = 1, 8, 64, 256: samples/s, and the share of the FP32 ceiling (66.9 TFLOPS / the model's FLOPs per sample);
+//    R = 1, 8, 64, 256: samples/s, and the share of the FP32 ceiling (66.9 TFLOPS / the model's
+//    FLOPs per sample);
 //  - one replica's step time with the CUDA graph (R = 1);
 //  - the device reduce of R replicas' gradients, 100M parameters: GB/s;
 //  - gpu-hogwild on the sparse embedding bag vs CPU Hogwild (threads) on the
