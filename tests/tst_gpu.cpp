@@ -11,6 +11,8 @@
 // works; fork is refused once this process initialised CUDA.
 #include "backend/backend.h"
 #include "backend/cuda/cudabackend.h"
+#include "backend/cuda/deviceshapes.h"
+#include "cuda/cuda.h"
 #include "data/datasources.h"
 #include "model/mlp.h"
 #include "run/devices.h"

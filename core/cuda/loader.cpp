@@ -27,6 +27,7 @@ struct Loaded {
     std::string where; ///< the file loaded, or why none was
 };
 
+#ifdef HWL_HAVE_CUDA
 std::string executableDir() {
     char path[4096];
     const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
@@ -52,6 +53,7 @@ std::vector<std::string> candidates() {
 #endif
     return out;
 }
+#endif
 
 Loaded load() {
 #ifndef HWL_HAVE_CUDA
