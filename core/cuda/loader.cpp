@@ -4,6 +4,7 @@
 // Built into hwl_engine in every build; without the module (HWL_HAVE_CUDA
 // unset) each call says why.
 #include "cuda/api.h"
+#include "util/fileio.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -29,12 +30,9 @@ struct Loaded {
 
 #ifdef HWL_HAVE_CUDA
 std::string executableDir() {
-    char path[4096];
-    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0)
-        return {};
-    std::string p(path, std::size_t(n));
-    return p.substr(0, p.rfind('/'));
+    const std::string path = executablePath();
+    const std::size_t slash = path.rfind('/');
+    return slash == std::string::npos ? std::string() : path.substr(0, slash);
 }
 
 /// Where the module may be, in order: HWL_CUDA_MODULE, beside the

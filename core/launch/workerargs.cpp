@@ -1,6 +1,7 @@
 #include "launch/workerargs.h"
 
 #include "util/errors.h"
+#include "util/fileio.h"
 #include "util/textutil.h"
 
 #include <cerrno>
@@ -12,12 +13,10 @@
 namespace hwl {
 
 std::string selfExecutable() {
-    char path[4096];
-    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0)
+    std::string path = executablePath();
+    if (path.empty())
         throw RunError(std::string("spawn: cannot find this program through /proc/self/exe: ") +
                        std::strerror(errno));
-    path[n] = '\0';
     return path;
 }
 

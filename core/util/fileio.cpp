@@ -62,4 +62,10 @@ FilePtr openRegularFile(const std::filesystem::path& file, std::string& whyNot) 
     return FilePtr(f);
 }
 
+std::string executablePath() {
+    char path[4096];
+    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    return n > 0 ? std::string(path, std::size_t(n)) : std::string();
+}
+
 } // namespace hwl

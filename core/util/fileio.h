@@ -29,4 +29,8 @@ FilePtr openRegularFile(const std::filesystem::path& file, std::string& whyNot);
 /// file or one that cannot be examined.
 std::string nonRegularKind(const std::filesystem::path& file);
 
+/// This program's path (/proc/self/exe resolved); empty with errno set when
+/// it cannot be read.
+std::string executablePath();
+
 } // namespace hwl
