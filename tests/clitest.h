@@ -3,6 +3,7 @@
 // through QProcess (exit status, output, leftover shared memory), reading
 // what it wrote, and running python on it.
 #include "io/tensorfile.h"
+#include "testpaths.h"
 #include "testutil.h"
 
 #include <QDeadlineTimer>
@@ -113,7 +114,7 @@ inline void collect(QProcess& p, Result& r, int timeoutMs) {
 /// Runs `hogwild-lab --headless ARGS` to the end.
 inline Result runCli(const QStringList& args, int timeoutMs = 120000) {
     QProcess p;
-    p.setProgram(QStringLiteral(HWL_APP_BINARY));
+    p.setProgram(QString::fromUtf8(hwl::test::kAppBinary));
     p.setArguments(QStringList{"--headless"} + args);
     Result r;
     p.start();
@@ -135,7 +136,7 @@ inline Result runWindowApp(const QStringList& args, const QString& platform = {}
     if (!platform.isEmpty())
         env.insert("QT_QPA_PLATFORM", platform);
     p.setProcessEnvironment(env);
-    p.setProgram(QStringLiteral(HWL_APP_BINARY));
+    p.setProgram(QString::fromUtf8(hwl::test::kAppBinary));
     p.setArguments(args);
     Result r;
     p.start();
@@ -151,7 +152,7 @@ inline Result runWindowApp(const QStringList& args, const QString& platform = {}
 /// has printed `marker`; returns what it printed so far (without the marker
 /// when it did not start, or fell silent for 30 s first).
 inline QString startCliUntil(QProcess& p, const QStringList& args, const QString& marker) {
-    p.setProgram(QStringLiteral(HWL_APP_BINARY));
+    p.setProgram(QString::fromUtf8(hwl::test::kAppBinary));
     p.setArguments(QStringList{"--headless"} + args);
     p.start();
     QString seen;
@@ -236,7 +237,8 @@ valuesOf(const std::vector<hwl::Tensor>& tensors) {
 /// Runs the CLI and checks that it ended on its own and left no segment behind.
 #define RUN_CLI(r, ...)                                                                            \
     const Result r = runCli(__VA_ARGS__);                                                          \
-    QVERIFY2(r.started, "hogwild-lab did not start: " HWL_APP_BINARY);                             \
+    QVERIFY2(r.started,                                                                            \
+             qPrintable(QStringLiteral("hogwild-lab did not start: ") + hwl::test::kAppBinary));   \
     QVERIFY2(r.finished, qPrintable("hogwild-lab did not finish\n" + r.describe()));               \
     QVERIFY2(r.status == QProcess::NormalExit, qPrintable(r.describe()));                          \
     QVERIFY2(r.shmLeftovers.isEmpty(),                                                             \

@@ -3,6 +3,7 @@
 // it writes, and that no shared-memory segment outlives it. Signals and
 // process limits: tst_clisignals; other tools reading the files: tst_interop.
 #include "clitest.h"
+#include "testpaths.h"
 
 #include "config/presets.h"
 #include "run/devices.h"
@@ -22,7 +23,8 @@ class TestCli : public QObject {
 
 private slots:
     void initTestCase() {
-        QVERIFY2(QFileInfo(QStringLiteral(HWL_APP_BINARY)).isExecutable(), HWL_APP_BINARY);
+        QVERIFY2(QFileInfo(QString::fromUtf8(hwl::test::kAppBinary)).isExecutable(),
+                 hwl::test::kAppBinary);
         QVERIFY(tmp_.isValid());
         // One run with every flag set away from its default, shared by the
         // output, --init and python cases.

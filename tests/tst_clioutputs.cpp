@@ -6,6 +6,7 @@
 // are not UTF-8.
 #include "clitest.h"
 #include "io/atomicfile.h"
+#include "testpaths.h"
 
 #include <csignal>
 #include <filesystem>
@@ -89,7 +90,7 @@ private slots:
                                 "'%1' --headless --model mlp:2-2 --dataset \"csv:$d\" "
                                 "--epochs 1 --quiet --mode %2 --out \"$o\" && ls \"$o\"; "
                                 "s=$?; rm -rf \"$o\" \"$d\"; exit $s")
-                     .arg(QStringLiteral(HWL_APP_BINARY), mode)});
+                     .arg(QString::fromUtf8(hwl::test::kAppBinary), mode)});
             sh.start();
             QVERIFY(sh.waitForFinished(60000));
             const QString out = QString::fromUtf8(sh.readAllStandardOutput());
@@ -129,7 +130,7 @@ private slots:
         QProcess p;
         p.setProgram("/bin/bash");
         p.setArguments({"-c", "mkdir \"$0/weights.safetensors.tmp-$$-1\" && exec \"$@\"", out,
-                        QStringLiteral(HWL_APP_BINARY), "--headless"});
+                        QString::fromUtf8(hwl::test::kAppBinary), "--headless"});
         p.setArguments(p.arguments() + args + QStringList{"--seed", "7"});
         p.start();
         Result r;

@@ -5,6 +5,7 @@
 // message, exit 1, no segment and no process left; nested workers refused
 // with the reason. Every preset run for one epoch: tst_cli.
 #include "clitest.h"
+#include "testpaths.h"
 
 #include "config/presets.h"
 
@@ -47,7 +48,8 @@ class TestCliPresets : public QObject {
 
 private slots:
     void initTestCase() {
-        QVERIFY2(QFileInfo(QStringLiteral(HWL_APP_BINARY)).isExecutable(), HWL_APP_BINARY);
+        QVERIFY2(QFileInfo(QString::fromUtf8(hwl::test::kAppBinary)).isExecutable(),
+                 hwl::test::kAppBinary);
         QVERIFY(tmp_.isValid());
     }
 

@@ -3,6 +3,7 @@
 // the same signals, and the process limit
 // (ulimit -u) explained instead of a crash, with no segment left behind.
 #include "clitest.h"
+#include "testpaths.h"
 
 using namespace hwl::test;
 
@@ -54,7 +55,7 @@ private slots:
         if (withOut)
             args << "--out" << out;
         QProcess p;
-        p.setProgram(QStringLiteral(HWL_APP_BINARY));
+        p.setProgram(QString::fromUtf8(hwl::test::kAppBinary));
         p.setArguments(args);
         p.setChildProcessModifier([] { setpgid(0, 0); }); // its own group, like a shell job
         p.start();
@@ -152,7 +153,7 @@ private slots:
     void closedStdoutKeepsTheRun() {
         const QString out = tmp_.filePath("closed-stdout");
         QProcess p;
-        p.setProgram(QStringLiteral(HWL_APP_BINARY));
+        p.setProgram(QString::fromUtf8(hwl::test::kAppBinary));
         p.setArguments({"--headless", "--dataset", "teacher:20000x20:4", "--model", "mlp:20-16-4",
                         "--epochs", "30", "--out", out});
         p.start();
@@ -222,7 +223,7 @@ private slots:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("QT_QPA_PLATFORM", "offscreen");
         p.setProcessEnvironment(env);
-        p.setProgram(QStringLiteral(HWL_APP_BINARY));
+        p.setProgram(QString::fromUtf8(hwl::test::kAppBinary));
         p.setArguments({"--config", config, "--start"});
         p.start();
         QVERIFY(p.waitForStarted(10000));
@@ -263,7 +264,7 @@ private slots:
         int failures = 0;
         for (int limit = 1; limit <= 8; ++limit) {
             QProcess p;
-            p.setProgram(QStringLiteral(HWL_APP_BINARY));
+            p.setProgram(QString::fromUtf8(hwl::test::kAppBinary));
             p.setArguments(QStringList{"--headless", "--model", "mlp:20-8-4", "--dataset",
                                        "teacher:2000x20:4:8", "--epochs", "3"} +
                            mode);

@@ -250,8 +250,7 @@ private slots:
         QCOMPARE(rank, 2);
         QVERIFY(WIFSIGNALED(status));
         QCOMPARE(WTERMSIG(status), SIGKILL);
-        QVERIFY2(mpirunWords(killed).find("Primary job ") == 0,
-                 mpirunWords(killed).c_str());
+        QVERIFY2(mpirunWords(killed).find("Primary job ") == 0, mpirunWords(killed).c_str());
 
         const std::string exited =
             rule +

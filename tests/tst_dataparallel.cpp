@@ -230,7 +230,7 @@ private slots:
         SKIP_UNLESS_TRANSPORT_RUNS(c);
         c.dataset = "teacher:40000x20:4:16";
         c.epochs = 1000;
-        const QStringList logsBefore = QDir("/tmp").entryList({"hwl-mpirun-*.log"});
+        const QStringList logsBefore = QDir::temp().entryList({"hwl-mpirun-*.log"});
         Run run(c);
         run.start();
         QTRY_VERIFY_WITH_TIMEOUT(
@@ -254,7 +254,7 @@ private slots:
                       .arg(pid));
         QVERIFY2(expected.match(QString::fromStdString(s.failure)).hasMatch(), s.failure.c_str());
         // The rank's death is the report: mpirun's own log is not kept.
-        QCOMPARE(QDir("/tmp").entryList({"hwl-mpirun-*.log"}), logsBefore);
+        QCOMPARE(QDir::temp().entryList({"hwl-mpirun-*.log"}), logsBefore);
         for (std::uint32_t r : {0u, 2u})
             QVERIFY2(run.telemetry().worker(r).state == WorkerState::Stopped,
                      qPrintable(QStringLiteral("rank %1 is %2")

@@ -4,6 +4,7 @@
 #include "config/experimentconfig.h"
 #include "config/fields.h"
 #include "model/modelspec.h"
+#include "testpaths.h"
 #include "testutil.h"
 #include "util/errors.h"
 
@@ -126,7 +127,7 @@ private slots:
     }
 
     void defaultsMatchResourceFile() {
-        QFile f(QStringLiteral(HWL_SOURCE_DIR "/resources/experiments/default.json"));
+        QFile f(QString::fromUtf8(hwl::test::kSourceDir) + "/resources/experiments/default.json");
         QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(f.fileName()));
         QJsonParseError err{};
         const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &err);

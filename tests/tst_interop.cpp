@@ -3,6 +3,7 @@
 // the weights with load_state_dict (each skipped, with the reason, when the
 // tool is not installed).
 #include "clitest.h"
+#include "testpaths.h"
 
 using namespace hwl::test;
 
@@ -16,7 +17,8 @@ class TestInterop : public QObject {
 
 private slots:
     void initTestCase() {
-        QVERIFY2(QFileInfo(QStringLiteral(HWL_APP_BINARY)).isExecutable(), HWL_APP_BINARY);
+        QVERIFY2(QFileInfo(QString::fromUtf8(hwl::test::kAppBinary)).isExecutable(),
+                 hwl::test::kAppBinary);
         QVERIFY(tmp_.isValid());
         // One run with every flag set away from its default, shared by the
         // output, --init and python cases.

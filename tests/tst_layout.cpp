@@ -4,6 +4,7 @@
 //     and a public header includes only public headers;
 //   - no source file is over 600 lines;
 //   - no function in core/ or ui/ is over 80 lines.
+#include "testpaths.h"
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
@@ -15,7 +16,7 @@
 
 namespace {
 
-const QString kRoot = QStringLiteral(HWL_SOURCE_DIR);
+const QString kRoot = QString::fromUtf8(hwl::test::kSourceDir);
 
 QStringList sourceFiles(const QString& folder) {
     QStringList files;
@@ -46,7 +47,8 @@ QStringList quotedIncludes(const QString& path) {
 }
 
 QSet<QString> publicHeaders() {
-    const QStringList list = QStringLiteral(HWL_PUBLIC_HEADER_LIST).split(',', Qt::SkipEmptyParts);
+    const QStringList list =
+        QString::fromUtf8(hwl::test::kPublicHeaderList).split(',', Qt::SkipEmptyParts);
     return QSet<QString>(list.begin(), list.end());
 }
 

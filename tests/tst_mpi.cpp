@@ -9,6 +9,7 @@
 // mpirun is missing. (The engine side, mpirun started by a run, is in
 // tst_dataparallel's MPI rows.)
 #include "clitest.h"
+#include "testpaths.h"
 
 #include <QStandardPaths>
 
@@ -46,7 +47,7 @@ QStringList mpirunOptions(const QStringList& extra = {}) {
 /// One app context of mpirun: -np N [mpirun options] hogwild-lab --headless ARGS.
 QStringList app(int ranks, const QStringList& args, const QStringList& contextOptions = {}) {
     return QStringList{"-np", QString::number(ranks)} + contextOptions +
-           QStringList{QStringLiteral(HWL_APP_BINARY), "--headless"} + args;
+           QStringList{QString::fromUtf8(hwl::test::kAppBinary), "--headless"} + args;
 }
 
 void startMpirun(QProcess& p, const QStringList& args) {
@@ -155,7 +156,7 @@ private slots:
         QTest::newRow("workers") << (kDataParallel + QStringList{"--workers", "3"})
                                  << "error: workers: --workers 3 but mpirun started 2 ranks";
         QTest::newRow("hostfile")
-            << (kDataParallel + QStringList{"--hostfile", HWL_APP_BINARY})
+            << (kDataParallel + QStringList{"--hostfile", hwl::test::kAppBinary})
             << "error: hostfile: this process was started by mpirun: give mpirun its options";
         QTest::newRow("another mode")
             << QStringList{"--mode", "threads", "--dataset", "teacher:2000x20:4"}
@@ -244,7 +245,7 @@ private slots:
             << QStringList{"--hostfile", "/nonexistent/hosts"}
             << "hostfile: hostfile \"/nonexistent/hosts\" is not a file (one host per line";
         QTest::newRow("hostfile without mpi")
-            << QStringList{"--transport", "threads", "--hostfile", HWL_APP_BINARY}
+            << QStringList{"--transport", "threads", "--hostfile", hwl::test::kAppBinary}
             << "hostfile: hostfile applies to --transport mpi only";
     }
     void launcherOptionsAreChecked() {
@@ -260,17 +261,18 @@ private slots:
     void mpirunFailureIsQuoted() {
         SKIP_WITHOUT_MPI();
         const QStringList args = kDataParallel + QStringList{"--workers", "2"};
-        const QStringList logsBefore = QDir("/tmp").entryList({"hwl-mpirun-*.log"});
+        const QStringList logsBefore = QDir::temp().entryList({"hwl-mpirun-*.log"});
         RUN_CLI(good, args);
         QCOMPARE(good.code, 0);
-        QCOMPARE(QDir("/tmp").entryList({"hwl-mpirun-*.log"}), logsBefore);
+        QCOMPARE(QDir::temp().entryList({"hwl-mpirun-*.log"}), logsBefore);
         RUN_CLI(r, args + QStringList{"--mpirun-args", "--mca btl nosuch"});
         QCOMPARE(r.code, 1);
         // What mpirun prints varies with its load (its help aggregation can
         // fail): the message quotes it, and the log kept holds all of it.
         const QRegularExpression expected(
             "error: mpirun \\(pid \\d+\\) exited with status [1-9]\\d* before rank 0 took a "
-            "step: (.+) \\(all of its output: (/tmp/hwl-mpirun-\\w+\\.log)\\)\n");
+            "step: (.+) \\(all of its output: (" +
+            QRegularExpression::escape(QDir::tempPath()) + "/hwl-mpirun-\\w+\\.log)\\)\n");
         const auto match = expected.match(r.err);
         QVERIFY2(match.hasMatch(), qPrintable(r.describe()));
         QFile log(match.captured(2));

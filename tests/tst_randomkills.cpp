@@ -10,6 +10,7 @@
 // HWL_KILL_SEED=N reruns one sequence, HWL_KILL_RUNS=N sets the count.
 #include "clitest.h"
 #include "store/sharedsegment.h"
+#include "testpaths.h"
 
 #include <QDirIterator>
 
@@ -101,7 +102,7 @@ class TestRandomKills : public QObject {
     void killOnce(const Kill& k, int index) {
         const QString out = tmp_.filePath(QStringLiteral("run-%1").arg(index));
         QProcess p;
-        p.setProgram(QStringLiteral(HWL_APP_BINARY));
+        p.setProgram(QString::fromUtf8(hwl::test::kAppBinary));
         p.setArguments({"--headless", "--mode", "processes", "--start-method", k.method,
                         "--dataset", "teacher:20000x20:4", "--model", "mlp:20-32-4", "--epochs",
                         "100000", "--workers", "2", "--out", out, "--quiet"});

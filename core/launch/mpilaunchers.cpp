@@ -5,6 +5,7 @@
 #include "launch/parentdeath.h"
 #include "launch/workerargs.h"
 #include "util/errors.h"
+#include "util/fileio.h"
 
 #include <cerrno>
 #include <chrono>
@@ -73,11 +74,12 @@ public:
         if (mpirun_.empty())
             throw RunError("transport mpi: mpirun is not on PATH; install it (apt-get install "
                            "openmpi-bin) or add its folder to PATH");
-        char name[] = "/tmp/hwl-mpirun-XXXXXX.log";
-        log_ = mkostemps(name, 4, O_CLOEXEC);
+        const std::string folder = tempDirectory();
+        std::string name = folder + "/hwl-mpirun-XXXXXX.log";
+        log_ = mkostemps(name.data(), 4, O_CLOEXEC);
         if (log_ < 0)
-            throw RunError(std::string("transport mpi: cannot create mpirun's log in /tmp: ") +
-                           std::strerror(errno));
+            throw RunError("transport mpi: cannot create mpirun's log in " + folder + ": " +
+                           std::strerror(errno) + " (set TMPDIR to a writable folder)");
         logPath_ = name; // removed at the end unless mpirun failed
     }
     ~MpirunLauncher() override {

@@ -1,6 +1,7 @@
 #include "util/fileio.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include <fcntl.h>
@@ -60,6 +61,11 @@ FilePtr openRegularFile(const std::filesystem::path& file, std::string& whyNot) 
         errno = err;
     }
     return FilePtr(f);
+}
+
+std::string tempDirectory() {
+    const char* tmp = std::getenv("TMPDIR");
+    return tmp && tmp[0] == '/' ? std::string(tmp) : std::string("/tmp");
 }
 
 std::string executablePath() {

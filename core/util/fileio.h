@@ -29,6 +29,10 @@ FilePtr openRegularFile(const std::filesystem::path& file, std::string& whyNot);
 /// file or one that cannot be examined.
 std::string nonRegularKind(const std::filesystem::path& file);
 
+/// The folder for temporary files: $TMPDIR when it names an absolute path,
+/// else /tmp (as mkstemp's callers and Qt's QDir::tempPath() do).
+std::string tempDirectory();
+
 /// This program's path (/proc/self/exe resolved); empty with errno set when
 /// it cannot be read.
 std::string executablePath();

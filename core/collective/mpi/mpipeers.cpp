@@ -329,10 +329,10 @@ void MpiCollective::relayIfDue(std::int64_t now, bool last) {
     const auto state = WorkerState(w.state.load(std::memory_order_acquire));
     const std::uint64_t steps = w.steps.load(std::memory_order_relaxed);
     // While it waits out an agreed pause, this rank shows as paused.
-    const WorkerState shown = agreedPause_ && state == WorkerState::Running &&
-                                      steps >= pauseFromStep_
-                                  ? WorkerState::Paused
-                                  : state;
+    const WorkerState shown =
+        agreedPause_ && state == WorkerState::Running && steps >= pauseFromStep_
+            ? WorkerState::Paused
+            : state;
     if (!last && (now - lastRelayNs_ < kRelayEveryNs ||
                   (steps == relayedSteps_ && std::uint32_t(shown) == relayedState_)))
         return;

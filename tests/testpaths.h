@@ -1,0 +1,12 @@
+#pragma once
+// Where this build put things, for the tests. They are compiled into one
+// small generated file (tests/CMakeLists.txt) instead of every test's
+// compiler flags, so that a compiler cache shared by two checkouts in
+// different folders serves every test's object file.
+namespace hwl::test {
+
+extern const char* const kSourceDir;        ///< the source tree's root
+extern const char* const kAppBinary;        ///< the hogwild-lab executable
+extern const char* const kPublicHeaderList; ///< HWL_PUBLIC_HEADERS, comma-separated
+
+} // namespace hwl::test
