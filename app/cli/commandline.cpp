@@ -101,29 +101,80 @@ void applyImplicitDefaults(ExperimentConfig& config, std::vector<std::string>& n
     }
 }
 
-/// Whether `flag` is an experiment flag (the field table's), not the monitor's.
-bool experimentFlag(const Flag& f) {
-    return !monitorFlag(f.name);
-}
-
 /// `base` with --config and then the experiment flags applied.
-ExperimentConfig configured(ExperimentConfig base, const std::vector<Flag>& flags) {
-    for (const auto& f : flags)
+ExperimentConfig configured(ExperimentConfig base, const std::vector<Flag>& experiment) {
+    for (const auto& f : experiment)
         if (f.name == "--config")
             base.mergeJsonFile(*f.value);
-    for (const auto& f : flags)
-        if (experimentFlag(f))
+    for (const auto& f : experiment)
+        if (f.name != "--config")
             applyFlag(base, f.name, f.value);
     return base;
 }
 
+/// The command line sorted in one pass: the monitor's flags are decided
+/// (into the CommandLine), the experiment's are kept in order for the field
+/// table, --preset names the starting point.
+struct SortedFlags {
+    std::optional<Preset> preset;
+    std::vector<Flag> experiment; ///< --config and the field table's flags
+    std::optional<std::uint32_t> pace;
+    bool workersGiven = false;
+    bool datasetGiven = false; ///< --dataset, or a preset or a file that decides it
+};
+
+Preset presetNamed(const Flag& f) {
+    const std::vector<Preset> all = presets();
+    const Preset* p = findPreset(all, *f.value);
+    if (!p)
+        badFlag(f.name, "no preset named \"" + *f.value + "\"; the presets are " + presetIds(all));
+    return *p;
+}
+
+void applyMonitorFlag(CommandLine& cl, SortedFlags& sorted, const Flag& f) {
+    if (f.name == "--quiet")
+        cl.quiet = true;
+    else if (f.name == "--help" || f.name == "-h")
+        cl.help = true;
+    else if (f.name == "--version")
+        cl.version = true;
+    else if (f.name == "--list-devices")
+        cl.listDevices = true;
+    else if (f.name == "--list-presets")
+        cl.listPresets = true;
+    else if (f.name == "--counter-toy")
+        cl.counterToy = true;
+    else if (f.name == "--increments")
+        cl.increments = wholeNumber(f.name, *f.value);
+    else if (f.name == "--pace")
+        sorted.pace = paceOf(f.name, *f.value);
+}
+
+SortedFlags sortFlags(const std::vector<Flag>& flags, CommandLine& cl) {
+    SortedFlags sorted;
+    for (const auto& f : flags) {
+        if (f.name == "--preset") {
+            sorted.preset = presetNamed(f);
+            sorted.datasetGiven = true; // the preset decides (it has its own stand-in)
+        } else if (f.name == "--config" || !monitorFlag(f.name)) {
+            sorted.experiment.push_back(f);
+            sorted.workersGiven = sorted.workersGiven || f.name == "--workers";
+            sorted.datasetGiven =
+                sorted.datasetGiven || f.name == "--dataset" || f.name == "--config";
+        } else {
+            applyMonitorFlag(cl, sorted, f);
+        }
+    }
+    return sorted;
+}
+
 /// A comparison preset's runs, each configured as the first run is, with
 /// --out DIR made DIR/<label>.
-std::vector<PresetRun> comparedRuns(const Preset& p, const std::vector<Flag>& flags,
+std::vector<PresetRun> comparedRuns(const Preset& p, const std::vector<Flag>& experiment,
                                     bool workersGiven, std::vector<std::string>& notes) {
     std::vector<PresetRun> runs;
     for (const PresetRun& run : p.compare) {
-        PresetRun r{run.label, configured(run.config, flags)};
+        PresetRun r{run.label, configured(run.config, experiment)};
         applyImplicitDefaults(r.config, notes, workersGiven, true);
         if (!r.config.out.empty())
             r.config.out = (std::filesystem::path(r.config.out) / r.label).string();
@@ -233,55 +284,16 @@ std::string presetsText() {
 
 CommandLine parseCommandLine(const std::vector<std::string>& args) {
     CommandLine cl;
-    cl.config = ExperimentConfig::defaults();
-    const std::vector<Flag> flags = tokenize(args);
-    bool workersGiven = false, datasetGiven = false;
-    std::optional<Preset> preset;
-    for (const auto& f : flags)
-        if (f.name == "--preset") {
-            const std::vector<Preset> all = presets();
-            const Preset* p = findPreset(all, *f.value);
-            if (!p)
-                badFlag(f.name,
-                        "no preset named \"" + *f.value + "\"; the presets are " + presetIds(all));
-            preset = *p;
-            cl.config = p->config;
-            cl.pace = p->pace;
-            cl.presetId = p->id;
-            datasetGiven = true; // the preset decides (it has its own stand-in)
-        }
-    for (const auto& f : flags)
-        if (f.name == "--config") {
-            cl.config.mergeJsonFile(*f.value);
-            datasetGiven = true; // the file decides
-        }
-    for (const auto& f : flags) {
-        if (f.name == "--quiet")
-            cl.quiet = true;
-        else if (f.name == "--help" || f.name == "-h")
-            cl.help = true;
-        else if (f.name == "--version")
-            cl.version = true;
-        else if (f.name == "--list-devices")
-            cl.listDevices = true;
-        else if (f.name == "--list-presets")
-            cl.listPresets = true;
-        else if (f.name == "--counter-toy")
-            cl.counterToy = true;
-        else if (f.name == "--increments")
-            cl.increments = wholeNumber(f.name, *f.value);
-        else if (f.name == "--pace")
-            cl.pace = paceOf(f.name, *f.value);
-        else if (!monitorFlag(f.name)) {
-            applyFlag(cl.config, f.name, f.value);
-            workersGiven = workersGiven || f.name == "--workers";
-            datasetGiven = datasetGiven || f.name == "--dataset";
-        }
-    }
-    applyImplicitDefaults(cl.config, cl.notes, workersGiven, datasetGiven);
-    cl.workersGiven = workersGiven;
-    if (preset && !preset->compare.empty()) {
-        cl.runs = comparedRuns(*preset, flags, workersGiven, cl.notes);
+    const SortedFlags sorted = sortFlags(tokenize(args), cl);
+    const ExperimentConfig base =
+        sorted.preset ? sorted.preset->config : ExperimentConfig::defaults();
+    cl.config = configured(base, sorted.experiment);
+    cl.pace = sorted.pace.value_or(sorted.preset ? sorted.preset->pace : 0);
+    cl.presetId = sorted.preset ? sorted.preset->id : std::string();
+    cl.workersGiven = sorted.workersGiven;
+    applyImplicitDefaults(cl.config, cl.notes, sorted.workersGiven, sorted.datasetGiven);
+    if (sorted.preset && !sorted.preset->compare.empty()) {
+        cl.runs = comparedRuns(*sorted.preset, sorted.experiment, sorted.workersGiven, cl.notes);
         cl.config = cl.runs.front().config;
     }
     return cl;
