@@ -8,6 +8,7 @@
 #include "testpaths.h"
 
 #include "config/presets.h"
+#include "run/comparison.h"
 
 #include <thread>
 
@@ -110,6 +111,32 @@ private slots:
 
     // Each run in order under a header line, the flags applied to each, a
     // table at the end; --out DIR gives each run DIR/<label>/.
+    // The sequence both monitors drive: every run in order whatever the
+    // last one's outcome, and a stopped run ends it.
+    void comparisonSequence() {
+        using hwl::Comparison;
+        const hwl::ExperimentConfig c = hwl::ExperimentConfig::defaults();
+        Comparison all({{"a", c}, {"b", c}, {"c", c}});
+        QCOMPARE(all.size(), std::size_t(3));
+        QCOMPARE(all.current()->label, std::string("a"));
+        QCOMPARE(all.ended(false)->label, std::string("b"));
+        QCOMPARE(all.index(), std::size_t(1));
+        QCOMPARE(all.ended(false)->label, std::string("c"));
+        QVERIFY(!all.ended(false));
+        QVERIFY(!all.current());
+        QVERIFY(!all.stoppedEarly());
+
+        Comparison stopped({{"a", c}, {"b", c}, {"c", c}});
+        QVERIFY(stopped.ended(false));
+        QVERIFY(!stopped.ended(true));
+        QVERIFY(stopped.stoppedEarly());
+        QVERIFY(!stopped.current());
+
+        Comparison last({{"a", c}});
+        QVERIFY(!last.ended(true));
+        QVERIFY(!last.stoppedEarly()); // nothing was left to make
+    }
+
     void comparisonRunsEachAndTabulates() {
         const QString out = tmp_.filePath("vs");
         RUN_CLI(r, QStringList{"--preset", "hogwild-vs-locked", "--dataset",

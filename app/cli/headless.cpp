@@ -5,6 +5,7 @@
 #include "cli/report.h"
 #include "io/metricslog.h"
 #include "io/tensorfile.h"
+#include "run/comparison.h"
 #include "run/countertoy.h"
 #include "run/devices.h"
 #include "run/mpirank.h"
@@ -172,26 +173,27 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     return 0;
 }
 
-/// A comparison preset: each run in order, a header line before each, then
-/// the table of them all. Stops at a signal; the exit status is the first
-/// run's that was not 0 (a failed run does not keep the next from running).
+/// A comparison preset: each run in order (Comparison), a header line
+/// before each, then the table of them all. A signal stops it; the exit
+/// status is the first run's that was not 0.
 int compareRuns(const CommandLine& cl) {
+    Comparison comparison(cl.runs);
     std::vector<ComparedRun> done;
     int code = 0;
-    for (std::size_t i = 0; i < cl.runs.size(); ++i) {
+    for (const PresetRun* run = comparison.current(); run;) {
         CommandLine one = cl;
         one.runs.clear();
-        one.config = cl.runs[i].config;
-        std::printf("== run %zu of %zu: %s ==\n", i + 1, cl.runs.size(), cl.runs[i].label.c_str());
+        one.config = run->config;
+        std::printf("== run %zu of %zu: %s ==\n", comparison.index() + 1, comparison.size(),
+                    run->label.c_str());
         std::fflush(stdout);
-        ComparedRun row{cl.runs[i].label, one.config, {}, 0};
+        ComparedRun row{run->label, one.config, {}, 0};
         row.exitCode = trainAndReport(one, &row.summary);
         std::printf("\n");
         done.push_back(std::move(row));
         if (code == 0)
             code = done.back().exitCode;
-        if (done.back().exitCode >= 128)
-            break; // interrupted: the rest is not run
+        run = comparison.ended(/*stopped=*/done.back().exitCode >= 128);
     }
     std::fputs(comparisonText(cl.presetId, done, cl.runs.size()).c_str(), stdout);
     std::fflush(stdout);
