@@ -13,13 +13,93 @@
 
 #include <QTest>
 
+#include <stdexcept>
+
 using namespace hwl;
 using namespace hwl::test;
+
+namespace {
+
+/// A step kernel that forwards to another, its loss scaled by `lossScale`
+/// (1: the same arithmetic; else a fault the comparison must catch).
+class ForwardingKernel final : public StepKernel {
+public:
+    ForwardingKernel(std::unique_ptr<StepKernel> inner, float lossScale)
+        : inner_(std::move(inner)), lossScale_(lossScale) {}
+    float lossAndGradient(const float* params, const std::int64_t* rows, std::int64_t n) override {
+        return lossScale_ * inner_->lossAndGradient(params, rows, n);
+    }
+    const Gradient<float>& gradient() const override { return inner_->gradient(); }
+    void update(float* params, UpdateAccess access) override { inner_->update(params, access); }
+    void countedUpdate(float* params, std::uint32_t* versions,
+                       hogwild::UpdateTally& tally) override {
+        inner_->countedUpdate(params, versions, tally);
+    }
+    void updateRange(float* params, const float* gradient, std::int64_t offset,
+                     std::int64_t length) override {
+        inner_->updateRange(params, gradient, offset, length);
+    }
+    EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
+                        std::int64_t end) override {
+        return inner_->evaluate(params, data, begin, end);
+    }
+
+private:
+    std::unique_ptr<StepKernel> inner_;
+    float lossScale_;
+};
+
+/// ARCHITECTURE.md's "Adding a compute backend", walked in this binary: a
+/// Backend with its own name whose kernels compute on the CPU.
+class RecipeBackend final : public Backend {
+public:
+    RecipeBackend(const char* name, float lossScale) : name_(name), lossScale_(lossScale) {}
+    const char* name() const override { return name_; }
+    std::unique_ptr<StepKernel> makeKernel(const Model& model, const DatasetView& train,
+                                           const SgdSettings& sgd, std::uint32_t rank,
+                                           std::uint32_t workers) const override {
+        return std::make_unique<ForwardingKernel>(
+            cpuBackend().makeKernel(model, train, sgd, rank, workers), lossScale_);
+    }
+    ParameterStore allocate(std::int64_t count, StorePlace place, const std::string& purpose,
+                            bool versions) const override {
+        return cpuBackend().allocate(count, place, purpose, versions);
+    }
+    EvalResult evaluate(const Model& model, const float* params,
+                        const DatasetView& data) const override {
+        return cpuBackend().evaluate(model, params, data);
+    }
+
+private:
+    const char* name_;
+    float lossScale_;
+};
+
+const RecipeBackend kRecipe("recipe", 1.0f);
+
+} // namespace
 
 class TestBackends : public QObject {
     Q_OBJECT
 
 private slots:
+    // The recipe's last step: registered, the backend is listed, and every
+    // comparison below runs on it too.
+    void initTestCase() {
+        registerBackend(kRecipe);
+        QCOMPARE(backends().back(), static_cast<const Backend*>(&kRecipe));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, registerBackend(kRecipe));
+    }
+
+    // The comparison is not one that anything passes: a backend 1% off in
+    // its loss fails it, and says where.
+    void aFaultyBackendFails() {
+        const RecipeBackend faulty("faulty", 1.01f);
+        const std::string why = checkAgainstReference(faulty, referenceCases().front());
+        QVERIFY2(!why.empty(), "a loss 1% off passed the comparison");
+        QVERIFY2(why.find("loss") != std::string::npos, why.c_str());
+    }
+
     void againstTheReference_data() {
         QTest::addColumn<int>("backend");
         QTest::addColumn<QString>("model");

@@ -109,5 +109,10 @@ struct UnavailableBackend {
     std::string name, why;
 };
 std::vector<UnavailableBackend> unavailableBackends();
+/// Adds `backend` to backends(), after the built-in ones: a backend built
+/// outside the engine's own list (a plugin, or one a test defines). It must
+/// outlive every later call of backends(); a name already listed is refused
+/// (std::invalid_argument).
+void registerBackend(const Backend& backend);
 
 } // namespace hwl
