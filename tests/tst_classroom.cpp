@@ -3,16 +3,16 @@
 // marking its preset as modified and describing an experiment that is no
 // preset, and a start that fails keeping the last run (its weights and
 // metrics still export).
-#include "countertoydialog.h"
-#include "experimentform.h"
-#include "explanationpane.h"
-#include "mainwindow.h"
-#include "presets.h"
-#include "racestepper.h"
+#include "form/experimentform.h"
+#include "runs/workertablemodel.h"
 #include "strategy/catalog.h"
+#include "teaching/countertoydialog.h"
+#include "teaching/explanationpane.h"
+#include "teaching/presets.h"
+#include "teaching/racestepper.h"
+#include "teaching/verdict.h"
 #include "testutil.h"
-#include "verdict.h"
-#include "workertablemodel.h"
+#include "window/mainwindow.h"
 
 #include <QAction>
 #include <QApplication>

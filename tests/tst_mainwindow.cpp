@@ -2,13 +2,13 @@
 // fills one series per worker and the worker table, pause / resume / stop
 // work and leave no segment behind, experiments round-trip through files,
 // exports write valid files, Start follows the form's validity.
-#include "experimentform.h"
+#include "charts/trainingchart.h"
+#include "form/experimentform.h"
 #include "io/tensorfile.h"
-#include "mainwindow.h"
 #include "run/workerrole.h"
+#include "runs/workertablemodel.h"
 #include "testutil.h"
-#include "trainingchart.h"
-#include "workertablemodel.h"
+#include "window/mainwindow.h"
 
 #include <QAction>
 #include <QApplication>

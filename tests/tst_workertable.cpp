@@ -1,8 +1,8 @@
 // The worker table's rows as RunController collects them, and what
 // WorkerTableModel shows of them: the Samples/s column while a worker trains
 // and once it has left its loop.
-#include "runcontroller.h"
-#include "workertablemodel.h"
+#include "runs/runcontroller.h"
+#include "runs/workertablemodel.h"
 
 #include <QSignalSpy>
 #include <QTest>
