@@ -162,11 +162,13 @@ void ParallelismFields::buildProcessRows(QFormLayout* form) {
 void ParallelismFields::buildReplicaRows(QFormLayout* form) {
     transport_ = new QComboBox;
     transport_->setObjectName("transport");
-    addItem(transport_, tr("threads"), int(Transport::Threads),
+    addItem(transport_, QString::fromLatin1(toString(Transport::Threads)), int(Transport::Threads),
             tr("Replicas are threads of this process"));
-    addItem(transport_, tr("processes"), int(Transport::Processes),
+    addItem(transport_, QString::fromLatin1(toString(Transport::Processes)),
+            int(Transport::Processes),
             tr("Replicas are processes (the start method), talking through shared memory"));
-    addItem(transport_, tr("mpi"), int(Transport::Mpi), tr("MPI ranks, across machines"));
+    addItem(transport_, QString::fromLatin1(toString(Transport::Mpi)), int(Transport::Mpi),
+            tr("MPI ranks, across machines"));
     for (int i = 0; i < transport_->count(); ++i)
         if (const std::string why = transportUnavailable(transport_->itemData(i).toInt());
             !why.empty()) {
@@ -275,7 +277,8 @@ const StrategyTraits* ParallelismFields::strategy() const {
 void ParallelismFields::setConfig(const ExperimentConfig& c) {
     filling_ = true;
     const int index = mode_->findData(QString::fromStdString(c.mode));
-    mode_->setCurrentIndex(index >= 0 ? index : mode_->findData(QStringLiteral("threads")));
+    mode_->setCurrentIndex(
+        index >= 0 ? index : mode_->findData(QString::fromStdString(ExperimentConfig{}.mode)));
     workers_->setValue(c.workers);
     shownMode_ = modeName();
     workersBeforeFixed_ = 0;
@@ -399,9 +402,11 @@ void ParallelismFields::updateEnablement() {
                                    : tr("Parallel workers, 1..%1").arg(fieldMax("workers")));
     const bool hasTransport = t && t->takes(StrategySetting::Transport);
     const auto transport = Transport(transport_->currentData().toInt());
-    const bool processes = t && (hasTransport ? transport == Transport::Processes : t->processes);
-    startMethod_->setEnabled(t && t->takes(StrategySetting::StartMethod) &&
-                             (!hasTransport || transport == Transport::Processes));
+    // What the form's choices make, asked of the engine's catalog.
+    ExperimentConfig chosenConfig;
+    apply(chosenConfig);
+    const bool startsProcesses = usesStartMethod(chosenConfig);
+    startMethod_->setEnabled(startsProcesses);
     transport_->setEnabled(hasTransport);
     const bool replicas = t && t->takes(StrategySetting::Replicas);
     for (QWidget* w : std::initializer_list<QWidget*>{syncEvery_, bucketMb_, dropLast_})
@@ -430,7 +435,7 @@ void ParallelismFields::updateEnablement() {
                      "one.")
                 : QString());
     const bool fork =
-        processes && StartMethod(startMethod_->currentData().toInt()) == StartMethod::Fork;
+        startsProcesses && StartMethod(startMethod_->currentData().toInt()) == StartMethod::Fork;
     setNote(startNote_, fork ? tr("fork() from this multi-threaded GUI process: each child gets "
                                   "only the forking thread; forkserver avoids that.")
                              : QString());

@@ -41,9 +41,15 @@ void ParallelismFields::buildGpuRows(QFormLayout* form) {
                                        "uses workers / replicas-per-GPU GPUs"));
     form->addRow(tr("Replicas per GPU"), replicasPerGpu_);
     addErrorRow(form, "replicas-per-gpu");
+    // Named after the mode that takes blocks, as the catalog calls it.
+    QString blocksMode;
+    for (const StrategyTraits* t : allStrategies())
+        if (t->takes(StrategySetting::GpuBlocks))
+            blocksMode = QString::fromStdString(t->name);
     blocks_ = makeCountSpin("blocks", 0, int(findField("blocks")->max),
-                            tr("gpu-hogwild: CUDA thread blocks training at once (workers are "
-                               "groups of them)"));
+                            tr("%1: CUDA thread blocks training at once (workers are "
+                               "groups of them)")
+                                .arg(blocksMode));
     form->addRow(tr("Blocks"), blocks_);
     addErrorRow(form, "blocks");
     update_ = new QComboBox;

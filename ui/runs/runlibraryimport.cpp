@@ -5,6 +5,7 @@
 #include "runs/runlibrary.h"
 
 #include "config/experimentconfig.h"
+#include "strategy/catalog.h"
 #include "telemetry/sample.h"
 
 #include <QDir>
@@ -84,7 +85,9 @@ QString RunLibrary::describe(const ExperimentConfig& c) {
                        .arg(c.workers)
                        .arg(c.lr)
                        .arg(c.batch);
-    if (c.mode == "data-parallel" && c.syncEvery > 1)
+    // As the engine's describeMode(): the modes with replicas sync every N.
+    if (const StrategyTraits* t = findStrategy(c);
+        t && t->takes(StrategySetting::Replicas) && c.syncEvery > 1)
         text += QStringLiteral(", sync every %1").arg(c.syncEvery);
     if (!c.share)
         text += QStringLiteral(", not shared");

@@ -1,5 +1,7 @@
 #include "teaching/verdict.h"
 
+#include "strategy/catalog.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QObject>
@@ -25,7 +27,7 @@ QString lostUpdatesLine(const ExperimentConfig& config, const RunSummary& s) {
                        .arg(lost)
                        .arg(writes)
                        .arg(share, 0, 'g', 3);
-    if (config.mode == "threads-locked")
+    if (locksEachUpdate(config))
         line += tr(" Under the lock none can be: one worker writes at a time.");
     else if (lost > 0)
         line += tr(" Choose threads (locked) to see none, at the price of the lock; slow the "
