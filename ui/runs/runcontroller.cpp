@@ -217,23 +217,17 @@ void RunController::collectWorkers() {
     const bool processes = run_->info().processes;
     for (const WorkerSnapshot& w : run_->telemetry().workers()) {
         WorkerRow row;
-        row.rank = int(w.rank);
+        row.worker = w;
         row.process = processes;
-        row.pid = w.pid;
-        row.host = QString::fromStdString(w.host);
-        row.threadId = qint64(w.threadId);
-        row.state = QString::fromLatin1(toString(w.state));
-        row.failure = QString::fromStdString(w.failure);
-        row.steps = w.steps;
-        row.samples = w.samples;
-        if (row.rank < lastSamples_.size()) {
-            row.samplesPerSecond = double(row.samples - lastSamples_[row.rank]) / seconds;
-            lastSamples_[row.rank] = row.samples;
+        const int rank = int(w.rank);
+        if (rank < lastSamples_.size()) {
+            row.samplesPerSecond = double(w.samples - lastSamples_[rank]) / seconds;
+            lastSamples_[rank] = w.samples;
             // Out of its loop, the last interval says 0 (or a stale rate):
             // its average over its whole training says what it did.
             if (w.state == WorkerState::Finished || w.state == WorkerState::Stopped ||
                 w.state == WorkerState::Failed) {
-                double& seenGone = leftSeconds_[row.rank];
+                double& seenGone = leftSeconds_[rank];
                 if (seenGone < 0)
                     seenGone = run_->telemetry().elapsed();
                 // A worker killed never says when it left: when it was seen gone.
@@ -242,18 +236,13 @@ void RunController::collectWorkers() {
                 row.averageRate = true;
             }
             if (w.bytesReduced > 0)
-                row.commShare =
-                    std::clamp((w.commSeconds - lastComm_[row.rank]) / seconds, 0.0, 1.0);
-            lastComm_[row.rank] = w.commSeconds;
+                row.commShare = std::clamp((w.commSeconds - lastComm_[rank]) / seconds, 0.0, 1.0);
+            lastComm_[rank] = w.commSeconds;
         }
-        row.lastLoss = w.lastLoss;
-        row.divergence = w.lastDivergence;
-        row.updateWrites = w.updateWrites;
-        row.lostUpdates = w.lostUpdates;
-        row.startupMs = w.startupSeconds >= 0 ? w.startupSeconds * 1e3 : -1;
-        if (!row.failure.isEmpty() && !reportedFailures_.contains(row.failure)) {
-            reportedFailures_.append(row.failure);
-            emit eventLogged(QStringLiteral("Worker died: ") + row.failure, true);
+        const QString failure = QString::fromStdString(w.failure);
+        if (!failure.isEmpty() && !reportedFailures_.contains(failure)) {
+            reportedFailures_.append(failure);
+            emit eventLogged(QStringLiteral("Worker died: ") + failure, true);
         }
         rows.append(row);
     }

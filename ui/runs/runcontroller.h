@@ -6,6 +6,7 @@
 // widgets; everything this class emits is emitted on the GUI thread.
 #include "io/metricslog.h"
 #include "run/run.h"
+#include "telemetry/telemetryreader.h"
 
 #include <QElapsedTimer>
 #include <QList>
@@ -18,28 +19,18 @@
 
 namespace hwl::ui {
 
-/// One row of the worker table: a worker's snapshot, for display.
+/// One row of the worker table: a worker's snapshot as the telemetry
+/// reader hands it out (typed: the state is a WorkerState, put into words
+/// only where it is shown), and what the controller measured of it.
 struct WorkerRow {
-    int rank = 0;
-    qint64 pid = 0;
-    qint64 threadId = 0;
+    WorkerSnapshot worker;
     bool process = false; ///< a worker process (else a thread of this process)
-    QString host;         ///< MPI ranks: the host it runs on; empty otherwise
-    QString state;        ///< starting, running, paused, finished, stopped, failed
-    QString failure;      ///< why it failed, when it did
-    quint64 steps = 0;
-    quint64 samples = 0;
     /// Over the last refresh interval while the worker trains; once it left
     /// its loop (finished, stopped, failed) its average from its first step
     /// to then (`averageRate`); -1: it took no step.
     double samplesPerSecond = 0;
     bool averageRate = false; ///< samplesPerSecond is the worker's whole-run average
-    double lastLoss = 0;
-    double divergence = 0;
-    double startupMs = -1; ///< launch to first step; -1 before the first step
     double commShare = -1; ///< data-parallel: share of the last interval in collectives; -1: none
-    quint64 updateWrites = 0; ///< lost-update counter: block writes of this worker (group)
-    quint64 lostUpdates = 0;  ///< of those, overlapped or overwritten by another one
 };
 
 class RunController : public QObject {

@@ -54,14 +54,16 @@ QVariant WorkerTableModel::headerData(int section, Qt::Orientation orientation, 
 QVariant WorkerTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rows_.size())
         return {};
-    const WorkerRow& w = rows_[index.row()];
-    if (role == Qt::ToolTipRole && index.column() == State && !w.failure.isEmpty())
-        return w.failure;
+    const WorkerRow& r = rows_[index.row()];
+    const WorkerSnapshot& w = r.worker;
+    const QString failure = QString::fromStdString(w.failure);
+    if (role == Qt::ToolTipRole && index.column() == State && !failure.isEmpty())
+        return failure;
     if (role == Qt::ToolTipRole && index.column() == SamplesPerSecond)
-        return w.averageRate
+        return r.averageRate
                    ? tr("Average over this worker's whole training (%1 samples)").arg(w.samples)
                    : tr("Over the last refresh interval (about 0.2 s)");
-    if (role == Qt::ForegroundRole && index.column() == State && w.state == "failed")
+    if (role == Qt::ForegroundRole && index.column() == State && w.state == WorkerState::Failed)
         return QBrush(QColor(0xc0, 0x20, 0x20));
     if (role == Qt::TextAlignmentRole && index.column() != State)
         return int(Qt::AlignRight | Qt::AlignVCenter);
@@ -69,26 +71,30 @@ QVariant WorkerTableModel::data(const QModelIndex& index, int role) const {
         return {};
     switch (index.column()) {
     case Rank:
-        return w.rank;
+        return int(w.rank);
     case Id:
-        if (!w.process)
-            return QStringLiteral("tid %1").arg(w.threadId);
-        return w.host.isEmpty() ? QStringLiteral("pid %1").arg(w.pid)
-                                : QStringLiteral("pid %1 on %2").arg(w.pid).arg(w.host);
-    case State:
-        return w.failure.isEmpty() ? w.state : w.state + ": " + w.failure;
+        if (!r.process)
+            return QStringLiteral("tid %1").arg(qint64(w.threadId));
+        return w.host.empty() ? QStringLiteral("pid %1").arg(qint64(w.pid))
+                              : QStringLiteral("pid %1 on %2")
+                                    .arg(qint64(w.pid))
+                                    .arg(QString::fromStdString(w.host));
+    case State: {
+        const QString state = QString::fromLatin1(toString(w.state));
+        return failure.isEmpty() ? state : state + ": " + failure;
+    }
     case Steps:
         return QString::number(w.steps);
     case SamplesPerSecond:
-        return w.samplesPerSecond < 0 ? QStringLiteral("–")
-                                      : QString::number(w.samplesPerSecond, 'f', 0);
+        return r.samplesPerSecond < 0 ? QStringLiteral("–")
+                                      : QString::number(r.samplesPerSecond, 'f', 0);
     case LastLoss:
-        return QString::number(w.lastLoss, 'f', 4);
+        return QString::number(double(w.lastLoss), 'f', 4);
     case Divergence:
-        return QString::number(w.divergence, 'g', 4);
+        return QString::number(double(w.lastDivergence), 'g', 4);
     case Communication:
-        return w.commShare < 0 ? QStringLiteral("–")
-                               : QString::number(100 * w.commShare, 'f', 0) + " %";
+        return r.commShare < 0 ? QStringLiteral("–")
+                               : QString::number(100 * r.commShare, 'f', 0) + " %";
     case LostUpdates: // lost of written (gpu-hogwild, or --lost-updates)
         return w.updateWrites == 0
                    ? QStringLiteral("–")
@@ -97,7 +103,8 @@ QVariant WorkerTableModel::data(const QModelIndex& index, int role) const {
                          .arg(w.updateWrites)
                          .arg(100.0 * double(w.lostUpdates) / double(w.updateWrites), 0, 'g', 3);
     case Startup:
-        return w.startupMs < 0 ? QStringLiteral("–") : QString::number(w.startupMs, 'f', 2) + " ms";
+        return w.startupSeconds < 0 ? QStringLiteral("–")
+                                    : QString::number(w.startupSeconds * 1e3, 'f', 2) + " ms";
     default:
         return {};
     }

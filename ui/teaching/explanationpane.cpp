@@ -24,14 +24,14 @@ ExplanationPane::ExplanationPane(QWidget* parent) : QTextBrowser(parent) {
     });
 }
 
-void ExplanationPane::showPreset(const Preset& preset) {
+void ExplanationPane::showPreset(const hwl::Preset& preset) {
     preset_ = preset;
     changed_.clear();
     render();
 }
 
 void ExplanationPane::showExperiment(const ExperimentConfig& config, const QString& origin) {
-    preset_ = Preset{};
+    preset_ = hwl::Preset{};
     origin_ = origin;
     shown_ = config;
     changed_.clear();
@@ -39,7 +39,7 @@ void ExplanationPane::showExperiment(const ExperimentConfig& config, const QStri
 }
 
 void ExplanationPane::formChanged(const ExperimentConfig& config) {
-    if (preset_.id.isEmpty()) {
+    if (preset_.id.empty()) {
         shown_ = config;
     } else {
         const QStringList changed = differingFields(preset_.config, config);
@@ -51,17 +51,18 @@ void ExplanationPane::formChanged(const ExperimentConfig& config) {
 }
 
 void ExplanationPane::render() {
-    if (!preset_.id.isEmpty()) {
-        QString status = tr("<p><i>Preset <tt>%1</tt>, as it was loaded.</i></p>").arg(preset_.id);
+    if (!preset_.id.empty()) {
+        QString status = tr("<p><i>Preset <tt>%1</tt>, as it was loaded.</i></p>")
+                             .arg(QString::fromStdString(preset_.id));
         if (!changed_.isEmpty())
             status = tr("<p><i><b>Modified:</b> the form differs from the preset in %1, so the "
                         "run may not show what this text says. Choose the preset again to go "
                         "back to it.</i></p>")
                          .arg(changed_.join(QStringLiteral(", ")).toHtmlEscaped());
         setHtml(QStringLiteral("<h3>%1%2</h3>%3%4")
-                    .arg(preset_.name.toHtmlEscaped(),
+                    .arg(QString::fromStdString(preset_.name).toHtmlEscaped(),
                          changed_.isEmpty() ? QString() : tr(" (modified)"), status,
-                         preset_.explanation));
+                         QString::fromStdString(preset_.explanation)));
         return;
     }
     const StrategyTraits* t = findStrategy(shown_);

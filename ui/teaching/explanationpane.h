@@ -5,7 +5,7 @@
 // preset (opened from a file, or edited past recognition) describes its mode
 // instead, so it is never stale. GUI thread only.
 #include "config/experimentconfig.h"
-#include "teaching/presets.h"
+#include "config/presets.h"
 
 #include <QTextBrowser>
 
@@ -17,7 +17,7 @@ public:
     explicit ExplanationPane(QWidget* parent = nullptr);
 
     /// The preset just applied to the form.
-    void showPreset(const Preset& preset);
+    void showPreset(const hwl::Preset& preset);
     /// An experiment that is no preset (`origin`: where it came from, e.g.
     /// "opened from run.json").
     void showExperiment(const ExperimentConfig& config, const QString& origin);
@@ -25,7 +25,7 @@ public:
     void formChanged(const ExperimentConfig& config);
 
     /// The active preset's id; empty when the experiment is none.
-    const QString& activePreset() const { return preset_.id; }
+    QString activePreset() const { return QString::fromStdString(preset_.id); }
     /// Whether the form differs from the active preset.
     bool modified() const { return !changed_.isEmpty(); }
 
@@ -37,7 +37,7 @@ signals:
 private:
     void render();
 
-    Preset preset_;          ///< id empty: no preset
+    hwl::Preset preset_;     ///< id empty: no preset
     QString origin_;         ///< for an experiment that is no preset
     ExperimentConfig shown_; ///< the experiment described (no preset)
     QStringList changed_;    ///< fields that differ from the preset

@@ -1,7 +1,7 @@
 #include "window/guiapp.h"
 
 #include "charts/trainingchart.h"
-#include "teaching/presets.h"
+#include "config/presets.h"
 #include "teaching/racestepper.h"
 #include "window/mainwindow.h"
 

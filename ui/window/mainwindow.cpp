@@ -8,7 +8,6 @@
 #include "runs/workertablemodel.h"
 #include "teaching/countertoydialog.h"
 #include "teaching/explanationpane.h"
-#include "teaching/presets.h"
 #include "teaching/racestepper.h"
 #include "teaching/verdict.h"
 
@@ -109,9 +108,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(form_, &ExperimentForm::changed, this,
             [this] { explanation_->formChanged(form_->config()); });
-    if (const QList<Preset> all = presets(); !all.isEmpty()) { // the default experiment's
-        explanation_->showPreset(all.last());
-        runName_ = all.last().name;
+    if (!presets_.empty()) { // the default experiment's
+        explanation_->showPreset(presets_.back());
+        runName_ = QString::fromStdString(presets_.back().name);
     }
     updateActions();
 }
@@ -346,8 +345,9 @@ void MainWindow::startRun() {
         return;
     // A comparison preset, as it was applied: Start makes each of its runs.
     if (!explanation_->modified())
-        for (const Preset& p : presets())
-            if (p.id == explanation_->activePreset() && !p.compare.empty()) {
+        for (const hwl::Preset& p : presets_)
+            if (QString::fromStdString(p.id) == explanation_->activePreset() &&
+                !p.compare.empty()) {
                 startComparison(p.compare);
                 return;
             }
@@ -455,14 +455,15 @@ bool MainWindow::applyPreset(const QString& name) {
         logEvent(tr("Presets wait until the run ends: stop it first"), true);
         return false;
     }
-    for (const auto& preset : presets()) {
-        if (preset.name != name && preset.id != name)
+    for (const hwl::Preset& preset : presets_) {
+        const QString presetName = QString::fromStdString(preset.name);
+        if (presetName != name && QString::fromStdString(preset.id) != name)
             continue;
         explanation_->showPreset(preset); // before the form, whose change it then compares
-        runName_ = preset.name;
+        runName_ = presetName;
         form_->setConfig(preset.config);
         pace_->setValue(int(preset.pace));
-        logEvent(tr("Preset: %1").arg(preset.name));
+        logEvent(tr("Preset: %1").arg(presetName));
         return true;
     }
     return false;

@@ -170,8 +170,11 @@ private:
     RunLibrary* runs_ = nullptr;
     RunListPanel* runPanel_ = nullptr;
     QTabWidget* bottomTabs_ = nullptr;
-    QString runName_;                        ///< what the run being made is called in the run list
-    QSet<int> deathsMarked_;                 ///< ranks whose death the loss chart marks
+    QString runName_;        ///< what the run being made is called in the run list
+    QSet<int> deathsMarked_; ///< ranks whose death the loss chart marks
+    /// The teaching presets, made once: whether Fashion-MNIST is installed
+    /// is checked on disk when the window opens, not at every use.
+    const std::vector<hwl::Preset> presets_ = hwl::presets();
     std::vector<hwl::PresetRun> comparison_; ///< the comparison Start is making
     int comparisonIndex_ = -1;               ///< its run now; -1: none
     bool dark_ = false;

@@ -55,16 +55,19 @@ void MainWindow::prepareCharts(const ExperimentConfig& config) {
 
 void MainWindow::chartRates(const QList<WorkerRow>& rows) {
     const double now = controller_->elapsed();
-    for (const WorkerRow& r : rows) // a death is marked where its curve ends
-        if (r.state == QLatin1String("failed") && !deathsMarked_.contains(r.rank)) {
-            deathsMarked_.insert(r.rank);
+    for (const WorkerRow& r : rows) { // a death is marked where its curve ends
+        const WorkerSnapshot& w = r.worker;
+        if (w.state == WorkerState::Failed && !deathsMarked_.contains(int(w.rank))) {
+            deathsMarked_.insert(int(w.rank));
             lossChart_->addMarkers(TrainingChart::Marker::WorkerDeath,
-                                   {{double(r.steps), double(r.samples), now, r.lastLoss}});
+                                   {{double(w.steps), double(w.samples), now, double(w.lastLoss)}});
         }
+    }
     for (const WorkerRow& r : rows)
-        if (r.state == QLatin1String("running"))
+        if (r.worker.state == WorkerState::Running)
             rateChart_->appendPoints(
-                r.rank, {{double(r.steps), double(r.samples), now, r.samplesPerSecond}});
+                int(r.worker.rank),
+                {{double(r.worker.steps), double(r.worker.samples), now, r.samplesPerSecond}});
 }
 
 void MainWindow::chartLostUpdates(const QList<WorkerRow>& rows) {
@@ -72,10 +75,10 @@ void MainWindow::chartLostUpdates(const QList<WorkerRow>& rows) {
         return;
     const double now = controller_->elapsed();
     for (const WorkerRow& r : rows)
-        if (r.updateWrites > 0)
-            lostChart_->appendPoints(r.rank,
-                                     {{double(r.steps), double(r.samples), now,
-                                       100.0 * double(r.lostUpdates) / double(r.updateWrites)}});
+        if (const WorkerSnapshot& w = r.worker; w.updateWrites > 0)
+            lostChart_->appendPoints(int(w.rank),
+                                     {{double(w.steps), double(w.samples), now,
+                                       100.0 * double(w.lostUpdates) / double(w.updateWrites)}});
     if (!redrawTimer_->isActive())
         redrawTimer_->start();
 }

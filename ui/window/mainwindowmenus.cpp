@@ -8,7 +8,6 @@
 #include "runs/metricsexport.h"
 #include "teaching/countertoydialog.h"
 #include "teaching/explanationpane.h"
-#include "teaching/presets.h"
 #include "teaching/racestepper.h"
 
 #include "io/atomicfile.h"
@@ -93,8 +92,8 @@ void MainWindow::buildMenus() {
     // form under the running charts.
     presetsMenu_ = menuBar()->addMenu(tr("&Presets"));
     int number = 0;
-    for (const auto& preset : presets()) {
-        const QString name = preset.name;
+    for (const hwl::Preset& preset : presets_) {
+        const QString name = QString::fromStdString(preset.name);
         QAction* action = presetsMenu_->addAction(name, this, [this, name] { applyPreset(name); });
         if (++number <= 9) // Alt+1 ... Alt+9, in menu order
             action->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_0 + number)));
