@@ -11,6 +11,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLineEdit>
+#include <QSettings>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -38,6 +39,9 @@ const StrategyTraits* listed(const std::string& name) {
     return t ? t : findStrategy(name, false);
 }
 
+/// Whether the form's Advanced rows are open (the user's last choice).
+const char* const kAdvancedKey = "form/advancedOpen";
+
 int fieldMax(const char* key) {
     return int(findField(key)->max);
 }
@@ -51,6 +55,7 @@ ParallelismFields::ParallelismFields(QWidget* parent) : QGroupBox(tr("Parallelis
     buildMpiRows(form);
     buildGpuRows(form);
     buildDataRows(form);
+    buildAdvancedRows(form);
     connect(mode_, &QComboBox::currentIndexChanged, this, &ParallelismFields::onModeChanged);
     connect(workers_, &QSpinBox::valueChanged, this, &ParallelismFields::onEdited);
     connect(syncEvery_, &QSpinBox::valueChanged, this, &ParallelismFields::onEdited);
@@ -139,14 +144,10 @@ void ParallelismFields::buildProcessRows(QFormLayout* form) {
                    tr("The blog's scene 2: spawn or forkserver workers are handed the name of "
                       "a parameters segment that was never made (PyTorch: share_memory() not "
                       "called before mp.spawn); each fails to open it, and the run says so"));
-    form->addRow(QString(), spawnBeforeShare_);
-    addErrorRow(form, "spawn-before-share");
     loaderWorkers_ = makeCountSpin("loaderWorkers", 0, fieldMax("loader-workers"),
                                    tr("Loader processes each worker would start (PyTorch: "
                                       "DataLoader num_workers inside a worker). The pitfall: "
                                       "anything but 0 is refused at Start, saying why"));
-    form->addRow(tr("Loader workers"), loaderWorkers_);
-    addErrorRow(form, "loader-workers");
 
     failure_ = new QComboBox;
     failure_->setObjectName("onWorkerFailure");
@@ -193,15 +194,11 @@ void ParallelismFields::buildReplicaRows(QFormLayout* form) {
     bucketMb_->setSuffix(tr(" MiB"));
     bucketMb_->setToolTip(tr("The cap of a gradient bucket (DDP's bucket_cap_mb; the first "
                              "bucket is 1 MiB)"));
-    form->addRow(tr("Bucket cap"), bucketMb_);
-    addErrorRow(form, "bucket-mb");
 
     dropLast_ = new QCheckBox(tr("Drop the uneven last rows"));
     dropLast_->setObjectName("dropLast");
     dropLast_->setToolTip(tr("Unchecked: each epoch is padded by wrapping around so every rank "
                              "gets as many rows (DistributedSampler)"));
-    form->addRow(QString(), dropLast_);
-    addErrorRow(form, "drop-last");
 }
 
 void ParallelismFields::buildMpiRows(QFormLayout* form) {
@@ -227,6 +224,7 @@ void ParallelismFields::buildMpiRows(QFormLayout* form) {
     row->addWidget(hostfile_, 1);
     row->addWidget(browse);
     form->addRow(tr("Hostfile"), row);
+    hostfileRow_ = row;
     addErrorRow(form, "hostfile");
 
     mpirunArgs_ = new QLineEdit;
@@ -254,6 +252,44 @@ void ParallelismFields::buildDataRows(QFormLayout* form) {
     shuffle_->setToolTip(tr("Unchecked: visit samples in file order"));
     form->addRow(QString(), shuffle_);
     addErrorRow(form, "shuffle");
+}
+
+void ParallelismFields::buildAdvancedRows(QFormLayout* form) {
+    // One click away: the pitfalls and the tuning few runs change. Open or
+    // closed as the user left it (QSettings).
+    advanced_ = new QToolButton;
+    advanced_->setObjectName("advancedToggle");
+    advanced_->setText(tr("Advanced"));
+    advanced_->setCheckable(true);
+    advanced_->setAutoRaise(true);
+    advanced_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    advanced_->setToolTip(tr("The pitfalls and the data-parallel tuning"));
+    connect(advanced_, &QToolButton::clicked, this, [this](bool open) {
+        QSettings().setValue(kAdvancedKey, open);
+        setAdvancedOpen(open);
+    });
+    form->addRow(advanced_);
+    form->addRow(tr("Bucket cap"), bucketMb_);
+    addErrorRow(form, "bucket-mb");
+    form->addRow(QString(), dropLast_);
+    addErrorRow(form, "drop-last");
+    form->addRow(QString(), spawnBeforeShare_);
+    addErrorRow(form, "spawn-before-share");
+    form->addRow(tr("Loader workers"), loaderWorkers_);
+    addErrorRow(form, "loader-workers");
+    form->addRow(QString(), cudaBeforeFork_);
+    addErrorRow(form, "cuda-before-fork");
+    form->addRow(QString(), forceUnsafeFork_);
+    addErrorRow(form, "force-unsafe-fork");
+    setAdvancedOpen(QSettings().value(kAdvancedKey, false).toBool());
+}
+
+void ParallelismFields::setAdvancedOpen(bool open) {
+    const QSignalBlocker block(advanced_);
+    advanced_->setChecked(open);
+    advanced_->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+    if (mode_)
+        showModeRows(listed(modeName().toStdString()));
 }
 
 QString ParallelismFields::modeName() const {
@@ -297,6 +333,12 @@ void ParallelismFields::setConfig(const ExperimentConfig& c) {
     hostfile_->setText(QString::fromStdString(c.hostfile));
     mpirunArgs_->setText(QString::fromStdString(c.mpirunArgs));
     setGpuConfig(c);
+    // An experiment that sets an Advanced field (a pitfall's preset) shows it.
+    const ExperimentConfig d;
+    if (c.spawnBeforeShare != d.spawnBeforeShare || c.loaderWorkers != d.loaderWorkers ||
+        c.cudaBeforeFork != d.cudaBeforeFork || c.forceUnsafeFork != d.forceUnsafeFork ||
+        c.bucketMb != d.bucketMb || c.dropLast != d.dropLast)
+        setAdvancedOpen(true);
     filling_ = false;
     updateEnablement();
 }
@@ -414,6 +456,7 @@ void ParallelismFields::updateEnablement() {
     for (QWidget* w : std::initializer_list<QWidget*>{hostfile_, hostfileBrowse_, mpirunArgs_})
         w->setEnabled(hasTransport && transport == Transport::Mpi);
     updateGpuEnablement(t);
+    showModeRows(t);
     share_->setEnabled(t && t->takes(StrategySetting::Share));
     // The workers that open the parameters' segment by name: process Hogwild.
     spawnBeforeShare_->setEnabled(t && t->takes(StrategySetting::Share) && !hasTransport);
@@ -439,6 +482,41 @@ void ParallelismFields::updateEnablement() {
     setNote(startNote_, fork ? tr("fork() from this multi-threaded GUI process: each child gets "
                                   "only the forking thread; forkserver avoids that.")
                              : QString());
+}
+
+void ParallelismFields::setRowShown(QWidget* field, bool shown) {
+    if (auto* form = qobject_cast<QFormLayout*>(layout()))
+        form->setRowVisible(field, shown);
+}
+
+void ParallelismFields::showModeRows(const StrategyTraits* t) {
+    auto takes = [t](StrategySetting s) { return t && t->takes(s); };
+    const bool hasTransport = takes(StrategySetting::Transport);
+    const auto transport = Transport(transport_->currentData().toInt());
+    const StrategyTraits* chosen = strategy();
+    const bool advanced = advanced_->isChecked(); // the rows after the toggle
+    setRowShown(lostUpdates_, chosen && chosen->takes(StrategySetting::LostUpdates));
+    setRowShown(startMethod_, takes(StrategySetting::StartMethod));
+    setRowShown(share_, takes(StrategySetting::Share));
+    setRowShown(spawnBeforeShare_, advanced && takes(StrategySetting::Share) && !hasTransport);
+    setRowShown(loaderWorkers_, advanced);
+    setRowShown(failure_, takes(StrategySetting::FailurePolicy));
+    setRowShown(transport_, hasTransport);
+    setRowShown(syncEvery_, takes(StrategySetting::Replicas));
+    for (QWidget* w : std::initializer_list<QWidget*>{bucketMb_, dropLast_})
+        setRowShown(w, advanced && takes(StrategySetting::Replicas));
+    const bool mpi = hasTransport && transport == Transport::Mpi;
+    if (auto* form = qobject_cast<QFormLayout*>(layout()))
+        form->setRowVisible(hostfileRow_, mpi);
+    setRowShown(mpirunArgs_, mpi);
+    setRowShown(device_, takes(StrategySetting::Device));
+    setRowShown(replicasPerGpu_, chosen && chosen->takes(StrategySetting::GpuReplicas));
+    setRowShown(blocks_, takes(StrategySetting::GpuBlocks));
+    setRowShown(update_, takes(StrategySetting::GpuBlocks));
+    // The CUDA-before-fork pitfall: for the modes that start processes.
+    const bool processes = chosen && chosen->takes(StrategySetting::StartMethod);
+    setRowShown(cudaBeforeFork_, advanced && processes);
+    setRowShown(forceUnsafeFork_, advanced && processes);
 }
 
 } // namespace hwl::ui

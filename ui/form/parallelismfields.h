@@ -5,8 +5,12 @@
 // more mpirun arguments) plus the data split and
 // shuffle. Everything mode-specific comes from the engine's
 // strategy catalog: the mode list (labels, tooltips, the modes this build
-// cannot run shown disabled with the reason), which fields each mode enables,
-// and the worker count a mode fixes. GUI thread only.
+// cannot run shown disabled with the reason), which fields each mode shows
+// (the rows of options a mode does not take are hidden) and enables, and the
+// worker count a mode fixes. The pitfalls and the data-parallel tuning
+// (bucket cap, drop-last) sit behind an "Advanced" toggle, open or closed as
+// the user left it (QSettings "form/advancedOpen"), opened by an experiment
+// that sets one of them. GUI thread only.
 #include "config/experimentconfig.h"
 #include "strategy/catalog.h"
 
@@ -19,8 +23,10 @@ class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QSpinBox;
+class QToolButton;
 
 namespace hwl::ui {
 
@@ -60,6 +66,11 @@ private:
     // The GPU rows (parallelismgpu.cpp): device, replicas per GPU, blocks,
     // update, the CUDA-before-fork pitfall, and the devices found.
     void buildGpuRows(QFormLayout* form);
+    // The Advanced rows, behind a toggle (after the others): bucket cap,
+    // drop-last, the pitfalls (spawn before share, loader workers, CUDA
+    // before fork).
+    void buildAdvancedRows(QFormLayout* form);
+    void setAdvancedOpen(bool open);
     void setGpuConfig(const ExperimentConfig& c);
     void applyGpu(ExperimentConfig& c, const StrategyTraits* t) const;
     void updateGpuEnablement(const StrategyTraits* t);
@@ -67,6 +78,10 @@ private:
     void onModeChanged();
     void onEdited();
     void updateEnablement();
+    /// Shows the rows the chosen mode takes and hides the others (a hidden
+    /// field keeps its value; apply() writes the default for it).
+    void showModeRows(const StrategyTraits* t);
+    void setRowShown(QWidget* field, bool shown);
     QString modeName() const;
 
     QComboBox* mode_ = nullptr;
@@ -88,6 +103,7 @@ private:
     QCheckBox* dropLast_ = nullptr;
     QLineEdit* hostfile_ = nullptr; ///< transport mpi
     QWidget* hostfileBrowse_ = nullptr;
+    QLayout* hostfileRow_ = nullptr;  ///< the hostfile edit and its browse button
     QLineEdit* mpirunArgs_ = nullptr; ///< transport mpi
     QComboBox* device_ = nullptr;
     QSpinBox* replicasPerGpu_ = nullptr;
@@ -95,7 +111,8 @@ private:
     QComboBox* update_ = nullptr;
     QCheckBox* cudaBeforeFork_ = nullptr;
     QCheckBox* forceUnsafeFork_ = nullptr;
-    QLabel* devicesNote_ = nullptr; ///< the CUDA devices, or why there is none
+    QLabel* devicesNote_ = nullptr;   ///< the CUDA devices, or why there is none
+    QToolButton* advanced_ = nullptr; ///< opens and closes the Advanced rows
     QMap<QString, QLabel*> errorLabels_;
     QString shownMode_;
     int workersBeforeFixed_ = 0; ///< the count before a mode fixed it (serial)

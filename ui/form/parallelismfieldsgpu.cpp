@@ -65,12 +65,8 @@ void ParallelismFields::buildGpuRows(QFormLayout* form) {
     cudaBeforeFork_->setObjectName("cudaBeforeFork");
     cudaBeforeFork_->setToolTip(tr("The run's process initialises CUDA first: a fork is then "
                                    "refused, because a forked child cannot use CUDA"));
-    form->addRow(QString(), cudaBeforeFork_);
-    addErrorRow(form, "cuda-before-fork");
     forceUnsafeFork_ = new QCheckBox(tr("Fork anyway and show what CUDA does in the workers"));
     forceUnsafeFork_->setObjectName("forceUnsafeFork");
-    form->addRow(QString(), forceUnsafeFork_);
-    addErrorRow(form, "force-unsafe-fork");
 
     connect(device_, &QComboBox::currentIndexChanged, this, &ParallelismFields::onEdited);
     connect(update_, &QComboBox::currentIndexChanged, this, &ParallelismFields::onEdited);
@@ -124,7 +120,8 @@ void ParallelismFields::updateGpuEnablement(const StrategyTraits* t) {
             list.devices.empty()
                 ? tr("GPU modes cannot run here: %1").arg(QString::fromStdString(list.unavailable))
                 : tr("Devices: %1").arg(QString::fromStdString(describeDevices(list)).trimmed());
-    } else if (!cudaBuilt() && device_->currentIndex() == 1) {
+    } else if (!cudaBuilt() && device_->currentIndex() == 1 && t &&
+               t->takes(StrategySetting::Device)) {
         note = QString::fromStdString(cudaNotBuiltReason());
     }
     setNote(devicesNote_, note);
