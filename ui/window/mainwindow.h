@@ -119,7 +119,8 @@ private:
     /// QSettings key of the last started experiment (its JSON).
     static inline const QString kLastStartedKey = QStringLiteral("lastStartedExperiment");
 
-    // mainwindowmenus.cpp: the menu bar and the recent-experiments list.
+    // mainwindowmenus.cpp: the menu bar; mainwindowfiles.cpp: the
+    // recent-experiments list.
     void buildMenus();
     void addRecent(const QString& path);
     void rebuildRecentMenu();
@@ -144,7 +145,8 @@ private:
     void chartLostUpdates(const QList<WorkerRow>& rows);
     void chartRates(const QList<WorkerRow>& rows);
 
-    // mainwindowruns.cpp: the run list and its overlays, the theme.
+    // mainwindowruns.cpp: the run list and its overlays; mainwindowview.cpp:
+    // the View menu, which charts show, the theme.
     void buildRunList();
     /// Keeps the run that just ended in the run list.
     void keepFinishedRun(const hwl::RunSummary& summary);
