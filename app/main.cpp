@@ -4,8 +4,8 @@
 // its workers map none of Qt; and the internal worker role for process
 // workers (which the engine executable runs when it is there).
 #include "cli/headless.h"
-#include "guiapp.h"
 #include "run/workerrole.h"
+#include "window/guiapp.h"
 
 #include <cstring>
 #include <string>

@@ -15,14 +15,14 @@
 //     (RunSummary::samplesPerSecond) and the ratios to headless.
 //
 // Usage: gui_overhead [--quick]   (--quick: about 20 s instead of ~2 min)
+#include "charts/trainingchart.h"
 #include "config/experimentconfig.h"
-#include "experimentform.h"
+#include "form/experimentform.h"
 #include "io/metricslog.h"
-#include "mainwindow.h"
 #include "run/run.h"
 #include "run/workerrole.h"
-#include "runcontroller.h"
-#include "trainingchart.h"
+#include "runs/runcontroller.h"
+#include "window/mainwindow.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

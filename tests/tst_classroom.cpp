@@ -3,16 +3,15 @@
 // marking its preset as modified and describing an experiment that is no
 // preset, and a start that fails keeping the last run (its weights and
 // metrics still export).
-#include "countertoydialog.h"
-#include "experimentform.h"
-#include "explanationpane.h"
-#include "mainwindow.h"
-#include "presets.h"
-#include "racestepper.h"
+#include "form/experimentform.h"
+#include "runs/workertablemodel.h"
 #include "strategy/catalog.h"
+#include "teaching/countertoydialog.h"
+#include "teaching/explanationpane.h"
+#include "teaching/racestepper.h"
+#include "teaching/verdict.h"
 #include "testutil.h"
-#include "verdict.h"
-#include "workertablemodel.h"
+#include "window/mainwindow.h"
 
 #include <QAction>
 #include <QApplication>
@@ -52,7 +51,7 @@ ExperimentConfig longRun() {
 QList<quint64> stepsOf(const WorkerTableModel* m) {
     QList<quint64> steps;
     for (const auto& r : m->rows())
-        steps << r.steps;
+        steps << r.worker.steps;
     return steps;
 }
 
@@ -86,13 +85,15 @@ private slots:
         QCOMPARE(w.controller()->pace(), 20u);
         QVERIFY(!w.stepAction()->isEnabled()); // nothing to step
         w.startRun();
-        QTRY_VERIFY_WITH_TIMEOUT(
-            w.workerModel()->rows().size() == 2 && w.workerModel()->rows()[0].steps >= 2, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.workerModel()->rows().size() == 2 &&
+                                     w.workerModel()->rows()[0].worker.steps >= 2,
+                                 30000);
         QVERIFY(!w.stepAction()->isEnabled()); // running: Pause first
         w.togglePause();
-        QTRY_VERIFY_WITH_TIMEOUT(w.workerModel()->rows()[0].state == "paused" &&
-                                     w.workerModel()->rows()[1].state == "paused",
-                                 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.workerModel()->rows()[0].worker.state == hwl::WorkerState::Paused &&
+                w.workerModel()->rows()[1].worker.state == hwl::WorkerState::Paused,
+            10000);
         QVERIFY(w.stepAction()->isEnabled());
         const QList<quint64> before = stepsOf(w.workerModel());
         w.stepAction()->trigger();
@@ -135,7 +136,7 @@ private slots:
         QVERIFY(w.explanationText().contains("Sparse embedding Hogwild (modified)"));
         QVERIFY2(w.explanationText().contains("differs from the preset in workers, lr"),
                  qPrintable(w.explanationText()));
-        for (const hwl::ui::Preset& p : hwl::ui::presets())
+        for (const hwl::Preset& p : hwl::presets())
             if (p.id == "sparse-embedding")
                 w.form()->setConfig(p.config); // back to the preset's own values
         QVERIFY(!w.explanationText().contains("modified"));

@@ -1,7 +1,7 @@
 // Min/max downsampling (downsampleMinMax) and TensorBoard smoothing
 // (smoothEma): the two pure steps between a chart's raw data and its series.
-#include "downsampler.h"
-#include "smoothing.h"
+#include "charts/downsampler.h"
+#include "charts/smoothing.h"
 
 #include <QTest>
 

@@ -1,8 +1,8 @@
 // ExperimentForm and the presets: every field's validation is shown at the
 // field, setConfig/config round trips, mode-dependent widgets, the GUI
 // modes this build does not have, and every preset validates.
-#include "experimentform.h"
-#include "presets.h"
+#include "config/presets.h"
+#include "form/experimentform.h"
 
 #include "strategy/catalog.h"
 #include "testutil.h"
@@ -326,8 +326,8 @@ private slots:
     void roundTrip_data() {
         QTest::addColumn<QString>("config");
         QTest::newRow("defaults") << json(ExperimentConfig::defaults());
-        for (const auto& preset : hwl::ui::presets())
-            QTest::newRow(qPrintable("preset " + preset.name)) << json(preset.config);
+        for (const auto& preset : hwl::presets())
+            QTest::newRow(("preset " + preset.name).c_str()) << json(preset.config);
         QTest::newRow("processes spawn no-share continue")
             << R"({"model": "mlp:20-32-4:tanh", "dataset": "teacher:2000x20:4:16",
                    "mode": "processes", "start-method": "spawn", "share": false,
@@ -548,30 +548,30 @@ private slots:
             QVERIFY(!form.isValid());
             QVERIFY(form.problems().value("dataset").contains("not installed"));
             // Every preset falls back and still validates in the form.
-            for (const auto& preset : hwl::ui::presets()) {
-                QVERIFY2(preset.config.dataset != "fashion-mnist", qPrintable(preset.name));
+            for (const auto& preset : hwl::presets()) {
+                QVERIFY2(preset.config.dataset != "fashion-mnist", preset.name.c_str());
                 form.setConfig(preset.config);
-                QVERIFY2(form.isValid(), qPrintable(preset.name));
+                QVERIFY2(form.isValid(), preset.name.c_str());
             }
-            const auto all = hwl::ui::presets();
-            QVERIFY(all.last().explanation.contains("not installed"));
+            QVERIFY(hwl::presets().back().explanation.find("not installed") != std::string::npos);
         }
         qunsetenv("HWL_FASHION_MNIST_DIR");
     }
 
     void presetsValidate() {
-        const auto all = hwl::ui::presets();
+        const auto all = hwl::presets();
         QStringList names;
         for (const auto& preset : all) {
-            names << preset.name;
+            const QString name = QString::fromStdString(preset.name);
+            names << name;
             QVERIFY2(preset.config.validate().empty(),
-                     qPrintable(preset.name + ": " + issues(preset.config)));
-            QVERIFY(!preset.explanation.isEmpty());
+                     qPrintable(name + ": " + issues(preset.config)));
+            QVERIFY(!preset.explanation.empty());
             ExperimentForm form;
             form.setConfig(preset.config);
             if (preset.config.dataset != "fashion-mnist" || hwl::fashionMnistAvailable())
                 QVERIFY2(form.isValid(),
-                         qPrintable(preset.name + ": " + form.problems().keys().join(", ")));
+                         qPrintable(name + ": " + form.problems().keys().join(", ")));
         }
         for (const char* name :
              {"Hogwild vs locked", "Forgot to share parameters (fork)", "Sparse embedding Hogwild",

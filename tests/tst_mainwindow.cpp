@@ -2,13 +2,13 @@
 // fills one series per worker and the worker table, pause / resume / stop
 // work and leave no segment behind, experiments round-trip through files,
 // exports write valid files, Start follows the form's validity.
-#include "experimentform.h"
+#include "charts/trainingchart.h"
+#include "form/experimentform.h"
 #include "io/tensorfile.h"
-#include "mainwindow.h"
 #include "run/workerrole.h"
+#include "runs/workertablemodel.h"
 #include "testutil.h"
-#include "trainingchart.h"
-#include "workertablemodel.h"
+#include "window/mainwindow.h"
 
 #include <QAction>
 #include <QApplication>
@@ -50,7 +50,7 @@ int ourSegments() {
 quint64 totalSteps(const WorkerTableModel* m) {
     quint64 steps = 0;
     for (const auto& r : m->rows())
-        steps += r.steps;
+        steps += r.worker.steps;
     return steps;
 }
 } // namespace
@@ -85,7 +85,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 10000);
         QVERIFY(w.eventLogText().contains("Run stopped after"));
         for (const auto& row : w.workerModel()->rows())
-            QCOMPARE(row.state, QStringLiteral("stopped"));
+            QCOMPARE(row.worker.state, WorkerState::Stopped);
         QVERIFY(w.startAction()->isEnabled());
         QCOMPARE(ourSegments(), 0); // unlinked as the run ended
         w.close();
@@ -104,7 +104,7 @@ private slots:
         for (int r = 0; r < 4; ++r)
             QTRY_VERIFY_WITH_TIMEOUT(!w.lostUpdatesChart()->rawPoints(r).isEmpty(), 30000);
         QTRY_VERIFY_WITH_TIMEOUT(w.workerModel()->rows().size() == 4 &&
-                                     w.workerModel()->rows()[0].updateWrites > 0,
+                                     w.workerModel()->rows()[0].worker.updateWrites > 0,
                                  30000);
         const QString cell =
             w.workerModel()
@@ -147,8 +147,9 @@ private slots:
         w.togglePause();
         QCOMPARE(w.pauseAction()->text(), QStringLiteral("&Resume"));
         QTRY_VERIFY_WITH_TIMEOUT(w.workerModel()->rows().size() == 2 &&
-                                     w.workerModel()->rows()[0].state == "paused" &&
-                                     w.workerModel()->rows()[1].state == "paused",
+                                     w.workerModel()->rows()[0].worker.state ==
+                                         WorkerState::Paused &&
+                                     w.workerModel()->rows()[1].worker.state == WorkerState::Paused,
                                  10000);
         const quint64 frozen = totalSteps(w.workerModel());
         QTest::qWait(200);
@@ -340,11 +341,14 @@ private slots:
         const auto& rows = w.workerModel()->rows();
         QCOMPARE(rows.size(), 2);
         for (const auto& row : rows) {
-            QCOMPARE(row.state, QStringLiteral("stopped"));
-            QCOMPARE(row.steps, rows[0].steps); // stopped after the same step
-            const QString id =
-                w.workerModel()->index(row.rank, WorkerTableModel::Id).data().toString();
-            QVERIFY2(!row.host.isEmpty() && id.endsWith(" on " + row.host), qPrintable(id));
+            QCOMPARE(row.worker.state, WorkerState::Stopped);
+            QCOMPARE(row.worker.steps, rows[0].worker.steps); // stopped after the same step
+            const QString id = w.workerModel()
+                                   ->index(int(row.worker.rank), WorkerTableModel::Id)
+                                   .data()
+                                   .toString();
+            const QString host = QString::fromStdString(row.worker.host);
+            QVERIFY2(!host.isEmpty() && id.endsWith(" on " + host), qPrintable(id));
         }
         QVERIFY(w.eventLogText().contains("bit-identical"));
     }

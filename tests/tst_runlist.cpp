@@ -2,12 +2,12 @@
 // restarts (a damaged file set aside, never a crash), metrics.csv and --out
 // folders opened into it with every malformed file refused by line, and the
 // window keeping each run and overlaying the ticked ones.
-#include "experimentform.h"
-#include "mainwindow.h"
-#include "runlibrary.h"
-#include "runlistpanel.h"
+#include "charts/trainingchart.h"
+#include "form/experimentform.h"
+#include "runs/runlibrary.h"
+#include "runs/runlistpanel.h"
 #include "testutil.h"
-#include "trainingchart.h"
+#include "window/mainwindow.h"
 
 #include "io/metricslog.h"
 #include "telemetry/sample.h"

@@ -4,7 +4,7 @@
 // mode list (with the fields its traits name enabled), and a run.
 #include "cli/commandline.h"
 #include "config/fields.h"
-#include "experimentform.h"
+#include "form/experimentform.h"
 #include "run/devices.h"
 #include "run/run.h"
 #include "run/workerrole.h"

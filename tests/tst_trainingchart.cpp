@@ -1,7 +1,7 @@
 // TrainingChart: series set-up and colours, what refresh() draws for each x
 // axis mode, downsampling of big series, smoothing, log scale, legend clicks
 // and image export. Runs on the offscreen platform (no OpenGL there).
-#include "trainingchart.h"
+#include "charts/trainingchart.h"
 
 #include <QChart>
 #include <QImage>

@@ -1,8 +1,8 @@
 // The worker table's rows as RunController collects them, and what
 // WorkerTableModel shows of them: the Samples/s column while a worker trains
 // and once it has left its loop.
-#include "runcontroller.h"
-#include "workertablemodel.h"
+#include "runs/runcontroller.h"
+#include "runs/workertablemodel.h"
 
 #include <QSignalSpy>
 #include <QTest>
@@ -75,7 +75,7 @@ private slots:
         const auto last = rows.last().at(0).value<QList<WorkerRow>>();
         QCOMPARE(int(last.size()), workers);
         for (const WorkerRow& row : last) {
-            const WorkerSnapshot w = snapshot(controller, row.rank);
+            const WorkerSnapshot w = snapshot(controller, int(row.worker.rank));
             QCOMPARE(w.state, WorkerState::Finished);
             QVERIFY(row.averageRate);
             QVERIFY2(
@@ -113,7 +113,7 @@ private slots:
         QVERIFY(finished.wait(30000));
         QCOMPARE(finished.last().at(0).value<hwl::RunSummary>().state, RunState::Stopped);
         for (const WorkerRow& row : rows.last().at(0).value<QList<WorkerRow>>()) {
-            const WorkerSnapshot w = snapshot(controller, row.rank);
+            const WorkerSnapshot w = snapshot(controller, int(row.worker.rank));
             QCOMPARE(w.state, WorkerState::Stopped);
             QVERIFY(row.averageRate);
             QVERIFY2(row.samplesPerSecond > 0, qPrintable(QString::number(row.samplesPerSecond)));
@@ -126,11 +126,11 @@ private slots:
         WorkerTableModel model;
         WorkerRow running, done, none;
         running.samplesPerSecond = 1234;
-        done.rank = 1;
+        done.worker.rank = 1;
         done.samplesPerSecond = 987.6;
         done.averageRate = true;
-        done.samples = 4000;
-        none.rank = 2;
+        done.worker.samples = 4000;
+        none.worker.rank = 2;
         none.samplesPerSecond = -1; // left before its first step
         none.averageRate = true;
         model.setRows({running, done, none});

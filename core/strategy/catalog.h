@@ -71,6 +71,9 @@ bool workersAreProcesses(const ExperimentConfig& config);
 /// Whether the config's start method applies (process workers this app
 /// starts by fork, spawn or the fork server; not MPI ranks).
 bool usesStartMethod(const ExperimentConfig& config);
+/// Whether the config's mode serialises every update under one lock
+/// (threads-locked), so that no update can be lost.
+bool locksEachUpdate(const ExperimentConfig& config);
 /// The mode part of a run's description: "threads", "processes (forkserver)",
 /// "processes (fork, NOT shared)", "data-parallel (processes, spawn, sync every 8)".
 std::string describeMode(const ExperimentConfig& config);

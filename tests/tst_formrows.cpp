@@ -1,0 +1,222 @@
+// The experiment form shows what the chosen mode takes: the rows of options
+// a mode does not take are hidden (not only disabled), as the engine's
+// strategy catalog says, and a thread Hogwild experiment fits a 1400x900
+// window without scrolling.
+#include "form/experimentform.h"
+#include "strategy/catalog.h"
+#include "testutil.h"
+#include "window/mainwindow.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFormLayout>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+
+using hwl::StrategySetting;
+using hwl::StrategyTraits;
+using hwl::ui::ExperimentForm;
+
+namespace {
+
+QComboBox* modeCombo(const ExperimentForm& form) {
+    return qobject_cast<QComboBox*>(form.fieldWidget("mode"));
+}
+
+void chooseMode(ExperimentForm& form, const StrategyTraits& t) {
+    QComboBox* mode = modeCombo(form);
+    mode->setCurrentIndex(mode->findData(QString::fromStdString(t.name)));
+    if (t.takes(StrategySetting::Share))
+        qobject_cast<QCheckBox*>(form.fieldWidget("share"))->setChecked(t.share);
+}
+
+/// Whether a field's editor and its row label are shown.
+bool shown(const ExperimentForm& form, const char* field) {
+    QWidget* w = form.fieldWidget(field);
+    if (!w)
+        qFatal("no field %s", field);
+    const bool visible = w->isVisibleTo(&form);
+    // The label of the row goes with it (a row of a check box has none).
+    if (auto* layout = qobject_cast<QFormLayout*>(w->parentWidget()->layout()))
+        if (QWidget* label = layout->labelForField(w))
+            if (label->isVisibleTo(&form) != visible)
+                qFatal("the label of %s is not shown as its field", field);
+    return visible;
+}
+
+QToolButton* advancedToggle(const ExperimentForm& form) {
+    return form.findChild<QToolButton*>("advancedToggle");
+}
+
+} // namespace
+
+class TestFormRows : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir tmp_;
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        hwl::test::isolateSettings(tmp_.path());
+    }
+
+    void threadHogwildHidesWhatItDoesNotTake() {
+        ExperimentForm form;
+        const StrategyTraits* threads = hwl::findStrategy("threads", true);
+        QVERIFY(threads);
+        chooseMode(form, *threads);
+        for (const char* f : {"mode", "workers", "lost-updates", "lr", "batch", "epochs"})
+            QVERIFY2(shown(form, f), f);
+        for (const char* f : {"transport", "sync-every", "bucket-mb", "drop-last", "hostfile",
+                              "mpirun-args", "device", "replicas-per-gpu", "blocks", "update",
+                              "cuda-before-fork", "force-unsafe-fork", "start-method", "share",
+                              "spawn-before-share", "on-worker-failure"})
+            QVERIFY2(!shown(form, f), f);
+    }
+
+    // Every mode of the catalog (the GPU modes too: listed even where they
+    // are not built) shows exactly the rows of the settings it takes.
+    void everyModeShowsWhatItTakes() {
+        ExperimentForm form;
+        if (!advancedToggle(form)->isChecked())
+            advancedToggle(form)->click();
+        for (const std::string& name : hwl::modeNames()) {
+            const StrategyTraits* t = hwl::findStrategy(name, true);
+            t = t ? t : hwl::findStrategy(name, false);
+            QVERIFY(t);
+            chooseMode(form, *t);
+            auto check = [&](const char* field, bool expected) {
+                QVERIFY2(shown(form, field) == expected,
+                         qPrintable(QString::fromStdString(name) + ": " + field));
+            };
+            check("start-method", t->takes(StrategySetting::StartMethod));
+            check("share", t->takes(StrategySetting::Share));
+            check("on-worker-failure", t->takes(StrategySetting::FailurePolicy));
+            check("transport", t->takes(StrategySetting::Transport));
+            for (const char* f : {"sync-every", "bucket-mb", "drop-last"})
+                check(f, t->takes(StrategySetting::Replicas));
+            check("device", t->takes(StrategySetting::Device));
+            check("replicas-per-gpu", t->takes(StrategySetting::GpuReplicas));
+            for (const char* f : {"blocks", "update"})
+                check(f, t->takes(StrategySetting::GpuBlocks));
+            check("lost-updates", t->takes(StrategySetting::LostUpdates));
+            check("cuda-before-fork", t->takes(StrategySetting::StartMethod));
+            check("workers", true);
+        }
+        // The device picks data-parallel's CUDA variant, which takes replicas per GPU.
+        const StrategyTraits* dp = hwl::findStrategy("data-parallel", true);
+        QVERIFY(dp && dp->takes(StrategySetting::Device));
+        chooseMode(form, *dp);
+        auto* device = qobject_cast<QComboBox*>(form.fieldWidget("device"));
+        device->setCurrentIndex(device->findData(int(hwl::Device::Cuda)));
+        QVERIFY(shown(form, "replicas-per-gpu"));
+        device->setCurrentIndex(device->findData(int(hwl::Device::Cpu)));
+        QVERIFY(!shown(form, "replicas-per-gpu"));
+    }
+
+    // The hostfile and mpirun's arguments go with the mpi transport.
+    void mpiRowsFollowTheTransport() {
+        ExperimentForm form;
+        const StrategyTraits* dp = hwl::findStrategy("data-parallel", true);
+        QVERIFY(dp && dp->takes(StrategySetting::Transport));
+        chooseMode(form, *dp);
+        auto* transport = qobject_cast<QComboBox*>(form.fieldWidget("transport"));
+        QVERIFY(shown(form, "transport") && shown(form, "sync-every"));
+        transport->setCurrentIndex(transport->findData(int(hwl::Transport::Processes)));
+        QVERIFY(!shown(form, "hostfile") && !shown(form, "mpirun-args"));
+        QVERIFY(shown(form, "start-method"));
+        transport->setCurrentIndex(transport->findData(int(hwl::Transport::Mpi)));
+        QVERIFY(shown(form, "hostfile") && shown(form, "mpirun-args"));
+        // Back to threads Hogwild: all of them go.
+        chooseMode(form, *hwl::findStrategy("threads", true));
+        for (const char* f : {"transport", "hostfile", "mpirun-args", "sync-every"})
+            QVERIFY2(!shown(form, f), f);
+        // A form that shows fewer rows is shorter.
+        form.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&form));
+        const int threadsHeight = form.sizeHint().height();
+        chooseMode(form, *dp);
+        QCoreApplication::processEvents();
+        QVERIFY2(form.sizeHint().height() > threadsHeight,
+                 qPrintable(
+                     QStringLiteral("%1 <= %2").arg(form.sizeHint().height()).arg(threadsHeight)));
+    }
+
+    // The pitfalls and the tuning are behind the Advanced toggle: closed in
+    // a fresh window, one click opens them, and the choice is remembered.
+    void advancedRowsAreOneClickAway() {
+        QSettings().remove("form/advancedOpen");
+        const hwl::StrategyTraits* processes = hwl::findStrategy("processes", true);
+        QVERIFY(processes && processes->takes(StrategySetting::StartMethod));
+        {
+            ExperimentForm form;
+            chooseMode(form, *processes);
+            QToolButton* toggle = advancedToggle(form);
+            QVERIFY(toggle && toggle->isVisibleTo(&form) && !toggle->isChecked());
+            QCOMPARE(toggle->arrowType(), Qt::RightArrow);
+            for (const char* f : {"spawn-before-share", "loader-workers", "cuda-before-fork"})
+                QVERIFY2(!shown(form, f), f);
+            QVERIFY(shown(form, "start-method") && shown(form, "share"));
+            toggle->click();
+            QCOMPARE(toggle->arrowType(), Qt::DownArrow);
+            for (const char* f : {"spawn-before-share", "loader-workers", "cuda-before-fork"})
+                QVERIFY2(shown(form, f), f);
+            QVERIFY(QSettings().value("form/advancedOpen").toBool());
+        }
+        {
+            ExperimentForm form; // opens as it was left
+            chooseMode(form, *processes);
+            QVERIFY(advancedToggle(form)->isChecked() && shown(form, "loader-workers"));
+            advancedToggle(form)->click();
+            QVERIFY(!shown(form, "loader-workers"));
+            QVERIFY(!QSettings().value("form/advancedOpen").toBool());
+        }
+        // An experiment that sets an Advanced field (a pitfall preset) shows it.
+        ExperimentForm form;
+        QVERIFY(!shown(form, "loader-workers"));
+        hwl::ExperimentConfig c;
+        c.loaderWorkers = 4;
+        form.setConfig(c);
+        QVERIFY(shown(form, "loader-workers"));
+        QCOMPARE(form.config().loaderWorkers, 4);
+    }
+
+    // On a 1400x900 window the thread Hogwild form needs no scrolling.
+    void threadHogwildFitsTheWindow() {
+        hwl::ui::MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        hwl::ExperimentConfig c;
+        c.mode = "threads";
+        w.form()->setConfig(c);
+        QCOMPARE(w.form()->config().mode, std::string("threads"));
+        QScrollArea* scroll = nullptr;
+        for (QWidget* p = w.form()->parentWidget(); p && !scroll; p = p->parentWidget())
+            scroll = qobject_cast<QScrollArea*>(p);
+        QVERIFY(scroll);
+        QTRY_VERIFY(w.form()->height() > 0);
+        QCoreApplication::processEvents();
+        QVERIFY2(scroll->viewport()->height() >= w.form()->sizeHint().height(),
+                 qPrintable(QStringLiteral("viewport %1, form %2")
+                                .arg(scroll->viewport()->height())
+                                .arg(w.form()->sizeHint().height())));
+        QVERIFY(!scroll->verticalScrollBar()->isVisible());
+        // The control: data-parallel over MPI with the Advanced rows open
+        // shows about every row, and that does need the scroll bar.
+        c.mode = "data-parallel";
+        c.transport = hwl::Transport::Mpi;
+        c.loaderWorkers = 2; // an Advanced field set: the Advanced rows open
+        w.form()->setConfig(c);
+        QTRY_VERIFY(scroll->verticalScrollBar()->isVisible());
+    }
+};
+
+QTEST_MAIN(TestFormRows)
+#include "tst_formrows.moc"

@@ -1,0 +1,589 @@
+#include "charts/trainingchart.h"
+
+#include "charts/chartaxes.h"
+#include "charts/chartview.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QCursor>
+#include <QGraphicsLayout>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPixmap>
+#include <QScatterSeries>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace hwl::ui {
+
+namespace {
+
+// Tableau 10 (matplotlib's "tab10"): distinct, and none of them black, which
+// is the test series' colour.
+constexpr std::array<QRgb, 10> kPalette = {
+    0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
+    0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf,
+};
+
+QString xTitle(TrainingChart::XAxis axis) {
+    switch (axis) {
+    case TrainingChart::XAxis::Step:
+        return QStringLiteral("step");
+    case TrainingChart::XAxis::Samples:
+        return QStringLiteral("samples");
+    case TrainingChart::XAxis::Time:
+        return QStringLiteral("time (s)");
+    }
+    return {};
+}
+
+} // namespace
+
+QColor TrainingChart::workerColor(int rank) {
+    const int n = int(kPalette.size());
+    if (rank >= 0 && rank < n)
+        return QColor(kPalette[std::size_t(rank)]);
+    // Past ten: hues a golden angle apart, alternating lightness.
+    const double hue = std::fmod(0.1 + 0.6180339887 * double(std::abs(rank)), 1.0);
+    return QColor::fromHsvF(float(hue), 0.70f, rank % 2 ? 0.85f : 0.60f);
+}
+
+const double ChartSample::*TrainingChart::xFieldOf(XAxis axis) {
+    switch (axis) {
+    case TrainingChart::XAxis::Step:
+        return &ChartSample::step;
+    case TrainingChart::XAxis::Samples:
+        return &ChartSample::samples;
+    case TrainingChart::XAxis::Time:
+        return &ChartSample::time;
+    }
+    return &ChartSample::step;
+}
+
+TrainingChart::TrainingChart(const QString& title, const QString& yTitle, QWidget* parent)
+    : QWidget(parent), yTitle_(yTitle) {
+    chart_ = new QChart;
+    chart_->setTitle(title);
+    chart_->setAnimationOptions(QChart::NoAnimation);
+    chart_->legend()->setAlignment(Qt::AlignBottom);
+    chart_->legend()->setShowToolTips(true);
+    // Room for the curves: no rounded frame nor wide margins around them.
+    chart_->setMargins(QMargins(4, 2, 4, 2));
+    chart_->setBackgroundRoundness(0);
+    chart_->layout()->setContentsMargins(0, 0, 0, 0);
+
+    view_ = new ChartView(chart_, this); // takes ownership of chart_
+    view_->setRenderHint(QPainter::Antialiasing);
+    connect(view_, &ChartView::zoomed, this, [this] { zoomed_ = true; });
+    connect(view_, &ChartView::resetRequested, this, &TrainingChart::resetZoom);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(view_);
+
+    xAxisItem_ = new QValueAxis;
+    xAxisItem_->setTitleText(xTitle(xMode_));
+    xAxisItem_->setLabelFormat(QStringLiteral("%.4g"));
+    chart_->addAxis(xAxisItem_, Qt::AlignBottom);
+    replaceYAxis();
+
+    // The plot area follows the widget size: more pixel columns want more
+    // downsampling buckets.
+    connect(chart_, &QChart::plotAreaChanged, this, [this] { onPlotAreaChanged(); });
+}
+
+TrainingChart::~TrainingChart() = default;
+
+TrainingChart::Series* TrainingChart::find(int seriesId) {
+    if (seriesId == kTestSeries)
+        return test_ ? &*test_ : nullptr;
+    if (seriesId <= kOverlayBase) {
+        const std::size_t i = std::size_t(kOverlayBase - seriesId);
+        return i < overlays_.size() ? &overlays_[i] : nullptr;
+    }
+    if (seriesId < 0 || seriesId >= int(workers_.size()))
+        return nullptr;
+    return &workers_[std::size_t(seriesId)];
+}
+
+const TrainingChart::Series* TrainingChart::find(int seriesId) const {
+    return const_cast<TrainingChart*>(this)->find(seriesId);
+}
+
+TrainingChart::Series* TrainingChart::find(const QLineSeries* line) {
+    Series* found = nullptr;
+    forEachSeries([&](Series& s) {
+        if (s.line == line)
+            found = &s;
+    });
+    return found;
+}
+
+QLineSeries* TrainingChart::series(int seriesId) const {
+    const Series* s = find(seriesId);
+    return s ? s->line : nullptr;
+}
+
+QLineSeries* TrainingChart::addLineSeries(const QString& name, const QColor& color, bool isTest) {
+    auto* line = new QLineSeries;
+    line->setName(name);
+    chart_->addSeries(line); // takes ownership
+    line->attachAxis(xAxisItem_);
+    line->attachAxis(yAxisItem_);
+    // After addSeries: the theme would otherwise pick the colour.
+    QPen pen(color);
+    pen.setWidthF(isTest ? 2.5 : 1.5);
+    pen.setStyle(isTest ? Qt::DashLine : Qt::SolidLine);
+    line->setPen(pen);
+
+    if (isTest)
+        line->setPointsVisible(true); // each test evaluation is a marked point
+    line->setMarkerSize(6);
+    connect(line, &QLineSeries::hovered, this, [this, line](const QPointF& p, bool entered) {
+        const Series* s = find(line);
+        if (!entered || !s)
+            QToolTip::hideText();
+        else
+            QToolTip::showText(QCursor::pos(), describePoint(s->id, p.x()), view_);
+    });
+
+    const QList<QLegendMarker*> markers = chart_->legend()->markers(line);
+    for (QLegendMarker* marker : markers) {
+        connect(marker, &QLegendMarker::clicked, this, [this, line] {
+            if (Series* s = find(line))
+                setSeriesVisible(s->id, !line->isVisible());
+        });
+    }
+    return line;
+}
+
+void TrainingChart::setWorkerCount(int n, bool withTestSeries) {
+    workers_.clear();
+    test_.reset();
+    for (Marks& m : marks_)
+        m.raw.clear();
+    n = std::max(n, 0);
+    workers_.resize(std::size_t(n));
+    for (int rank = 0; rank < n; ++rank) {
+        workers_[std::size_t(rank)].id = rank;
+        resetDerived(workers_[std::size_t(rank)]); // the current smoothing weight
+    }
+    if (withTestSeries) {
+        test_.emplace();
+        test_->id = kTestSeries;
+        resetDerived(*test_);
+    }
+    recreateLines();
+    fitAxes();
+}
+
+void TrainingChart::appendPoints(int seriesId, const QList<ChartSample>& points) {
+    Series* s = find(seriesId);
+    if (!s || points.isEmpty())
+        return;
+    s->raw.append(points);
+    s->dirty = true;
+    enforceRawLimit(*s);
+}
+
+namespace {
+
+/// Halves a history in place: keeps the first and the last sample and, of
+/// each run of 4 samples in between, those with the lowest and the highest
+/// finite value, in their order (the first of the run when none is finite).
+void thinKeepingExtremes(QList<ChartSample>& raw) {
+    const qsizetype n = raw.size();
+    if (n < 4)
+        return;
+    qsizetype out = 1; // raw[0] stays where it is
+    for (qsizetype begin = 1; begin < n - 1; begin += 4) {
+        const qsizetype end = std::min(begin + 4, n - 1);
+        qsizetype lo = -1, hi = -1;
+        for (qsizetype i = begin; i < end; ++i) {
+            const double v = raw[i].value;
+            if (!std::isfinite(v))
+                continue;
+            if (lo < 0 || v < raw[lo].value)
+                lo = i;
+            if (hi < 0 || v > raw[hi].value)
+                hi = i;
+        }
+        if (lo < 0) {
+            raw[out++] = raw[begin];
+        } else if (lo == hi) {
+            raw[out++] = raw[lo];
+        } else {
+            raw[out++] = raw[std::min(lo, hi)];
+            raw[out++] = raw[std::max(lo, hi)];
+        }
+    }
+    raw[out++] = raw[n - 1];
+    raw.resize(out);
+}
+
+} // namespace
+
+void TrainingChart::enforceRawLimit(Series& s) {
+    if (s.raw.size() <= rawLimit_)
+        return;
+    while (s.raw.size() > rawLimit_)
+        thinKeepingExtremes(s.raw);
+    resetDerived(s); // the indices the derived data refers to moved
+    s.dirty = true;
+}
+
+void TrainingChart::setRawPointLimit(qsizetype limit) {
+    rawLimit_ = std::max<qsizetype>(16, limit);
+    forEachSeries([this](Series& s) { enforceRawLimit(s); });
+}
+
+void TrainingChart::clear() {
+    forEachSeries([this](Series& s) {
+        s.raw = QList<ChartSample>(); // frees the memory, unlike QList::clear()
+        resetDerived(s);
+        s.dirty = true;
+    });
+    for (Marks& m : marks_) {
+        m.raw.clear();
+        m.dirty = true;
+    }
+    refresh();
+}
+
+void TrainingChart::markAllDirty() {
+    forEachSeries([](Series& s) { s.dirty = true; });
+    for (Marks& m : marks_)
+        m.dirty = true;
+}
+
+void TrainingChart::resetDerived(Series& s) {
+    s.decimated.clear();
+    s.ema = EmaSmoother(smoothing_);
+    s.processed = 0;
+    s.lastX = -std::numeric_limits<double>::infinity();
+    s.sorted = true;
+}
+
+void TrainingChart::resetAllDerived() {
+    forEachSeries([this](Series& s) {
+        resetDerived(s);
+        s.dirty = true;
+    });
+    for (Marks& m : marks_)
+        m.dirty = true;
+}
+
+void TrainingChart::setSmoothing(double weight) {
+    const double w = clampSmoothingWeight(weight);
+    if (w == smoothing_)
+        return;
+    smoothing_ = w;
+    resetAllDerived();
+    refresh();
+}
+
+void TrainingChart::setXAxis(XAxis axis) {
+    if (axis == xMode_)
+        return;
+    xMode_ = axis;
+    xAxisItem_->setTitleText(xTitle(axis));
+    resetAllDerived();
+    refresh();
+}
+
+void TrainingChart::setXTitleVisible(bool visible) {
+    xAxisItem_->setTitleVisible(visible);
+}
+
+void TrainingChart::setLogScale(bool on) {
+    if (on == logScale_)
+        return;
+    logScale_ = on;
+    replaceYAxis();
+    resetAllDerived();
+    refresh();
+}
+
+void TrainingChart::replaceYAxis() {
+    QAbstractAxis* axis = nullptr;
+    if (logScale_) {
+        auto* log = new QLogValueAxis;
+        log->setBase(10);
+        log->setLabelFormat(QStringLiteral("%.4g"));
+        log->setMinorTickCount(-1); // minor ticks at 2..9 times each power
+        log->setRange(0.1, 10);
+        axis = log;
+    } else {
+        auto* lin = new QValueAxis;
+        lin->setLabelFormat(QStringLiteral("%.4g"));
+        axis = lin;
+    }
+    axis->setTitleText(yTitle_);
+    if (yAxisItem_) {
+        chart_->removeAxis(yAxisItem_); // detaches it from every series
+        delete yAxisItem_;
+    }
+    yAxisItem_ = axis;
+    chart_->addAxis(axis, Qt::AlignLeft);
+    forEachSeries([axis](Series& s) { s.line->attachAxis(axis); });
+    for (Marks& m : marks_)
+        if (m.scatter)
+            m.scatter->attachAxis(axis);
+}
+
+void TrainingChart::setSeriesVisible(int seriesId, bool visible) {
+    Series* s = find(seriesId);
+    if (!s || s->line->isVisible() == visible)
+        return;
+    s->line->setVisible(visible); // also hides its legend marker...
+    if (seriesId > kOverlayBase)  // overlays have no marker (the Runs tab names them)
+        for (QLegendMarker* marker : chart_->legend()->markers(s->line))
+            styleMarker(marker, visible); // ...which comes back, dimmed
+    if (visible && s->dirty)
+        rebuild(*s); // hidden series are not rebuilt by refresh()
+    fitAxes();
+    Q_EMIT seriesVisibilityChanged(seriesId, visible);
+}
+
+bool TrainingChart::seriesVisible(int seriesId) const {
+    const Series* s = find(seriesId);
+    return s && s->line->isVisible();
+}
+
+int TrainingChart::wantedBuckets() const {
+    return std::max(kMinBuckets, int(std::lround(chart_->plotArea().width())));
+}
+
+bool TrainingChart::bucketsOutOfDate(int wanted) const {
+    // Axis labels change width as the data grows and move the plot area by a
+    // few pixels; rebuilding every series for that would make each refresh a
+    // full one, and could chain refreshes through plotAreaChanged.
+    return std::abs(wanted - buckets_) * 10 > buckets_;
+}
+
+void TrainingChart::onPlotAreaChanged() {
+    const int wanted = wantedBuckets();
+    const QRectF area = chart_->plotArea();
+    const QPoint ticks(xTicks(xAxisItem_->min(), xAxisItem_->max()), ticksFor(area.height(), 28));
+    fitLegend();
+    const bool retick = ticks != ticks_;
+    ticks_ = ticks;
+    if (refreshQueued_ || (!bucketsOutOfDate(wanted) && !retick))
+        return;
+    refreshQueued_ = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            refreshQueued_ = false;
+            refresh();
+        },
+        Qt::QueuedConnection);
+}
+
+void TrainingChart::refresh() {
+    const int wanted = wantedBuckets();
+    if (bucketsOutOfDate(wanted)) {
+        buckets_ = wanted;
+        markAllDirty();
+    }
+    forEachSeries([this](Series& s) {
+        if (s.dirty && s.line->isVisible())
+            rebuild(s);
+    });
+    // A dot per evaluation while they can be told apart; a line past that.
+    if (test_ && test_->line->pointsVisible() != (test_->raw.size() <= kMaxDottedEvaluations))
+        test_->line->setPointsVisible(test_->raw.size() <= kMaxDottedEvaluations);
+    bool workersChanged = false;
+    for (const Series& s : workers_)
+        workersChanged = workersChanged || s.dirty;
+    if (band_ && workersChanged)
+        rebuildBand();
+    rebuildMarkers();
+    fitAxes();
+}
+
+namespace {
+// Points the axes cannot draw are dropped: non-finite values, and y <= 0 on a
+// log axis. After smoothing, so that the average sees the same data in both
+// scales.
+bool drawable(double x, double y, bool log) {
+    return std::isfinite(x) && std::isfinite(y) && (!log || y > 0);
+}
+} // namespace
+
+void TrainingChart::extendDerived(Series& s) {
+    if (!s.sorted)
+        return;
+    const bool log = logScale_;
+    const double ChartSample::*xField = xFieldOf(xMode_);
+    const qsizetype n = s.raw.size();
+    if (n - s.processed > 4096) // a recompute, or a hidden series catching up
+        s.decimated.reserve(n);
+    for (qsizetype i = s.processed; i < n; ++i) {
+        const ChartSample& c = s.raw[i];
+        const double x = c.*xField;
+        if (x < s.lastX) { // e.g. time stamps from different clocks; rare
+            s.sorted = false;
+            s.decimated.clear();
+            return;
+        }
+        s.lastX = x;
+        const double y = s.ema.next(c.value);
+        s.decimated.append(y, drawable(x, y, log));
+    }
+    s.processed = n;
+}
+
+void TrainingChart::rebuild(Series& s) {
+    extendDerived(s); // O(points appended since the last rebuild)
+    const double ChartSample::*xField = xFieldOf(xMode_);
+    QList<QPointF> shown;
+    if (s.sorted) {
+        // O(buckets) on top of the new points, see MinMaxDecimator.
+        const std::vector<qsizetype>& kept = s.decimated.select(buckets_);
+        shown.reserve(qsizetype(kept.size()));
+        for (const qsizetype i : kept)
+            shown.append(QPointF(s.raw[i].*xField, s.decimated.value(i)));
+    } else {
+        // x went backwards: sort, smooth, filter and downsample it all, O(n).
+        const bool log = logScale_;
+        QList<QPointF>& pts = scratch_;
+        pts.clear(); // keeps the capacity
+        pts.reserve(s.raw.size());
+        for (const ChartSample& c : s.raw)
+            pts.append(QPointF(c.*xField, c.value));
+        std::stable_sort(pts.begin(), pts.end(),
+                         [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
+        smoothEmaInPlace(pts, smoothing_);
+        pts.erase(std::remove_if(pts.begin(), pts.end(),
+                                 [&](const QPointF& p) { return !drawable(p.x(), p.y(), log); }),
+                  pts.end());
+        shown = downsampleMinMax(pts, buckets_);
+        if (shown.constData() == pts.constData())
+            shown.detach(); // small series: keep scratch_ ours alone
+    }
+
+    s.hasExtent = !shown.isEmpty();
+    if (s.hasExtent) {
+        s.minX = shown.front().x();
+        s.maxX = shown.back().x();
+        s.minY = std::numeric_limits<double>::infinity();
+        s.maxY = -std::numeric_limits<double>::infinity();
+        for (const QPointF& p : shown) {
+            s.minY = std::min(s.minY, p.y());
+            s.maxY = std::max(s.maxY, p.y());
+        }
+    }
+    // Replacing makes Qt Charts recompute the series' geometry: not for nothing.
+    if (shown != s.line->points())
+        s.line->replace(shown);
+    s.dirty = false;
+}
+
+QString TrainingChart::describePoint(int seriesId, double x) const {
+    const Series* s = find(seriesId);
+    if (!s || s->raw.isEmpty())
+        return {};
+    const double ChartSample::*xField = xFieldOf(xMode_);
+    // The nearest raw sample in x (raw is in x order unless !sorted).
+    qsizetype best = 0;
+    if (s->sorted) {
+        const auto it =
+            std::lower_bound(s->raw.begin(), s->raw.end(), x,
+                             [&](const ChartSample& c, double v) { return c.*xField < v; });
+        best = std::min<qsizetype>(it - s->raw.begin(), s->raw.size() - 1);
+        if (best > 0 &&
+            std::abs(s->raw[best - 1].*xField - x) <= std::abs(s->raw[best].*xField - x))
+            --best;
+    } else {
+        for (qsizetype i = 1; i < s->raw.size(); ++i)
+            if (std::abs(s->raw[i].*xField - x) < std::abs(s->raw[best].*xField - x))
+                best = i;
+    }
+    const ChartSample& c = s->raw[best];
+    QString text = QStringLiteral("%1\nstep %2 · samples %3 · %4 s\nvalue %5")
+                       .arg(s->line->name())
+                       .arg(c.step, 0, 'f', 0)
+                       .arg(c.samples, 0, 'f', 0)
+                       .arg(c.time, 0, 'f', 2)
+                       .arg(c.value, 0, 'g', 5);
+    if (smoothing_ > 0 && s->sorted && best < s->processed)
+        text += QStringLiteral(", smoothed %1").arg(s->decimated.value(best), 0, 'g', 5);
+    return text;
+}
+
+void TrainingChart::fitAxes() {
+    if (zoomed_)
+        return; // the user's range stays until resetZoom()
+    double minX = std::numeric_limits<double>::infinity();
+    double maxX = -minX, minY = minX, maxY = -minX;
+    bool any = false;
+    forEachSeries([&](Series& s) {
+        if (!s.line->isVisible() || !s.hasExtent)
+            return;
+        any = true;
+        minX = std::min(minX, s.minX);
+        maxX = std::max(maxX, s.maxX);
+        minY = std::min(minY, s.minY);
+        maxY = std::max(maxY, s.maxY);
+    });
+    if (band_ && hasBand_) {
+        any = true;
+        minX = std::min(minX, bandMinX_);
+        maxX = std::max(maxX, bandMaxX_);
+        minY = std::min(minY, bandMinY_);
+        maxY = std::max(maxY, bandMaxY_);
+    }
+    const double dataMinY = minY;
+    if (!any) {
+        minX = 0;
+        maxX = 1;
+        minY = logScale_ ? 0.1 : 0;
+        maxY = logScale_ ? 10 : 1;
+    } else {
+        if (!(maxX > minX)) {
+            minX -= 0.5;
+            maxX += 0.5;
+        }
+        widenRange(minY, maxY, logScale_);
+    }
+    // Losses and distances are never negative: do not pad below zero.
+    if (!logScale_ && any && minY < 0 && dataMinY >= 0)
+        minY = 0;
+    // Round tick values ("0.5, 1, 1.5", not "0.640448") on linear axes.
+    // As many ticks as have room for their labels: Qt Charts elides the rest.
+    const QRectF area = chart_->plotArea();
+    bool relabelled = setNiceRange(xAxisItem_, minX, maxX, xTicks(minX, maxX));
+    if (auto* linear = qobject_cast<QValueAxis*>(yAxisItem_))
+        relabelled = setNiceRange(linear, minY, maxY, ticksFor(area.height(), 28)) || relabelled;
+    else
+        yAxisItem_->setRange(minY, maxY);
+    // Qt Charts keeps the room it gave the labels when only their format
+    // changes, and elides the wider ones ("…"): lay the chart out again.
+    if (relabelled)
+        chart_->layout()->invalidate();
+}
+
+QList<QPointF> TrainingChart::displayedPoints(int seriesId) const {
+    const Series* s = find(seriesId);
+    return s ? s->line->points() : QList<QPointF>();
+}
+
+const QList<ChartSample>& TrainingChart::rawPoints(int seriesId) const {
+    static const QList<ChartSample> kEmpty;
+    const Series* s = find(seriesId);
+    return s ? s->raw : kEmpty;
+}
+
+bool TrainingChart::saveImage(const QString& path) {
+    return grab().save(path);
+}
+
+} // namespace hwl::ui

@@ -1,0 +1,292 @@
+#pragma once
+// A line chart of training curves (loss or divergence), one series per worker
+// plus an optional "test" series, behind a small API so that no other GUI code
+// touches Qt Charts.
+//
+// Threading: GUI thread only. Producers hand whole batches to appendPoints();
+// the owner calls refresh() on a coalescing timer.
+//
+// Data flow: raw samples -> (x per axis mode, value) -> EMA smoothing -> drop
+// points the y axis cannot show -> min/max downsampling to about one bucket
+// per pixel column -> QXYSeries::replace(). The raw samples are never
+// modified, so smoothing, x axis and log scale can change at any time.
+//
+// Cost: the smoothed values and the min/max blocks (MinMaxDecimator) are
+// extended as points arrive, so a refresh costs O(new points + buckets) per
+// changed series, whatever the length of the history. Only a change of
+// smoothing, x axis or log scale (a user action) recomputes them, in O(n).
+// A series is only rebuilt when it is visible and something it depends on
+// changed; the axes are set only when their (nice) range changes.
+//
+// Interaction (ChartView): hover a curve for its step, samples, wall time,
+// raw and smoothed value; drag or wheel to zoom (the axes then stay where the
+// user put them), double-click to see the whole run again. Earlier runs can
+// be laid under the live ones as overlays (setOverlays()).
+#include "charts/chartsample.h"
+#include "charts/downsampler.h"
+#include "charts/smoothing.h"
+
+#include <QColor>
+#include <QList>
+#include <QPoint>
+#include <QPointF>
+#include <QWidget>
+
+#include <limits>
+#include <optional>
+#include <vector>
+
+QT_BEGIN_NAMESPACE
+class QAbstractAxis;
+class QAreaSeries;
+class QChart;
+class QChartView;
+class QLegendMarker;
+class QLineSeries;
+class QScatterSeries;
+class QValueAxis;
+QT_END_NAMESPACE
+
+namespace hwl::ui {
+
+class ChartView;
+
+class TrainingChart : public QWidget {
+    Q_OBJECT
+
+public:
+    /// Series id of the test series; workers are 0..n-1 (their rank).
+    static constexpr int kTestSeries = -1;
+    /// Overlay i (see setOverlays()) has series id kOverlayBase - i.
+    static constexpr int kOverlayBase = -1000;
+    static constexpr int overlaySeries(int index) { return kOverlayBase - index; }
+
+    /// A curve of an earlier run, drawn under this run's curves.
+    struct Overlay {
+        QString name;
+        QColor color;
+        bool dashed = false;
+        QList<ChartSample> points;
+    };
+    /// Fewest downsampling buckets, whatever the plot width.
+    static constexpr int kMinBuckets = 200;
+
+    /// What the x axis shows: the ChartSample field of that name
+    /// (Time: seconds since the run started).
+    enum class XAxis { Step, Samples, Time };
+
+    TrainingChart(const QString& title, const QString& yTitle, QWidget* parent = nullptr);
+    ~TrainingChart() override;
+
+    /// Removes every series (and its data), then creates "worker 0" ..
+    /// "worker n-1" and, when `withTestSeries`, "test" (drawn last, on top).
+    /// All new series are visible. n < 0 counts as 0.
+    void setWorkerCount(int n, bool withTestSeries);
+    int workerCount() const { return int(workers_.size()); }
+    bool hasTestSeries() const { return test_.has_value(); }
+
+    /// Replaces the overlays (earlier runs' curves; kept across
+    /// setWorkerCount()). They are smoothed and scaled like the others.
+    void setOverlays(const QList<Overlay>& overlays);
+    int overlayCount() const { return int(overlays_.size()); }
+
+    /// Marks on the curves: a worker's epoch ends (grey dots at its epoch's
+    /// mean loss) and worker deaths (red crosses where it stopped). Test
+    /// evaluations are the test series' own dots. At most kMaxMarkers of a
+    /// kind are kept (every other one goes when full). Drawn at refresh().
+    enum class Marker { EpochEnd, WorkerDeath };
+    static constexpr qsizetype kMaxMarkers = 512;
+    /// The test series dots each evaluation up to this many of them.
+    static constexpr qsizetype kMaxDottedEvaluations = 150;
+    void addMarkers(Marker kind, const QList<ChartSample>& points);
+    const QList<ChartSample>& markers(Marker kind) const;
+
+    /// Many workers at a glance: instead of one line per worker, their mean
+    /// (smoothed like the lines) and a shaded band from the lowest to the
+    /// highest worker, in buckets of about a pixel column. Redraws.
+    void setBandView(bool on);
+    bool bandView() const { return band_; }
+    /// The band's points after the last refresh: mean, lower and upper.
+    QList<QPointF> bandPoints(int which) const;
+
+    /// Whether the user zoomed (the axes then no longer follow the data).
+    bool zoomed() const { return zoomed_; }
+    /// Back to the whole run: the axes fit the data again.
+    void resetZoom();
+    /// What hovering series `seriesId` at x shows: its name, the nearest
+    /// point's step, samples and wall time, its raw and smoothed value.
+    /// Empty for an unknown id or a series without points.
+    QString describePoint(int seriesId, double x) const;
+    ChartView* view() const { return view_; }
+
+    /// Appends samples to a series' raw data (expected in ascending x for each
+    /// axis mode; they are sorted at draw time if not). Buffers only: nothing
+    /// is redrawn until refresh(). Unknown series ids are ignored.
+    void appendPoints(int seriesId, const QList<ChartSample>& points);
+    /// Drops all points of all series; keeps the series. Redraws.
+    void clear();
+
+    /// EMA weight in [0, 0.99] (clamped), see smoothEma(); 0 = off. Applied at
+    /// display time only. Redraws.
+    void setSmoothing(double weight);
+    double smoothing() const { return smoothing_; }
+    void setXAxis(XAxis axis); ///< Redraws.
+    XAxis xAxis() const { return xMode_; }
+    /// Log10 y axis (QLogValueAxis; points with y <= 0 are not drawn) or a
+    /// linear one (QValueAxis). Redraws.
+    void setLogScale(bool on);
+    /// Shows or hides the x axis' title (small charts under a big one that
+    /// has it: the room goes to the tick labels).
+    void setXTitleVisible(bool visible);
+    bool logScale() const { return logScale_; }
+
+    /// Shows or hides a series (its legend marker stays, dimmed when hidden)
+    /// and rescales the axes to the visible data. Emits
+    /// seriesVisibilityChanged when the visibility actually changes.
+    void setSeriesVisible(int seriesId, bool visible);
+    bool seriesVisible(int seriesId) const;
+
+    /// Rebuilds the displayed points of every visible series whose data or
+    /// display settings changed, then fits the axes to the visible data.
+    void refresh();
+
+    /// The points the series shows now (after the last refresh()).
+    QList<QPointF> displayedPoints(int seriesId) const;
+    /// What the series keeps of everything appended since it was created or
+    /// cleared: all of it, until it holds more than rawPointLimit() points.
+    /// Then the history is thinned to about half: the first and the last
+    /// point stay, and each run of 4 consecutive points in between keeps its
+    /// lowest and its highest value (in their order). The curve's envelope,
+    /// its first and last points and its extremes survive every thinning;
+    /// older stretches, thinned more often, hold fewer points per step.
+    /// An empty list for an unknown id.
+    const QList<ChartSample>& rawPoints(int seriesId) const;
+    /// Points a series keeps at most (see rawPoints()), so that memory stays
+    /// bounded in a run of any length. Default kRawPointLimit; at least 16.
+    void setRawPointLimit(qsizetype limit);
+    qsizetype rawPointLimit() const { return rawLimit_; }
+    /// Default for rawPointLimit(): about 16 points per pixel column of a
+    /// wide chart, 1 MiB of raw points per series.
+    static constexpr qsizetype kRawPointLimit = qsizetype(1) << 15;
+    /// Downsampling buckets used by the last refresh: the plot area's width in
+    /// pixels (updated when it moves by more than 10%), at least kMinBuckets.
+    /// A series shows at most 2*buckets+2 points.
+    int bucketCount() const { return buckets_; }
+
+    /// Renders the widget as it is now (grab()) to an image file; the format
+    /// follows the suffix (.png, .jpg, ...). Returns false on failure.
+    bool saveImage(const QString& path);
+
+    QChart* chart() const { return chart_; }
+    /// Qt Charts' dark or light theme; the test series turns white or black.
+    void setDarkTheme(bool dark);
+    bool darkTheme() const { return dark_; }
+    /// The Qt Charts series behind a series id; nullptr for an unknown id.
+    QLineSeries* series(int seriesId) const;
+
+    /// The colour of worker `rank`: Tableau 10 for the first ten, then hues
+    /// a golden angle apart at alternating lightness, so no two of the first
+    /// hundreds repeat. The test series is black (white when dark).
+    static QColor workerColor(int rank);
+
+Q_SIGNALS: // (Q_ spelling: usable with QT_NO_KEYWORDS)
+    /// A series was shown or hidden (legend click or setSeriesVisible()).
+    void seriesVisibilityChanged(int seriesId, bool visible);
+
+private:
+    struct Series {
+        int id = 0;
+        QLineSeries* line = nullptr; // owned by chart_
+        QList<ChartSample> raw;
+        bool dirty = true; // displayed points are out of date
+        // Extent of the displayed points; empty when none.
+        bool hasExtent = false;
+        double minX = 0, maxX = 0, minY = 0, maxY = 0;
+
+        // Derived from raw[0, processed) for the current display settings:
+        // the smoothed, drawable-or-NaN values and their min/max blocks.
+        MinMaxDecimator decimated;
+        EmaSmoother ema{0};
+        qsizetype processed = 0;
+        double lastX = -std::numeric_limits<double>::infinity();
+        bool sorted = true; // x never went backwards; else the O(n) fallback
+    };
+    /// The ChartSample field an x axis mode shows.
+    static const double ChartSample::*xFieldOf(XAxis axis);
+    Series* find(int seriesId);
+    const Series* find(int seriesId) const;
+    Series* find(const QLineSeries* line);
+    QLineSeries* addLineSeries(const QString& name, const QColor& color, bool isTest);
+    /// Removes every line and makes them again (overlays first, so drawn
+    /// under the workers); the data and the visibility stay.
+    void recreateLines();
+    void rebuild(Series& s);
+    void fitAxes();
+    void replaceYAxis();
+    void markAllDirty();
+    /// Display settings changed: derived data is recomputed from the raw data.
+    void resetDerived(Series& s);
+    void resetAllDerived();
+    void extendDerived(Series& s);
+    /// Thins s.raw until it holds at most rawLimit_ points (see rawPoints()).
+    void enforceRawLimit(Series& s);
+    int wantedBuckets() const;
+    bool bucketsOutOfDate(int wanted) const;
+    void onPlotAreaChanged();
+    void styleMarker(QLegendMarker* marker, bool visible);
+    int xTicks(double lo, double hi) const;
+    void fitLegend();
+    template <class F>
+    void forEachSeries(F&& f);
+
+    QChart* chart_ = nullptr;            // owned by view_
+    ChartView* view_ = nullptr;          // child widget
+    QValueAxis* xAxisItem_ = nullptr;    // owned by chart_
+    QAbstractAxis* yAxisItem_ = nullptr; // owned by chart_
+    QString yTitle_;
+
+    std::vector<Series> workers_;
+    std::optional<Series> test_; // apart, so that a worker's rank indexes workers_
+    std::vector<Series> overlays_;
+    struct Marks {
+        QScatterSeries* scatter = nullptr; // owned by chart_
+        QList<ChartSample> raw;
+        bool dirty = false;
+    };
+    Marks marks_[2]; // by Marker
+    void addMarkerSeries();
+    void addBandSeries();
+    void rebuildBand();
+    bool band_ = false;
+    QAreaSeries* bandArea_ = nullptr; // owned by chart_ (with its two lines)
+    QLineSeries* bandMean_ = nullptr; // owned by chart_
+    bool hasBand_ = false;
+    double bandMinX_ = 0, bandMaxX_ = 0, bandMinY_ = 0, bandMaxY_ = 0;
+    void rebuildMarkers();
+    QList<Overlay> overlayDefs_; // names, colours and styles of overlays_
+
+    double smoothing_ = 0;
+    XAxis xMode_ = XAxis::Step;
+    bool logScale_ = false;
+    int buckets_ = kMinBuckets;
+    qsizetype rawLimit_ = kRawPointLimit;
+    bool refreshQueued_ = false;
+    bool zoomed_ = false;
+    bool dark_ = false;
+    QPoint ticks_;                 // tick intervals the plot area has room for (x, y)
+    QColor testColor_ = Qt::black; // white on a dark theme
+    QList<QPointF> scratch_;       // reused between rebuilds to avoid reallocating
+};
+
+/// Every series: overlays (drawn first), workers, then the test series.
+template <class F>
+void TrainingChart::forEachSeries(F&& f) {
+    for (Series& s : overlays_)
+        f(s);
+    for (Series& s : workers_)
+        f(s);
+    if (test_)
+        f(*test_);
+}
+
+} // namespace hwl::ui

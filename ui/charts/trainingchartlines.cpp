@@ -1,0 +1,218 @@
+// TrainingChart's lines: making them (earlier runs' overlays first, so that
+// the live series draw over them), their legend markers, the theme, the zoom.
+#include "charts/trainingchart.h"
+
+#include "charts/chartaxes.h"
+#include "charts/chartview.h"
+
+#include <QChart>
+#include <QCursor>
+#include <QFontMetricsF>
+#include <QGraphicsLayout>
+#include <QHash>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QToolTip>
+#include <QValueAxis>
+
+#include <cmath>
+
+namespace hwl::ui {
+
+void TrainingChart::setOverlays(const QList<Overlay>& overlays) {
+    overlayDefs_ = overlays;
+    overlays_.clear();
+    overlays_.resize(std::size_t(overlays.size()));
+    for (qsizetype i = 0; i < overlays.size(); ++i) {
+        Series& s = overlays_[std::size_t(i)];
+        s.id = overlaySeries(int(i));
+        s.raw = overlays[i].points;
+        resetDerived(s);
+    }
+    recreateLines();
+    refresh();
+}
+
+void TrainingChart::recreateLines() {
+    QHash<int, bool> hidden;
+    forEachSeries([&](Series& s) {
+        if (s.line && !s.line->isVisible() && !s.line->property("inBand").toBool())
+            hidden.insert(s.id, true);
+        s.line = nullptr;
+    });
+    chart_->removeAllSeries(); // deletes them, and their legend markers
+    bandArea_ = nullptr;
+    bandMean_ = nullptr;
+    for (std::size_t i = 0; i < overlays_.size(); ++i) {
+        const Overlay& o = overlayDefs_[qsizetype(i)];
+        overlays_[i].line = addLineSeries(o.name, o.color, false);
+        QPen pen = overlays_[i].line->pen();
+        pen.setWidthF(2.0);
+        pen.setStyle(o.dashed ? Qt::DashLine : Qt::SolidLine);
+        overlays_[i].line->setPen(pen);
+        // The Runs tab names them, in their colours; the legend stays short.
+        for (QLegendMarker* marker : chart_->legend()->markers(overlays_[i].line))
+            marker->setVisible(false);
+    }
+    addMarkerSeries(); // under the workers' lines, over the overlays
+    for (Series& s : workers_)
+        s.line = addLineSeries(QStringLiteral("worker %1").arg(s.id), workerColor(s.id), false);
+    if (band_)
+        addBandSeries(); // hides the workers' lines
+    if (test_)
+        test_->line = addLineSeries(QStringLiteral("test"), testColor_, true);
+    forEachSeries([&](Series& s) {
+        s.dirty = true;
+        if (hidden.contains(s.id) && !s.line->property("inBand").toBool()) {
+            s.line->setVisible(false);
+            if (s.id > kOverlayBase)
+                for (QLegendMarker* marker : chart_->legend()->markers(s.line))
+                    styleMarker(marker, false);
+        }
+    });
+    fitLegend();
+}
+
+void TrainingChart::styleMarker(QLegendMarker* marker, bool visible) {
+    // As in the qtcharts legendmarkers example: a hidden series keeps its
+    // marker, drawn at half opacity, so that it can be clicked back on.
+    marker->setVisible(true);
+    const qreal alpha = visible ? 1.0 : 0.4;
+    QBrush labelBrush = marker->labelBrush();
+    QColor c = labelBrush.color();
+    c.setAlphaF(alpha);
+    labelBrush.setColor(c);
+    marker->setLabelBrush(labelBrush);
+    QBrush brush = marker->brush();
+    c = brush.color();
+    c.setAlphaF(alpha);
+    brush.setColor(c);
+    marker->setBrush(brush);
+    QPen pen = marker->pen();
+    c = pen.color();
+    c.setAlphaF(alpha);
+    pen.setColor(c);
+    marker->setPen(pen);
+}
+
+int TrainingChart::xTicks(double lo, double hi) const {
+    // As many as have room for their labels: Qt Charts elides the rest ("2000…").
+    const QFontMetricsF metrics(xAxisItem_->labelsFont());
+    return ticksThatFit(
+        lo, hi, chart_->plotArea().width(),
+        [&metrics](const QString& label) { return metrics.horizontalAdvance(label); }, 16);
+}
+
+void TrainingChart::fitLegend() {
+    // A narrow chart's legend names workers by rank alone ("0 1 2 3", in the
+    // colours the loss chart names in full), rather than "wor… wor…".
+    const QList<QLegendMarker*> markers = chart_->legend()->markers();
+    const QFontMetricsF metrics(chart_->legend()->font());
+    const auto shortLabel = [](const QString& name) { // "worker %1", as recreateLines names them
+        return name.startsWith(QLatin1String("worker ")) ? name.mid(7) : name;
+    };
+    double fullWidth = 0; // a marker square, padding, the label; for each shown
+    for (QLegendMarker* m : markers)
+        if (m->isVisible())
+            fullWidth += metrics.height() + 14 + metrics.horizontalAdvance(m->series()->name());
+    const bool full = fullWidth <= chart_->size().width() - 16;
+    bool changed = false;
+    for (QLegendMarker* m : markers) {
+        const QString label = full ? m->series()->name() : shortLabel(m->series()->name());
+        if (m->label() != label) {
+            m->setLabel(label);
+            changed = true;
+        }
+    }
+    // A marker elides its label when the legend lays it out: lay it out again.
+    if (changed && chart_->legend()->layout())
+        chart_->legend()->layout()->invalidate();
+}
+
+void TrainingChart::resetZoom() {
+    zoomed_ = false;
+    chart_->zoomReset();
+    fitAxes();
+}
+
+void TrainingChart::setDarkTheme(bool dark) {
+    if (dark == dark_)
+        return;
+    dark_ = dark;
+    testColor_ = dark ? QColor(Qt::white) : QColor(Qt::black);
+    chart_->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    chart_->setAnimationOptions(QChart::NoAnimation);
+    recreateLines(); // the theme repainted the pens
+    refresh();
+}
+
+void TrainingChart::addMarkerSeries() {
+    const struct {
+        const char* name;
+        QScatterSeries::MarkerShape shape;
+        QColor color;
+        qreal size;
+    } kinds[2] = {{"epoch ends", QScatterSeries::MarkerShapeCircle, QColor(128, 128, 128), 5},
+                  {"worker died", QScatterSeries::MarkerShapeRectangle, QColor(220, 30, 30), 11}};
+    for (int k = 0; k < 2; ++k) {
+        auto* scatter = new QScatterSeries;
+        scatter->setName(QString::fromLatin1(kinds[k].name));
+        scatter->setMarkerShape(kinds[k].shape);
+        scatter->setMarkerSize(kinds[k].size);
+        chart_->addSeries(scatter);
+        scatter->attachAxis(xAxisItem_);
+        scatter->attachAxis(yAxisItem_);
+        scatter->setColor(kinds[k].color);
+        scatter->setBorderColor(kinds[k].color);
+        for (QLegendMarker* marker : chart_->legend()->markers(scatter))
+            marker->setVisible(false); // named on hover, not in the legend
+        connect(scatter, &QScatterSeries::hovered, this, [this, scatter](QPointF p, bool on) {
+            if (on)
+                QToolTip::showText(QCursor::pos(),
+                                   QStringLiteral("%1 at %2 %3, value %4")
+                                       .arg(scatter->name(), xAxisItem_->titleText())
+                                       .arg(p.x(), 0, 'f', 0)
+                                       .arg(p.y(), 0, 'g', 4),
+                                   view_);
+            else
+                QToolTip::hideText();
+        });
+        marks_[k].scatter = scatter;
+        marks_[k].dirty = true;
+    }
+}
+
+void TrainingChart::addMarkers(Marker kind, const QList<ChartSample>& points) {
+    Marks& m = marks_[int(kind)];
+    m.raw.append(points);
+    while (m.raw.size() > kMaxMarkers) { // every other one, the last kept
+        QList<ChartSample> half;
+        for (qsizetype i = m.raw.size() - 1; i >= 0; i -= 2)
+            half.prepend(m.raw[i]);
+        m.raw = half;
+    }
+    m.dirty = true;
+}
+
+const QList<ChartSample>& TrainingChart::markers(Marker kind) const {
+    return marks_[int(kind)].raw;
+}
+
+void TrainingChart::rebuildMarkers() {
+    for (Marks& m : marks_) {
+        if (!m.dirty || !m.scatter)
+            continue;
+        QList<QPointF> pts;
+        for (const ChartSample& c : m.raw) {
+            const double x = c.*xFieldOf(xMode_);
+            if (std::isfinite(x) && std::isfinite(c.value) && (!logScale_ || c.value > 0))
+                pts.append(QPointF(x, c.value));
+        }
+        m.scatter->replace(pts);
+        m.dirty = false;
+    }
+}
+
+} // namespace hwl::ui

@@ -1,0 +1,122 @@
+#pragma once
+// The "Parallelism" group of the experiment form: the mode, and the fields
+// modes take (workers, start method, share, on-worker-failure; data-parallel:
+// transport, sync-every, bucket size, drop-last; over MPI: the hostfile and
+// more mpirun arguments) plus the data split and
+// shuffle. Everything mode-specific comes from the engine's
+// strategy catalog: the mode list (labels, tooltips, the modes this build
+// cannot run shown disabled with the reason), which fields each mode shows
+// (the rows of options a mode does not take are hidden) and enables, and the
+// worker count a mode fixes. The pitfalls and the data-parallel tuning
+// (bucket cap, drop-last) sit behind an "Advanced" toggle, open or closed as
+// the user left it (QSettings "form/advancedOpen"), opened by an experiment
+// that sets one of them. GUI thread only.
+#include "config/experimentconfig.h"
+#include "strategy/catalog.h"
+
+#include <QGroupBox>
+#include <QMap>
+#include <QString>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
+class QLayout;
+class QLineEdit;
+class QSpinBox;
+class QToolButton;
+
+namespace hwl::ui {
+
+class ParallelismFields : public QGroupBox {
+    Q_OBJECT
+public:
+    explicit ParallelismFields(QWidget* parent = nullptr);
+
+    /// Shows the config's mode, workers, start method, share, failure
+    /// policy, split and shuffle (without emitting edited()).
+    void setConfig(const ExperimentConfig& c);
+    /// Writes those fields into `c`: a mode that fixes the worker count gets
+    /// it, a mode without the share setting gets share = true.
+    void apply(ExperimentConfig& c) const;
+
+    /// The strategy the mode combo and the share box select (null for an
+    /// unknown mode name).
+    const StrategyTraits* strategy() const;
+    /// The editor of a field (JSON name), or nullptr.
+    QWidget* fieldWidget(const QString& field) const;
+    /// The red labels under the fields, by JSON name.
+    const QMap<QString, QLabel*>& errorLabels() const { return errorLabels_; }
+    QLabel* workersWarning() const { return workersWarning_; }
+    QLabel* shareWarning() const { return shareWarning_; }
+    QLabel* startMethodNote() const { return startNote_; }
+
+signals:
+    /// Any edit by the user (or programmatic, not by setConfig()).
+    void edited();
+
+private:
+    void buildModeRows(QFormLayout* form);
+    void buildProcessRows(QFormLayout* form);
+    void buildDataRows(QFormLayout* form);
+    void buildReplicaRows(QFormLayout* form);
+    void buildMpiRows(QFormLayout* form);
+    // The GPU rows (parallelismgpu.cpp): device, replicas per GPU, blocks,
+    // update, the CUDA-before-fork pitfall, and the devices found.
+    void buildGpuRows(QFormLayout* form);
+    // The Advanced rows, behind a toggle (after the others): bucket cap,
+    // drop-last, the pitfalls (spawn before share, loader workers, CUDA
+    // before fork).
+    void buildAdvancedRows(QFormLayout* form);
+    void setAdvancedOpen(bool open);
+    void setGpuConfig(const ExperimentConfig& c);
+    void applyGpu(ExperimentConfig& c, const StrategyTraits* t) const;
+    void updateGpuEnablement(const StrategyTraits* t);
+    void addErrorRow(QFormLayout* form, const char* field);
+    void onModeChanged();
+    void onEdited();
+    void updateEnablement();
+    /// Shows the rows the chosen mode takes and hides the others (a hidden
+    /// field keeps its value; apply() writes the default for it).
+    void showModeRows(const StrategyTraits* t);
+    void setRowShown(QWidget* field, bool shown);
+    QString modeName() const;
+
+    QComboBox* mode_ = nullptr;
+    QSpinBox* workers_ = nullptr;
+    QLabel* workersWarning_ = nullptr;
+    QComboBox* startMethod_ = nullptr;
+    QLabel* startNote_ = nullptr;
+    QCheckBox* share_ = nullptr;
+    QCheckBox* lostUpdates_ = nullptr;
+    QCheckBox* spawnBeforeShare_ = nullptr; ///< the pitfall: workers open a segment never made
+    QSpinBox* loaderWorkers_ = nullptr;     ///< the pitfall: processes inside workers
+    QLabel* shareWarning_ = nullptr;
+    QComboBox* failure_ = nullptr;
+    QComboBox* split_ = nullptr;
+    QCheckBox* shuffle_ = nullptr;
+    QComboBox* transport_ = nullptr;
+    QSpinBox* syncEvery_ = nullptr;
+    QDoubleSpinBox* bucketMb_ = nullptr;
+    QCheckBox* dropLast_ = nullptr;
+    QLineEdit* hostfile_ = nullptr; ///< transport mpi
+    QWidget* hostfileBrowse_ = nullptr;
+    QLayout* hostfileRow_ = nullptr;  ///< the hostfile edit and its browse button
+    QLineEdit* mpirunArgs_ = nullptr; ///< transport mpi
+    QComboBox* device_ = nullptr;
+    QSpinBox* replicasPerGpu_ = nullptr;
+    QSpinBox* blocks_ = nullptr;
+    QComboBox* update_ = nullptr;
+    QCheckBox* cudaBeforeFork_ = nullptr;
+    QCheckBox* forceUnsafeFork_ = nullptr;
+    QLabel* devicesNote_ = nullptr;   ///< the CUDA devices, or why there is none
+    QToolButton* advanced_ = nullptr; ///< opens and closes the Advanced rows
+    QMap<QString, QLabel*> errorLabels_;
+    QString shownMode_;
+    int workersBeforeFixed_ = 0; ///< the count before a mode fixed it (serial)
+    bool filling_ = false;
+};
+
+} // namespace hwl::ui

@@ -1,0 +1,130 @@
+// The GPU rows of the parallelism fields: where data-parallel replicas run
+// (cpu | cuda), how many share a GPU, gpu-hogwild's blocks and update kind,
+// the CUDA-before-fork pitfall, and the devices a child process found (this
+// window's process never initialises CUDA).
+#include "form/parallelismfields.h"
+
+#include "form/formstyle.h"
+
+#include "config/fields.h"
+#include "run/devices.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QStandardItemModel>
+
+namespace hwl::ui {
+
+void ParallelismFields::buildGpuRows(QFormLayout* form) {
+    device_ = new QComboBox;
+    device_->setObjectName("device");
+    device_->addItem(tr("cpu"), int(Device::Cpu));
+    const bool built = cudaBuilt();
+    device_->addItem(built ? tr("cuda")
+                           : tr("cuda (%1)").arg(QString::fromStdString(cudaNotBuiltReason())),
+                     int(Device::Cuda));
+    if (!built)
+        if (auto* model = qobject_cast<QStandardItemModel*>(device_->model()))
+            model->item(1)->setFlags(model->item(1)->flags() & ~Qt::ItemIsEnabled);
+    setBaseToolTip(device_, tr("Where data-parallel replicas run: the CPU, or CUDA GPUs"));
+    form->addRow(tr("Device"), device_);
+    devicesNote_ = makeNoteLabel("warning");
+    devicesNote_->setObjectName("devicesNote");
+    form->addRow(devicesNote_);
+    addErrorRow(form, "device");
+
+    replicasPerGpu_ = makeCountSpin("replicasPerGpu", 0, int(findField("replicas-per-gpu")->max),
+                                    tr("Replicas that share one GPU, batched together; the run "
+                                       "uses workers / replicas-per-GPU GPUs"));
+    form->addRow(tr("Replicas per GPU"), replicasPerGpu_);
+    addErrorRow(form, "replicas-per-gpu");
+    // Named after the mode that takes blocks, as the catalog calls it.
+    QString blocksMode;
+    for (const StrategyTraits* t : allStrategies())
+        if (t->takes(StrategySetting::GpuBlocks))
+            blocksMode = QString::fromStdString(t->name);
+    blocks_ = makeCountSpin("blocks", 0, int(findField("blocks")->max),
+                            tr("%1: CUDA thread blocks training at once (workers are "
+                               "groups of them)")
+                                .arg(blocksMode));
+    form->addRow(tr("Blocks"), blocks_);
+    addErrorRow(form, "blocks");
+    update_ = new QComboBox;
+    update_->setObjectName("update");
+    update_->addItem(tr("racy"), int(UpdateKind::Racy));
+    update_->addItem(tr("atomic"), int(UpdateKind::Atomic));
+    setBaseToolTip(update_, tr("racy: plain loads and stores, some updates are lost (counted); "
+                               "atomic: atomicAdd, none lost"));
+    form->addRow(tr("Update"), update_);
+    addErrorRow(form, "update");
+
+    cudaBeforeFork_ = new QCheckBox(tr("Initialise CUDA before the workers start (pitfall)"));
+    cudaBeforeFork_->setObjectName("cudaBeforeFork");
+    cudaBeforeFork_->setToolTip(tr("The run's process initialises CUDA first: a fork is then "
+                                   "refused, because a forked child cannot use CUDA"));
+    forceUnsafeFork_ = new QCheckBox(tr("Fork anyway and show what CUDA does in the workers"));
+    forceUnsafeFork_->setObjectName("forceUnsafeFork");
+
+    connect(device_, &QComboBox::currentIndexChanged, this, &ParallelismFields::onEdited);
+    connect(update_, &QComboBox::currentIndexChanged, this, &ParallelismFields::onEdited);
+    for (QSpinBox* spin : {replicasPerGpu_, blocks_})
+        connect(spin, &QSpinBox::valueChanged, this, &ParallelismFields::onEdited);
+    for (QCheckBox* check : {cudaBeforeFork_, forceUnsafeFork_})
+        connect(check, &QCheckBox::toggled, this, &ParallelismFields::onEdited);
+}
+
+void ParallelismFields::setGpuConfig(const ExperimentConfig& c) {
+    device_->setCurrentIndex(device_->findData(int(c.device)));
+    replicasPerGpu_->setValue(c.replicasPerGpu);
+    blocks_->setValue(c.blocks);
+    update_->setCurrentIndex(update_->findData(int(c.update)));
+    cudaBeforeFork_->setChecked(c.cudaBeforeFork);
+    forceUnsafeFork_->setChecked(c.forceUnsafeFork);
+}
+
+void ParallelismFields::applyGpu(ExperimentConfig& c, const StrategyTraits* t) const {
+    const ExperimentConfig d;
+    const bool device = t && t->takes(StrategySetting::Device);
+    c.device = device ? Device(device_->currentData().toInt()) : d.device;
+    const StrategyTraits* chosen = strategy();
+    c.replicasPerGpu = chosen && chosen->takes(StrategySetting::GpuReplicas)
+                           ? replicasPerGpu_->value()
+                           : d.replicasPerGpu;
+    const bool blocks = t && t->takes(StrategySetting::GpuBlocks);
+    c.blocks = blocks ? blocks_->value() : d.blocks;
+    c.update = blocks ? UpdateKind(update_->currentData().toInt()) : d.update;
+    const bool processes = chosen && chosen->takes(StrategySetting::StartMethod);
+    c.cudaBeforeFork = processes && cudaBeforeFork_->isChecked();
+    c.forceUnsafeFork = c.cudaBeforeFork && forceUnsafeFork_->isChecked();
+}
+
+void ParallelismFields::updateGpuEnablement(const StrategyTraits* t) {
+    device_->setEnabled(t && t->takes(StrategySetting::Device));
+    const StrategyTraits* chosen = strategy();
+    replicasPerGpu_->setEnabled(chosen && chosen->takes(StrategySetting::GpuReplicas));
+    const bool blocks = t && t->takes(StrategySetting::GpuBlocks);
+    blocks_->setEnabled(blocks);
+    update_->setEnabled(blocks);
+    const bool processes = chosen && chosen->takes(StrategySetting::StartMethod);
+    cudaBeforeFork_->setEnabled(processes);
+    forceUnsafeFork_->setEnabled(processes && cudaBeforeFork_->isChecked());
+    // The devices, once a GPU mode is chosen (a child process looks: this
+    // one never initialises CUDA).
+    QString note;
+    if (chosen && chosen->cuda) {
+        const DeviceList list = listDevices();
+        note =
+            list.devices.empty()
+                ? tr("GPU modes cannot run here: %1").arg(QString::fromStdString(list.unavailable))
+                : tr("Devices: %1").arg(QString::fromStdString(describeDevices(list)).trimmed());
+    } else if (!cudaBuilt() && device_->currentIndex() == 1 && t &&
+               t->takes(StrategySetting::Device)) {
+        note = QString::fromStdString(cudaNotBuiltReason());
+    }
+    setNote(devicesNote_, note);
+}
+
+} // namespace hwl::ui

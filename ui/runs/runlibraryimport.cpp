@@ -1,0 +1,154 @@
+// RunLibrary's readers of what a run left behind: metrics.csv (written by
+// --out and by Export metrics) and the --out folder around it. A file that
+// is not one of ours is refused with the line and what is wrong, never
+// half-read: a run is only made once the whole file parsed.
+#include "runs/runlibrary.h"
+
+#include "config/experimentconfig.h"
+#include "strategy/catalog.h"
+#include "telemetry/sample.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+#include <cmath>
+
+namespace hwl::ui {
+
+namespace {
+
+constexpr char kHeader[] = "worker,epoch,step,samples,loss,time,kind,divergence,accuracy";
+constexpr qint64 kMaxLine = 512; ///< a row we write is under 200 bytes
+
+/// Parses one metrics.csv row into `s`; false with the reason in `why`.
+bool parseRow(const QByteArray& line, Sample& s, QString& why) {
+    const QList<QByteArray> f = line.trimmed().split(',');
+    if (f.size() != 9) {
+        why = QObject::tr("%1 fields where a row has 9").arg(f.size());
+        return false;
+    }
+    bool ok[8] = {};
+    s.worker = f[0].toInt(&ok[0]);
+    s.epoch = f[1].toUInt(&ok[1]);
+    s.step = f[2].toULongLong(&ok[2]);
+    s.samples = f[3].toULongLong(&ok[3]);
+    s.loss = f[4].toFloat(&ok[4]);
+    s.time = f[5].toDouble(&ok[5]);
+    s.divergence = f[7].toFloat(&ok[6]);
+    s.accuracy = f[8].toFloat(&ok[7]);
+    static const char* const names[8] = {"worker", "epoch", "step",       "samples",
+                                         "loss",   "time",  "divergence", "accuracy"};
+    for (int i = 0; i < 8; ++i) {
+        if (!ok[i]) {
+            why = QObject::tr("the %1 \"%2\" is not a number").arg(names[i], f[i < 6 ? i : i + 1]);
+            return false;
+        }
+    }
+    if (f[6] == "step")
+        s.kind = Sample::Step;
+    else if (f[6] == "epoch")
+        s.kind = Sample::EpochEnd;
+    else if (f[6] == "eval")
+        s.kind = Sample::Eval;
+    else {
+        why = QObject::tr("the kind \"%1\" is none of step, epoch, eval").arg(f[6]);
+        return false;
+    }
+    if (!std::isfinite(s.time) || s.time < 0 || s.worker < -1 || s.worker >= (1 << 16)) {
+        why = QObject::tr("a time or worker out of range");
+        return false;
+    }
+    return true;
+}
+
+/// What experiment.json next to the metrics says ran; empty when none.
+QString describeFolder(const QString& dir) {
+    const QString json = QDir(dir).filePath(QStringLiteral("experiment.json"));
+    if (!QFileInfo(json).isFile())
+        return {};
+    try {
+        ExperimentConfig c = ExperimentConfig::defaults();
+        c.mergeJsonFile(json.toStdString());
+        return RunLibrary::describe(c);
+    } catch (const std::exception&) {
+        return QObject::tr("(its experiment.json could not be read)");
+    }
+}
+
+} // namespace
+
+QString RunLibrary::describe(const ExperimentConfig& c) {
+    QString text = QStringLiteral("%1 on %2, %3, %4 worker(s), lr %5, batch %6")
+                       .arg(QString::fromStdString(c.model), QString::fromStdString(c.dataset),
+                            QString::fromStdString(c.mode))
+                       .arg(c.workers)
+                       .arg(c.lr)
+                       .arg(c.batch);
+    // As the engine's describeMode(): the modes with replicas sync every N.
+    if (const StrategyTraits* t = findStrategy(c);
+        t && t->takes(StrategySetting::Replicas) && c.syncEvery > 1)
+        text += QStringLiteral(", sync every %1").arg(c.syncEvery);
+    if (!c.share)
+        text += QStringLiteral(", not shared");
+    return text;
+}
+
+SavedRun RunLibrary::fromPath(const QString& path, QString* error) {
+    QString file = path;
+    if (QFileInfo(path).isDir())
+        file = QDir(path).filePath(QStringLiteral("metrics.csv"));
+    const QFileInfo info(file);
+    const QString shown = QDir::toNativeSeparators(file);
+    auto fail = [&](const QString& why) {
+        if (error)
+            *error = why;
+        return SavedRun{};
+    };
+    if (!info.isFile())
+        return fail(QFileInfo(path).isDir()
+                        ? tr("%1 holds no metrics.csv: open a folder written by --out, or a "
+                             "metrics.csv")
+                              .arg(QDir::toNativeSeparators(path))
+                        : tr("%1 does not exist").arg(shown));
+    if (info.size() > kMaxCsvBytes)
+        return fail(tr("%1 is %2 MB, more than the %3 MB a run list opens")
+                        .arg(shown)
+                        .arg(info.size() >> 20)
+                        .arg(kMaxCsvBytes >> 20));
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly))
+        return fail(tr("%1 cannot be read: %2").arg(shown, f.errorString()));
+    if (f.readLine(kMaxLine).trimmed() != kHeader)
+        return fail(tr("%1 is not a Hogwild Lab metrics.csv: its first line should be \"%2\"")
+                        .arg(shown, QString::fromLatin1(kHeader)));
+    CurveBuilder builder;
+    for (qint64 line = 2; !f.atEnd(); ++line) {
+        const QByteArray row = f.readLine(kMaxLine);
+        if (row.trimmed().isEmpty())
+            continue;
+        Sample s;
+        QString why;
+        if (!row.endsWith('\n') && !f.atEnd())
+            why = tr("the line is longer than %1 bytes").arg(kMaxLine);
+        if (!why.isEmpty() || !parseRow(row, s, why))
+            return fail(tr("%1, line %2: %3; it is not a metrics.csv as Hogwild Lab writes it")
+                            .arg(shown)
+                            .arg(line)
+                            .arg(why));
+        builder.add(s);
+    }
+    if (builder.stepSamples() == 0)
+        return fail(tr("%1 holds no training steps: the run it came from took none").arg(shown));
+    SavedRun run;
+    builder.finish(run);
+    run.finished = info.lastModified();
+    const bool inFolder = info.fileName() == QLatin1String("metrics.csv");
+    run.name = inFolder ? info.dir().dirName() : info.completeBaseName();
+    run.description = describeFolder(info.absolutePath());
+    if (run.description.isEmpty())
+        run.description = tr("opened from %1").arg(shown);
+    return run;
+}
+
+} // namespace hwl::ui

@@ -1,0 +1,49 @@
+#pragma once
+// ExplanationPane: the text beside the charts. It says what the active
+// preset shows and what to look at, marks it as modified (naming the fields)
+// once the form no longer matches it, and for an experiment that is not a
+// preset (opened from a file, or edited past recognition) describes its mode
+// instead, so it is never stale. GUI thread only.
+#include "config/experimentconfig.h"
+#include "config/presets.h"
+
+#include <QTextBrowser>
+
+namespace hwl::ui {
+
+class ExplanationPane : public QTextBrowser {
+    Q_OBJECT
+public:
+    explicit ExplanationPane(QWidget* parent = nullptr);
+
+    /// The preset just applied to the form.
+    void showPreset(const hwl::Preset& preset);
+    /// An experiment that is no preset (`origin`: where it came from, e.g.
+    /// "opened from run.json").
+    void showExperiment(const ExperimentConfig& config, const QString& origin);
+    /// The form changed: marks the preset as modified (or as itself again).
+    void formChanged(const ExperimentConfig& config);
+
+    /// The active preset's id; empty when the experiment is none.
+    QString activePreset() const { return QString::fromStdString(preset_.id); }
+    /// Whether the form differs from the active preset.
+    bool modified() const { return !changed_.isEmpty(); }
+
+signals:
+    /// A link of the explanation to one of the window's instruments was
+    /// clicked: "race-stepper", "counter-toy".
+    void instrumentRequested(const QString& name);
+
+private:
+    void render();
+
+    hwl::Preset preset_;     ///< id empty: no preset
+    QString origin_;         ///< for an experiment that is no preset
+    ExperimentConfig shown_; ///< the experiment described (no preset)
+    QStringList changed_;    ///< fields that differ from the preset
+};
+
+/// The fields (JSON names) in which `a` and `b` differ.
+QStringList differingFields(const ExperimentConfig& a, const ExperimentConfig& b);
+
+} // namespace hwl::ui

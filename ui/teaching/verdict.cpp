@@ -1,0 +1,127 @@
+#include "teaching/verdict.h"
+
+#include "strategy/catalog.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QObject>
+#include <QStyle>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace hwl::ui {
+
+namespace {
+QString tr(const char* text) {
+    return QObject::tr(text);
+}
+
+/// The lost-update sentence, or empty when the run did not count them.
+QString lostUpdatesLine(const ExperimentConfig& config, const RunSummary& s) {
+    if (s.updateWrites.empty())
+        return {};
+    const std::uint64_t writes = s.totalUpdateWrites(), lost = s.totalLostUpdates();
+    const double share = writes ? 100.0 * double(lost) / double(writes) : 0.0;
+    QString line = tr("Lost updates: %1 of %2 block writes (%3%) overlapped another worker's "
+                      "write of the same parameters.")
+                       .arg(lost)
+                       .arg(writes)
+                       .arg(share, 0, 'g', 3);
+    if (locksEachUpdate(config))
+        line += tr(" Under the lock none can be: one worker writes at a time.");
+    else if (lost > 0)
+        line += tr(" Choose threads (locked) to see none, at the price of the lock; slow the "
+                   "pace to see fewer (writes then rarely meet).");
+    return line;
+}
+} // namespace
+
+Verdict verdictOf(const ExperimentConfig& config, const RunSummary& s) {
+    Verdict v;
+    const QString lost = lostUpdatesLine(config, s);
+    if (!config.share && !s.explanations.empty()) {
+        v.kind = Verdict::Problem;
+        v.title = tr("Parameters were not shared");
+        v.body = tr("Each worker trained its own private copy, so the test accuracy, measured on "
+                    "the window's copy, never moved, and exported weights would be the untouched "
+                    "initial ones. Tick Share parameters and run again.");
+        return v;
+    }
+    if (!s.workerFailures.empty()) {
+        v.kind = Verdict::Problem;
+        v.title = s.workerFailures.size() == 1 ? tr("A worker died")
+                                               : tr("%1 workers died").arg(s.workerFailures.size());
+        v.body = QString::fromStdString(s.workerFailures.front()) +
+                 (config.onWorkerFailure == FailurePolicy::Stop
+                      ? tr(". The run stopped the others (Worker dies: stop); with continue "
+                           "they would have finished without it.")
+                      : tr(". The others went on without it (Worker dies: continue)."));
+        return v;
+    }
+    if (s.state == RunState::Failed) {
+        v.kind = Verdict::Problem;
+        v.title = tr("The run failed");
+        v.body = QString::fromStdString(s.failure);
+        return v;
+    }
+    if (!s.explanations.empty()) {
+        v.kind = Verdict::Problem;
+        v.title = tr("The run found a pitfall");
+        v.body = QString::fromStdString(s.explanations.front());
+        return v;
+    }
+    v.kind = lost.isEmpty() ? Verdict::Fine : Verdict::Finding;
+    v.title = s.state == RunState::Stopped
+                  ? tr("Stopped after %1 of %2 epochs").arg(s.epochsCompleted).arg(config.epochs)
+                  : tr("Finished %1 epochs").arg(s.epochsCompleted);
+    v.body = s.evaluated ? tr("Test accuracy %1%, %2 samples per second.")
+                               .arg(100.0 * s.testAccuracy, 0, 'f', 2)
+                               .arg(s.samplesPerSecond, 0, 'f', 0)
+                         : tr("%1 samples per second.").arg(s.samplesPerSecond, 0, 'f', 0);
+    if (!lost.isEmpty())
+        v.body += ' ' + lost;
+    return v;
+}
+
+VerdictBanner::VerdictBanner(QWidget* parent) : QFrame(parent) {
+    setObjectName("verdict");
+    setFrameShape(QFrame::StyledPanel);
+    auto* row = new QHBoxLayout(this);
+    auto* text = new QVBoxLayout;
+    title_ = new QLabel;
+    QFont bold = title_->font();
+    bold.setBold(true);
+    bold.setPointSizeF(bold.pointSizeF() * 1.15);
+    title_->setFont(bold);
+    body_ = new QLabel;
+    body_->setWordWrap(true);
+    body_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    text->addWidget(title_);
+    text->addWidget(body_);
+    row->addLayout(text, 1);
+    auto* close = new QToolButton;
+    close->setAutoRaise(true);
+    close->setIcon(style()->standardIcon(QStyle::SP_TitleBarCloseButton));
+    close->setToolTip(tr("Hide until the next run ends"));
+    connect(close, &QToolButton::clicked, this, &QWidget::hide);
+    row->addWidget(close, 0, Qt::AlignTop);
+    hide();
+}
+
+void VerdictBanner::showVerdict(const Verdict& verdict) {
+    // Colours that read on light and dark palettes alike: a tinted
+    // background, the palette's own text colour.
+    const char* tint = verdict.kind == Verdict::Problem   ? "rgba(220, 50, 47, 60)"
+                       : verdict.kind == Verdict::Finding ? "rgba(230, 160, 0, 60)"
+                                                          : "rgba(40, 160, 60, 45)";
+    setStyleSheet(QStringLiteral("#verdict { background: %1; border-radius: 4px; }").arg(tint));
+    title_->setText(verdict.title);
+    body_->setText(verdict.body);
+    show();
+}
+
+QString VerdictBanner::text() const {
+    return title_->text() + '\n' + body_->text();
+}
+
+} // namespace hwl::ui

@@ -1,0 +1,196 @@
+#include "window/guiapp.h"
+
+#include "charts/trainingchart.h"
+#include "config/presets.h"
+#include "teaching/racestepper.h"
+#include "window/mainwindow.h"
+
+#include "run/devices.h"
+#include "run/workerrole.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QSocketNotifier>
+#include <QTimer>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace hwl::ui {
+
+namespace {
+int gSignalPipe[2] = {-1, -1};
+
+void onStopSignal(int sig) {
+    const auto byte = static_cast<unsigned char>(sig);
+    (void)!::write(gSignalPipe[1], &byte, 1);
+}
+
+/// SIGINT, SIGTERM and SIGHUP (a terminal's Ctrl-C, a session's logout, a
+/// service manager's stop) end the window as quitting it does: the run is
+/// stopped after its step, its workers end and its segments go. The handler
+/// writes the signal into a pipe that the event loop reads; the exit status
+/// is 128 + the signal. SIGPIPE is ignored.
+void quitOnStopSignals(QApplication& app) {
+    if (::pipe2(gSignalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
+        return; // the signals keep their default action
+    auto* notifier = new QSocketNotifier(gSignalPipe[0], QSocketNotifier::Read, &app);
+    QObject::connect(notifier, &QSocketNotifier::activated, &app, [] {
+        unsigned char byte = 0;
+        if (::read(gSignalPipe[0], &byte, 1) == 1)
+            QCoreApplication::exit(128 + byte);
+    });
+    struct sigaction stop {};
+    stop.sa_handler = onStopSignal;
+    sigemptyset(&stop.sa_mask);
+    stop.sa_flags = SA_RESTART;
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP})
+        ::sigaction(sig, &stop, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+}
+
+bool haveDisplay() {
+    return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") ||
+           std::getenv("QT_QPA_PLATFORM");
+}
+
+/// A picture of the race stepper, its order `order` (0-based, of the 20)
+/// stepped to the end, instead of the window; returns the exit status.
+int stepperShot(MainWindow& window, const QString& path, const QString& order) {
+    bool ok = false;
+    const int index = order.toInt(&ok);
+    if (!ok || index < 0 || index >= int(RaceModel::interleavings().size())) {
+        std::fprintf(stderr, "error: --race-order needs an order number in 0..%d\n",
+                     int(RaceModel::interleavings().size()) - 1);
+        return 2;
+    }
+    RaceStepperDialog* stepper = window.raceStepper();
+    stepper->resize(900, 380);
+    stepper->show();
+    stepper->choose(index);
+    while (!stepper->model().finished())
+        stepper->stepOnce();
+    for (int i = 0; i < 3; ++i)
+        QCoreApplication::processEvents();
+    if (!stepper->grab().save(path)) {
+        std::fprintf(stderr, "error: cannot write %s\n", qPrintable(path));
+        return 1;
+    }
+    std::printf("saved %s\n", qPrintable(path));
+    return 0;
+}
+
+/// Starts the run, saves a picture of the window `seconds` into it, and
+/// quits; returns the exit status.
+int screenshot(QApplication& app, MainWindow& window, const QString& path, const QString& after) {
+    bool ok = false;
+    const double seconds = after.toDouble(&ok);
+    if (!ok || seconds < 0 || seconds > 3600) {
+        std::fprintf(stderr, "error: --after needs a number of seconds in 0..3600\n");
+        return 2;
+    }
+    QTimer::singleShot(0, &window, &MainWindow::startRun);
+    int status = 0;
+    QTimer::singleShot(int(seconds * 1000), &window, [&] {
+        for (TrainingChart* chart : window.findChildren<TrainingChart*>())
+            chart->refresh();
+        // Qt Charts lays axes out from posted events: let them through, or
+        // the picture shows the labels of the range before.
+        for (int i = 0; i < 3; ++i)
+            QCoreApplication::processEvents();
+        if (!window.grab().save(path)) {
+            std::fprintf(stderr, "error: cannot write %s\n", qPrintable(path));
+            status = 1;
+        } else {
+            std::printf("saved %s\n", qPrintable(path));
+        }
+        window.close();
+    });
+    const int code = app.exec();
+    return status ? status : code;
+}
+} // namespace
+
+int runGui(int argc, char** argv) {
+    // A picture, the help and the version need no screen.
+    bool needNoScreen = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        needNoScreen = needNoScreen || a.rfind("--screenshot", 0) == 0 || a == "--help" ||
+                       a == "-h" || a == "--help-all" || a == "--version" || a == "-v";
+    }
+    if (!haveDisplay()) {
+        if (!needNoScreen) {
+            std::fprintf(stderr,
+                         "error: no display to open the window on (DISPLAY is not set).\n"
+                         "Run it in a desktop session, under xvfb-run, or use --headless for "
+                         "the command line.\n");
+            return 2;
+        }
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
+    // The fork server must exist before Qt starts its threads.
+    // This process never initialises CUDA: its forks (fork start method, the
+    // late fork server) must stay safe; devices are found by a child.
+    neverInitialiseCudaHere();
+    if (const std::string why = startForkServer(); !why.empty())
+        std::fprintf(stderr, "warning: %s; the forkserver start method is unavailable\n",
+                     why.c_str());
+
+    QApplication app(argc, argv);
+    quitOnStopSignals(app);
+    QApplication::setOrganizationName("HogwildLab");
+    QApplication::setApplicationName("Hogwild Lab");
+    QApplication::setApplicationVersion(HWL_VERSION);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Hogwild Lab: a workbench for parallel SGD training. Use --headless for the command "
+        "line (hogwild-lab --headless --help lists its options).");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    QCommandLineOption start("start", "Start the experiment at once.");
+    QCommandLineOption config("config", "Open this experiment file.", "file.json");
+    QCommandLineOption preset("preset",
+                              "Apply a teaching preset by id or name (see --list-presets).", "id");
+    QCommandLineOption shot("screenshot", "Save a picture of the window mid-run and quit.",
+                            "file.png");
+    QCommandLineOption after("after", "Seconds into the run for --screenshot (default 2).",
+                             "seconds", "2");
+    QCommandLineOption raceOrder("race-order",
+                                 "With --screenshot: picture the race stepper instead, this "
+                                 "order (0-19) stepped to its end.",
+                                 "n");
+    parser.addOptions({start, config, preset, shot, after, raceOrder});
+    parser.process(app);
+
+    MainWindow window;
+    if (QString why;
+        parser.isSet(config) && !window.openExperiment(parser.value(config), true, &why)) {
+        std::fprintf(stderr, "error: %s\n", qPrintable(why)); // names the file and the reason
+        return 2;
+    }
+    if (parser.isSet(preset) && !window.applyPreset(parser.value(preset))) {
+        std::fprintf(stderr,
+                     "error: no preset named \"%s\"; the presets are %s "
+                     "(hogwild-lab --list-presets describes them)\n",
+                     qPrintable(parser.value(preset)), hwl::presetIds(hwl::presets()).c_str());
+        return 2;
+    }
+    if (parser.isSet(shot))
+        window.resize(1400, 900); // the same picture on any screen
+    window.show();
+    if (parser.isSet(shot) && parser.isSet(raceOrder))
+        return stepperShot(window, parser.value(shot), parser.value(raceOrder));
+    if (parser.isSet(shot))
+        return screenshot(app, window, parser.value(shot), parser.value(after));
+    if (parser.isSet(start))
+        QTimer::singleShot(0, &window, &MainWindow::startRun);
+    return app.exec();
+}
+
+} // namespace hwl::ui

@@ -1,0 +1,212 @@
+#pragma once
+// MainWindow: configure an experiment, start / pause / stop it, and watch
+// every worker's loss and divergence live. Talks to the engine only through
+// RunController (the run API and the telemetry segment). GUI thread only.
+#include "charts/chartsample.h"
+#include "runs/runcontroller.h"
+
+#include "config/presets.h"
+
+#include <QMainWindow>
+#include <QSet>
+
+#include <memory>
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QMenu;
+class QPlainTextEdit;
+class QSlider;
+class QSpinBox;
+class QSplitter;
+class QTabWidget;
+class QTableView;
+
+namespace hwl::ui {
+
+class CounterToyDialog;
+class RaceStepperDialog;
+class ExperimentForm;
+class ExplanationPane;
+class RunLibrary;
+class RunListPanel;
+class TrainingChart;
+class VerdictBanner;
+class WorkerTableModel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // For tests and the screenshot command.
+    ExperimentForm* form() const { return form_; }
+    TrainingChart* lossChart() const { return lossChart_; }
+    TrainingChart* divergenceChart() const { return divergenceChart_; }
+    TrainingChart* lostUpdatesChart() const { return lostChart_; }
+    TrainingChart* accuracyChart() const { return accuracyChart_; }
+    TrainingChart* rateChart() const { return rateChart_; }
+    RunLibrary* runLibrary() const { return runs_; }
+    RunListPanel* runListPanel() const { return runPanel_; }
+    WorkerTableModel* workerModel() const { return workerModel_; }
+    RunController* controller() const { return controller_; }
+    QAction* startAction() const { return startAction_; }
+    QAction* pauseAction() const { return pauseAction_; }
+    QAction* stopAction() const { return stopAction_; }
+    QAction* stepAction() const { return stepAction_; }
+    VerdictBanner* verdictBanner() const { return verdict_; }
+    QSpinBox* paceBox() const { return pace_; }
+    QCheckBox* bandBox() const { return band_; }
+    QString eventLogText() const;
+    QString explanationText() const;
+
+    /// Loads an experiment JSON file into the form; false (and a message box
+    /// unless `quiet`; the reason in `why` when given) when it cannot be read.
+    bool openExperiment(const QString& path, bool quiet = false, QString* why = nullptr);
+    bool saveExperiment(const QString& path, bool quiet = false);
+    /// Loads the experiment of the last run started from any window (kept in
+    /// QSettings at each start, so it survives a crash); false when there is
+    /// none or it no longer parses.
+    bool openLastStarted(bool quiet = false);
+    /// Export actions; false with a message when the file cannot be written.
+    bool exportWeights(const QString& path, bool quiet = false); ///< .safetensors or .npz by suffix
+    bool exportMetrics(const QString& path, bool quiet = false);
+    /// Saves a chart as an image (.png when the name has no suffix); false
+    /// with a message naming the formats when the suffix is not one Qt writes.
+    bool saveChart(TrainingChart* chart, const QString& path, bool quiet = false);
+    /// Adds the run a metrics.csv or a --out folder holds to the run list
+    /// (and overlays it); false with the reason (a message box unless quiet).
+    bool openRun(const QString& path, bool quiet = false, QString* why = nullptr);
+    /// Light or dark charts and, when `forced`, a dark or light Fusion palette
+    /// for the whole window; themeFollowsSystem() picks from the system's.
+    void setDarkTheme(bool dark, bool forced);
+    bool darkTheme() const { return dark_; }
+    /// The Help menu's texts (HTML): "modes" (the modes and pitfalls),
+    /// "shortcuts", anything else: About.
+    QString helpText(const QString& topic) const;
+    /// The shared-counter toy's window (Presets menu), made on first use.
+    CounterToyDialog* counterToy();
+    /// The race stepper's window (Presets menu; the lost-updates preset links it).
+    RaceStepperDialog* raceStepper();
+    /// Makes `runs` one after another (what Start does for a comparison
+    /// preset applied as it is); false while a run goes.
+    bool startComparison(const std::vector<hwl::PresetRun>& runs);
+    /// The comparison run going (0-based), -1 when Start is not making one.
+    int comparisonRun() const { return comparisonIndex_; }
+    /// Applies a preset by id or name (see presets()): its experiment, its
+    /// pace and its explanation; false if unknown or while a run goes.
+    bool applyPreset(const QString& name);
+
+public slots:
+    void startRun();
+    void togglePause();
+    void stopRun();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void changeEvent(QEvent* event) override; ///< follows the system's light / dark
+
+private:
+    static constexpr double kChartCpuBudget = 0.10; ///< share of one core the charts aim at
+    /// 25 Hz at most; 10 Hz at least, whatever a redraw costs, so that the
+    /// curves move smoothly under any load.
+    static constexpr int kMinRedrawMs = 40, kMaxRedrawMs = 100;
+    static constexpr int kBandWorkers = 8; ///< from this many workers: mean + band
+    /// QSettings key of the last started experiment (its JSON).
+    static inline const QString kLastStartedKey = QStringLiteral("lastStartedExperiment");
+
+    // mainwindowmenus.cpp: the menu bar; mainwindowfiles.cpp: the
+    // recent-experiments list.
+    void buildMenus();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void buildHelpMenu();
+
+    void buildActions();
+    void buildLayout();
+    void buildDock();
+    void buildToolbar();
+    void buildCentre();
+    void updateActions();
+    void logEvent(const QString& text, bool warning = false);
+    void restoreSettings();
+    void onSamples(const QList<hwl::Sample>& samples);
+    void onStarted(int workers, const QStringList& notes);
+    void onFinished(const hwl::RunSummary& summary);
+    void refreshCharts();
+    QList<TrainingChart*> charts() const;
+    /// Empties the charts for a run of `config`: its series, which divergence
+    /// it shows (hidden with one worker), the lost-update chart when counted.
+    void prepareCharts(const ExperimentConfig& config);
+    void chartLostUpdates(const QList<WorkerRow>& rows);
+    void chartRates(const QList<WorkerRow>& rows);
+
+    // mainwindowruns.cpp: the run list and its overlays; mainwindowview.cpp:
+    // the View menu, which charts show, the theme.
+    void buildRunList();
+    /// Keeps the run that just ended in the run list.
+    void keepFinishedRun(const hwl::RunSummary& summary);
+    void updateOverlays();
+    void chooseRunToOpen(bool folder);
+    void buildViewMenu();
+    /// Starts `config` (the form's, or a comparison's next run).
+    void startConfig(const ExperimentConfig& config);
+    /// After a comparison's run: starts the next one, or ends the comparison.
+    void continueComparison(const hwl::RunSummary& summary);
+    /// Shows `chart` when it has something to show for this run (`relevant`)
+    /// and the View menu has it ticked.
+    void showChart(TrainingChart* chart, bool relevant);
+    void applyTheme(bool dark); // the charts' and the form's colours
+
+    RunController* controller_ = nullptr;
+    ExperimentForm* form_ = nullptr;
+    TrainingChart* lossChart_ = nullptr;
+    TrainingChart* divergenceChart_ = nullptr;
+    TrainingChart* lostChart_ = nullptr;     ///< lost updates, % of block writes
+    TrainingChart* accuracyChart_ = nullptr; ///< test accuracy, %
+    TrainingChart* rateChart_ = nullptr;     ///< samples/s per worker
+    RunLibrary* runs_ = nullptr;
+    RunListPanel* runPanel_ = nullptr;
+    QTabWidget* bottomTabs_ = nullptr;
+    QString runName_;        ///< what the run being made is called in the run list
+    QSet<int> deathsMarked_; ///< ranks whose death the loss chart marks
+    /// The teaching presets, made once: whether Fashion-MNIST is installed
+    /// is checked on disk when the window opens, not at every use.
+    const std::vector<hwl::Preset> presets_ = hwl::presets();
+    std::vector<hwl::PresetRun> comparison_; ///< the comparison Start is making
+    int comparisonIndex_ = -1;               ///< its run now; -1: none
+    bool dark_ = false;
+    bool themeForced_ = false;
+    WorkerTableModel* workerModel_ = nullptr;
+    QTableView* workerTable_ = nullptr;
+    QPlainTextEdit* eventLog_ = nullptr;
+    ExplanationPane* explanation_ = nullptr;
+    VerdictBanner* verdict_ = nullptr; ///< what the last run found, over the charts
+    QSplitter* chartSplitter_ = nullptr;
+    QSplitter* mainSplitter_ = nullptr;
+    QSlider* smoothing_ = nullptr;
+    QLabel* smoothingValue_ = nullptr;
+    QComboBox* xAxis_ = nullptr;
+    QCheckBox* logScale_ = nullptr;
+    QCheckBox* band_ = nullptr; ///< mean and min-max band instead of a line per worker
+    bool bandTouched_ = false;  ///< the user chose: no more automatic switching
+    QLabel* statusLabel_ = nullptr;
+    QAction* startAction_ = nullptr;
+    QAction* pauseAction_ = nullptr;
+    QAction* stopAction_ = nullptr;
+    QAction* stepAction_ = nullptr;
+    QSpinBox* pace_ = nullptr; ///< steps per second per worker, 0: full speed
+    QMenu* recentMenu_ = nullptr;
+    QMenu* presetsMenu_ = nullptr;
+    CounterToyDialog* counterToy_ = nullptr;
+    RaceStepperDialog* raceStepper_ = nullptr;
+    QAction* lastStartedAction_ = nullptr;
+    QTimer* redrawTimer_ = nullptr;
+    bool chartsDirty_ = false;
+};
+
+} // namespace hwl::ui

@@ -1,0 +1,179 @@
+// MainWindow's files: experiments opened and saved (and the last one
+// started), the recent-experiments list, weights, metrics and charts
+// exported.
+#include "window/mainwindow.h"
+
+#include "charts/trainingchart.h"
+#include "form/experimentform.h"
+#include "runs/metricsexport.h"
+#include "teaching/countertoydialog.h"
+#include "teaching/explanationpane.h"
+#include "teaching/racestepper.h"
+
+#include "io/atomicfile.h"
+#include "strategy/catalog.h"
+
+#include <QAction>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QImageWriter>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+
+namespace hwl::ui {
+
+namespace {
+constexpr int kMaxRecent = 8;
+} // namespace
+
+void MainWindow::addRecent(const QString& path) {
+    QSettings settings;
+    QStringList recent = settings.value("recentExperiments").toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue("recentExperiments", recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    const QStringList recent = QSettings().value("recentExperiments").toStringList();
+    for (const QString& path : recent)
+        recentMenu_->addAction(path, this, [this, path] { openExperiment(path); });
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+bool MainWindow::saveChart(TrainingChart* chart, const QString& chosen, bool quiet) {
+    // No suffix: PNG. A suffix Qt cannot write: say which ones it can.
+    QString path = chosen;
+    QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix.isEmpty()) {
+        path += QStringLiteral(".png");
+        suffix = QStringLiteral("png");
+    }
+    QString error;
+    if (!QImageWriter::supportedImageFormats().contains(suffix.toLatin1()))
+        error = tr("Cannot save a chart as .%1: name the file .png, .jpg or .bmp.").arg(suffix);
+    else if (!chart->saveImage(path))
+        error = tr("Cannot write %1: check that its folder exists and is writable.").arg(path);
+    if (!error.isEmpty()) {
+        if (!quiet)
+            QMessageBox::warning(this, tr("Save chart"), error);
+        logEvent(error, true);
+        return false;
+    }
+    logEvent(tr("Saved the chart to %1").arg(path));
+    return true;
+}
+
+bool MainWindow::openLastStarted(bool quiet) {
+    const QString json = QSettings().value(kLastStartedKey).toString();
+    QString error;
+    ExperimentConfig config;
+    if (json.isEmpty())
+        error = tr("No run has been started yet.");
+    else {
+        try {
+            config.mergeJson(json.toStdString(), "last started experiment");
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        }
+    }
+    if (!error.isEmpty()) {
+        if (!quiet)
+            QMessageBox::warning(this, tr("Open last started experiment"), error);
+        logEvent(error, true);
+        return false;
+    }
+    explanation_->showExperiment(config, tr("The last started experiment"));
+    form_->setConfig(config);
+    logEvent(tr("Opened the last started experiment"));
+    return true;
+}
+
+bool MainWindow::openExperiment(const QString& path, bool quiet, QString* why) {
+    if (controller_->busy()) {
+        const QString busy = tr("An experiment opens once the run ends: stop it first.");
+        if (why)
+            *why = busy;
+        logEvent(busy, true);
+        return false;
+    }
+    ExperimentConfig config = form_->config();
+    try {
+        config.mergeJsonFile(path.toStdString());
+    } catch (const std::exception& e) {
+        if (why)
+            *why = QString::fromUtf8(e.what());
+        if (!quiet)
+            QMessageBox::warning(this, tr("Open experiment"), QString::fromUtf8(e.what()));
+        logEvent(QString::fromUtf8(e.what()), true);
+        return false;
+    }
+    explanation_->showExperiment(config, tr("Opened from %1").arg(QFileInfo(path).fileName()));
+    form_->setConfig(config);
+    addRecent(path);
+    logEvent(tr("Opened %1").arg(path));
+    return true;
+}
+
+bool MainWindow::saveExperiment(const QString& path, bool quiet) {
+    try {
+        writeFileAtomically(path.toStdString(), form_->config().toJson());
+    } catch (const std::exception& e) {
+        if (!quiet)
+            QMessageBox::warning(this, tr("Save experiment"), QString::fromUtf8(e.what()));
+        return false;
+    }
+    addRecent(path);
+    logEvent(tr("Saved %1").arg(path));
+    return true;
+}
+
+bool MainWindow::exportWeights(const QString& path, bool quiet) {
+    const Run* run = controller_->run();
+    QString error;
+    if (!run || !run->hasParameters())
+        error = tr("There are no trained weights yet: start a run first.");
+    else if (controller_->busy())
+        error = tr("The run is still going: stop it or wait for it to finish, then export.");
+    else {
+        try {
+            run->writeWeights(path.toStdString());
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        }
+    }
+    if (!error.isEmpty()) {
+        if (!quiet)
+            QMessageBox::warning(this, tr("Export weights"), error);
+        return false;
+    }
+    logEvent(tr("Exported weights to %1").arg(path));
+    return true;
+}
+
+bool MainWindow::exportMetrics(const QString& path, bool quiet) {
+    QString error;
+    if (!controller_->run())
+        error = tr("There are no metrics yet: start a run first.");
+    else if (const auto outcome =
+                 exportMetricsCsv(controller_->metrics(), path, quiet ? nullptr : this, error);
+             outcome == ExportOutcome::Cancelled) {
+        logEvent(tr("Export of the metrics to %1 cancelled; nothing was written").arg(path));
+        return false;
+    }
+    if (!error.isEmpty()) {
+        if (!quiet)
+            QMessageBox::warning(this, tr("Export metrics"), error);
+        return false;
+    }
+    logEvent(tr("Exported metrics to %1").arg(path));
+    return true;
+}
+
+} // namespace hwl::ui
