@@ -58,8 +58,7 @@ bool tellRank0(Telemetry& telemetry, std::uint32_t rank, const std::string& why)
     KeepGoing alive(telemetry, rank, /*watchPeers=*/true);
     collective->open(alive); // ends with rank 0's farewell
     collective->close();
-    const auto s = WorkerState(telemetry.worker(0).state.load());
-    return s == WorkerState::Failed || s == WorkerState::Stopped || s == WorkerState::Finished;
+    return hasLeftLoop(loadState(telemetry.worker(0).state));
 }
 
 } // namespace
