@@ -4,8 +4,8 @@
 // DistributedSampler epoch plan, the layout check between ranks, and what
 // mpirun's log says about the rank that ended first.
 #include "collective/buckets.h"
+#include "collective/mpi/mpirunlog.h"
 #include "collective/shmcollective.h"
-#include "launch/mpirunlog.h"
 #include "model/model.h"
 #include "telemetry/telemetry.h"
 #include "train/allreduceupdate.h"
@@ -250,8 +250,7 @@ private slots:
         QCOMPARE(rank, 2);
         QVERIFY(WIFSIGNALED(status));
         QCOMPARE(WTERMSIG(status), SIGKILL);
-        QVERIFY2(mpirunWords(killed).find("Primary job ") == 0,
-                 mpirunWords(killed).c_str());
+        QVERIFY2(mpirunWords(killed).find("Primary job ") == 0, mpirunWords(killed).c_str());
 
         const std::string exited =
             rule +
