@@ -5,7 +5,7 @@
 #include "clitest.h"
 
 #include "config/presets.h"
-#include "run/devices.h"
+#include "launch/devices.h"
 
 #include <limits>
 

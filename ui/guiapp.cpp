@@ -5,7 +5,7 @@
 #include "racestepper.h"
 #include "trainingchart.h"
 
-#include "run/devices.h"
+#include "launch/devices.h"
 #include "run/workerrole.h"
 
 #include <QApplication>

@@ -5,11 +5,11 @@
 #include "cli/report.h"
 #include "io/metricslog.h"
 #include "io/tensorfile.h"
-#include "run/countertoy.h"
-#include "run/devices.h"
+#include "launch/devices.h"
 #include "run/mpirank.h"
 #include "run/run.h"
 #include "run/workerrole.h"
+#include "toy/countertoy.h"
 #include "util/errors.h"
 
 #include <csignal>

@@ -1,4 +1,4 @@
-#include "run/countertoy.h"
+#include "toy/countertoy.h"
 
 #include "config/limits.h"
 #include "util/errors.h"
