@@ -2,7 +2,7 @@
 
 #include "formstyle.h"
 
-#include "config/limits.h"
+#include "util/limits.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

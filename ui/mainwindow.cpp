@@ -12,9 +12,9 @@
 #include "verdict.h"
 #include "workertablemodel.h"
 
-#include "config/limits.h"
 #include "io/tensorfile.h"
 #include "strategy/catalog.h"
+#include "util/limits.h"
 
 #include <QAction>
 #include <QChart>

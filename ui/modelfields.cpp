@@ -1,8 +1,8 @@
 #include "modelfields.h"
 
-#include "config/limits.h"
 #include "formstyle.h"
 #include "model/modelspec.h"
+#include "util/limits.h"
 
 #include <QComboBox>
 #include <QFormLayout>
