@@ -15,9 +15,9 @@
 #include "backend/cuda/deviceshapes.h"
 #include "cuda/cuda.h"
 #include "data/datasources.h"
+#include "launch/devices.h"
 #include "model/mlp.h"
 #include "optim/hogwild.h"
-#include "run/devices.h"
 #include "run/run.h"
 #include "run/workerrole.h"
 

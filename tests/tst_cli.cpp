@@ -6,7 +6,7 @@
 #include "testpaths.h"
 
 #include "config/presets.h"
-#include "run/devices.h"
+#include "launch/devices.h"
 
 #include <limits>
 

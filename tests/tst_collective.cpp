@@ -3,12 +3,12 @@
 // broadcasts, chunking, a dead peer ending a wait), DDP's buckets, the
 // DistributedSampler epoch plan, the layout check between ranks, and what
 // mpirun's log says about the rank that ended first.
+#include "collective/allreduceupdate.h"
 #include "collective/buckets.h"
+#include "collective/mpi/mpirunlog.h"
 #include "collective/shmcollective.h"
-#include "launch/mpirunlog.h"
 #include "model/model.h"
 #include "telemetry/telemetry.h"
-#include "train/allreduceupdate.h"
 #include "train/epochplan.h"
 #include "train/keepgoing.h"
 

@@ -6,6 +6,7 @@
 // rank ends the run within seconds with the exact report, sync-every K makes
 // the replicas drift apart between averagings, and the sparse model trains.
 #include "backend/cpu/cpubackend.h"
+#include "collective/allreduceupdate.h"
 #include "collective/shmcollective.h"
 #include "data/datasources.h"
 #include "io/metricslog.h"
@@ -13,7 +14,6 @@
 #include "run/run.h"
 #include "run/workerrole.h"
 #include "strategy/catalog.h"
-#include "train/allreduceupdate.h"
 #include "train/keepgoing.h"
 #include "util/errors.h"
 

@@ -3,7 +3,7 @@
 // lost-update counter's summary (tst_lostupdates checks its counts).
 #include "clitest.h"
 
-#include "run/countertoy.h"
+#include "toy/countertoy.h"
 #include "util/errors.h"
 
 using namespace hwl::test;

@@ -5,7 +5,7 @@
 #include "cli/commandline.h"
 #include "config/fields.h"
 #include "form/experimentform.h"
-#include "run/devices.h"
+#include "launch/devices.h"
 #include "run/run.h"
 #include "run/workerrole.h"
 #include "strategy/hoststrategy.h"

@@ -1,11 +1,11 @@
 #include "cli/commandline.h"
 
 #include "config/fields.h"
-#include "config/limits.h"
 #include "config/presets.h"
 #include "data/datasetspec.h"
 #include "strategy/catalog.h"
 #include "util/errors.h"
+#include "util/limits.h"
 #include "util/textutil.h"
 
 #include <cstdint>

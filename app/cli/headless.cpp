@@ -5,17 +5,16 @@
 #include "cli/report.h"
 #include "io/metricslog.h"
 #include "io/tensorfile.h"
+#include "launch/devices.h"
 #include "run/comparison.h"
-#include "run/countertoy.h"
-#include "run/devices.h"
 #include "run/mpirank.h"
 #include "run/run.h"
 #include "run/workerrole.h"
+#include "toy/countertoy.h"
 #include "util/errors.h"
 
 #include <csignal>
 #include <cstdio>
-#include <initializer_list>
 #include <optional>
 
 #include <unistd.h>
@@ -200,44 +199,6 @@ int compareRuns(const CommandLine& cl) {
     return code;
 }
 
-/// This process is rank me.rank of the job mpirun started.
-int rankMain(CommandLine& cl, const MpiRank& me) {
-    if (cl.workersGiven && cl.config.workers != int(me.size))
-        throw InputError("workers: --workers " + std::to_string(cl.config.workers) +
-                         " but mpirun started " + std::to_string(me.size) + " ranks (-np " +
-                         std::to_string(me.size) +
-                         "); under mpirun the ranks are mpirun's: drop --workers, or make the "
-                         "two equal");
-    for (const auto& [key, value] : {std::pair{"hostfile", &cl.config.hostfile},
-                                     std::pair{"mpirun-args", &cl.config.mpirunArgs}})
-        if (!value->empty())
-            throw InputError(std::string(key) +
-                             ": this process was started by mpirun: give mpirun its options "
-                             "itself (--" +
-                             key + " is for runs that hogwild-lab starts mpirun for)");
-    cl.config.workers = int(me.size);
-    if (me.rank != 0)
-        return runMpiPeer(cl.config);
-    return trainAndReport(cl);
-}
-
-/// Under mpirun: joins the job, runs this rank's part, leaves.
-int runUnderMpirun(CommandLine& cl) {
-    if (cl.config.transport != Transport::Mpi)
-        throw InputError("transport: this process was started by mpirun, but the experiment "
-                         "does not use it: add --mode data-parallel --transport mpi (or run "
-                         "hogwild-lab without mpirun)");
-    const MpiRank me = joinMpiJob();
-    int code = 2;
-    try {
-        code = rankMain(cl, me);
-    } catch (...) {
-        leaveMpiJob(false);
-        throw;
-    }
-    leaveMpiJob(code == 0);
-    return code;
-}
 } // namespace
 
 int runHeadless(const std::vector<std::string>& args) {
@@ -276,7 +237,7 @@ int runHeadless(const std::vector<std::string>& args) {
             if (!cl.runs.empty())
                 throw InputError("preset: " + cl.presetId +
                                  " compares runs one after another: run it without mpirun");
-            return runUnderMpirun(cl);
+            return runMpiRank(cl.config, cl.workersGiven, [&] { return trainAndReport(cl); });
         }
         catchStopSignals();
         // The fork server starts now, while this process has a single thread:

@@ -1,7 +1,7 @@
 #include "cli/report.h"
 
-#include "run/countertoy.h"
 #include "strategy/catalog.h"
+#include "toy/countertoy.h"
 
 #include <algorithm>
 #include <cstdio>

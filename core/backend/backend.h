@@ -9,9 +9,9 @@
 // Threading: a Backend is immutable and shared; a StepKernel belongs to one
 // worker (its scratch, its gradient, its momentum buffer) and is used by that
 // worker's thread only.
-#include "backend/gradient.h"
 #include "data/dataset.h"
 #include "model/model.h"
+#include "optim/gradient.h"
 #include "optim/hogwild.h"
 #include "optim/sgd.h"
 #include "store/parameterstore.h"

@@ -1,7 +1,7 @@
 #include "config/experimentconfig.h"
 
 #include "config/fields.h"
-#include "strategy/registry.h"
+#include "config/modes.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -212,7 +212,7 @@ std::vector<ConfigIssue> ExperimentConfig::validate() const {
                                          (f.type == FieldType::Number ? "a number in " : "in ") +
                                          f.rangeText() + " (got " + f.valueText(*this) + ")"});
     }
-    validateMode(*this, issues);
+    modeCatalog().validate(*this, issues);
     return issues;
 }
 

@@ -1,6 +1,6 @@
 #include "config/fields.h"
 
-#include "strategy/catalog.h"
+#include "config/modes.h"
 #include "util/errors.h"
 #include "util/textutil.h"
 
@@ -158,7 +158,7 @@ std::vector<Field> makeFields() {
                           "fashion-mnist | idx:DIR | csv:FILE | libsvm:FILE",
                           &C::dataset));
     Field mode = base("mode", FieldType::Choice, "M", ""); // --help lists the registered modes
-    mode.choices = [] { return modeNames(); };
+    mode.choices = [] { return modeCatalog().names(); };
     mode.get = [](const C& c) { return FieldValue(c.mode); };
     mode.set = [](C& c, const FieldValue& v) { c.mode = as<std::string>(v); };
     fields.push_back(mode);
@@ -417,12 +417,8 @@ std::string fieldsHelp() {
         helpEntry(out, std::string("--") + f.key + " " + f.valueName, text);
     }
     out += "\nModes (--mode):\n";
-    for (const StrategyTraits* s : allStrategies()) {
-        std::string name = s->name;
-        if (s->takes(StrategySetting::Share) && !s->share)
-            name += " --no-share";
-        helpEntry(out, name, s->help);
-    }
+    for (const auto& [name, help] : modeCatalog().helpLines())
+        helpEntry(out, name, help);
     return out;
 }
 

@@ -2,8 +2,8 @@
 // dataset's shape before it is loaded.
 #include "data/datasetspec.h"
 
-#include "config/limits.h"
 #include "util/errors.h"
+#include "util/limits.h"
 #include "util/textutil.h"
 
 #include <algorithm>

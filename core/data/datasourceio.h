@@ -3,8 +3,8 @@
 // idxreader.cpp, textreaders.cpp): reading a whole file, raw or gzip, under a
 // size cap, or its lines a chunk at a time; the memory budget; and the
 // one-line description of a dataset.
-#include "config/limits.h"
 #include "data/dataset.h"
+#include "util/limits.h"
 
 #include <cstdint>
 #include <filesystem>

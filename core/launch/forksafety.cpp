@@ -4,7 +4,7 @@
 #include "cuda/cuda.h"
 #endif
 
-#include "run/devices.h"
+#include "launch/devices.h"
 
 #include <atomic>
 #include <filesystem>

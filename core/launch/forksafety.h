@@ -30,7 +30,7 @@ bool cudaInitialisedInThisProcess();
 /// CUDA in this process, as a framework's first CUDA call does. Returns what
 /// happened, in plain words, for the run's notes.
 std::string initialiseCudaOnPurpose();
-/// Whether this process declared it never initialises CUDA (run/devices.h).
+/// Whether this process declared it never initialises CUDA (launch/devices.h).
 bool cudaForbiddenHere();
 /// In a worker forked after that (--force-unsafe-fork): what CUDA answers
 /// there (bounded by a 10 s timeout). Empty when CUDA worked in the child.

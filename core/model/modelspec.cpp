@@ -1,7 +1,7 @@
 #include "model/modelspec.h"
 
-#include "config/limits.h"
 #include "util/errors.h"
+#include "util/limits.h"
 #include "util/textutil.h"
 
 namespace hwl {

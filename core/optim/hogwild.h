@@ -8,7 +8,7 @@
 // the shared buffer outside the model's reads lives in this file, and
 // resources/tsan.supp names these functions so ThreadSanitizer reports
 // nothing else. Locked mode calls the same functions under a mutex.
-#include "backend/gradient.h"
+#include "optim/gradient.h"
 #include "optim/sgd.h"
 
 #include <cstdint>

@@ -4,7 +4,7 @@
 // every mode: applySgd() is the race-free entry point (a worker's private
 // copy, or an update under a lock); the Hogwild entry point that runs the
 // same rule on shared parameters is optim/hogwild.h.
-#include "backend/gradient.h"
+#include "optim/gradient.h"
 
 #include <algorithm>
 #include <cstdint>

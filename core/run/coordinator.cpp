@@ -21,7 +21,7 @@ bool Run::Impl::gateReached(std::uint32_t epoch) const {
         if (launcher->relayed(r)) // an MPI rank elsewhere: rank 0 waits for it
             continue;
         const auto& w = telemetry.worker(r);
-        if (w.state.load(std::memory_order_acquire) == std::uint32_t(WorkerState::Failed))
+        if (loadState(w.state) == WorkerState::Failed)
             continue;
         anyAlive = true;
         if (w.epoch.load(std::memory_order_acquire) < epoch)
@@ -32,7 +32,7 @@ bool Run::Impl::gateReached(std::uint32_t epoch) const {
 
 bool Run::Impl::allWorkersDown() const {
     for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r)
-        if (telemetry.worker(r).state.load() != std::uint32_t(WorkerState::Failed))
+        if (loadState(telemetry.worker(r).state) != WorkerState::Failed)
             return false;
     return true;
 }
@@ -42,9 +42,8 @@ void Run::Impl::superviseJobExit(const Launcher::Exit& exit) {
     // (a rank that died) says why; else a run cut short says mpirun's words.
     bool allLeft = true, anyFailure = false;
     for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r) {
-        const auto s = WorkerState(telemetry.worker(r).state.load(std::memory_order_acquire));
-        allLeft = allLeft && (s == WorkerState::Finished || s == WorkerState::Stopped ||
-                              s == WorkerState::Failed);
+        const auto s = loadState(telemetry.worker(r).state);
+        allLeft = allLeft && hasLeftLoop(s);
         anyFailure = anyFailure || s == WorkerState::Failed;
     }
     // A rank that mpirun ended before it could say so (it ends the whole
@@ -52,9 +51,9 @@ void Run::Impl::superviseJobExit(const Launcher::Exit& exit) {
     // relay reached rank 0) is gone all the same.
     for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r) {
         auto& state = telemetry.worker(r).state;
-        const auto s = WorkerState(state.load(std::memory_order_acquire));
+        const auto s = loadState(state);
         if (s != WorkerState::Finished && s != WorkerState::Failed)
-            state.store(std::uint32_t(WorkerState::Stopped), std::memory_order_release);
+            storeState(state, WorkerState::Stopped);
     }
     if (anyFailure || (allLeft && WIFEXITED(exit.status) && WEXITSTATUS(exit.status) == 0)) {
         if (!exit.log.empty()) // a rank's death was the story; mpirun's log adds nothing
@@ -92,7 +91,7 @@ void Run::Impl::superviseWorkers() {
             continue;
         }
         auto& w = telemetry.worker(exit.rank);
-        const auto state = WorkerState(w.state.load(std::memory_order_acquire));
+        const auto state = loadState(w.state);
         const bool clean = WIFEXITED(exit.status) && WEXITSTATUS(exit.status) == 0 &&
                            (state == WorkerState::Finished || state == WorkerState::Stopped);
         if (clean)
@@ -100,7 +99,7 @@ void Run::Impl::superviseWorkers() {
         if (killedStuck && WIFSIGNALED(exit.status) && WTERMSIG(exit.status) == SIGKILL &&
             state != WorkerState::Failed) {
             // Ours: it ignored the stop. What it trained is in the parameters.
-            w.state.store(std::uint32_t(WorkerState::Stopped), std::memory_order_release);
+            storeState(w.state, WorkerState::Stopped);
             stuckWorkers.push_back(
                 strategy->traits().workerNoun + " " + std::to_string(exit.rank) + " (pid " +
                 std::to_string(exit.pid) + ") had not stopped 10 s after " +

@@ -17,7 +17,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include <unistd.h>
 
@@ -58,8 +61,7 @@ bool tellRank0(Telemetry& telemetry, std::uint32_t rank, const std::string& why)
     KeepGoing alive(telemetry, rank, /*watchPeers=*/true);
     collective->open(alive); // ends with rank 0's farewell
     collective->close();
-    const auto s = WorkerState(telemetry.worker(0).state.load());
-    return s == WorkerState::Failed || s == WorkerState::Stopped || s == WorkerState::Finished;
+    return hasLeftLoop(loadState(telemetry.worker(0).state));
 }
 
 } // namespace
@@ -129,6 +131,46 @@ int runMpiPeer(const ExperimentConfig& config) {
     std::fprintf(stderr, "hogwild-lab rank %u on %s: error: %s\n", job.rank, job.host.c_str(),
                  error.c_str());
     return 2;
+}
+
+namespace {
+
+/// The ranks are mpirun's: options that would name others are refused.
+void takeMpirunRanks(ExperimentConfig& config, bool workersGiven, std::uint32_t size) {
+    if (workersGiven && config.workers != int(size))
+        throw InputError("workers: --workers " + std::to_string(config.workers) +
+                         " but mpirun started " + std::to_string(size) + " ranks (-np " +
+                         std::to_string(size) +
+                         "); under mpirun the ranks are mpirun's: drop --workers, or make the "
+                         "two equal");
+    for (const auto& [key, value] :
+         {std::pair{"hostfile", &config.hostfile}, std::pair{"mpirun-args", &config.mpirunArgs}})
+        if (!value->empty())
+            throw InputError(std::string(key) +
+                             ": this process was started by mpirun: give mpirun its options "
+                             "itself (--" +
+                             key + " is for runs that hogwild-lab starts mpirun for)");
+    config.workers = int(size);
+}
+
+} // namespace
+
+int runMpiRank(ExperimentConfig& config, bool workersGiven, const std::function<int()>& rankZero) {
+    if (config.transport != Transport::Mpi)
+        throw InputError("transport: this process was started by mpirun, but the experiment "
+                         "does not use it: add --mode data-parallel --transport mpi (or run "
+                         "hogwild-lab without mpirun)");
+    const MpiRank me = joinMpiJob();
+    int code = 2;
+    try {
+        takeMpirunRanks(config, workersGiven, me.size);
+        code = me.rank == 0 ? rankZero() : runMpiPeer(config);
+    } catch (...) {
+        leaveMpiJob(false);
+        throw;
+    }
+    leaveMpiJob(code == 0);
+    return code;
 }
 
 } // namespace hwl

@@ -9,6 +9,7 @@
 #include "config/experimentconfig.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace hwl {
@@ -34,6 +35,13 @@ bool inMpiJob();
 /// which reports it. Returns the exit code: 0, or 2 when rank 0 could not
 /// be told (the error is then printed here).
 int runMpiPeer(const ExperimentConfig& config);
+/// This process's part of the job mpirun started, from join to leave: checks
+/// that the experiment uses the MPI transport and takes mpirun's ranks for its
+/// workers (InputError when --workers, given, differs, or it names a hostfile
+/// or mpirun options), joins the job, runs rank 0's part with `rankZero`
+/// (the run as any run) and every other rank's with runMpiPeer(), then
+/// leaves the job (cleanly when the exit code is 0). Returns the exit code.
+int runMpiRank(ExperimentConfig& config, bool workersGiven, const std::function<int()>& rankZero);
 /// The signal (SIGTERM from mpirun, SIGINT) that told this rank to end, or 0.
 int mpiEndingSignal();
 /// Leaves the job, last, after every run of this process ended. `clean`

@@ -1,7 +1,7 @@
 // Evaluation at each epoch's end, the run's summary, and exporting weights.
 #include "io/tensorfile.h"
 #include "io/weightsio.h"
-#include "run/devices.h"
+#include "launch/devices.h"
 #include "run/runimpl.h"
 #include "strategy/registry.h"
 #include "util/errors.h"

@@ -6,6 +6,7 @@
 // start method), over one shared-memory collective, or MPI ranks (on this
 // machine or several, over MPI); replica 0 is what the run evaluates and
 // exports.
+#include "collective/allreduceupdate.h"
 #include "collective/mpi/mpicollective.h"
 #include "collective/mpi/mpijob.h"
 #include "collective/shmcollective.h"
@@ -15,7 +16,6 @@
 #include "store/sharedsegment.h"
 #include "strategy/builtin.h"
 #include "strategy/hoststrategy.h"
-#include "train/allreduceupdate.h"
 #include "train/epochplan.h"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 #include "strategy/devicestrategy.h"
 
+#include "launch/devices.h"
 #include "model/embeddingbag.h"
 #include "model/mlp.h"
-#include "run/devices.h"
 #include "strategy/registry.h"
 #include "util/errors.h"
 

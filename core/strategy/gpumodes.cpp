@@ -3,7 +3,7 @@
 // compiler was found": the form shows it at the mode and the device; --mode
 // and --device refuse them with it), never as a mode that silently does
 // something else.
-#include "run/devices.h"
+#include "launch/devices.h"
 #include "strategy/builtin.h"
 #include "util/errors.h"
 

@@ -2,6 +2,7 @@
 // What crosses from a run's telemetry to a monitor, as plain values: the
 // run's and a worker's state, and one telemetry record (Sample). Part of the
 // engine's public API.
+#include <atomic>
 #include <cstdint>
 
 namespace hwl {
@@ -10,6 +11,26 @@ namespace hwl {
 enum class RunState : std::uint32_t { Starting, Running, Paused, Finished, Stopped, Failed };
 /// Where one worker is (WorkerStatus::state).
 enum class WorkerState : std::uint32_t { Starting, Running, Paused, Finished, Stopped, Failed };
+
+/// Whether a worker in state `s` has left its loop: it finished, was stopped
+/// or failed, and takes no more steps.
+constexpr bool hasLeftLoop(WorkerState s) {
+    return s == WorkerState::Finished || s == WorkerState::Stopped || s == WorkerState::Failed;
+}
+/// Whether a raw value (read off the wire) names a WorkerState.
+constexpr bool isWorkerState(std::uint32_t raw) {
+    return raw <= std::uint32_t(WorkerState::Failed);
+}
+/// The typed face of a worker's atomic state slot (WorkerStatus::state in
+/// the telemetry segment, which holds it as a plain 32-bit value).
+inline WorkerState loadState(const std::atomic<std::uint32_t>& slot,
+                             std::memory_order order = std::memory_order_acquire) {
+    return WorkerState(slot.load(order));
+}
+inline void storeState(std::atomic<std::uint32_t>& slot, WorkerState s,
+                       std::memory_order order = std::memory_order_release) {
+    slot.store(std::uint32_t(s), order);
+}
 
 const char* toString(RunState s);
 const char* toString(WorkerState s);

@@ -145,17 +145,17 @@ void Telemetry::setRunState(RunState s) {
 
 void Telemetry::failWorker(std::uint32_t rank, const std::string& why) {
     auto& w = worker(rank);
-    if (w.state.load(std::memory_order_acquire) != std::uint32_t(WorkerState::Failed)) {
+    if (loadState(w.state) != WorkerState::Failed) {
         const auto n = std::min(why.size(), sizeof(w.failure) - 1);
         std::memcpy(w.failure, why.data(), n);
         w.failure[n] = '\0';
     }
-    w.state.store(std::uint32_t(WorkerState::Failed), std::memory_order_release);
+    storeState(w.state, WorkerState::Failed);
 }
 
 std::string Telemetry::failureText(std::uint32_t rank) const {
     const auto& w = worker(rank);
-    if (w.state.load(std::memory_order_acquire) != std::uint32_t(WorkerState::Failed))
+    if (loadState(w.state) != WorkerState::Failed)
         return {};
     return std::string(w.failure, strnlen(w.failure, sizeof(w.failure)));
 }

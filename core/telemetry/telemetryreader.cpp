@@ -29,7 +29,7 @@ WorkerSnapshot TelemetryReader::worker(std::uint32_t rank) const {
     s.rank = rank;
     s.pid = w.pid.load(std::memory_order_relaxed);
     s.threadId = w.threadId.load(std::memory_order_relaxed);
-    s.state = WorkerState(w.state.load(std::memory_order_acquire));
+    s.state = loadState(w.state);
     s.failure = telemetry_->failureText(rank);
     s.host = telemetry_->host(rank);
     s.steps = w.steps.load(std::memory_order_relaxed);

@@ -11,13 +11,12 @@ KeepGoing::KeepGoing(Telemetry& telemetry, std::uint32_t rank, bool watchPeers)
       stepGrantsSeen_(telemetry.header().stepGrants.load(std::memory_order_acquire)) {}
 
 void KeepGoing::showState(WorkerState s) {
-    status_.state.store(std::uint32_t(s), std::memory_order_release);
+    storeState(status_.state, s);
 }
 
 bool KeepGoing::peerFailed() const {
     for (std::uint32_t r = 0; r < telemetry_.workerCount(); ++r)
-        if (r != rank_ && telemetry_.worker(r).state.load(std::memory_order_acquire) ==
-                              std::uint32_t(WorkerState::Failed))
+        if (r != rank_ && loadState(telemetry_.worker(r).state) == WorkerState::Failed)
             return true;
     return false;
 }
@@ -26,8 +25,7 @@ bool KeepGoing::peerLeft() const {
     for (std::uint32_t r = 0; r < telemetry_.workerCount(); ++r) {
         if (r == rank_)
             continue;
-        const auto s = WorkerState(telemetry_.worker(r).state.load(std::memory_order_acquire));
-        if (s == WorkerState::Failed || s == WorkerState::Stopped || s == WorkerState::Finished)
+        if (hasLeftLoop(loadState(telemetry_.worker(r).state)))
             return true;
     }
     return false;
@@ -63,7 +61,7 @@ bool KeepGoing::check(bool stepping) {
         reason_ = Reason::PeerFailed;
     if (reason_ != Reason::None)
         return false;
-    if (status_.state.load(std::memory_order_relaxed) != std::uint32_t(WorkerState::Running))
+    if (loadState(status_.state, std::memory_order_relaxed) != WorkerState::Running)
         showState(WorkerState::Running);
     return true;
 }
@@ -120,7 +118,7 @@ bool KeepGoing::waitUntil(std::atomic<std::uint32_t>& word,
             const bool paused = telemetry_.header().command.load(std::memory_order_acquire) ==
                                 std::uint32_t(RunCommand::Pause);
             const auto shown = paused ? WorkerState::Paused : WorkerState::Running;
-            if (status_.state.load(std::memory_order_relaxed) != std::uint32_t(shown))
+            if (loadState(status_.state, std::memory_order_relaxed) != shown)
                 showState(shown);
         }
         if (idle_)

@@ -1,7 +1,7 @@
 #pragma once
 // KeepGoing: one worker's keep-going predicate (fastText's keepTraining()).
 // The worker loop asks it before every step and every blocking wait polls it
-// (the epoch gate now; the collectives of data-parallel modes later), so
+// (the epoch gate, the collectives of the data-parallel modes), so
 // that a stop, a pause, the worker's own failure or a dead peer can never
 // leave a worker waiting.
 //

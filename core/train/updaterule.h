@@ -10,7 +10,7 @@
 //             the coordinator measures;
 //   allreduce: data-parallel replicas average their gradients (or, every K
 //             steps, their parameters) through a Collective and agree on
-//             pause and stop at the same step (train/allreduceupdate.h).
+//             pause and stop at the same step (collective/allreduceupdate.h).
 #include "backend/backend.h"
 #include "telemetry/telemetry.h"
 #include "util/alignedvector.h"

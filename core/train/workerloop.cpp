@@ -23,7 +23,7 @@ public:
 
     /// All epochs; false when the worker stopped or failed on the way.
     bool train() {
-        status_.state.store(std::uint32_t(WorkerState::Running), std::memory_order_release);
+        storeState(status_.state, WorkerState::Running);
         if (!s_.rule->start(s_.params, keepGoing_))
             return false;
         for (int epoch = 1; epoch <= s_.epochs; ++epoch)
@@ -162,9 +162,9 @@ void runWorker(WorkerSetup& setup) {
         run.fail("worker " + std::to_string(setup.rank) + " failed: " + e.what());
     }
     if (finished)
-        status.state.store(std::uint32_t(WorkerState::Finished), std::memory_order_release);
+        storeState(status.state, WorkerState::Finished);
     else if (!run.failed())
-        status.state.store(std::uint32_t(WorkerState::Stopped), std::memory_order_release);
+        storeState(status.state, WorkerState::Stopped);
     // However the loop was left: the end of this worker's training window;
     // then the rule's goodbye (which may wait a little for peers, and is
     // not training).
@@ -173,7 +173,7 @@ void runWorker(WorkerSetup& setup) {
 }
 
 int workerExitCode(const Telemetry& telemetry, std::uint32_t rank) {
-    return telemetry.worker(rank).state.load() == std::uint32_t(WorkerState::Failed) ? 1 : 0;
+    return loadState(telemetry.worker(rank).state) == WorkerState::Failed ? 1 : 0;
 }
 
 } // namespace hwl

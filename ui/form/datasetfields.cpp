@@ -2,7 +2,7 @@
 
 #include "form/formstyle.h"
 
-#include "config/limits.h"
+#include "util/limits.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

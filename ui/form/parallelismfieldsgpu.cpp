@@ -7,7 +7,7 @@
 #include "form/formstyle.h"
 
 #include "config/fields.h"
-#include "run/devices.h"
+#include "launch/devices.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -225,8 +225,7 @@ void RunController::collectWorkers() {
             lastSamples_[rank] = w.samples;
             // Out of its loop, the last interval says 0 (or a stale rate):
             // its average over its whole training says what it did.
-            if (w.state == WorkerState::Finished || w.state == WorkerState::Stopped ||
-                w.state == WorkerState::Failed) {
+            if (hasLeftLoop(w.state)) {
                 double& seenGone = leftSeconds_[rank];
                 if (seenGone < 0)
                     seenGone = run_->telemetry().elapsed();

@@ -1,10 +1,10 @@
 #pragma once
-// CounterToyDialog: the shared-counter toy (run/countertoy.h) in the window.
+// CounterToyDialog: the shared-counter toy (toy/countertoy.h) in the window.
 // N workers each add 1 to one shared float M times, plainly, atomically and
 // under a lock; the table shows what each way ends at, the increments lost
 // and the time. The toy runs on a thread of its own, so the window stays
 // responsive; results come back on the GUI thread.
-#include "run/countertoy.h"
+#include "toy/countertoy.h"
 
 #include <QDialog>
 

@@ -5,7 +5,7 @@
 #include "teaching/racestepper.h"
 #include "window/mainwindow.h"
 
-#include "run/devices.h"
+#include "launch/devices.h"
 #include "run/workerrole.h"
 
 #include <QApplication>

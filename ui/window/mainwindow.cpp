@@ -11,9 +11,9 @@
 #include "teaching/racestepper.h"
 #include "teaching/verdict.h"
 
-#include "config/limits.h"
 #include "io/tensorfile.h"
 #include "strategy/catalog.h"
+#include "util/limits.h"
 
 #include <QAction>
 #include <QChart>

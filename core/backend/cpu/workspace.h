@@ -1,7 +1,7 @@
 #pragma once
 // Per-worker scratch space of the CPU kernels: activations and the gradient.
 // Reused across steps; grows on first use and then never allocates again.
-#include "backend/gradient.h"
+#include "optim/gradient.h"
 #include "util/alignedvector.h"
 
 #include <cstdint>

@@ -35,6 +35,9 @@ constexpr std::int64_t kEndingGraceNs = 300'000'000;
 
 /// Whether this build has the MPI transport.
 bool built();
+/// Why not, when it has none (the words --mode, --help and the form show).
+constexpr const char* kNotBuiltReason =
+    "not built: this build has no MPI (install libopenmpi-dev and build again)";
 /// Whether mpirun started this process (its environment says so).
 bool startedByMpirun();
 /// Joins the job (once; later calls return the same). RunError when MPI is

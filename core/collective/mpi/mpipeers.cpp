@@ -21,10 +21,6 @@ namespace {
 constexpr std::int64_t kRelayEveryNs = 100'000'000; ///< a few relays a second
 constexpr std::int64_t kGoodbyeNs = 5'000'000'000;  ///< the most leaving waits for peers
 
-bool leftItsLoop(WorkerState s) {
-    return s == WorkerState::Finished || s == WorkerState::Stopped || s == WorkerState::Failed;
-}
-
 /// Whether process `pid` of this host has ended. `status` is its waitpid()
 /// status when it was caught on its way out (/proc/PID/stat's exit_code),
 /// else -1: its parent (mpirun) reaps it within milliseconds.
@@ -217,7 +213,7 @@ void MpiCollective::pollRelays() {
         int got = 0;
         MPI_Get_count(&status, MPI_BYTE, &got);
         try {
-            if (leftItsLoop(mpi::applyRelay(p.relay.data(), std::size_t(got), t_, r)))
+            if (hasLeftLoop(mpi::applyRelay(p.relay.data(), std::size_t(got), t_, r)))
                 p.left = true;
             else
                 postRelayReceive(r);
@@ -315,7 +311,7 @@ void MpiCollective::checkFarewell() {
     if (f.state == WorkerState::Failed)
         t_.failWorker(0, f.why.empty() ? "rank 0 left" : f.why);
     else
-        t_.worker(0).state.store(std::uint32_t(f.state), std::memory_order_release);
+        storeState(t_.worker(0).state, f.state);
 }
 
 void MpiCollective::relayIfDue(std::int64_t now, bool last) {
@@ -326,7 +322,7 @@ void MpiCollective::relayIfDue(std::int64_t now, bool last) {
             return;
     }
     WorkerStatus& w = t_.worker(rank_);
-    const auto state = WorkerState(w.state.load(std::memory_order_acquire));
+    const auto state = loadState(w.state);
     const std::uint64_t steps = w.steps.load(std::memory_order_relaxed);
     // While it waits out an agreed pause, this rank shows as paused.
     const WorkerState shown =
@@ -369,7 +365,7 @@ void MpiCollective::closeSpoke() {
 void MpiCollective::closeHub() {
     const std::int64_t deadline = Telemetry::nowNs() + kGoodbyeNs;
     if (!farewellsSent_) {
-        const auto state = WorkerState(t_.worker(0).state.load(std::memory_order_acquire));
+        const auto state = loadState(t_.worker(0).state);
         sendFarewells(state, t_.failureText(0));
     }
     // Results still on their way: to ranks that live (a send to one that

@@ -2,8 +2,6 @@
 #include "collective/mpi/mpicollective.h"
 #include "collective/mpi/mpijob.h"
 
-#include "config/experimentconfig.h"
-#include "strategy/catalog.h"
 #include "util/errors.h"
 
 namespace hwl {
@@ -12,7 +10,7 @@ namespace mpi {
 
 namespace {
 std::string notBuilt() {
-    return "transport mpi: " + transportUnavailable(int(Transport::Mpi));
+    return std::string("transport mpi: ") + kNotBuiltReason;
 }
 } // namespace
 

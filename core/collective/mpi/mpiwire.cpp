@@ -158,7 +158,7 @@ Farewell decodeFarewell(const char* data, std::size_t size) {
     Reader r(data, size, "farewell");
     Farewell f;
     const auto state = r.get<std::uint32_t>();
-    if (state > std::uint32_t(WorkerState::Failed))
+    if (!isWorkerState(state))
         throw std::runtime_error("malformed MPI farewell: bad state");
     f.state = WorkerState(state);
     f.peerLost = r.get<std::uint32_t>() != 0;
@@ -202,7 +202,7 @@ WorkerState applyRelay(const char* data, std::size_t size, Telemetry& telemetry,
                        std::uint32_t rank) {
     Reader r(data, size, "relay");
     const auto rs = r.get<RelayStatus>();
-    if (rs.magic != kRelayMagic || rs.state > std::uint32_t(WorkerState::Failed) ||
+    if (rs.magic != kRelayMagic || !isWorkerState(rs.state) ||
         rs.sampleCount > SampleRing::kCapacity)
         throw std::runtime_error("malformed MPI relay: bad header");
     const std::string failure = r.text();
@@ -230,8 +230,8 @@ WorkerState applyRelay(const char* data, std::size_t size, Telemetry& telemetry,
     if (state == WorkerState::Failed)
         telemetry.failWorker(rank, failure.empty() ? "rank " + std::to_string(rank) + " failed"
                                                    : failure);
-    else if (w.state.load(std::memory_order_acquire) != std::uint32_t(WorkerState::Failed))
-        w.state.store(std::uint32_t(state), std::memory_order_release);
+    else if (loadState(w.state) != WorkerState::Failed)
+        storeState(w.state, state);
     return state;
 }
 

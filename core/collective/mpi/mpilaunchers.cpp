@@ -1,7 +1,7 @@
 // The MPI launchers: rank 0 as a thread of a process mpirun started, or
 // mpirun started by this process.
+#include "collective/mpi/mpirunlog.h"
 #include "launch/launcher.h"
-#include "launch/mpirunlog.h"
 #include "launch/parentdeath.h"
 #include "launch/workerargs.h"
 #include "util/errors.h"

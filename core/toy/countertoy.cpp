@@ -1,7 +1,7 @@
-#include "run/countertoy.h"
+#include "toy/countertoy.h"
 
-#include "config/limits.h"
 #include "util/errors.h"
+#include "util/limits.h"
 
 #include <algorithm>
 #include <atomic>

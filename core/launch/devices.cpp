@@ -1,4 +1,4 @@
-#include "run/devices.h"
+#include "launch/devices.h"
 
 #include "launch/waitstatus.h"
 #include "launch/workerargs.h"

@@ -1,4 +1,4 @@
-#include "train/allreduceupdate.h"
+#include "collective/allreduceupdate.h"
 
 #include "train/keepgoing.h"
 
