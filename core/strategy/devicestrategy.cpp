@@ -142,12 +142,9 @@ void DeviceWorkers::leave(bool finished) {
 }
 
 void DeviceStrategy::prepare(RunResources& run, const float* initial) {
-    linkBytes_ = SharedDataset::bytesFor(run.data.test) +
-                 std::size_t(config_.epochs) * sizeof(DeviceEvaluation);
-    HostStrategy::prepare(run, initial);
-}
-
-void DeviceStrategy::prepareWorkerStores(RunResources& run, const float* /*initial*/) {
+    const std::size_t linkBytes = SharedDataset::bytesFor(run.data.test) +
+                                  std::size_t(config_.epochs) * sizeof(DeviceEvaluation);
+    host_.prepareParameters(run, initial, {0, linkBytes});
     if (run.data.test.rows > 0)
         sharedTest_ = SharedDataset::create(run.data.test);
     evaluations_ = SharedSegment::create("evaluations",
@@ -155,9 +152,10 @@ void DeviceStrategy::prepareWorkerStores(RunResources& run, const float* /*initi
     auto* e = static_cast<DeviceEvaluation*>(evaluations_.data());
     for (int k = 0; k < config_.epochs; ++k)
         new (e + k) DeviceEvaluation;
+    host_.placeData(run);
 }
 
-std::string DeviceStrategy::collectiveName() const {
+std::string DeviceStrategy::linkName() const {
     return (sharedTest_.name().empty() ? std::string("-") : sharedTest_.name()) + "," +
            evaluations_.name();
 }
@@ -198,7 +196,7 @@ void DeviceStrategy::explainEvaluation(RunSummary& summary) const {
 }
 
 void DeviceStrategy::finish() {
-    HostStrategy::finish();
+    host_.finish();
     sharedTest_.unlink();
     evaluations_.unlink();
 }
