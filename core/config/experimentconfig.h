@@ -6,6 +6,7 @@
 #include "config/limits.h"
 #include "data/datasetspec.h"
 #include "model/modelspec.h"
+#include "strategy/catalog.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -51,9 +52,9 @@ struct ConfigIssue {
 struct ExperimentConfig {
     std::string model = "mlp:784-128-10";
     std::string dataset = "fashion-mnist";
-    /// The parallel mode: the name of a registered strategy (strategy/catalog.h),
-    /// e.g. "serial", "threads", "threads-locked", "processes".
-    std::string mode = "threads";
+    /// The parallel mode: the name of a registered strategy (strategy/catalog.h;
+    /// its modes:: names the built-in ones).
+    std::string mode = modes::threads;
     int workers = 2;
     int epochs = 5;
     int batch = 32;

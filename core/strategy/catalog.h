@@ -16,6 +16,18 @@ namespace hwl {
 
 struct ExperimentConfig;
 
+/// The built-in modes' names (the --mode values), each defined in the file
+/// that registers its mode: presets, defaults and monitors name a mode with
+/// these, never with a literal of their own.
+namespace modes {
+extern const char* const serial;
+extern const char* const threads;
+extern const char* const threadsLocked;
+extern const char* const processes;
+extern const char* const dataParallel;
+extern const char* const gpuHogwild;
+} // namespace modes
+
 /// Experiment fields a strategy may take besides the ones every mode takes.
 enum class StrategySetting : unsigned {
     Workers = 1u << 0,           ///< a worker count (else exactWorkers)

@@ -27,6 +27,8 @@
 
 namespace hwl {
 
+const char* const modes::dataParallel = "data-parallel";
+
 namespace {
 
 /// The collective's capacity: the largest bucket, at least 16 KiB (the
@@ -206,7 +208,7 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
 
 StrategyEntry dataParallelStrategy() {
     StrategyTraits t;
-    t.name = "data-parallel";
+    t.name = modes::dataParallel;
     t.label = "data-parallel (DDP)";
     t.help = "N replicas, each on its share of every epoch, average their gradients every "
              "step (or their parameters every K steps) and stay one model (--device cuda: "

@@ -8,6 +8,8 @@
 
 namespace hwl {
 
+const char* const modes::processes = "processes";
+
 unsigned processSettings() {
     return unsigned(StrategySetting::Workers) | unsigned(StrategySetting::StartMethod) |
            unsigned(StrategySetting::Share) | unsigned(StrategySetting::FailurePolicy);
@@ -79,7 +81,7 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
 
 StrategyEntry hogwildProcessesStrategy() {
     StrategyTraits t;
-    t.name = "processes";
+    t.name = modes::processes;
     t.share = true;
     t.label = "processes (Hogwild)";
     t.help = "N processes update one copy in POSIX shared memory without locks (Hogwild)";

@@ -8,6 +8,10 @@
 
 namespace hwl {
 
+const char* const modes::serial = "serial";
+const char* const modes::threads = "threads";
+const char* const modes::threadsLocked = "threads-locked";
+
 namespace {
 
 /// Hogwild threads: every worker updates the one store without a lock
@@ -71,7 +75,7 @@ private:
 
 StrategyEntry serialStrategy() {
     StrategyTraits t;
-    t.name = "serial";
+    t.name = modes::serial;
     t.label = "serial";
     t.help = "one worker, plain SGD: the reference every other mode is compared with";
     t.exactWorkers = 1;
@@ -82,7 +86,7 @@ StrategyEntry serialStrategy() {
 
 StrategyEntry hogwildThreadsStrategy() {
     StrategyTraits t;
-    t.name = "threads";
+    t.name = modes::threads;
     t.label = "threads (Hogwild)";
     t.help = "N threads update one shared copy of the parameters without locks (Hogwild)";
     t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates);
@@ -92,7 +96,7 @@ StrategyEntry hogwildThreadsStrategy() {
 
 StrategyEntry lockedThreadsStrategy() {
     StrategyTraits t;
-    t.name = "threads-locked";
+    t.name = modes::threadsLocked;
     t.label = "threads (locked)";
     t.help = "N threads, one mutex around each update: the baseline Hogwild beats";
     t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates);

@@ -85,7 +85,7 @@ void UnsharedReplicas::explain(RunSummary& summary) const {
 
 StrategyEntry unsharedReplicasStrategy() {
     StrategyTraits t;
-    t.name = "processes";
+    t.name = modes::processes; // its unshared variant
     t.share = false;
     t.label = "processes, not shared (pitfall)";
     t.help = "the \"forgot to share\" pitfall: each process trains a private copy and the "
