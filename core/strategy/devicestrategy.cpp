@@ -2,8 +2,6 @@
 
 #include "model/embeddingbag.h"
 #include "model/mlp.h"
-#include "run/devices.h"
-#include "strategy/registry.h"
 #include "util/errors.h"
 
 #include <cstdio>
@@ -265,22 +263,6 @@ std::vector<std::int32_t> rowsOf(const EpochPlan& plan, int epoch, std::uint32_t
 
 int gpusFor(const ExperimentConfig& config) {
     return std::max(1, config.workers / std::max(1, config.replicasPerGpu));
-}
-
-std::string deviceShortfall(const ExperimentConfig& config) {
-    const StrategyTraits* t = findStrategy(config);
-    if (!t || !t->cuda || !t->unavailable.empty())
-        return {};
-    const DeviceList list = listDevices();
-    if (list.devices.empty())
-        return list.unavailable;
-    const int gpus = t->takes(StrategySetting::GpuReplicas) ? gpusFor(config) : 1;
-    if (int(list.devices.size()) < gpus)
-        return std::to_string(config.workers) + " replicas at " +
-               std::to_string(config.replicasPerGpu) + " per GPU need " + std::to_string(gpus) +
-               " GPUs, and this machine has " + std::to_string(list.devices.size()) +
-               ": raise --replicas-per-gpu or lower --workers";
-    return {};
 }
 
 } // namespace hwl

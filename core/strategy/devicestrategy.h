@@ -124,8 +124,5 @@ std::vector<std::int32_t> rowsOf(const EpochPlan& plan, int epoch, std::uint32_t
 
 /// The GPUs data-parallel on cuda uses: workers / replicas-per-gpu, at least 1.
 int gpusFor(const ExperimentConfig& config);
-/// Why the GPU modes of `config` cannot run on this machine (no device, too
-/// few GPUs), or empty. Probes the devices in a child process (once).
-std::string deviceShortfall(const ExperimentConfig& config);
 
 } // namespace hwl
