@@ -8,7 +8,7 @@
 #include "launch/devices.h"
 #include "run/run.h"
 #include "run/workerrole.h"
-#include "strategy/hoststrategy.h"
+#include "strategy/hostparts.h"
 #include "strategy/registry.h"
 #include "util/errors.h"
 
@@ -32,17 +32,31 @@ std::atomic<int> gRulesMade{0};
 
 /// Hogwild threads that count the update rules they make (so a run proves
 /// it ran this strategy) and take a failure policy: a set of settings no
-/// built-in mode has.
-class CountingStrategy final : public HostStrategy {
+/// built-in mode has. Like every mode it derives from Strategy and owns the
+/// parts it needs (strategy/hostparts.h): here the run's one store and data.
+class CountingStrategy final : public Strategy {
 public:
-    using HostStrategy::HostStrategy;
+    CountingStrategy(const StrategyTraits& traits, ExperimentConfig config)
+        : Strategy(traits, std::move(config)), host_(config_) {}
 
-protected:
-    std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env,
-                                         std::uint32_t rank) const override {
-        ++gRulesMade;
-        return HostStrategy::makeRule(env, rank);
+    void prepare(RunResources& run, const float* initial) override {
+        host_.prepareParameters(run, initial);
+        host_.placeData(run);
     }
+    WorkerJob job(RunResources& run, std::uint32_t rank) override {
+        return host_.job(*this, run, rank, {&host_.stores().run(), {}, {}});
+    }
+    WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override {
+        ++gRulesMade;
+        auto rule = makeHogwildUpdate(env.model.layout().total(), config_.workers > 1,
+                                      countedUpdates(env, rank));
+        return hostWorkerSetup(env, rank, std::move(rule), epochPlan(env.train.rows));
+    }
+    const float* hostParameters() const override { return host_.parameters(); }
+    void finish() override { host_.finish(); }
+
+private:
+    HostTraining host_;
 };
 
 StrategyTraits testTraits() {

@@ -5,6 +5,7 @@
 // (config/fields.h): the JSON keys are the flag names without "--".
 #include "data/datasetspec.h"
 #include "model/modelspec.h"
+#include "config/modes.h"
 #include "util/limits.h"
 
 #include <cstdint>
@@ -51,9 +52,9 @@ struct ConfigIssue {
 struct ExperimentConfig {
     std::string model = "mlp:784-128-10";
     std::string dataset = "fashion-mnist";
-    /// The parallel mode: the name of a registered strategy (strategy/catalog.h),
-    /// e.g. "serial", "threads", "threads-locked", "processes".
-    std::string mode = "threads";
+    /// The parallel mode: the name of a registered strategy (strategy/catalog.h;
+    /// its modes:: names the built-in ones).
+    std::string mode = modes::threads;
     int workers = 2;
     int epochs = 5;
     int batch = 32;

@@ -47,7 +47,7 @@ struct Field {
     /// "1..256", "(0, 100]"; empty for fields without limits.
     std::string rangeText() const;
     bool inRange(double value) const;
-    /// The field's value in `config` as a flag takes it: "0.01", "threads", "true".
+    /// The field's value in `config` as a flag takes it: "0.01", "fork", "true".
     std::string valueText(const ExperimentConfig& config) const;
 };
 

@@ -12,6 +12,18 @@
 
 namespace hwl {
 
+/// The built-in modes' names (the --mode values), each defined in the file
+/// of core/strategy/ that registers its mode: presets, defaults and monitors
+/// name a mode with these, never with a literal of their own.
+namespace modes {
+extern const char* const serial;
+extern const char* const threads;
+extern const char* const threadsLocked;
+extern const char* const processes;
+extern const char* const dataParallel;
+extern const char* const gpuHogwild;
+} // namespace modes
+
 struct ConfigIssue;
 struct ExperimentConfig;
 

@@ -2,6 +2,7 @@
 
 #include "data/datasetspec.h"
 #include "model/modelspec.h"
+#include "strategy/catalog.h"
 
 namespace hwl {
 
@@ -40,7 +41,7 @@ Preset hogwildVsLocked() {
     ExperimentConfig c;
     c.model = canonicalModel("embedding-bag:20000-32-4");
     c.dataset = canonicalDataset("sparse-bow:20000x20000:4:20");
-    c.mode = "threads-locked";
+    c.mode = modes::threadsLocked;
     c.workers = 2;
     c.epochs = 1500;
     c.batch = 32;
@@ -65,7 +66,7 @@ Preset hogwildVsLocked() {
              "and prints them side by side at the end.</p>"),
             c,
             0,
-            compareModes(c, {{"locked", "threads-locked"}, {"hogwild", "threads"}})};
+            compareModes(c, {{"locked", modes::threadsLocked}, {"hogwild", modes::threads}})};
 }
 
 Preset forgotToShare() {
@@ -75,7 +76,7 @@ Preset forgotToShare() {
     ExperimentConfig c;
     c.model = canonicalModel("mlp:20-64-10");
     c.dataset = canonicalDataset("teacher:60000x20:10:16");
-    c.mode = "processes";
+    c.mode = modes::processes;
     c.startMethod = StartMethod::Fork;
     c.share = false;
     c.workers = 3;
@@ -104,7 +105,7 @@ Preset sparseEmbedding() {
     ExperimentConfig c;
     c.model = canonicalModel("embedding-bag:5000-32-4");
     c.dataset = canonicalDataset("sparse-bow:20000x5000:4:20");
-    c.mode = "threads";
+    c.mode = modes::threads;
     c.workers = 4;
     c.epochs = 20;
     c.batch = 32;
@@ -127,7 +128,7 @@ Preset lostUpdates() {
     ExperimentConfig c;
     c.model = canonicalModel("embedding-bag:8-16-2");
     c.dataset = canonicalDataset("sparse-bow:20000x8:2:4");
-    c.mode = "threads";
+    c.mode = modes::threads;
     c.workers = 4;
     c.epochs = 3000; // about 30 s at full speed: pacing it would make writes rarely meet
     c.batch = 1;
@@ -158,7 +159,7 @@ Preset processHogwild(bool fashion) {
     ExperimentConfig c;
     c.model = canonicalModel("mlp:784-128-10");
     c.dataset = fashion ? "fashion-mnist" : kFashionStandIn;
-    c.mode = "processes";
+    c.mode = modes::processes;
     c.startMethod = StartMethod::Forkserver;
     c.share = true;
     c.workers = 2;
@@ -181,7 +182,7 @@ Preset cudaBeforeFork() {
     ExperimentConfig c;
     c.model = canonicalModel("mlp:100-64-10");
     c.dataset = canonicalDataset("teacher:20000x100:10");
-    c.mode = "processes";
+    c.mode = modes::processes;
     c.startMethod = StartMethod::Fork;
     c.cudaBeforeFork = true;
     c.workers = 2;
@@ -218,9 +219,9 @@ ExperimentConfig blogWorkload(int epochs) {
 
 Preset ddpVsHogwild() {
     ExperimentConfig c = blogWorkload(20);
-    c.mode = "data-parallel";
+    c.mode = modes::dataParallel;
     std::vector<PresetRun> runs =
-        compareModes(c, {{"data-parallel", "data-parallel"}, {"hogwild", "threads"}});
+        compareModes(c, {{modes::dataParallel, modes::dataParallel}, {"hogwild", modes::threads}});
     return {"ddp-vs-hogwild",
             "DDP vs Hogwild on the same data",
             ("<p>The blog's MLP 100-256-10 on the same 180000 rows, two workers, 20 epochs, "
@@ -251,7 +252,7 @@ Preset ddpVsHogwild() {
 
 Preset localSgd() {
     ExperimentConfig c = blogWorkload(10);
-    c.mode = "data-parallel";
+    c.mode = modes::dataParallel;
     std::vector<PresetRun> runs;
     for (const int k : {1, 8, 64}) {
         ExperimentConfig r = c;
@@ -285,7 +286,7 @@ Preset startMethods() {
     ExperimentConfig c;
     c.model = canonicalModel("mlp:100-64-10");
     c.dataset = canonicalDataset("teacher:200000x100:10");
-    c.mode = "processes";
+    c.mode = modes::processes;
     c.workers = 3;
     c.epochs = 40;
     std::vector<PresetRun> runs;
@@ -319,7 +320,7 @@ Preset unableToOpenShm() {
     ExperimentConfig c;
     c.model = canonicalModel("mlp:20-64-10");
     c.dataset = canonicalDataset("teacher:60000x20:10:16");
-    c.mode = "processes";
+    c.mode = modes::processes;
     c.startMethod = StartMethod::Spawn;
     c.spawnBeforeShare = true;
     c.workers = 2;
@@ -351,7 +352,7 @@ Preset nestedWorkers() {
     ExperimentConfig c;
     c.model = canonicalModel("mlp:100-64-10");
     c.dataset = canonicalDataset("teacher:20000x100:10");
-    c.mode = "processes";
+    c.mode = modes::processes;
     c.startMethod = StartMethod::Forkserver;
     c.workers = 2;
     c.loaderWorkers = 4;

@@ -4,6 +4,7 @@
 #include "io/weightsio.h"
 #include "launch/forksafety.h"
 #include "launch/forkserver.h"
+#include "run/devices.h"
 #include "run/runimpl.h"
 #include "run/workerrole.h"
 #include "store/sharedsegment.h"
@@ -71,6 +72,24 @@ std::string nestedWorkersRefusal(const ExperimentConfig& c) {
            "loaders orphaned (Python refuses outright: \"daemonic processes are not allowed "
            "to have children\"). Use --loader-workers 0 (PyTorch: num_workers=0 in the "
            "workers): this app's workers read their batches from shared memory themselves";
+}
+
+/// Why the GPU modes of `config` cannot run on this machine (no device, too
+/// few GPUs), or empty. Probes the devices in a child process (once).
+std::string deviceShortfall(const ExperimentConfig& config) {
+    const StrategyTraits* t = findStrategy(config);
+    if (!t || !t->cuda || !t->unavailable.empty())
+        return {};
+    const DeviceList list = listDevices();
+    if (list.devices.empty())
+        return list.unavailable;
+    const int gpus = t->takes(StrategySetting::GpuReplicas) ? gpusFor(config) : 1;
+    if (int(list.devices.size()) < gpus)
+        return std::to_string(config.workers) + " replicas at " +
+               std::to_string(config.replicasPerGpu) + " per GPU need " + std::to_string(gpus) +
+               " GPUs, and this machine has " + std::to_string(list.devices.size()) +
+               ": raise --replicas-per-gpu or lower --workers";
+    return {};
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 // functions, which are safe to call at any time.
 #include "config/experimentconfig.h"
 #include "strategy/catalog.h"
+#include "telemetry/runsummary.h"
 #include "telemetry/sample.h"
 #include "telemetry/telemetryreader.h"
 
@@ -27,45 +28,9 @@
 
 namespace hwl {
 
-struct RunSummary {
-    RunState state = RunState::Starting;
-    int epochsCompleted = 0;
-    std::uint64_t steps = 0;
-    std::uint64_t samples = 0; ///< training samples processed by all workers
-    double wallSeconds = 0;    ///< launch of the first worker to the end
-    /// First worker's first step to the last worker leaving its loop, minus evaluation.
-    double trainSeconds = 0;
-    double evalSeconds = 0;                ///< the test evaluations (the workers wait meanwhile)
-    double samplesPerSecond = 0;           ///< samples / trainSeconds
-    bool evaluated = false;                ///< false when the test set is empty
-    double testLoss = 0, testAccuracy = 0; ///< after the last completed epoch
-    double trainLoss = 0;                  ///< mean of the workers' last epoch losses
-    std::vector<double> startupSeconds;    ///< per worker, launch to first step
-    std::uint64_t droppedSamples = 0;      ///< telemetry samples lost to full rings
-    std::string failure;                   ///< why the run failed, for the user
-    /// Every worker that died, e.g. "worker 2 (pid 4711) killed by SIGKILL after 1234 steps".
-    std::vector<std::string> workerFailures;
-    /// Per worker, the last divergence, as the mode defines it (RunInfo::divergence).
-    std::vector<double> divergence;
-    /// Pitfalls the run detected, explained in plain words.
-    std::vector<std::string> explanations;
-    /// Other findings of the mode, e.g. "the 2 replicas ended bit-identical".
-    std::vector<std::string> remarks;
-    /// Data-parallel modes, per worker: seconds spent in collectives and the
-    /// bytes it sent into reductions (empty otherwise).
-    std::vector<double> commSeconds;
-    std::vector<std::uint64_t> bytesReduced;
-    /// gpu-hogwild, per worker (group of blocks): parameter writes, and how
-    /// many another block overwrote (lost); empty in other modes.
-    std::vector<std::uint64_t> updateWrites, lostUpdates;
-    /// The sums of updateWrites and lostUpdates over the workers.
-    std::uint64_t totalUpdateWrites() const;
-    std::uint64_t totalLostUpdates() const;
-};
-
 /// What a prepared run is about (after prepare()).
 struct RunInfo {
-    std::string mode; ///< describeMode(): "threads", "processes (fork, NOT shared)"
+    std::string mode; ///< describeMode(), e.g. processes (fork, NOT shared)
     std::string trainDescription, testDescription;
     std::int64_t trainRows = 0, testRows = 0;
     std::int64_t parameters = 0;       ///< floats in the model's flat buffer

@@ -12,13 +12,6 @@
 
 namespace hwl {
 
-std::uint64_t RunSummary::totalUpdateWrites() const {
-    return std::accumulate(updateWrites.begin(), updateWrites.end(), std::uint64_t(0));
-}
-std::uint64_t RunSummary::totalLostUpdates() const {
-    return std::accumulate(lostUpdates.begin(), lostUpdates.end(), std::uint64_t(0));
-}
-
 void Run::Impl::evaluate(std::uint32_t epoch) {
     const auto start = Telemetry::nowNs();
     const DatasetView test = data.test.view();

@@ -9,6 +9,7 @@
 // the experiment's `share` field: "processes" with share = false is the
 // unshared-replicas pitfall. Part of the engine's public API; read-only here
 // (strategies register in strategy/registry.h). Thread-safe once built.
+#include "config/modes.h"
 #include <string>
 #include <vector>
 
@@ -18,16 +19,17 @@ struct ExperimentConfig;
 
 /// Experiment fields a strategy may take besides the ones every mode takes.
 enum class StrategySetting : unsigned {
-    Workers = 1u << 0,       ///< a worker count (else exactWorkers)
-    StartMethod = 1u << 1,   ///< fork / spawn / forkserver
-    Share = 1u << 2,         ///< share true / false picks between two variants
-    FailurePolicy = 1u << 3, ///< what happens when a worker dies
-    Transport = 1u << 4,     ///< threads / processes / mpi; processes take the start method
-    Replicas = 1u << 5,      ///< data-parallel options: sync-every, bucket-mb, drop-last
-    Device = 1u << 6,        ///< --device picks between a CPU and a CUDA variant of the name
-    GpuReplicas = 1u << 7,   ///< replicas-per-gpu
-    GpuBlocks = 1u << 8,     ///< blocks and update (gpu-hogwild)
-    LostUpdates = 1u << 9,   ///< lost-updates (CPU Hogwild, locked as the contrast)
+    Workers = 1u << 0,           ///< a worker count (else exactWorkers)
+    StartMethod = 1u << 1,       ///< fork / spawn / forkserver
+    Share = 1u << 2,             ///< share true / false picks between two variants
+    FailurePolicy = 1u << 3,     ///< what happens when a worker dies
+    Transport = 1u << 4,         ///< threads / processes / mpi; processes take the start method
+    Replicas = 1u << 5,          ///< data-parallel options: sync-every, bucket-mb, drop-last
+    Device = 1u << 6,            ///< --device picks between a CPU and a CUDA variant of the name
+    GpuReplicas = 1u << 7,       ///< replicas-per-gpu
+    GpuBlocks = 1u << 8,         ///< blocks and update (gpu-hogwild)
+    LostUpdates = 1u << 9,       ///< lost-updates (CPU Hogwild, locked as the contrast)
+    SpawnBeforeShare = 1u << 10, ///< the pitfall of workers started before the share
 };
 
 /// What a worker's divergence (telemetry, charts, summary) measures.
@@ -65,6 +67,12 @@ const StrategyTraits* findStrategy(const std::string& name, bool share);
 const StrategyTraits* findStrategy(const ExperimentConfig& config);
 /// The distinct mode names, in registration order.
 std::vector<std::string> modeNames();
+/// The distinct names of the modes that take setting `s`, in registration
+/// order (for "applies to mode ... only", and which modes enable a field).
+std::vector<std::string> modesTaking(StrategySetting s);
+/// The traits of every variant of mode `name` (share, device), in
+/// registration order; empty for an unknown name.
+std::vector<const StrategyTraits*> variantsOf(const std::string& name);
 /// Whether the config's workers are processes (its transport, for modes
 /// that have one: processes and mpi).
 bool workersAreProcesses(const ExperimentConfig& config);

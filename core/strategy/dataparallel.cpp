@@ -15,7 +15,8 @@
 #include "launch/workerargs.h"
 #include "store/sharedsegment.h"
 #include "strategy/builtin.h"
-#include "strategy/hoststrategy.h"
+#include "collective/allreduceupdate.h"
+#include "strategy/hostparts.h"
 #include "train/epochplan.h"
 
 #include <algorithm>
@@ -26,6 +27,8 @@
 #include <unistd.h>
 
 namespace hwl {
+
+const char* const modes::dataParallel = "data-parallel";
 
 namespace {
 
@@ -59,63 +62,16 @@ MpirunCommand mpirunCommand(const ExperimentConfig& c) {
     return {std::uint32_t(c.workers), c.hostfile, splitMpirunArgs(c.mpirunArgs, error)};
 }
 
-class DataParallel final : public HostStrategy {
+class DataParallel final : public Strategy {
 public:
-    using HostStrategy::HostStrategy;
+    DataParallel(const StrategyTraits& traits, ExperimentConfig config)
+        : Strategy(traits, std::move(config)), host_(config_) {}
 
+    void prepare(RunResources& run, const float* initial) override;
     std::shared_ptr<const EpochPlan> epochPlan(std::int64_t trainRows) const override {
         return std::make_shared<StridedEpochPlan>(trainRows, std::uint32_t(config_.workers),
                                                   config_.shuffle, config_.dropLast, config_.seed);
     }
-    void explain(RunSummary& summary) const override;
-    void finish() override {
-        HostStrategy::finish();
-        for (auto& r : replicas_)
-            r.unlink();
-        collective_.unlink();
-    }
-
-protected:
-    std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env,
-                                         std::uint32_t rank) const override {
-        AllreduceSettings settings;
-        settings.layout = &env.model.layout();
-        settings.buckets = makeBuckets(env.model.layout(), env.config.bucketMb);
-        settings.syncEvery = env.config.syncEvery;
-        std::unique_ptr<Collective> collective;
-        if (mpi())
-            collective = makeMpiCollective(env.telemetry, rank,
-                                           collectiveCapacity(env.config, *settings.layout),
-                                           greetingOf(env));
-        else
-            collective = std::make_unique<ShmCollective>(env.collective, rank);
-        return makeAllreduceUpdate(std::move(collective), std::move(settings), env.telemetry, rank);
-    }
-    ParameterStore& workerStore(std::uint32_t rank) override {
-        return rank == 0 || mpi() ? params_ : replicas_[rank - 1];
-    }
-    std::size_t extraStores() const override {
-        return mpi() ? 0 : std::size_t(config_.workers) - 1;
-    }
-    std::size_t extraSharedBytes() const override {
-        return mpi() ? 0 : ShmCollective::bytesFor(std::uint32_t(config_.workers), capacity_);
-    }
-    std::string collectiveName() const override {
-        return mpi() ? std::string(kMpiCollective) : collective_.name();
-    }
-    bool watchesPeers() const override { return true; }
-    void prepareWorkerStores(RunResources& run, const float* /*initial*/) override {
-        if (mpi())
-            return; // the other replicas live in mpirun's ranks
-        // The other replicas start empty: each worker takes rank 0's
-        // parameters by a broadcast before its first step.
-        for (int r = 1; r < config_.workers; ++r)
-            replicas_.push_back(run.backend.allocate(run.model.layout().total(), place(),
-                                                     "replica" + std::to_string(r), false));
-        collective_ = ShmCollective::create(std::uint32_t(config_.workers), capacity_);
-    }
-
-public:
     std::unique_ptr<Launcher> makeLauncher(const RunResources& /*run*/) const override {
         if (!mpi())
             return nullptr;
@@ -125,38 +81,82 @@ public:
     WorkerJob job(RunResources& run, std::uint32_t rank) override {
         if (mpi() && rank > 0)
             return {}; // mpirun starts it
-        return HostStrategy::job(run, rank);
+        ParameterStores& stores = host_.stores();
+        ParameterStore& store = rank == 0 || mpi() ? stores.run() : stores.worker(rank - 1);
+        return host_.job(*this, run, rank, {&store, collectiveName(), {}});
     }
-    void prepare(RunResources& run, const float* initial) override {
-        capacity_ = collectiveCapacity(config_, run.model.layout());
-        HostStrategy::prepare(run, initial);
-        if (mpi() && !mpi::joined())
-            for (const auto& [arg, why] : automaticMpirunArgs(mpirunCommand(config_)))
-                run.notes.push_back("mpirun gets " + arg + ": " + why);
-        if (config_.syncEvery > 1)
-            run.notes.push_back(
-                "sync-every " + std::to_string(config_.syncEvery) + ": each replica takes " +
-                std::to_string(config_.syncEvery) +
-                " steps on its own, then the replicas' parameters are averaged (and at each "
-                "epoch's end); momentum buffers are not averaged: each replica keeps its own");
+    WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override {
+        return hostWorkerSetup(env, rank, makeRule(env, rank), epochPlan(env.train.rows), true);
+    }
+    const float* hostParameters() const override { return host_.parameters(); }
+    void explain(RunSummary& summary) const override;
+    void finish() override {
+        host_.finish();
+        collective_.unlink();
     }
 
 private:
     bool mpi() const { return config_.transport == Transport::Mpi; }
+    std::string collectiveName() const {
+        return mpi() ? std::string(kMpiCollective) : collective_.name();
+    }
+    std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env, std::uint32_t rank) const;
 
-    std::vector<ParameterStore> replicas_; ///< ranks 1 .. N-1 (rank 0's is params_)
+    /// The run's store is rank 0's; ranks 1 .. N-1 have worker stores (none
+    /// under MPI: the other replicas live in mpirun's ranks).
+    HostTraining host_;
     SharedSegment collective_;
     std::int64_t capacity_ = 4096;
 };
+
+void DataParallel::prepare(RunResources& run, const float* initial) {
+    capacity_ = collectiveCapacity(config_, run.model.layout());
+    const SharedNeeds needs{
+        mpi() ? 0 : std::size_t(config_.workers) - 1,
+        mpi() ? 0 : ShmCollective::bytesFor(std::uint32_t(config_.workers), capacity_)};
+    host_.prepareParameters(run, initial, needs);
+    if (!mpi()) {
+        // The other replicas start empty: each worker takes rank 0's
+        // parameters by a broadcast before its first step.
+        for (int r = 1; r < config_.workers; ++r)
+            host_.stores().addWorker(run, host_.place(), "replica" + std::to_string(r), nullptr);
+        collective_ = ShmCollective::create(std::uint32_t(config_.workers), capacity_);
+    }
+    host_.placeData(run);
+    if (mpi() && !mpi::joined())
+        for (const auto& [arg, why] : automaticMpirunArgs(mpirunCommand(config_)))
+            run.notes.push_back("mpirun gets " + arg + ": " + why);
+    if (config_.syncEvery > 1)
+        run.notes.push_back(
+            "sync-every " + std::to_string(config_.syncEvery) + ": each replica takes " +
+            std::to_string(config_.syncEvery) +
+            " steps on its own, then the replicas' parameters are averaged (and at each "
+            "epoch's end); momentum buffers are not averaged: each replica keeps its own");
+}
+
+std::unique_ptr<UpdateRule> DataParallel::makeRule(const WorkerEnvironment& env,
+                                                   std::uint32_t rank) const {
+    AllreduceSettings settings;
+    settings.layout = &env.model.layout();
+    settings.buckets = makeBuckets(env.model.layout(), env.config.bucketMb);
+    settings.syncEvery = env.config.syncEvery;
+    std::unique_ptr<Collective> collective;
+    if (mpi())
+        collective = makeMpiCollective(
+            env.telemetry, rank, collectiveCapacity(env.config, *settings.layout), greetingOf(env));
+    else
+        collective = std::make_unique<ShmCollective>(env.collective, rank);
+    return makeAllreduceUpdate(std::move(collective), std::move(settings), env.telemetry, rank);
+}
 
 void DataParallel::explain(RunSummary& summary) const {
     // Replicas in this process are compared bit for bit; MPI ranks by the
     // distance from their mean each measured after its last step (exactly
     // 0 only when every rank holds the same bits).
-    const std::size_t bytes = std::size_t(params_.size()) * sizeof(float);
+    const std::size_t bytes = std::size_t(host_.stores().run().size()) * sizeof(float);
     bool identical = true;
-    for (const auto& r : replicas_)
-        identical = identical && std::memcmp(r.data(), params_.data(), bytes) == 0;
+    for (const auto& r : host_.stores().workers())
+        identical = identical && std::memcmp(r.data(), host_.parameters(), bytes) == 0;
     if (mpi())
         for (const double d : summary.divergence)
             identical = identical && d == 0.0;
@@ -209,7 +209,7 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
 
 StrategyEntry dataParallelStrategy() {
     StrategyTraits t;
-    t.name = "data-parallel";
+    t.name = modes::dataParallel;
     t.label = "data-parallel (DDP)";
     t.help = "N replicas, each on its share of every epoch, average their gradients every "
              "step (or their parameters every K steps) and stay one model (--device cuda: "

@@ -3,7 +3,6 @@
 #include "launch/devices.h"
 #include "model/embeddingbag.h"
 #include "model/mlp.h"
-#include "strategy/registry.h"
 #include "util/errors.h"
 
 #include <cstdio>
@@ -142,12 +141,9 @@ void DeviceWorkers::leave(bool finished) {
 }
 
 void DeviceStrategy::prepare(RunResources& run, const float* initial) {
-    linkBytes_ = SharedDataset::bytesFor(run.data.test) +
-                 std::size_t(config_.epochs) * sizeof(DeviceEvaluation);
-    HostStrategy::prepare(run, initial);
-}
-
-void DeviceStrategy::prepareWorkerStores(RunResources& run, const float* /*initial*/) {
+    const std::size_t linkBytes = SharedDataset::bytesFor(run.data.test) +
+                                  std::size_t(config_.epochs) * sizeof(DeviceEvaluation);
+    host_.prepareParameters(run, initial, {0, linkBytes});
     if (run.data.test.rows > 0)
         sharedTest_ = SharedDataset::create(run.data.test);
     evaluations_ = SharedSegment::create("evaluations",
@@ -155,9 +151,10 @@ void DeviceStrategy::prepareWorkerStores(RunResources& run, const float* /*initi
     auto* e = static_cast<DeviceEvaluation*>(evaluations_.data());
     for (int k = 0; k < config_.epochs; ++k)
         new (e + k) DeviceEvaluation;
+    host_.placeData(run);
 }
 
-std::string DeviceStrategy::collectiveName() const {
+std::string DeviceStrategy::linkName() const {
     return (sharedTest_.name().empty() ? std::string("-") : sharedTest_.name()) + "," +
            evaluations_.name();
 }
@@ -198,7 +195,7 @@ void DeviceStrategy::explainEvaluation(RunSummary& summary) const {
 }
 
 void DeviceStrategy::finish() {
-    HostStrategy::finish();
+    host_.finish();
     sharedTest_.unlink();
     evaluations_.unlink();
 }
@@ -267,22 +264,6 @@ std::vector<std::int32_t> rowsOf(const EpochPlan& plan, int epoch, std::uint32_t
 
 int gpusFor(const ExperimentConfig& config) {
     return std::max(1, config.workers / std::max(1, config.replicasPerGpu));
-}
-
-std::string deviceShortfall(const ExperimentConfig& config) {
-    const StrategyTraits* t = findStrategy(config);
-    if (!t || !t->cuda || !t->unavailable.empty())
-        return {};
-    const DeviceList list = listDevices();
-    if (list.devices.empty())
-        return list.unavailable;
-    const int gpus = t->takes(StrategySetting::GpuReplicas) ? gpusFor(config) : 1;
-    if (int(list.devices.size()) < gpus)
-        return std::to_string(config.workers) + " replicas at " +
-               std::to_string(config.replicasPerGpu) + " per GPU need " + std::to_string(gpus) +
-               " GPUs, and this machine has " + std::to_string(list.devices.size()) +
-               ": raise --replicas-per-gpu or lower --workers";
-    return {};
 }
 
 } // namespace hwl

@@ -1,15 +1,14 @@
 #pragma once
-// DeviceStrategy: what the GPU modes share. The run's process keeps one
-// parameter store and the training data in shared memory, as process
-// Hogwild does, and never touches CUDA; one device process (started by the
-// start method, see makeDeviceLauncher) initialises CUDA, trains, and
-// drives all the run's logical workers (replicas, or groups of thread
-// blocks): their status blocks, their sample rings (it is their single
-// producer) and the epoch gate. It copies the parameters into the shared
-// store at each epoch's end and when it leaves, for export; the test set
+// DeviceStrategy: what the GPU modes share (the one level between them and
+// Strategy). The run's process keeps one parameter store and the training
+// data in shared memory, as process Hogwild does (HostTraining, owned), and never touches CUDA; one
+// device process (started by the start method, see makeDeviceLauncher) initialises CUDA, trains,
+// and drives all the run's logical workers (replicas, or groups of thread blocks): their status
+// blocks, their sample rings (it is their single producer) and the epoch gate. It copies the
+// parameters into the shared store at each epoch's end and when it leaves, for export; the test set
 // (in a segment of its own) is evaluated on the device at each epoch's end,
 // and the coordinator reports that result (RunSummary, the Eval samples).
-#include "strategy/hoststrategy.h"
+#include "strategy/hostparts.h"
 #include "train/keepgoing.h"
 
 #ifdef HWL_HAVE_CUDA
@@ -75,11 +74,16 @@ private:
     SharedSegment evaluations_;
 };
 
-class DeviceStrategy : public HostStrategy {
+class DeviceStrategy : public Strategy {
 public:
-    using HostStrategy::HostStrategy;
+    DeviceStrategy(const StrategyTraits& traits, ExperimentConfig config)
+        : Strategy(traits, std::move(config)), host_(config_) {}
     void prepare(RunResources& run, const float* initial) override;
+    WorkerJob job(RunResources& run, std::uint32_t rank) override {
+        return host_.job(*this, run, rank, {&host_.stores().run(), linkName(), {}});
+    }
     WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override;
+    const float* hostParameters() const override { return host_.parameters(); }
     std::optional<EvalResult> evaluation(std::uint32_t epoch, double& seconds) const override;
     void finish() override;
     /// The device process: initialises CUDA, runs train(), reports a
@@ -87,10 +91,6 @@ public:
     void trainWorker(const WorkerEnvironment& env, std::uint32_t rank) const override;
 
 protected:
-    /// The device link: the test set's and the evaluations' segments.
-    std::string collectiveName() const override;
-    std::size_t extraSharedBytes() const override { return linkBytes_; }
-    void prepareWorkerStores(RunResources& run, const float* initial) override;
     /// Where the test set was evaluated, for the summary's remarks.
     void explainEvaluation(RunSummary& summary) const;
     /// The mode's training, in the device process. Returns true when every
@@ -98,7 +98,10 @@ protected:
     virtual bool train(const WorkerEnvironment& env, DeviceWorkers& workers) const = 0;
 
 private:
-    std::size_t linkBytes_ = 0;
+    /// The device link: the test set's and the evaluations' segments.
+    std::string linkName() const;
+
+    HostTraining host_;
     SharedDataset sharedTest_;
     SharedSegment evaluations_;
 };
@@ -121,8 +124,5 @@ std::vector<std::int32_t> rowsOf(const EpochPlan& plan, int epoch, std::uint32_t
 
 /// The GPUs data-parallel on cuda uses: workers / replicas-per-gpu, at least 1.
 int gpusFor(const ExperimentConfig& config);
-/// Why the GPU modes of `config` cannot run on this machine (no device, too
-/// few GPUs), or empty. Probes the devices in a child process (once).
-std::string deviceShortfall(const ExperimentConfig& config);
 
 } // namespace hwl

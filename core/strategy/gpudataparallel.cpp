@@ -174,7 +174,7 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
 
 StrategyEntry gpuDataParallelStrategy() {
     StrategyTraits t;
-    t.name = "data-parallel";
+    t.name = modes::dataParallel; // its CUDA variant
     t.cuda = true;
     t.label = "data-parallel (DDP)";
     t.help = "on --device cuda: replicas per GPU reduced on the device, NCCL across GPUs";

@@ -18,6 +18,8 @@
 
 namespace hwl {
 
+const char* const modes::gpuHogwild = "gpu-hogwild";
+
 namespace {
 
 cuda::HogwildSettings settingsFor(const ExperimentConfig& c, const Model& model) {
@@ -154,7 +156,7 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
 
 StrategyEntry gpuHogwildStrategy() {
     StrategyTraits t;
-    t.name = "gpu-hogwild";
+    t.name = modes::gpuHogwild;
     t.cuda = true;
     t.label = "GPU Hogwild (CUDA blocks)";
     t.help = "thousands of CUDA blocks update one copy without locks (race demo; lost updates "

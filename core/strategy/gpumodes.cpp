@@ -9,6 +9,8 @@
 
 namespace hwl {
 
+const char* const modes::gpuHogwild = "gpu-hogwild";
+
 namespace {
 StrategyEntry notBuilt(const char* name, const char* label, const char* help, unsigned settings) {
     StrategyTraits t;
@@ -27,13 +29,13 @@ StrategyEntry notBuilt(const char* name, const char* label, const char* help, un
 } // namespace
 
 StrategyEntry gpuDataParallelStrategy() {
-    return notBuilt("data-parallel", "data-parallel (DDP)",
+    return notBuilt(modes::dataParallel, "data-parallel (DDP)",
                     "on --device cuda: replicas per GPU reduced on the device, NCCL across GPUs",
                     unsigned(StrategySetting::Device) | unsigned(StrategySetting::GpuReplicas));
 }
 
 StrategyEntry gpuHogwildStrategy() {
-    return notBuilt("gpu-hogwild", "GPU Hogwild (CUDA blocks)",
+    return notBuilt(modes::gpuHogwild, "GPU Hogwild (CUDA blocks)",
                     "thousands of CUDA blocks update one copy without locks (race demo)",
                     unsigned(StrategySetting::GpuBlocks));
 }

@@ -80,25 +80,68 @@ void checkWorkers(const StrategyTraits& s, const ExperimentConfig& c,
                                      std::to_string(c.workers) + "); use mode " +
                                      listChoices(others, false) + " for more"});
 }
-/// The modes that take setting `s`, for "applies to mode ... only".
-std::string takersOf(StrategySetting s) {
+/// The distinct names of the modes `pick` selects, in registration order.
+template <class Pick>
+std::vector<std::string> namesOf(Pick pick) {
     std::vector<std::string> names;
     for (const StrategyTraits* t : allStrategies())
-        if (t->takes(s) && std::find(names.begin(), names.end(), t->name) == names.end())
+        if (pick(*t) && std::find(names.begin(), names.end(), t->name) == names.end())
             names.push_back(t->name);
+    return names;
+}
+/// The modes that take setting `s`, for "applies to mode ... only".
+std::string takersOf(StrategySetting s) {
+    return listChoices(modesTaking(s), false);
+}
+/// The same, with the `share` variant named where a mode has both and with
+/// the device where the setting is for its CUDA variant only.
+std::string variantsTaking(StrategySetting s) {
+    std::vector<std::string> names;
+    for (const StrategyTraits* t : allStrategies()) {
+        if (!t->takes(s))
+            continue;
+        std::string name = t->name;
+        if (t->takes(StrategySetting::Share))
+            name += t->share ? " (shared)" : " (not shared)";
+        if (t->cuda && t->takes(StrategySetting::Device))
+            name += " with --device cuda";
+        if (std::find(names.begin(), names.end(), name) == names.end())
+            names.push_back(name);
+    }
     return listChoices(names, false);
+}
+/// What the modes whose workers are processes this app starts are called:
+/// the modes that are, and the transport that makes them so.
+std::string processModes() {
+    std::vector<std::string> names = namesOf([](const StrategyTraits& t) {
+        return t.takes(StrategySetting::StartMethod) && !t.takes(StrategySetting::Transport) &&
+               !t.cuda;
+    });
+    if (!namesOf([](const StrategyTraits& t) {
+             return t.takes(StrategySetting::Transport);
+         }).empty())
+        names.push_back(std::string("--transport ") + toString(Transport::Processes));
+    std::string text;
+    for (const std::string& n : names)
+        text += (text.empty() ? "" : ", ") + n;
+    return text;
 }
 void checkGpuOptions(const StrategyTraits& s, const ExperimentConfig& c,
                      std::vector<ConfigIssue>& issues) {
     const ExperimentConfig d;
-    if (c.device != d.device && !s.takes(StrategySetting::Device) && !s.cuda)
+    if (c.device != d.device && !s.takes(StrategySetting::Device) && !s.cuda) {
+        const auto cudaOnly = namesOf(
+            [](const StrategyTraits& t) { return t.cuda && !t.takes(StrategySetting::Device); });
         issues.push_back({"device", "device cuda applies to mode " +
-                                        takersOf(StrategySetting::Device) +
-                                        " only (gpu-hogwild always runs on CUDA)"});
+                                        takersOf(StrategySetting::Device) + " only" +
+                                        (cudaOnly.empty() ? std::string()
+                                                          : " (" + listChoices(cudaOnly, false) +
+                                                                " always runs on CUDA)")});
+    }
     if (c.replicasPerGpu != d.replicasPerGpu && !s.takes(StrategySetting::GpuReplicas))
-        issues.push_back(
-            {"replicas-per-gpu",
-             "replicas-per-gpu applies to mode data-parallel with --device cuda only"});
+        issues.push_back({"replicas-per-gpu", "replicas-per-gpu applies to mode " +
+                                                  variantsTaking(StrategySetting::GpuReplicas) +
+                                                  " only"});
     if (!s.takes(StrategySetting::GpuBlocks)) {
         if (c.blocks != d.blocks)
             issues.push_back({"blocks", "blocks applies to mode " +
@@ -109,27 +152,21 @@ void checkGpuOptions(const StrategyTraits& s, const ExperimentConfig& c,
     }
     if ((c.cudaBeforeFork || c.forceUnsafeFork) && !s.takes(StrategySetting::StartMethod))
         issues.push_back({"cuda-before-fork", "cuda-before-fork applies to modes whose workers "
-                                              "are processes (processes, --transport processes)"});
+                                              "are processes (" +
+                                                  processModes() + ")"});
     if (c.forceUnsafeFork && !c.cudaBeforeFork)
         issues.push_back({"force-unsafe-fork", "force-unsafe-fork goes with --cuda-before-fork"});
 }
 
-/// The process pitfalls that are not about CUDA: which modes they apply to.
+/// The process pitfall that is not about CUDA, for a mode that does not
+/// teach it (the mode that does checks the rest itself).
 void checkProcessPitfalls(const StrategyTraits& s, const ExperimentConfig& c,
                           std::vector<ConfigIssue>& issues) {
-    if (!c.spawnBeforeShare)
-        return;
-    const bool hogwildProcesses =
-        s.takes(StrategySetting::StartMethod) && !s.takes(StrategySetting::Transport) && s.share;
-    if (!hogwildProcesses)
+    if (c.spawnBeforeShare && !s.takes(StrategySetting::SpawnBeforeShare))
         issues.push_back({"spawn-before-share",
-                          "spawn-before-share applies to mode processes (shared) only: the "
-                          "workers that open the parameters' segment by name"});
-    else if (c.startMethod == StartMethod::Fork)
-        issues.push_back({"spawn-before-share",
-                          "spawn-before-share applies to start-method spawn or forkserver: a "
-                          "forked worker inherits the parent's memory instead of opening a "
-                          "segment (its pitfall is --no-share: each trains a private copy)"});
+                          "spawn-before-share applies to mode " +
+                              variantsTaking(StrategySetting::SpawnBeforeShare) +
+                              " only: the workers that open the parameters' segment by name"});
 }
 
 /// Options that only some modes take, set away from their default for a mode
@@ -152,7 +189,8 @@ void checkOptions(const StrategyTraits& s, const ExperimentConfig& c,
         issues.push_back(
             {"lost-updates",
              "lost-updates applies to mode " + takersOf(StrategySetting::LostUpdates) + " only" +
-                 (s.takes(StrategySetting::GpuBlocks) ? " (gpu-hogwild always counts them)" : "")});
+                 (s.takes(StrategySetting::GpuBlocks) ? " (" + s.name + " always counts them)"
+                                                      : std::string())});
     if (!s.takes(StrategySetting::Replicas)) {
         if (c.syncEvery != d.syncEvery)
             issues.push_back({"sync-every", "sync-every" + only});
@@ -245,6 +283,22 @@ std::vector<std::string> modeNames() {
         if (std::find(names.begin(), names.end(), t->name) == names.end())
             names.push_back(t->name);
     return names;
+}
+
+std::vector<std::string> modesTaking(StrategySetting s) {
+    std::vector<std::string> names;
+    for (const StrategyTraits* t : allStrategies())
+        if (t->takes(s) && std::find(names.begin(), names.end(), t->name) == names.end())
+            names.push_back(t->name);
+    return names;
+}
+
+std::vector<const StrategyTraits*> variantsOf(const std::string& name) {
+    std::vector<const StrategyTraits*> variants;
+    for (const StrategyTraits* t : allStrategies())
+        if (t->name == name)
+            variants.push_back(t);
+    return variants;
 }
 
 bool workersAreProcesses(const ExperimentConfig& config) {

@@ -23,9 +23,10 @@
 // Threading: the Run's calls come from one thread at a time; setupWorker()
 // may run on several worker threads at once and must not change the object.
 #include "backend/backend.h"
+#include "config/experimentconfig.h"
 #include "launch/launcher.h"
-#include "run/run.h"
 #include "strategy/catalog.h"
+#include "telemetry/runsummary.h"
 #include "train/workerloop.h"
 
 #include <cstdint>

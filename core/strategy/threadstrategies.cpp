@@ -2,30 +2,72 @@
 // copy of the parameters on the heap: serial (one worker, the reference),
 // Hogwild (no lock) and locked (one mutex around each update).
 #include "strategy/builtin.h"
-#include "strategy/hoststrategy.h"
+#include "strategy/hostparts.h"
 
 #include <mutex>
 
 namespace hwl {
 
+const char* const modes::serial = "serial";
+const char* const modes::threads = "threads";
+const char* const modes::threadsLocked = "threads-locked";
+
 namespace {
 
-class LockedThreads final : public HostStrategy {
+/// Hogwild threads: every worker updates the one store without a lock
+/// (serial is the case of one worker, who has nobody to race with).
+class HogwildThreads final : public Strategy {
 public:
-    using HostStrategy::HostStrategy;
+    HogwildThreads(const StrategyTraits& traits, ExperimentConfig config)
+        : Strategy(traits, std::move(config)), host_(config_) {}
 
-protected:
-    std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env,
-                                         std::uint32_t rank) const override {
-        return makeLockedUpdate(lock_, env.model.layout().total(), measureStaleness(),
-                                countedUpdates(env, rank));
+    void prepare(RunResources& run, const float* initial) override {
+        host_.prepareParameters(run, initial);
+        host_.placeData(run);
     }
-
-    std::string lostUpdatesNote() const override {
-        return "; under the lock one worker writes at a time, so none is lost";
+    WorkerJob job(RunResources& run, std::uint32_t rank) override {
+        return host_.job(*this, run, rank, {&host_.stores().run(), {}, {}});
     }
+    WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override {
+        auto rule = makeHogwildUpdate(env.model.layout().total(), config_.workers > 1,
+                                      countedUpdates(env, rank));
+        return hostWorkerSetup(env, rank, std::move(rule), epochPlan(env.train.rows));
+    }
+    const float* hostParameters() const override { return host_.parameters(); }
+    void explain(RunSummary& summary) const override { explainLostUpdates(summary, config_); }
+    void finish() override { host_.finish(); }
 
 private:
+    HostTraining host_;
+};
+
+/// Locked threads: the same store, one mutex around every update.
+class LockedThreads final : public Strategy {
+public:
+    LockedThreads(const StrategyTraits& traits, ExperimentConfig config)
+        : Strategy(traits, std::move(config)), host_(config_) {}
+
+    void prepare(RunResources& run, const float* initial) override {
+        host_.prepareParameters(run, initial);
+        host_.placeData(run);
+    }
+    WorkerJob job(RunResources& run, std::uint32_t rank) override {
+        return host_.job(*this, run, rank, {&host_.stores().run(), {}, {}});
+    }
+    WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override {
+        auto rule = makeLockedUpdate(lock_, env.model.layout().total(), config_.workers > 1,
+                                     countedUpdates(env, rank));
+        return hostWorkerSetup(env, rank, std::move(rule), epochPlan(env.train.rows));
+    }
+    const float* hostParameters() const override { return host_.parameters(); }
+    void explain(RunSummary& summary) const override {
+        explainLostUpdates(summary, config_,
+                           "; under the lock one worker writes at a time, so none is lost");
+    }
+    void finish() override { host_.finish(); }
+
+private:
+    HostTraining host_;
     mutable std::mutex lock_; ///< around every update of every worker
 };
 
@@ -33,28 +75,28 @@ private:
 
 StrategyEntry serialStrategy() {
     StrategyTraits t;
-    t.name = "serial";
+    t.name = modes::serial;
     t.label = "serial";
     t.help = "one worker, plain SGD: the reference every other mode is compared with";
     t.exactWorkers = 1;
     t.divergence = DivergenceKind::None;
     // One worker has nobody to race with: the Hogwild strategy is plain SGD.
-    return {t, factoryOf<HostStrategy>(), {}};
+    return {t, factoryOf<HogwildThreads>(), {}};
 }
 
 StrategyEntry hogwildThreadsStrategy() {
     StrategyTraits t;
-    t.name = "threads";
+    t.name = modes::threads;
     t.label = "threads (Hogwild)";
     t.help = "N threads update one shared copy of the parameters without locks (Hogwild)";
     t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates);
     t.divergence = DivergenceKind::Staleness;
-    return {t, factoryOf<HostStrategy>(), {}};
+    return {t, factoryOf<HogwildThreads>(), {}};
 }
 
 StrategyEntry lockedThreadsStrategy() {
     StrategyTraits t;
-    t.name = "threads-locked";
+    t.name = modes::threadsLocked;
     t.label = "threads (locked)";
     t.help = "N threads, one mutex around each update: the baseline Hogwild beats";
     t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates);

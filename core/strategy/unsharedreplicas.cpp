@@ -4,7 +4,7 @@
 // copy, which the run evaluates and exports, never changes.
 #include "optim/hogwild.h"
 #include "strategy/builtin.h"
-#include "strategy/hoststrategy.h"
+#include "strategy/hostparts.h"
 
 #include <cstring>
 
@@ -12,16 +12,33 @@ namespace hwl {
 
 namespace {
 
-class UnsharedReplicas final : public HostStrategy {
+class UnsharedReplicas final : public Strategy {
 public:
-    using HostStrategy::HostStrategy;
+    UnsharedReplicas(const StrategyTraits& traits, ExperimentConfig config)
+        : Strategy(traits, std::move(config)), host_(config_) {}
 
+    void prepare(RunResources& run, const float* initial) override {
+        host_.prepareParameters(run, initial, {std::size_t(config_.workers), 0});
+        const std::int64_t total = run.model.layout().total();
+        initial_.assign(initial, initial + total);
+        for (int r = 0; r < config_.workers; ++r)
+            host_.stores().addWorker(run, host_.place(), "replica" + std::to_string(r), initial);
+        host_.placeData(run);
+    }
+    WorkerJob job(RunResources& run, std::uint32_t rank) override {
+        return host_.job(*this, run, rank, {&host_.stores().worker(rank), {}, {}});
+    }
+    WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override {
+        return hostWorkerSetup(env, rank, makePrivateUpdate(env.telemetry.worker(rank)),
+                               epochPlan(env.train.rows));
+    }
+    const float* hostParameters() const override { return host_.parameters(); }
     void measureDivergence(Telemetry& telemetry) override {
         std::vector<const float*> views;
-        for (const auto& r : replicas_)
+        for (const auto& r : host_.stores().workers())
             views.push_back(r.data());
         std::vector<double> distances;
-        hogwild::replicaDistances(views, params_.size(), distances);
+        hogwild::replicaDistances(views, host_.stores().run().size(), distances);
         for (std::uint32_t r = 0; r < distances.size(); ++r)
             telemetry.worker(r).replicaDistance.store(float(distances[r]));
     }
@@ -29,52 +46,32 @@ public:
         return telemetry.worker(rank).replicaDistance.load();
     }
     void explain(RunSummary& summary) const override;
-    void finish() override {
-        HostStrategy::finish();
-        for (auto& r : replicas_)
-            r.unlink();
-    }
-
-protected:
-    std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env,
-                                         std::uint32_t rank) const override {
-        return makePrivateUpdate(env.telemetry.worker(rank));
-    }
-    ParameterStore& workerStore(std::uint32_t rank) override { return replicas_[rank]; }
-    std::size_t extraStores() const override { return std::size_t(config_.workers); }
-    void prepareWorkerStores(RunResources& run, const float* initial) override {
-        const std::int64_t total = run.model.layout().total();
-        initial_.assign(initial, initial + total);
-        for (int r = 0; r < config_.workers; ++r) {
-            replicas_.push_back(
-                run.backend.allocate(total, place(), "replica" + std::to_string(r), false));
-            std::memcpy(replicas_.back().data(), initial, std::size_t(total) * sizeof(float));
-        }
-    }
+    void finish() override { host_.finish(); }
 
 private:
     bool unchanged(const float* params) const {
         return std::memcmp(params, initial_.data(), initial_.size() * sizeof(float)) == 0;
     }
 
-    std::vector<ParameterStore> replicas_; ///< one per worker
-    AlignedVector<float> initial_;         ///< to prove params_ never changed
+    HostTraining host_;            ///< the parent's store, and one per worker (the replicas)
+    AlignedVector<float> initial_; ///< to prove the parent's copy never changed
 };
 
 void UnsharedReplicas::explain(RunSummary& summary) const {
     // Detected from the parameters themselves: the parent's copy is untouched
     // while the workers' copies trained.
     bool replicasTrained = false;
-    for (const auto& r : replicas_)
+    for (const auto& r : host_.stores().workers())
         replicasTrained = replicasTrained || !unchanged(r.data());
-    if (!unchanged(params_.data()) || !replicasTrained)
+    if (!unchanged(host_.parameters()) || !replicasTrained)
         return;
     std::string distances;
     for (std::size_t r = 0; r < summary.divergence.size(); ++r)
         distances +=
             (r ? ", " : "") + std::to_string(r) + ": " + std::to_string(summary.divergence[r]);
     summary.explanations.push_back(
-        "parameters were not shared: each of the " + std::to_string(replicas_.size()) +
+        "parameters were not shared: each of the " +
+        std::to_string(host_.stores().workers().size()) +
         " workers trained its own copy; the exported model is the untouched initial model. The "
         "workers' copies drifted apart (L2 distance from their mean: " +
         distances +
@@ -88,7 +85,7 @@ void UnsharedReplicas::explain(RunSummary& summary) const {
 
 StrategyEntry unsharedReplicasStrategy() {
     StrategyTraits t;
-    t.name = "processes";
+    t.name = modes::processes; // its unshared variant
     t.share = false;
     t.label = "processes, not shared (pitfall)";
     t.help = "the \"forgot to share\" pitfall: each process trains a private copy and the "

@@ -1,0 +1,177 @@
+#include "strategy/hostparts.h"
+
+#include "launch/forksafety.h"
+#include "launch/workerargs.h"
+#include "util/errors.h"
+#include "util/textutil.h"
+
+#include <cstring>
+
+namespace hwl {
+
+void ParameterStores::allocateRun(const RunResources& run, const float* initial, StorePlace place,
+                                  bool versions) {
+    const std::int64_t total = run.model.layout().total();
+    run_ = run.backend.allocate(total, place, "parameters", versions);
+    std::memcpy(run_.data(), initial, std::size_t(total) * sizeof(float));
+}
+
+ParameterStore& ParameterStores::addWorker(const RunResources& run, StorePlace place,
+                                           const std::string& name, const float* initial) {
+    const std::int64_t total = run.model.layout().total();
+    workers_.push_back(run.backend.allocate(total, place, name, false));
+    if (initial)
+        std::memcpy(workers_.back().data(), initial, std::size_t(total) * sizeof(float));
+    return workers_.back();
+}
+
+void ParameterStores::unlink() {
+    run_.unlink();
+    for (auto& w : workers_)
+        w.unlink();
+}
+
+void SharedTrainSet::place(RunResources& run, StorePlace where) {
+    if (where == StorePlace::Heap) {
+        view_ = run.data.train.view();
+        return;
+    }
+    shared_ = SharedDataset::create(run.data.train);
+    view_ = shared_.view();
+    // The workers read the shared copy; the heap arrays are no longer needed.
+    Dataset metadata;
+    metadata.description = run.data.train.description;
+    metadata.rows = run.data.train.rows;
+    metadata.dim = run.data.train.dim;
+    metadata.numClasses = run.data.train.numClasses;
+    run.data.train = std::move(metadata);
+}
+
+void ExperimentSegment::create(const ExperimentConfig& config) {
+    const std::string json = config.toJson();
+    segment_ = SharedSegment::create("experiment", sizeof(std::uint64_t) + json.size());
+    const std::uint64_t n = json.size();
+    std::memcpy(segment_.data(), &n, sizeof n);
+    std::memcpy(static_cast<char*>(segment_.data()) + sizeof n, json.data(), json.size());
+}
+
+StorePlace HostTraining::place() const {
+    return workersAreProcesses(config_) ? StorePlace::SharedMemory : StorePlace::Heap;
+}
+
+void HostTraining::checkSharedMemory(const RunResources& run, const SharedNeeds& needs) const {
+    // Everything the workers share lives in /dev/shm: say up front when it does not fit.
+    const std::int64_t total = run.model.layout().total();
+    const std::size_t needed = ParameterStore::segmentBytes(total, config_.lostUpdates) +
+                               std::size_t(total) * sizeof(float) * needs.workerStores +
+                               SharedDataset::bytesFor(run.data.train) + needs.otherBytes +
+                               (std::size_t(config_.workers) + 1) * 200000;
+    const long long available = SharedSegment::freeBytes();
+    if (available >= 0 && (long long)needed > available)
+        throw RunError("shared memory: this run needs about " + mebibytes((long long)needed) +
+                       " in /dev/shm (parameters, training data, telemetry) but only " +
+                       mebibytesDown(available) +
+                       " is free; free space there, enlarge it (mount -o remount,size=... "
+                       "/dev/shm), or use a smaller model or dataset");
+}
+
+void HostTraining::prepareParameters(RunResources& run, const float* initial,
+                                     const SharedNeeds& needs, StorePlace where) {
+    if (place() == StorePlace::SharedMemory)
+        checkSharedMemory(run, needs);
+    stores_.allocateRun(run, initial, where, config_.lostUpdates);
+}
+
+void HostTraining::placeData(RunResources& run) {
+    train_.place(run, place());
+    if (place() == StorePlace::SharedMemory && config_.transport != Transport::Mpi)
+        experiment_.create(run.config);
+}
+
+WorkerJob HostTraining::job(const Strategy& strategy, RunResources& run, std::uint32_t rank,
+                            const HostWorker& worker) const {
+    WorkerJob job;
+    const WorkerEnvironment env{run.config,        run.model,
+                                run.backend,       run.telemetry,
+                                train_.view(),     worker.store->data(),
+                                worker.collective, worker.store->versions()};
+    const bool forceUnsafeFork = config_.forceUnsafeFork;
+    job.body = [&strategy, env, rank, forceUnsafeFork] {
+        try {
+            // In a child forked after its parent initialised CUDA, on purpose
+            // (--cuda-before-fork --force-unsafe-fork): what CUDA does here.
+            if (forceUnsafeFork && cudaInitialisedInThisProcess())
+                if (const std::string why = cudaInForkedWorker(); !why.empty()) {
+                    env.telemetry.failWorker(rank, "worker " + std::to_string(rank) +
+                                                       " was forked after its parent "
+                                                       "initialised CUDA, and CUDA fails in it: " +
+                                                       why);
+                    return 1;
+                }
+            strategy.trainWorker(env, rank);
+        } catch (const std::exception& e) {
+            env.telemetry.failWorker(rank, "worker " + std::to_string(rank) +
+                                               " could not start: " + e.what());
+        }
+        return workerExitCode(env.telemetry, rank);
+    };
+    if (workersAreProcesses(config_)) {
+        WorkerProcessSpec spec;
+        spec.telemetry = run.telemetry.name();
+        spec.parameters =
+            worker.parametersName.empty() ? worker.store->segmentName() : worker.parametersName;
+        spec.data = train_.name();
+        spec.rank = rank;
+        spec.collective = worker.collective;
+        if (experiment_.exists()) // this machine's workers
+            spec.experimentSegment = experiment_.name();
+        else // MPI ranks, maybe on other hosts
+            spec.experiment = run.config.toJson();
+        job.roleArgs = spec.toArgs();
+    }
+    return job;
+}
+
+void HostTraining::finish() {
+    stores_.unlink();
+    train_.unlink();
+    experiment_.unlink();
+}
+
+WorkerSetup hostWorkerSetup(const WorkerEnvironment& env, std::uint32_t rank,
+                            std::unique_ptr<UpdateRule> rule, std::shared_ptr<const EpochPlan> plan,
+                            bool watchPeers) {
+    WorkerSetup setup;
+    setup.rank = rank;
+    setup.epochs = env.config.epochs;
+    setup.batch = env.config.batch;
+    setup.telemetry = &env.telemetry;
+    setup.params = env.params;
+    setup.kernel = env.backend.makeKernel(env.model, env.train, sgdSettings(env.config), rank,
+                                          std::uint32_t(env.config.workers));
+    setup.rule = std::move(rule);
+    setup.plan = std::move(plan);
+    setup.watchPeers = watchPeers;
+    return setup;
+}
+
+UpdateCounting countedUpdates(const WorkerEnvironment& env, std::uint32_t rank) {
+    if (!env.versions)
+        return {};
+    return {env.versions, &env.telemetry.worker(rank)};
+}
+
+void explainLostUpdates(RunSummary& summary, const ExperimentConfig& config,
+                        const std::string& note) {
+    if (!config.lostUpdates)
+        return;
+    summary.remarks.push_back(
+        "lost updates: each step writes its parameters in blocks of 32; a block's write "
+        "counts as lost when another worker wrote the same block between this worker's "
+        "read of it and its own write, so that one of the two writes may have replaced the "
+        "other's unseen (an upper bound per value: two overlapping writes can miss each "
+        "other element by element)" +
+        note);
+}
+
+} // namespace hwl

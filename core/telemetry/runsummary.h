@@ -1,0 +1,56 @@
+#pragma once
+// RunSummary: what a finished run (or one so far) amounts to, as plain
+// values: the Run fills it from the telemetry, the strategy adds what its
+// mode found (Strategy::explain). Below both run/ and strategy/ so that a
+// strategy can write it without knowing the Run. Part of the engine's public
+// API (run/run.h hands it out).
+#include "telemetry/sample.h"
+
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace hwl {
+
+struct RunSummary {
+    RunState state = RunState::Starting;
+    int epochsCompleted = 0;
+    std::uint64_t steps = 0;
+    std::uint64_t samples = 0; ///< training samples processed by all workers
+    double wallSeconds = 0;    ///< launch of the first worker to the end
+    /// First worker's first step to the last worker leaving its loop, minus evaluation.
+    double trainSeconds = 0;
+    double evalSeconds = 0;                ///< the test evaluations (the workers wait meanwhile)
+    double samplesPerSecond = 0;           ///< samples / trainSeconds
+    bool evaluated = false;                ///< false when the test set is empty
+    double testLoss = 0, testAccuracy = 0; ///< after the last completed epoch
+    double trainLoss = 0;                  ///< mean of the workers' last epoch losses
+    std::vector<double> startupSeconds;    ///< per worker, launch to first step
+    std::uint64_t droppedSamples = 0;      ///< telemetry samples lost to full rings
+    std::string failure;                   ///< why the run failed, for the user
+    /// Every worker that died, e.g. "worker 2 (pid 4711) killed by SIGKILL after 1234 steps".
+    std::vector<std::string> workerFailures;
+    /// Per worker, the last divergence, as the mode defines it (RunInfo::divergence).
+    std::vector<double> divergence;
+    /// Pitfalls the run detected, explained in plain words.
+    std::vector<std::string> explanations;
+    /// Other findings of the mode, e.g. "the 2 replicas ended bit-identical".
+    std::vector<std::string> remarks;
+    /// Data-parallel modes, per worker: seconds spent in collectives and the
+    /// bytes it sent into reductions (empty otherwise).
+    std::vector<double> commSeconds;
+    std::vector<std::uint64_t> bytesReduced;
+    /// gpu-hogwild, per worker (group of blocks): parameter writes, and how
+    /// many another block overwrote (lost); empty in other modes.
+    std::vector<std::uint64_t> updateWrites, lostUpdates;
+    /// The sums of updateWrites and lostUpdates over the workers.
+    std::uint64_t totalUpdateWrites() const {
+        return std::accumulate(updateWrites.begin(), updateWrites.end(), std::uint64_t(0));
+    }
+    std::uint64_t totalLostUpdates() const {
+        return std::accumulate(lostUpdates.begin(), lostUpdates.end(), std::uint64_t(0));
+    }
+};
+
+} // namespace hwl
