@@ -1,8 +1,8 @@
 #include "config/presets.h"
 
+#include "config/modes.h"
 #include "data/datasetspec.h"
 #include "model/modelspec.h"
-#include "strategy/catalog.h"
 
 namespace hwl {
 

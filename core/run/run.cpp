@@ -2,9 +2,9 @@
 
 #include "data/datasources.h"
 #include "io/weightsio.h"
+#include "launch/devices.h"
 #include "launch/forksafety.h"
 #include "launch/forkserver.h"
-#include "run/devices.h"
 #include "run/runimpl.h"
 #include "run/workerrole.h"
 #include "store/sharedsegment.h"
