@@ -3,8 +3,14 @@
 //     engine's public headers (core/CMakeLists.txt's HWL_PUBLIC_HEADERS),
 //     and a public header includes only public headers;
 //   - no source file is over 600 lines;
-//   - no function in core/ or ui/ is over 80 lines.
+//   - no function in core/ or ui/ is over 80 lines;
+//   - core/'s folders include only the folders below them (kLayers);
+//   - no mode name is written out as a string outside core/strategy/;
+//   - ui/ holds its files in subfolders, one per part of the window.
+#include "config/experimentconfig.h"
+#include "strategy/catalog.h"
 #include "testpaths.h"
+
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
@@ -142,6 +148,65 @@ QStringList longFunctions(const QString& path, int limit) {
     return found;
 }
 
+/// core/'s folders from the bottom of the data path up (ARCHITECTURE.md,
+/// "Layers inside core/"): a folder includes its own headers and those of
+/// the folders before it in this list, never one after it.
+const QStringList kLayers = {"util",  "toy",        "cuda",     "optim",     "store", "data",
+                             "model", "config",     "backend",  "telemetry", "io",    "launch",
+                             "train", "collective", "strategy", "run"};
+
+/// The core folder an include names ("store/x.h" -> "store"), or empty.
+QString coreFolderOf(const QString& include) {
+    const QString folder = include.section('/', 0, 0);
+    return include.contains('/') && QFileInfo(kRoot + "/core/" + folder).isDir() ? folder
+                                                                                 : QString();
+}
+
+/// The string literals of a source file, comments skipped (a small
+/// scanner: escapes are kept as written).
+QStringList stringLiterals(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(path));
+    const QString text = QString::fromUtf8(f.readAll());
+    QStringList found;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        if (text.mid(i, 2) == "//") {
+            i = text.indexOf('\n', i);
+            if (i < 0)
+                break;
+        } else if (text.mid(i, 2) == "/*") {
+            i = text.indexOf("*/", i + 2);
+            if (i < 0)
+                break;
+            ++i;
+        } else if (text[i] == '\'') {
+            for (++i; i < text.size() && text[i] != '\''; ++i)
+                if (text[i] == '\\')
+                    ++i;
+        } else if (text[i] == '"') {
+            QString literal;
+            for (++i; i < text.size() && text[i] != '"'; ++i) {
+                if (text[i] == '\\')
+                    literal += text[i++];
+                literal += text[i];
+            }
+            found << literal;
+        }
+    }
+    return found;
+}
+
+/// Mode names that are also words of another option (a transport is
+/// "threads" or "processes"), which the monitors may write for that option.
+bool alsoATransport(const std::string& name) {
+    for (hwl::Transport t :
+         {hwl::Transport::Threads, hwl::Transport::Processes, hwl::Transport::Mpi})
+        if (name == hwl::toString(t))
+            return true;
+    return false;
+}
+
 } // namespace
 
 class TestLayout : public QObject {
@@ -195,6 +260,61 @@ private slots:
             for (const QString& file : sourceFiles(layer))
                 violations << longFunctions(file, 80);
         QVERIFY2(violations.isEmpty(), qPrintable(violations.join('\n')));
+    }
+
+    // The includes run down the data path: a folder of core/ includes its
+    // own headers and those of the folders below it, never one above.
+    void coreIncludesRunDown() {
+        QStringList violations;
+        for (const QFileInfo& dir :
+             QDir(kRoot + "/core").entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            const QString folder = dir.fileName();
+            const qsizetype level = kLayers.indexOf(folder);
+            if (level < 0) {
+                violations << "core/" + folder + " is not in the layer list (kLayers)";
+                continue;
+            }
+            for (const QString& file : sourceFiles("core/" + folder))
+                for (const QString& inc : quotedIncludes(file))
+                    if (const QString to = coreFolderOf(inc);
+                        !to.isEmpty() && kLayers.indexOf(to) > level)
+                        violations << file.mid(kRoot.size() + 1) + " includes " + inc + " (" +
+                                          folder + " is below " + to + ")";
+        }
+        QVERIFY2(violations.isEmpty(), qPrintable(violations.join('\n')));
+    }
+
+    // What a mode is, only the mode says (its traits, describeMode(), the
+    // catalog's queries): nowhere else is a mode's name compared or set.
+    void noModeNameOutsideTheModes() {
+        QStringList violations;
+        for (const QString layer : {"core", "ui", "app"})
+            for (const QString& file : sourceFiles(layer)) {
+                if (file.startsWith(kRoot + "/core/strategy/"))
+                    continue;
+                for (const QString& literal : stringLiterals(file))
+                    for (const std::string& mode : hwl::modeNames())
+                        if (literal == QString::fromStdString(mode) && !alsoATransport(mode))
+                            violations << file.mid(kRoot.size() + 1) + ": \"" + literal + "\"";
+            }
+        QVERIFY2(violations.isEmpty(), qPrintable(violations.join('\n')));
+        // The scanner finds a literal past comments and escapes.
+        QTemporaryDir dir;
+        QFile f(dir.filePath("x.cpp"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(
+            "// \"no\"\n/* \"nor\" */ char c = '\"'; auto s = \"a\\\"b\"; auto m = \"serial\";\n");
+        f.close();
+        QCOMPARE(stringLiterals(f.fileName()), (QStringList{"a\\\"b", "serial"}));
+    }
+
+    // ui/ is laid out by the window's parts: no file lies at its top.
+    void uiFilesAreInTheirParts() {
+        QStringList loose;
+        for (const QFileInfo& entry : QDir(kRoot + "/ui").entryInfoList(QDir::Files))
+            if (entry.fileName() != "CMakeLists.txt")
+                loose << "ui/" + entry.fileName();
+        QVERIFY2(loose.isEmpty(), qPrintable("not in a part's subfolder: " + loose.join(", ")));
     }
 
     // The checker itself finds what it must (a regression guard for the
