@@ -71,7 +71,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(controller_, &RunController::started, this, &MainWindow::onStarted);
     connect(controller_, &RunController::failedToStart, this, [this](const QString& message) {
-        comparisonIndex_ = -1; // a comparison stops at a run that cannot start
+        comparison_.reset(); // a comparison stops at a run that cannot start
         logEvent(tr("Could not start: %1").arg(message), true);
         statusLabel_->setText(tr("Could not start"));
         updateActions();
@@ -351,19 +351,18 @@ void MainWindow::startRun() {
                 startComparison(p.compare);
                 return;
             }
-    comparisonIndex_ = -1;
+    comparison_.reset();
     startConfig(form_->config());
 }
 
 bool MainWindow::startComparison(const std::vector<PresetRun>& runs) {
     if (controller_->busy() || runs.empty())
         return false;
-    comparison_ = runs;
-    comparisonIndex_ = 0;
+    comparison_.emplace(runs);
     logEvent(tr("Comparison: %1 runs, one after another; each stays in the Runs tab, "
                 "overlaid on the next. Stop ends the comparison")
                  .arg(runs.size()));
-    startConfig(comparison_[0].config);
+    startConfig(comparison_->current()->config);
     return true;
 }
 
@@ -374,12 +373,11 @@ void MainWindow::startConfig(const ExperimentConfig& config) {
                      .arg(config.workers)
                      .arg(QThread::idealThreadCount()),
                  true);
-    if (comparisonIndex_ >= 0)
-        logEvent(
-            tr("Comparison run %1 of %2: %3")
-                .arg(comparisonIndex_ + 1)
-                .arg(comparison_.size())
-                .arg(QString::fromStdString(comparison_[std::size_t(comparisonIndex_)].label)));
+    if (comparison_ && comparison_->current())
+        logEvent(tr("Comparison run %1 of %2: %3")
+                     .arg(comparison_->index() + 1)
+                     .arg(comparison_->size())
+                     .arg(QString::fromStdString(comparison_->current()->label)));
     prepareCharts(config);
     deathsMarked_.clear();
     verdict_->hide();
@@ -410,9 +408,9 @@ void MainWindow::stopRun() {
     if (!controller_->busy())
         return;
     controller_->stop();
-    if (comparisonIndex_ >= 0)
+    if (comparison_)
         logEvent(tr("The comparison ends with this run"));
-    comparisonIndex_ = -1;
+    comparison_.reset();
     logEvent(tr("Stop requested"));
 }
 
@@ -489,8 +487,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     settings.setValue("window/state", saveState());
     settings.setValue("window/mainSplitter", mainSplitter_->saveState());
     settings.setValue("window/chartRows", chartSplitter_->saveState());
-    comparisonIndex_ = -1; // no next run
-    controller_->stop();   // the controller's destructor waits for the workers
+    comparison_.reset(); // no next run
+    controller_->stop(); // the controller's destructor waits for the workers
     event->accept();
 }
 

@@ -3,6 +3,7 @@
 // every worker's loss and divergence live. Talks to the engine only through
 // RunController (the run API and the telemetry segment). GUI thread only.
 #include "charts/chartsample.h"
+#include "run/comparison.h"
 #include "runs/runcontroller.h"
 
 #include "config/presets.h"
@@ -96,7 +97,7 @@ public:
     /// preset applied as it is); false while a run goes.
     bool startComparison(const std::vector<hwl::PresetRun>& runs);
     /// The comparison run going (0-based), -1 when Start is not making one.
-    int comparisonRun() const { return comparisonIndex_; }
+    int comparisonRun() const { return comparison_ ? int(comparison_->index()) : -1; }
     /// Applies a preset by id or name (see presets()): its experiment, its
     /// pace and its explanation; false if unknown or while a run goes.
     bool applyPreset(const QString& name);
@@ -177,8 +178,8 @@ private:
     /// The teaching presets, made once: whether Fashion-MNIST is installed
     /// is checked on disk when the window opens, not at every use.
     const std::vector<hwl::Preset> presets_ = hwl::presets();
-    std::vector<hwl::PresetRun> comparison_; ///< the comparison Start is making
-    int comparisonIndex_ = -1;               ///< its run now; -1: none
+    /// The comparison Start is making (the engine's sequence); empty: none.
+    std::optional<hwl::Comparison> comparison_;
     bool dark_ = false;
     bool themeForced_ = false;
     WorkerTableModel* workerModel_ = nullptr;

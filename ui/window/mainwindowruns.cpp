@@ -52,9 +52,9 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
     QString what = QStringLiteral("%1 ×%2")
                        .arg(QString::fromStdString(run->config().mode))
                        .arg(run->config().workers);
-    if (comparisonIndex_ >= 0)
-        what = QStringLiteral("%1: %2").arg(
-            runName_, QString::fromStdString(comparison_[std::size_t(comparisonIndex_)].label));
+    if (comparison_ && comparison_->current())
+        what = QStringLiteral("%1: %2").arg(runName_,
+                                            QString::fromStdString(comparison_->current()->label));
     else if (!explanation_->activePreset().isEmpty())
         what = explanation_->modified() ? tr("%1 (modified) · %2").arg(runName_, what) : runName_;
     saved.name = QStringLiteral("#%1 %2").arg(number).arg(what);
@@ -71,23 +71,24 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
 }
 
 void MainWindow::continueComparison(const RunSummary& summary) {
-    if (comparisonIndex_ < 0)
+    if (!comparison_)
         return;
-    if (summary.state != RunState::Finished) {
-        logEvent(tr("The comparison stops: run %1 did not finish").arg(comparisonIndex_ + 1), true);
-        comparisonIndex_ = -1;
-        return;
-    }
-    if (++comparisonIndex_ >= int(comparison_.size())) {
-        logEvent(
-            tr("Comparison done: its %1 runs are overlaid (Runs tab)").arg(comparison_.size()));
-        comparisonIndex_ = -1;
+    const std::size_t run = comparison_->index() + 1;
+    if (summary.state == RunState::Failed)
+        logEvent(tr("Comparison run %1 failed; the next one starts").arg(run), true);
+    if (!comparison_->ended(/*stopped=*/summary.state == RunState::Stopped)) {
+        if (comparison_->stoppedEarly())
+            logEvent(tr("The comparison stops: run %1 was stopped").arg(run), true);
+        else
+            logEvent(tr("Comparison done: its %1 runs are overlaid (Runs tab)")
+                         .arg(comparison_->size()));
+        comparison_.reset();
         return;
     }
     // A moment between runs, for the eye and for the workers to be gone.
     QTimer::singleShot(300, this, [this] {
-        if (comparisonIndex_ >= 0 && !controller_->busy())
-            startConfig(comparison_[std::size_t(comparisonIndex_)].config);
+        if (comparison_ && comparison_->current() && !controller_->busy())
+            startConfig(comparison_->current()->config);
     });
 }
 
