@@ -176,7 +176,7 @@ void TrainingChart::setWorkerCount(int n, bool withTestSeries) {
         resetDerived(workers_[std::size_t(rank)]); // the current smoothing weight
     }
     if (withTestSeries) {
-        test_.emplace();
+        test_ = Series(); // not emplace(): clang 14 deems Series not yet default-constructible here
         test_->id = kTestSeries;
         resetDerived(*test_);
     }
