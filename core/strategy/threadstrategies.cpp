@@ -14,11 +14,13 @@ const char* const modes::threadsLocked = "threads-locked";
 
 namespace {
 
-/// Hogwild threads: every worker updates the one store without a lock
-/// (serial is the case of one worker, who has nobody to race with).
-class HogwildThreads final : public Strategy {
+/// Threads that train one shared store. Hogwild (Locked false): every
+/// worker updates it without a lock (serial is the case of one worker, who
+/// has nobody to race with). Locked: one mutex around every update.
+template <bool Locked>
+class SharedStoreThreads final : public Strategy {
 public:
-    HogwildThreads(const StrategyTraits& traits, ExperimentConfig config)
+    SharedStoreThreads(const StrategyTraits& traits, ExperimentConfig config)
         : Strategy(traits, std::move(config)), host_(config_) {}
 
     void prepare(RunResources& run, const float* initial) override {
@@ -29,47 +31,27 @@ public:
         return host_.job(*this, run, rank, {&host_.stores().run(), {}, {}});
     }
     WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override {
-        auto rule = makeHogwildUpdate(env.model.layout().total(), config_.workers > 1,
-                                      countedUpdates(env, rank));
-        return hostWorkerSetup(env, rank, std::move(rule), epochPlan(env.train.rows));
-    }
-    const float* hostParameters() const override { return host_.parameters(); }
-    void explain(RunSummary& summary) const override { explainLostUpdates(summary, config_); }
-    void finish() override { host_.finish(); }
-
-private:
-    HostTraining host_;
-};
-
-/// Locked threads: the same store, one mutex around every update.
-class LockedThreads final : public Strategy {
-public:
-    LockedThreads(const StrategyTraits& traits, ExperimentConfig config)
-        : Strategy(traits, std::move(config)), host_(config_) {}
-
-    void prepare(RunResources& run, const float* initial) override {
-        host_.prepareParameters(run, initial);
-        host_.placeData(run);
-    }
-    WorkerJob job(RunResources& run, std::uint32_t rank) override {
-        return host_.job(*this, run, rank, {&host_.stores().run(), {}, {}});
-    }
-    WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override {
-        auto rule = makeLockedUpdate(lock_, env.model.layout().total(), config_.workers > 1,
-                                     countedUpdates(env, rank));
+        const std::int64_t total = env.model.layout().total();
+        auto rule =
+            Locked ? makeLockedUpdate(lock_, total, config_.workers > 1, countedUpdates(env, rank))
+                   : makeHogwildUpdate(total, config_.workers > 1, countedUpdates(env, rank));
         return hostWorkerSetup(env, rank, std::move(rule), epochPlan(env.train.rows));
     }
     const float* hostParameters() const override { return host_.parameters(); }
     void explain(RunSummary& summary) const override {
         explainLostUpdates(summary, config_,
-                           "; under the lock one worker writes at a time, so none is lost");
+                           Locked ? "; under the lock one worker writes at a time, so none is lost"
+                                  : "");
     }
     void finish() override { host_.finish(); }
 
 private:
     HostTraining host_;
-    mutable std::mutex lock_; ///< around every update of every worker
+    mutable std::mutex lock_; ///< Locked: around every update of every worker
 };
+
+using HogwildThreads = SharedStoreThreads<false>;
+using LockedThreads = SharedStoreThreads<true>;
 
 } // namespace
 
