@@ -34,7 +34,7 @@ DeviceWorkers::DeviceWorkers(const WorkerEnvironment& env)
         auto& w = telemetry_.worker(r);
         w.pid.store(getpid(), std::memory_order_relaxed);
         w.threadId.store(std::uint64_t(syscall(SYS_gettid)), std::memory_order_relaxed);
-        w.state.store(std::uint32_t(WorkerState::Running), std::memory_order_release);
+        storeState(w.state, WorkerState::Running);
     }
 }
 
@@ -121,11 +121,11 @@ bool DeviceWorkers::endEpoch(int epoch, const std::vector<float>& epochLoss,
 bool DeviceWorkers::keepGoing() {
     if (telemetry_.command() == RunCommand::Pause)
         for (std::uint32_t r = 1; r < count(); ++r)
-            telemetry_.worker(r).state.store(std::uint32_t(WorkerState::Paused));
+            storeState(telemetry_.worker(r).state, WorkerState::Paused);
     const bool go = keepGoing_();
     for (std::uint32_t r = 1; r < count(); ++r)
-        if (telemetry_.worker(r).state.load() == std::uint32_t(WorkerState::Paused))
-            telemetry_.worker(r).state.store(std::uint32_t(WorkerState::Running));
+        if (loadState(telemetry_.worker(r).state) == WorkerState::Paused)
+            storeState(telemetry_.worker(r).state, WorkerState::Running);
     return go;
 }
 
@@ -133,9 +133,8 @@ void DeviceWorkers::leave(bool finished) {
     const auto now = Telemetry::nowNs();
     for (std::uint32_t r = 0; r < count(); ++r) {
         auto& w = telemetry_.worker(r);
-        if (w.state.load(std::memory_order_acquire) != std::uint32_t(WorkerState::Failed))
-            w.state.store(std::uint32_t(finished ? WorkerState::Finished : WorkerState::Stopped),
-                          std::memory_order_release);
+        if (loadState(w.state) != WorkerState::Failed)
+            storeState(w.state, finished ? WorkerState::Finished : WorkerState::Stopped);
         w.finishNs.store(now, std::memory_order_release);
     }
 }

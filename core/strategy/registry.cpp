@@ -341,7 +341,7 @@ std::string describeMode(const ExperimentConfig& config) {
 
 std::string transportUnavailable(int transport) {
     if (Transport(transport) == Transport::Mpi && !mpi::built())
-        return "not built: this build has no MPI (install libopenmpi-dev and build again)";
+        return mpi::kNotBuiltReason;
     return {};
 }
 
