@@ -3,9 +3,9 @@
 // from JSON, CLI flags or the GUI form, and validated in one place
 // (validate()). Its fields are described once, in the field table
 // (config/fields.h): the JSON keys are the flag names without "--".
+#include "config/modes.h"
 #include "data/datasetspec.h"
 #include "model/modelspec.h"
-#include "config/modes.h"
 #include "util/limits.h"
 
 #include <cstdint>

@@ -15,7 +15,6 @@
 #include "launch/workerargs.h"
 #include "store/sharedsegment.h"
 #include "strategy/builtin.h"
-#include "collective/allreduceupdate.h"
 #include "strategy/hostparts.h"
 #include "train/epochplan.h"
 
