@@ -99,7 +99,9 @@ inline QStringList shmEntriesOf(qint64 pid) {
 }
 
 inline void collect(QProcess& p, Result& r, int timeoutMs) {
-    r.finished = p.waitForFinished(timeoutMs);
+    // Already over (a caller's own wait may have seen it end): finished, as
+    // waitForFinished() answers false for a process that is no longer running.
+    r.finished = p.state() == QProcess::NotRunning || p.waitForFinished(timeoutMs);
     if (!r.finished) {
         p.kill();
         p.waitForFinished(5000);
