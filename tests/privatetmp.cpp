@@ -3,6 +3,8 @@
 // tests running side by side (ctest -j) never count or remove each other's
 // files; the programs a test starts inherit it. The folder and what is left
 // in it go when the test process exits (not when a forked child does).
+#include "util/fileio.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,8 +18,7 @@ namespace {
 class PrivateTmp {
 public:
     PrivateTmp() : owner_(getpid()) {
-        const char* inherited = std::getenv("TMPDIR");
-        const std::string base = inherited && inherited[0] == '/' ? inherited : "/tmp";
+        const std::string base = hwl::tempDirectory(); // $TMPDIR, else /tmp
         std::string pattern = base + "/hwl-test-XXXXXX";
         if (!mkdtemp(pattern.data())) {
             std::perror(("privatetmp: cannot create a folder in " + base).c_str());
