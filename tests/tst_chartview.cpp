@@ -4,6 +4,7 @@
 // series (kept when a new run sets the workers up), tick labels in plain
 // notation, and the dark theme. Offscreen platform.
 #include "charts/chartaxes.h"
+#include "charts/chartlabels.h"
 #include "charts/chartview.h"
 #include "charts/trainingchart.h"
 
@@ -270,6 +271,24 @@ private slots:
             seen.insert(TrainingChart::workerColor(rank).rgb());
         QCOMPARE(seen.size(), 64);
         QCOMPARE(TrainingChart::workerColor(0), QColor(0x1f77b4)); // Tableau 10 first
+    }
+
+    void labelWalkerSeesWhatQtChartsElides() {
+        // The check the window's no-"…" tests rely on: it reads the chart's
+        // own text items, so a label Qt Charts truncates is seen as such.
+        TrainingChart chart("a title far too long to fit in a chart this narrow", "loss");
+        chart.setWorkerCount(1, false);
+        chart.appendPoints(0, ramp(100, 1e5));
+        chart.resize(900, 400);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.refresh();
+        QTRY_VERIFY(chartTexts(chart.chart()).contains(
+            QStringLiteral("a title far too long to fit in a chart this narrow")));
+        QVERIFY2(elidedTexts(chart.chart()).isEmpty(),
+                 qPrintable(elidedTexts(chart.chart()).join(" | ")));
+        chart.resize(120, 200);
+        QTRY_VERIFY(!elidedTexts(chart.chart()).isEmpty());
     }
 
     void darkThemeRepaintsTheTestSeries() {

@@ -7,6 +7,7 @@
 #include "clitest.h"
 #include "testpaths.h"
 
+#include "config/fields.h"
 #include "config/presets.h"
 #include "run/comparison.h"
 
@@ -93,6 +94,28 @@ private slots:
         for (const hwl::PresetRun& r : hwl::findPreset(all, "start-methods")->compare)
             methods << hwl::toString(r.config.startMethod);
         QCOMPARE(methods, (QStringList{"fork", "spawn", "forkserver"}));
+    }
+
+    // A comparison says what it compares; a single run compares nothing; the
+    // fields an explanation invites changing are fields of the experiment.
+    void presetsNameWhatTheyCompareAndInvite() {
+        QStringList keys;
+        for (const hwl::Field& f : hwl::experimentFields())
+            keys << QString::fromLatin1(f.key);
+        for (const hwl::Preset& p : hwl::presets()) {
+            QCOMPARE(p.compare.empty(), p.compares == hwl::ComparedFigure::None);
+            for (const std::string& field : p.invites)
+                QVERIFY2(keys.contains(QString::fromStdString(field)),
+                         (p.id + ": " + field).c_str());
+        }
+        const std::vector<hwl::Preset> all = hwl::presets();
+        QCOMPARE(hwl::findPreset(all, "hogwild-vs-locked")->compares,
+                 hwl::ComparedFigure::Throughput);
+        QCOMPARE(hwl::findPreset(all, "ddp-vs-hogwild")->compares,
+                 hwl::ComparedFigure::Divergence);
+        QCOMPARE(hwl::findPreset(all, "start-methods")->compares, hwl::ComparedFigure::StartUp);
+        QCOMPARE(hwl::findPreset(all, "forgot-to-share")->invites,
+                 std::vector<std::string>{"share"});
     }
 
     // --list-presets says which presets compare runs, and which runs.

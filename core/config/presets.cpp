@@ -66,7 +66,8 @@ Preset hogwildVsLocked() {
              "and prints them side by side at the end.</p>"),
             c,
             0,
-            compareModes(c, {{"locked", modes::threadsLocked}, {"hogwild", modes::threads}})};
+            compareModes(c, {{"locked", modes::threadsLocked}, {"hogwild", modes::threads}}),
+            ComparedFigure::Throughput};
 }
 
 Preset forgotToShare() {
@@ -98,7 +99,7 @@ Preset forgotToShare() {
              "memory anyway, so training happens to be shared. Tick <b>Share "
              "parameters</b> and run again: the test loss falls and the accuracy climbs to "
              "about 89%.</p>"),
-            c, 225};
+            c, 225, {}, ComparedFigure::None, {"share"}};
 }
 
 Preset sparseEmbedding() {
@@ -152,7 +153,7 @@ Preset lostUpdates() {
              "<p>How one write gets lost, step by step: the <a href=\"hwl:race-stepper\">race "
              "stepper</a> (Presets menu). The simplest race of all: the <a "
              "href=\"hwl:counter-toy\">shared-counter toy</a>.</p>"),
-            c};
+            c, 0, {}, ComparedFigure::None, {"mode"}};
 }
 
 Preset processHogwild(bool fashion) {
@@ -175,7 +176,8 @@ Preset processHogwild(bool fashion) {
     if (!fashion)
         text += ("<p>Fashion-MNIST is not installed (apt-get install dataset-fashion-mnist), "
                  "so this runs on a synthetic teacher task of the same shape.</p>");
-    return {"process-hogwild", "Process Hogwild (forkserver)", text, c, 150};
+    return {"process-hogwild", "Process Hogwild (forkserver)", text, c, 150, {},
+            ComparedFigure::None, {"start-method"}};
 }
 
 Preset cudaBeforeFork() {
@@ -201,7 +203,7 @@ Preset cudaBeforeFork() {
              "children, run from the command line: <tt>hogwild-lab --headless --mode "
              "processes --start-method fork --cuda-before-fork --force-unsafe-fork</tt> "
              "(each worker tries CUDA and the run reports the error it got).</p>"),
-            c};
+            c, 0, {}, ComparedFigure::None, {"start-method"}};
 }
 
 /// The blog's own model and data shape (MLP 100-256-10), learnable.
@@ -247,7 +249,8 @@ Preset ddpVsHogwild() {
              "puts their samples/s, final test accuracy and training time side by side.</p>"),
             c,
             0,
-            runs};
+            runs,
+            ComparedFigure::Divergence};
 }
 
 Preset localSgd() {
@@ -279,7 +282,8 @@ Preset localSgd() {
              "forgot-to-share pitfall.</p>"),
             c,
             0,
-            runs};
+            runs,
+            ComparedFigure::Divergence};
 }
 
 Preset startMethods() {
@@ -313,7 +317,8 @@ Preset startMethods() {
              "the same samples/s.</p>"),
             c,
             0,
-            runs};
+            runs,
+            ComparedFigure::StartUp};
 }
 
 Preset unableToOpenShm() {
@@ -345,7 +350,7 @@ Preset unableToOpenShm() {
              "mp.spawn usually moves it into shared memory by itself; the error comes when the "
              "segment is gone by the time a child opens it, which this scene shows the same "
              "way.)</p>"),
-            c};
+            c, 0, {}, ComparedFigure::None, {"spawn-before-share"}};
 }
 
 Preset nestedWorkers() {
@@ -372,7 +377,7 @@ Preset nestedWorkers() {
              "the training data, so they need no loaders: set <b>loader workers</b> to 0 "
              "(headless <tt>--loader-workers 0</tt>; PyTorch: num_workers=0 inside the "
              "workers) and the run trains.</p>"),
-            c};
+            c, 0, {}, ComparedFigure::None, {"loader-workers"}};
 }
 
 Preset fashionDefault(bool fashion) {

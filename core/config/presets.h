@@ -21,6 +21,10 @@ struct PresetRun {
     ExperimentConfig config;
 };
 
+/// The figure a comparison preset is about: the chart (and the column of
+/// its final table) that carries the comparison, where every run is shown.
+enum class ComparedFigure { None, Throughput, Divergence, StartUp };
+
 struct Preset {
     std::string id;          ///< what --preset takes: lower case, dashes ("forgot-to-share")
     std::string name;        ///< the menu's words ("Forgot to share parameters (fork)")
@@ -33,6 +37,13 @@ struct Preset {
     /// each in its run list, overlaid on the next). Empty: the one run of
     /// `config`. When set, the first one's config equals `config`.
     std::vector<PresetRun> compare = {};
+    /// What a comparison compares (None for a single run).
+    ComparedFigure compares = ComparedFigure::None;
+    /// The experiment fields (their keys: "share", "start-method") that
+    /// the explanation invites the reader to change ("share" in
+    /// forgot-to-share): changing them follows the text, it does not make
+    /// the preset "(modified)" beyond what the text says.
+    std::vector<std::string> invites = {};
 };
 
 /// The presets, in menu order. Built on each call (checks Fashion-MNIST).
