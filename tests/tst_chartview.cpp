@@ -283,8 +283,9 @@ private slots:
         chart.show();
         QVERIFY(QTest::qWaitForWindowExposed(&chart));
         chart.refresh();
-        QTRY_VERIFY(chartTexts(chart.chart()).contains(
-            QStringLiteral("a title far too long to fit in a chart this narrow")));
+        QTRY_VERIFY(
+            chartTexts(chart.chart())
+                .contains(QStringLiteral("a title far too long to fit in a chart this narrow")));
         QVERIFY2(elidedTexts(chart.chart()).isEmpty(),
                  qPrintable(elidedTexts(chart.chart()).join(" | ")));
         chart.resize(120, 200);

@@ -111,8 +111,7 @@ private slots:
         const std::vector<hwl::Preset> all = hwl::presets();
         QCOMPARE(hwl::findPreset(all, "hogwild-vs-locked")->compares,
                  hwl::ComparedFigure::Throughput);
-        QCOMPARE(hwl::findPreset(all, "ddp-vs-hogwild")->compares,
-                 hwl::ComparedFigure::Divergence);
+        QCOMPARE(hwl::findPreset(all, "ddp-vs-hogwild")->compares, hwl::ComparedFigure::Divergence);
         QCOMPARE(hwl::findPreset(all, "start-methods")->compares, hwl::ComparedFigure::StartUp);
         QCOMPARE(hwl::findPreset(all, "forgot-to-share")->invites,
                  std::vector<std::string>{"share"});

@@ -85,7 +85,8 @@ Preset forgotToShare() {
     c.batch = 32;
     c.lr = 0.01;
     c.momentum = 0.9;
-    return {"forgot-to-share", "Forgot to share parameters (fork)",
+    return {"forgot-to-share",
+            "Forgot to share parameters (fork)",
             ("<p>The blog's <b>scene 3</b>: three forked worker processes, but the parameters "
              "were never put in shared memory (PyTorch's <b>model.share_memory()</b> "
              "forgotten). Each worker trains its own private copy.</p>"
@@ -99,7 +100,11 @@ Preset forgotToShare() {
              "memory anyway, so training happens to be shared. Tick <b>Share "
              "parameters</b> and run again: the test loss falls and the accuracy climbs to "
              "about 89%.</p>"),
-            c, 225, {}, ComparedFigure::None, {"share"}};
+            c,
+            225,
+            {},
+            ComparedFigure::None,
+            {"share"}};
 }
 
 Preset sparseEmbedding() {
@@ -136,7 +141,8 @@ Preset lostUpdates() {
     c.lr = 0.05;
     c.momentum = 0.0;
     c.lostUpdates = true;
-    return {"lost-updates", "Lost updates (small vocabulary)",
+    return {"lost-updates",
+            "Lost updates (small vocabulary)",
             ("<p>Hogwild at its most crowded: an embedding bag over a vocabulary of only "
              "<b>8 tokens</b>, four lock-free threads, one sample per step. Every step writes "
              "the rows of its 4 tokens and the small output layer, so the workers keep "
@@ -153,7 +159,11 @@ Preset lostUpdates() {
              "<p>How one write gets lost, step by step: the <a href=\"hwl:race-stepper\">race "
              "stepper</a> (Presets menu). The simplest race of all: the <a "
              "href=\"hwl:counter-toy\">shared-counter toy</a>.</p>"),
-            c, 0, {}, ComparedFigure::None, {"mode"}};
+            c,
+            0,
+            {},
+            ComparedFigure::None,
+            {"mode"}};
 }
 
 Preset processHogwild(bool fashion) {
@@ -176,8 +186,9 @@ Preset processHogwild(bool fashion) {
     if (!fashion)
         text += ("<p>Fashion-MNIST is not installed (apt-get install dataset-fashion-mnist), "
                  "so this runs on a synthetic teacher task of the same shape.</p>");
-    return {"process-hogwild", "Process Hogwild (forkserver)", text, c, 150, {},
-            ComparedFigure::None, {"start-method"}};
+    return {
+        "process-hogwild", "Process Hogwild (forkserver)", text, c, 150, {}, ComparedFigure::None,
+        {"start-method"}};
 }
 
 Preset cudaBeforeFork() {
@@ -189,7 +200,8 @@ Preset cudaBeforeFork() {
     c.cudaBeforeFork = true;
     c.workers = 2;
     c.epochs = 3;
-    return {"cuda-before-fork", "CUDA before fork",
+    return {"cuda-before-fork",
+            "CUDA before fork",
             ("<p>The blog's <b>scene 1</b>: a program touches CUDA (a tensor on the GPU, "
              "torch.cuda.is_available() in some libraries), then starts its workers with "
              "<b>fork</b>. A forked child inherits the parent's memory but not a usable CUDA "
@@ -203,7 +215,11 @@ Preset cudaBeforeFork() {
              "children, run from the command line: <tt>hogwild-lab --headless --mode "
              "processes --start-method fork --cuda-before-fork --force-unsafe-fork</tt> "
              "(each worker tries CUDA and the run reports the error it got).</p>"),
-            c, 0, {}, ComparedFigure::None, {"start-method"}};
+            c,
+            0,
+            {},
+            ComparedFigure::None,
+            {"start-method"}};
 }
 
 /// The blog's own model and data shape (MLP 100-256-10), learnable.
@@ -333,7 +349,8 @@ Preset unableToOpenShm() {
     c.batch = 32;
     c.lr = 0.01;
     c.momentum = 0.9;
-    return {"unable-to-open-shm", "Unable to open shared memory (spawn)",
+    return {"unable-to-open-shm",
+            "Unable to open shared memory (spawn)",
             ("<p>The blog's <b>scene 2</b>: <i>RuntimeError: Unable to open shared memory</i>. "
              "The parameters were never put in shared memory (PyTorch's "
              "<b>model.share_memory()</b> not called) before the workers were started with "
@@ -350,7 +367,11 @@ Preset unableToOpenShm() {
              "mp.spawn usually moves it into shared memory by itself; the error comes when the "
              "segment is gone by the time a child opens it, which this scene shows the same "
              "way.)</p>"),
-            c, 0, {}, ComparedFigure::None, {"spawn-before-share"}};
+            c,
+            0,
+            {},
+            ComparedFigure::None,
+            {"spawn-before-share"}};
 }
 
 Preset nestedWorkers() {
@@ -362,7 +383,8 @@ Preset nestedWorkers() {
     c.workers = 2;
     c.loaderWorkers = 4;
     c.epochs = 3;
-    return {"nested-workers", "Workers that start workers (nested processes)",
+    return {"nested-workers",
+            "Workers that start workers (nested processes)",
             ("<p>The blog's <b>pitfall 3</b>: workers that start workers. In PyTorch a "
              "DataLoader with <b>num_workers &gt; 0</b> inside each training process starts "
              "loader processes of its own: here two worker processes that would each start "
@@ -377,7 +399,11 @@ Preset nestedWorkers() {
              "the training data, so they need no loaders: set <b>loader workers</b> to 0 "
              "(headless <tt>--loader-workers 0</tt>; PyTorch: num_workers=0 inside the "
              "workers) and the run trains.</p>"),
-            c, 0, {}, ComparedFigure::None, {"loader-workers"}};
+            c,
+            0,
+            {},
+            ComparedFigure::None,
+            {"loader-workers"}};
 }
 
 Preset fashionDefault(bool fashion) {
