@@ -1,8 +1,10 @@
 // The window as a teacher uses it (offscreen): the pace control and the
 // single step while paused, presets held while a run goes, the explanation
 // marking its preset as modified and describing an experiment that is no
-// preset, and a start that fails keeping the last run (its weights and
-// metrics still export).
+// preset (or saying a change its text invites as followed), a start that
+// fails keeping the last run (its weights and metrics still export), the
+// lost-update advice following the pace, counts with the locale's
+// separators.
 #include "form/experimentform.h"
 #include "runs/workertablemodel.h"
 #include "strategy/catalog.h"
@@ -18,6 +20,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
+#include <QLocale>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
 #include <QScreen>
@@ -54,6 +57,13 @@ QList<quint64> stepsOf(const WorkerTableModel* m) {
         steps << r.worker.steps;
     return steps;
 }
+
+/// English number formatting for the length of a test ("4,223,805").
+struct EnglishNumbers {
+    QLocale saved;
+    EnglishNumbers() { QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates)); }
+    ~EnglishNumbers() { QLocale::setDefault(saved); }
+};
 
 /// Closes the message boxes a failed start opens, as the user would.
 void dismissBoxes(QTimer& timer) {
@@ -251,6 +261,49 @@ private slots:
                  qPrintable(w.verdictBanner()->text()));
         QVERIFY(w.verdictBanner()->text().contains("Lost updates: "));
         QVERIFY(w.verdictBanner()->text().contains("block writes"));
+    }
+
+    void lostUpdatesVerdictFollowsThePace() {
+        EnglishNumbers english;
+        ExperimentConfig c = longRun();
+        c.lostUpdates = true;
+        hwl::RunSummary s;
+        s.state = hwl::RunState::Finished;
+        s.epochsCompleted = 3000;
+        s.samplesPerSecond = 1475729.4;
+        s.updateWrites = {100000000, 98375000};
+        s.lostUpdates = {2000000, 2223805};
+        const Verdict full = verdictOf(c, s, 0);
+        QCOMPARE(full.title, QStringLiteral("Finished 3,000 epochs"));
+        QVERIFY2(full.body.contains("1,475,729 samples per second") &&
+                     full.body.contains("4,223,805 of 198,375,000 block writes (2.13%)"),
+                 qPrintable(full.body));
+        QVERIFY(full.body.contains("slow the pace to see fewer"));
+        const Verdict paced = verdictOf(c, s, 50);
+        QVERIFY2(!paced.body.contains("slow the pace"), qPrintable(paced.body));
+        QVERIFY(paced.body.contains("ran paced, at 50 steps/s per worker"));
+        c.mode = "threads-locked";
+        QVERIFY(verdictOf(c, s, 50).body.contains("Under the lock none can be"));
+    }
+
+    void anInvitedChangeIsFollowedNotModified() {
+        MainWindow w;
+        QVERIFY(w.applyPreset("forgot-to-share"));
+        ExperimentConfig c = w.form()->config();
+        c.share = true; // as the text says: "Tick Share parameters and run again"
+        w.form()->setConfig(c);
+        QString text = w.explanationText();
+        QVERIFY2(text.contains("Share parameters ticked, as the text suggests"), qPrintable(text));
+        QVERIFY(!text.contains("modified") && !text.contains("may not show what this text says"));
+        c.lr = 0.02; // not invited
+        w.form()->setConfig(c);
+        text = w.explanationText();
+        QVERIFY(text.contains("Forgot to share parameters (fork) (modified)"));
+        QVERIFY2(text.contains("differs from the preset in lr,") ||
+                     text.contains("differs from the preset in lr "),
+                 qPrintable(text));
+        QVERIFY(!text.contains("preset in share") && !text.contains(", share"));
+        QVERIFY(text.contains("Share parameters ticked, as the text suggests"));
     }
 
     void helpMenuAndShortcuts() {

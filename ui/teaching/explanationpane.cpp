@@ -3,7 +3,43 @@
 #include "config/fields.h"
 #include "strategy/catalog.h"
 
+#include <algorithm>
+#include <string_view>
+
 namespace hwl::ui {
+
+namespace {
+
+/// What the form calls a field a preset's text invites changing.
+QString formLabel(const std::string& key) {
+    static const std::pair<const char*, const char*> labels[] = {
+        {"share", QT_TR_NOOP("Share parameters")},
+        {"start-method", QT_TR_NOOP("Start method")},
+        {"mode", QT_TR_NOOP("Mode")},
+        {"spawn-before-share", QT_TR_NOOP("Spawn before share")},
+        {"loader-workers", QT_TR_NOOP("Loader workers")},
+        {"lost-updates", QT_TR_NOOP("Count lost updates")}};
+    for (const auto& [k, label] : labels)
+        if (key == k)
+            return QObject::tr(label);
+    return QString::fromStdString(key);
+}
+
+/// An invited change in the form's words: "Share parameters ticked",
+/// "Start method set to spawn".
+QString followedChange(const Field& f, const ExperimentConfig& config) {
+    const QString label = formLabel(f.key);
+    if (f.type == FieldType::Switch)
+        return std::get<bool>(f.get(config)) ? QObject::tr("%1 ticked").arg(label)
+                                             : QObject::tr("%1 unticked").arg(label);
+    QString value = QString::fromStdString(f.valueText(config));
+    if (f.key == std::string_view("mode"))
+        if (const StrategyTraits* t = findStrategy(config))
+            value = QString::fromStdString(t->label);
+    return QObject::tr("%1 set to %2").arg(label, value);
+}
+
+} // namespace
 
 QStringList differingFields(const ExperimentConfig& a, const ExperimentConfig& b) {
     QStringList fields;
@@ -27,6 +63,7 @@ ExplanationPane::ExplanationPane(QWidget* parent) : QTextBrowser(parent) {
 void ExplanationPane::showPreset(const hwl::Preset& preset) {
     preset_ = preset;
     changed_.clear();
+    followed_.clear();
     render();
 }
 
@@ -35,6 +72,7 @@ void ExplanationPane::showExperiment(const ExperimentConfig& config, const QStri
     origin_ = origin;
     shown_ = config;
     changed_.clear();
+    followed_.clear();
     render();
 }
 
@@ -42,10 +80,19 @@ void ExplanationPane::formChanged(const ExperimentConfig& config) {
     if (preset_.id.empty()) {
         shown_ = config;
     } else {
-        const QStringList changed = differingFields(preset_.config, config);
-        if (changed == changed_)
+        QStringList changed, followed;
+        for (const QString& key : differingFields(preset_.config, config)) {
+            const std::string k = key.toStdString();
+            if (std::find(preset_.invites.begin(), preset_.invites.end(), k) ==
+                preset_.invites.end())
+                changed << key;
+            else if (const Field* f = findField(k))
+                followed << followedChange(*f, config);
+        }
+        if (changed == changed_ && followed == followed_)
             return; // nothing new to say (and the reader's scroll position stays)
         changed_ = changed;
+        followed_ = followed;
     }
     render();
 }
@@ -54,11 +101,17 @@ void ExplanationPane::render() {
     if (!preset_.id.empty()) {
         QString status = tr("<p><i>Preset <tt>%1</tt>, as it was loaded.</i></p>")
                              .arg(QString::fromStdString(preset_.id));
+        if (!followed_.isEmpty())
+            status = tr("<p><i>Preset <tt>%1</tt>: %2, as the text suggests.</i></p>")
+                         .arg(QString::fromStdString(preset_.id), followed().toHtmlEscaped());
         if (!changed_.isEmpty())
             status = tr("<p><i><b>Modified:</b> the form differs from the preset in %1, so the "
                         "run may not show what this text says. Choose the preset again to go "
                         "back to it.</i></p>")
-                         .arg(changed_.join(QStringLiteral(", ")).toHtmlEscaped());
+                         .arg(changed_.join(QStringLiteral(", ")).toHtmlEscaped()) +
+                     (followed_.isEmpty() ? QString()
+                                          : tr("<p><i>%1, as the text suggests.</i></p>")
+                                                .arg(followed().toHtmlEscaped()));
         setHtml(QStringLiteral("<h3>%1%2</h3>%3%4")
                     .arg(QString::fromStdString(preset_.name).toHtmlEscaped(),
                          changed_.isEmpty() ? QString() : tr(" (modified)"), status,

@@ -1,9 +1,10 @@
 #pragma once
 // ExplanationPane: the text beside the charts. It says what the active
 // preset shows and what to look at, marks it as modified (naming the fields)
-// once the form no longer matches it, and for an experiment that is not a
-// preset (opened from a file, or edited past recognition) describes its mode
-// instead, so it is never stale. GUI thread only.
+// once the form no longer matches it (a change its text invites, such as
+// ticking Share parameters in forgot-to-share, is said as followed instead), and for an experiment
+// that is not a preset (opened from a file, or edited past recognition) describes its mode instead,
+// so it is never stale. GUI thread only.
 #include "config/experimentconfig.h"
 #include "config/presets.h"
 
@@ -26,8 +27,12 @@ public:
 
     /// The active preset's id; empty when the experiment is none.
     QString activePreset() const { return QString::fromStdString(preset_.id); }
-    /// Whether the form differs from the active preset.
+    /// Whether the form differs from the active preset in a field its text
+    /// does not invite changing.
     bool modified() const { return !changed_.isEmpty(); }
+    /// The invited changes made, in the form's words ("Share parameters
+    /// ticked"); empty when none.
+    QString followed() const { return followed_.join(QStringLiteral(", ")); }
 
 signals:
     /// A link of the explanation to one of the window's instruments was
@@ -40,7 +45,8 @@ private:
     hwl::Preset preset_;     ///< id empty: no preset
     QString origin_;         ///< for an experiment that is no preset
     ExperimentConfig shown_; ///< the experiment described (no preset)
-    QStringList changed_;    ///< fields that differ from the preset
+    QStringList changed_;    ///< fields that differ from the preset, not invited
+    QStringList followed_;   ///< invited changes made, in the form's words
 };
 
 /// The fields (JSON names) in which `a` and `b` differ.

@@ -1,5 +1,6 @@
 #include "teaching/verdict.h"
 
+#include "charts/numbers.h"
 #include "strategy/catalog.h"
 
 #include <QHBoxLayout>
@@ -16,19 +17,28 @@ QString tr(const char* text) {
     return QObject::tr(text);
 }
 
-/// The lost-update sentence, or empty when the run did not count them.
-QString lostUpdatesLine(const ExperimentConfig& config, const RunSummary& s) {
+/// A percentage with about three significant digits: "12.3", "0.0421".
+QString percent(double share) {
+    return formatDecimal(share, share >= 10 ? 1 : share >= 1 ? 2 : share > 0 ? 4 : 0);
+}
+
+/// The lost-update sentence, or empty when the run did not count them. The
+/// advice follows the pace the run had: a paced run already shows fewer.
+QString lostUpdatesLine(const ExperimentConfig& config, const RunSummary& s, std::uint32_t pace) {
     if (s.updateWrites.empty())
         return {};
     const std::uint64_t writes = s.totalUpdateWrites(), lost = s.totalLostUpdates();
     const double share = writes ? 100.0 * double(lost) / double(writes) : 0.0;
     QString line = tr("Lost updates: %1 of %2 block writes (%3%) overlapped another worker's "
                       "write of the same parameters.")
-                       .arg(lost)
-                       .arg(writes)
-                       .arg(share, 0, 'g', 3);
+                       .arg(formatCount(lost), formatCount(writes), percent(share));
     if (locksEachUpdate(config))
         line += tr(" Under the lock none can be: one worker writes at a time.");
+    else if (lost > 0 && pace > 0)
+        line += tr(" Choose threads (locked) to see none, at the price of the lock. This run "
+                   "ran paced, at %1 steps/s per worker, where writes rarely meet; at full "
+                   "speed many more overlap.")
+                    .arg(formatCount(std::uint64_t(pace)));
     else if (lost > 0)
         line += tr(" Choose threads (locked) to see none, at the price of the lock; slow the "
                    "pace to see fewer (writes then rarely meet).");
@@ -36,9 +46,9 @@ QString lostUpdatesLine(const ExperimentConfig& config, const RunSummary& s) {
 }
 } // namespace
 
-Verdict verdictOf(const ExperimentConfig& config, const RunSummary& s) {
+Verdict verdictOf(const ExperimentConfig& config, const RunSummary& s, std::uint32_t pace) {
     Verdict v;
-    const QString lost = lostUpdatesLine(config, s);
+    const QString lost = lostUpdatesLine(config, s, pace);
     if (!config.share && !s.explanations.empty()) {
         v.kind = Verdict::Problem;
         v.title = tr("Parameters were not shared");
@@ -49,8 +59,10 @@ Verdict verdictOf(const ExperimentConfig& config, const RunSummary& s) {
     }
     if (!s.workerFailures.empty()) {
         v.kind = Verdict::Problem;
-        v.title = s.workerFailures.size() == 1 ? tr("A worker died")
-                                               : tr("%1 workers died").arg(s.workerFailures.size());
+        v.title =
+            s.workerFailures.size() == 1
+                ? tr("A worker died")
+                : tr("%1 workers died").arg(formatCount(std::uint64_t(s.workerFailures.size())));
         v.body = QString::fromStdString(s.workerFailures.front()) +
                  (config.onWorkerFailure == FailurePolicy::Stop
                       ? tr(". The run stopped the others (Worker dies: stop); with continue "
@@ -72,12 +84,13 @@ Verdict verdictOf(const ExperimentConfig& config, const RunSummary& s) {
     }
     v.kind = lost.isEmpty() ? Verdict::Fine : Verdict::Finding;
     v.title = s.state == RunState::Stopped
-                  ? tr("Stopped after %1 of %2 epochs").arg(s.epochsCompleted).arg(config.epochs)
-                  : tr("Finished %1 epochs").arg(s.epochsCompleted);
+                  ? tr("Stopped after %1 of %2 epochs")
+                        .arg(formatCount(s.epochsCompleted), formatCount(config.epochs))
+                  : tr("Finished %1 epochs").arg(formatCount(s.epochsCompleted));
+    const QString rate = formatDecimal(s.samplesPerSecond, 0);
     v.body = s.evaluated ? tr("Test accuracy %1%, %2 samples per second.")
-                               .arg(100.0 * s.testAccuracy, 0, 'f', 2)
-                               .arg(s.samplesPerSecond, 0, 'f', 0)
-                         : tr("%1 samples per second.").arg(s.samplesPerSecond, 0, 'f', 0);
+                               .arg(formatDecimal(100.0 * s.testAccuracy, 2), rate)
+                         : tr("%1 samples per second.").arg(rate);
     if (!lost.isEmpty())
         v.body += ' ' + lost;
     return v;
@@ -96,8 +109,15 @@ VerdictBanner::VerdictBanner(QWidget* parent) : QFrame(parent) {
     body_ = new QLabel;
     body_->setWordWrap(true);
     body_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A comparison's runs side by side: rich text, so that the columns line up.
+    table_ = new QLabel;
+    table_->setObjectName("verdictTable");
+    table_->setTextFormat(Qt::RichText);
+    table_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    table_->hide();
     text->addWidget(title_);
     text->addWidget(body_);
+    text->addWidget(table_);
     row->addLayout(text, 1);
     auto* close = new QToolButton;
     close->setAutoRaise(true);
@@ -117,11 +137,26 @@ void VerdictBanner::showVerdict(const Verdict& verdict) {
     setStyleSheet(QStringLiteral("#verdict { background: %1; border-radius: 4px; }").arg(tint));
     title_->setText(verdict.title);
     body_->setText(verdict.body);
+    rows_ = verdict.table;
+    QString html;
+    for (qsizetype r = 0; r < rows_.size(); ++r) {
+        html += QStringLiteral("<tr>");
+        for (qsizetype c = 0; c < rows_[r].size(); ++c) // numbers right, the run's name left
+            html += QStringLiteral("<%1 align=\"%2\" style=\"padding: 0 8px 0 0\">%3</%1>")
+                        .arg(r == 0 ? "th" : "td", c == 0 ? "left" : "right",
+                             rows_[r][c].toHtmlEscaped());
+        html += QStringLiteral("</tr>");
+    }
+    table_->setText(QStringLiteral("<table cellspacing=\"0\">%1</table>").arg(html));
+    table_->setVisible(!rows_.isEmpty());
     show();
 }
 
 QString VerdictBanner::text() const {
-    return title_->text() + '\n' + body_->text();
+    QString text = title_->text() + '\n' + body_->text();
+    for (const QStringList& row : rows_)
+        text += '\n' + row.join(QStringLiteral(" | "));
+    return text;
 }
 
 } // namespace hwl::ui

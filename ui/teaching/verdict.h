@@ -2,13 +2,18 @@
 // What a finished run found, in the window's words, for the banner shown
 // over the charts at the end of a run (MainWindow): the pitfall it detected
 // and what to tick to fix it, the workers that died, the lost updates it
-// counted, or plainly how it ended. The engine's explanations say the same
-// in command-line words; this is the window's reading of the same summary.
+// counted, or plainly how it ended; after a comparison, its runs side by
+// side (comparisonverdict.h). The engine's explanations say the same in
+// command-line words; this is the window's reading of the same summary.
 #include "config/experimentconfig.h"
 #include "run/run.h"
 
 #include <QFrame>
+#include <QList>
 #include <QString>
+#include <QStringList>
+
+#include <cstdint>
 
 class QLabel;
 
@@ -19,10 +24,16 @@ struct Verdict {
     Kind kind = Fine;
     QString title; ///< one line, e.g. "Parameters were not shared"
     QString body;  ///< plain text, a few sentences: what happened and what to do
+    /// A table under the body (a comparison's runs): rows of cells, the
+    /// first row the header. Empty: none.
+    QList<QStringList> table;
 };
 
-/// The verdict on run `config` that ended with `summary`.
-Verdict verdictOf(const ExperimentConfig& config, const RunSummary& summary);
+/// The verdict on run `config` that ended with `summary`; `pace` is the
+/// pace it ran at when it ended (steps per second per worker, 0: full
+/// speed), which the lost-updates advice follows.
+Verdict verdictOf(const ExperimentConfig& config, const RunSummary& summary,
+                  std::uint32_t pace = 0);
 
 /// The banner above the charts that shows a verdict until it is closed or
 /// the next run starts. Red for a problem, amber for a finding, green else.
@@ -31,11 +42,15 @@ class VerdictBanner : public QFrame {
 public:
     explicit VerdictBanner(QWidget* parent = nullptr);
     void showVerdict(const Verdict& verdict);
-    QString text() const; ///< title and body, for tests and screenshots
+    /// Title, body and the table's rows (cells separated by " | "), a
+    /// line each, for tests and screenshots.
+    QString text() const;
 
 private:
     QLabel* title_ = nullptr;
     QLabel* body_ = nullptr;
+    QLabel* table_ = nullptr;
+    QList<QStringList> rows_;
 };
 
 } // namespace hwl::ui
