@@ -3,11 +3,14 @@
 // marking its preset as modified and describing an experiment that is no
 // preset (or saying a change its text invites as followed), a start that
 // fails keeping the last run (its weights and metrics still export), the
-// lost-update advice following the pace, counts with the locale's
-// separators.
+// verdicts' words: a comparison's winner and by how much, the lost-update advice
+// following the pace, counts with the locale's separators.
+#include "charts/trainingchart.h"
 #include "form/experimentform.h"
+#include "runs/runlibrary.h"
 #include "runs/workertablemodel.h"
 #include "strategy/catalog.h"
+#include "teaching/comparisonverdict.h"
 #include "teaching/countertoydialog.h"
 #include "teaching/explanationpane.h"
 #include "teaching/racestepper.h"
@@ -64,6 +67,17 @@ struct EnglishNumbers {
     EnglishNumbers() { QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates)); }
     ~EnglishNumbers() { QLocale::setDefault(saved); }
 };
+
+ComparedRow comparedRow(const char* label, double rate, double accuracy, double seconds) {
+    ComparedRow r;
+    r.label = label;
+    r.summary.state = hwl::RunState::Finished;
+    r.summary.samplesPerSecond = rate;
+    r.summary.evaluated = accuracy >= 0;
+    r.summary.testAccuracy = accuracy;
+    r.summary.trainSeconds = seconds;
+    return r;
+}
 
 /// Closes the message boxes a failed start opens, as the user would.
 void dismissBoxes(QTimer& timer) {
@@ -261,6 +275,72 @@ private slots:
                  qPrintable(w.verdictBanner()->text()));
         QVERIFY(w.verdictBanner()->text().contains("Lost updates: "));
         QVERIFY(w.verdictBanner()->text().contains("block writes"));
+    }
+
+    void comparisonVerdictSaysWhoWonByHowMuch() {
+        EnglishNumbers english;
+        ComparisonRecord c;
+        c.title = "Hogwild vs locked";
+        c.figure = hwl::ComparedFigure::Throughput;
+        c.planned = 2;
+        c.rows = {comparedRow("locked", 1410000, 0.998, 12.5),
+                  comparedRow("hogwild", 1692000, 0.998, 10.4)};
+        Verdict v = comparisonVerdict(c);
+        QCOMPARE(v.kind, Verdict::Fine);
+        QCOMPARE(v.title, QStringLiteral("Hogwild vs locked: 2 runs side by side"));
+        QCOMPARE(v.body, QStringLiteral("hogwild ran 20% more samples per second than locked. "
+                                        "The throughput chart shows every run."));
+        QCOMPARE(v.table[1], (QStringList{"locked", "1,410,000", "99.80%", "12.50"}));
+
+        c.figure = hwl::ComparedFigure::Divergence;
+        c.rows = {comparedRow("data-parallel", 304000, 0.81, 6),
+                  comparedRow("hogwild", 264000, 0.81, 7)};
+        c.rows[0].meanDivergence = 0;
+        c.rows[0].summary.divergence = {0, 0};
+        c.rows[1].meanDivergence = 0.0123;
+        c.rows[1].summary.divergence = {0.01, 0.02};
+        v = comparisonVerdict(c);
+        QVERIFY2(v.body.startsWith("data-parallel's divergence was 0 all run long, against a "
+                                   "mean of 0.0123 for hogwild."),
+                 qPrintable(v.body));
+        QCOMPARE(v.table[0].back(), QStringLiteral("divergence, final / mean"));
+        QCOMPARE(v.table[2].back(), QStringLiteral("0.0150 / 0.0123"));
+
+        c.title = "Start methods";
+        c.figure = hwl::ComparedFigure::StartUp;
+        c.planned = 3;
+        c.rows = {comparedRow("fork", 1e5, -1, 3), comparedRow("spawn", 1e5, -1, 3),
+                  comparedRow("forkserver", 1e5, -1, 3)};
+        const std::vector<double> startups[] = {{0.010, 0.035}, {0.150, 0.580}, {0.012, 0.040}};
+        for (int i = 0; i < 3; ++i) {
+            c.rows[i].processes = true;
+            c.rows[i].summary.startupSeconds = startups[i];
+        }
+        v = comparisonVerdict(c);
+        QCOMPARE(v.body, QStringLiteral("fork started its workers soonest: all of them took their "
+                                        "first step within 35.0 ms of launch, against 40.0 ms for "
+                                        "forkserver (14% longer), 580 ms for spawn (16.6 times as "
+                                        "long)."));
+        QCOMPARE(v.table[0].back(), QStringLiteral("start-up ms, min–max"));
+        QCOMPARE(v.table[2].back(), QStringLiteral("150–580"));
+        QCOMPARE(v.table[1][2], QStringLiteral("–")); // not evaluated
+
+        // A tie names no winner.
+        c.rows[0].summary.startupSeconds = c.rows[1].summary.startupSeconds = {0.02};
+        c.rows[2].summary.startupSeconds = {0.01, 0.02};
+        QCOMPARE(comparisonVerdict(c).body,
+                 QStringLiteral("fork, spawn and forkserver started their workers as soon: all "
+                                "within 20.0 ms of launch."));
+
+        // Stopped after one run: said, and nothing to set side by side.
+        c.rows.resize(1);
+        c.rows[0].summary.state = hwl::RunState::Stopped;
+        v = comparisonVerdict(c);
+        QCOMPARE(v.kind, Verdict::Finding);
+        QCOMPARE(v.title, QStringLiteral("Start methods: 1 of 3 runs, side by side (stopped)"));
+        QVERIFY(v.body.startsWith("Fewer than two runs measured"));
+        QCOMPARE(v.table[0][1], QStringLiteral("result"));
+        QCOMPARE(v.table[1][1], QStringLiteral("stopped"));
     }
 
     void lostUpdatesVerdictFollowsThePace() {

@@ -1,12 +1,15 @@
 // The desktop window end to end (offscreen): a run started from the window
 // fills one series per worker and the worker table, pause / resume / stop
 // work and leave no segment behind, experiments round-trip through files,
-// exports write valid files, Start follows the form's validity.
+// exports write valid files, Start follows the form's validity, and a
+// comparison preset ends with its runs side by side.
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
 #include "io/tensorfile.h"
 #include "run/workerrole.h"
+#include "runs/runlibrary.h"
 #include "runs/workertablemodel.h"
+#include "teaching/verdict.h"
 #include "testutil.h"
 #include "window/mainwindow.h"
 
@@ -16,7 +19,10 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
@@ -45,6 +51,26 @@ ExperimentConfig smallRun(int workers, int epochs) {
 int ourSegments() {
     return int(
         QDir("/dev/shm").entryList({QStringLiteral("hwl-%1-*").arg(getpid())}, QDir::Files).size());
+}
+
+/// A comparison preset's runs, shortened to `epochs` (and `dataset` when given).
+std::vector<PresetRun> shortened(const char* id, int epochs, const char* dataset = nullptr) {
+    const std::vector<Preset> all = presets();
+    std::vector<PresetRun> runs = findPreset(all, id)->compare;
+    for (PresetRun& r : runs) {
+        r.config.epochs = epochs;
+        if (dataset)
+            r.config.dataset = dataset;
+    }
+    return runs;
+}
+
+/// The verdict banner's table rows (after the title and the body).
+QList<QStringList> tableOf(const QString& verdict) {
+    QList<QStringList> rows;
+    for (const QString& line : verdict.split('\n').mid(2))
+        rows << line.split(QStringLiteral(" | "));
+    return rows;
 }
 
 quint64 totalSteps(const WorkerTableModel* m) {
@@ -370,6 +396,69 @@ private slots:
         QVERIFY(w.eventLogText().contains("fork() from a process that runs")); // GUI has threads
         QCOMPARE(w.workerModel()->rowCount(), 3);
         QVERIFY(w.workerModel()->rows()[0].process);
+    }
+
+    void comparisonPresetEndsSideBySide() {
+        // hogwild-vs-locked end to end, with 3 epochs a run instead of 1500.
+        MainWindow w;
+        QVERIFY(w.applyPreset("hogwild-vs-locked"));
+        QVERIFY(w.startComparison(shortened("hogwild-vs-locked", 3)));
+        auto* status = w.findChild<QLabel*>("comparisonStatus");
+        QVERIFY(status);
+        QCOMPARE(status->text(), QStringLiteral("Run 1 of 2: locked"));
+        QVERIFY(!status->isHidden());
+        QVERIFY(w.verdictBanner()->isHidden());
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy() && w.comparisonRun() == -1, 60000);
+        QVERIFY(status->isHidden());
+        const QString verdict = w.verdictBanner()->text();
+        QVERIFY(!w.verdictBanner()->isHidden());
+        QVERIFY2(verdict.startsWith("Hogwild vs locked: 2 runs side by side\n"),
+                 qPrintable(verdict));
+        static const QRegularExpression won(
+            "^(hogwild|locked) ran [0-9.,]+(% more samples per second than| times as many "
+            "samples per second as) (locked|hogwild)\\. The throughput chart shows every run\\.$");
+        QVERIFY2(won.match(verdict.section('\n', 1, 1)).hasMatch(), qPrintable(verdict));
+        const QList<QStringList> table = tableOf(verdict);
+        QCOMPARE(table.size(), 3);
+        QCOMPARE(table[0], (QStringList{"run", "samples/s", "test accuracy", "train s"}));
+        QCOMPARE(table[1][0], QStringLiteral("locked"));
+        QCOMPARE(table[2][0], QStringLiteral("hogwild"));
+        for (int row = 1; row <= 2; ++row) {
+            bool ok = false;
+            QVERIFY(QLocale().toDouble(table[row][1], &ok) > 0 && ok); // grouped as the locale
+            QVERIFY(QLocale().toDouble(table[row][3], &ok) > 0 && ok);
+        }
+        // The throughput chart shows both runs (the finished ones as overlays).
+        QCOMPARE(w.rateChart()->overlayCount(), 2);
+        const QList<SavedRun>& runs = w.runLibrary()->runs();
+        QVERIFY(runs.size() >= 2 && runs.back().visible && runs[runs.size() - 2].visible);
+    }
+
+    void divergenceComparisonShowsItsFigure() {
+        // ddp-vs-hogwild on a small task: the divergence column and sentence.
+        MainWindow w;
+        QVERIFY(w.applyPreset("ddp-vs-hogwild"));
+        QVERIFY(w.startComparison(shortened("ddp-vs-hogwild", 2, "teacher:4000x100:10")));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy() && w.comparisonRun() == -1, 60000);
+        const QString verdict = w.verdictBanner()->text();
+        QVERIFY2(verdict.startsWith("DDP vs Hogwild on the same data: 2 runs side by side\n"),
+                 qPrintable(verdict));
+        // Data-parallel's replicas never differ; a run this short may not
+        // catch Hogwild's staleness either (the sentence then says a tie).
+        const QString sentence = verdict.section('\n', 1, 1);
+        QVERIFY2(sentence.startsWith("data-parallel's divergence was 0 all run long, against a "
+                                     "mean of ") ||
+                     sentence.startsWith("data-parallel and hogwild had the same mean "
+                                         "divergence over the run: 0."),
+                 qPrintable(verdict));
+        QVERIFY(sentence.endsWith(". The divergence chart shows every run."));
+        const QList<QStringList> table = tableOf(verdict);
+        QCOMPARE(table.size(), 3);
+        QCOMPARE(table[0].back(), QStringLiteral("divergence, final / mean"));
+        QCOMPARE(table[1].front(), QStringLiteral("data-parallel"));
+        QCOMPARE(table[1].back(), QStringLiteral("0 / 0"));
+        QCOMPARE(w.divergenceChart()->overlayCount(), 2);
+        QVERIFY(!w.divergenceChart()->isHidden());
     }
 };
 

@@ -1,11 +1,13 @@
 // The run list: finished runs kept as bounded curves, persisted across
 // restarts (a damaged file set aside, never a crash), metrics.csv and --out
 // folders opened into it with every malformed file refused by line, and the
-// window keeping each run and overlaying the ticked ones.
+// window keeping each run (unticked) and overlaying the ticked ones: a
+// comparison its own.
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
 #include "runs/runlibrary.h"
 #include "runs/runlistpanel.h"
+#include "teaching/verdict.h"
 #include "testutil.h"
 #include "window/mainwindow.h"
 
@@ -15,11 +17,13 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QListWidget>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <limits>
 #include <set>
 
 using namespace hwl;
@@ -135,9 +139,88 @@ private slots:
         QCOMPARE(opened.trainLoss.back().value, 1.0);
         QCOMPARE(opened.testLoss.size(), 2);
         QCOMPARE(opened.accuracy.back().value, 75.0);
+        // What it trained, from its experiment.json (the loss and accuracy
+        // charts draw another workload's run only when ticked by the user).
+        QCOMPARE(opened.model, QStringLiteral("mlp:20-16-4"));
+        QCOMPARE(opened.dataset, QString::fromStdString(c.dataset));
+        QVERIFY(opened.trained("mlp:20-16-4", opened.dataset));
+        QVERIFY(!opened.trained("mlp:20-16-4", "teacher:9x20:4"));
+        QVERIFY(RunLibrary::fromPath(QDir(tmp_.path()).filePath("nope"), &why).model.isEmpty());
         // The file itself opens too, named after its folder.
         QCOMPARE(RunLibrary::fromPath(QDir(dir).filePath("metrics.csv"), &why).name,
                  QStringLiteral("out-a"));
+    }
+
+    void curvesCarryThroughputAndDivergence() {
+        // Two workers, 32 samples a step, one step a millisecond each: 32,000
+        // samples/s per worker; divergence 0.5 and 1.5: a mean of 1.
+        CurveBuilder b;
+        const std::uint64_t steps = 20000;
+        for (std::uint64_t step = 1; step <= steps; ++step)
+            for (int w = 0; w < 2; ++w) {
+                Sample s = stepSample(w, step, 1.0f);
+                s.divergence = 0.5f + float(w);
+                b.add(s);
+            }
+        Sample diverged = stepSample(0, steps, 1.0f); // an infinite one is no mean
+        diverged.divergence = std::numeric_limits<float>::infinity();
+        b.add(diverged);
+        SavedRun run;
+        b.finish(run);
+        QVERIFY(!run.throughput.isEmpty() && !run.divergence.isEmpty());
+        QVERIFY(run.throughput.size() <= 2 * RunLibrary::kCurvePoints);
+        QVERIFY(run.divergence.size() <= 2 * RunLibrary::kCurvePoints);
+        for (const ChartSample& c : run.throughput)
+            QVERIFY2(qAbs(c.value - 32000.0) < 1.0, qPrintable(QString::number(c.value)));
+        for (const ChartSample& c : run.divergence)
+            QVERIFY2(qAbs(c.value - 1.0) < 1e-3, qPrintable(QString::number(c.value)));
+        QCOMPARE(run.throughput.back().step, run.trainLoss.back().step);
+    }
+
+    void anOldListLoadsAndTheNewFieldsRoundTrip() {
+        // A runs.json written before runs knew their model, dataset,
+        // throughput, divergence and start-up: it loads, and keeps its ticks.
+        const QString file = QDir(tmp_.path()).filePath("old/runs.json");
+        QVERIFY(QDir().mkpath(QFileInfo(file).absolutePath()));
+        writeFile(file, "{\"version\": 1, \"runs\": [{\"name\": \"old\", \"color\": "
+                        "\"#1b9e77\", \"visible\": true, \"description\": \"mlp on teacher\", "
+                        "\"workers\": 2, \"samplesPerSecond\": 1000, \"testAccuracy\": 0.5, "
+                        "\"trainLoss\": [[1, 32, 0.1, 2.0]], \"testLoss\": [], "
+                        "\"accuracy\": []}]}");
+        {
+            RunLibrary lib(file);
+            QCOMPARE(lib.load(), QString());
+            QCOMPARE(lib.size(), 1);
+            const SavedRun& old = lib.runs()[0];
+            QVERIFY(old.visible && !old.userTicked);
+            QVERIFY(old.model.isEmpty() && old.dataset.isEmpty());
+            QVERIFY(old.throughput.isEmpty() && old.divergence.isEmpty());
+            QVERIFY(old.startupSeconds.isEmpty());
+            QVERIFY(!old.trained("", "")); // not known: never the same workload
+            SavedRun next = RunLibrary::fromLog(twoWorkerLog());
+            next.name = "new";
+            next.model = "mlp:20-16-4";
+            next.dataset = "teacher:2000x20:4:16";
+            next.startupSeconds = {0.012, -1};
+            QVERIFY(!next.visible); // a kept run is not overlaid until ticked
+            QVERIFY(!next.throughput.isEmpty());
+            QCOMPARE(lib.add(next), QString());
+            QCOMPARE(lib.setVisible(1, true, /*byUser=*/true), QString());
+            QVERIFY(lib.runs()[1].userTicked);
+        }
+        RunLibrary again(file);
+        QCOMPARE(again.load(), QString());
+        const SavedRun& next = again.runs()[1];
+        QCOMPARE(next.model, QStringLiteral("mlp:20-16-4"));
+        QCOMPARE(next.dataset, QStringLiteral("teacher:2000x20:4:16"));
+        QCOMPARE(next.startupSeconds, (QList<double>{0.012, -1}));
+        QVERIFY(next.visible && next.userTicked);
+        QCOMPARE(next.throughput.size(), RunLibrary::fromLog(twoWorkerLog()).throughput.size());
+        QCOMPARE(next.divergence.size(), next.trainLoss.size());
+        // A comparison unticks them all, in one save.
+        QCOMPARE(again.untickAll(), QString());
+        QVERIFY(!again.runs()[0].visible && !again.runs()[1].visible);
+        QVERIFY(!again.runs()[1].userTicked);
     }
 
     void malformedFilesAreRefusedByLine_data() {
@@ -258,18 +341,21 @@ private slots:
             QVERIFY2(kept.name.contains("serial"), qPrintable(kept.name));
             QVERIFY(!kept.trainLoss.isEmpty());
             QVERIFY(kept.testAccuracy >= 0);
-            // The kept run lies under the charts (train and test loss, accuracy).
-            QVERIFY(w.lossChart()->overlayCount() >= 2);
-            QVERIFY(w.accuracyChart()->overlayCount() >= 1);
-            QVERIFY(!w.lossChart()->displayedPoints(TrainingChart::overlaySeries(0)).isEmpty());
-            // Unticking it in the list takes it off the charts.
+            // Kept, not overlaid, and the log says so rightly.
+            QVERIFY(!kept.visible);
+            QCOMPARE(w.lossChart()->overlayCount(), 0);
+            QVERIFY(w.eventLogText().contains("tick it under Runs to overlay it"));
             QListWidget* list = w.runListPanel()->list();
             QTRY_COMPARE(list->count(), w.runLibrary()->size());
             for (int i = 0; i < list->count(); ++i)
                 list->item(i)->setCheckState(Qt::Unchecked);
             QCOMPARE(w.lossChart()->overlayCount(), 0);
+            // Ticked, it lies under the charts (train and test loss, accuracy).
             list->item(list->count() - 1)->setCheckState(Qt::Checked);
             QCOMPARE(w.lossChart()->overlayCount(), 2);
+            QVERIFY(w.accuracyChart()->overlayCount() >= 1);
+            w.lossChart()->refresh();
+            QVERIFY(!w.lossChart()->displayedPoints(TrainingChart::overlaySeries(0)).isEmpty());
             // A second run overlays the first, live.
             w.startRun();
             QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 60000);
@@ -309,6 +395,63 @@ private slots:
         QTest::qWait(500); // no next run starts
         QVERIFY(!w.controller()->busy());
         QCOMPARE(w.comparisonRun(), -1);
+    }
+
+    void aComparisonOverlaysOnlyItsOwnRuns() {
+        MainWindow w;
+        QCOMPARE(w.runLibrary()->clear(), QString());
+        ExperimentConfig a;
+        a.model = "mlp:20-16-4";
+        a.dataset = "teacher:2000x20:4:16";
+        a.mode = "threads";
+        a.workers = 2;
+        a.epochs = 2;
+        ExperimentConfig b = a;
+        b.mode = "threads-locked";
+        SavedRun earlier = RunLibrary::fromLog(twoWorkerLog());
+        earlier.name = "earlier";
+        earlier.model = QString::fromStdString(a.model);
+        earlier.dataset = QString::fromStdString(a.dataset);
+        earlier.visible = earlier.userTicked = true;
+        QCOMPARE(w.runLibrary()->add(earlier), QString());
+        QVERIFY(w.startComparison({{"hogwild", a}, {"locked", b}}));
+        // Runs from before it are unticked, not deleted.
+        QCOMPARE(w.runLibrary()->size(), 1);
+        QVERIFY(!w.runLibrary()->runs()[0].visible);
+        QCOMPARE(w.lossChart()->overlayCount(), 0);
+        // On screen while it goes: which run of how many.
+        auto* status = w.findChild<QLabel*>("comparisonStatus");
+        QVERIFY(status);
+        QCOMPARE(status->text(), QStringLiteral("Run 1 of 2: hogwild"));
+        QVERIFY(!status->isHidden());
+        QTRY_COMPARE_WITH_TIMEOUT(status->text(), QStringLiteral("Run 2 of 2: locked"), 60000);
+        // The first run, finished, lies under the second.
+        QCOMPARE(w.lossChart()->overlayCount(), 2);
+        QCOMPARE(w.rateChart()->overlayCount(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy() && w.comparisonRun() == -1, 60000);
+        const QList<SavedRun>& runs = w.runLibrary()->runs();
+        QCOMPARE(runs.size(), 3);
+        QVERIFY(!runs[0].visible);
+        QVERIFY(runs[1].visible && runs[2].visible); // ticked by the comparison
+        QVERIFY(!runs[1].userTicked);
+        QCOMPARE(runs[1].model, QString::fromStdString(a.model));
+        QCOMPARE(runs[1].startupSeconds.size(), 2);
+        QVERIFY(!runs[1].throughput.isEmpty() && !runs[1].divergence.isEmpty());
+        QCOMPARE(w.lossChart()->overlayCount(), 4);
+        QCOMPARE(w.rateChart()->overlayCount(), 2);
+        QCOMPARE(w.divergenceChart()->overlayCount(), 2);
+        QVERIFY(w.eventLogText().contains("overlaid on the charts as a run of the comparison"));
+        QVERIFY(!w.eventLogText().contains("tick it under Runs to overlay it"));
+        QVERIFY(status->isHidden());
+        // The verdict is the comparison's table (no preset: it compares samples/s).
+        const QString verdict = w.verdictBanner()->text();
+        QVERIFY2(verdict.startsWith("Comparison: 2 runs side by side\n"), qPrintable(verdict));
+        QVERIFY2(verdict.contains("samples per second than") ||
+                     verdict.contains("samples per second as"),
+                 qPrintable(verdict));
+        QVERIFY(verdict.contains("\nrun | samples/s | test accuracy | train s\n"));
+        QVERIFY(verdict.contains("\nhogwild | ") && verdict.contains("\nlocked | "));
+        QCOMPARE(w.runLibrary()->clear(), QString());
     }
 
     void theWindowOpensRuns() {

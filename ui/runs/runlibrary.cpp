@@ -20,7 +20,7 @@ namespace hwl::ui {
 namespace {
 
 constexpr int kFileVersion = 1;
-/// Largest runs.json read back (40 runs of 3 x 400 points is about 3 MB).
+/// Largest runs.json read back (40 runs of 5 x 800 points is about 9 MB).
 constexpr qint64 kMaxLibraryBytes = qint64(64) << 20;
 
 // Dark2 and Set1 (ColorBrewer), then greys: none is a Tableau 10 worker colour.
@@ -47,12 +47,35 @@ QList<ChartSample> curveFromJson(const QJsonValue& v) {
     return out;
 }
 
+/// Per worker start-up seconds; a worker count is at most 2^16.
+constexpr qsizetype kMaxWorkers = qsizetype(1) << 16;
+
+QJsonArray numbersToJson(const QList<double>& numbers) {
+    QJsonArray out;
+    for (const double x : numbers)
+        out.append(x);
+    return out;
+}
+
+QList<double> numbersFromJson(const QJsonValue& v) {
+    QList<double> out;
+    const QJsonArray numbers = v.toArray();
+    for (qsizetype i = 0; i < numbers.size() && i < kMaxWorkers; ++i)
+        out.append(numbers[i].toDouble(-1));
+    return out;
+}
+
+// Keys added after version 1 (model, dataset, userTicked, throughput,
+// divergence, startupSeconds) are optional: a list written before them loads.
 QJsonObject runToJson(const SavedRun& r) {
     return {
         {"name", r.name},
         {"color", r.color.name()},
         {"visible", r.visible},
+        {"userTicked", r.userTicked},
         {"description", r.description},
+        {"model", r.model},
+        {"dataset", r.dataset},
         {"finished", r.finished.toString(Qt::ISODate)},
         {"workers", r.workers},
         {"samplesPerSecond", r.samplesPerSecond},
@@ -60,6 +83,9 @@ QJsonObject runToJson(const SavedRun& r) {
         {"trainLoss", curveToJson(r.trainLoss)},
         {"testLoss", curveToJson(r.testLoss)},
         {"accuracy", curveToJson(r.accuracy)},
+        {"throughput", curveToJson(r.throughput)},
+        {"divergence", curveToJson(r.divergence)},
+        {"startupSeconds", numbersToJson(r.startupSeconds)},
     };
 }
 
@@ -67,8 +93,11 @@ SavedRun runFromJson(const QJsonObject& o) {
     SavedRun r;
     r.name = o.value("name").toString().left(200);
     r.color = QColor(o.value("color").toString());
-    r.visible = o.value("visible").toBool(true);
+    r.visible = o.value("visible").toBool(false);
+    r.userTicked = r.visible && o.value("userTicked").toBool(false);
     r.description = o.value("description").toString().left(2000);
+    r.model = o.value("model").toString().left(2000);
+    r.dataset = o.value("dataset").toString().left(2000);
     r.finished = QDateTime::fromString(o.value("finished").toString(), Qt::ISODate);
     r.workers = std::clamp(o.value("workers").toInt(), 0, 1 << 16);
     r.samplesPerSecond = o.value("samplesPerSecond").toDouble();
@@ -76,6 +105,9 @@ SavedRun runFromJson(const QJsonObject& o) {
     r.trainLoss = curveFromJson(o.value("trainLoss"));
     r.testLoss = curveFromJson(o.value("testLoss"));
     r.accuracy = curveFromJson(o.value("accuracy"));
+    r.throughput = curveFromJson(o.value("throughput"));
+    r.divergence = curveFromJson(o.value("divergence"));
+    r.startupSeconds = numbersFromJson(o.value("startupSeconds"));
     return r;
 }
 
@@ -89,6 +121,10 @@ void CurveBuilder::Bin::merge(const Bin& o) {
     samples += o.samples;
     time += o.time;
     loss += o.loss;
+    divergence += o.divergence;
+    divergenceN += o.divergenceN;
+    addedSamples += o.addedSamples;
+    addedSeconds += o.addedSeconds;
 }
 
 void CurveBuilder::halveBins() {
@@ -116,6 +152,20 @@ void CurveBuilder::add(const Sample& s) {
         return;
     maxWorker_ = std::max(maxWorker_, int(s.worker));
     ++stepSamples_;
+    // The throughput since this worker's previous sample (none for its first).
+    if (std::size_t(s.worker) >= last_.size())
+        last_.resize(std::size_t(s.worker) + 1);
+    Last& last = last_[std::size_t(s.worker)];
+    Bin sample{1, double(s.step), double(s.samples), s.time, s.loss};
+    if (std::isfinite(s.divergence)) { // a diverged run's infinite staleness is no mean
+        sample.divergence = s.divergence;
+        sample.divergenceN = 1;
+    }
+    if (last.samples >= 0 && s.time > last.time && double(s.samples) >= last.samples) {
+        sample.addedSamples = double(s.samples) - last.samples;
+        sample.addedSeconds = s.time - last.time;
+    }
+    last = {double(s.samples), s.time};
     std::uint64_t index = s.step / width_;
     while (index >= std::uint64_t(2 * RunLibrary::kCurvePoints)) {
         halveBins();
@@ -123,14 +173,25 @@ void CurveBuilder::add(const Sample& s) {
     }
     if (index >= bins_.size())
         bins_.resize(std::size_t(index) + 1);
-    bins_[std::size_t(index)].merge({1, double(s.step), double(s.samples), s.time, s.loss});
+    bins_[std::size_t(index)].merge(sample);
 }
 
 void CurveBuilder::finish(SavedRun& run) const {
     run.trainLoss.clear();
-    for (const Bin& b : bins_)
-        if (b.n > 0)
-            run.trainLoss.append({b.step / b.n, b.samples / b.n, b.time / b.n, b.loss / b.n});
+    run.divergence.clear();
+    run.throughput.clear();
+    for (const Bin& b : bins_) {
+        if (b.n <= 0)
+            continue;
+        const ChartSample at{b.step / b.n, b.samples / b.n, b.time / b.n, 0};
+        run.trainLoss.append({at.step, at.samples, at.time, b.loss / b.n});
+        if (b.divergenceN > 0)
+            run.divergence.append({at.step, at.samples, at.time, b.divergence / b.divergenceN});
+        // Samples added by all workers over the seconds all of them took: the
+        // rate of one worker, as the live chart draws them.
+        if (b.addedSeconds > 0)
+            run.throughput.append({at.step, at.samples, at.time, b.addedSamples / b.addedSeconds});
+    }
     run.workers = maxWorker_ + 1;
     const double perWorker = std::max(1, run.workers);
     run.testLoss.clear();
@@ -247,10 +308,23 @@ QString RunLibrary::rename(int index, const QString& name) {
     return save();
 }
 
-QString RunLibrary::setVisible(int index, bool visible) {
+QString RunLibrary::setVisible(int index, bool visible, bool byUser) {
     if (index < 0 || index >= size() || runs_[index].visible == visible)
         return {};
     runs_[index].visible = visible;
+    runs_[index].userTicked = visible && byUser;
+    emit changed();
+    return save();
+}
+
+QString RunLibrary::untickAll() {
+    bool any = false;
+    for (SavedRun& r : runs_) {
+        any = any || r.visible;
+        r.visible = r.userTicked = false;
+    }
+    if (!any)
+        return {};
     emit changed();
     return save();
 }

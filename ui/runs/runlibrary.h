@@ -2,12 +2,17 @@
 // RunLibrary: the finished runs the window keeps for comparison, and the file
 // they persist in (runs.json), so that the list survives a restart.
 //
-// A run is kept as three small curves, whatever its length: the training loss
-// (the mean over workers, in at most kCurvePoints step bins), the test loss and
-// the test accuracy (one point per evaluation, at most kCurvePoints). Both a
-// live run (its MetricsLog) and a metrics.csv written by --out or Export
-// metrics go through one CurveBuilder, so an opened file and a run of this
-// session draw alike.
+// A run is kept as five small curves, whatever its length: the training loss,
+// the throughput and the divergence (each the mean over workers, in at most
+// kCurvePoints step bins), the test loss and the test accuracy (one point per
+// evaluation, at most kCurvePoints). Both a live run (its MetricsLog) and a
+// metrics.csv written by --out or Export metrics go through one CurveBuilder,
+// so an opened file and a run of this session draw alike.
+//
+// A kept run is not overlaid until it is ticked: by the user in the list, or
+// by a comparison for its own runs. What it trained (model, dataset) is kept
+// so that the window draws a run of another workload on the loss and
+// accuracy charts only when the user ticked it.
 //
 // Threading: GUI thread (it is plain data, no widgets).
 #include "charts/chartsample.h"
@@ -33,21 +38,38 @@ namespace hwl::ui {
 struct SavedRun {
     QString name;
     QColor color;
-    bool visible = true;
-    QString description; ///< what ran: model, dataset, mode, workers
+    bool visible = false;    ///< ticked: overlaid on the charts
+    bool userTicked = false; ///< ticked by the user in the list (not by a comparison)
+    QString description;     ///< what ran: model, dataset, mode, workers
+    QString model, dataset;  ///< what it trained (the experiment's texts); empty: not known
     QDateTime finished;
     int workers = 0;
-    double samplesPerSecond = 0;  ///< 0: not known
+    double samplesPerSecond = 0;  ///< all workers together; 0: not known
     double testAccuracy = -1;     ///< last evaluation, in [0, 1]; -1: none
     QList<ChartSample> trainLoss; ///< mean over workers; x per worker
     QList<ChartSample> testLoss;
     QList<ChartSample> accuracy; ///< value in percent
+    /// Samples per second of one worker, the mean over workers (as the live
+    /// throughput chart draws one line per worker): each step sample's
+    /// samples and time since the worker's previous one, summed per bin.
+    QList<ChartSample> throughput;
+    QList<ChartSample> divergence; ///< the step samples' divergence, mean over workers
+    /// Per worker, seconds from launch to its first step (< 0: it took
+    /// none); empty when not known (a run opened from a file).
+    QList<double> startupSeconds;
+
+    /// Whether it is known to have trained `model` on `dataset`.
+    bool trained(const QString& model, const QString& dataset) const {
+        return !this->model.isEmpty() && this->model == model && this->dataset == dataset;
+    }
 };
 
 /// Folds samples, in any order of workers, into a SavedRun's curves with
 /// bounded memory: step samples go into bins of `width` steps, and when there
 /// would be more than 2 * kCurvePoints bins, pairs merge and the width
-/// doubles. Each bin is the mean of its samples (step, samples, time, loss).
+/// doubles. Each bin is the mean of its samples (step, samples, time, loss,
+/// divergence); its throughput is the samples its step samples added since
+/// each worker's previous one over the seconds that took.
 class CurveBuilder {
 public:
     void add(const Sample& s);
@@ -59,10 +81,17 @@ public:
 private:
     struct Bin {
         double n = 0, step = 0, samples = 0, time = 0, loss = 0;
+        double divergence = 0, divergenceN = 0;    ///< over the samples with a finite one
+        double addedSamples = 0, addedSeconds = 0; ///< since each worker's previous sample
         void merge(const Bin& o);
+    };
+    /// A worker's last step sample: where its next one's throughput starts.
+    struct Last {
+        double samples = -1, time = 0; ///< samples < 0: none yet
     };
     void halveBins();
     std::vector<Bin> bins_;
+    std::vector<Last> last_; ///< per worker
     std::uint64_t width_ = 1;
     std::uint64_t stepSamples_ = 0;
     int maxWorker_ = -1;
@@ -96,13 +125,18 @@ public:
     QString add(SavedRun run);
     QString remove(int index);
     QString rename(int index, const QString& name);
-    QString setVisible(int index, bool visible);
+    /// Ticks or unticks a run; `byUser`: the user ticked it in the list (a
+    /// run of another workload is then drawn on every chart).
+    QString setVisible(int index, bool visible, bool byUser = false);
+    /// Unticks every run (a comparison starts), saving once.
+    QString untickAll();
     QString clear();
 
     /// A run from a live run's log.
     static SavedRun fromLog(const MetricsLog& log);
     /// A run from a metrics.csv, or from a --out folder holding one (its
-    /// experiment.json, when there, names it). On failure: an empty name and
+    /// experiment.json, when there, says what ran: description, model and
+    /// dataset). On failure: an empty name and
     /// the reason in `error`, naming the file, the line and what to do.
     static SavedRun fromPath(const QString& path, QString* error);
 

@@ -62,17 +62,20 @@ bool parseRow(const QByteArray& line, Sample& s, QString& why) {
     return true;
 }
 
-/// What experiment.json next to the metrics says ran; empty when none.
-QString describeFolder(const QString& dir) {
+/// What experiment.json next to the metrics says ran: the run's
+/// description, model and dataset; left as they are when there is none.
+void readFolderExperiment(const QString& dir, SavedRun& run) {
     const QString json = QDir(dir).filePath(QStringLiteral("experiment.json"));
     if (!QFileInfo(json).isFile())
-        return {};
+        return;
     try {
         ExperimentConfig c = ExperimentConfig::defaults();
         c.mergeJsonFile(json.toStdString());
-        return RunLibrary::describe(c);
+        run.description = RunLibrary::describe(c);
+        run.model = QString::fromStdString(c.model);
+        run.dataset = QString::fromStdString(c.dataset);
     } catch (const std::exception&) {
-        return QObject::tr("(its experiment.json could not be read)");
+        run.description = QObject::tr("(its experiment.json could not be read)");
     }
 }
 
@@ -145,7 +148,7 @@ SavedRun RunLibrary::fromPath(const QString& path, QString* error) {
     run.finished = info.lastModified();
     const bool inFolder = info.fileName() == QLatin1String("metrics.csv");
     run.name = inFolder ? info.dir().dirName() : info.completeBaseName();
-    run.description = describeFolder(info.absolutePath());
+    readFolderExperiment(info.absolutePath(), run);
     if (run.description.isEmpty())
         run.description = tr("opened from %1").arg(shown);
     return run;

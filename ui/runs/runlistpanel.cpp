@@ -1,5 +1,6 @@
 #include "runs/runlistpanel.h"
 
+#include "charts/numbers.h"
 #include "runs/runlibrary.h"
 
 #include <QAction>
@@ -33,9 +34,18 @@ QString tooltipOf(const SavedRun& r) {
     if (r.finished.isValid())
         text += QStringLiteral("<br>finished %1").arg(r.finished.toString("yyyy-MM-dd HH:mm"));
     if (r.testAccuracy >= 0)
-        text += QStringLiteral("<br>test accuracy %1%").arg(100 * r.testAccuracy, 0, 'f', 2);
+        text += QStringLiteral("<br>test accuracy %1%").arg(formatDecimal(100 * r.testAccuracy, 2));
     if (r.samplesPerSecond > 0)
-        text += QStringLiteral("<br>%1 samples/s").arg(r.samplesPerSecond, 0, 'f', 0);
+        text += QStringLiteral("<br>%1 samples/s").arg(formatDecimal(r.samplesPerSecond, 0));
+    double first = -1, last = -1; // the workers' start-up, when known
+    for (const double s : r.startupSeconds)
+        if (s >= 0) {
+            first = first < 0 ? s : std::min(first, s);
+            last = std::max(last, s);
+        }
+    if (last >= 0)
+        text += QStringLiteral("<br>workers started %1–%2 ms after launch")
+                    .arg(formatDecimal(first * 1e3, 1), formatDecimal(last * 1e3, 1));
     return text;
 }
 
@@ -47,9 +57,12 @@ RunListPanel::RunListPanel(RunLibrary* library, QWidget* parent)
     list_->setObjectName("runList");
     list_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     list_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
-    list_->setToolTip(tr("Finished runs. Tick one to overlay its curves on the charts "
-                         "(training loss solid, test loss dashed, accuracy); double-click "
-                         "to rename; Delete removes it. The list is kept across restarts"));
+    list_->setToolTip(tr("Finished runs, kept unticked. Tick one to overlay its curves on the "
+                         "charts (loss, test loss, accuracy, throughput, divergence); a "
+                         "comparison ticks its own runs. A run of another model or dataset "
+                         "is drawn on the loss and accuracy charts only when you tick it. "
+                         "Double-click to rename; Delete removes it. The list is kept across "
+                         "restarts"));
     auto* open = new QPushButton(tr("Open run…"));
     open->setToolTip(tr("Add a metrics.csv (written by --out or Export metrics) to the list"));
     auto* openFolder = new QPushButton(tr("Open --out folder…"));
@@ -102,15 +115,20 @@ void RunListPanel::onItemChanged(QListWidgetItem* item) {
         return;
     // Read the item first: a library change rebuilds the list (queued).
     const int row = list_->row(item);
+    if (row < 0 || row >= library_->size())
+        return;
     const bool visible = item->checkState() == Qt::Checked;
+    const bool ticked = visible && !library_->runs()[row].visible;
     const QString name = item->text();
     if (name.trimmed().isEmpty()) // not a name: show the old one again
         QMetaObject::invokeMethod(this, &RunListPanel::rebuild, Qt::QueuedConnection);
-    QString why = library_->setVisible(row, visible);
+    QString why = library_->setVisible(row, visible, /*byUser=*/true);
     if (why.isEmpty())
         why = library_->rename(row, name);
     if (!why.isEmpty())
         emit saveFailed(why);
+    if (ticked)
+        emit runTicked(row);
 }
 
 void RunListPanel::deleteSelected() {

@@ -1,6 +1,7 @@
 #pragma once
 // RunListPanel: the window's list of finished runs (RunLibrary), each with
-// its colour, a tick to overlay it on the charts, its name (double-click to
+// its colour, a tick to overlay it on the charts (a finished run is kept
+// unticked; a comparison ticks its own runs), its name (double-click to
 // rename) and, on hover, what ran and what it reached. Buttons open a
 // metrics.csv or a --out folder into the list, and delete runs.
 #include <QWidget>
@@ -25,6 +26,8 @@ Q_SIGNALS:
     void openRequested(bool folder);
     /// A library change could not be saved: the reason, for the event log.
     void saveFailed(const QString& why);
+    /// The user ticked run `index` (RunLibrary::runs()) to overlay it.
+    void runTicked(int index);
 
 private:
     void rebuild();

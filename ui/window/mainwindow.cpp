@@ -1,11 +1,13 @@
 #include "window/mainwindow.h"
 
+#include "charts/numbers.h"
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
 #include "runs/metricsexport.h"
 #include "runs/runlibrary.h"
 #include "runs/runlistpanel.h"
 #include "runs/workertablemodel.h"
+#include "teaching/comparisonverdict.h"
 #include "teaching/countertoydialog.h"
 #include "teaching/explanationpane.h"
 #include "teaching/racestepper.h"
@@ -359,9 +361,19 @@ bool MainWindow::startComparison(const std::vector<PresetRun>& runs) {
     if (controller_->busy() || runs.empty())
         return false;
     comparison_.emplace(runs);
+    // What it compares comes from its preset (a comparison of no preset: samples/s).
+    const hwl::Preset* preset = comparingPreset(presets_, explanation_->activePreset(), runs);
+    compared_ = std::make_unique<ComparisonRecord>();
+    compared_->title = preset ? QString::fromStdString(preset->name) : tr("Comparison");
+    compared_->figure = preset ? preset->compares : hwl::ComparedFigure::None;
+    compared_->planned = int(runs.size());
+    // The comparison overlays its own runs, not whatever was ticked before.
+    if (const QString why = runs_->untickAll(); !why.isEmpty())
+        logEvent(why, true);
     logEvent(tr("Comparison: %1 runs, one after another; each stays in the Runs tab, "
-                "overlaid on the next. Stop ends the comparison")
-                 .arg(runs.size()));
+                "overlaid on the next (earlier runs are unticked, not deleted). Stop ends "
+                "the comparison")
+                 .arg(formatCount(std::uint64_t(runs.size()))));
     startConfig(comparison_->current()->config);
     return true;
 }
@@ -373,15 +385,23 @@ void MainWindow::startConfig(const ExperimentConfig& config) {
                      .arg(config.workers)
                      .arg(QThread::idealThreadCount()),
                  true);
-    if (comparison_ && comparison_->current())
-        logEvent(tr("Comparison run %1 of %2: %3")
-                     .arg(comparison_->index() + 1)
-                     .arg(comparison_->size())
-                     .arg(QString::fromStdString(comparison_->current()->label)));
+    if (comparison_ && comparison_->current() && compared_) {
+        compared_->current = QString::fromStdString(comparison_->current()->label);
+        const QString run = formatCount(std::uint64_t(comparison_->index() + 1));
+        const QString of = formatCount(std::uint64_t(comparison_->size()));
+        logEvent(tr("Comparison run %1 of %2: %3").arg(run, of, compared_->current));
+        comparisonStatus_->setText(tr("Run %1 of %2: %3").arg(run, of, compared_->current));
+        comparisonStatus_->show();
+    } else {
+        endComparison(); // a run of its own: no comparison table at its end
+    }
+    chartedModel_ = QString::fromStdString(config.model);
+    chartedDataset_ = QString::fromStdString(config.dataset);
     prepareCharts(config);
     deathsMarked_.clear();
     verdict_->hide();
     workerModel_->setRows({});
+    updateOverlays(); // against this run's model and dataset
     controller_->start(config);
     // Kept at once (and synced), so that a crash of the app loses no experiment.
     QSettings settings;
@@ -431,17 +451,20 @@ void MainWindow::onStarted(int workers, const QStringList& notes) {
 void MainWindow::onFinished(const RunSummary& s) {
     refreshCharts();
     keepFinishedRun(s);
+    recordComparedRun(s);
     continueComparison(s);
     QString line = tr("Run %1 after %2 epochs: %3 samples/s over %4 s")
-                       .arg(QString::fromLatin1(toString(s.state)))
-                       .arg(s.epochsCompleted)
-                       .arg(s.samplesPerSecond, 0, 'f', 0)
-                       .arg(s.trainSeconds, 0, 'f', 2);
+                       .arg(QString::fromLatin1(toString(s.state)), formatCount(s.epochsCompleted),
+                            formatDecimal(s.samplesPerSecond, 0), formatDecimal(s.trainSeconds, 2));
     if (s.evaluated)
-        line += tr(", test accuracy %1%").arg(100.0 * s.testAccuracy, 0, 'f', 2);
+        line += tr(", test accuracy %1%").arg(formatDecimal(100.0 * s.testAccuracy, 2));
     logEvent(line, s.state == RunState::Failed);
-    if (controller_->run())
-        verdict_->showVerdict(verdictOf(controller_->run()->config(), s));
+    // A comparison's verdict is its table, once its last run ended (while
+    // its next run starts: none).
+    if (!comparison_ && compared_)
+        endComparison();
+    else if (!comparison_ && controller_->run())
+        verdict_->showVerdict(verdictOf(controller_->run()->config(), s, controller_->pace()));
     if (!s.failure.empty())
         logEvent(tr("Failure: %1").arg(QString::fromStdString(s.failure)), true);
     statusLabel_->setText(line);

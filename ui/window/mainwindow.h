@@ -35,6 +35,7 @@ class RunLibrary;
 class RunListPanel;
 class TrainingChart;
 class VerdictBanner;
+struct ComparisonRecord;
 class WorkerTableModel;
 
 class MainWindow : public QMainWindow {
@@ -149,8 +150,16 @@ private:
     // mainwindowruns.cpp: the run list and its overlays; mainwindowview.cpp:
     // the View menu, which charts show, the theme.
     void buildRunList();
-    /// Keeps the run that just ended in the run list.
+    /// Keeps the run that just ended in the run list (ticked when it is a
+    /// comparison's run, else unticked).
     void keepFinishedRun(const hwl::RunSummary& summary);
+    /// A comparison's run ended: its row of the final table.
+    void recordComparedRun(const hwl::RunSummary& summary);
+    /// The comparison is over (made, stopped, or a run could not start): its
+    /// table in the verdict banner when a run of it ended, no "Run 1 of 2".
+    void endComparison();
+    /// The user ticked a run: says so when it trained another workload.
+    void onRunTicked(int index);
     void updateOverlays();
     void chooseRunToOpen(bool folder);
     void buildViewMenu();
@@ -180,6 +189,13 @@ private:
     const std::vector<hwl::Preset> presets_ = hwl::presets();
     /// The comparison Start is making (the engine's sequence); empty: none.
     std::optional<hwl::Comparison> comparison_;
+    /// Its rows so far, for the table at its end (null: no comparison).
+    std::unique_ptr<ComparisonRecord> compared_;
+    QLabel* comparisonStatus_ = nullptr; ///< "Run 1 of 2: locked" while a comparison goes
+    /// What the charts show (the run on them, or the preset just chosen):
+    /// a ticked run of another model or dataset is drawn on the loss and
+    /// accuracy charts only when the user ticked it.
+    QString chartedModel_, chartedDataset_;
     bool dark_ = false;
     bool themeForced_ = false;
     WorkerTableModel* workerModel_ = nullptr;

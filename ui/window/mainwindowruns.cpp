@@ -2,22 +2,29 @@
 // and a comparison's runs made one after another.
 #include "window/mainwindow.h"
 
+#include "charts/numbers.h"
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
 #include "runs/runlibrary.h"
 #include "runs/runlistpanel.h"
+#include "teaching/comparisonverdict.h"
 #include "teaching/explanationpane.h"
+#include "teaching/verdict.h"
+
+#include "strategy/catalog.h"
 
 #include <QActionGroup>
 #include <QApplication>
 #include <QEvent>
 #include <QFileDialog>
+#include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPalette>
 #include <QSettings>
 #include <QSplitter>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QStyle>
 #include <QStyleFactory>
 #include <QTabWidget>
@@ -34,6 +41,17 @@ void MainWindow::buildRunList() {
     connect(runPanel_, &RunListPanel::openRequested, this, &MainWindow::chooseRunToOpen);
     connect(runPanel_, &RunListPanel::saveFailed, this,
             [this](const QString& why) { logEvent(why, true); });
+    connect(runPanel_, &RunListPanel::runTicked, this, &MainWindow::onRunTicked);
+    // Where a comparison is, on screen while it goes (the event log scrolls).
+    comparisonStatus_ = new QLabel;
+    comparisonStatus_->setObjectName("comparisonStatus");
+    comparisonStatus_->hide();
+    statusBar()->addPermanentWidget(comparisonStatus_);
+    connect(controller_, &RunController::failedToStart, this, &MainWindow::endComparison);
+    connect(controller_, &RunController::stoppedWhileLoading, this, &MainWindow::endComparison);
+    const ExperimentConfig shown = form_->config();
+    chartedModel_ = QString::fromStdString(shown.model);
+    chartedDataset_ = QString::fromStdString(shown.dataset);
     if (const QString why = runs_->load(); !why.isEmpty())
         logEvent(why, true);
 }
@@ -48,17 +66,28 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
     QSettings settings;
     const int number = settings.value("runs/next", 1).toInt();
     settings.setValue("runs/next", number + 1);
-    // Named after its preset (marked when edited), else after its mode.
+    // Named after its preset (marked when edited, or with the change its
+    // text invited), else after its mode.
     QString what = QStringLiteral("%1 ×%2")
                        .arg(QString::fromStdString(run->config().mode))
                        .arg(run->config().workers);
-    if (comparison_ && comparison_->current())
-        what = QStringLiteral("%1: %2").arg(runName_,
-                                            QString::fromStdString(comparison_->current()->label));
+    // A comparison's runs overlay each other (the one going: run 2 of 2 shows run 1).
+    const bool compared = compared_ != nullptr;
+    if (compared)
+        what = QStringLiteral("%1: %2").arg(runName_, compared_->current);
+    else if (explanation_->modified())
+        what = tr("%1 (modified) · %2").arg(runName_, what);
     else if (!explanation_->activePreset().isEmpty())
-        what = explanation_->modified() ? tr("%1 (modified) · %2").arg(runName_, what) : runName_;
+        what = explanation_->followed().isEmpty()
+                   ? runName_
+                   : QStringLiteral("%1 · %2").arg(runName_, explanation_->followed());
     saved.name = QStringLiteral("#%1 %2").arg(number).arg(what);
     saved.description = RunLibrary::describe(run->config());
+    saved.model = QString::fromStdString(run->config().model);
+    saved.dataset = QString::fromStdString(run->config().dataset);
+    saved.visible = compared;
+    saved.startupSeconds =
+        QList<double>(summary.startupSeconds.begin(), summary.startupSeconds.end());
     saved.samplesPerSecond = summary.samplesPerSecond;
     if (summary.evaluated)
         saved.testAccuracy = summary.testAccuracy;
@@ -66,8 +95,44 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
         saved.name += tr(" (%1)").arg(QString::fromLatin1(toString(summary.state)));
     if (const QString why = runs_->add(saved); !why.isEmpty())
         logEvent(why, true);
-    logEvent(
-        tr("Kept in the run list as \"%1\": tick it under Runs to overlay it").arg(saved.name));
+    logEvent(saved.visible ? tr("Kept in the run list as \"%1\", overlaid on the charts as a "
+                                "run of the comparison (untick it under Runs to hide it)")
+                                 .arg(saved.name)
+                           : tr("Kept in the run list as \"%1\": tick it under Runs to "
+                                "overlay it")
+                                 .arg(saved.name));
+}
+
+void MainWindow::recordComparedRun(const RunSummary& summary) {
+    const Run* run = controller_->run();
+    if (!compared_ || !run)
+        return;
+    compared_->rows.append({compared_->current, summary, workersAreProcesses(run->config()),
+                            meanDivergence(controller_->metrics())});
+}
+
+void MainWindow::endComparison() {
+    if (compared_ && !compared_->rows.isEmpty())
+        verdict_->showVerdict(comparisonVerdict(*compared_));
+    compared_.reset();
+    comparisonStatus_->clear();
+    comparisonStatus_->hide();
+}
+
+void MainWindow::onRunTicked(int index) {
+    if (index < 0 || index >= runs_->size())
+        return;
+    const SavedRun& r = runs_->runs()[index];
+    if (r.trained(chartedModel_, chartedDataset_))
+        return;
+    const QString what =
+        r.model.isEmpty()
+            ? tr("\"%1\" does not say what it trained (it was kept before the run list noted it)")
+                  .arg(r.name)
+            : tr("\"%1\" trained %2 on %3").arg(r.name, r.model, r.dataset);
+    logEvent(tr("%1, while the charts show %2 on %3: its loss and accuracy are drawn there "
+                "only because you ticked it")
+                 .arg(what, chartedModel_, chartedDataset_));
 }
 
 void MainWindow::continueComparison(const RunSummary& summary) {
@@ -80,8 +145,9 @@ void MainWindow::continueComparison(const RunSummary& summary) {
         if (comparison_->stoppedEarly())
             logEvent(tr("The comparison stops: run %1 was stopped").arg(run), true);
         else
-            logEvent(tr("Comparison done: its %1 runs are overlaid (Runs tab)")
-                         .arg(comparison_->size()));
+            logEvent(tr("Comparison done: its %1 runs are overlaid, side by side in the table "
+                        "over the charts (and under Runs)")
+                         .arg(formatCount(std::uint64_t(comparison_->size()))));
         comparison_.reset();
         return;
     }
@@ -93,9 +159,17 @@ void MainWindow::continueComparison(const RunSummary& summary) {
 }
 
 void MainWindow::updateOverlays() {
-    QList<TrainingChart::Overlay> loss, accuracy;
+    QList<TrainingChart::Overlay> loss, accuracy, rate, divergence;
     for (const SavedRun& r : runs_->runs()) {
         if (!r.visible)
+            continue;
+        if (!r.throughput.isEmpty())
+            rate.append({r.name, r.color, false, r.throughput});
+        if (!r.divergence.isEmpty())
+            divergence.append({r.name, r.color, false, r.divergence});
+        // Another task's loss and accuracy would contradict the lesson on
+        // the charts: only when the user asked for it by ticking it.
+        if (!r.userTicked && !r.trained(chartedModel_, chartedDataset_))
             continue;
         loss.append({r.name, r.color, false, r.trainLoss});
         if (!r.testLoss.isEmpty())
@@ -105,6 +179,8 @@ void MainWindow::updateOverlays() {
     }
     lossChart_->setOverlays(loss);
     accuracyChart_->setOverlays(accuracy);
+    rateChart_->setOverlays(rate);
+    divergenceChart_->setOverlays(divergence);
     // The accuracy chart is worth its room once there is an accuracy to show.
     const Run* run = controller_->run();
     showChart(accuracyChart_, !accuracy.isEmpty() || (run && run->info().testRows > 0));
@@ -121,9 +197,11 @@ bool MainWindow::openRun(const QString& path, bool quiet, QString* why) {
             QMessageBox::warning(this, tr("Could not open the run"), error);
         return false;
     }
+    run.visible = run.userTicked = true; // opened to be compared: overlaid at once
     if (const QString saveError = runs_->add(run); !saveError.isEmpty())
         logEvent(saveError, true);
     logEvent(tr("Opened run \"%1\" (%2)").arg(run.name, run.description));
+    onRunTicked(runs_->size() - 1);
     bottomTabs_->setCurrentWidget(runPanel_);
     return true;
 }
