@@ -30,6 +30,8 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include <algorithm>
+
 namespace hwl::ui {
 
 void MainWindow::buildRunList() {
@@ -89,6 +91,13 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
     saved.startupSeconds =
         QList<double>(summary.startupSeconds.begin(), summary.startupSeconds.end());
     saved.samplesPerSecond = summary.samplesPerSecond;
+    // A run too short for two step samples a worker (they come every 2 ms)
+    // has no throughput curve: its whole-run average per worker, flat.
+    if (saved.throughput.isEmpty() && summary.samplesPerSecond > 0) {
+        const double perWorker = summary.samplesPerSecond / std::max(1, saved.workers);
+        for (const ChartSample& at : {saved.trainLoss.front(), saved.trainLoss.back()})
+            saved.throughput.append({at.step, at.samples, at.time, perWorker});
+    }
     if (summary.evaluated)
         saved.testAccuracy = summary.testAccuracy;
     if (summary.state != RunState::Finished)
