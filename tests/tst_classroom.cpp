@@ -2,8 +2,9 @@
 // single step while paused, presets held while a run goes, the explanation
 // marking its preset as modified and describing an experiment that is no
 // preset (or saying a change its text invites as followed), a start that
-// fails keeping the last run (its weights and metrics still export), the
-// verdicts' words: a comparison's winner and by how much, the lost-update advice
+// fails keeping the last run (its weights and metrics still export), a
+// preset chosen clearing the last run's verdict and charts, the verdicts'
+// words: a comparison's winner and by how much, the lost-update advice
 // following the pace, counts with the locale's separators.
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
@@ -364,6 +365,28 @@ private slots:
         QVERIFY(paced.body.contains("ran paced, at 50 steps/s per worker"));
         c.mode = "threads-locked";
         QVERIFY(verdictOf(c, s, 50).body.contains("Under the lock none can be"));
+    }
+
+    void choosingAPresetClearsTheLastRun() {
+        MainWindow w;
+        ExperimentConfig c = longRun();
+        c.epochs = 2;
+        c.dataset = "teacher:4000x20:4:16";
+        w.form()->setConfig(c);
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy() && w.controller()->run(), 60000);
+        QVERIFY(!w.verdictBanner()->isHidden());
+        QVERIFY(!w.lossChart()->rawPoints(0).isEmpty());
+        QCOMPARE(w.workerModel()->rowCount(), 2);
+        QVERIFY(w.applyPreset("forgot-to-share"));
+        QVERIFY(w.verdictBanner()->isHidden());
+        QCOMPARE(w.workerModel()->rowCount(), 0);
+        QCOMPARE(w.lossChart()->workerCount(), 3); // the preset's workers, empty
+        for (int r = 0; r < 3; ++r)
+            QVERIFY(w.lossChart()->rawPoints(r).isEmpty());
+        QVERIFY(w.lossChart()->rawPoints(TrainingChart::kTestSeries).isEmpty());
+        QVERIFY(w.accuracyChart()->rawPoints(TrainingChart::kTestSeries).isEmpty());
+        QCOMPARE(w.lossChart()->overlayCount(), 0); // the last run is kept, not overlaid
     }
 
     void anInvitedChangeIsFollowedNotModified() {

@@ -2,7 +2,8 @@
 // restarts (a damaged file set aside, never a crash), metrics.csv and --out
 // folders opened into it with every malformed file refused by line, and the
 // window keeping each run (unticked) and overlaying the ticked ones: a
-// comparison its own.
+// comparison its own, another task's on loss and accuracy only when the user
+// ticked it.
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
 #include "runs/runlibrary.h"
@@ -395,6 +396,48 @@ private slots:
         QTest::qWait(500); // no next run starts
         QVERIFY(!w.controller()->busy());
         QCOMPARE(w.comparisonRun(), -1);
+    }
+
+    void overlaysServeTheLesson() {
+        // After Fashion-MNIST runs, forgot-to-share must not show their
+        // 85% curves over its "accuracy stays flat at 9%".
+        MainWindow w;
+        QCOMPARE(w.runLibrary()->clear(), QString());
+        QVERIFY(w.applyPreset("forgot-to-share"));
+        const ExperimentConfig lesson = w.form()->config();
+        SavedRun other = RunLibrary::fromLog(twoWorkerLog());
+        other.name = "another task";
+        other.model = "mlp:784-128-10";
+        other.dataset = "fashion-mnist";
+        other.visible = true; // ticked by a comparison, not by the user
+        SavedRun same = other;
+        same.name = "the same task";
+        same.model = QString::fromStdString(lesson.model);
+        same.dataset = QString::fromStdString(lesson.dataset);
+        QCOMPARE(w.runLibrary()->add(other), QString());
+        QCOMPARE(w.runLibrary()->add(same), QString());
+        // Loss and accuracy: only the run of this task; throughput and
+        // divergence: both.
+        QCOMPARE(w.lossChart()->overlayCount(), 2); // its train and test loss
+        QCOMPARE(w.accuracyChart()->overlayCount(), 1);
+        QCOMPARE(w.rateChart()->overlayCount(), 2);
+        QCOMPARE(w.divergenceChart()->overlayCount(), 2);
+        QVERIFY(!w.eventLogText().contains("because you ticked it"));
+        // Ticked by the user, the other task is drawn, and the log says so once.
+        QListWidget* list = w.runListPanel()->list();
+        QTRY_COMPARE(list->count(), 2);
+        list->item(0)->setCheckState(Qt::Unchecked);
+        QTRY_COMPARE(list->count(), 2); // rebuilt (queued)
+        QCOMPARE(w.lossChart()->overlayCount(), 2);
+        list->item(0)->setCheckState(Qt::Checked);
+        QVERIFY(w.runLibrary()->runs()[0].userTicked);
+        QCOMPARE(w.lossChart()->overlayCount(), 4);
+        QCOMPARE(w.accuracyChart()->overlayCount(), 2);
+        QCOMPARE(w.eventLogText().count("because you ticked it"), 1);
+        QVERIFY2(w.eventLogText().contains("\"another task\" trained mlp:784-128-10 on "
+                                           "fashion-mnist"),
+                 qPrintable(w.eventLogText()));
+        QCOMPARE(w.runLibrary()->clear(), QString());
     }
 
     void aComparisonOverlaysOnlyItsOwnRuns() {

@@ -484,6 +484,15 @@ bool MainWindow::applyPreset(const QString& name) {
         runName_ = presetName;
         form_->setConfig(preset.config);
         pace_->setValue(int(preset.pace));
+        // The new explanation is not left under the last run's verdict and curves.
+        verdict_->hide();
+        deathsMarked_.clear();
+        workerModel_->setRows({});
+        chartedModel_ = QString::fromStdString(preset.config.model);
+        chartedDataset_ = QString::fromStdString(preset.config.dataset);
+        prepareCharts(preset.config);
+        updateOverlays();
+        refreshCharts();
         logEvent(tr("Preset: %1").arg(presetName));
         return true;
     }
