@@ -21,6 +21,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -157,6 +158,17 @@ private slots:
         QVERIFY(dock->isVisible());
         QTRY_COMPARE(w.bottomTabs()->height(), tabsBefore);
         QCOMPARE(w.lossChart()->chart()->titleFont().pointSizeF(), titleBefore);
+        w.close();
+    }
+
+    void smallWindowSuggestsPresentation() {
+        MainWindow w;
+        w.setPresentation(false, false);
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY2(w.statusBar()->currentMessage().contains("View > Presentation"),
+                 qPrintable(w.statusBar()->currentMessage()));
         w.close();
     }
 

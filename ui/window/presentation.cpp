@@ -246,7 +246,7 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
     QMainWindow::resizeEvent(event);
     // Once per window: a small window squeezes the charts, presentation
     // gives them the room.
-    if (!smallHintShown_ && isVisible() && !presentation_ &&
+    if (!smallHintShown_ && !presentation_ &&
         (event->size().width() < kSmallWidth || event->size().height() < kSmallHeight)) {
         smallHintShown_ = true;
         statusBar()->showMessage(
