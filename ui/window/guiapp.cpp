@@ -18,6 +18,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -151,9 +152,11 @@ int screenshot(QApplication& app, MainWindow& window, const QString& path, const
     const int code = app.exec();
     return status ? status : code;
 }
-} // namespace
 
-int runGui(int argc, char** argv) {
+/// Whether the window has a screen to go on: the display, or offscreen
+/// for what needs none (a picture, the help, the version); false with the
+/// reason on stderr when there is none.
+bool findScreen(int argc, char** argv) {
     // A picture, the help and the version need no screen.
     bool needNoScreen = false;
     for (int i = 1; i < argc; ++i) {
@@ -167,10 +170,36 @@ int runGui(int argc, char** argv) {
                          "error: no display to open the window on (DISPLAY is not set).\n"
                          "Run it in a desktop session, under xvfb-run, or use --headless for "
                          "the command line.\n");
-            return 2;
+            return false;
         }
         qputenv("QT_QPA_PLATFORM", "offscreen");
     }
+    return true;
+}
+
+/// --screenshot: the window (or, with a race order, the race stepper) at
+/// `sizeText`; returns the exit status.
+int picture(QApplication& app, MainWindow& window, const QString& path, const QString& after,
+            const QString& sizeText, const std::optional<QString>& raceOrder, bool presenting) {
+    const QSize size = parseSize(sizeText);
+    if (!size.isValid()) {
+        std::fprintf(stderr, "error: --size needs a width and a height, as 1280x720\n");
+        return 2;
+    }
+    // In presentation only when asked, whatever the window remembers, and
+    // leaving what it remembers alone.
+    window.setPresentation(presenting, false);
+    window.resize(size); // the same picture on any screen
+    window.show();
+    if (raceOrder)
+        return stepperShot(window, path, *raceOrder);
+    return screenshot(app, window, path, after);
+}
+} // namespace
+
+int runGui(int argc, char** argv) {
+    if (!findScreen(argc, argv))
+        return 2;
     // The fork server must exist before Qt starts its threads.
     // This process never initialises CUDA: its forks (fork start method, the
     // late fork server) must stay safe; devices are found by a child.
@@ -226,24 +255,14 @@ int runGui(int argc, char** argv) {
                      qPrintable(parser.value(preset)), hwl::presetIds(hwl::presets()).c_str());
         return 2;
     }
-    const QSize shotSize = parseSize(parser.value(size));
-    if (!shotSize.isValid()) {
-        std::fprintf(stderr, "error: --size needs a width and a height, as 1280x720\n");
-        return 2;
-    }
-    // A picture is in presentation only when asked, whatever the window
-    // remembers, and leaves what it remembers alone.
     if (parser.isSet(shot))
-        window.setPresentation(parser.isSet(presenting), false);
-    else if (parser.isSet(presenting))
+        return picture(app, window, parser.value(shot), parser.value(after), parser.value(size),
+                       parser.isSet(raceOrder) ? std::optional(parser.value(raceOrder))
+                                               : std::nullopt,
+                       parser.isSet(presenting));
+    if (parser.isSet(presenting))
         window.setPresentation(true);
-    if (parser.isSet(shot))
-        window.resize(shotSize); // the same picture on any screen
     window.show();
-    if (parser.isSet(shot) && parser.isSet(raceOrder))
-        return stepperShot(window, parser.value(shot), parser.value(raceOrder));
-    if (parser.isSet(shot))
-        return screenshot(app, window, parser.value(shot), parser.value(after));
     if (parser.isSet(start))
         QTimer::singleShot(0, &window, &MainWindow::startRun);
     return app.exec();

@@ -318,23 +318,7 @@ void MainWindow::buildCentre() {
 
     explanation_ = new ExplanationPane;
 
-    // The verdict banner sits over the charts, where the eye is; a long one
-    // scrolls rather than squeezing the charts (fitChartRows() bounds it).
-    verdict_ = new VerdictBanner;
-    verdictScroll_ = new QScrollArea;
-    verdictScroll_->setObjectName("verdictArea");
-    verdictScroll_->setWidget(verdict_);
-    verdictScroll_->setWidgetResizable(true);
-    verdictScroll_->setFrameShape(QFrame::NoFrame);
-    verdictScroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    verdictScroll_->hide(); // with the banner
-    verdict_->installEventFilter(this);
-    auto* charts = chartsArea_ = new QWidget;
-    charts->installEventFilter(this);
-    auto* chartsLayout = new QVBoxLayout(charts);
-    chartsLayout->setContentsMargins(0, 0, 0, 0);
-    chartsLayout->addWidget(verdictScroll_);
-    chartsLayout->addWidget(chartSplitter_, 1);
+    QWidget* charts = buildChartsArea();
     auto* centre = centreSplitter_ = new QSplitter(Qt::Vertical);
     centre->addWidget(charts);
     centre->addWidget(bottom);
@@ -346,6 +330,28 @@ void MainWindow::buildCentre() {
     mainSplitter_->setStretchFactor(0, 4);
     mainSplitter_->setStretchFactor(1, 1);
     setCentralWidget(mainSplitter_);
+}
+
+QWidget* MainWindow::buildChartsArea() {
+    // The verdict banner sits over the charts, where the eye is; a long one
+    // scrolls rather than squeezing the charts (fitChartRows() bounds it).
+    verdict_ = new VerdictBanner;
+    verdictScroll_ = new QScrollArea;
+    verdictScroll_->setObjectName("verdictArea");
+    verdictScroll_->setWidget(verdict_);
+    verdictScroll_->setWidgetResizable(true);
+    verdictScroll_->setFrameShape(QFrame::NoFrame);
+    verdictScroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    verdict_->hide();       // setWidget() showed it: hidden until a run ends
+    verdictScroll_->hide(); // with the banner
+    verdict_->installEventFilter(this);
+    auto* charts = chartsArea_ = new QWidget;
+    charts->installEventFilter(this);
+    auto* chartsLayout = new QVBoxLayout(charts);
+    chartsLayout->setContentsMargins(0, 0, 0, 0);
+    chartsLayout->addWidget(verdictScroll_);
+    chartsLayout->addWidget(chartSplitter_, 1);
+    return charts;
 }
 
 void MainWindow::updateActions() {

@@ -155,6 +155,7 @@ private:
     void buildDock();
     void buildToolbar();
     void buildCentre();
+    QWidget* buildChartsArea(); ///< the verdict banner over the chart grid
     void updateActions();
     void logEvent(const QString& text, bool warning = false);
     void restoreSettings();
