@@ -167,8 +167,8 @@ private slots:
         w.resize(1280, 720);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY2(w.statusBar()->currentMessage().contains("View > Presentation"),
-                 qPrintable(w.statusBar()->currentMessage()));
+        QTRY_VERIFY2(w.statusBar()->currentMessage().contains("View > Presentation"),
+                     qPrintable(w.statusBar()->currentMessage()));
         w.close();
     }
 

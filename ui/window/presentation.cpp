@@ -249,8 +249,12 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
     if (!smallHintShown_ && !presentation_ &&
         (event->size().width() < kSmallWidth || event->size().height() < kSmallHeight)) {
         smallHintShown_ = true;
-        statusBar()->showMessage(
-            tr("Small window: View > Presentation gives the charts the room (F5)"), 20000);
+        // Once the window shows: a message given before would be drawn over
+        // the status bar's own text.
+        QTimer::singleShot(0, this, [this] {
+            statusBar()->showMessage(
+                tr("Small window: View > Presentation gives the charts the room (F5)"), 20000);
+        });
     }
 }
 
