@@ -191,10 +191,10 @@ private slots:
         const Preset* p = findPreset(all, preset);
         QVERIFY(p);
         MainWindow w;
+        w.setPresentation(presenting, false); // as --presentation does: before it shows
         w.resize(size);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        w.setPresentation(presenting, false);
         QVERIFY(w.applyPreset(preset));
         w.paceBox()->setValue(0); // full speed: the test is about the layout
         QVERIFY(w.startComparison(shortened(*p)));

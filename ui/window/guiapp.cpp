@@ -12,6 +12,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QSocketNotifier>
 #include <QTimer>
 
@@ -108,7 +109,7 @@ bool endedWithVerdict(const MainWindow& window) {
 /// ("end": once the run, or the comparison, ended and its verdict shows),
 /// and quits; returns the exit status.
 int screenshot(QApplication& app, MainWindow& window, const QString& path, const QString& after) {
-    constexpr int kMaxSeconds = 3600, kPollMs = 200;
+    constexpr int kMaxSeconds = 3600, kPollMs = 200, kSettleMs = 300;
     const bool atEnd = after == QLatin1String("end");
     bool ok = atEnd;
     const double seconds = atEnd ? 0 : after.toDouble(&ok);
@@ -121,10 +122,12 @@ int screenshot(QApplication& app, MainWindow& window, const QString& path, const
     const auto shoot = [&] {
         for (TrainingChart* chart : window.findChildren<TrainingChart*>())
             chart->refresh();
-        // Qt Charts lays axes out from posted events: let them through, or
-        // the picture shows the labels of the range before.
-        for (int i = 0; i < 3; ++i)
-            QCoreApplication::processEvents();
+        // Qt Charts lays axes out from posted events, over more than one
+        // pass: let them through for a moment, or the picture shows labels
+        // elided to the room of the range before ("...").
+        QEventLoop settle;
+        QTimer::singleShot(kSettleMs, &settle, &QEventLoop::quit);
+        settle.exec();
         if (!window.grab().save(path)) {
             std::fprintf(stderr, "error: cannot write %s\n", qPrintable(path));
             status = 1;

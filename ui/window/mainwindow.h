@@ -235,6 +235,7 @@ private:
     RunProgress* progress_ = nullptr;
     bool presentation_ = false;
     bool smallHintShown_ = false;
+    int shownRows_ = -1; ///< rows of small charts fitChartRows() shows; -1: not yet
     /// The layout presentation replaced, put back on leaving it.
     QByteArray normalState_, normalMain_, normalCentre_;
     /// The chart fonts presentation enlarged: (object, which font) -> the font.

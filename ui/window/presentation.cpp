@@ -32,8 +32,13 @@
 namespace hwl::ui {
 
 namespace {
-constexpr double kFontScale = 1.25; ///< chart texts in presentation
-constexpr double kPenScale = 1.6;   ///< curves in presentation
+constexpr double kFontScale = 1.25; ///< chart titles and legends in presentation
+/// Tick labels keep their size for now: TrainingChart spaces its y ticks
+/// 28 px apart for the usual font and its round steps can make that 18 px,
+/// where a larger label is cut to "...". Raise this once the ticks follow
+/// the labels' font.
+constexpr double kLabelScale = 1.0;
+constexpr double kPenScale = 1.6; ///< curves in presentation
 /// The least plot height a shown chart keeps: a curve still reads.
 constexpr int kMinPlot = 110;
 /// A chart's height beyond its plot (title, legend, labels) until it has
@@ -50,7 +55,7 @@ constexpr int kOpenTabsHeight = 200;
 /// under `key`) when `on`; puts the original back when not.
 template <class Get, class Set>
 void scaleFont(QHash<QPair<const void*, int>, QFont>& saved, QPair<const void*, int> key, bool on,
-               Get get, Set set) {
+               Get get, Set set, double scale = kFontScale) {
     if (!on) {
         if (saved.contains(key))
             set(saved.take(key));
@@ -60,9 +65,9 @@ void scaleFont(QHash<QPair<const void*, int>, QFont>& saved, QPair<const void*, 
         saved.insert(key, get());
     QFont f = saved.value(key);
     if (f.pointSizeF() > 0)
-        f.setPointSizeF(f.pointSizeF() * kFontScale);
+        f.setPointSizeF(f.pointSizeF() * scale);
     else if (f.pixelSize() > 0)
-        f.setPixelSize(int(f.pixelSize() * kFontScale + 0.5));
+        f.setPixelSize(int(f.pixelSize() * scale + 0.5));
     set(f);
 }
 } // namespace
@@ -107,6 +112,7 @@ void MainWindow::setPresentation(bool on, bool remember) {
         normalCentre_ = centreSplitter_->saveState();
     }
     presentation_ = on;
+    shownRows_ = -1; // share the chart height out afresh
     for (QAction* a : {drawerAction_, explanationAction_}) {
         a->setChecked(false);
         a->setVisible(on);
@@ -186,10 +192,21 @@ void MainWindow::fitChartRows() {
     lossChart_->setMinimumHeight(lossNeed);
     for (TrainingChart* chart : {accuracyChart_, divergenceChart_, rateChart_, lostChart_})
         chart->setMinimumHeight(smallNeed);
+    int banner = 0;
     if (bannerWant > 0) {
-        const int left = room - needed(rows);
-        verdictScroll_->setFixedHeight(
-            std::clamp(left, bannerLeast, std::min(bannerWant, kBannerMax)));
+        banner = std::clamp(room - needed(rows), bannerLeast, std::min(bannerWant, kBannerMax));
+        verdictScroll_->setFixedHeight(banner);
+    }
+    // A new arrangement shares the height out afresh: the loss chart 3 : 2
+    // each row of two, or evenly with one row, whatever an earlier
+    // arrangement left in the splitter.
+    if (rows != shownRows_) {
+        shownRows_ = rows;
+        const int height = std::max(0, room - banner - rows * gap);
+        const QList<int> parts = rows == 2 ? QList<int>{3, 2, 2} : QList<int>{1, 1, 1};
+        const int whole = rows == 2 ? 7 : 2;
+        chartSplitter_->setSizes({height * parts[0] / whole, height * parts[1] / whole,
+                                  rows == 2 ? height * parts[2] / whole : 0});
     }
 }
 
@@ -207,7 +224,18 @@ void MainWindow::applyChartPresentation() {
         for (QAbstractAxis* axis : chart->axes()) {
             scaleFont(
                 normalFonts_, {axis, 0}, on, [axis] { return axis->labelsFont(); },
-                [axis](const QFont& f) { axis->setLabelsFont(f); });
+                [axis](const QFont& f) {
+                    if (f == axis->labelsFont())
+                        return;
+                    axis->setLabelsFont(f);
+                    // Qt Charts sizes the labels' room when they appear: let
+                    // them appear again in the new font, or they show "...".
+                    if (axis->labelsVisible()) {
+                        axis->setLabelsVisible(false);
+                        axis->setLabelsVisible(true);
+                    }
+                },
+                kLabelScale);
             scaleFont(
                 normalFonts_, {axis, 1}, on, [axis] { return axis->titleFont(); },
                 [axis](const QFont& f) { axis->setTitleFont(f); });
