@@ -129,6 +129,11 @@ private slots:
         w.presentationAction()->trigger(); // the View menu's item
         QVERIFY(w.presentation());
         QVERIFY(QSettings().value("view/presentation").toBool()); // remembered
+        {
+            MainWindow next; // the next window opens in presentation
+            QVERIFY(next.presentation());
+            QVERIFY(next.presentationAction()->isChecked());
+        }
         QVERIFY(!dock->isVisible());
         QTRY_VERIFY(w.bottomTabs()->height() <=
                     w.bottomTabs()->tabBar()->sizeHint().height() + 8); // a strip
