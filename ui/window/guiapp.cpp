@@ -3,6 +3,7 @@
 #include "charts/trainingchart.h"
 #include "config/presets.h"
 #include "teaching/racestepper.h"
+#include "teaching/verdict.h"
 #include "window/mainwindow.h"
 
 #include "launch/devices.h"
@@ -10,12 +11,15 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QEventLoop>
 #include <QSocketNotifier>
 #include <QTimer>
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -84,24 +88,46 @@ int stepperShot(MainWindow& window, const QString& path, const QString& order) {
     return 0;
 }
 
-/// Starts the run, saves a picture of the window `seconds` into it, and
-/// quits; returns the exit status.
+/// "1280x720" as a size, or an invalid one.
+QSize parseSize(const QString& text) {
+    const QStringList parts = text.toLower().split('x');
+    bool w = false, h = false;
+    const QSize size = parts.size() == 2 ? QSize(parts[0].toInt(&w), parts[1].toInt(&h)) : QSize();
+    return w && h && size.width() >= 320 && size.height() >= 240 && size.width() <= 8192 &&
+                   size.height() <= 8192
+               ? size
+               : QSize();
+}
+
+/// Whether the run (a comparison: every run of it) is over and its verdict shows.
+bool endedWithVerdict(const MainWindow& window) {
+    return !window.controller()->busy() && window.comparisonRun() < 0 &&
+           !window.verdictBanner()->isHidden();
+}
+
+/// Starts the run, saves a picture of the window `after` seconds into it
+/// ("end": once the run, or the comparison, ended and its verdict shows),
+/// and quits; returns the exit status.
 int screenshot(QApplication& app, MainWindow& window, const QString& path, const QString& after) {
-    bool ok = false;
-    const double seconds = after.toDouble(&ok);
-    if (!ok || seconds < 0 || seconds > 3600) {
-        std::fprintf(stderr, "error: --after needs a number of seconds in 0..3600\n");
+    constexpr int kMaxSeconds = 3600, kPollMs = 200, kSettleMs = 300;
+    const bool atEnd = after == QLatin1String("end");
+    bool ok = atEnd;
+    const double seconds = atEnd ? 0 : after.toDouble(&ok);
+    if (!ok || seconds < 0 || seconds > kMaxSeconds) {
+        std::fprintf(stderr, "error: --after needs a number of seconds in 0..3600, or \"end\"\n");
         return 2;
     }
     QTimer::singleShot(0, &window, &MainWindow::startRun);
     int status = 0;
-    QTimer::singleShot(int(seconds * 1000), &window, [&] {
+    const auto shoot = [&] {
         for (TrainingChart* chart : window.findChildren<TrainingChart*>())
             chart->refresh();
-        // Qt Charts lays axes out from posted events: let them through, or
-        // the picture shows the labels of the range before.
-        for (int i = 0; i < 3; ++i)
-            QCoreApplication::processEvents();
+        // Qt Charts lays axes out from posted events, over more than one
+        // pass: let them through for a moment, or the picture shows labels
+        // elided to the room of the range before ("...").
+        QEventLoop settle;
+        QTimer::singleShot(kSettleMs, &settle, &QEventLoop::quit);
+        settle.exec();
         if (!window.grab().save(path)) {
             std::fprintf(stderr, "error: cannot write %s\n", qPrintable(path));
             status = 1;
@@ -109,13 +135,31 @@ int screenshot(QApplication& app, MainWindow& window, const QString& path, const
             std::printf("saved %s\n", qPrintable(path));
         }
         window.close();
-    });
+    };
+    QTimer poll;
+    QElapsedTimer waited;
+    if (atEnd) {
+        // Until the last run's verdict shows (at most an hour): a picture of
+        // the run as it ended, a comparison with all its runs.
+        waited.start();
+        QObject::connect(&poll, &QTimer::timeout, &window, [&] {
+            if (endedWithVerdict(window) || waited.elapsed() > kMaxSeconds * 1000LL) {
+                poll.stop();
+                shoot();
+            }
+        });
+        poll.start(kPollMs);
+    } else {
+        QTimer::singleShot(int(seconds * 1000), &window, shoot);
+    }
     const int code = app.exec();
     return status ? status : code;
 }
-} // namespace
 
-int runGui(int argc, char** argv) {
+/// Whether the window has a screen to go on: the display, or offscreen
+/// for what needs none (a picture, the help, the version); false with the
+/// reason on stderr when there is none.
+bool findScreen(int argc, char** argv) {
     // A picture, the help and the version need no screen.
     bool needNoScreen = false;
     for (int i = 1; i < argc; ++i) {
@@ -129,10 +173,36 @@ int runGui(int argc, char** argv) {
                          "error: no display to open the window on (DISPLAY is not set).\n"
                          "Run it in a desktop session, under xvfb-run, or use --headless for "
                          "the command line.\n");
-            return 2;
+            return false;
         }
         qputenv("QT_QPA_PLATFORM", "offscreen");
     }
+    return true;
+}
+
+/// --screenshot: the window (or, with a race order, the race stepper) at
+/// `sizeText`; returns the exit status.
+int picture(QApplication& app, MainWindow& window, const QString& path, const QString& after,
+            const QString& sizeText, const std::optional<QString>& raceOrder, bool presenting) {
+    const QSize size = parseSize(sizeText);
+    if (!size.isValid()) {
+        std::fprintf(stderr, "error: --size needs a width and a height, as 1280x720\n");
+        return 2;
+    }
+    // In presentation only when asked, whatever the window remembers, and
+    // leaving what it remembers alone.
+    window.setPresentation(presenting, false);
+    window.resize(size); // the same picture on any screen
+    window.show();
+    if (raceOrder)
+        return stepperShot(window, path, *raceOrder);
+    return screenshot(app, window, path, after);
+}
+} // namespace
+
+int runGui(int argc, char** argv) {
+    if (!findScreen(argc, argv))
+        return 2;
     // The fork server must exist before Qt starts its threads.
     // This process never initialises CUDA: its forks (fork start method, the
     // late fork server) must stay safe; devices are found by a child.
@@ -159,13 +229,20 @@ int runGui(int argc, char** argv) {
                               "Apply a teaching preset by id or name (see --list-presets).", "id");
     QCommandLineOption shot("screenshot", "Save a picture of the window mid-run and quit.",
                             "file.png");
-    QCommandLineOption after("after", "Seconds into the run for --screenshot (default 2).",
+    QCommandLineOption after("after",
+                             "Seconds into the run for --screenshot (default 2), or \"end\": "
+                             "once the run (a comparison: its last run) ended and its verdict "
+                             "shows.",
                              "seconds", "2");
+    QCommandLineOption size("size", "The window's size for --screenshot (default 1400x900).", "WxH",
+                            "1400x900");
+    QCommandLineOption presenting("presentation",
+                                  "Open in presentation, for a projector (View > Presentation).");
     QCommandLineOption raceOrder("race-order",
                                  "With --screenshot: picture the race stepper instead, this "
                                  "order (0-19) stepped to its end.",
                                  "n");
-    parser.addOptions({start, config, preset, shot, after, raceOrder});
+    parser.addOptions({start, config, preset, shot, after, size, raceOrder, presenting});
     parser.process(app);
 
     MainWindow window;
@@ -182,12 +259,13 @@ int runGui(int argc, char** argv) {
         return 2;
     }
     if (parser.isSet(shot))
-        window.resize(1400, 900); // the same picture on any screen
+        return picture(app, window, parser.value(shot), parser.value(after), parser.value(size),
+                       parser.isSet(raceOrder) ? std::optional(parser.value(raceOrder))
+                                               : std::nullopt,
+                       parser.isSet(presenting));
+    if (parser.isSet(presenting))
+        window.setPresentation(true);
     window.show();
-    if (parser.isSet(shot) && parser.isSet(raceOrder))
-        return stepperShot(window, parser.value(shot), parser.value(raceOrder));
-    if (parser.isSet(shot))
-        return screenshot(app, window, parser.value(shot), parser.value(after));
     if (parser.isSet(start))
         QTimer::singleShot(0, &window, &MainWindow::startRun);
     return app.exec();

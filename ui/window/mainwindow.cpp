@@ -12,6 +12,7 @@
 #include "teaching/explanationpane.h"
 #include "teaching/racestepper.h"
 #include "teaching/verdict.h"
+#include "window/progress.h"
 
 #include "io/tensorfile.h"
 #include "strategy/catalog.h"
@@ -102,6 +103,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(form_, &ExperimentForm::validityChanged, this, &MainWindow::updateActions);
 
     restoreSettings();
+    if (QSettings().value(kPresentationKey, false).toBool())
+        setPresentation(true);
     connect(explanation_, &ExplanationPane::instrumentRequested, this, [this](const QString& what) {
         if (what == QLatin1String("race-stepper"))
             raceStepper()->show();
@@ -147,6 +150,9 @@ void MainWindow::buildLayout() {
     buildCentre();
     statusLabel_ = new QLabel(tr("Ready"));
     statusBar()->addWidget(statusLabel_, 1);
+    progress_ = new RunProgress;
+    statusBar()->addPermanentWidget(progress_);
+    wireProgress();
     connect(smoothing_, &QSlider::valueChanged, this, [this](int v) {
         smoothingValue_->setText(QString::number(v / 100.0, 'f', 2) + ' ');
         for (TrainingChart* chart : charts())
@@ -167,10 +173,27 @@ void MainWindow::buildLayout() {
     connect(logScale_, &QCheckBox::toggled, this, [this](bool on) {
         for (TrainingChart* chart : charts())
             chart->setLogScale(on);
+        applyChartPresentation(); // the new y axes have the theme's fonts
         refreshCharts();
     });
     for (TrainingChart* chart : charts())
         chart->setSmoothing(smoothing_->value() / 100.0);
+}
+
+void MainWindow::wireProgress() {
+    connect(controller_, &RunController::started, this, [this] {
+        progress_->start(controller_->run()->config().epochs,
+                         controller_->run()->info().samplesPerEpoch);
+    });
+    connect(controller_, &RunController::workersUpdated, this,
+            [this](const QList<WorkerRow>& rows) {
+                if (controller_->busy())
+                    progress_->update(rows, controller_->elapsed(), controller_->paused());
+            });
+    connect(controller_, &RunController::finished, this,
+            [this](const RunSummary& s) { progress_->finish(s.epochsCompleted); });
+    connect(controller_, &RunController::failedToStart, progress_, &QWidget::hide);
+    connect(controller_, &RunController::stoppedWhileLoading, progress_, &QWidget::hide);
 }
 
 void MainWindow::buildDock() {
@@ -180,7 +203,7 @@ void MainWindow::buildDock() {
     scroll->setWidget(form_);
     scroll->setWidgetResizable(true);
     scroll->setMinimumWidth(360);
-    auto* dock = new QDockWidget(tr("Experiment"), this);
+    auto* dock = dock_ = new QDockWidget(tr("Experiment"), this);
     dock->setObjectName("ExperimentDock");
     dock->setWidget(scroll);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
@@ -191,6 +214,7 @@ void MainWindow::buildToolbar() {
     // Run control and chart controls.
     auto* toolbar = addToolBar(tr("Run"));
     toolbar->setObjectName("RunToolbar");
+    buildPresentationActions(toolbar);
     toolbar->addAction(startAction_);
     toolbar->addAction(pauseAction_);
     toolbar->addAction(stopAction_);
@@ -239,7 +263,9 @@ void MainWindow::buildCentre() {
         new TrainingChart(tr("Lost updates, % of each worker's block writes"), tr("% lost"));
     lostChart_->setObjectName("lostUpdatesChart");
     lostChart_->hide(); // shown for runs that count them
-    accuracyChart_ = new TrainingChart(tr("Test accuracy, % (each mark: one evaluation)"), tr("%"));
+    // Short titles: a small chart may be a third of a projector's width.
+    accuracyChart_ = new TrainingChart(tr("Test accuracy, %"), tr("%"));
+    accuracyChart_->setToolTip(tr("Each mark: one evaluation on the test set"));
     accuracyChart_->setObjectName("accuracyChart");
     accuracyChart_->hide(); // shown once there is a test set or a run to compare
     rateChart_ = new TrainingChart(tr("Throughput per worker, samples/s"), tr("rate"));
@@ -255,11 +281,12 @@ void MainWindow::buildCentre() {
     // chart gives its room to its neighbour, a row of hidden ones goes).
     chartSplitter_ = new QSplitter(Qt::Vertical);
     chartSplitter_->addWidget(lossChart_);
-    for (const auto& [left, right] :
-         {std::pair{accuracyChart_, divergenceChart_}, std::pair{rateChart_, lostChart_}}) {
-        auto* row = new QSplitter(Qt::Horizontal);
-        row->addWidget(left);
-        row->addWidget(right);
+    chartSplitter_->setChildrenCollapsible(false); // a chart is shown readable, or not at all
+    for (int i = 0; i < 2; ++i) {
+        auto* row = chartRows_[i] = new QSplitter(Qt::Horizontal);
+        row->setChildrenCollapsible(false);
+        row->addWidget(i == 0 ? accuracyChart_ : rateChart_);
+        row->addWidget(i == 0 ? divergenceChart_ : lostChart_);
         chartSplitter_->addWidget(row);
     }
     chartSplitter_->setStretchFactor(0, 3); // the loss chart gets the most room
@@ -279,6 +306,13 @@ void MainWindow::buildCentre() {
     bottom->addTab(workerTable_, tr("Workers"));
     bottom->addTab(eventLog_, tr("Events"));
     // Lines that came while the tab was hidden: show the newest on opening it.
+    // In presentation the tabs are a strip: a click opens them, a click on
+    // the open tab folds them again.
+    connect(bottom, &QTabWidget::tabBarClicked, this, [this](int i) {
+        if (presentation_)
+            setBottomTabsCollapsed(!bottomTabs_->property("collapsed").toBool() &&
+                                   i == bottomTabs_->currentIndex());
+    });
     connect(bottom, &QTabWidget::currentChanged, this, [this](int) {
         if (eventLog_->isVisible() && eventLog_->textCursor().atEnd())
             eventLog_->verticalScrollBar()->setValue(eventLog_->verticalScrollBar()->maximum());
@@ -286,14 +320,8 @@ void MainWindow::buildCentre() {
 
     explanation_ = new ExplanationPane;
 
-    // The verdict banner sits over the charts, where the eye is.
-    verdict_ = new VerdictBanner;
-    auto* charts = new QWidget;
-    auto* chartsLayout = new QVBoxLayout(charts);
-    chartsLayout->setContentsMargins(0, 0, 0, 0);
-    chartsLayout->addWidget(verdict_);
-    chartsLayout->addWidget(chartSplitter_, 1);
-    auto* centre = new QSplitter(Qt::Vertical);
+    QWidget* charts = buildChartsArea();
+    auto* centre = centreSplitter_ = new QSplitter(Qt::Vertical);
     centre->addWidget(charts);
     centre->addWidget(bottom);
     centre->setStretchFactor(0, 3);
@@ -304,6 +332,28 @@ void MainWindow::buildCentre() {
     mainSplitter_->setStretchFactor(0, 4);
     mainSplitter_->setStretchFactor(1, 1);
     setCentralWidget(mainSplitter_);
+}
+
+QWidget* MainWindow::buildChartsArea() {
+    // The verdict banner sits over the charts, where the eye is; a long one
+    // scrolls rather than squeezing the charts (fitChartRows() bounds it).
+    verdict_ = new VerdictBanner;
+    verdictScroll_ = new QScrollArea;
+    verdictScroll_->setObjectName("verdictArea");
+    verdictScroll_->setWidget(verdict_);
+    verdictScroll_->setWidgetResizable(true);
+    verdictScroll_->setFrameShape(QFrame::NoFrame);
+    verdictScroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    verdict_->hide();       // setWidget() showed it: hidden until a run ends
+    verdictScroll_->hide(); // with the banner
+    verdict_->installEventFilter(this);
+    auto* charts = chartsArea_ = new QWidget;
+    charts->installEventFilter(this);
+    auto* chartsLayout = new QVBoxLayout(charts);
+    chartsLayout->setContentsMargins(0, 0, 0, 0);
+    chartsLayout->addWidget(verdictScroll_);
+    chartsLayout->addWidget(chartSplitter_, 1);
+    return charts;
 }
 
 void MainWindow::updateActions() {
@@ -443,6 +493,7 @@ void MainWindow::onStarted(int workers, const QStringList& notes) {
                  .arg(c.epochs));
     for (const auto& note : notes)
         logEvent(note, true);
+    applyChartPresentation(); // the new series' pens
     showChart(accuracyChart_,
               controller_->run()->info().testRows > 0 || accuracyChart_->overlayCount() > 0);
     updateActions();
@@ -516,8 +567,10 @@ void MainWindow::restoreSettings() {
 void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
-    settings.setValue("window/state", saveState());
-    settings.setValue("window/mainSplitter", mainSplitter_->saveState());
+    // In presentation, the layout to come back to is the one it replaced.
+    settings.setValue("window/state", presentation_ ? normalState_ : saveState());
+    settings.setValue("window/mainSplitter",
+                      presentation_ ? normalMain_ : mainSplitter_->saveState());
     settings.setValue("window/chartRows", chartSplitter_->saveState());
     comparison_.reset(); // no next run
     controller_->stop(); // the controller's destructor waits for the workers

@@ -8,6 +8,8 @@
 
 #include "config/presets.h"
 
+#include <QFont>
+#include <QHash>
 #include <QMainWindow>
 #include <QSet>
 
@@ -16,14 +18,17 @@
 class QAction;
 class QCheckBox;
 class QComboBox;
+class QDockWidget;
 class QLabel;
 class QMenu;
 class QPlainTextEdit;
+class QScrollArea;
 class QSlider;
 class QSpinBox;
 class QSplitter;
 class QTabWidget;
 class QTableView;
+class QToolBar;
 
 namespace hwl::ui {
 
@@ -33,6 +38,7 @@ class ExperimentForm;
 class ExplanationPane;
 class RunLibrary;
 class RunListPanel;
+class RunProgress;
 class TrainingChart;
 class VerdictBanner;
 struct ComparisonRecord;
@@ -64,6 +70,17 @@ public:
     QSpinBox* paceBox() const { return pace_; }
     QCheckBox* bandBox() const { return band_; }
     QString eventLogText() const;
+    RunProgress* runProgress() const { return progress_; }
+    QTabWidget* bottomTabs() const { return bottomTabs_; }
+    QAction* presentationAction() const { return presentationAction_; }
+
+    /// Presentation (View menu, F5, --presentation): for a projector. The
+    /// form folds into a drawer (the toolbar's Experiment button), the
+    /// explanation likewise, the bottom tabs to their tab bar (a click opens
+    /// them), and the charts get the room and larger fonts. Leaving restores
+    /// the layout as it was; the choice is kept for the next start.
+    void setPresentation(bool on, bool remember = true); ///< remember: in QSettings
+    bool presentation() const { return presentation_; }
     QString explanationText() const;
 
     /// Loads an experiment JSON file into the form; false (and a message box
@@ -110,7 +127,9 @@ public slots:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
-    void changeEvent(QEvent* event) override; ///< follows the system's light / dark
+    void changeEvent(QEvent* event) override;       ///< follows the system's light / dark
+    void resizeEvent(QResizeEvent* event) override; ///< the small-window hint
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     static constexpr double kChartCpuBudget = 0.10; ///< share of one core the charts aim at
@@ -120,6 +139,10 @@ private:
     static constexpr int kBandWorkers = 8; ///< from this many workers: mean + band
     /// QSettings key of the last started experiment (its JSON).
     static inline const QString kLastStartedKey = QStringLiteral("lastStartedExperiment");
+    /// QSettings key: whether the window opens in presentation.
+    static inline const QString kPresentationKey = QStringLiteral("view/presentation");
+    /// Below this size (and not in presentation) the status bar suggests it.
+    static constexpr int kSmallWidth = 1400, kSmallHeight = 850;
 
     // mainwindowmenus.cpp: the menu bar; mainwindowfiles.cpp: the
     // recent-experiments list.
@@ -133,6 +156,7 @@ private:
     void buildDock();
     void buildToolbar();
     void buildCentre();
+    QWidget* buildChartsArea(); ///< the verdict banner over the chart grid
     void updateActions();
     void logEvent(const QString& text, bool warning = false);
     void restoreSettings();
@@ -172,6 +196,20 @@ private:
     void showChart(TrainingChart* chart, bool relevant);
     void applyTheme(bool dark); // the charts' and the form's colours
 
+    // presentation.cpp: the projector layout, and the chart grid fitted to
+    // the room it has.
+    void buildPresentationActions(QToolBar* toolbar);
+    /// Arranges the small charts in two rows, one row, or none, whichever
+    /// leaves every shown chart kMinChartHeight (the banner bounded to what
+    /// is left), so that no plot is squeezed below a readable height.
+    void fitChartRows();
+    /// The charts' fonts and line widths: larger in presentation.
+    void applyChartPresentation();
+    void setBottomTabsCollapsed(bool collapsed);
+    /// The height `chart` needs for a readable plot with its texts as laid out.
+    int chartHeightFor(const TrainingChart* chart) const;
+    void wireProgress();
+
     RunController* controller_ = nullptr;
     ExperimentForm* form_ = nullptr;
     TrainingChart* lossChart_ = nullptr;
@@ -204,7 +242,23 @@ private:
     ExplanationPane* explanation_ = nullptr;
     VerdictBanner* verdict_ = nullptr; ///< what the last run found, over the charts
     QSplitter* chartSplitter_ = nullptr;
+    QSplitter* chartRows_[2] = {nullptr, nullptr}; ///< the small charts' rows
     QSplitter* mainSplitter_ = nullptr;
+    QSplitter* centreSplitter_ = nullptr;  ///< charts over the bottom tabs
+    QWidget* chartsArea_ = nullptr;        ///< the banner and the charts
+    QScrollArea* verdictScroll_ = nullptr; ///< bounds the banner's height
+    QDockWidget* dock_ = nullptr;          ///< the experiment form
+    RunProgress* progress_ = nullptr;
+    bool presentation_ = false;
+    bool smallHintShown_ = false;
+    int shownRows_ = -1; ///< rows of small charts fitChartRows() shows; -1: not yet
+    /// The layout presentation replaced, put back on leaving it.
+    QByteArray normalState_, normalMain_, normalCentre_;
+    /// The chart fonts presentation enlarged: (object, which font) -> the font.
+    QHash<QPair<const void*, int>, QFont> normalFonts_;
+    QAction* presentationAction_ = nullptr;
+    QAction* drawerAction_ = nullptr;      ///< presentation: shows the form
+    QAction* explanationAction_ = nullptr; ///< presentation: shows the explanation
     QSlider* smoothing_ = nullptr;
     QLabel* smoothingValue_ = nullptr;
     QComboBox* xAxis_ = nullptr;

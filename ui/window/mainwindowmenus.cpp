@@ -119,7 +119,8 @@ QString MainWindow::helpText(const QString& topic) const {
                   "<tr><td>On a chart</td><td>drag: zoom into a rectangle; wheel or + / -: "
                   "zoom; double-click or 0: the whole run; right click: zoom out; hover: "
                   "the point's step, time and value</td></tr>"
-                  "<tr><td>F1</td><td>The modes and pitfalls</td></tr></table>");
+                  "<tr><td>F1</td><td>The modes and pitfalls</td></tr>"
+                  "<tr><td>F5</td><td>Presentation, for a projector (on / off)</td></tr></table>");
     if (topic == QLatin1String("modes")) {
         QString html = tr("<h3>The modes</h3><ul>");
         for (const StrategyTraits* t : allStrategies())

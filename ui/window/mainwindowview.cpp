@@ -83,6 +83,7 @@ void MainWindow::applyTheme(bool dark) {
     form_->setDarkStyle(dark);
     for (TrainingChart* chart : charts())
         chart->setDarkTheme(dark);
+    applyChartPresentation(); // the theme put back its fonts and pens
 }
 
 void MainWindow::changeEvent(QEvent* event) {
@@ -96,13 +97,7 @@ void MainWindow::changeEvent(QEvent* event) {
 void MainWindow::showChart(TrainingChart* chart, bool relevant) {
     chart->setProperty("relevant", relevant);
     chart->setVisible(relevant && QSettings().value(chartKey(chart), true).toBool());
-    // A row of the chart grid whose charts are all hidden goes too.
-    if (auto* row = qobject_cast<QSplitter*>(chart->parentWidget()); row && row != chartSplitter_) {
-        bool any = false;
-        for (int i = 0; i < row->count(); ++i)
-            any = any || !row->widget(i)->isHidden();
-        row->setVisible(any);
-    }
+    fitChartRows(); // a row of hidden charts goes, and one fewer may now fit
 }
 
 void MainWindow::buildViewMenu() {
@@ -127,6 +122,8 @@ void MainWindow::buildViewMenu() {
         });
     }
     view->addSeparator();
+    view->addAction(presentationAction_);
+    view->addSeparator();
     const struct {
         QString label;
         TrainingChart* chart;
@@ -148,8 +145,11 @@ void MainWindow::buildViewMenu() {
     view->addSeparator();
     const QString tabs[] = {tr("&Workers"), tr("&Events"), tr("&Runs")};
     for (int i = 0; i < 3; ++i)
-        view->addAction(tabs[i], QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)), this,
-                        [this, i] { bottomTabs_->setCurrentIndex(i); });
+        view->addAction(tabs[i], QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)), this, [this, i] {
+            bottomTabs_->setCurrentIndex(i);
+            if (presentation_)
+                setBottomTabsCollapsed(false);
+        });
     if (chosen != QLatin1String("system"))
         setDarkTheme(chosen == QLatin1String("dark"), true);
     else

@@ -1,0 +1,289 @@
+// MainWindow in presentation (a projector at 1280x720 or 1024x768): the form
+// and the explanation fold into drawers, the bottom tabs to their tab bar,
+// the charts take the room with larger fonts and lines. And, in any layout,
+// the chart grid fitted to its room: the verdict banner is bounded, and the
+// small charts go to one row, or none, before any plot gets unreadably low.
+#include "window/mainwindow.h"
+
+#include "charts/trainingchart.h"
+#include "teaching/explanationpane.h"
+#include "teaching/verdict.h"
+
+#include <QAbstractAxis>
+#include <QAction>
+#include <QChart>
+#include <QDockWidget>
+#include <QEvent>
+#include <QLegend>
+#include <QLineSeries>
+#include <QPen>
+#include <QResizeEvent>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QToolBar>
+
+#include <algorithm>
+
+namespace hwl::ui {
+
+namespace {
+constexpr double kFontScale = 1.25; ///< chart titles and legends in presentation
+/// Tick labels keep their size for now: TrainingChart spaces its y ticks
+/// 28 px apart for the usual font and its round steps can make that 18 px,
+/// where a larger label is cut to "...". Raise this once the ticks follow
+/// the labels' font.
+constexpr double kLabelScale = 1.0;
+constexpr double kPenScale = 1.6; ///< curves in presentation
+/// The least plot height a shown chart keeps: a curve still reads.
+constexpr int kMinPlot = 110;
+/// A chart's height beyond its plot (title, legend, labels) until it has
+/// been laid out once; the loss chart's legend and x title take more.
+constexpr int kGuessOverhead = 100, kGuessLossOverhead = 140;
+/// The verdict banner: at least its title and a line, at most this, scrolling.
+constexpr int kBannerMin = 56, kBannerMax = 170;
+/// The tab strip's height beyond the tab bar's (the frame).
+constexpr int kStripMargin = 4;
+/// The bottom tabs' height when a click opens them in presentation.
+constexpr int kOpenTabsHeight = 200;
+
+/// Scales `get()`'s font by kFontScale (keeping the original in `saved`
+/// under `key`) when `on`; puts the original back when not.
+template <class Get, class Set>
+void scaleFont(QHash<QPair<const void*, int>, QFont>& saved, QPair<const void*, int> key, bool on,
+               Get get, Set set, double scale = kFontScale) {
+    if (!on) {
+        if (saved.contains(key))
+            set(saved.take(key));
+        return;
+    }
+    if (!saved.contains(key))
+        saved.insert(key, get());
+    QFont f = saved.value(key);
+    if (f.pointSizeF() > 0)
+        f.setPointSizeF(f.pointSizeF() * scale);
+    else if (f.pixelSize() > 0)
+        f.setPixelSize(int(f.pixelSize() * scale + 0.5));
+    set(f);
+}
+} // namespace
+
+void MainWindow::buildPresentationActions(QToolBar* toolbar) {
+    presentationAction_ = new QAction(tr("&Presentation"), this);
+    presentationAction_->setObjectName("presentationAction");
+    presentationAction_->setCheckable(true);
+    presentationAction_->setShortcut(Qt::Key_F5);
+    presentationAction_->setToolTip(
+        tr("For a projector: the charts get the room and larger text; the experiment and the "
+           "explanation fold into the toolbar's buttons, the tabs below to their titles (F5)"));
+    connect(presentationAction_, &QAction::triggered, this,
+            [this](bool on) { setPresentation(on); });
+    addAction(presentationAction_); // F5 works with the menu bar closed, too
+
+    drawerAction_ = toolbar->addAction(tr("Experiment"));
+    drawerAction_->setCheckable(true);
+    drawerAction_->setToolTip(tr("Show or hide the experiment beside the charts"));
+    explanationAction_ = toolbar->addAction(tr("Explanation"));
+    explanationAction_->setCheckable(true);
+    explanationAction_->setToolTip(tr("Show or hide the explanation beside the charts"));
+    for (QAction* a : {drawerAction_, explanationAction_})
+        a->setVisible(false); // presentation's only
+    connect(drawerAction_, &QAction::toggled, this, [this](bool on) {
+        if (presentation_)
+            dock_->setVisible(on);
+    });
+    connect(explanationAction_, &QAction::toggled, this, [this](bool on) {
+        if (presentation_)
+            explanation_->setVisible(on);
+    });
+}
+
+void MainWindow::setPresentation(bool on, bool remember) {
+    presentationAction_->setChecked(on);
+    if (on == presentation_)
+        return;
+    if (on) {
+        normalState_ = saveState();
+        normalMain_ = mainSplitter_->saveState();
+        normalCentre_ = centreSplitter_->saveState();
+    }
+    presentation_ = on;
+    shownRows_ = -1; // share the chart height out afresh
+    for (QAction* a : {drawerAction_, explanationAction_}) {
+        a->setChecked(false);
+        a->setVisible(on);
+    }
+    dock_->setVisible(!on);
+    explanation_->setVisible(!on);
+    setBottomTabsCollapsed(on);
+    if (!on) {
+        restoreState(normalState_);
+        mainSplitter_->restoreState(normalMain_);
+        centreSplitter_->restoreState(normalCentre_);
+    }
+    if (remember)
+        QSettings().setValue(kPresentationKey, on);
+    applyChartPresentation();
+    fitChartRows();
+}
+
+void MainWindow::setBottomTabsCollapsed(bool collapsed) {
+    bottomTabs_->setProperty("collapsed", collapsed);
+    bottomTabs_->setMaximumHeight(
+        collapsed ? bottomTabs_->tabBar()->sizeHint().height() + kStripMargin : QWIDGETSIZE_MAX);
+    if (!collapsed && presentation_) {
+        const QList<int> sizes = centreSplitter_->sizes();
+        const int total = sizes.value(0) + sizes.value(1);
+        centreSplitter_->setSizes({std::max(0, total - kOpenTabsHeight), kOpenTabsHeight});
+    }
+}
+
+int MainWindow::chartHeightFor(const TrainingChart* chart) const {
+    const qreal plot = chart->chart()->plotArea().height();
+    int overhead = chart->isVisible() && plot > 0 ? chart->height() - int(plot) : 0;
+    if (overhead <= 0)
+        overhead = chart == lossChart_ ? kGuessLossOverhead : kGuessOverhead;
+    if (presentation_ && !(chart->isVisible() && plot > 0))
+        overhead = int(overhead * kFontScale);
+    return kMinPlot + overhead;
+}
+
+void MainWindow::fitChartRows() {
+    if (!chartsArea_ || !verdictScroll_)
+        return;
+    const int gap = chartSplitter_->handleWidth();
+    const int room = chartsArea_->height();
+    const bool firstPair = !accuracyChart_->isHidden() || !divergenceChart_->isHidden();
+    const bool secondPair = !rateChart_->isHidden() || !lostChart_->isHidden();
+    const int pairs = int(firstPair) + int(secondPair);
+    int bannerWant = 0;
+    if (!verdict_->isHidden())
+        bannerWant = verdict_->hasHeightForWidth() ? verdict_->heightForWidth(chartsArea_->width())
+                                                   : verdict_->sizeHint().height();
+    const int bannerLeast = std::min(bannerWant, kBannerMin);
+    // Each chart's height for a readable plot, as its texts are laid out now.
+    const int lossNeed = chartHeightFor(lossChart_);
+    int smallNeed = 0;
+    for (TrainingChart* chart : {accuracyChart_, divergenceChart_, rateChart_, lostChart_})
+        if (!chart->isHidden())
+            smallNeed = std::max(smallNeed, chartHeightFor(chart));
+    const auto needed = [&](int rows) { return lossNeed + rows * (smallNeed + gap); };
+    const auto fits = [&](int rows) { return bannerLeast + needed(rows) <= room; };
+    // Two rows of two; else every small chart in one row; else the loss alone.
+    const int rows = pairs == 2 && fits(2) ? 2 : pairs > 0 && fits(1) ? 1 : 0;
+    const bool oneRow = pairs == 2 && rows == 1;
+    QSplitter* home = oneRow ? chartRows_[0] : chartRows_[1];
+    bool moved = false;
+    for (TrainingChart* chart : {rateChart_, lostChart_})
+        if (chart->parentWidget() != home) {
+            home->addWidget(chart);
+            moved = true;
+        }
+    if (moved) // the charts of a row share it evenly
+        for (QSplitter* row : chartRows_)
+            row->setSizes(QList<int>(row->count(), std::max(1, row->width() / 2)));
+    chartRows_[0]->setVisible(rows >= 1 && (firstPair || oneRow));
+    chartRows_[1]->setVisible(rows >= 1 && secondPair && !oneRow && (rows == 2 || !firstPair));
+    // The splitters may not squeeze a shown chart below its readable height.
+    lossChart_->setMinimumHeight(lossNeed);
+    for (TrainingChart* chart : {accuracyChart_, divergenceChart_, rateChart_, lostChart_})
+        chart->setMinimumHeight(smallNeed);
+    int banner = 0;
+    if (bannerWant > 0) {
+        banner = std::clamp(room - needed(rows), bannerLeast, std::min(bannerWant, kBannerMax));
+        verdictScroll_->setFixedHeight(banner);
+    }
+    // A new arrangement shares the height out afresh: the loss chart 3 : 2
+    // each row of two, or evenly with one row, whatever an earlier
+    // arrangement left in the splitter.
+    if (rows != shownRows_) {
+        shownRows_ = rows;
+        const int height = std::max(0, room - banner - rows * gap);
+        const QList<int> parts = rows == 2 ? QList<int>{3, 2, 2} : QList<int>{1, 1, 1};
+        const int whole = rows == 2 ? 7 : 2;
+        chartSplitter_->setSizes({height * parts[0] / whole, height * parts[1] / whole,
+                                  rows == 2 ? height * parts[2] / whole : 0});
+    }
+}
+
+void MainWindow::applyChartPresentation() {
+    const bool on = presentation_;
+    for (TrainingChart* c : charts()) {
+        QChart* chart = c->chart();
+        scaleFont(
+            normalFonts_, {chart, 0}, on, [chart] { return chart->titleFont(); },
+            [chart](const QFont& f) { chart->setTitleFont(f); });
+        QLegend* legend = chart->legend();
+        scaleFont(
+            normalFonts_, {legend, 0}, on, [legend] { return legend->font(); },
+            [legend](const QFont& f) { legend->setFont(f); });
+        for (QAbstractAxis* axis : chart->axes()) {
+            scaleFont(
+                normalFonts_, {axis, 0}, on, [axis] { return axis->labelsFont(); },
+                [axis](const QFont& f) {
+                    if (f == axis->labelsFont())
+                        return;
+                    axis->setLabelsFont(f);
+                    // Qt Charts sizes the labels' room when they appear: let
+                    // them appear again in the new font, or they show "...".
+                    if (axis->labelsVisible()) {
+                        axis->setLabelsVisible(false);
+                        axis->setLabelsVisible(true);
+                    }
+                },
+                kLabelScale);
+            scaleFont(
+                normalFonts_, {axis, 1}, on, [axis] { return axis->titleFont(); },
+                [axis](const QFont& f) { axis->setTitleFont(f); });
+        }
+        // Wider curves; a property marks a widened pen, so that each is
+        // widened once and narrowed back once.
+        QList<int> ids{TrainingChart::kTestSeries};
+        for (int rank = 0; rank < c->workerCount(); ++rank)
+            ids.append(rank);
+        for (const int id : ids) {
+            QLineSeries* line = c->series(id);
+            if (!line || line->property("presentationPen").toBool() == on)
+                continue;
+            QPen pen = line->pen();
+            pen.setWidthF(on ? pen.widthF() * kPenScale : pen.widthF() / kPenScale);
+            line->setPen(pen);
+            line->setProperty("presentationPen", on);
+        }
+    }
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == verdict_ &&
+        (event->type() == QEvent::ShowToParent || event->type() == QEvent::HideToParent ||
+         event->type() == QEvent::LayoutRequest)) {
+        verdictScroll_->setVisible(!verdict_->isHidden());
+        // After the banner's own layout settled on its new text.
+        QTimer::singleShot(0, this, &MainWindow::fitChartRows);
+    } else if (watched == chartsArea_ && event->type() == QEvent::Resize) {
+        fitChartRows();
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    // Once per window: a small window squeezes the charts, presentation
+    // gives them the room.
+    if (!smallHintShown_ && !presentation_ &&
+        (event->size().width() < kSmallWidth || event->size().height() < kSmallHeight)) {
+        smallHintShown_ = true;
+        // Once the window shows: a message given before would be drawn over
+        // the status bar's own text.
+        QTimer::singleShot(0, this, [this] {
+            statusBar()->showMessage(
+                tr("Small window: View > Presentation gives the charts the room (F5)"), 20000);
+        });
+    }
+}
+
+} // namespace hwl::ui
