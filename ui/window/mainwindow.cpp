@@ -266,10 +266,7 @@ void MainWindow::buildCentre() {
 
     workerModel_ = new WorkerTableModel(this);
     workerTable_ = new QTableView;
-    workerTable_->setModel(workerModel_);
-    workerTable_->verticalHeader()->hide();
-    workerTable_->horizontalHeader()->setStretchLastSection(true);
-    workerTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    workerModel_->setUpView(workerTable_);
     eventLog_ = new QPlainTextEdit;
     eventLog_->setReadOnly(true);
     eventLog_->setMaximumBlockCount(5000);
