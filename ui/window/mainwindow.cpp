@@ -98,6 +98,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(controller_, &RunController::finished, this, &MainWindow::onFinished);
     connect(controller_, &RunController::eventLogged, this, &MainWindow::logEvent);
     connect(form_, &ExperimentForm::validityChanged, this, &MainWindow::updateActions);
+    connect(form_, &ExperimentForm::changed, this, &MainWindow::updateActions);
+    // GPU modes say at once whether this machine can run them (in the background).
+    form_->startGpuProbe();
 
     restoreSettings();
     connect(explanation_, &ExplanationPane::instrumentRequested, this, [this](const QString& what) {
@@ -304,9 +307,10 @@ void MainWindow::buildCentre() {
 void MainWindow::updateActions() {
     const bool busy = controller_->busy();
     startAction_->setEnabled(!busy && form_->isValid());
+    // Invalid: which field and why, in the form's words (it may be out of view).
     startAction_->setToolTip(form_->isValid()
                                  ? tr("Start training with the experiment on the left (Ctrl+R)")
-                                 : tr("Fix the fields marked in red first"));
+                                 : form_->problemSummary());
     pauseAction_->setEnabled(busy);
     stepAction_->setEnabled(controller_->canStep());
     if (presetsMenu_)
