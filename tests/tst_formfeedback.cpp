@@ -309,6 +309,32 @@ private slots:
         QVERIFY(!top->isVisibleTo(&form));
     }
 
+    // The summary's Show link scrolls the form to the field that is wrong.
+    void showLinkScrollsToTheField() {
+        QScrollArea area;
+        auto* form = new ExperimentForm;
+        area.setWidget(form);
+        area.setWidgetResizable(true);
+        area.resize(380, 300);
+        area.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&area));
+        ExperimentConfig c = gpuHogwild();
+        c.mode = "threads";
+        c.momentum = 1;
+        form->setConfig(c);
+        QCoreApplication::processEvents();
+        QLabel* top = form->problemSummaryLabel();
+        QVERIFY(top->text().contains("href=\"momentum\""));
+        QWidget* momentum = form->fieldWidget("momentum");
+        auto inView = [&] {
+            const QPoint at = momentum->mapTo(area.viewport(), QPoint(0, 0));
+            return at.y() >= 0 && at.y() + momentum->height() <= area.viewport()->height();
+        };
+        QVERIFY(!inView());
+        emit top->linkActivated("momentum");
+        QVERIFY(inView());
+    }
+
     // Issue 26: the width mismatch sat under Activation and began in
     // lower case; it sits under the widths (or V, D, C) and begins with a
     // capital.
