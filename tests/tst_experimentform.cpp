@@ -131,7 +131,7 @@ private slots:
         QTest::newRow("widths vs dataset dim") << mlp << "model"
                                                << "784-16-3"
                                                << "model"
-                                               << "the model's input width is 784 but the dataset "
+                                               << "The model's input width is 784 but the dataset "
                                                   "has 20 features: make the model's first width 20"
                                                << "20-16-3";
         QTest::newRow("output below classes") << mlp << "model"
@@ -175,7 +175,7 @@ private slots:
                                      << "dataset"
                                      << "/nonexistent/hwl.csv"
                                      << "dataset"
-                                     << "file not found: /nonexistent/hwl.csv"
+                                     << "File not found: /nonexistent/hwl.csv"
                                      << "%CSV%";
         QTest::newRow("csv empty path") << R"({"model": "mlp:2-2", "dataset": "csv:%CSV%"})"
                                         << "dataset"
@@ -187,19 +187,19 @@ private slots:
                                               << "dataset"
                                               << "%IDX%"
                                               << "dataset"
-                                              << "not a file"
+                                              << "Not a file"
                                               << "%CSV%";
         QTest::newRow("libsvm missing") << R"({"model": "mlp:2-2", "dataset": "libsvm:%CSV%"})"
                                         << "dataset"
                                         << "/nonexistent/a.svm"
                                         << "dataset"
-                                        << "file not found"
+                                        << "File not found"
                                         << "%CSV%";
         QTest::newRow("idx folder missing") << R"({"model": "mlp:784-10", "dataset": "idx:%IDX%"})"
                                             << "dataset"
                                             << "/nonexistent/idx"
                                             << "dataset"
-                                            << "folder not found: /nonexistent/idx"
+                                            << "Folder not found: /nonexistent/idx"
                                             << "%IDX%";
         // Regression: a model/file mismatch showed only after Start. The
         // file's header (its first line, an IDX header) is read at once.
@@ -209,7 +209,7 @@ private slots:
             const char *name, *setup, *widget, *value, *field, *expected, *fix;
         } headers[] = {
             {"csv features vs widths", csv, "model", "3-2", "model",
-             "the model's input width is 3 but the dataset has 2 features", "2-2"},
+             "The model's input width is 3 but the dataset has 2 features", "2-2"},
             {"csv with more features", csv, "dataset", "%DIR%/wide.csv", "model",
              "dataset has 3 features: make the model's first width 3", "%CSV%"},
             {"csv of one column", csv, "dataset", "%DIR%/one.csv", "dataset",

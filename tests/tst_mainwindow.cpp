@@ -6,6 +6,7 @@
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
 #include "io/tensorfile.h"
+#include "launch/devices.h"
 #include "run/workerrole.h"
 #include "runs/runlibrary.h"
 #include "runs/workertablemodel.h"
@@ -19,11 +20,14 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QMessageBox>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -340,6 +344,111 @@ private slots:
         QVERIFY(!w.startAction()->isEnabled());
         w.form()->setConfig(smallRun(2, 1));
         QVERIFY(w.startAction()->isEnabled());
+    }
+
+    // Issue 26 item 4: Start's tooltip says which field is wrong and why, in
+    // the form's words, when that field is scrolls below view.
+    void startSaysWhichFieldIsWrong() {
+        MainWindow w;
+        ExperimentConfig bad = smallRun(2, 1);
+        bad.momentum = 1;
+        w.form()->setConfig(bad);
+        QVERIFY(!w.startAction()->isEnabled());
+        QCOMPARE(w.startAction()->toolTip(),
+                 QString("Momentum must be a number in [0, 1) (got 1)"));
+        bad.lr = 0; // another problem, higher up: it is named first
+        w.form()->setConfig(bad);
+        QVERIFY(w.startAction()->toolTip().startsWith("Learning rate must be"));
+        w.form()->setConfig(smallRun(2, 1));
+        QVERIFY(w.startAction()->isEnabled());
+        QVERIFY(!w.startAction()->toolTip().contains("must be"));
+    }
+
+    // Issue 26 item 4: the window looks for a GPU once, in the background, at
+    // start; with none, a GPU mode cannot be started (no modal box, nothing
+    // wiped) and Start says why.
+    void gpuProbeAtStartDisablesGpuModes() {
+        if (!cudaBuilt())
+            QSKIP("built without CUDA: the GPU modes are listed as not built");
+        MainWindow w;
+        QTRY_VERIFY_WITH_TIMEOUT(w.form()->gpuAvailabilityKnown(), 35000);
+        const DeviceList list = listDevices();
+        QCOMPARE(w.form()->gpuAvailable(), !list.devices.empty());
+        if (!list.devices.empty())
+            QSKIP("this machine has a GPU");
+        ExperimentConfig gpu = smallRun(2, 1);
+        gpu.mode = "gpu-hogwild";
+        gpu.momentum = 0;
+        w.form()->setConfig(gpu);
+        QVERIFY(!w.startAction()->isEnabled());
+        const QString sentence =
+            ExperimentForm::noGpuSentence(QString::fromStdString(list.unavailable));
+        QCOMPARE(w.startAction()->toolTip(), "Mode: " + sentence);
+        w.startRun(); // refused before anything is wiped
+        QVERIFY(!w.controller()->busy());
+        QVERIFY(!w.eventLogText().contains("Could not start"));
+    }
+
+    // Issue 26 item 9: at a 1440 px window every column of the Workers
+    // table shows, unscrolled, with 16 workers' large numbers.
+    void workerTableFitsAt1440() {
+        MainWindow w;
+        w.resize(1440, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTableView* table = nullptr;
+        for (QTableView* t : w.findChildren<QTableView*>())
+            if (t->model() == w.workerModel())
+                table = t;
+        QVERIFY(table);
+        QList<WorkerRow> rows;
+        for (int r = 0; r < 16; ++r) {
+            WorkerRow row;
+            row.process = true;
+            row.worker.rank = std::uint32_t(r);
+            row.worker.pid = 4'194'000 + r;
+            row.worker.state = WorkerState::Running;
+            row.worker.steps = 123'456'789;
+            row.worker.lastLoss = 12.3456f;
+            row.worker.lastDivergence = 1234.5f;
+            row.worker.startupSeconds = 0.01234;
+            row.worker.updateWrites = 198'375'000;
+            row.worker.lostUpdates = 4'223'805;
+            row.samplesPerSecond = 1'475'729;
+            row.commShare = 0.123;
+            rows << row;
+        }
+        w.workerModel()->setRows(rows);
+        QCoreApplication::processEvents();
+        QHeaderView* header = table->horizontalHeader();
+        QVERIFY2(
+            header->length() <= table->viewport()->width(),
+            qPrintable(
+                QStringLiteral("%1 > %2").arg(header->length()).arg(table->viewport()->width())));
+        for (int c = 0; c < WorkerTableModel::Count; ++c)
+            QVERIFY(header->sectionViewportPosition(c) + header->sectionSize(c) <=
+                    table->viewport()->width());
+    }
+
+    // The Help dialogs' titles are the menu's words without "&".
+    void helpDialogTitleHasNoMnemonic() {
+        MainWindow w;
+        QAction* modes = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text() == "&Modes and pitfalls")
+                modes = a;
+        QVERIFY(modes);
+        QString title;
+        QTimer poll;
+        connect(&poll, &QTimer::timeout, &w, [&] {
+            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+                title = box->windowTitle();
+                box->accept();
+            }
+        });
+        poll.start(10);
+        modes->trigger();
+        QCOMPARE(title, QString("Modes and pitfalls"));
     }
 
     // Data-parallel over MPI from the window: mpirun starts rank 1, whose

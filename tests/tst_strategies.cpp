@@ -213,9 +213,15 @@ private slots:
             mode->setCurrentIndex(hogwild);
             auto* note = form.findChild<QLabel*>("devicesNote");
             QVERIFY(note && !note->text().isEmpty());
+            // The form's background probe answers: the devices, or why none.
+            QTRY_VERIFY_WITH_TIMEOUT(form.gpuAvailabilityKnown(), 35000);
             const hwl::DeviceList list = hwl::listDevices();
             if (list.devices.empty())
-                QVERIFY2(note->text().contains(QString::fromStdString(list.unavailable)),
+                QCOMPARE(
+                    form.problems().value("mode"),
+                    ui::ExperimentForm::noGpuSentence(QString::fromStdString(list.unavailable)));
+            else
+                QVERIFY2(note->text().contains(QString::fromStdString(list.devices[0].name)),
                          qPrintable(note->text()));
         }
         for (const QString text :

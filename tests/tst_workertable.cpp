@@ -4,9 +4,14 @@
 #include "runs/runcontroller.h"
 #include "runs/workertablemodel.h"
 
+#include <QHeaderView>
+#include <QLocale>
+#include <QScrollBar>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTest>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -37,6 +42,30 @@ ExperimentConfig smallRun(const char* mode, int workers) {
 /// table's average is defined (README, Workers tab).
 double expectedAverage(const WorkerSnapshot& w) {
     return double(w.samples) / (w.finishSeconds - (w.launchSeconds + w.startupSeconds));
+}
+
+/// 16 workers of a long GPU Hogwild run: every number as large as a
+/// classroom run makes them.
+QList<WorkerRow> largeRows() {
+    QList<WorkerRow> rows;
+    for (int r = 0; r < 16; ++r) {
+        WorkerRow row;
+        row.process = true;
+        row.worker.rank = std::uint32_t(r);
+        row.worker.pid = 4'194'000 + r; // pid_max's order of magnitude
+        row.worker.state = WorkerState::Running;
+        row.worker.steps = 123'456'789;
+        row.worker.samples = 987'654'321;
+        row.worker.lastLoss = 12.3456f;
+        row.worker.lastDivergence = 1234.5f;
+        row.worker.startupSeconds = 0.01234;
+        row.worker.updateWrites = 198'375'000;
+        row.worker.lostUpdates = 4'223'805;
+        row.samplesPerSecond = 1'475'729;
+        row.commShare = 0.123;
+        rows << row;
+    }
+    return rows;
 }
 
 /// A worker's snapshot from the controller's run: worker() only loads the
@@ -123,6 +152,8 @@ private slots:
 
     // The column and each cell say which rate they show.
     void rateToolTipsSayWhichRate() {
+        const QLocale before;
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
         WorkerTableModel model;
         WorkerRow running, done, none;
         running.samplesPerSecond = 1234;
@@ -142,12 +173,89 @@ private slots:
                     .toString()
                     .contains("last refresh interval"));
         QCOMPARE(model.data(model.index(1, col), Qt::ToolTipRole).toString(),
-                 QStringLiteral("Average over this worker's whole training (4000 samples)"));
+                 QStringLiteral("Average over this worker's whole training (4,000 samples)"));
         QCOMPARE(model.data(model.index(0, col), Qt::DisplayRole).toString(),
-                 QStringLiteral("1234"));
+                 QStringLiteral("1,234"));
         QCOMPARE(model.data(model.index(1, col), Qt::DisplayRole).toString(),
                  QStringLiteral("988"));
         QCOMPARE(model.data(model.index(2, col), Qt::DisplayRole).toString(), QStringLiteral("–"));
+        QLocale::setDefault(before);
+    }
+
+    // Issue 26: "4223805 of 198375000 block writes" had no separators while
+    // the counter toy printed "1,615,162"; every number is grouped now.
+    void numbersUseTheLocalesSeparators() {
+        const QLocale before;
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+        WorkerTableModel model;
+        model.setRows(largeRows());
+        auto cell = [&model](int column, int role = Qt::DisplayRole) {
+            return model.data(model.index(3, column), role).toString();
+        };
+        QCOMPARE(cell(WorkerTableModel::Steps), QStringLiteral("123,456,789"));
+        QCOMPARE(cell(WorkerTableModel::SamplesPerSecond), QStringLiteral("1,475,729"));
+        QCOMPARE(cell(WorkerTableModel::LostUpdates), QStringLiteral("4,223,805 of 198,375,000"));
+        QCOMPARE(cell(WorkerTableModel::LostUpdates, Qt::ToolTipRole),
+                 QStringLiteral("4,223,805 of 198,375,000 block writes lost (2.1 %)"));
+        QCOMPARE(cell(WorkerTableModel::Divergence), QStringLiteral("1,235"));
+        QCOMPARE(cell(WorkerTableModel::LastLoss), QStringLiteral("12.3456"));
+        QCOMPARE(cell(WorkerTableModel::Startup), QStringLiteral("12.34 ms"));
+        QCOMPARE(cell(WorkerTableModel::Communication), QStringLiteral("12 %"));
+        QCOMPARE(cell(WorkerTableModel::SamplesPerSecond, Qt::ToolTipRole),
+                 QStringLiteral("Over the last refresh interval (about 0.2 s)"));
+        // German: the same numbers with its separators.
+        QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+        QCOMPARE(cell(WorkerTableModel::Steps), QStringLiteral("123.456.789"));
+        QLocale::setDefault(before);
+    }
+
+    // Issue 26: at a 1440 px window the Start-up and Lost updates columns
+    // were off-screen. The table gets what the window leaves beside the
+    // form (about 900 px); every column must fit in it, unscrolled.
+    void everyColumnFitsBesideTheForm() {
+        const QLocale before;
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+        WorkerTableModel model;
+        QTableView view;
+        model.setUpView(&view);
+        view.resize(900, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        model.setRows(largeRows());
+        QHeaderView* header = view.horizontalHeader();
+        QTRY_VERIFY(header->length() > 0);
+        // No cell is cut: each column is at least as wide as its widest
+        // text (header or cell) plus a little.
+        const QFontMetrics fm(view.font());
+        auto widest = [&](int c) {
+            int w = fm.horizontalAdvance(
+                model.headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
+            for (int r = 0; r < model.rowCount(); ++r)
+                w = std::max(w, fm.horizontalAdvance(
+                                    model.data(model.index(r, c), Qt::DisplayRole).toString()));
+            return w;
+        };
+        int sum = 0;
+        for (int c = 0; c < WorkerTableModel::Count; ++c) {
+            const QString name = model.headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+            QVERIFY2(header->sectionSize(c) >= widest(c),
+                     qPrintable(QStringLiteral("%1: %2 < %3")
+                                    .arg(name)
+                                    .arg(header->sectionSize(c))
+                                    .arg(widest(c))));
+            sum += header->sectionSize(c);
+        }
+        const int viewport = view.viewport()->width();
+        QVERIFY2(sum <= viewport, qPrintable(QStringLiteral("%1 > %2").arg(sum).arg(viewport)));
+        QVERIFY2(header->length() <= viewport,
+                 qPrintable(QStringLiteral("%1 > %2").arg(header->length()).arg(viewport)));
+        QVERIFY(!view.horizontalScrollBar()->isVisible());
+        // Every header's long words are in its tooltip.
+        for (int c : {int(WorkerTableModel::Id), int(WorkerTableModel::Divergence),
+                      int(WorkerTableModel::Communication), int(WorkerTableModel::LostUpdates),
+                      int(WorkerTableModel::Startup)})
+            QVERIFY(!model.headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
+        QLocale::setDefault(before);
     }
 };
 

@@ -7,17 +7,25 @@
 
 #include "config/fields.h"
 #include "config/preflight.h"
+#include "launch/devices.h"
+#include "strategy/catalog.h"
 
+#include <QAbstractSpinBox>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLineEdit>
 #include <QMap>
+#include <QRegularExpression>
+#include <QScrollArea>
 #include <QSpinBox>
+#include <QThread>
 #include <QVBoxLayout>
 
 #include <limits>
+#include <memory>
 #include <optional>
 
 namespace hwl::ui {
@@ -51,39 +59,92 @@ QSpinBox* makeFieldSpin(const char* key, const QString& tip) {
     return makeCountSpin(key, int(f->min) - 1, int(f->max), tip);
 }
 
-/// What the form calls a field, for messages that begin with its key.
-QString windowName(const QString& key) {
-    static const QMap<QString, QString> names{{"lr", QObject::tr("Learning rate")},
-                                              {"momentum", QObject::tr("Momentum")},
-                                              {"weight-decay", QObject::tr("Weight decay")},
-                                              {"epochs", QObject::tr("Epochs")},
-                                              {"batch", QObject::tr("Batch")},
-                                              {"seed", QObject::tr("Seed")},
-                                              {"workers", QObject::tr("Workers")},
-                                              {"test-fraction", QObject::tr("Test fraction")},
-                                              {"sync-every", QObject::tr("Sync every")},
-                                              {"bucket-mb", QObject::tr("Bucket cap (MiB)")},
-                                              {"blocks", QObject::tr("Blocks")},
-                                              {"replicas-per-gpu", QObject::tr("Replicas per GPU")},
-                                              {"lost-updates", QObject::tr("Count lost updates")},
-                                              {"start-method", QObject::tr("Start method")},
-                                              {"share", QObject::tr("Share parameters")}};
-    return names.value(key, key);
-}
-
 /// A number field's tooltip: what it is and its interval from the field table.
 QString numberTip(const char* key, const QString& what) {
     return QStringLiteral("%1, in %2")
         .arg(what, QString::fromStdString(findField(key)->rangeText()));
 }
 
-/// The fields the form shows, in display order (JSON names).
-const char* const kFormFields[] = {
-    "model",     "dataset",      "test-fraction", "mode",
-    "workers",   "start-method", "share",         "on-worker-failure",
-    "transport", "sync-every",   "bucket-mb",     "drop-last",
-    "split",     "shuffle",      "batch",         "lr",
-    "momentum",  "weight-decay", "epochs",        "seed"};
+/// The fields the form shows, in display order (JSON names): the order in
+/// which the problem summary looks for the first problem.
+const char* const kFormFields[] = {"model",
+                                   "dataset",
+                                   "test-fraction",
+                                   "mode",
+                                   "workers",
+                                   "lost-updates",
+                                   "start-method",
+                                   "share",
+                                   "on-worker-failure",
+                                   "transport",
+                                   "sync-every",
+                                   "hostfile",
+                                   "mpirun-args",
+                                   "device",
+                                   "replicas-per-gpu",
+                                   "blocks",
+                                   "update",
+                                   "split",
+                                   "shuffle",
+                                   "bucket-mb",
+                                   "drop-last",
+                                   "spawn-before-share",
+                                   "loader-workers",
+                                   "cuda-before-fork",
+                                   "force-unsafe-fork",
+                                   "batch",
+                                   "lr",
+                                   "momentum",
+                                   "weight-decay",
+                                   "epochs",
+                                   "seed"};
+
+/// Lets a spin box or a combo box take the mouse wheel only once it has the
+/// focus: over an unfocused one the wheel goes on to the scroll area (issue
+/// 26: scrolling the form changed Blocks from 1,024 to 1,018 and marked the
+/// preset modified). The ignored event travels on to the parents.
+class WheelGuard : public QObject {
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() != QEvent::Wheel)
+            return false;
+        const auto* widget = qobject_cast<QWidget*>(watched);
+        if (!widget || widget->hasFocus())
+            return false;
+        event->ignore();
+        return true;
+    }
+};
+
+/// The label of the form-layout row that holds `field` (as its field, or
+/// inside the layout that is its field), or empty.
+QString rowLabel(QWidget* field) {
+    const QWidget* box = field->parentWidget();
+    auto* form = box ? qobject_cast<QFormLayout*>(box->layout()) : nullptr;
+    if (!form)
+        return {};
+    for (int row = 0; row < form->rowCount(); ++row) {
+        QLayoutItem* item = form->itemAt(row, QFormLayout::FieldRole);
+        if (!item ||
+            (item->widget() != field && !(item->layout() && item->layout()->indexOf(field) >= 0)))
+            continue;
+        QLayoutItem* label = form->itemAt(row, QFormLayout::LabelRole);
+        const auto* text = label ? qobject_cast<QLabel*>(label->widget()) : nullptr;
+        return text ? text->text().remove(QLatin1Char('&')) : QString();
+    }
+    return {};
+}
+
+/// The mode list's label of a mode name ("GPU Hogwild (CUDA blocks)"), or empty.
+QString modeLabel(const std::string& name) {
+    const StrategyTraits* t = findStrategy(name, true);
+    if (!t)
+        t = findStrategy(name, false);
+    return t ? QString::fromStdString(t->label) : QString();
+}
 
 } // namespace
 
@@ -95,6 +156,13 @@ ExperimentForm::ExperimentForm(QWidget* parent) : QWidget(parent) {
     setStyleSheet(formStyleSheet(false));
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(4, 4, 4, 4);
+    // The first problem, where the eye starts: the field may be scrolls away.
+    summary_ = makeNoteLabel("error");
+    summary_->setObjectName("problemSummary");
+    summary_->setTextFormat(Qt::RichText);
+    summary_->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    connect(summary_, &QLabel::linkActivated, this, &ExperimentForm::showField);
+    outer->addWidget(summary_);
     content_ = new QWidget;
     outer->addWidget(content_);
     auto* column = new QVBoxLayout(content_);
@@ -119,6 +187,20 @@ ExperimentForm::ExperimentForm(QWidget* parent) : QWidget(parent) {
     connect(model_, &ModelFields::edited, this, &ExperimentForm::onEdited);
     connect(dataset_, &DatasetFields::edited, this, &ExperimentForm::onEdited);
     connect(parallelism_, &ParallelismFields::edited, this, &ExperimentForm::onEdited);
+
+    auto* guard = new WheelGuard(this);
+    const QList<QWidget*> wheeled = [this] {
+        QList<QWidget*> all;
+        for (QAbstractSpinBox* w : findChildren<QAbstractSpinBox*>())
+            all << w;
+        for (QComboBox* w : findChildren<QComboBox*>())
+            all << w;
+        return all;
+    }();
+    for (QWidget* w : wheeled) {
+        w->setFocusPolicy(Qt::StrongFocus); // not Qt::WheelFocus: a wheel does not focus it
+        w->installEventFilter(guard);
+    }
     setConfig(hwl::ExperimentConfig::defaults());
 }
 
@@ -273,6 +355,12 @@ QMap<QString, QString> ExperimentForm::findProblems() const {
                         .arg(seed_->text())
                         .arg(std::numeric_limits<qulonglong>::max()));
 
+    // A GPU mode on a machine where the probe found no device: said before
+    // Start, where the mode (or the cuda device) is chosen.
+    if (!gpuMissing_.isEmpty())
+        if (const StrategyTraits* s = findStrategy(c); s && s->cuda && s->unavailable.empty())
+            add(s->takes(StrategySetting::Device) ? "device" : "mode", gpuMissing_);
+
     std::vector<ConfigIssue> issues = c.validate();
     const std::vector<ConfigIssue> before = checkBeforeLoading(c);
     issues.insert(issues.end(), before.begin(), before.end());
@@ -286,12 +374,145 @@ QMap<QString, QString> ExperimentForm::findProblems() const {
         const int forms = message.indexOf(QLatin1String(" Accepted forms:"));
         if (field == QLatin1String("model") && forms > 0)
             message.truncate(forms);
-        // "lr must be ..." in the window's words: "Learning rate must be ...".
-        if (message.startsWith(field + ' '))
-            message.replace(0, field.size(), windowName(field));
-        add(field, message);
+        add(field, inFormWords(field, message));
     }
     return found;
+}
+
+QString ExperimentForm::fieldLabel(const QString& field) const {
+    if (field == QLatin1String("model"))
+        return model_->title();
+    if (field == QLatin1String("dataset"))
+        return dataset_->title();
+    QWidget* w = fieldWidget(field);
+    if (const auto* check = qobject_cast<QCheckBox*>(w))
+        return QLatin1Char('"') + check->text().remove(QLatin1Char('&')) + QLatin1Char('"');
+    const QString label = w ? rowLabel(w) : QString();
+    return label.isEmpty() ? field : label;
+}
+
+QString ExperimentForm::inFormWords(const QString& field, QString message) const {
+    // A mode's name first ("gpu-hogwild takes ..."): as the mode list says it.
+    for (const std::string& name : modeNames()) {
+        const QString n = QString::fromStdString(name);
+        if (message.startsWith(n + ' ') || message.startsWith(n + ':')) {
+            message.replace(0, n.size(), modeLabel(name));
+            break;
+        }
+    }
+    // The field's key first ("lr must be ...", "share false ..."): its label.
+    const Field* own = findField(field.toStdString());
+    if (own && own->type == FieldType::Switch) {
+        for (const bool on : {false, true}) {
+            const QString prefix = field + (on ? QLatin1String(" true") : QLatin1String(" false"));
+            if (message.startsWith(prefix + ' '))
+                message.replace(0, prefix.size(),
+                                fieldLabel(field) + (on ? tr(" ticked") : tr(" unticked")));
+        }
+    }
+    if (message.startsWith(field + ' '))
+        message.replace(0, field.size(), fieldLabel(field));
+    // Flags anywhere ("(--momentum 0)", "--no-share"): the label of the
+    // field they set, for the fields the form shows.
+    static const QRegularExpression flag(QStringLiteral("--[a-z][a-z0-9-]*"));
+    QString out;
+    qsizetype at = 0;
+    for (auto it = flag.globalMatch(message); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        out += message.mid(at, m.capturedStart() - at);
+        at = m.capturedEnd();
+        const Field* f = findFlag(m.captured().toStdString());
+        const QString key = f ? QString::fromLatin1(f->key) : QString();
+        const QString label = f ? fieldLabel(key) : QString();
+        if (!f || label == key) {
+            out += m.captured();
+        } else if (f->type == FieldType::Switch) {
+            const bool off = f->negation && m.captured() == QLatin1String("--") + f->negation;
+            out += label + (off ? tr(" unticked") : tr(" ticked"));
+        } else {
+            out += label;
+        }
+    }
+    out += message.mid(at);
+    if (!out.isEmpty() && out.at(0).isLower())
+        out[0] = out.at(0).toUpper();
+    return out;
+}
+
+QStringList ExperimentForm::orderedProblemFields() const {
+    QStringList fields;
+    for (const char* name : kFormFields)
+        if (problems_.contains(QString::fromLatin1(name)))
+            fields << QString::fromLatin1(name);
+    for (auto it = problems_.begin(); it != problems_.end(); ++it)
+        if (!fields.contains(it.key()))
+            fields << it.key();
+    return fields;
+}
+
+QString ExperimentForm::problemSummary() const {
+    const QStringList fields = orderedProblemFields();
+    if (fields.isEmpty())
+        return {};
+    const QString& field = fields.first();
+    const QString message = problems_.value(field).section(QLatin1Char('\n'), 0, 0);
+    const QString label = fieldLabel(field);
+    QString text = message.startsWith(label) ? message : label + QStringLiteral(": ") + message;
+    if (fields.size() == 2)
+        text += tr(" (and one more field marked in red)");
+    else if (fields.size() > 2)
+        text += tr(" (and %1 more fields marked in red)").arg(fields.size() - 1);
+    return text;
+}
+
+void ExperimentForm::showField(const QString& field) {
+    QWidget* w = fieldWidget(field);
+    if (!w)
+        return;
+    for (QWidget* p = parentWidget(); p; p = p->parentWidget())
+        if (auto* area = qobject_cast<QScrollArea*>(p)) {
+            area->ensureWidgetVisible(w);
+            break;
+        }
+    w->setFocus(Qt::OtherFocusReason);
+}
+
+QString ExperimentForm::noGpuSentence(const QString& reported) {
+    QString why = reported.trimmed();
+    const QLatin1String prefix("no CUDA device: "); // the probe's own words, said once here
+    if (why.startsWith(prefix))
+        why = why.mid(prefix.size());
+    return tr("No GPU found on this machine (CUDA reported: %1): GPU modes are unavailable")
+        .arg(why);
+}
+
+void ExperimentForm::setGpuAvailability(bool available, const QString& detail) {
+    gpuKnown_ = true;
+    gpuMissing_ = available ? QString() : noGpuSentence(detail);
+    const QString devices = detail.isEmpty() ? tr("CUDA devices found") : detail;
+    parallelism_->setGpuState(gpuMissing_, available ? devices : QString());
+    revalidate();
+}
+
+void ExperimentForm::startGpuProbe() {
+    if (probing_ || gpuKnown_ || !cudaBuilt())
+        return;
+    probing_ = true;
+    // The probe starts a child process and waits for it (up to 30 s when
+    // the driver hangs): never on the GUI thread.
+    auto found = std::make_shared<DeviceList>();
+    QThread* thread = QThread::create([found] { *found = listDevices(); });
+    connect(thread, &QThread::finished, thread, &QObject::deleteLater);
+    connect(thread, &QThread::finished, this, [this, found] {
+        probing_ = false;
+        if (found->devices.empty())
+            setGpuAvailability(false, QString::fromStdString(found->unavailable));
+        else
+            setGpuAvailability(
+                true,
+                tr("Devices: %1").arg(QString::fromStdString(describeDevices(*found)).trimmed()));
+    });
+    thread->start();
 }
 
 void ExperimentForm::showProblems(const QMap<QString, QString>& found) {
@@ -324,6 +545,16 @@ void ExperimentForm::revalidate() {
     // Problems with fields the form has no editor for still count.
     const bool wasValid = problems_.isEmpty();
     problems_ = found;
+    const QStringList fields = orderedProblemFields();
+    setNote(summary_,
+            fields.isEmpty()
+                ? QString()
+                : problemSummary().toHtmlEscaped() +
+                      QStringLiteral(" <a href=\"%1\">%2</a>").arg(fields.first(), tr("Show")));
+    // A GPU mode chosen before anything is known: look now (in the background).
+    if (!gpuKnown_)
+        if (const StrategyTraits* s = findStrategy(config()); s && s->cuda)
+            startGpuProbe();
     if (wasValid != problems_.isEmpty())
         emit validityChanged(problems_.isEmpty());
 }

@@ -10,7 +10,20 @@
 // folders exist, the model fits a dataset whose shape is known, Fashion-MNIST
 // is installed). Each problem is shown AT its field: a red frame (dynamic
 // property "hwlError" = true, see formstyle.h), the message first in the
-// editor's tooltip, and a red label under it.
+// editor's tooltip, and a red label under it; the first problem is also
+// said in a line at the top of the form (problemSummary(), also Start's
+// tooltip in the window), so that an error two scrolls below view is not a
+// mystery. Messages use the form's words: a field's key or flag in an
+// engine message ("--momentum 0") becomes the label of its row ("Momentum 0").
+//
+// GPU modes: startGpuProbe() looks for CUDA devices once, on a thread of its
+// own (the probe is a child process and may take a second); until it
+// answers, the GPU modes stay selectable. When it finds none, they are
+// listed disabled with one sentence (noGpuSentence()) as their tooltip and
+// under the mode list, and a chosen GPU mode is the form's error.
+//
+// Spin boxes and combo boxes take the mouse wheel only once focused: a
+// wheel over an unfocused one scrolls the form instead of editing it.
 //
 // The form has no scroll area of its own: put it in a QScrollArea (the main
 // window does). It fits a ~340 px wide dock. GUI thread only.
@@ -18,6 +31,7 @@
 
 #include <QMap>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 class QLabel;
@@ -75,6 +89,40 @@ public:
     void setRunning(bool running);
     bool isRunning() const { return running_; }
 
+    /// The first problem in the form's order, in one line: "Momentum: GPU
+    /// Hogwild (CUDA blocks) takes plain SGD (Momentum 0): ..." (plus how
+    /// many more fields are marked). Empty when valid. Shown at the top of
+    /// the form; the window makes it Start's tooltip.
+    QString problemSummary() const;
+    QLabel* problemSummaryLabel() const { return summary_; }
+    /// What the form calls a field (JSON name): its row's label ("Learning
+    /// rate"), a check box's text in quotes, the group's title for model
+    /// and dataset; the name itself for fields the form does not show.
+    QString fieldLabel(const QString& field) const;
+    /// An engine message about `field` in the form's words, the one place
+    /// that maps them: the field's key first and any flag become the labels
+    /// of their rows ("--momentum 0" -> "Momentum 0", "--no-share" ->
+    /// "\"Share parameters\" unticked"), a mode name first its label in
+    /// the mode list, and the first letter a capital.
+    QString inFormWords(const QString& field, QString message) const;
+
+    /// Looks for CUDA devices once, in the background (nothing in builds
+    /// without the CUDA backend: the catalog lists the GPU modes as not
+    /// built); the answer comes to setGpuAvailability(). Also started by
+    /// choosing a GPU mode while nothing is known.
+    void startGpuProbe();
+    /// What the probe found: `detail` is the devices when `available`, else
+    /// what CUDA reported. Unavailable: the GPU modes and the cuda device
+    /// are disabled with noGpuSentence(detail) and a chosen one makes the
+    /// form invalid with it (so Start is disabled before anything is reset).
+    void setGpuAvailability(bool available, const QString& detail);
+    /// Whether the probe answered (or setGpuAvailability() was called).
+    bool gpuAvailabilityKnown() const { return gpuKnown_; }
+    bool gpuAvailable() const { return gpuKnown_ && gpuMissing_.isEmpty(); }
+    /// "No GPU found on this machine (CUDA reported: ...): GPU modes are
+    /// unavailable".
+    static QString noGpuSentence(const QString& reported);
+
 signals:
     void validityChanged(bool valid);
     /// After every edit and after setConfig().
@@ -86,6 +134,10 @@ private:
     void revalidate();
     QMap<QString, QString> findProblems() const;
     void showProblems(const QMap<QString, QString>& found);
+    /// The problem fields in the form's order (then any others).
+    QStringList orderedProblemFields() const;
+    /// Scrolls the form's scroll area to a field and focuses it.
+    void showField(const QString& field);
 
     ModelFields* model_ = nullptr;
     DatasetFields* dataset_ = nullptr;
@@ -98,6 +150,10 @@ private:
     QSpinBox* epochs_ = nullptr;
     QLineEdit* seed_ = nullptr;
     QMap<QString, QLabel*> errorLabels_;
+    QLabel* summary_ = nullptr;
+    bool gpuKnown_ = false;
+    bool probing_ = false;
+    QString gpuMissing_; ///< noGpuSentence(), once the probe found no device
 
     std::string init_, out_;
     std::uint64_t lastSeed_ = 42;

@@ -161,6 +161,22 @@ void ModelFields::updateVisibility() {
     form_->setRowVisible(vocab_, bag);
     form_->setRowVisible(dim_, bag);
     form_->setRowVisible(classes_, bag);
+    // The error sits under the field it is about: the widths (an MLP's
+    // errors are about them, not the activation), or V, D, C.
+    QWidget* above = bag ? static_cast<QWidget*>(classes_) : static_cast<QWidget*>(widths_);
+    int errorRow = -1, aboveRow = -1;
+    QFormLayout::ItemRole role;
+    form_->getWidgetPosition(error_, &errorRow, &role);
+    form_->getWidgetPosition(above, &aboveRow, &role);
+    if (errorRow == aboveRow + 1)
+        return;
+    const bool shown = !error_->isHidden();
+    const QFormLayout::TakeRowResult taken = form_->takeRow(errorRow);
+    form_->getWidgetPosition(above, &aboveRow, &role);
+    QLayoutItem* item = taken.fieldItem ? taken.fieldItem : taken.labelItem;
+    form_->insertRow(aboveRow + 1, item->widget());
+    delete item;
+    error_->setVisible(shown);
 }
 
 } // namespace hwl::ui

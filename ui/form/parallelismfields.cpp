@@ -91,6 +91,9 @@ void ParallelismFields::buildModeRows(QFormLayout* form) {
     }
     form->addRow(tr("Mode"), mode_);
     addErrorRow(form, "mode");
+    gpuNote_ = makeNoteLabel("warning");
+    gpuNote_->setObjectName("gpuNote");
+    form->addRow(gpuNote_);
 
     workers_ = makeCountSpin("workers", 0, fieldMax("workers"), tr("Parallel workers"));
     form->addRow(tr("Workers"), workers_);

@@ -53,6 +53,17 @@ public:
     QLabel* shareWarning() const { return shareWarning_; }
     QLabel* startMethodNote() const { return startNote_; }
 
+    /// What the GPU probe found (ExperimentForm::setGpuAvailability): an
+    /// empty `missing` makes the GPU modes usable (`devices`, when known,
+    /// lists them under the device field); otherwise `missing` is the
+    /// sentence why not: the GPU-only modes and the cuda device are then
+    /// listed disabled with it as their tooltip, and it shows under the
+    /// mode list while another mode is chosen (the form shows it as the
+    /// error of a chosen GPU mode).
+    void setGpuState(const QString& missing, const QString& devices);
+    /// Whether mode `name` runs only on a GPU (every variant is a CUDA one).
+    static bool gpuOnly(const QString& name);
+
 signals:
     /// Any edit by the user (or programmatic, not by setConfig()).
     void edited();
@@ -74,6 +85,8 @@ private:
     void setGpuConfig(const ExperimentConfig& c);
     void applyGpu(ExperimentConfig& c, const StrategyTraits* t) const;
     void updateGpuEnablement(const StrategyTraits* t);
+    /// The mode list's and the device list's GPU items as gpuMissing_ says.
+    void showGpuItems();
     void addErrorRow(QFormLayout* form, const char* field);
     void onModeChanged();
     void onEdited();
@@ -111,7 +124,10 @@ private:
     QComboBox* update_ = nullptr;
     QCheckBox* cudaBeforeFork_ = nullptr;
     QCheckBox* forceUnsafeFork_ = nullptr;
-    QLabel* devicesNote_ = nullptr;   ///< the CUDA devices, or why there is none
+    QLabel* devicesNote_ = nullptr; ///< the CUDA devices, or that the probe is looking
+    QLabel* gpuNote_ = nullptr;     ///< under the mode list: why the GPU modes are off
+    QString gpuMissing_;            ///< why no GPU mode can run here; empty: they can (or unknown)
+    QString gpuDevices_;            ///< the devices the probe found; empty: not known yet
     QToolButton* advanced_ = nullptr; ///< opens and closes the Advanced rows
     QMap<QString, QLabel*> errorLabels_;
     QString shownMode_;

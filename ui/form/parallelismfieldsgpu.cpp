@@ -1,7 +1,8 @@
 // The GPU rows of the parallelism fields: where data-parallel replicas run
 // (cpu | cuda), how many share a GPU, gpu-hogwild's blocks and update kind,
 // the CUDA-before-fork pitfall, and the devices a child process found (this
-// window's process never initialises CUDA).
+// window's process never initialises CUDA; ExperimentForm runs the probe in
+// the background and hands its answer to setGpuState()).
 #include "form/parallelismfields.h"
 
 #include "form/formstyle.h"
@@ -15,6 +16,8 @@
 #include <QLabel>
 #include <QSpinBox>
 #include <QStandardItemModel>
+
+#include <algorithm>
 
 namespace hwl::ui {
 
@@ -76,6 +79,49 @@ void ParallelismFields::buildGpuRows(QFormLayout* form) {
         connect(check, &QCheckBox::toggled, this, &ParallelismFields::onEdited);
 }
 
+bool ParallelismFields::gpuOnly(const QString& name) {
+    const std::vector<const StrategyTraits*> variants = variantsOf(name.toStdString());
+    return !variants.empty() && std::all_of(variants.begin(), variants.end(),
+                                            [](const StrategyTraits* t) { return t->cuda; });
+}
+
+void ParallelismFields::setGpuState(const QString& missing, const QString& devices) {
+    gpuMissing_ = missing;
+    gpuDevices_ = devices;
+    showGpuItems();
+    updateEnablement();
+}
+
+void ParallelismFields::showGpuItems() {
+    auto* modes = qobject_cast<QStandardItemModel*>(mode_->model());
+    const QString suffix = tr(" (no GPU found)");
+    for (int i = 0; i < mode_->count(); ++i) {
+        const QString name = mode_->itemData(i).toString();
+        const StrategyTraits* t = findStrategy(name.toStdString(), true);
+        if (!t)
+            t = findStrategy(name.toStdString(), false);
+        // Modes this build cannot run keep the catalog's reason.
+        if (!gpuOnly(name) || !t || !t->unavailable.empty())
+            continue;
+        const bool off = !gpuMissing_.isEmpty();
+        mode_->setItemText(i, QString::fromStdString(t->label) + (off ? suffix : QString()));
+        mode_->setItemData(i, off ? gpuMissing_ : QString::fromStdString(t->help), Qt::ToolTipRole);
+        if (QStandardItem* item = modes ? modes->item(i) : nullptr)
+            item->setFlags(off ? item->flags() & ~(Qt::ItemIsEnabled | Qt::ItemIsSelectable)
+                               : item->flags() | Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    }
+    if (!cudaBuilt())
+        return;
+    const int cuda = device_->findData(int(Device::Cuda));
+    const bool off = !gpuMissing_.isEmpty();
+    device_->setItemText(cuda, tr("cuda") + (off ? suffix : QString()));
+    device_->setItemData(cuda, off ? gpuMissing_ : QString(), Qt::ToolTipRole);
+    if (auto* model = qobject_cast<QStandardItemModel*>(device_->model()))
+        if (QStandardItem* item = model->item(cuda))
+            item->setFlags(off ? item->flags() & ~(Qt::ItemIsEnabled | Qt::ItemIsSelectable)
+                               : item->flags() | Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+}
+
 void ParallelismFields::setGpuConfig(const ExperimentConfig& c) {
     device_->setCurrentIndex(device_->findData(int(c.device)));
     replicasPerGpu_->setValue(c.replicasPerGpu);
@@ -111,20 +157,19 @@ void ParallelismFields::updateGpuEnablement(const StrategyTraits* t) {
     const bool processes = chosen && chosen->takes(StrategySetting::StartMethod);
     cudaBeforeFork_->setEnabled(processes);
     forceUnsafeFork_->setEnabled(processes && cudaBeforeFork_->isChecked());
-    // The devices, once a GPU mode is chosen (a child process looks: this
-    // one never initialises CUDA).
+    // The devices, once a GPU mode is chosen, as the background probe found
+    // them (a child process looks: this one never initialises CUDA). With
+    // none, the form shows why as the chosen mode's error.
     QString note;
-    if (chosen && chosen->cuda) {
-        const DeviceList list = listDevices();
-        note =
-            list.devices.empty()
-                ? tr("GPU modes cannot run here: %1").arg(QString::fromStdString(list.unavailable))
-                : tr("Devices: %1").arg(QString::fromStdString(describeDevices(list)).trimmed());
+    const bool gpuChosen = chosen && chosen->cuda;
+    if (gpuChosen && gpuMissing_.isEmpty() && chosen->unavailable.empty()) {
+        note = gpuDevices_.isEmpty() ? tr("Looking for CUDA devices…") : gpuDevices_;
     } else if (!cudaBuilt() && device_->currentIndex() == 1 && t &&
                t->takes(StrategySetting::Device)) {
         note = QString::fromStdString(cudaNotBuiltReason());
     }
     setNote(devicesNote_, note);
+    setNote(gpuNote_, gpuChosen ? QString() : gpuMissing_);
 }
 
 } // namespace hwl::ui

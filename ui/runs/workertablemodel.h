@@ -3,10 +3,15 @@
 // rank, pid or thread id, state (and why it died), steps, samples/s (over the
 // last refresh while it trains, its whole-run average once it left: the
 // column's and the cell's tooltips say which), last loss, divergence,
-// start-up time. GUI thread only.
+// start-up time. Numbers are grouped as everywhere in the window
+// (charts/numbers.h); headers are short, their tooltips say the long words,
+// so that every column fits beside the form at a 1440 px window
+// (setUpView()). GUI thread only.
 #include "runs/runcontroller.h"
 
 #include <QAbstractTableModel>
+
+class QTableView;
 
 namespace hwl::ui {
 
@@ -39,8 +44,14 @@ public:
     const QList<WorkerRow>& rows() const { return rows_; }
     /// The Samples/s column's tooltip: which rate it shows when.
     static QString rateToolTip();
+    /// Shows this model in `view` the way the window does: no row numbers,
+    /// whole rows selected, every column as wide as its content and State
+    /// taking the rest (so that all columns fit without scrolling).
+    void setUpView(QTableView* view);
 
 private:
+    QVariant toolTip(const WorkerRow& row, int column) const;
+
     QList<WorkerRow> rows_;
 };
 

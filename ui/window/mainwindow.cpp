@@ -101,6 +101,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(controller_, &RunController::finished, this, &MainWindow::onFinished);
     connect(controller_, &RunController::eventLogged, this, &MainWindow::logEvent);
     connect(form_, &ExperimentForm::validityChanged, this, &MainWindow::updateActions);
+    connect(form_, &ExperimentForm::changed, this, &MainWindow::updateActions);
+    // GPU modes say at once whether this machine can run them (in the background).
+    form_->startGpuProbe();
 
     restoreSettings();
     if (QSettings().value(kPresentationKey, false).toBool())
@@ -295,10 +298,7 @@ void MainWindow::buildCentre() {
 
     workerModel_ = new WorkerTableModel(this);
     workerTable_ = new QTableView;
-    workerTable_->setModel(workerModel_);
-    workerTable_->verticalHeader()->hide();
-    workerTable_->horizontalHeader()->setStretchLastSection(true);
-    workerTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    workerModel_->setUpView(workerTable_);
     eventLog_ = new QPlainTextEdit;
     eventLog_->setReadOnly(true);
     eventLog_->setMaximumBlockCount(5000);
@@ -359,9 +359,10 @@ QWidget* MainWindow::buildChartsArea() {
 void MainWindow::updateActions() {
     const bool busy = controller_->busy();
     startAction_->setEnabled(!busy && form_->isValid());
+    // Invalid: which field and why, in the form's words (it may be out of view).
     startAction_->setToolTip(form_->isValid()
                                  ? tr("Start training with the experiment on the left (Ctrl+R)")
-                                 : tr("Fix the fields marked in red first"));
+                                 : form_->problemSummary());
     pauseAction_->setEnabled(busy);
     stepAction_->setEnabled(controller_->canStep());
     if (presetsMenu_)

@@ -162,7 +162,8 @@ void MainWindow::buildHelpMenu() {
     for (const auto& e : entries)
         help->addAction(e.label, e.keys, this, [this, e] {
             QMessageBox box(this);
-            box.setWindowTitle(e.label);
+            // The menu's text without its mnemonic marker ("&Modes ...").
+            box.setWindowTitle(QString(e.label).remove(QLatin1Char('&')));
             box.setTextFormat(Qt::RichText);
             box.setText(helpText(e.topic));
             box.exec();

@@ -1,0 +1,376 @@
+// What the experiment form says and refuses before Start (issue 26): the
+// GPU modes once the background probe found no device, the first problem
+// at the top of the form and as Start's reason, messages in the form's
+// words, the wheel that no longer edits an unfocused field, an error under
+// the field it is about, and spin boxes that keep their arrows in red.
+#include "config/presets.h"
+#include "form/experimentform.h"
+
+#include "launch/devices.h"
+#include "run/workerrole.h"
+#include "strategy/catalog.h"
+
+#include <QAbstractSpinBox>
+#include <QApplication>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QTest>
+#include <QWheelEvent>
+
+#include <algorithm>
+
+using hwl::ExperimentConfig;
+using hwl::ui::ExperimentForm;
+
+namespace {
+
+QString problemText(const ExperimentForm& form) {
+    QStringList lines;
+    const auto problems = form.problems();
+    for (auto it = problems.begin(); it != problems.end(); ++it)
+        lines << it.key() + ": " + it.value();
+    return lines.join('\n');
+}
+
+/// How many pixels of an image are the form's error red.
+int redPixels(const QImage& image) {
+    int red = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) {
+            const QRgb p = image.pixel(x, y);
+            red += qRed(p) > 150 && qGreen(p) < 100 && qBlue(p) < 100;
+        }
+    return red;
+}
+
+/// How many dark pixels the up arrow of a spin box's image has (the right
+/// 16 px of its upper half, inside the frame).
+int arrowInk(const QImage& image) {
+    int dark = 0;
+    for (int y = 3; y < image.height() / 2; ++y)
+        for (int x = image.width() - 14; x < image.width() - 3; ++x)
+            dark += qGray(image.pixel(x, y)) < 110;
+    return dark;
+}
+
+/// A GPU Hogwild experiment that is valid wherever the mode can run.
+ExperimentConfig gpuHogwild() {
+    ExperimentConfig c;
+    c.mode = "gpu-hogwild";
+    c.model = "mlp:20-16-4";
+    c.dataset = "teacher:1000x20:4:8";
+    c.momentum = 0;
+    c.workers = 4;
+    return c;
+}
+
+int modeIndex(QComboBox* combo, const char* mode) {
+    return combo->findData(QString::fromLatin1(mode));
+}
+
+} // namespace
+
+class TestFormFeedback : public QObject {
+    Q_OBJECT
+
+private slots:
+    // Issue 26: the arrows of a spin box vanished in the red (error)
+    // state; they stay, drawn as in the normal state.
+    void spinArrowsStayInTheErrorState() {
+        ExperimentForm form;
+        form.resize(360, 900);
+        form.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&form));
+        auto* workers = qobject_cast<QSpinBox*>(form.fieldWidget("workers"));
+        workers->setValue(3);
+        QCoreApplication::processEvents();
+        const QImage normal = workers->grab().toImage();
+        workers->setValue(0);
+        QVERIFY(workers->property("hwlError").toBool());
+        QCoreApplication::processEvents();
+        const QImage error = workers->grab().toImage();
+        QCOMPARE(error.size(), normal.size());
+        QVERIFY(arrowInk(normal) > 0);
+        QCOMPARE(arrowInk(error), arrowInk(normal));
+        // ... and the red frame is there.
+        QCOMPARE(redPixels(normal), 0);
+        QVERIFY2(redPixels(error) > error.width(), qPrintable(QString::number(redPixels(error))));
+    }
+
+    // Issue 26: with no GPU, GPU Hogwild was offered and Start opened a
+    // modal box ("cudaGetDeviceCount returned 35") after wiping the charts.
+    // Once the probe finds no device the GPU modes are listed disabled with
+    // one sentence, and a chosen one makes the form invalid with it.
+    void gpuModesUnavailableWithoutADevice() {
+        if (!hwl::cudaBuilt())
+            QSKIP("built without CUDA: the catalog lists the GPU modes as not built");
+        const QString reported = "no CUDA device: cudaGetDeviceCount returned 35, CUDA driver "
+                                 "version is insufficient for CUDA runtime version";
+        const QString sentence =
+            "No GPU found on this machine (CUDA reported: cudaGetDeviceCount returned 35, CUDA "
+            "driver version is insufficient for CUDA runtime version): GPU modes are unavailable";
+        QCOMPARE(ExperimentForm::noGpuSentence(reported), sentence);
+        ExperimentForm form;
+        form.setConfig(gpuHogwild());
+        QVERIFY2(form.isValid(), qPrintable(problemText(form))); // unknown: selectable
+        QVERIFY(!form.gpuAvailabilityKnown());
+        QSignalSpy validity(&form, &ExperimentForm::validityChanged);
+        form.setGpuAvailability(false, reported);
+        QVERIFY(form.gpuAvailabilityKnown() && !form.gpuAvailable());
+        // Invalid, said at the mode and first in the summary (Start's reason).
+        QVERIFY(!form.isValid());
+        QCOMPARE(validity.count(), 1);
+        QCOMPARE(form.problems().value("mode"), sentence);
+        QCOMPARE(form.problemSummary(), "Mode: " + sentence);
+        QVERIFY(form.problemSummaryLabel()->isVisibleTo(&form));
+        QVERIFY(form.errorLabel("mode")->isVisibleTo(&form));
+        // The list: every GPU-only mode disabled with the sentence.
+        auto* mode = qobject_cast<QComboBox*>(form.fieldWidget("mode"));
+        auto* modes = qobject_cast<QStandardItemModel*>(mode->model());
+        int gpuModes = 0;
+        for (int i = 0; i < mode->count(); ++i) {
+            const QString name = mode->itemData(i).toString();
+            const auto variants = hwl::variantsOf(name.toStdString());
+            const bool gpuOnly = std::all_of(variants.begin(), variants.end(),
+                                             [](const auto* t) { return t->cuda; });
+            QCOMPARE(bool(modes->item(i)->flags() & Qt::ItemIsEnabled), !gpuOnly);
+            if (gpuOnly) {
+                ++gpuModes;
+                QCOMPARE(mode->itemData(i, Qt::ToolTipRole).toString(), sentence);
+                QVERIFY(mode->itemText(i).endsWith("(no GPU found)"));
+            }
+        }
+        QVERIFY(gpuModes >= 1);
+        // The cuda device of data-parallel too.
+        auto* device = qobject_cast<QComboBox*>(form.fieldWidget("device"));
+        const int cuda = device->findData(int(hwl::Device::Cuda));
+        auto* devices = qobject_cast<QStandardItemModel*>(device->model());
+        QVERIFY(!(devices->item(cuda)->flags() & Qt::ItemIsEnabled));
+        QCOMPARE(device->itemData(cuda, Qt::ToolTipRole).toString(), sentence);
+        ExperimentConfig ddp = gpuHogwild();
+        ddp.mode = "data-parallel";
+        ddp.device = hwl::Device::Cuda;
+        ddp.momentum = 0.9;
+        form.setConfig(ddp);
+        QCOMPARE(form.problems().value("device"), sentence);
+        QVERIFY(!form.isValid());
+        // Another mode: valid, and the sentence stays next to the list.
+        ddp.device = hwl::Device::Cpu;
+        form.setConfig(ddp);
+        QVERIFY2(form.isValid(), qPrintable(problemText(form)));
+        QLabel* note = form.findChild<QLabel*>("gpuNote");
+        QVERIFY(note && note->isVisibleTo(&form));
+        QCOMPARE(note->text(), sentence);
+        QVERIFY(!form.problemSummaryLabel()->isVisibleTo(&form));
+    }
+
+    // A device found: the GPU modes stay as they are, and say which devices.
+    void gpuModesAvailableWithADevice() {
+        ExperimentForm form;
+        form.setGpuAvailability(true, "Devices: cuda:0  NVIDIA H200  143771 MiB");
+        QVERIFY(form.gpuAvailable());
+        auto* mode = qobject_cast<QComboBox*>(form.fieldWidget("mode"));
+        auto* modes = qobject_cast<QStandardItemModel*>(mode->model());
+        const int hogwild = modeIndex(mode, "gpu-hogwild");
+        const bool built = hwl::cudaBuilt();
+        QCOMPARE(bool(modes->item(hogwild)->flags() & Qt::ItemIsEnabled), built);
+        form.setConfig(gpuHogwild());
+        QCOMPARE(form.isValid(), built);
+        QVERIFY(!form.findChild<QLabel*>("gpuNote")->isVisibleTo(&form));
+        if (built) {
+            QVERIFY(form.problemSummary().isEmpty());
+            QVERIFY(form.findChild<QLabel*>("devicesNote")->text().contains("NVIDIA H200"));
+        }
+    }
+
+    // The probe runs on a thread of its own: its answer comes through the
+    // event loop, never while startGpuProbe() holds the GUI thread.
+    void gpuProbeAnswersInTheBackground() {
+        if (!hwl::cudaBuilt())
+            QSKIP("built without CUDA: nothing to probe");
+        ExperimentForm form;
+        form.startGpuProbe();
+        QVERIFY(!form.gpuAvailabilityKnown());
+        QTRY_VERIFY_WITH_TIMEOUT(form.gpuAvailabilityKnown(), 35000);
+        QCOMPARE(form.gpuAvailable(), !hwl::listDevices().devices.empty());
+    }
+
+    // Issue 26 item 5: the wheel over the form changed Blocks from 1,024 to
+    // 1,018 and marked the preset modified. An unfocused spin or combo box
+    // lets the wheel go on to the scroll area; a focused one takes it.
+    void wheelDoesNotEditAnUnfocusedField() {
+        QScrollArea area;
+        auto* form = new ExperimentForm;
+        area.setWidget(form);
+        area.setWidgetResizable(true);
+        area.resize(380, 300);
+        area.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&area));
+        for (QWidget* w : form->findChildren<QAbstractSpinBox*>())
+            QCOMPARE(w->focusPolicy(), Qt::StrongFocus);
+        for (QWidget* w : form->findChildren<QComboBox*>())
+            QCOMPARE(w->focusPolicy(), Qt::StrongFocus);
+        auto* workers = qobject_cast<QSpinBox*>(form->fieldWidget("workers"));
+        auto* mode = qobject_cast<QComboBox*>(form->fieldWidget("mode"));
+        QSignalSpy changed(form, &ExperimentForm::changed);
+        const int before = workers->value();
+        const int modeBefore = mode->currentIndex();
+        auto wheel = [](QWidget* w) {
+            const QPointF at(w->width() / 2.0, w->height() / 2.0);
+            QWheelEvent event(at, w->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton,
+                              Qt::NoModifier, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(w, &event);
+            return event.isAccepted();
+        };
+        QVERIFY(!workers->hasFocus());
+        QVERIFY(!wheel(workers)); // ignored: left to the scroll area
+        QVERIFY(!wheel(mode));
+        QCOMPARE(workers->value(), before);
+        QCOMPARE(mode->currentIndex(), modeBefore);
+        QCOMPARE(changed.count(), 0);
+        // Clicked into: the wheel edits it, as it always did.
+        area.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&area));
+        workers->setFocus();
+        QTRY_VERIFY(workers->hasFocus());
+        wheel(workers);
+        QCOMPARE(workers->value(), before - 1);
+        QVERIFY(changed.count() >= 1);
+    }
+
+    // Messages say what the form calls things, never the command line.
+    void messagesUseTheFormsWords() {
+        ExperimentForm form;
+        QCOMPARE(form.fieldLabel("momentum"), QString("Momentum"));
+        QCOMPARE(form.fieldLabel("lr"), QString("Learning rate"));
+        QCOMPARE(form.fieldLabel("hostfile"), QString("Hostfile"));
+        QCOMPARE(form.fieldLabel("share"), QString("\"Share parameters\""));
+        QCOMPARE(form.fieldLabel("model"), QString("Model"));
+        QCOMPARE(form.inFormWords("momentum",
+                                  "gpu-hogwild takes plain SGD (--momentum 0): each of thousands "
+                                  "of blocks would need its own momentum buffer"),
+                 QString("GPU Hogwild (CUDA blocks) takes plain SGD (Momentum 0): each of "
+                         "thousands of blocks would need its own momentum buffer"));
+        QCOMPARE(form.inFormWords("hostfile", "hostfile applies to --transport mpi only"),
+                 QString("Hostfile applies to Transport mpi only"));
+        QCOMPARE(form.inFormWords("share", "share false (--no-share) applies to mode processes"),
+                 QString("\"Share parameters\" unticked (\"Share parameters\" unticked) applies "
+                         "to mode processes"));
+        QCOMPARE(form.inFormWords("workers", "use at most as many workers as --blocks"),
+                 QString("Use at most as many workers as Blocks"));
+        QCOMPARE(form.inFormWords("model", "the model's input width is 3"),
+                 QString("The model's input width is 3"));
+        // Flags of fields the form does not show stay as they are.
+        QCOMPARE(form.inFormWords("out", "see --out"), QString("See --out"));
+        // Every message a preset-based form shows is free of flags.
+        for (const auto& preset : hwl::presets()) {
+            ExperimentConfig c = preset.config;
+            c.momentum = 2;
+            c.lr = 0;
+            form.setConfig(c);
+            for (const QString& message : form.problems())
+                QVERIFY2(!message.contains("--"), qPrintable(message));
+        }
+    }
+
+    // The first problem is said at the top of the form in the form's words,
+    // also when its field is scrolls away (Start's tooltip in the window).
+    void problemSummaryNamesTheField() {
+        ExperimentForm form;
+        ExperimentConfig c = gpuHogwild();
+        c.mode = "threads";
+        c.momentum = 1;
+        form.setConfig(c);
+        QCOMPARE(form.problemSummary(), QString("Momentum must be a number in [0, 1) (got 1)"));
+        QLabel* top = form.problemSummaryLabel();
+        QVERIFY(top->isVisibleTo(&form));
+        QVERIFY(top->text().contains("Momentum must be a number in [0, 1) (got 1)"));
+        c.lr = 0;
+        form.setConfig(c);
+        QCOMPARE(form.problemSummary(),
+                 QString("Learning rate must be a number in (0, 100] (got 0) (and one more "
+                         "field marked in red)"));
+        c.workers = 0;
+        form.setConfig(c);
+        QVERIFY(form.problemSummary().startsWith("Workers must be in 1..256 (got 0) (and 2 more"));
+        c.workers = 2;
+        c.lr = 0.01;
+        c.momentum = 0;
+        form.setConfig(c);
+        QVERIFY2(form.isValid(), qPrintable(problemText(form)));
+        QVERIFY(form.problemSummary().isEmpty());
+        QVERIFY(!top->isVisibleTo(&form));
+    }
+
+    // The summary's Show link scrolls the form to the field that is wrong.
+    void showLinkScrollsToTheField() {
+        QScrollArea area;
+        auto* form = new ExperimentForm;
+        area.setWidget(form);
+        area.setWidgetResizable(true);
+        area.resize(380, 300);
+        area.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&area));
+        ExperimentConfig c = gpuHogwild();
+        c.mode = "threads";
+        c.momentum = 1;
+        form->setConfig(c);
+        QCoreApplication::processEvents();
+        QLabel* top = form->problemSummaryLabel();
+        QVERIFY(top->text().contains("href=\"momentum\""));
+        QWidget* momentum = form->fieldWidget("momentum");
+        auto inView = [&] {
+            const QPoint at = momentum->mapTo(area.viewport(), QPoint(0, 0));
+            return at.y() >= 0 && at.y() + momentum->height() <= area.viewport()->height();
+        };
+        QVERIFY(!inView());
+        emit top->linkActivated("momentum");
+        QVERIFY(inView());
+    }
+
+    // Issue 26: the width mismatch sat under Activation and began in
+    // lower case; it sits under the widths (or V, D, C) and begins with a
+    // capital.
+    void modelErrorSitsUnderItsField() {
+        ExperimentConfig c = gpuHogwild();
+        c.mode = "threads";
+        c.model = "mlp:784-16-4";
+        ExperimentForm form;
+        form.setConfig(c);
+        QLabel* error = form.errorLabel("model");
+        QVERIFY(error->isVisibleTo(&form));
+        QVERIFY2(error->text().startsWith("The model's input width is 784"),
+                 qPrintable(error->text()));
+        auto rowOf = [](QWidget* w) {
+            auto* layout = qobject_cast<QFormLayout*>(w->parentWidget()->layout());
+            int row = -1;
+            QFormLayout::ItemRole role;
+            layout->getWidgetPosition(w, &row, &role);
+            return row;
+        };
+        QWidget* widths = form.fieldWidget("model");
+        QCOMPARE(rowOf(error), rowOf(widths) + 1);
+        c.model = "embedding-bag:50-8-2"; // C below the dataset's 4 classes; dense data
+        c.dataset = "sparse-bow:1000x500:4:10";
+        form.setConfig(c);
+        QVERIFY(error->isVisibleTo(&form));
+        QCOMPARE(rowOf(error), rowOf(form.findChild<QWidget*>("modelClasses")) + 1);
+    }
+};
+
+int main(int argc, char** argv) {
+    // The form's GPU probe runs this program in the probe role.
+    if (int code = 0; hwl::runWorkerRoleIfRequested(argc, argv, code))
+        return code;
+    QApplication app(argc, argv);
+    TestFormFeedback test;
+    return QTest::qExec(&test, argc, argv);
+}
+#include "tst_formfeedback.moc"
