@@ -239,7 +239,8 @@ void MainWindow::buildCentre() {
     lostChart_->hide(); // shown for runs that count them
     accuracyChart_ = new TrainingChart(tr("Test accuracy, % (each mark: one evaluation)"), tr("%"));
     accuracyChart_->setObjectName("accuracyChart");
-    accuracyChart_->hide(); // shown once there is a test set or a run to compare
+    accuracyChart_->setYBounds(0, 100); // a percentage: never past 100%
+    accuracyChart_->hide();             // shown once there is a test set or a run to compare
     rateChart_ = new TrainingChart(tr("Throughput per worker, samples/s"), tr("rate"));
     rateChart_->setObjectName("rateChart");
     lossChart_->setObjectName("lossChart");
