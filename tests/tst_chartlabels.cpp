@@ -6,17 +6,23 @@
 // PNG or SVG at a chosen size. Offscreen platform.
 #include "charts/chartaxes.h"
 #include "charts/chartlabels.h"
+#include "charts/chartsizedialog.h"
 #include "charts/chartview.h"
 #include "charts/trainingchart.h"
 
+#include <QApplication>
 #include <QCategoryAxis>
 #include <QChart>
+#include <QComboBox>
+#include <QDialog>
 #include <QFile>
 #include <QImage>
 #include <QRegularExpression>
 #include <QSet>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <cmath>
 
@@ -302,6 +308,30 @@ private slots:
         QVERIFY(!chart.saveImage(dir.filePath("loss.xyz"), QSize(800, 600), &error));
         QVERIFY2(error.contains(".png") && error.contains(".svg"), qPrintable(error));
         QVERIFY(!QFile::exists(dir.filePath("loss.xyz")));
+    }
+
+    // The size asked before saving: a preset fills both boxes; cancel is nothing.
+    void sizeDialogOffersPresets() {
+        QTimer::singleShot(0, [] {
+            auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            auto* presets = dialog->findChild<QComboBox*>();
+            const int full = presets->findText("1920 x 1080");
+            QVERIFY(full > 0);
+            presets->setCurrentIndex(full);
+            Q_EMIT presets->activated(full);
+            dialog->accept();
+        });
+        QCOMPARE(askChartSize(nullptr, QSize(800, 600)), std::optional<QSize>(QSize(1920, 1080)));
+        QTimer::singleShot(0, [] {
+            auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            const QList<QSpinBox*> boxes = dialog->findChildren<QSpinBox*>();
+            QCOMPARE(boxes.size(), 2);
+            QCOMPARE(boxes[0]->value(), 640);
+            dialog->reject();
+        });
+        QCOMPARE(askChartSize(nullptr, QSize(640, 480)), std::optional<QSize>());
     }
 };
 
