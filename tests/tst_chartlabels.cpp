@@ -16,6 +16,8 @@
 #include <QComboBox>
 #include <QDialog>
 #include <QFile>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QImage>
 #include <QRegularExpression>
 #include <QSet>
@@ -60,6 +62,19 @@ bool roundTicks(const QList<double>& at, QString* why) {
         s << QString::number(v, 'g', 12);
     *why = s.join(' ');
     return ok;
+}
+
+/// The texts of the chart that reach past its edges (the view cuts them).
+QStringList textsOutside(QChart* chart) {
+    QStringList outside;
+    const QRectF inside = chart->sceneBoundingRect().adjusted(-5, -5, 5, 5);
+    for (QGraphicsItem* item : chart->scene()->items()) {
+        const auto* text = qgraphicsitem_cast<QGraphicsTextItem*>(item);
+        if (text && text->isVisible() && !text->toPlainText().trimmed().isEmpty() &&
+            !inside.contains(text->sceneBoundingRect()))
+            outside << text->toPlainText();
+    }
+    return outside;
 }
 
 struct Kind {
@@ -134,6 +149,9 @@ private slots:
                                                   .arg(workers)
                                                   .arg(overlays ? ", overlays" : "");
                         const QStringList elided = elidedTexts(chart.chart());
+                        const QStringList cut = textsOutside(chart.chart());
+                        if (!cut.isEmpty())
+                            failures << where + "past the edge: " + cut.join(" | ");
                         if (!elided.isEmpty())
                             failures << where + elided.join(" | ") + "  [of " +
                                             chartTexts(chart.chart()).join(" | ") + "]";

@@ -267,6 +267,8 @@ private:
     AxisTicks yTicks(double lo, double hi, bool roundOut) const;
     /// Relabels an axis for the range it shows (after a zoom).
     void relabelAxis(QCategoryAxis* axis);
+    /// Room right of the plot for half the last x label.
+    void fitRightMargin();
     void replaceYAxis();
     /// Fits the title, the y title and the legend to the chart's size.
     void fitTexts();

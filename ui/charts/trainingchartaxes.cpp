@@ -86,8 +86,26 @@ void TrainingChart::fitAxes() {
     }
     // Qt Charts keeps the room it gave the labels when only their format
     // changes, and elides the wider ones ("…"): lay the chart out again.
-    if (relabelled)
+    if (relabelled) {
+        fitRightMargin();
         chart_->layout()->invalidate();
+    }
+}
+
+void TrainingChart::fitRightMargin() {
+    // The last x label is centred on the plot's right edge: half of it lies
+    // beyond, where the view would cut it ("80" for "80k").
+    const QStringList labels = xAxisItem_->categoriesLabels();
+    double half = 0;
+    if (!labels.isEmpty() && xAxisItem_->endValue(labels.last()) >=
+                                 xAxisItem_->max() - 1e-9 * std::abs(xAxisItem_->max()))
+        half = QFontMetricsF(xAxisItem_->labelsFont()).horizontalAdvance(labels.last()) / 2;
+    QMargins margins = chart_->margins();
+    const int right = std::max(4, int(std::ceil(half)) + 2);
+    if (margins.right() != right) {
+        margins.setRight(right);
+        chart_->setMargins(margins);
+    }
 }
 
 void TrainingChart::relabelAxis(QCategoryAxis* axis) {
@@ -95,8 +113,10 @@ void TrainingChart::relabelAxis(QCategoryAxis* axis) {
     const double lo = axis->min(), hi = axis->max();
     const AxisTicks t =
         axis == xAxisItem_ ? niceTicks(lo, hi, xTicks(lo, hi), false) : yTicks(lo, hi, false);
-    if (applyTicks(axis, t))
+    if (applyTicks(axis, t)) {
+        fitRightMargin();
         chart_->layout()->invalidate();
+    }
 }
 
 AxisTicks TrainingChart::yTicks(double lo, double hi, bool roundOut) const {
