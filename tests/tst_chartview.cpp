@@ -8,14 +8,18 @@
 #include "charts/chartview.h"
 #include "charts/trainingchart.h"
 
+#include <QApplication>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QFontMetricsF>
+#include <QHelpEvent>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QSet>
 #include <QTest>
+#include <QToolTip>
 #include <QValueAxis>
 
 #include <cmath>
@@ -30,8 +34,18 @@ QList<ChartSample> ramp(int n, double scale) {
     return out;
 }
 
-QValueAxis* xAxisOf(const TrainingChart& chart) {
-    return qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).value(0));
+QCategoryAxis* xAxisOf(const TrainingChart& chart) {
+    return qobject_cast<QCategoryAxis*>(chart.chart()->axes(Qt::Horizontal).value(0));
+}
+QCategoryAxis* yAxisOf(const TrainingChart& chart) {
+    return qobject_cast<QCategoryAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
+}
+/// Where an axis' ticks are (its categories' ends).
+QList<double> tickPositions(QCategoryAxis* axis) {
+    QList<double> at;
+    for (const QString& label : axis->categoriesLabels())
+        at << axis->endValue(label);
+    return at;
 }
 } // namespace
 
@@ -40,6 +54,7 @@ class TestChartView : public QObject {
 
 private slots:
     void hoverDescribesTheNearestPoint() {
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
         TrainingChart chart("loss", "loss");
         chart.setWorkerCount(2, false);
         chart.appendPoints(1, ramp(100, 0.01));
@@ -47,8 +62,14 @@ private slots:
         chart.refresh();
         const QString text = chart.describePoint(1, 41.7);
         QVERIFY2(text.startsWith("worker 1\n"), qPrintable(text));
-        QVERIFY2(text.contains("step 42 · samples 1344 · 21.00 s"), qPrintable(text));
+        QVERIFY2(text.contains("step 42 · samples 1,344 · 21.00 s"), qPrintable(text));
         QVERIFY2(text.contains("value 0.42, smoothed "), qPrintable(text));
+        chart.appendPoints(0, {{7, 224, 3.5, 1475729.0}});
+        QVERIFY2(chart.describePoint(0, 7).contains("value 1,475,729"),
+                 qPrintable(chart.describePoint(0, 7)));
+        QCOMPARE(chart.describePoint(0, 3).isEmpty(), false);
+        QCOMPARE(chart.describePoint(5, 3), QString()); // no such series
+        chart.setWorkerCount(2, false);
         QCOMPARE(chart.describePoint(0, 3), QString()); // no points
         QCOMPARE(chart.describePoint(7, 3), QString()); // no such series
     }
@@ -61,7 +82,7 @@ private slots:
         chart.setWorkerCount(1, false);
         chart.appendPoints(0, ramp(100, 1));
         chart.refresh();
-        QValueAxis* x = xAxisOf(chart);
+        QCategoryAxis* x = xAxisOf(chart);
         QVERIFY(x && x->max() >= 100);
         chart.view()->zoomAbout(chart.chart()->plotArea().center(), 0.5);
         QVERIFY(chart.zoomed());
@@ -93,7 +114,8 @@ private slots:
         QLineSeries* a = chart.series(TrainingChart::overlaySeries(0));
         QVERIFY(a);
         QCOMPARE(a->name(), QStringLiteral("run A"));
-        QCOMPARE(chart.series(TrainingChart::overlaySeries(1))->pen().style(), Qt::DashLine);
+        QCOMPARE(chart.series(TrainingChart::overlaySeries(0))->pen().style(), Qt::DashLine);
+        QCOMPARE(chart.series(TrainingChart::overlaySeries(1))->pen().style(), Qt::DotLine);
         // Drawn first, so under the workers.
         QCOMPARE(chart.chart()->series().first(), a);
         QCOMPARE(chart.displayedPoints(TrainingChart::overlaySeries(0)).size(), 50);
@@ -109,6 +131,115 @@ private slots:
         chart.setOverlays({});
         QCOMPARE(chart.overlayCount(), 0);
         QCOMPARE(chart.chart()->series().size(), 2 + 4 + 1);
+    }
+
+    // An earlier run is never taken for a worker: dashed or dotted, a hue
+    // apart from every worker colour (the issue saw (55,126,184) overlaid
+    // next to worker 0's (31,119,180)), and named in the legend.
+    void overlaysHaveTheirOwnStyle() {
+        TrainingChart chart("Loss per worker", "loss");
+        chart.resize(1000, 320);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setWorkerCount(4, true);
+        const QList<QColor> runColours = {QColor(55, 126, 184), QColor(0x1b9e77), QColor(0xd95f02),
+                                          QColor(31, 119, 180)};
+        QList<TrainingChart::Overlay> overlays;
+        for (int i = 0; i < runColours.size(); ++i)
+            overlays.append({QString("run %1").arg(i + 1), runColours[i], i == 3, ramp(50, 1)});
+        chart.setOverlays(overlays);
+        chart.refresh();
+        QTest::qWait(50);
+        QList<QColor> drawn;
+        for (int i = 0; i < overlays.size(); ++i) {
+            QLineSeries* line = chart.series(TrainingChart::overlaySeries(i));
+            QVERIFY(line);
+            const QColor c = line->pen().color();
+            QCOMPARE(c, chart.overlayColor(i));
+            QVERIFY(line->pen().style() != Qt::SolidLine);
+            QVERIFY2(TrainingChart::colorDistance(c, QColor(31, 119, 180)) >= 80,
+                     qPrintable(c.name()));
+            for (int rank = 0; rank < chart.workerCount(); ++rank)
+                QVERIFY2(TrainingChart::colorDistance(c, TrainingChart::workerColor(rank)) >=
+                             TrainingChart::kMinColorDistance,
+                         qPrintable(
+                             QString("run %1 %2 by worker %3").arg(i + 1).arg(c.name()).arg(rank)));
+            for (const QColor& other : drawn) // and apart from each other
+                QVERIFY(TrainingChart::colorDistance(c, other) >= TrainingChart::kMinColorDistance);
+            drawn << c;
+            // Its own legend entry, with its name.
+            const QList<QLegendMarker*> markers = chart.chart()->legend()->markers(line);
+            QCOMPARE(markers.size(), 1);
+            QVERIFY(markers.front()->isVisible());
+            QCOMPARE(markers.front()->label(), QString("run %1").arg(i + 1));
+        }
+        // A colour far from every worker's is kept as it is.
+        chart.setWorkerCount(1, false);
+        chart.setOverlays({{"far", QColor(0xe7298a), false, ramp(5, 1)}});
+        QCOMPARE(chart.overlayColor(0), QColor(0xe7298a));
+    }
+
+    // An earlier run of 56,000 steps does not squeeze a live run of 9,000
+    // into the left edge; asked to, the axes fit both.
+    void overlaysDoNotStretchTheLiveAxes() {
+        TrainingChart chart("Accuracy", "%");
+        chart.setWorkerCount(1, false);
+        QList<ChartSample> live, earlier;
+        for (int i = 0; i <= 90; ++i)
+            live.append({100.0 * i, 0, 0, 9.0 + 0.01 * i});
+        for (int i = 0; i <= 560; ++i)
+            earlier.append({100.0 * i, 0, 0, 85.0 + 3.0 * i / 560});
+        chart.setOverlays({{"run 1", QColor(0xd95f02), true, earlier}});
+        chart.refresh();
+        QVERIFY(xAxisOf(chart)->max() >= 56000); // no live data yet: the overlay sets the range
+        chart.appendPoints(0, live);
+        chart.refresh();
+        QVERIFY2(xAxisOf(chart)->max() <= 10000,
+                 qPrintable(QString::number(xAxisOf(chart)->max())));
+        QVERIFY(yAxisOf(chart)->max() < 85);
+        QVERIFY(!chart.overlaysFitAxes());
+        chart.setOverlaysFitAxes(true);
+        QVERIFY(xAxisOf(chart)->max() >= 56000);
+        QVERIFY(yAxisOf(chart)->max() >= 88);
+        chart.setOverlaysFitAxes(false);
+        QVERIFY(xAxisOf(chart)->max() <= 10000);
+    }
+
+    // While the pointer stays on a curve its text stays: the view's own
+    // tooltip ("Drag a rectangle to zoom...") comes only off the curves.
+    void hoverTextStaysOnTheCurve() {
+        TrainingChart chart("loss", "loss");
+        chart.resize(600, 300);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setWorkerCount(1, false);
+        chart.appendPoints(0, ramp(100, 0.01));
+        chart.refresh();
+        QLineSeries* line = chart.series(0);
+        const QPointF p = line->points().at(50);
+        Q_EMIT line->hovered(p, true); // as Qt Charts does when the pointer reaches it
+        const QString text = chart.view()->hoverText();
+        QVERIFY2(text.startsWith("worker 0\n"), qPrintable(text));
+        // The tooltip event Qt sends once the pointer rests there.
+        QWidget* viewport = chart.view()->viewport();
+        const QPoint at = chart.view()->mapFromScene(chart.chart()->mapToPosition(p));
+        const auto rest = [&] {
+            QHelpEvent help(QEvent::ToolTip, at, viewport->mapToGlobal(at));
+            if (!QApplication::sendEvent(viewport, &help) || !help.isAccepted()) {
+                QHelpEvent again(QEvent::ToolTip, at, chart.view()->mapToGlobal(at));
+                QApplication::sendEvent(chart.view(), &again);
+            }
+        };
+        rest();
+        QTRY_COMPARE(QToolTip::text(), text);
+        rest(); // and again, later: still the point's text
+        QCOMPARE(QToolTip::text(), text);
+        QVERIFY(!QToolTip::text().startsWith("Drag"));
+        // Off the curve: the view's own help again.
+        Q_EMIT line->hovered(p, false);
+        QVERIFY(chart.view()->hoverText().isEmpty());
+        rest();
+        QTRY_VERIFY2(QToolTip::text().startsWith("Drag a rectangle"), qPrintable(QToolTip::text()));
     }
 
     void markersFollowTheAxisAndStayBounded() {
@@ -138,12 +269,14 @@ private slots:
     }
 
     void tickLabelsArePlainNumbers() {
-        QCOMPARE(tickLabelFormat(200000), QStringLiteral("%.0f"));
-        QCOMPARE(tickLabelFormat(1), QStringLiteral("%.0f"));
-        QCOMPARE(tickLabelFormat(0.5), QStringLiteral("%.1f"));
-        QCOMPARE(tickLabelFormat(0.1), QStringLiteral("%.1f"));
-        QCOMPARE(tickLabelFormat(0.05), QStringLiteral("%.2f"));
-        QCOMPARE(tickLabelFormat(0.002), QStringLiteral("%.3f"));
+        QCOMPARE(tickLabel(14e6, 2e6, 1e6), QStringLiteral("14M"));
+        QCOMPARE(tickLabel(1.5e6, 5e5, 1e6), QStringLiteral("1.5M"));
+        QCOMPARE(tickLabel(250e3, 50e3, 1e3), QStringLiteral("250k"));
+        QCOMPARE(tickLabel(2500, 500, 1), QStringLiteral("2500"));
+        QCOMPARE(tickLabel(0.05, 0.05, 1), QStringLiteral("0.05"));
+        QCOMPARE(tickLabel(1.0, 0.5, 1), QStringLiteral("1"));
+        QCOMPARE(tickLabel(-0.0, 0.5, 1), QStringLiteral("0"));
+        QCOMPARE(niceTicks(0, 1.5e6, 3).labels, (QStringList{"0", "0.5M", "1M", "1.5M"}));
         TrainingChart chart("loss", "loss");
         chart.setWorkerCount(1, false);
         QList<ChartSample> big;
@@ -151,20 +284,19 @@ private slots:
             big.append({1e6 * i, 0, 0, 0.6 + 0.01 * i});
         chart.appendPoints(0, big);
         chart.refresh();
-        QCOMPARE(xAxisOf(chart)->labelFormat(), QStringLiteral("%.0f")); // not 1e+07
-        auto* y = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
-        QVERIFY(y);
-        QVERIFY2(y->labelFormat() == "%.2f" || y->labelFormat() == "%.1f",
-                 qPrintable(y->labelFormat()));
+        const QStringList x = xAxisOf(chart)->categoriesLabels();
+        QVERIFY2(x.contains("10M") && !x.join(' ').contains('e'), qPrintable(x.join(' ')));
+        const QStringList y = yAxisOf(chart)->categoriesLabels();
+        QVERIFY2(y.contains("0.6") && y.contains("0.7"), qPrintable(y.join(' ')));
     }
 
     void tickCountFollowsTheLabelsWidth() {
         const auto sevenPx = [](const QString& label) { return 7.0 * label.size(); };
-        // Short labels: the five ticks fit; "6000000" needs 49 + 16 pixels a tick.
+        // Short labels: the five ticks fit; "4M" needs 14 + 16 pixels a tick.
         QCOMPARE(ticksThatFit(0, 4.1, 800, sevenPx, 16), 5);
         QCOMPARE(ticksThatFit(0, 4.1e6, 800, sevenPx, 16), 5);
-        QCOMPARE(ticksThatFit(0, 4.1e6, 165, sevenPx, 16), 1); // 0 and 5000000 only
-        QCOMPARE(ticksThatFit(0, 4.1e6, 300, sevenPx, 16), 2); // 0, 2000000, ... 6000000
+        QCOMPARE(ticksThatFit(0, 4.1e6, 120, sevenPx, 16), 2); // 0, 2M, 4M, 6M
+        QCOMPARE(ticksThatFit(0, 4.1e6, 50, sevenPx, 16), 1);  // 0 and 5M only
 
         // In a chart a third of the window wide, no x label is cut to "…".
         TrainingChart chart("divergence", "L2");
@@ -177,18 +309,19 @@ private slots:
         chart.refresh();
         QTest::qWait(50);
         chart.refresh();
-        QValueAxis* x = xAxisOf(chart);
+        QCategoryAxis* x = xAxisOf(chart);
         const QFontMetricsF metrics(x->labelsFont());
-        const double widest =
-            std::max(metrics.horizontalAdvance(
-                         QString::asprintf(x->labelFormat().toLatin1().constData(), x->max())),
-                     metrics.horizontalAdvance(
-                         QString::asprintf(x->labelFormat().toLatin1().constData(), x->min())));
-        const double spacing = chart.chart()->plotArea().width() / (x->tickCount() - 1);
+        double widest = 0;
+        for (const QString& label : x->categoriesLabels())
+            widest = std::max(widest, metrics.horizontalAdvance(label));
+        const QList<double> at = tickPositions(x);
+        QVERIFY(at.size() >= 2);
+        const double spacing =
+            chart.chart()->plotArea().width() * (at[1] - at[0]) / (x->max() - x->min());
         // The gap ticksThatFit() keeps: Qt Charts cuts labels with less.
         QVERIFY2(spacing >= widest + 16,
                  qPrintable(QString("%1 ticks %2 px apart for labels %3 px wide")
-                                .arg(x->tickCount())
+                                .arg(at.size())
                                 .arg(spacing)
                                 .arg(widest)));
 
@@ -226,15 +359,19 @@ private slots:
         chart.appendPoints(0, {{0, 0, 0, 1.0}, {last, 0, 0, 0.5}});
         chart.refresh();
         QTest::qWait(50);
-        QValueAxis* x = xAxisOf(chart);
+        QCategoryAxis* x = xAxisOf(chart);
         QCOMPARE(x->min(), 0.0);
         QCOMPARE(x->max(), expectedMax);
-        const double step = (x->max() - x->min()) / (x->tickCount() - 1);
+        const QList<double> at = tickPositions(x);
+        QVERIFY(at.size() >= 2);
+        QCOMPARE(at.front(), x->min());
+        QCOMPARE(at.back(), x->max());
+        const double step = at[1] - at[0];
         QVERIFY(x->max() - last < step); // at most one tick step empty
         const double decade = std::pow(10.0, std::floor(std::log10(step)));
         const double mantissa = step / decade;
         QVERIFY2(mantissa == 1 || mantissa == 2 || mantissa == 5,
-                 qPrintable(QString("step %1 with %2 ticks").arg(step).arg(x->tickCount())));
+                 qPrintable(QString("step %1 with %2 ticks").arg(step).arg(at.size())));
     }
 
     void bandViewShowsMeanAndRange() {

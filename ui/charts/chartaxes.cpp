@@ -1,6 +1,6 @@
 #include "charts/chartaxes.h"
 
-#include <QValueAxis>
+#include <QCategoryAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -16,21 +16,22 @@ double niceStep(double x) {
     return (q < 1.5 ? 1 : q < 3.5 ? 2 : q < 7.5 ? 5 : 10) * z;
 }
 
-/// [lo, hi] rounded out to about `ticks` intervals at round values.
-struct NiceRange {
-    double lo, hi, step;
-    int count; // tick marks, ends included
-};
+constexpr int kMaxTicks = 12;
 
-NiceRange niceRange(double lo, double hi, int ticks) {
-    // The range rounded out to the step only: at most one tick step of the
-    // axis is empty at each end (applyNiceNumbers() could leave half the axis
-    // empty, 0..4000 for data up to 2100).
-    const double step = niceStep((hi - lo) / std::max(1, ticks));
-    const double niceLo = std::floor(lo / step + 1e-9) * step;
-    const double niceHi = std::ceil(hi / step - 1e-9) * step;
-    const int count = std::clamp(int(std::lround((niceHi - niceLo) / step)) + 1, 2, 12);
-    return {niceLo, niceHi, step, count};
+/// Multiples of `step` in [lo, hi] (with a little tolerance at the ends).
+QList<double> multiplesIn(double lo, double hi, double step) {
+    QList<double> at;
+    const double first = std::ceil(lo / step - 1e-9);
+    const double last = std::floor(hi / step + 1e-9);
+    for (double k = first; k <= last && at.size() <= 4 * kMaxTicks; ++k)
+        at << (k == 0 ? 0.0 : k * step); // not -0
+    return at;
+}
+
+void labelLinear(AxisTicks& t, double step) {
+    const double unit = tickUnit(std::max(std::abs(t.lo), std::abs(t.hi)));
+    for (const double v : t.at)
+        t.labels << tickLabel(v, step, unit);
 }
 
 } // namespace
@@ -58,6 +59,127 @@ void widenRange(double& lo, double& hi, bool log) {
     }
 }
 
+double tickUnit(double maxAbs) {
+    return maxAbs >= 1e9 ? 1e9 : maxAbs >= 1e6 ? 1e6 : maxAbs >= 1e4 ? 1e3 : 1;
+}
+
+QString tickLabel(double v, double step, double unit) {
+    if (v == 0 || !std::isfinite(v))
+        return QStringLiteral("0");
+    const double scaledStep = step / unit;
+    const int decimals =
+        scaledStep > 0 ? std::clamp(int(std::ceil(-std::log10(scaledStep) - 1e-9)), 0, 12) : 0;
+    QString s = QString::number(v / unit, 'f', decimals);
+    if (decimals > 0) { // "1.50M" -> "1.5M", "2.0" -> "2": the step still tells them apart
+        while (s.endsWith(QLatin1Char('0')))
+            s.chop(1);
+        if (s.endsWith(QLatin1Char('.')))
+            s.chop(1);
+    }
+    if (s == QLatin1String("-0"))
+        s = QStringLiteral("0");
+    const char* suffix = unit >= 1e9 ? "G" : unit >= 1e6 ? "M" : unit >= 1e3 ? "k" : "";
+    return s + QLatin1String(suffix);
+}
+
+AxisTicks niceTicks(double lo, double hi, int ticks, bool roundOut) {
+    AxisTicks t;
+    t.lo = lo;
+    t.hi = hi;
+    if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi))
+        return t;
+    double step = niceStep((hi - lo) / std::clamp(ticks, 1, kMaxTicks));
+    if (roundOut) {
+        // Rounded out to the step only: at most one tick step of the axis is
+        // empty at each end (not 0..4000 for data up to 2100).
+        t.lo = std::floor(lo / step + 1e-9) * step;
+        t.hi = std::ceil(hi / step - 1e-9) * step;
+    }
+    t.at = multiplesIn(t.lo, t.hi, step);
+    // A zoomed range may hold a single multiple: finer steps until two fit.
+    for (int i = 0; t.at.size() < 2 && i < 6; ++i) {
+        step = niceStep(step / 2.2);
+        t.at = multiplesIn(t.lo, t.hi, step);
+    }
+    while (t.at.size() > kMaxTicks) {
+        step = niceStep(step * 2.2);
+        t.at = multiplesIn(t.lo, t.hi, step);
+    }
+    labelLinear(t, step);
+    return t;
+}
+
+AxisTicks logTicks(double lo, double hi, int ticks) {
+    AxisTicks t;
+    t.lo = lo;
+    t.hi = hi;
+    if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi))
+        return t;
+    ticks = std::clamp(ticks, 1, kMaxTicks);
+    const auto valuesAt = [&](std::initializer_list<double> mantissas, int decadeStep) {
+        QList<double> values;
+        for (int e = int(std::floor(lo)); e <= int(std::ceil(hi)); ++e) {
+            if (e % decadeStep != 0)
+                continue;
+            for (const double m : mantissas) {
+                const double v = m * std::pow(10.0, e);
+                const double p = std::log10(v);
+                if (p >= lo - 1e-9 && p <= hi + 1e-9)
+                    values << v;
+            }
+        }
+        return values;
+    };
+    QList<double> values;
+    for (const auto& mantissas : {std::initializer_list<double>{1, 2, 5}, {1, 3}, {1}}) {
+        values = valuesAt(mantissas, 1);
+        if (values.size() <= ticks + 1)
+            break;
+    }
+    if (values.size() > ticks + 1) // many decades: every second, fifth... power
+        values = valuesAt({1}, int(std::ceil(niceStep((hi - lo) / ticks))));
+    if (values.size() < 2) {
+        // Less than a factor of about three: round values, as on a linear axis.
+        const AxisTicks lin = niceTicks(std::pow(10.0, lo), std::pow(10.0, hi), ticks, false);
+        for (qsizetype i = 0; i < lin.at.size(); ++i) {
+            if (lin.at[i] > 0) {
+                t.at << std::log10(lin.at[i]);
+                t.labels << lin.labels[i];
+            }
+        }
+        return t;
+    }
+    for (const double v : values) {
+        t.at << std::log10(v);
+        // Each label its own magnitude: "0.002", "0.01", "20", "50k".
+        const double magnitude = std::pow(10.0, std::floor(std::log10(v) + 1e-9));
+        t.labels << tickLabel(v, magnitude, tickUnit(v));
+    }
+    return t;
+}
+
+bool applyTicks(QCategoryAxis* axis, const AxisTicks& t) {
+    if (!(t.hi > t.lo))
+        return false;
+    if (axis->min() == t.lo && axis->max() == t.hi && axis->categoriesLabels() == t.labels)
+        return false; // a range change makes every series recompute its geometry
+    const bool relabelled = axis->categoriesLabels() != t.labels;
+    for (const QString& label : axis->categoriesLabels())
+        axis->remove(label);
+    // Below the range: the first category's lower end draws no tick there.
+    axis->setStartValue(t.lo - (t.hi - t.lo));
+    for (qsizetype i = 0; i < t.at.size(); ++i)
+        axis->append(t.labels[i], t.at[i]);
+    axis->setRange(t.lo, t.hi);
+    if (relabelled) {
+        // Qt Charts sizes an axis' label room when its labels appear: hide and
+        // show them so that other labels ("75" after "0.5") get room, not "…".
+        axis->setLabelsVisible(false);
+        axis->setLabelsVisible(true);
+    }
+    return relabelled;
+}
+
 int ticksFor(double pixels, double spacing) {
     if (!(pixels > 0) || !(spacing > 0))
         return 5;
@@ -69,41 +191,42 @@ int ticksThatFit(double lo, double hi, double pixels,
     if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi) || !(pixels > 0))
         return 5;
     for (int ticks = 5; ticks > 1; --ticks) {
-        const NiceRange r = niceRange(lo, hi, ticks);
-        const QByteArray format = tickLabelFormat(r.step).toLatin1();
-        // The widest labels are at the ends: the most digits, and the sign.
-        const double widest = std::max(labelWidth(QString::asprintf(format.constData(), r.lo)),
-                                       labelWidth(QString::asprintf(format.constData(), r.hi)));
-        if (pixels / (r.count - 1) >= widest + gap)
+        const AxisTicks t = niceTicks(lo, hi, ticks);
+        if (t.at.size() < 2)
+            continue;
+        double widest = 0;
+        for (const QString& label : t.labels)
+            widest = std::max(widest, labelWidth(label));
+        const double spacing = pixels * (t.at[1] - t.at[0]) / (t.hi - t.lo);
+        if (spacing >= widest + gap)
             return ticks;
     }
     return 1;
 }
 
-QString tickLabelFormat(double step) {
-    if (!(step > 0) || !std::isfinite(step) || step >= 1)
-        return QStringLiteral("%.0f");
-    const int decimals = std::clamp(int(std::ceil(-std::log10(step) - 1e-9)), 0, 12);
-    return QStringLiteral("%.%1f").arg(decimals);
-}
-
-bool setNiceRange(QValueAxis* axis, double lo, double hi, int ticks) {
-    if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi))
-        return false;
-    const NiceRange r = niceRange(lo, hi, ticks);
-    if (r.lo == axis->min() && r.hi == axis->max() && r.count == axis->tickCount())
-        return false; // a range change makes every series recompute its geometry
-    axis->setRange(r.lo, r.hi);
-    axis->setTickCount(r.count);
-    const QString format = tickLabelFormat(r.step);
-    const bool relabelled = format != axis->labelFormat();
-    axis->setLabelFormat(format);
-    // Qt Charts sizes an axis' label room when its labels appear: hide and
-    // show them so that other labels ("75" after "0.5") get room, not "…".
-    // (Only when the nice range changes: a few times in a run.)
-    axis->setLabelsVisible(false);
-    axis->setLabelsVisible(true);
-    return relabelled;
+AxisTicks fittingTicks(const std::function<AxisTicks(int)>& make, double pixels,
+                       const std::function<double(const QString&)>& labelSize, double gap,
+                       bool evenShares) {
+    if (!(pixels > 0))
+        return make(5); // not laid out yet
+    AxisTicks t;
+    for (int n = 5; n >= 1; --n) {
+        t = make(n);
+        if (t.at.size() < 2 || !(t.hi > t.lo) || !(pixels > 0))
+            continue;
+        double largest = 0;
+        for (const QString& label : t.labels)
+            largest = std::max(largest, labelSize(label));
+        double closest = t.hi - t.lo; // a log axis' ticks are uneven
+        for (qsizetype i = 1; i < t.at.size(); ++i)
+            closest = std::min(closest, t.at[i] - t.at[i - 1]);
+        double room = pixels * closest / (t.hi - t.lo);
+        if (evenShares)
+            room = std::min(room, pixels / double(t.at.size() + 1));
+        if (room >= largest + gap)
+            return t;
+    }
+    return t;
 }
 
 } // namespace hwl::ui

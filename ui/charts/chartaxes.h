@@ -1,13 +1,17 @@
 #pragma once
-// Axis arithmetic of TrainingChart: padding a data range, and "nice" linear
-// ranges whose tick labels are round numbers in plain notation (never
-// scientific, never more decimals than the tick step needs).
+// Axis arithmetic of TrainingChart: padding a data range, and ticks at round
+// values with short labels ("0, 0.5M, 1M, 1.5M"; "0.01, 0.1, 1" on a log
+// axis), never scientific, never two alike, never more decimals than the tick
+// step needs. The axes are QCategoryAxis, so that each label is written here
+// rather than by a printf format (which cannot write "14M").
+#include <QList>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 
 QT_BEGIN_NAMESPACE
-class QValueAxis;
+class QCategoryAxis;
 QT_END_NAMESPACE
 
 namespace hwl::ui {
@@ -16,24 +20,51 @@ namespace hwl::ui {
 /// 5% padding (linear) or about a tenth of a decade (log).
 void widenRange(double& lo, double& hi, bool log);
 
-/// Sets `axis` to [lo, hi] rounded out to about `ticks` intervals at round
-/// values (1, 2 or 5 times a power of ten apart), with the label format they need
-/// (tickLabelFormat()); nothing when that is what it shows already (a range
-/// change makes every series recompute its geometry). lo < hi. Returns
-/// whether the label format changed (the labels then need another width).
-bool setNiceRange(QValueAxis* axis, double lo, double hi, int ticks = 5);
+/// An axis' range and its ticks: positions (in axis units: log10 of the
+/// value on a log axis) and their labels, as many as positions, all different.
+struct AxisTicks {
+    double lo = 0, hi = 1;
+    QList<double> at;
+    QStringList labels;
+};
+
+/// "14M", "250k", "1.5M", "0.05", "-3": `v` written with as many decimals as
+/// ticks `step` apart need, in units of `unit` (1, 1e3 "k", 1e6 "M" or 1e9 "G").
+QString tickLabel(double v, double step, double unit);
+/// The unit tickLabel() writes an axis whose largest value is `maxAbs` in:
+/// 1 below ten thousand ("2500"), then k, M and G.
+double tickUnit(double maxAbs);
+
+/// About `ticks` intervals over [lo, hi] at 1, 2 or 5 times a power of ten
+/// apart. `roundOut`: the range grows to the nearest ticks (at most one empty
+/// tick step at each end); else it stays (a zoom) and the ticks fall inside
+/// it, at least two of them. lo < hi, both finite.
+AxisTicks niceTicks(double lo, double hi, int ticks, bool roundOut = true);
+/// Ticks for a log10 axis over [lo, hi] (log10 of the values): powers of ten
+/// over several decades, 1-2-5 over one or two, round values in between when
+/// the range is narrower; labels are the values in plain notation.
+AxisTicks logTicks(double lo, double hi, int ticks);
+/// Gives `axis` those ticks and range; nothing when it has them already (a
+/// range change makes every series recompute its geometry). Returns whether
+/// the labels changed (they then need another width).
+bool applyTicks(QCategoryAxis* axis, const AxisTicks& ticks);
+
 /// Tick intervals that fit `pixels` of axis with labels `spacing` pixels
 /// apart at least (Qt Charts elides labels that do not fit): 1 to 5.
 int ticksFor(double pixels, double spacing);
 /// Tick intervals for a horizontal axis over [lo, hi] of `pixels`: the most,
-/// up to 5, whose labels as setNiceRange() writes them ("4000000" is wider
-/// than "0.5"), `labelWidth` pixels each, keep `gap` pixels between them; 1
-/// when none do. ticksFor() with the labels' real width.
+/// up to 5, whose labels as niceTicks() writes them, `labelWidth` pixels
+/// each, keep `gap` pixels between them; 1 when none do.
 int ticksThatFit(double lo, double hi, double pixels,
                  const std::function<double(const QString&)>& labelWidth, double gap);
-
-/// A printf format for ticks `step` apart: "%.0f" for steps of 1 and more
-/// (1000000, not 1e+06), else as many decimals as the step has (0.05: "%.2f").
-QString tickLabelFormat(double step);
+/// Of make(5), make(4) ... make(1), the first whose labels fit an axis of
+/// `pixels`: each `labelSize` pixels along the axis (width on a horizontal
+/// one, height on a vertical one) and `gap` apart, between the closest two
+/// ticks and, when `evenShares`, in an even share of the axis each (Qt Charts
+/// gives a vertical axis' labels the axis' height over their number, and
+/// elides those taller). make(1) when none do.
+AxisTicks fittingTicks(const std::function<AxisTicks(int)>& make, double pixels,
+                       const std::function<double(const QString&)>& labelSize, double gap,
+                       bool evenShares);
 
 } // namespace hwl::ui

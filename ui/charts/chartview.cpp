@@ -1,7 +1,9 @@
 #include "charts/chartview.h"
 
+#include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QToolTip>
 #include <QWheelEvent>
 
 namespace hwl::ui {
@@ -71,6 +73,23 @@ void ChartView::keyPressEvent(QKeyEvent* event) {
         return;
     }
     QChartView::keyPressEvent(event);
+}
+
+bool ChartView::showHoverText(QEvent* event) {
+    if (event->type() != QEvent::ToolTip || hoverText_.isEmpty())
+        return false;
+    const auto* help = static_cast<QHelpEvent*>(event);
+    QToolTip::showText(help->globalPos(), hoverText_, this);
+    event->accept();
+    return true;
+}
+
+bool ChartView::event(QEvent* event) {
+    return showHoverText(event) || QChartView::event(event);
+}
+
+bool ChartView::viewportEvent(QEvent* event) {
+    return showHoverText(event) || QChartView::viewportEvent(event);
 }
 
 } // namespace hwl::ui

@@ -14,6 +14,11 @@ public:
     explicit ChartView(QChart* chart, QWidget* parent = nullptr);
     /// Zoom by `factor` (< 1 zooms in) about `at`, a point in view coordinates.
     void zoomAbout(QPointF at, double factor);
+    /// What hovering a curve shows (empty when the pointer is on none): the
+    /// view's own tooltip ("Drag a rectangle...") waits until it is empty,
+    /// rather than replacing the curve's text while the pointer stays on it.
+    void setHoverText(const QString& text) { hoverText_ = text; }
+    const QString& hoverText() const { return hoverText_; }
 
 Q_SIGNALS:
     /// The user zoomed or panned: the axes now show a part of the data.
@@ -27,9 +32,14 @@ protected:
     void mouseReleaseEvent(QMouseEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
+    bool event(QEvent* event) override;
+    bool viewportEvent(QEvent* event) override;
 
 private:
+    /// Shows hoverText_ for a tooltip event; false when there is none.
+    bool showHoverText(QEvent* event);
     QPoint pressedAt_;
+    QString hoverText_;
 };
 
 } // namespace hwl::ui

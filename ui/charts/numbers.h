@@ -6,6 +6,8 @@
 #include <QLocale>
 #include <QString>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace hwl::ui {
@@ -24,6 +26,23 @@ inline QString formatCount(int n) {
 /// "1,475,729" (0 decimals), "0.4312" (4).
 inline QString formatDecimal(double x, int decimals) {
     return QLocale().toString(x, 'f', decimals);
+}
+
+/// A measured value with `digits` significant digits, grouped, in plain
+/// notation, without trailing zeros: "0.43121", "1,475,729", "0.42".
+inline QString formatSignificant(double x, int digits = 5) {
+    if (x == 0 || !std::isfinite(x))
+        return QLocale().toString(x);
+    const int magnitude = int(std::floor(std::log10(std::abs(x))));
+    QString s = formatDecimal(x, std::clamp(digits - 1 - magnitude, 0, 12));
+    const QString point = QLocale().decimalPoint();
+    if (s.contains(point)) { // "0.42", not "0.42000"
+        while (s.endsWith(QLatin1Char('0')))
+            s.chop(1);
+        if (s.endsWith(point))
+            s.chop(point.size());
+    }
+    return s;
 }
 
 } // namespace hwl::ui

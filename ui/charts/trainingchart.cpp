@@ -2,20 +2,20 @@
 
 #include "charts/chartaxes.h"
 #include "charts/chartview.h"
+#include "charts/numbers.h"
 
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
+#include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QLogValueAxis>
-#include <QPixmap>
 #include <QScatterSeries>
 #include <QToolTip>
 #include <QVBoxLayout>
-#include <QValueAxis>
 
 #include <algorithm>
 #include <array>
@@ -69,7 +69,7 @@ const double ChartSample::*TrainingChart::xFieldOf(XAxis axis) {
 }
 
 TrainingChart::TrainingChart(const QString& title, const QString& yTitle, QWidget* parent)
-    : QWidget(parent), yTitle_(yTitle) {
+    : QWidget(parent), title_(title), yTitle_(yTitle) {
     chart_ = new QChart;
     chart_->setTitle(title);
     chart_->setAnimationOptions(QChart::NoAnimation);
@@ -82,21 +82,32 @@ TrainingChart::TrainingChart(const QString& title, const QString& yTitle, QWidge
 
     view_ = new ChartView(chart_, this); // takes ownership of chart_
     view_->setRenderHint(QPainter::Antialiasing);
-    connect(view_, &ChartView::zoomed, this, [this] { zoomed_ = true; });
+    connect(view_, &ChartView::zoomed, this, [this] {
+        zoomed_ = true; // said after the zoom: both axes have their new range
+        relabelAxis(xAxisItem_);
+        relabelAxis(yAxisItem_);
+    });
     connect(view_, &ChartView::resetRequested, this, &TrainingChart::resetZoom);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(view_);
 
-    xAxisItem_ = new QValueAxis;
+    xAxisItem_ = new QCategoryAxis;
     xAxisItem_->setTitleText(xTitle(xMode_));
-    xAxisItem_->setLabelFormat(QStringLiteral("%.4g"));
+    xAxisItem_->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     chart_->addAxis(xAxisItem_, Qt::AlignBottom);
     replaceYAxis();
+    // A zoom moves the range: ticks at round values inside it, told apart.
+    connect(xAxisItem_, &QCategoryAxis::rangeChanged, this, [this] {
+        if (zoomed_)
+            relabelAxis(xAxisItem_);
+    });
 
     // The plot area follows the widget size: more pixel columns want more
     // downsampling buckets.
     connect(chart_, &QChart::plotAreaChanged, this, [this] { onPlotAreaChanged(); });
+    // The legend elides its labels as it is laid out: fit them to its width.
+    connect(chart_->legend(), &QGraphicsWidget::geometryChanged, this, [this] { queueFitTexts(); });
 }
 
 TrainingChart::~TrainingChart() = default;
@@ -148,10 +159,14 @@ QLineSeries* TrainingChart::addLineSeries(const QString& name, const QColor& col
     line->setMarkerSize(6);
     connect(line, &QLineSeries::hovered, this, [this, line](const QPointF& p, bool entered) {
         const Series* s = find(line);
-        if (!entered || !s)
+        // The view keeps the text, so that its own tooltip ("Drag a
+        // rectangle...") does not replace it while the pointer stays.
+        const QString text = entered && s ? describePoint(s->id, p.x()) : QString();
+        view_->setHoverText(text);
+        if (text.isEmpty())
             QToolTip::hideText();
         else
-            QToolTip::showText(QCursor::pos(), describePoint(s->id, p.x()), view_);
+            QToolTip::showText(QCursor::pos(), text, view_);
     });
 
     const QList<QLegendMarker*> markers = chart_->legend()->markers(line);
@@ -299,7 +314,8 @@ void TrainingChart::setXAxis(XAxis axis) {
 }
 
 void TrainingChart::setXTitleVisible(bool visible) {
-    xAxisItem_->setTitleVisible(visible);
+    xTitleWanted_ = visible;
+    fitTexts();
 }
 
 void TrainingChart::setLogScale(bool on) {
@@ -312,20 +328,16 @@ void TrainingChart::setLogScale(bool on) {
 }
 
 void TrainingChart::replaceYAxis() {
-    QAbstractAxis* axis = nullptr;
-    if (logScale_) {
-        auto* log = new QLogValueAxis;
-        log->setBase(10);
-        log->setLabelFormat(QStringLiteral("%.4g"));
-        log->setMinorTickCount(-1); // minor ticks at 2..9 times each power
-        log->setRange(0.1, 10);
-        axis = log;
-    } else {
-        auto* lin = new QValueAxis;
-        lin->setLabelFormat(QStringLiteral("%.4g"));
-        axis = lin;
-    }
+    // A log scale is a linear axis over log10(y), labelled with the values:
+    // Qt's QLogValueAxis labels powers of ten only ("1e+05", one label over
+    // less than a decade) and warns about every zero it is shown.
+    auto* axis = new QCategoryAxis;
+    axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     axis->setTitleText(yTitle_);
+    connect(axis, &QCategoryAxis::rangeChanged, this, [this, axis] {
+        if (zoomed_)
+            relabelAxis(axis);
+    });
     if (yAxisItem_) {
         chart_->removeAxis(yAxisItem_); // detaches it from every series
         delete yAxisItem_;
@@ -343,9 +355,8 @@ void TrainingChart::setSeriesVisible(int seriesId, bool visible) {
     if (!s || s->line->isVisible() == visible)
         return;
     s->line->setVisible(visible); // also hides its legend marker...
-    if (seriesId > kOverlayBase)  // overlays have no marker (the Runs tab names them)
-        for (QLegendMarker* marker : chart_->legend()->markers(s->line))
-            styleMarker(marker, visible); // ...which comes back, dimmed
+    for (QLegendMarker* marker : chart_->legend()->markers(s->line))
+        styleMarker(marker, visible); // ...which comes back, dimmed
     if (visible && s->dirty)
         rebuild(*s); // hidden series are not rebuilt by refresh()
     fitAxes();
@@ -371,8 +382,9 @@ bool TrainingChart::bucketsOutOfDate(int wanted) const {
 void TrainingChart::onPlotAreaChanged() {
     const int wanted = wantedBuckets();
     const QRectF area = chart_->plotArea();
-    const QPoint ticks(xTicks(xAxisItem_->min(), xAxisItem_->max()), ticksFor(area.height(), 28));
-    fitLegend();
+    // The y ticks are chosen again when the height moves by a label's worth.
+    const QPoint ticks(xTicks(xAxisItem_->min(), xAxisItem_->max()), int(area.height() / 16));
+    fitTexts();
     const bool retick = ticks != ticks_;
     ticks_ = ticks;
     if (refreshQueued_ || (!bucketsOutOfDate(wanted) && !retick))
@@ -436,7 +448,8 @@ void TrainingChart::extendDerived(Series& s) {
         }
         s.lastX = x;
         const double y = s.ema.next(c.value);
-        s.decimated.append(y, drawable(x, y, log));
+        const bool ok = drawable(x, y, log);
+        s.decimated.append(ok ? toAxisY(y) : y, ok);
     }
     s.processed = n;
 }
@@ -468,6 +481,9 @@ void TrainingChart::rebuild(Series& s) {
         shown = downsampleMinMax(pts, buckets_);
         if (shown.constData() == pts.constData())
             shown.detach(); // small series: keep scratch_ ours alone
+        if (log)
+            for (QPointF& p : shown)
+                p.setY(toAxisY(p.y()));
     }
 
     s.hasExtent = !shown.isEmpty();
@@ -509,81 +525,30 @@ QString TrainingChart::describePoint(int seriesId, double x) const {
     }
     const ChartSample& c = s->raw[best];
     QString text = QStringLiteral("%1\nstep %2 · samples %3 · %4 s\nvalue %5")
-                       .arg(s->line->name())
-                       .arg(c.step, 0, 'f', 0)
-                       .arg(c.samples, 0, 'f', 0)
-                       .arg(c.time, 0, 'f', 2)
-                       .arg(c.value, 0, 'g', 5);
+                       .arg(s->line->name(), formatCount(std::int64_t(std::llround(c.step))),
+                            formatCount(std::int64_t(std::llround(c.samples))),
+                            formatDecimal(c.time, 2), formatSignificant(c.value));
     if (smoothing_ > 0 && s->sorted && best < s->processed)
-        text += QStringLiteral(", smoothed %1").arg(s->decimated.value(best), 0, 'g', 5);
+        text += QStringLiteral(", smoothed %1")
+                    .arg(formatSignificant(fromAxisY(s->decimated.value(best))));
     return text;
-}
-
-void TrainingChart::fitAxes() {
-    if (zoomed_)
-        return; // the user's range stays until resetZoom()
-    double minX = std::numeric_limits<double>::infinity();
-    double maxX = -minX, minY = minX, maxY = -minX;
-    bool any = false;
-    forEachSeries([&](Series& s) {
-        if (!s.line->isVisible() || !s.hasExtent)
-            return;
-        any = true;
-        minX = std::min(minX, s.minX);
-        maxX = std::max(maxX, s.maxX);
-        minY = std::min(minY, s.minY);
-        maxY = std::max(maxY, s.maxY);
-    });
-    if (band_ && hasBand_) {
-        any = true;
-        minX = std::min(minX, bandMinX_);
-        maxX = std::max(maxX, bandMaxX_);
-        minY = std::min(minY, bandMinY_);
-        maxY = std::max(maxY, bandMaxY_);
-    }
-    const double dataMinY = minY;
-    if (!any) {
-        minX = 0;
-        maxX = 1;
-        minY = logScale_ ? 0.1 : 0;
-        maxY = logScale_ ? 10 : 1;
-    } else {
-        if (!(maxX > minX)) {
-            minX -= 0.5;
-            maxX += 0.5;
-        }
-        widenRange(minY, maxY, logScale_);
-    }
-    // Losses and distances are never negative: do not pad below zero.
-    if (!logScale_ && any && minY < 0 && dataMinY >= 0)
-        minY = 0;
-    // Round tick values ("0.5, 1, 1.5", not "0.640448") on linear axes.
-    // As many ticks as have room for their labels: Qt Charts elides the rest.
-    const QRectF area = chart_->plotArea();
-    bool relabelled = setNiceRange(xAxisItem_, minX, maxX, xTicks(minX, maxX));
-    if (auto* linear = qobject_cast<QValueAxis*>(yAxisItem_))
-        relabelled = setNiceRange(linear, minY, maxY, ticksFor(area.height(), 28)) || relabelled;
-    else
-        yAxisItem_->setRange(minY, maxY);
-    // Qt Charts keeps the room it gave the labels when only their format
-    // changes, and elides the wider ones ("…"): lay the chart out again.
-    if (relabelled)
-        chart_->layout()->invalidate();
 }
 
 QList<QPointF> TrainingChart::displayedPoints(int seriesId) const {
     const Series* s = find(seriesId);
-    return s ? s->line->points() : QList<QPointF>();
+    if (!s)
+        return {};
+    QList<QPointF> points = s->line->points();
+    if (logScale_) // as the values are, not as the axis holds them
+        for (QPointF& p : points)
+            p.setY(fromAxisY(p.y()));
+    return points;
 }
 
 const QList<ChartSample>& TrainingChart::rawPoints(int seriesId) const {
     static const QList<ChartSample> kEmpty;
     const Series* s = find(seriesId);
     return s ? s->raw : kEmpty;
-}
-
-bool TrainingChart::saveImage(const QString& path) {
-    return grab().save(path);
 }
 
 } // namespace hwl::ui

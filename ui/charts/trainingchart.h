@@ -21,7 +21,14 @@
 // Interaction (ChartView): hover a curve for its step, samples, wall time,
 // raw and smoothed value; drag or wheel to zoom (the axes then stay where the
 // user put them), double-click to see the whole run again. Earlier runs can
-// be laid under the live ones as overlays (setOverlays()).
+// be laid under the live ones as overlays (setOverlays()): dashed, in a hue
+// apart from every worker's, named in the legend, and (by default) clipped
+// to the live run's range rather than stretching it.
+//
+// Labels: the ticks, titles and legend entries are chosen to fit the chart's
+// size (fewer ticks, "14M" rather than "14000000", short names when narrow),
+// so that Qt Charts never cuts one short with "...".
+#include "charts/chartaxes.h"
 #include "charts/chartsample.h"
 #include "charts/downsampler.h"
 #include "charts/smoothing.h"
@@ -30,6 +37,7 @@
 #include <QList>
 #include <QPoint>
 #include <QPointF>
+#include <QStringList>
 #include <QWidget>
 
 #include <limits>
@@ -37,14 +45,14 @@
 #include <vector>
 
 QT_BEGIN_NAMESPACE
-class QAbstractAxis;
 class QAreaSeries;
+class QCategoryAxis;
 class QChart;
 class QChartView;
 class QLegendMarker;
 class QLineSeries;
 class QScatterSeries;
-class QValueAxis;
+class QSize;
 QT_END_NAMESPACE
 
 namespace hwl::ui {
@@ -61,7 +69,8 @@ public:
     static constexpr int kOverlayBase = -1000;
     static constexpr int overlaySeries(int index) { return kOverlayBase - index; }
 
-    /// A curve of an earlier run, drawn under this run's curves.
+    /// A curve of an earlier run, drawn under this run's curves: dashed, or
+    /// dotted when `dashed` (a test curve), never solid like a worker's.
     struct Overlay {
         QString name;
         QColor color;
@@ -86,9 +95,28 @@ public:
     bool hasTestSeries() const { return test_.has_value(); }
 
     /// Replaces the overlays (earlier runs' curves; kept across
-    /// setWorkerCount()). They are smoothed and scaled like the others.
+    /// setWorkerCount()). They are smoothed and scaled like the others, but
+    /// always drawn dashed, in overlayColor() of their colour, and named in
+    /// the legend.
     void setOverlays(const QList<Overlay>& overlays);
     int overlayCount() const { return int(overlays_.size()); }
+    /// The colour overlay `index` is drawn in: its own colour, unless that is
+    /// within kMinColorDistance of a worker colour shown (or of another
+    /// overlay's), then turned about the hue circle until it is not.
+    QColor overlayColor(int index) const;
+    /// How far apart (in RGB, 0..441) an overlay's colour stays from workers'.
+    static constexpr double kMinColorDistance = 90;
+    static double colorDistance(const QColor& a, const QColor& b);
+    /// Whether the axes fit the overlays too. Off by default: the axes fit
+    /// the live run and overlays are clipped to it (an earlier run of 14M
+    /// steps does not squeeze this one into the left edge); overlays set the
+    /// range only while the live run has no points yet. Redraws.
+    void setOverlaysFitAxes(bool on);
+    bool overlaysFitAxes() const { return overlaysFitAxes_; }
+
+    /// A floor and a ceiling the y axis never passes (accuracy: 0 and 100),
+    /// NaN for none. Redraws.
+    void setYBounds(double floor, double ceiling);
 
     /// Marks on the curves: a worker's epoch ends (grey dots at its epoch's
     /// mean loss) and worker deaths (red crosses where it stopped). Test
@@ -132,11 +160,13 @@ public:
     double smoothing() const { return smoothing_; }
     void setXAxis(XAxis axis); ///< Redraws.
     XAxis xAxis() const { return xMode_; }
-    /// Log10 y axis (QLogValueAxis; points with y <= 0 are not drawn) or a
-    /// linear one (QValueAxis). Redraws.
+    /// Log10 y axis (the axis holds log10 of the values and is labelled with
+    /// the values, several per axis, in plain notation; points with y <= 0
+    /// are not drawn) or a linear one. Redraws.
     void setLogScale(bool on);
     /// Shows or hides the x axis' title (small charts under a big one that
-    /// has it: the room goes to the tick labels).
+    /// has it: the room goes to the tick labels). A chart too short for it
+    /// hides it anyway, and then its legend.
     void setXTitleVisible(bool visible);
     bool logScale() const { return logScale_; }
 
@@ -173,11 +203,21 @@ public:
     /// A series shows at most 2*buckets+2 points.
     int bucketCount() const { return buckets_; }
 
-    /// Renders the widget as it is now (grab()) to an image file; the format
-    /// follows the suffix (.png, .jpg, ...). Returns false on failure.
+    /// Renders the chart at `size` pixels (laid out for that size, not a
+    /// screen grab) to a file: SVG for .svg, else an image format Qt writes
+    /// (.png, .jpg, .bmp). An empty size: the widget's. Returns false and
+    /// says why in `error` (if given) on failure.
+    bool saveImage(const QString& path, QSize size, QString* error = nullptr);
     bool saveImage(const QString& path);
+    /// The suffixes saveImage() writes, lower case: "png", "svg", ...
+    static QStringList imageSuffixes();
 
     QChart* chart() const { return chart_; }
+    /// The title in full; the chart shows as much of it as fits (whole
+    /// words, a parenthesis dropped first), never cut with "...". A title
+    /// set on chart() directly is taken as the full one at the next fit.
+    void setTitle(const QString& title);
+    const QString& title() const { return title_; }
     /// Qt Charts' dark or light theme; the test series turns white or black.
     void setDarkTheme(bool dark);
     bool darkTheme() const { return dark_; }
@@ -222,7 +262,18 @@ private:
     void recreateLines();
     void rebuild(Series& s);
     void fitAxes();
+    /// Ticks for the y axis over [lo, hi] (log10 units on a log scale) that
+    /// the plot's height has room for.
+    AxisTicks yTicks(double lo, double hi, bool roundOut) const;
+    /// Relabels an axis for the range it shows (after a zoom).
+    void relabelAxis(QCategoryAxis* axis);
+    /// Room right of the plot for half the last x label.
+    void fitRightMargin();
     void replaceYAxis();
+    /// Fits the title, the y title and the legend to the chart's size.
+    void fitTexts();
+    void queueFitTexts(); ///< fitTexts() once the events queued now are handled
+    bool textsQueued_ = false;
     void markAllDirty();
     /// Display settings changed: derived data is recomputed from the raw data.
     void resetDerived(Series& s);
@@ -241,9 +292,20 @@ private:
 
     QChart* chart_ = nullptr;            // owned by view_
     ChartView* view_ = nullptr;          // child widget
-    QValueAxis* xAxisItem_ = nullptr;    // owned by chart_
-    QAbstractAxis* yAxisItem_ = nullptr; // owned by chart_
+    QCategoryAxis* xAxisItem_ = nullptr; // owned by chart_
+    QCategoryAxis* yAxisItem_ = nullptr; // owned by chart_ (log10 of y when logScale_)
+    QString title_;
+    QString shownTitle_; // what fitTexts() last showed of title_
     QString yTitle_;
+    bool overlaysFitAxes_ = false;
+    bool xTitleWanted_ = true; // setXTitleVisible(); fitTexts() may still hide it
+    /// Whether any legend label is cut short as the legend lays it out now.
+    bool legendElided() const;
+    double yFloor_ = std::numeric_limits<double>::quiet_NaN();
+    double yCeiling_ = std::numeric_limits<double>::quiet_NaN();
+    /// y as the axis holds it: log10(y) on a log scale.
+    double toAxisY(double y) const;
+    double fromAxisY(double y) const;
 
     std::vector<Series> workers_;
     std::optional<Series> test_; // apart, so that a worker's rank indexes workers_

@@ -3,11 +3,11 @@
 #include "charts/trainingchart.h"
 
 #include <QAreaSeries>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>

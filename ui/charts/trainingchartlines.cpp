@@ -1,10 +1,13 @@
 // TrainingChart's lines: making them (earlier runs' overlays first, so that
-// the live series draw over them), their legend markers, the theme, the zoom.
+// the live series draw over them), their legend markers, the theme, the zoom,
+// the epoch and death markers.
 #include "charts/trainingchart.h"
 
 #include "charts/chartaxes.h"
 #include "charts/chartview.h"
+#include "charts/numbers.h"
 
+#include <QCategoryAxis>
 #include <QChart>
 #include <QCursor>
 #include <QFontMetricsF>
@@ -15,25 +18,10 @@
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QToolTip>
-#include <QValueAxis>
 
 #include <cmath>
 
 namespace hwl::ui {
-
-void TrainingChart::setOverlays(const QList<Overlay>& overlays) {
-    overlayDefs_ = overlays;
-    overlays_.clear();
-    overlays_.resize(std::size_t(overlays.size()));
-    for (qsizetype i = 0; i < overlays.size(); ++i) {
-        Series& s = overlays_[std::size_t(i)];
-        s.id = overlaySeries(int(i));
-        s.raw = overlays[i].points;
-        resetDerived(s);
-    }
-    recreateLines();
-    refresh();
-}
 
 void TrainingChart::recreateLines() {
     QHash<int, bool> hidden;
@@ -46,15 +34,14 @@ void TrainingChart::recreateLines() {
     bandArea_ = nullptr;
     bandMean_ = nullptr;
     for (std::size_t i = 0; i < overlays_.size(); ++i) {
+        // Dashed (dotted: a test curve), a hue apart from the workers, named
+        // in the legend: an earlier run is never taken for a worker of this one.
         const Overlay& o = overlayDefs_[qsizetype(i)];
-        overlays_[i].line = addLineSeries(o.name, o.color, false);
+        overlays_[i].line = addLineSeries(o.name, overlayColor(int(i)), false);
         QPen pen = overlays_[i].line->pen();
         pen.setWidthF(2.0);
-        pen.setStyle(o.dashed ? Qt::DashLine : Qt::SolidLine);
+        pen.setStyle(o.dashed ? Qt::DotLine : Qt::DashLine);
         overlays_[i].line->setPen(pen);
-        // The Runs tab names them, in their colours; the legend stays short.
-        for (QLegendMarker* marker : chart_->legend()->markers(overlays_[i].line))
-            marker->setVisible(false);
     }
     addMarkerSeries(); // under the workers' lines, over the overlays
     for (Series& s : workers_)
@@ -67,12 +54,12 @@ void TrainingChart::recreateLines() {
         s.dirty = true;
         if (hidden.contains(s.id) && !s.line->property("inBand").toBool()) {
             s.line->setVisible(false);
-            if (s.id > kOverlayBase)
-                for (QLegendMarker* marker : chart_->legend()->markers(s.line))
-                    styleMarker(marker, false);
+            for (QLegendMarker* marker : chart_->legend()->markers(s.line))
+                styleMarker(marker, false);
         }
     });
-    fitLegend();
+    fitTexts();
+    queueFitTexts();
 }
 
 void TrainingChart::styleMarker(QLegendMarker* marker, bool visible) {
@@ -103,32 +90,6 @@ int TrainingChart::xTicks(double lo, double hi) const {
     return ticksThatFit(
         lo, hi, chart_->plotArea().width(),
         [&metrics](const QString& label) { return metrics.horizontalAdvance(label); }, 16);
-}
-
-void TrainingChart::fitLegend() {
-    // A narrow chart's legend names workers by rank alone ("0 1 2 3", in the
-    // colours the loss chart names in full), rather than "wor… wor…".
-    const QList<QLegendMarker*> markers = chart_->legend()->markers();
-    const QFontMetricsF metrics(chart_->legend()->font());
-    const auto shortLabel = [](const QString& name) { // "worker %1", as recreateLines names them
-        return name.startsWith(QLatin1String("worker ")) ? name.mid(7) : name;
-    };
-    double fullWidth = 0; // a marker square, padding, the label; for each shown
-    for (QLegendMarker* m : markers)
-        if (m->isVisible())
-            fullWidth += metrics.height() + 14 + metrics.horizontalAdvance(m->series()->name());
-    const bool full = fullWidth <= chart_->size().width() - 16;
-    bool changed = false;
-    for (QLegendMarker* m : markers) {
-        const QString label = full ? m->series()->name() : shortLabel(m->series()->name());
-        if (m->label() != label) {
-            m->setLabel(label);
-            changed = true;
-        }
-    }
-    // A marker elides its label when the legend lays it out: lay it out again.
-    if (changed && chart_->legend()->layout())
-        chart_->legend()->layout()->invalidate();
 }
 
 void TrainingChart::resetZoom() {
@@ -169,15 +130,16 @@ void TrainingChart::addMarkerSeries() {
         for (QLegendMarker* marker : chart_->legend()->markers(scatter))
             marker->setVisible(false); // named on hover, not in the legend
         connect(scatter, &QScatterSeries::hovered, this, [this, scatter](QPointF p, bool on) {
-            if (on)
-                QToolTip::showText(QCursor::pos(),
-                                   QStringLiteral("%1 at %2 %3, value %4")
-                                       .arg(scatter->name(), xAxisItem_->titleText())
-                                       .arg(p.x(), 0, 'f', 0)
-                                       .arg(p.y(), 0, 'g', 4),
-                                   view_);
-            else
+            const QString text = on ? QStringLiteral("%1 at %2 %3, value %4")
+                                          .arg(scatter->name(), xAxisItem_->titleText(),
+                                               formatCount(std::int64_t(std::llround(p.x()))),
+                                               formatSignificant(fromAxisY(p.y()), 4))
+                                    : QString();
+            view_->setHoverText(text);
+            if (text.isEmpty())
                 QToolTip::hideText();
+            else
+                QToolTip::showText(QCursor::pos(), text, view_);
         });
         marks_[k].scatter = scatter;
         marks_[k].dirty = true;
@@ -208,7 +170,7 @@ void TrainingChart::rebuildMarkers() {
         for (const ChartSample& c : m.raw) {
             const double x = c.*xFieldOf(xMode_);
             if (std::isfinite(x) && std::isfinite(c.value) && (!logScale_ || c.value > 0))
-                pts.append(QPointF(x, c.value));
+                pts.append(QPointF(x, toAxisY(c.value)));
         }
         m.scatter->replace(pts);
         m.dirty = false;

@@ -270,7 +270,8 @@ void MainWindow::buildCentre() {
     accuracyChart_ = new TrainingChart(tr("Test accuracy, %"), tr("%"));
     accuracyChart_->setToolTip(tr("Each mark: one evaluation on the test set"));
     accuracyChart_->setObjectName("accuracyChart");
-    accuracyChart_->hide(); // shown once there is a test set or a run to compare
+    accuracyChart_->setYBounds(0, 100); // a percentage: never past 100%
+    accuracyChart_->hide();             // shown once there is a test set or a run to compare
     rateChart_ = new TrainingChart(tr("Throughput per worker, samples/s"), tr("rate"));
     rateChart_->setObjectName("rateChart");
     lossChart_->setObjectName("lossChart");

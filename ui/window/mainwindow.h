@@ -94,9 +94,11 @@ public:
     /// Export actions; false with a message when the file cannot be written.
     bool exportWeights(const QString& path, bool quiet = false); ///< .safetensors or .npz by suffix
     bool exportMetrics(const QString& path, bool quiet = false);
-    /// Saves a chart as an image (.png when the name has no suffix); false
-    /// with a message naming the formats when the suffix is not one Qt writes.
-    bool saveChart(TrainingChart* chart, const QString& path, bool quiet = false);
+    /// Saves a chart as PNG or SVG (.png when the name has no suffix), laid
+    /// out at `size` pixels; false with a message naming the formats when the
+    /// suffix is not one it writes.
+    bool saveChart(TrainingChart* chart, const QString& path, bool quiet = false,
+                   QSize size = QSize(1600, 900));
     /// Adds the run a metrics.csv or a --out folder holds to the run list
     /// (and overlays it); false with the reason (a message box unless quiet).
     bool openRun(const QString& path, bool quiet = false, QString* why = nullptr);

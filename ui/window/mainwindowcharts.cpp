@@ -45,9 +45,9 @@ void MainWindow::prepareCharts(const ExperimentConfig& config) {
     const StrategyTraits* traits = findStrategy(config);
     const DivergenceKind kind = traits ? traits->divergence : DivergenceKind::None;
     // Short enough for a third of the window (the explanation pane says more).
-    divergenceChart_->chart()->setTitle(kind == DivergenceKind::ReplicaDistance
-                                            ? tr("Divergence: distance to the replica mean")
-                                            : tr("Divergence per worker: staleness"));
+    divergenceChart_->setTitle(kind == DivergenceKind::ReplicaDistance
+                                   ? tr("Divergence: distance to the replica mean")
+                                   : tr("Divergence per worker: staleness"));
     showChart(divergenceChart_, kind != DivergenceKind::None);
     showChart(lostChart_,
               config.lostUpdates || (traits && traits->takes(StrategySetting::GpuBlocks)));

@@ -16,7 +16,6 @@
 #include <QAction>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QImageWriter>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
@@ -47,26 +46,22 @@ void MainWindow::rebuildRecentMenu() {
     recentMenu_->setEnabled(!recent.isEmpty());
 }
 
-bool MainWindow::saveChart(TrainingChart* chart, const QString& chosen, bool quiet) {
-    // No suffix: PNG. A suffix Qt cannot write: say which ones it can.
+bool MainWindow::saveChart(TrainingChart* chart, const QString& chosen, bool quiet, QSize size) {
+    // No suffix: PNG. A suffix it cannot write: the chart says which it can.
     QString path = chosen;
-    QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix.isEmpty()) {
+    if (QFileInfo(path).suffix().isEmpty())
         path += QStringLiteral(".png");
-        suffix = QStringLiteral("png");
-    }
     QString error;
-    if (!QImageWriter::supportedImageFormats().contains(suffix.toLatin1()))
-        error = tr("Cannot save a chart as .%1: name the file .png, .jpg or .bmp.").arg(suffix);
-    else if (!chart->saveImage(path))
-        error = tr("Cannot write %1: check that its folder exists and is writable.").arg(path);
-    if (!error.isEmpty()) {
+    if (!chart->saveImage(path, size, &error)) {
         if (!quiet)
             QMessageBox::warning(this, tr("Save chart"), error);
         logEvent(error, true);
         return false;
     }
-    logEvent(tr("Saved the chart to %1").arg(path));
+    logEvent(tr("Saved the chart to %1 (%2 x %3 pixels)")
+                 .arg(path)
+                 .arg(size.width())
+                 .arg(size.height()));
     return true;
 }
 

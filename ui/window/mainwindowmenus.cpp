@@ -3,6 +3,7 @@
 // is in mainwindowfiles.cpp, the View menu in mainwindowview.cpp.
 #include "window/mainwindow.h"
 
+#include "charts/chartsizedialog.h"
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
 #include "runs/metricsexport.h"
@@ -22,6 +23,43 @@
 #include <QSettings>
 
 namespace hwl::ui {
+
+namespace {
+
+/// File > Save chart: every chart, at a size asked for (not the screen's),
+/// as PNG or SVG.
+void addChartSaving(QMenu* file, MainWindow* window) {
+    QMenu* saveCharts = file->addMenu(MainWindow::tr("Save &chart"));
+    const struct {
+        QString label, file;
+        TrainingChart* chart;
+    } charts[] = {
+        {MainWindow::tr("&Loss…"), "loss.png", window->lossChart()},
+        {MainWindow::tr("&Accuracy…"), "accuracy.png", window->accuracyChart()},
+        {MainWindow::tr("&Divergence…"), "divergence.png", window->divergenceChart()},
+        {MainWindow::tr("&Throughput…"), "throughput.png", window->rateChart()},
+        {MainWindow::tr("Lost &updates…"), "lost-updates.png", window->lostUpdatesChart()}};
+    for (const auto& c : charts)
+        saveCharts->addAction(c.label, window, [window, c] {
+            QSettings settings;
+            const std::optional<QSize> size =
+                askChartSize(window, settings.value("chartSaveSize", QSize(1600, 900)).toSize());
+            if (!size)
+                return;
+            settings.setValue("chartSaveSize", *size);
+            QString filter;
+            QString path = QFileDialog::getSaveFileName(
+                window, MainWindow::tr("Save chart"), c.file,
+                MainWindow::tr("PNG image (*.png);;SVG drawing (*.svg)"), &filter);
+            if (!path.isEmpty() && QFileInfo(path).suffix().isEmpty()) // the format chosen
+                path += filter.contains(QLatin1String("*.svg")) ? QStringLiteral(".svg")
+                                                                : QStringLiteral(".png");
+            if (!path.isEmpty())
+                window->saveChart(c.chart, path, false, *size);
+        });
+}
+
+} // namespace
 
 void MainWindow::buildMenus() {
     auto* file = menuBar()->addMenu(tr("&File"));
@@ -62,19 +100,7 @@ void MainWindow::buildMenus() {
         if (!path.isEmpty())
             exportMetrics(path);
     });
-    const struct {
-        QString label, file;
-        TrainingChart* chart;
-    } charts[] = {{tr("Save &loss chart as PNG…"), "loss.png", lossChart_},
-                  {tr("Save &divergence chart as PNG…"), "divergence.png", divergenceChart_},
-                  {tr("Save lost-&updates chart as PNG…"), "lost-updates.png", lostChart_}};
-    for (const auto& c : charts)
-        file->addAction(c.label, this, [this, c] {
-            const QString path = QFileDialog::getSaveFileName(this, tr("Save chart"), c.file,
-                                                              tr("Images (*.png *.jpg *.bmp)"));
-            if (!path.isEmpty())
-                saveChart(c.chart, path);
-        });
+    addChartSaving(file, this);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 

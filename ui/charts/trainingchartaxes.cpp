@@ -1,0 +1,138 @@
+// TrainingChart's axes: fitted to the live data (overlays clipped to it
+// unless asked), ticks the plot has room for, a floor and a ceiling, the
+// log scale as log10 of the values on a linear axis, relabelled after a zoom.
+#include "charts/trainingchart.h"
+
+#include "charts/chartaxes.h"
+
+#include <QCategoryAxis>
+#include <QChart>
+#include <QFontMetricsF>
+#include <QGraphicsLayout>
+#include <QLineSeries>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace hwl::ui {
+
+double TrainingChart::toAxisY(double y) const {
+    return logScale_ ? (y > 0 ? std::log10(y) : std::numeric_limits<double>::quiet_NaN()) : y;
+}
+
+double TrainingChart::fromAxisY(double y) const {
+    return logScale_ ? std::pow(10.0, y) : y;
+}
+
+void TrainingChart::fitAxes() {
+    if (zoomed_)
+        return; // the user's range stays until resetZoom()
+    double minX = std::numeric_limits<double>::infinity();
+    double maxX = -minX, minY = minX, maxY = -minX;
+    bool any = false;
+    const auto cover = [&](double x0, double x1, double y0, double y1) {
+        any = true;
+        minX = std::min(minX, x0);
+        maxX = std::max(maxX, x1);
+        minY = std::min(minY, y0);
+        maxY = std::max(maxY, y1);
+    };
+    forEachSeries([&](Series& s) {
+        if (s.line->isVisible() && s.hasExtent && s.id > kOverlayBase)
+            cover(s.minX, s.maxX, s.minY, s.maxY);
+    });
+    if (band_ && hasBand_)
+        cover(bandMinX_, bandMaxX_, bandMinY_, bandMaxY_);
+    // Overlays are clipped to the live run's range, unless asked to fit or
+    // there is no live data yet.
+    if (overlaysFitAxes_ || !any)
+        for (const Series& s : overlays_)
+            if (s.line && s.line->isVisible() && s.hasExtent)
+                cover(s.minX, s.maxX, s.minY, s.maxY);
+    const double dataMinY = minY;
+    if (!any) {
+        minX = 0;
+        maxX = 1;
+        minY = logScale_ ? -1 : 0;
+        maxY = 1;
+    } else {
+        if (!(maxX > minX)) {
+            minX -= 0.5;
+            maxX += 0.5;
+        }
+        widenRange(minY, maxY, false); // in log10 units on a log scale: linear padding
+    }
+    // Losses and distances are never negative: do not pad below zero.
+    if (!logScale_ && any && minY < 0 && dataMinY >= 0)
+        minY = 0;
+    // As many ticks as have room for their labels: Qt Charts elides the rest.
+    bool relabelled = applyTicks(xAxisItem_, niceTicks(minX, maxX, xTicks(minX, maxX)));
+    AxisTicks y = yTicks(minY, maxY, true);
+    // The bounds after rounding: accuracy stops at 100, not at the next tick.
+    const double floor = toAxisY(yFloor_), ceiling = toAxisY(yCeiling_);
+    if (std::isfinite(floor) && y.lo < floor)
+        y.lo = floor;
+    if (std::isfinite(ceiling) && y.hi > ceiling)
+        y.hi = ceiling;
+    if (y.hi > y.lo) {
+        for (qsizetype i = y.at.size() - 1; i >= 0; --i) {
+            if (y.at[i] < y.lo - 1e-9 || y.at[i] > y.hi + 1e-9) {
+                y.at.removeAt(i);
+                y.labels.removeAt(i);
+            }
+        }
+        relabelled = applyTicks(yAxisItem_, y) || relabelled;
+    }
+    // Qt Charts keeps the room it gave the labels when only their format
+    // changes, and elides the wider ones ("…"): lay the chart out again.
+    if (relabelled) {
+        fitRightMargin();
+        chart_->layout()->invalidate();
+    }
+}
+
+void TrainingChart::fitRightMargin() {
+    // The last x label is centred on the plot's right edge: half of it lies
+    // beyond, where the view would cut it ("80" for "80k").
+    const QStringList labels = xAxisItem_->categoriesLabels();
+    double half = 0;
+    if (!labels.isEmpty() && xAxisItem_->endValue(labels.last()) >=
+                                 xAxisItem_->max() - 1e-9 * std::abs(xAxisItem_->max()))
+        half = QFontMetricsF(xAxisItem_->labelsFont()).horizontalAdvance(labels.last()) / 2;
+    QMargins margins = chart_->margins();
+    const int right = std::max(4, int(std::ceil(half)) + 2);
+    if (margins.right() != right) {
+        margins.setRight(right);
+        chart_->setMargins(margins);
+    }
+}
+
+void TrainingChart::relabelAxis(QCategoryAxis* axis) {
+    // Only this axis: the other one may not have its zoomed range yet.
+    const double lo = axis->min(), hi = axis->max();
+    const AxisTicks t =
+        axis == xAxisItem_ ? niceTicks(lo, hi, xTicks(lo, hi), false) : yTicks(lo, hi, false);
+    if (applyTicks(axis, t)) {
+        fitRightMargin();
+        chart_->layout()->invalidate();
+    }
+}
+
+AxisTicks TrainingChart::yTicks(double lo, double hi, bool roundOut) const {
+    // As many as the plot's height has room for: Qt Charts elides labels
+    // taller than their share of the axis.
+    const double labelHeight = QFontMetricsF(yAxisItem_->labelsFont()).height();
+    return fittingTicks(
+        [&](int n) { return logScale_ ? logTicks(lo, hi, n) : niceTicks(lo, hi, n, roundOut); },
+        chart_->plotArea().height(), [labelHeight](const QString&) { return labelHeight; }, 6,
+        true);
+}
+
+void TrainingChart::setYBounds(double floor, double ceiling) {
+    yFloor_ = floor;
+    yCeiling_ = ceiling;
+    fitAxes();
+}
+
+} // namespace hwl::ui

@@ -1,0 +1,243 @@
+// TrainingChart's texts, fitted to its size so that Qt Charts never cuts one
+// with "...": the title and the y title lose words (a parenthesis first), the
+// legend names workers by rank, then by colour alone. And the chart saved as
+// an image or SVG at a chosen size, laid out for that size.
+#include "charts/trainingchart.h"
+
+#include "charts/chartview.h"
+
+#include <QCategoryAxis>
+#include <QChart>
+#include <QFileInfo>
+#include <QFontMetricsF>
+#include <QGraphicsLayout>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
+#include <QImage>
+#include <QImageWriter>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QPainter>
+#include <QRegularExpression>
+#include <QSvgGenerator>
+
+#include <algorithm>
+
+namespace hwl::ui {
+
+namespace {
+
+/// `text` if it fits `width` pixels; else without its parentheses, then
+/// without its last words, as long as something fits; else empty.
+QString fitWords(const QString& text, const QFontMetricsF& metrics, double width) {
+    if (metrics.horizontalAdvance(text) <= width)
+        return text;
+    static const QRegularExpression parens(QStringLiteral("\\s*\\([^)]*\\)"));
+    QString shorter = text;
+    shorter.remove(parens);
+    QStringList words = shorter.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    while (!words.isEmpty()) {
+        QString candidate = words.join(QLatin1Char(' '));
+        while (candidate.endsWith(QLatin1Char(':')) || candidate.endsWith(QLatin1Char(',')))
+            candidate.chop(1);
+        if (metrics.horizontalAdvance(candidate) <= width)
+            return candidate;
+        words.removeLast();
+    }
+    return {};
+}
+
+bool isWorker(const QString& name) {
+    return name.startsWith(QLatin1String("worker ")); // as recreateLines() names them
+}
+
+} // namespace
+
+void TrainingChart::setTitle(const QString& title) {
+    title_ = title;
+    shownTitle_ = chart_->title(); // not a title set on chart() directly
+    fitTexts();
+}
+
+void TrainingChart::fitTexts() {
+    // The title: across the chart, less its margins (and the room Qt Charts
+    // keeps beside a title).
+    if (chart_->title() != shownTitle_) // set on chart() directly
+        title_ = chart_->title();
+    const QFontMetricsF titleMetrics(chart_->titleFont());
+    shownTitle_ = fitWords(title_, titleMetrics, chart_->size().width() - 48);
+    if (chart_->title() != shownTitle_)
+        chart_->setTitle(shownTitle_);
+    // Rows over and under the plot: title, legend, x labels, x title. A
+    // short chart drops the x title, then the legend (hovering names the
+    // curves), rather than squeeze the labels Qt Charts would then elide.
+    const double row = QFontMetricsF(xAxisItem_->labelsFont()).height() + 10;
+    const double plotNeeds = 3 * row; // two y labels and the room between them
+    const double height = chart_->size().height();
+    const bool xTitle = xTitleWanted_ && height >= plotNeeds + 4 * row;
+    const bool legend = height >= plotNeeds + (xTitle ? 4 : 3) * row;
+    if (xAxisItem_->isTitleVisible() != xTitle)
+        xAxisItem_->setTitleVisible(xTitle);
+    if (chart_->legend()->isVisible() != legend)
+        chart_->legend()->setVisible(legend);
+    // The y title runs up the plot area's height.
+    const QFontMetricsF yMetrics(yAxisItem_->titleFont());
+    const QString yTitle = fitWords(yTitle_, yMetrics, chart_->plotArea().height() - 8);
+    if (yAxisItem_->titleText() != yTitle)
+        yAxisItem_->setTitleText(yTitle);
+    yAxisItem_->setTitleVisible(!yTitle.isEmpty());
+    if (legend)
+        fitLegend();
+}
+
+void TrainingChart::queueFitTexts() {
+    // New legend markers are laid out (and their labels reset to the series'
+    // names) once the chart has handled their series: fit them after that.
+    if (textsQueued_)
+        return;
+    textsQueued_ = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            textsQueued_ = false;
+            fitTexts();
+        },
+        Qt::QueuedConnection);
+}
+
+bool TrainingChart::legendElided() const {
+    QList<QGraphicsItem*> items = chart_->legend()->childItems();
+    while (!items.isEmpty()) {
+        QGraphicsItem* item = items.takeLast();
+        items << item->childItems();
+        if (const auto* text = qgraphicsitem_cast<QGraphicsTextItem*>(item))
+            if (text->isVisible() && (text->toPlainText().contains(QLatin1String("...")) ||
+                                      text->toPlainText().contains(QChar(0x2026))))
+                return true;
+    }
+    return false;
+}
+
+void TrainingChart::fitLegend() {
+    // Full names when they fit; then workers by rank ("0 1 2 3", in the
+    // colours the loss chart names in full) and the others shortened; then
+    // workers by colour alone; then every entry by colour alone. Each tried
+    // as the legend lays it out, until it elides nothing.
+    QList<QLegendMarker*> shown;
+    for (QLegendMarker* m : chart_->legend()->markers())
+        if (m->isVisible())
+            shown << m;
+    if (shown.isEmpty() || !chart_->legend()->layout())
+        return;
+    const QFontMetricsF metrics(chart_->legend()->font());
+    const double perMarker = metrics.height() + 24; // the colour square and padding
+    const double room = chart_->legend()->size().width() - 16;
+    for (int level = 0; level < 4; ++level) {
+        const auto workerLabel = [level](const QString& name) {
+            return level == 0 ? name : level == 1 ? name.mid(7) : QString();
+        };
+        double width = 0;
+        int others = 0;
+        for (QLegendMarker* m : shown) {
+            if (isWorker(m->series()->name()))
+                width += perMarker + metrics.horizontalAdvance(workerLabel(m->series()->name()));
+            else
+                ++others;
+        }
+        // The others share what the workers leave ("mean of 16 workers"
+        // becomes "mean", an earlier run's name loses its last words).
+        const double budget = others > 0 ? (room - width) / others - perMarker : 0;
+        for (QLegendMarker* m : shown) {
+            const QString name = m->series()->name();
+            QString label = isWorker(name) ? workerLabel(name)
+                            : level == 0   ? name
+                            : level == 3   ? QString()
+                                           : fitWords(name, metrics, budget);
+            if (label.isEmpty()) // an empty label is the series' name again
+                label = QStringLiteral(" ");
+            if (m->label() != label)
+                m->setLabel(label);
+        }
+        // A marker elides its label when the legend lays it out: lay it out
+        // now (new markers may not have been yet).
+        chart_->legend()->layout()->invalidate();
+        chart_->legend()->layout()->activate();
+        if (!legendElided())
+            return;
+    }
+}
+
+QStringList TrainingChart::imageSuffixes() {
+    QStringList suffixes{QStringLiteral("png"), QStringLiteral("svg")};
+    for (const QByteArray& format : QImageWriter::supportedImageFormats())
+        if (!suffixes.contains(QString::fromLatin1(format).toLower()))
+            suffixes << QString::fromLatin1(format).toLower();
+    return suffixes;
+}
+
+bool TrainingChart::saveImage(const QString& path) {
+    return saveImage(path, QSize());
+}
+
+bool TrainingChart::saveImage(const QString& path, QSize size, QString* error) {
+    const auto fail = [error](const QString& why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (!imageSuffixes().contains(suffix))
+        return fail(tr("Cannot save a chart as .%1: name the file .png or .svg (or .%2).")
+                        .arg(suffix, imageSuffixes().mid(2).join(QStringLiteral(", ."))));
+    if (size.isEmpty())
+        size = this->size();
+    if (size.width() < 100 || size.height() < 60 || size.width() > 16000 || size.height() > 16000)
+        return fail(tr("A chart is saved from 100 x 60 to 16000 x 16000 pixels, not %1 x %2.")
+                        .arg(size.width())
+                        .arg(size.height()));
+    // Laid out for that size (ticks, titles, legend, the curves' buckets),
+    // rendered, and put back as it was on screen.
+    const QSizeF onScreen = chart_->size();
+    const auto layOut = [this](QSizeF s) {
+        chart_->resize(s);
+        chart_->layout()->invalidate();
+        chart_->layout()->activate();
+        fitTexts();
+        refresh();
+        chart_->layout()->activate();
+    };
+    layOut(size);
+    const QRectF source(chart_->scenePos(), QSizeF(size));
+    const QRectF target(QPointF(0, 0), QSizeF(size));
+    bool ok = false;
+    if (suffix == QLatin1String("svg")) {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setTitle(title_);
+        svg.setResolution(96); // its width in mm is then as many CSS pixels as `size`
+        QPainter painter;
+        if (painter.begin(&svg)) {
+            painter.setRenderHint(QPainter::Antialiasing);
+            chart_->scene()->render(&painter, target, source);
+            ok = painter.end();
+        }
+        ok = ok && QFileInfo(path).size() > 0;
+    } else {
+        QImage image(size, QImage::Format_ARGB32_Premultiplied);
+        image.fill(dark_ ? Qt::black : Qt::white);
+        QPainter painter(&image);
+        painter.setRenderHint(QPainter::Antialiasing);
+        chart_->scene()->render(&painter, target, source);
+        painter.end();
+        ok = image.save(path);
+    }
+    layOut(onScreen);
+    if (!ok)
+        return fail(tr("Cannot write %1: check that its folder exists and is writable.").arg(path));
+    return true;
+}
+
+} // namespace hwl::ui
