@@ -8,6 +8,7 @@
 // following the pace, counts with the locale's separators.
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
+#include "guitestmain.h"
 #include "runs/runlibrary.h"
 #include "runs/workertablemodel.h"
 #include "strategy/catalog.h"
@@ -539,5 +540,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestClassroom)
+HWL_GUI_TEST_MAIN(TestClassroom)
 #include "tst_classroom.moc"

@@ -5,6 +5,7 @@
 // the field it is about, and spin boxes that keep their arrows in red.
 #include "config/presets.h"
 #include "form/experimentform.h"
+#include "guitestmain.h"
 
 #include "launch/devices.h"
 #include "run/workerrole.h"
@@ -365,12 +366,5 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    // The form's GPU probe runs this program in the probe role.
-    if (int code = 0; hwl::runWorkerRoleIfRequested(argc, argv, code))
-        return code;
-    QApplication app(argc, argv);
-    TestFormFeedback test;
-    return QTest::qExec(&test, argc, argv);
-}
+HWL_GUI_TEST_MAIN(TestFormFeedback)
 #include "tst_formfeedback.moc"

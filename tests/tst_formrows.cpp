@@ -3,6 +3,7 @@
 // strategy catalog says, and a thread Hogwild experiment fits a 1400x900
 // window without scrolling.
 #include "form/experimentform.h"
+#include "guitestmain.h"
 #include "launch/devices.h"
 #include "run/workerrole.h"
 #include "strategy/catalog.h"
@@ -299,12 +300,5 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    // The window's GPU probe runs this program in the probe role.
-    if (int code = 0; hwl::runWorkerRoleIfRequested(argc, argv, code))
-        return code;
-    QApplication app(argc, argv);
-    TestFormRows test;
-    return QTest::qExec(&test, argc, argv);
-}
+HWL_GUI_TEST_MAIN(TestFormRows)
 #include "tst_formrows.moc"

@@ -7,6 +7,7 @@
 #include "charts/trainingchart.h"
 #include "config/presets.h"
 #include "form/experimentform.h"
+#include "guitestmain.h"
 #include "teaching/verdict.h"
 #include "testutil.h"
 #include "window/mainwindow.h"
@@ -243,5 +244,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestPresentation)
+HWL_GUI_TEST_MAIN(TestPresentation)
 #include "tst_presentation.moc"

@@ -6,6 +6,7 @@
 // ticked it.
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
+#include "guitestmain.h"
 #include "runs/runlibrary.h"
 #include "runs/runlistpanel.h"
 #include "teaching/verdict.h"
@@ -515,5 +516,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestRunList)
+HWL_GUI_TEST_MAIN(TestRunList)
 #include "tst_runlist.moc"
