@@ -96,7 +96,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             if (controller_->busy())
                 statusLabel_->setText(tr("%1 — %2 samples/s")
                                           .arg(controller_->paused() ? tr("Paused") : tr("Running"))
-                                          .arg(rate, 0, 'f', 0));
+                                          .arg(formatDecimal(rate, 0)));
         });
     connect(controller_, &RunController::finished, this, &MainWindow::onFinished);
     connect(controller_, &RunController::eventLogged, this, &MainWindow::logEvent);
@@ -492,7 +492,7 @@ void MainWindow::onStarted(int workers, const QStringList& notes) {
                  .arg(QString::fromStdString(c.model), QString::fromStdString(c.dataset),
                       QString::fromStdString(controller_->run()->info().mode))
                  .arg(workers)
-                 .arg(c.epochs));
+                 .arg(formatCount(c.epochs)));
     for (const auto& note : notes)
         logEvent(note, true);
     applyChartPresentation(); // the new series' pens

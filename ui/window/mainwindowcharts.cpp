@@ -2,6 +2,7 @@
 // and the paced redraw.
 #include "window/mainwindow.h"
 
+#include "charts/numbers.h"
 #include "charts/trainingchart.h"
 
 #include "strategy/catalog.h"
@@ -105,7 +106,7 @@ void MainWindow::onSamples(const QList<Sample>& samples) {
                 epochEnds.append(point(s, s.loss));
             if (logged(s.epoch))
                 logEvent(tr("Epoch %1: worker %2 mean loss %3")
-                             .arg(s.epoch)
+                             .arg(formatCount(std::int64_t(s.epoch)))
                              .arg(s.worker)
                              .arg(double(s.loss), 0, 'f', 4));
             break;
@@ -121,9 +122,9 @@ void MainWindow::onSamples(const QList<Sample>& samples) {
                 accuracy.append(point(perWorker, 100.0f * s.accuracy));
                 if (logged(s.epoch))
                     logEvent(tr("Epoch %1: test loss %2, accuracy %3%")
-                                 .arg(s.epoch)
+                                 .arg(formatCount(std::int64_t(s.epoch)))
                                  .arg(double(s.loss), 0, 'f', 4)
-                                 .arg(100.0 * double(s.accuracy), 0, 'f', 2));
+                                 .arg(formatDecimal(100.0 * double(s.accuracy), 2)));
             }
             break;
         }
