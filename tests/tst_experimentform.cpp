@@ -3,6 +3,7 @@
 // modes this build does not have, and every preset validates.
 #include "config/presets.h"
 #include "form/experimentform.h"
+#include "uitestutil.h"
 
 #include "strategy/catalog.h"
 #include "testutil.h"
@@ -29,14 +30,6 @@ namespace {
 
 QString json(const ExperimentConfig& c) {
     return QString::fromStdString(c.toJson());
-}
-
-QString problemText(const ExperimentForm& form) {
-    QStringList lines;
-    const auto problems = form.problems();
-    for (auto it = problems.begin(); it != problems.end(); ++it)
-        lines << it.key() + ": " + it.value();
-    return lines.join('\n');
 }
 
 QString issues(const ExperimentConfig& c) {
@@ -98,7 +91,7 @@ private slots:
         QCOMPARE(json(form.config()), json(ExperimentConfig::defaults()));
         if (!hwl::fashionMnistAvailable())
             QSKIP("Fashion-MNIST is not installed: the default experiment cannot run here");
-        QVERIFY2(form.isValid(), qPrintable(problemText(form)));
+        QVERIFY2(form.isValid(), qPrintable(hwl::test::problemText(form)));
         QVERIFY(form.problems().isEmpty());
     }
 
@@ -286,7 +279,7 @@ private slots:
         QVERIFY2(base.validate().empty(), qPrintable(issues(base)));
         ExperimentForm form;
         form.setConfig(base);
-        QVERIFY2(form.isValid(), qPrintable(problemText(form)));
+        QVERIFY2(form.isValid(), qPrintable(hwl::test::problemText(form)));
         QSignalSpy validity(&form, &ExperimentForm::validityChanged);
         QSignalSpy changed(&form, &ExperimentForm::changed);
 
@@ -315,7 +308,7 @@ private slots:
         QCOMPARE(label->text(), message);
 
         setWidget(form.fieldWidget(widget) ? form.fieldWidget(widget) : editor, fixture(fix));
-        QVERIFY2(form.isValid(), qPrintable(problemText(form)));
+        QVERIFY2(form.isValid(), qPrintable(hwl::test::problemText(form)));
         QCOMPARE(validity.count(), 2);
         QCOMPARE(validity.at(1).at(0).toBool(), true);
         QVERIFY(!form.fieldWidget(field)->property("hwlError").toBool());
@@ -357,7 +350,7 @@ private slots:
         QCOMPARE(changed.count(), 1);
         QCOMPARE(json(form.config()), json(c));
         if (runnable)
-            QVERIFY2(form.isValid(), qPrintable(problemText(form)));
+            QVERIFY2(form.isValid(), qPrintable(hwl::test::problemText(form)));
         // And once more from the form's own output.
         ExperimentForm second;
         second.setConfig(form.config());

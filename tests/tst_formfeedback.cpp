@@ -6,6 +6,7 @@
 #include "config/presets.h"
 #include "form/experimentform.h"
 #include "guitestmain.h"
+#include "uitestutil.h"
 
 #include "launch/devices.h"
 #include "run/workerrole.h"
@@ -31,14 +32,6 @@ using hwl::ExperimentConfig;
 using hwl::ui::ExperimentForm;
 
 namespace {
-
-QString problemText(const ExperimentForm& form) {
-    QStringList lines;
-    const auto problems = form.problems();
-    for (auto it = problems.begin(); it != problems.end(); ++it)
-        lines << it.key() + ": " + it.value();
-    return lines.join('\n');
-}
 
 /// How many pixels of an image are the form's error red.
 int redPixels(const QImage& image) {
@@ -120,7 +113,7 @@ private slots:
         QCOMPARE(ExperimentForm::noGpuSentence(reported), sentence);
         ExperimentForm form;
         form.setConfig(gpuHogwild());
-        QVERIFY2(form.isValid(), qPrintable(problemText(form))); // unknown: selectable
+        QVERIFY2(form.isValid(), qPrintable(hwl::test::problemText(form))); // unknown: selectable
         QVERIFY(!form.gpuAvailabilityKnown());
         QSignalSpy validity(&form, &ExperimentForm::validityChanged);
         form.setGpuAvailability(false, reported);
@@ -165,7 +158,7 @@ private slots:
         // Another mode: valid, and the sentence stays next to the list.
         ddp.device = hwl::Device::Cpu;
         form.setConfig(ddp);
-        QVERIFY2(form.isValid(), qPrintable(problemText(form)));
+        QVERIFY2(form.isValid(), qPrintable(hwl::test::problemText(form)));
         QLabel* note = form.findChild<QLabel*>("gpuNote");
         QVERIFY(note && note->isVisibleTo(&form));
         QCOMPARE(note->text(), sentence);
@@ -305,7 +298,7 @@ private slots:
         c.lr = 0.01;
         c.momentum = 0;
         form.setConfig(c);
-        QVERIFY2(form.isValid(), qPrintable(problemText(form)));
+        QVERIFY2(form.isValid(), qPrintable(hwl::test::problemText(form)));
         QVERIFY(form.problemSummary().isEmpty());
         QVERIFY(!top->isVisibleTo(&form));
     }

@@ -12,6 +12,7 @@
 #include "runs/workertablemodel.h"
 #include "teaching/verdict.h"
 #include "testutil.h"
+#include "uitestutil.h"
 #include "window/mainwindow.h"
 
 #include <QAction>
@@ -401,24 +402,7 @@ private slots:
             if (t->model() == w.workerModel())
                 table = t;
         QVERIFY(table);
-        QList<WorkerRow> rows;
-        for (int r = 0; r < 16; ++r) {
-            WorkerRow row;
-            row.process = true;
-            row.worker.rank = std::uint32_t(r);
-            row.worker.pid = 4'194'000 + r;
-            row.worker.state = WorkerState::Running;
-            row.worker.steps = 123'456'789;
-            row.worker.lastLoss = 12.3456f;
-            row.worker.lastDivergence = 1234.5f;
-            row.worker.startupSeconds = 0.01234;
-            row.worker.updateWrites = 198'375'000;
-            row.worker.lostUpdates = 4'223'805;
-            row.samplesPerSecond = 1'475'729;
-            row.commShare = 0.123;
-            rows << row;
-        }
-        w.workerModel()->setRows(rows);
+        w.workerModel()->setRows(hwl::test::largeRows());
         QCoreApplication::processEvents();
         QHeaderView* header = table->horizontalHeader();
         QVERIFY2(

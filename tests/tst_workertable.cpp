@@ -3,6 +3,7 @@
 // and once it has left its loop.
 #include "runs/runcontroller.h"
 #include "runs/workertablemodel.h"
+#include "uitestutil.h"
 
 #include <QHeaderView>
 #include <QLocale>
@@ -42,30 +43,6 @@ ExperimentConfig smallRun(const char* mode, int workers) {
 /// table's average is defined (README, Workers tab).
 double expectedAverage(const WorkerSnapshot& w) {
     return double(w.samples) / (w.finishSeconds - (w.launchSeconds + w.startupSeconds));
-}
-
-/// 16 workers of a long GPU Hogwild run: every number as large as a
-/// classroom run makes them.
-QList<WorkerRow> largeRows() {
-    QList<WorkerRow> rows;
-    for (int r = 0; r < 16; ++r) {
-        WorkerRow row;
-        row.process = true;
-        row.worker.rank = std::uint32_t(r);
-        row.worker.pid = 4'194'000 + r; // pid_max's order of magnitude
-        row.worker.state = WorkerState::Running;
-        row.worker.steps = 123'456'789;
-        row.worker.samples = 987'654'321;
-        row.worker.lastLoss = 12.3456f;
-        row.worker.lastDivergence = 1234.5f;
-        row.worker.startupSeconds = 0.01234;
-        row.worker.updateWrites = 198'375'000;
-        row.worker.lostUpdates = 4'223'805;
-        row.samplesPerSecond = 1'475'729;
-        row.commShare = 0.123;
-        rows << row;
-    }
-    return rows;
 }
 
 /// A worker's snapshot from the controller's run: worker() only loads the
@@ -188,7 +165,7 @@ private slots:
         const QLocale before;
         QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
         WorkerTableModel model;
-        model.setRows(largeRows());
+        model.setRows(hwl::test::largeRows());
         auto cell = [&model](int column, int role = Qt::DisplayRole) {
             return model.data(model.index(3, column), role).toString();
         };
@@ -221,7 +198,7 @@ private slots:
         view.resize(900, 300);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        model.setRows(largeRows());
+        model.setRows(hwl::test::largeRows());
         QHeaderView* header = view.horizontalHeader();
         QTRY_VERIFY(header->length() > 0);
         // No cell is cut: each column is at least as wide as its widest
