@@ -32,6 +32,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QValueAxis>
 
 #include <unistd.h>
 
@@ -392,6 +393,25 @@ private slots:
 
     // Issue 26 item 9: at a 1440 px window every column of the Workers
     // table shows, unscrolled, with 16 workers' large numbers.
+    // The window's accuracy chart never runs past 100%, nor below 0, even
+    // with a run overlaid whose accuracy padding would take it there.
+    void accuracyAxisStaysWithin0And100() {
+        MainWindow w;
+        w.resize(1440, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        TrainingChart* chart = w.accuracyChart();
+        chart->show();
+        chart->setSmoothing(0); // the raw 99.8, which padding would take past 100
+        chart->setWorkerCount(0, true);
+        chart->appendPoints(TrainingChart::kTestSeries, {{1, 32, 0.1, 9.0}, {2, 64, 0.2, 99.8}});
+        chart->refresh();
+        const auto* y = qobject_cast<QValueAxis*>(chart->chart()->axes(Qt::Vertical).value(0));
+        QVERIFY(y);
+        QCOMPARE(y->max(), 100.0);
+        QVERIFY(y->min() >= 0);
+    }
+
     void workerTableFitsAt1440() {
         MainWindow w;
         w.resize(1440, 900);
