@@ -68,22 +68,9 @@ void TrainingChart::fitAxes() {
         minY = 0;
     // As many ticks as have room for their labels: Qt Charts elides the rest.
     bool relabelled = applyTicks(xAxisItem_, niceTicks(minX, maxX, xTicks(minX, maxX)));
-    AxisTicks y = yTicks(minY, maxY, true);
-    // The bounds after rounding: accuracy stops at 100, not at the next tick.
-    const double floor = toAxisY(yFloor_), ceiling = toAxisY(yCeiling_);
-    if (std::isfinite(floor) && y.lo < floor)
-        y.lo = floor;
-    if (std::isfinite(ceiling) && y.hi > ceiling)
-        y.hi = ceiling;
-    if (y.hi > y.lo) {
-        for (qsizetype i = y.at.size() - 1; i >= 0; --i) {
-            if (y.at[i] < y.lo - 1e-9 || y.at[i] > y.hi + 1e-9) {
-                y.at.removeAt(i);
-                y.labels.removeAt(i);
-            }
-        }
+    const AxisTicks y = yTicks(minY, maxY, true);
+    if (y.hi > y.lo)
         relabelled = applyTicks(yAxisItem_, y) || relabelled;
-    }
     // Qt Charts keeps the room it gave the labels when only their format
     // changes, and elides the wider ones ("…"): lay the chart out again.
     if (relabelled) {
@@ -123,10 +110,33 @@ AxisTicks TrainingChart::yTicks(double lo, double hi, bool roundOut) const {
     // As many as the plot's height has room for: Qt Charts elides labels
     // taller than their share of the axis.
     const double labelHeight = QFontMetricsF(yAxisItem_->labelsFont()).height();
+    const auto make = [&](int n) {
+        AxisTicks t = logScale_ ? logTicks(lo, hi, n) : niceTicks(lo, hi, n, roundOut);
+        if (roundOut)
+            clipToBounds(t);
+        return t;
+    };
     return fittingTicks(
-        [&](int n) { return logScale_ ? logTicks(lo, hi, n) : niceTicks(lo, hi, n, roundOut); },
-        chart_->plotArea().height(), [labelHeight](const QString&) { return labelHeight; }, 6,
+        make, chart_->plotArea().height(), [labelHeight](const QString&) { return labelHeight; }, 6,
         true);
+}
+
+void TrainingChart::clipToBounds(AxisTicks& t) const {
+    // The bounds after rounding: accuracy stops at 100, not at the next
+    // tick; before fitting, so that the ticks fitted are those shown.
+    const double floor = toAxisY(yFloor_), ceiling = toAxisY(yCeiling_);
+    if (std::isfinite(floor) && t.lo < floor)
+        t.lo = floor;
+    if (std::isfinite(ceiling) && t.hi > ceiling)
+        t.hi = ceiling;
+    if (!(t.hi > t.lo))
+        return;
+    for (qsizetype i = t.at.size() - 1; i >= 0; --i) {
+        if (t.at[i] < t.lo - 1e-9 || t.at[i] > t.hi + 1e-9) {
+            t.at.removeAt(i);
+            t.labels.removeAt(i);
+        }
+    }
 }
 
 void TrainingChart::setYBounds(double floor, double ceiling) {
