@@ -157,7 +157,7 @@ QLineSeries* TrainingChart::addLineSeries(const QString& name, const QColor& col
 
     if (isTest)
         line->setPointsVisible(true); // each test evaluation is a marked point
-    line->setMarkerSize(markerSize(6));
+    line->setMarkerSize(6);           // the test's dots: their outline grows with the pen
     connect(line, &QLineSeries::hovered, this, [this, line](const QPointF& p, bool entered) {
         const Series* s = find(line);
         // The view keeps the text, so that its own tooltip ("Drag a

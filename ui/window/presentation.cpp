@@ -157,8 +157,10 @@ void MainWindow::fitChartRows() {
             row->setSizes(QList<int>(row->count(), std::max(1, row->width() / 2)));
     chartRows_[0]->setVisible(rows >= 1 && (firstPair || oneRow));
     chartRows_[1]->setVisible(rows >= 1 && secondPair && !oneRow && (rows == 2 || !firstPair));
-    // The splitters may not squeeze a shown chart below its readable height.
-    lossChart_->setMinimumHeight(lossNeed);
+    // The splitters may not squeeze a shown chart below its readable height;
+    // nor may the loss chart alone, when even it does not fit, grow the
+    // window past the screen.
+    lossChart_->setMinimumHeight(std::min(lossNeed, std::max(0, room - bannerLeast)));
     for (TrainingChart* chart : {accuracyChart_, divergenceChart_, rateChart_, lostChart_})
         chart->setMinimumHeight(smallNeed);
     int banner = 0;
