@@ -390,6 +390,7 @@ void TrainingChart::onPlotAreaChanged() {
                        int(area.height() / std::max(1.0, labelHeight)));
     fitTexts();
     const bool retick = ticks != ticks_;
+    queueLabelCheck();
     ticks_ = ticks;
     if (refreshQueued_ || (!bucketsOutOfDate(wanted) && !retick))
         return;
