@@ -3,7 +3,8 @@
 // small chart there is about 260 x 140), tick labels told apart after any
 // zoom and at round values, a log axis labelled in plain numbers without Qt's
 // warnings about zeros, a ceiling on the accuracy axis, and charts saved as
-// PNG or SVG at a chosen size. Offscreen platform.
+// PNG or SVG at a chosen size; and all of it in presentation's larger fonts
+// and lines, which survive new series, axes and themes. Offscreen platform.
 #include "charts/chartaxes.h"
 #include "charts/chartlabels.h"
 #include "charts/chartsizedialog.h"
@@ -19,7 +20,10 @@
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
 #include <QImage>
+#include <QLegend>
+#include <QLineSeries>
 #include <QRegularExpression>
+#include <QScatterSeries>
 #include <QSet>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -118,6 +122,89 @@ void fill(TrainingChart& chart, const Kind& k, int workers, bool overlays) {
     chart.refresh();
 }
 
+/// What presentation changes: font sizes (pixels or points, as the theme
+/// gives them), every line's width, the test series' dots.
+struct Style {
+    double title = 0, legend = 0, labels = 0, yLabels = 0, axisTitle = 0, yTitle = 0, marker = 0;
+    QList<double> widths;
+    bool operator==(const Style& o) const {
+        return title == o.title && legend == o.legend && labels == o.labels &&
+               yLabels == o.yLabels && axisTitle == o.axisTitle && yTitle == o.yTitle &&
+               marker == o.marker && widths == o.widths;
+    }
+};
+
+double sizeOf(const QFont& f) {
+    return f.pixelSize() > 0 ? f.pixelSize() : f.pointSizeF();
+}
+
+Style styleOf(const TrainingChart& chart) {
+    Style s;
+    s.title = sizeOf(chart.chart()->titleFont());
+    s.legend = sizeOf(chart.chart()->legend()->font());
+    s.labels = sizeOf(axisOf(chart, Qt::Horizontal)->labelsFont());
+    s.yLabels = sizeOf(axisOf(chart, Qt::Vertical)->labelsFont());
+    s.axisTitle = sizeOf(axisOf(chart, Qt::Horizontal)->titleFont());
+    s.yTitle = sizeOf(axisOf(chart, Qt::Vertical)->titleFont());
+    for (QAbstractSeries* series : chart.chart()->series()) {
+        if (auto* line = qobject_cast<QLineSeries*>(series);
+            line && !qobject_cast<QScatterSeries*>(series) && line->pen().style() != Qt::NoPen)
+            s.widths << line->pen().widthF();
+        if (auto* scatter = qobject_cast<QScatterSeries*>(series))
+            s.marker = std::max(s.marker, scatter->markerSize());
+    }
+    if (const QLineSeries* test = chart.series(TrainingChart::kTestSeries))
+        s.marker = std::max(s.marker, test->markerSize());
+    return s;
+}
+
+/// No text of any kind of chart elided, from 260 x 140 to 1280 x 720, with
+/// 1, 4 or 16 workers, with and without overlays; tick labels all differ.
+void checkNoLabelIsElided(bool presentation) {
+    const QSize sizes[] = {{260, 140}, {400, 200}, {640, 300}, {1280, 720}};
+    QStringList failures;
+    for (const Kind& k : kKinds) {
+        TrainingChart chart(k.title, k.yTitle);
+        chart.setPresentation(presentation);
+        chart.resize(sizes[0]);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        for (const QSize& size : sizes) {
+            chart.resize(size);
+            for (const int workers : {1, 4, 16}) {
+                for (const bool overlays : {false, true}) {
+                    fill(chart, k, workers, overlays);
+                    QTest::qWait(20); // the queued refresh after the plot area moved
+                    chart.refresh();
+                    QCoreApplication::processEvents();
+                    const QString where = QStringLiteral("%1 at %2x%3, %4 workers%5: ")
+                                              .arg(k.title)
+                                              .arg(size.width())
+                                              .arg(size.height())
+                                              .arg(workers)
+                                              .arg(overlays ? ", overlays" : "");
+                    const QStringList elided = elidedTexts(chart.chart());
+                    const QStringList cut = textsOutside(chart.chart());
+                    if (!cut.isEmpty())
+                        failures << where + "past the edge: " + cut.join(" | ");
+                    if (!elided.isEmpty())
+                        failures << where + elided.join(" | ") + "  [of " +
+                                        chartTexts(chart.chart()).join(" | ") + "]";
+                    for (const Qt::Orientation o : {Qt::Horizontal, Qt::Vertical}) {
+                        const QStringList labels = axisOf(chart, o)->categoriesLabels();
+                        if (labels.size() < 2 ||
+                            QSet<QString>(labels.begin(), labels.end()).size() != labels.size())
+                            failures << where + "ticks " + labels.join(' ');
+                    }
+                }
+            }
+        }
+    }
+    for (const QString& f : failures)
+        qWarning("%s", qPrintable(f));
+    QVERIFY2(failures.isEmpty(), qPrintable(QString::number(failures.size()) + " failures"));
+}
+
 } // namespace
 
 class TestChartLabels : public QObject {
@@ -126,48 +213,61 @@ class TestChartLabels : public QObject {
 private slots:
     // No text of any chart is elided, from 260 x 140 to 1280 x 720, with 1,
     // 4 or 16 workers, with and without overlays; tick labels all differ.
-    void noLabelIsElided() {
-        const QSize sizes[] = {{260, 140}, {400, 200}, {640, 300}, {1280, 720}};
-        QStringList failures;
-        for (const Kind& k : kKinds) {
-            TrainingChart chart(k.title, k.yTitle);
-            chart.resize(sizes[0]);
-            chart.show();
-            QVERIFY(QTest::qWaitForWindowExposed(&chart));
-            for (const QSize& size : sizes) {
-                chart.resize(size);
-                for (const int workers : {1, 4, 16}) {
-                    for (const bool overlays : {false, true}) {
-                        fill(chart, k, workers, overlays);
-                        QTest::qWait(20); // the queued refresh after the plot area moved
-                        chart.refresh();
-                        QCoreApplication::processEvents();
-                        const QString where = QStringLiteral("%1 at %2x%3, %4 workers%5: ")
-                                                  .arg(k.title)
-                                                  .arg(size.width())
-                                                  .arg(size.height())
-                                                  .arg(workers)
-                                                  .arg(overlays ? ", overlays" : "");
-                        const QStringList elided = elidedTexts(chart.chart());
-                        const QStringList cut = textsOutside(chart.chart());
-                        if (!cut.isEmpty())
-                            failures << where + "past the edge: " + cut.join(" | ");
-                        if (!elided.isEmpty())
-                            failures << where + elided.join(" | ") + "  [of " +
-                                            chartTexts(chart.chart()).join(" | ") + "]";
-                        for (const Qt::Orientation o : {Qt::Horizontal, Qt::Vertical}) {
-                            const QStringList labels = axisOf(chart, o)->categoriesLabels();
-                            if (labels.size() < 2 ||
-                                QSet<QString>(labels.begin(), labels.end()).size() != labels.size())
-                                failures << where + "ticks " + labels.join(' ');
-                        }
-                    }
-                }
-            }
-        }
-        for (const QString& f : failures)
-            qWarning("%s", qPrintable(f));
-        QVERIFY2(failures.isEmpty(), qPrintable(QString::number(failures.size()) + " failures"));
+    void noLabelIsElided() { checkNoLabelIsElided(false); }
+    // The same in presentation: larger fonts and ticks fitted to them.
+    void noLabelIsElidedInPresentation() { checkNoLabelIsElided(true); }
+
+    // Presentation's fonts and lines survive new series, a new y axis, and
+    // the theme; leaving it brings back the normal ones exactly.
+    void presentationSurvivesChanges() {
+        TrainingChart chart("Loss per worker", "loss");
+        chart.resize(640, 300);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        fill(chart, kKinds[0], 2, true);
+        chart.setWorkerCount(2, true);
+        const Style normal = styleOf(chart);
+        QVERIFY(normal.labels > 0 && normal.widths.size() == 5); // 2 overlays, 2 workers, test
+        chart.setPresentation(true);
+        QVERIFY(chart.presentation());
+        const Style big = styleOf(chart);
+        const auto enlarged = [&](const Style& s, const QString& when) {
+            const double f = TrainingChart::kPresentationFontScale;
+            QVERIFY2(s.title >= normal.title * f - 0.6 && s.title > normal.title, qPrintable(when));
+            QVERIFY2(s.legend > normal.legend && s.labels > normal.labels &&
+                         s.yLabels > normal.yLabels && s.axisTitle > normal.axisTitle &&
+                         s.yTitle > normal.yTitle,
+                     qPrintable(when));
+            for (const double w : s.widths) // every line, whichever it is
+                QVERIFY2(w >= 1.5 * TrainingChart::kPresentationPenScale - 1e-9,
+                         qPrintable(when + ": width " + QString::number(w)));
+            QVERIFY2(s.marker > normal.marker, qPrintable(when));
+        };
+        enlarged(big, "presenting");
+        QCOMPARE(big.widths.size(), normal.widths.size());
+        for (qsizetype i = 0; i < big.widths.size(); ++i)
+            QCOMPARE(big.widths[i], normal.widths[i] * TrainingChart::kPresentationPenScale);
+        chart.setLogScale(true);
+        enlarged(styleOf(chart), "after the log scale");
+        chart.setWorkerCount(3, true);
+        enlarged(styleOf(chart), "after three workers");
+        fill(chart, kKinds[0], 3, true);
+        enlarged(styleOf(chart), "after new overlays");
+        chart.setBandView(true);
+        enlarged(styleOf(chart), "in the band view");
+        chart.setBandView(false);
+        chart.setDarkTheme(true);
+        enlarged(styleOf(chart), "on the dark theme");
+        chart.setDarkTheme(false);
+        chart.setLogScale(false);
+        chart.setWorkerCount(2, true);
+        fill(chart, kKinds[0], 2, true);
+        chart.setWorkerCount(2, true);
+        QCOMPARE(styleOf(chart), big);
+        chart.setPresentation(false);
+        QCOMPARE(styleOf(chart), normal);
+        QTRY_VERIFY2(elidedTexts(chart.chart()).isEmpty(),
+                     qPrintable(chartTexts(chart.chart()).join(" | ")));
     }
 
     // A narrow chart shows the words of its title that fit, never "...".

@@ -209,11 +209,7 @@ AxisTicks fittingTicks(const std::function<AxisTicks(int)>& make, double pixels,
                        bool evenShares) {
     if (!(pixels > 0))
         return make(5); // not laid out yet
-    AxisTicks t;
-    for (int n = 5; n >= 1; --n) {
-        t = make(n);
-        if (t.at.size() < 2 || !(t.hi > t.lo) || !(pixels > 0))
-            continue;
+    const auto fits = [&](const AxisTicks& t) {
         double largest = 0;
         for (const QString& label : t.labels)
             largest = std::max(largest, labelSize(label));
@@ -223,8 +219,27 @@ AxisTicks fittingTicks(const std::function<AxisTicks(int)>& make, double pixels,
         double room = pixels * closest / (t.hi - t.lo);
         if (evenShares)
             room = std::min(room, pixels / double(t.at.size() + 1));
-        if (room >= largest + gap)
+        return room >= largest + gap;
+    };
+    AxisTicks t;
+    for (int n = 5; n >= 1; --n) {
+        t = make(n);
+        if (t.at.size() >= 2 && t.hi > t.lo && fits(t))
             return t;
+    }
+    // Even the fewest round steps leave no room (a short plot in large
+    // fonts): every second, third... of those ticks, at last the two ends,
+    // rather than labels Qt Charts would cut to "...".
+    for (qsizetype stride = 2; t.hi > t.lo && stride < t.at.size(); ++stride) {
+        AxisTicks fewer = t;
+        fewer.at.clear();
+        fewer.labels.clear();
+        for (qsizetype i = 0; i < t.at.size(); i += stride) {
+            fewer.at << t.at[i];
+            fewer.labels << t.labels[i];
+        }
+        if (stride == t.at.size() - 1 || fits(fewer))
+            return fewer;
     }
     return t;
 }

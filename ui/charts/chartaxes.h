@@ -62,7 +62,8 @@ int ticksThatFit(double lo, double hi, double pixels,
 /// one, height on a vertical one) and `gap` apart, between the closest two
 /// ticks and, when `evenShares`, in an even share of the axis each (Qt Charts
 /// gives a vertical axis' labels the axis' height over their number, and
-/// elides those taller). make(1) when none do.
+/// elides those taller). When none do, make(1) with every second, third...
+/// of its ticks, the first that fits, at last its first and last tick.
 AxisTicks fittingTicks(const std::function<AxisTicks(int)>& make, double pixels,
                        const std::function<double(const QString&)>& labelSize, double gap,
                        bool evenShares);

@@ -96,6 +96,7 @@ TrainingChart::TrainingChart(const QString& title, const QString& yTitle, QWidge
     xAxisItem_->setTitleText(xTitle(xMode_));
     xAxisItem_->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     chart_->addAxis(xAxisItem_, Qt::AlignBottom);
+    readThemeFonts(); // as the theme gave them to the chart and the new axis
     replaceYAxis();
     // A zoom moves the range: ticks at round values inside it, told apart.
     connect(xAxisItem_, &QCategoryAxis::rangeChanged, this, [this] {
@@ -150,13 +151,13 @@ QLineSeries* TrainingChart::addLineSeries(const QString& name, const QColor& col
     line->attachAxis(yAxisItem_);
     // After addSeries: the theme would otherwise pick the colour.
     QPen pen(color);
-    pen.setWidthF(isTest ? 2.5 : 1.5);
+    pen.setWidthF(lineWidth(isTest ? 2.5 : 1.5));
     pen.setStyle(isTest ? Qt::DashLine : Qt::SolidLine);
     line->setPen(pen);
 
     if (isTest)
         line->setPointsVisible(true); // each test evaluation is a marked point
-    line->setMarkerSize(6);
+    line->setMarkerSize(6);           // the test's dots: their outline grows with the pen
     connect(line, &QLineSeries::hovered, this, [this, line](const QPointF& p, bool entered) {
         const Series* s = find(line);
         // The view keeps the text, so that its own tooltip ("Drag a
@@ -344,6 +345,7 @@ void TrainingChart::replaceYAxis() {
     }
     yAxisItem_ = axis;
     chart_->addAxis(axis, Qt::AlignLeft);
+    applyFonts(); // the new axis has the theme's
     forEachSeries([axis](Series& s) { s.line->attachAxis(axis); });
     for (Marks& m : marks_)
         if (m.scatter)
@@ -383,9 +385,12 @@ void TrainingChart::onPlotAreaChanged() {
     const int wanted = wantedBuckets();
     const QRectF area = chart_->plotArea();
     // The y ticks are chosen again when the height moves by a label's worth.
-    const QPoint ticks(xTicks(xAxisItem_->min(), xAxisItem_->max()), int(area.height() / 16));
+    const double labelHeight = QFontMetricsF(yAxisItem_->labelsFont()).height();
+    const QPoint ticks(xTicks(xAxisItem_->min(), xAxisItem_->max()),
+                       int(area.height() / std::max(1.0, labelHeight)));
     fitTexts();
     const bool retick = ticks != ticks_;
+    queueLabelCheck();
     ticks_ = ticks;
     if (refreshQueued_ || (!bucketsOutOfDate(wanted) && !retick))
         return;

@@ -34,9 +34,11 @@
 #include "charts/smoothing.h"
 
 #include <QColor>
+#include <QFont>
 #include <QList>
 #include <QPoint>
 #include <QPointF>
+#include <QSizeF>
 #include <QStringList>
 #include <QWidget>
 
@@ -221,6 +223,18 @@ public:
     /// Qt Charts' dark or light theme; the test series turns white or black.
     void setDarkTheme(bool dark);
     bool darkTheme() const { return dark_; }
+    /// For a projector: the title, legend, axis labels and axis titles in
+    /// fonts kPresentationFontScale times the theme's, every line
+    /// kPresentationPenScale times as wide, the markers kPresentationMarkerScale
+    /// times as large. Kept through setWorkerCount(), setOverlays(),
+    /// setBandView(), setLogScale() and setDarkTheme(); the ticks, titles and
+    /// legend are fitted with the fonts shown, so none is elided. Redraws.
+    void setPresentation(bool on);
+    bool presentation() const { return presentation_; }
+    static constexpr double kPresentationFontScale = 1.25;
+    static constexpr double kPresentationPenScale = 1.6;
+    static constexpr double kPresentationMarkerScale = 1.3;
+
     /// The Qt Charts series behind a series id; nullptr for an unknown id.
     QLineSeries* series(int seriesId) const;
 
@@ -264,9 +278,19 @@ private:
     void fitAxes();
     /// Ticks for the y axis over [lo, hi] (log10 units on a log scale) that
     /// the plot's height has room for.
+    /// roundOut (the range fitted to the data): within the y bounds, too.
     AxisTicks yTicks(double lo, double hi, bool roundOut) const;
+    /// Drops the range and the ticks past the y floor and ceiling.
+    void clipToBounds(AxisTicks& t) const;
     /// Relabels an axis for the range it shows (after a zoom).
     void relabelAxis(QCategoryAxis* axis);
+    /// healElidedLabels() once the layout posted now is done.
+    void queueLabelCheck();
+    /// Labels Qt Charts cut to "..." although the ticks fit: laid out anew.
+    void healElidedLabels();
+    bool labelCheckQueued_ = false;
+    int labelHeals_ = 0; ///< tries since the labels or the size last changed
+    QSizeF healedSize_;
     /// Room right of the plot for half the last x label.
     void fitRightMargin();
     void replaceYAxis();
@@ -318,6 +342,20 @@ private:
     Marks marks_[2]; // by Marker
     void addMarkerSeries();
     void addBandSeries();
+    /// A line's width, a marker's size: `normal` scaled in presentation.
+    double lineWidth(double normal) const;
+    double markerSize(double normal) const;
+    /// The theme's fonts, read after it set them; the chart's shown fonts
+    /// are these, scaled in presentation (applyFonts()).
+    struct Fonts {
+        QFont title, legend, labels, axisTitle;
+    };
+    Fonts themeFonts_;
+    void readThemeFonts();
+    /// Gives the chart, its legend and both axes themeFonts_, scaled when
+    /// presenting; the next fit measures with them.
+    void applyFonts();
+    bool presentation_ = false;
     void rebuildBand();
     bool band_ = false;
     QAreaSeries* bandArea_ = nullptr; // owned by chart_ (with its two lines)

@@ -4,6 +4,7 @@
 #include "charts/trainingchart.h"
 
 #include "charts/chartaxes.h"
+#include "charts/chartlabels.h"
 
 #include <QCategoryAxis>
 #include <QChart>
@@ -26,6 +27,7 @@ double TrainingChart::fromAxisY(double y) const {
 }
 
 void TrainingChart::fitAxes() {
+    queueLabelCheck();
     if (zoomed_)
         return; // the user's range stays until resetZoom()
     double minX = std::numeric_limits<double>::infinity();
@@ -68,28 +70,54 @@ void TrainingChart::fitAxes() {
         minY = 0;
     // As many ticks as have room for their labels: Qt Charts elides the rest.
     bool relabelled = applyTicks(xAxisItem_, niceTicks(minX, maxX, xTicks(minX, maxX)));
-    AxisTicks y = yTicks(minY, maxY, true);
-    // The bounds after rounding: accuracy stops at 100, not at the next tick.
-    const double floor = toAxisY(yFloor_), ceiling = toAxisY(yCeiling_);
-    if (std::isfinite(floor) && y.lo < floor)
-        y.lo = floor;
-    if (std::isfinite(ceiling) && y.hi > ceiling)
-        y.hi = ceiling;
-    if (y.hi > y.lo) {
-        for (qsizetype i = y.at.size() - 1; i >= 0; --i) {
-            if (y.at[i] < y.lo - 1e-9 || y.at[i] > y.hi + 1e-9) {
-                y.at.removeAt(i);
-                y.labels.removeAt(i);
-            }
-        }
+    const AxisTicks y = yTicks(minY, maxY, true);
+    if (y.hi > y.lo)
         relabelled = applyTicks(yAxisItem_, y) || relabelled;
-    }
     // Qt Charts keeps the room it gave the labels when only their format
     // changes, and elides the wider ones ("…"): lay the chart out again.
     if (relabelled) {
+        labelHeals_ = 0;
         fitRightMargin();
         chart_->layout()->invalidate();
     }
+}
+
+void TrainingChart::queueLabelCheck() {
+    // After the layout that the changes made now have posted.
+    if (labelCheckQueued_)
+        return;
+    labelCheckQueued_ = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            labelCheckQueued_ = false;
+            healElidedLabels();
+        },
+        Qt::QueuedConnection);
+}
+
+void TrainingChart::healElidedLabels() {
+    // Qt Charts can leave an axis' labels cut to the room of earlier ones
+    // ("2..." for "20k", rarely, as events happen to fall), where the ticks
+    // were chosen so that they fit: let them appear again, which sizes
+    // their room anew. Twice at most: where there is no room, it stays.
+    if (chart_->size() != healedSize_) { // a new size: the labels may fit now
+        healedSize_ = chart_->size();
+        labelHeals_ = 0;
+    }
+    if (elidedTexts(chart_).isEmpty()) {
+        labelHeals_ = 0;
+        return;
+    }
+    if (labelHeals_ >= 2)
+        return;
+    ++labelHeals_;
+    for (QCategoryAxis* axis : {xAxisItem_, yAxisItem_}) {
+        axis->setLabelsVisible(false);
+        axis->setLabelsVisible(true);
+    }
+    chart_->layout()->invalidate();
+    queueLabelCheck();
 }
 
 void TrainingChart::fitRightMargin() {
@@ -123,10 +151,33 @@ AxisTicks TrainingChart::yTicks(double lo, double hi, bool roundOut) const {
     // As many as the plot's height has room for: Qt Charts elides labels
     // taller than their share of the axis.
     const double labelHeight = QFontMetricsF(yAxisItem_->labelsFont()).height();
+    const auto make = [&](int n) {
+        AxisTicks t = logScale_ ? logTicks(lo, hi, n) : niceTicks(lo, hi, n, roundOut);
+        if (roundOut)
+            clipToBounds(t);
+        return t;
+    };
     return fittingTicks(
-        [&](int n) { return logScale_ ? logTicks(lo, hi, n) : niceTicks(lo, hi, n, roundOut); },
-        chart_->plotArea().height(), [labelHeight](const QString&) { return labelHeight; }, 6,
+        make, chart_->plotArea().height(), [labelHeight](const QString&) { return labelHeight; }, 6,
         true);
+}
+
+void TrainingChart::clipToBounds(AxisTicks& t) const {
+    // The bounds after rounding: accuracy stops at 100, not at the next
+    // tick; before fitting, so that the ticks fitted are those shown.
+    const double floor = toAxisY(yFloor_), ceiling = toAxisY(yCeiling_);
+    if (std::isfinite(floor) && t.lo < floor)
+        t.lo = floor;
+    if (std::isfinite(ceiling) && t.hi > ceiling)
+        t.hi = ceiling;
+    if (!(t.hi > t.lo))
+        return;
+    for (qsizetype i = t.at.size() - 1; i >= 0; --i) {
+        if (t.at[i] < t.lo - 1e-9 || t.at[i] > t.hi + 1e-9) {
+            t.at.removeAt(i);
+            t.labels.removeAt(i);
+        }
+    }
 }
 
 void TrainingChart::setYBounds(double floor, double ceiling) {

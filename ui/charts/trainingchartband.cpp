@@ -46,7 +46,7 @@ void TrainingChart::addBandSeries() {
     bandMean_->attachAxis(xAxisItem_);
     bandMean_->attachAxis(yAxisItem_);
     QPen pen(colour);
-    pen.setWidthF(2.0);
+    pen.setWidthF(lineWidth(2.0));
     bandMean_->setPen(pen);
 }
 

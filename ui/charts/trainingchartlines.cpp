@@ -1,6 +1,6 @@
 // TrainingChart's lines: making them (earlier runs' overlays first, so that
-// the live series draw over them), their legend markers, the theme, the zoom,
-// the epoch and death markers.
+// the live series draw over them), their legend markers, the theme and the
+// presentation's larger fonts and lines, the zoom, the epoch and death markers.
 #include "charts/trainingchart.h"
 
 #include "charts/chartaxes.h"
@@ -39,7 +39,7 @@ void TrainingChart::recreateLines() {
         const Overlay& o = overlayDefs_[qsizetype(i)];
         overlays_[i].line = addLineSeries(o.name, overlayColor(int(i)), false);
         QPen pen = overlays_[i].line->pen();
-        pen.setWidthF(2.0);
+        pen.setWidthF(lineWidth(2.0));
         pen.setStyle(o.dashed ? Qt::DotLine : Qt::DashLine);
         overlays_[i].line->setPen(pen);
     }
@@ -105,7 +105,9 @@ void TrainingChart::setDarkTheme(bool dark) {
     testColor_ = dark ? QColor(Qt::white) : QColor(Qt::black);
     chart_->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     chart_->setAnimationOptions(QChart::NoAnimation);
-    recreateLines(); // the theme repainted the pens
+    readThemeFonts(); // the theme put back its own fonts...
+    applyFonts();     // ...scaled again in presentation
+    recreateLines();  // the theme repainted the pens
     refresh();
 }
 
@@ -121,7 +123,7 @@ void TrainingChart::addMarkerSeries() {
         auto* scatter = new QScatterSeries;
         scatter->setName(QString::fromLatin1(kinds[k].name));
         scatter->setMarkerShape(kinds[k].shape);
-        scatter->setMarkerSize(kinds[k].size);
+        scatter->setMarkerSize(markerSize(kinds[k].size));
         chart_->addSeries(scatter);
         scatter->attachAxis(xAxisItem_);
         scatter->attachAxis(yAxisItem_);
@@ -175,6 +177,65 @@ void TrainingChart::rebuildMarkers() {
         m.scatter->replace(pts);
         m.dirty = false;
     }
+}
+
+double TrainingChart::lineWidth(double normal) const {
+    return presentation_ ? normal * kPresentationPenScale : normal;
+}
+
+double TrainingChart::markerSize(double normal) const {
+    return presentation_ ? normal * kPresentationMarkerScale : normal;
+}
+
+void TrainingChart::setPresentation(bool on) {
+    if (on == presentation_)
+        return;
+    presentation_ = on;
+    applyFonts();
+    recreateLines(); // every line and marker made at its width
+    refresh();       // ticks for the labels' new size
+}
+
+void TrainingChart::readThemeFonts() {
+    themeFonts_.title = chart_->titleFont();
+    themeFonts_.legend = chart_->legend()->font();
+    themeFonts_.labels = xAxisItem_->labelsFont();
+    themeFonts_.axisTitle = xAxisItem_->titleFont();
+}
+
+namespace {
+QFont scaled(QFont font, double scale) {
+    if (scale == 1.0)
+        return font;
+    if (font.pixelSize() > 0)
+        font.setPixelSize(int(std::lround(font.pixelSize() * scale)));
+    else if (font.pointSizeF() > 0)
+        font.setPointSizeF(font.pointSizeF() * scale);
+    return font;
+}
+} // namespace
+
+void TrainingChart::applyFonts() {
+    const double scale = presentation_ ? kPresentationFontScale : 1.0;
+    const QFont title = scaled(themeFonts_.title, scale);
+    if (chart_->titleFont() != title)
+        chart_->setTitleFont(title);
+    const QFont legend = scaled(themeFonts_.legend, scale);
+    if (chart_->legend()->font() != legend)
+        chart_->legend()->setFont(legend);
+    const QFont labels = scaled(themeFonts_.labels, scale);
+    const QFont axisTitle = scaled(themeFonts_.axisTitle, scale);
+    for (QCategoryAxis* axis : {xAxisItem_, yAxisItem_}) {
+        if (!axis)
+            continue;
+        if (axis->labelsFont() != labels)
+            axis->setLabelsFont(labels);
+        if (axis->titleFont() != axisTitle)
+            axis->setTitleFont(axisTitle);
+    }
+    // The titles, the legend and the ticks were fitted to the old fonts.
+    chart_->layout()->invalidate();
+    queueFitTexts();
 }
 
 } // namespace hwl::ui

@@ -28,6 +28,15 @@ namespace hwl::ui {
 
 namespace {
 
+/// A word that leads to the next one: a shortened name does not end on it.
+bool dangles(const QString& word) {
+    for (const char* w :
+         {"a", "an", "and", "at", "by", "for", "in", "of", "on", "the", "to", "vs", "vs.", "with"})
+        if (word.compare(QLatin1String(w), Qt::CaseInsensitive) == 0)
+            return true;
+    return false;
+}
+
 /// `text` if it fits `width` pixels; else without its parentheses, then
 /// without its last words, as long as something fits; else empty.
 QString fitWords(const QString& text, const QFontMetricsF& metrics, double width) {
@@ -41,7 +50,9 @@ QString fitWords(const QString& text, const QFontMetricsF& metrics, double width
         QString candidate = words.join(QLatin1Char(' '));
         while (candidate.endsWith(QLatin1Char(':')) || candidate.endsWith(QLatin1Char(',')))
             candidate.chop(1);
-        if (metrics.horizontalAdvance(candidate) <= width)
+        // Not ending on a word that leads to the next ("DDP vs", "Hogwild on").
+        const bool dangling = words.size() > 1 && dangles(words.last());
+        if (!dangling && metrics.horizontalAdvance(candidate) <= width)
             return candidate;
         words.removeLast();
     }

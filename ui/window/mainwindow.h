@@ -8,8 +8,6 @@
 
 #include "config/presets.h"
 
-#include <QFont>
-#include <QHash>
 #include <QMainWindow>
 #include <QSet>
 
@@ -256,8 +254,6 @@ private:
     int shownRows_ = -1; ///< rows of small charts fitChartRows() shows; -1: not yet
     /// The layout presentation replaced, put back on leaving it.
     QByteArray normalState_, normalMain_, normalCentre_;
-    /// The chart fonts presentation enlarged: (object, which font) -> the font.
-    QHash<QPair<const void*, int>, QFont> normalFonts_;
     QAction* presentationAction_ = nullptr;
     QAction* drawerAction_ = nullptr;      ///< presentation: shows the form
     QAction* explanationAction_ = nullptr; ///< presentation: shows the explanation

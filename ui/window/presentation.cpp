@@ -9,14 +9,10 @@
 #include "teaching/explanationpane.h"
 #include "teaching/verdict.h"
 
-#include <QAbstractAxis>
 #include <QAction>
 #include <QChart>
 #include <QDockWidget>
 #include <QEvent>
-#include <QLegend>
-#include <QLineSeries>
-#include <QPen>
 #include <QResizeEvent>
 #include <QScrollArea>
 #include <QSettings>
@@ -32,13 +28,6 @@
 namespace hwl::ui {
 
 namespace {
-constexpr double kFontScale = 1.25; ///< chart titles and legends in presentation
-/// Tick labels keep their size for now: TrainingChart spaces its y ticks
-/// 28 px apart for the usual font and its round steps can make that 18 px,
-/// where a larger label is cut to "...". Raise this once the ticks follow
-/// the labels' font.
-constexpr double kLabelScale = 1.0;
-constexpr double kPenScale = 1.6; ///< curves in presentation
 /// The least plot height a shown chart keeps: a curve still reads.
 constexpr int kMinPlot = 110;
 /// A chart's height beyond its plot (title, legend, labels) until it has
@@ -50,26 +39,6 @@ constexpr int kBannerMin = 56, kBannerMax = 170;
 constexpr int kStripMargin = 4;
 /// The bottom tabs' height when a click opens them in presentation.
 constexpr int kOpenTabsHeight = 200;
-
-/// Scales `get()`'s font by kFontScale (keeping the original in `saved`
-/// under `key`) when `on`; puts the original back when not.
-template <class Get, class Set>
-void scaleFont(QHash<QPair<const void*, int>, QFont>& saved, QPair<const void*, int> key, bool on,
-               Get get, Set set, double scale = kFontScale) {
-    if (!on) {
-        if (saved.contains(key))
-            set(saved.take(key));
-        return;
-    }
-    if (!saved.contains(key))
-        saved.insert(key, get());
-    QFont f = saved.value(key);
-    if (f.pointSizeF() > 0)
-        f.setPointSizeF(f.pointSizeF() * scale);
-    else if (f.pixelSize() > 0)
-        f.setPixelSize(int(f.pixelSize() * scale + 0.5));
-    set(f);
-}
 } // namespace
 
 void MainWindow::buildPresentationActions(QToolBar* toolbar) {
@@ -148,7 +117,7 @@ int MainWindow::chartHeightFor(const TrainingChart* chart) const {
     if (overhead <= 0)
         overhead = chart == lossChart_ ? kGuessLossOverhead : kGuessOverhead;
     if (presentation_ && !(chart->isVisible() && plot > 0))
-        overhead = int(overhead * kFontScale);
+        overhead = int(overhead * TrainingChart::kPresentationFontScale);
     return kMinPlot + overhead;
 }
 
@@ -188,8 +157,10 @@ void MainWindow::fitChartRows() {
             row->setSizes(QList<int>(row->count(), std::max(1, row->width() / 2)));
     chartRows_[0]->setVisible(rows >= 1 && (firstPair || oneRow));
     chartRows_[1]->setVisible(rows >= 1 && secondPair && !oneRow && (rows == 2 || !firstPair));
-    // The splitters may not squeeze a shown chart below its readable height.
-    lossChart_->setMinimumHeight(lossNeed);
+    // The splitters may not squeeze a shown chart below its readable height;
+    // nor may the loss chart alone, when even it does not fit, grow the
+    // window past the screen.
+    lossChart_->setMinimumHeight(std::min(lossNeed, std::max(0, room - bannerLeast)));
     for (TrainingChart* chart : {accuracyChart_, divergenceChart_, rateChart_, lostChart_})
         chart->setMinimumHeight(smallNeed);
     int banner = 0;
@@ -211,50 +182,10 @@ void MainWindow::fitChartRows() {
 }
 
 void MainWindow::applyChartPresentation() {
-    const bool on = presentation_;
-    for (TrainingChart* c : charts()) {
-        QChart* chart = c->chart();
-        scaleFont(
-            normalFonts_, {chart, 0}, on, [chart] { return chart->titleFont(); },
-            [chart](const QFont& f) { chart->setTitleFont(f); });
-        QLegend* legend = chart->legend();
-        scaleFont(
-            normalFonts_, {legend, 0}, on, [legend] { return legend->font(); },
-            [legend](const QFont& f) { legend->setFont(f); });
-        for (QAbstractAxis* axis : chart->axes()) {
-            scaleFont(
-                normalFonts_, {axis, 0}, on, [axis] { return axis->labelsFont(); },
-                [axis](const QFont& f) {
-                    if (f == axis->labelsFont())
-                        return;
-                    axis->setLabelsFont(f);
-                    // Qt Charts sizes the labels' room when they appear: let
-                    // them appear again in the new font, or they show "...".
-                    if (axis->labelsVisible()) {
-                        axis->setLabelsVisible(false);
-                        axis->setLabelsVisible(true);
-                    }
-                },
-                kLabelScale);
-            scaleFont(
-                normalFonts_, {axis, 1}, on, [axis] { return axis->titleFont(); },
-                [axis](const QFont& f) { axis->setTitleFont(f); });
-        }
-        // Wider curves; a property marks a widened pen, so that each is
-        // widened once and narrowed back once.
-        QList<int> ids{TrainingChart::kTestSeries};
-        for (int rank = 0; rank < c->workerCount(); ++rank)
-            ids.append(rank);
-        for (const int id : ids) {
-            QLineSeries* line = c->series(id);
-            if (!line || line->property("presentationPen").toBool() == on)
-                continue;
-            QPen pen = line->pen();
-            pen.setWidthF(on ? pen.widthF() * kPenScale : pen.widthF() / kPenScale);
-            line->setPen(pen);
-            line->setProperty("presentationPen", on);
-        }
-    }
+    // Each chart keeps its fonts and lines through new series, axes and
+    // themes, and fits its labels to them.
+    for (TrainingChart* chart : charts())
+        chart->setPresentation(presentation_);
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
