@@ -176,7 +176,6 @@ void MainWindow::buildLayout() {
     connect(logScale_, &QCheckBox::toggled, this, [this](bool on) {
         for (TrainingChart* chart : charts())
             chart->setLogScale(on);
-        applyChartPresentation(); // the new y axes have the theme's fonts
         refreshCharts();
     });
     for (TrainingChart* chart : charts())
@@ -495,7 +494,6 @@ void MainWindow::onStarted(int workers, const QStringList& notes) {
                  .arg(formatCount(c.epochs)));
     for (const auto& note : notes)
         logEvent(note, true);
-    applyChartPresentation(); // the new series' pens
     showChart(accuracyChart_,
               controller_->run()->info().testRows > 0 || accuracyChart_->overlayCount() > 0);
     updateActions();

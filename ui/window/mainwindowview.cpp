@@ -83,7 +83,6 @@ void MainWindow::applyTheme(bool dark) {
     form_->setDarkStyle(dark);
     for (TrainingChart* chart : charts())
         chart->setDarkTheme(dark);
-    applyChartPresentation(); // the theme put back its fonts and pens
 }
 
 void MainWindow::changeEvent(QEvent* event) {
