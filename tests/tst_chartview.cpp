@@ -177,6 +177,22 @@ private slots:
         chart.setWorkerCount(1, false);
         chart.setOverlays({{"far", QColor(0xe7298a), false, ramp(5, 1)}});
         QCOMPARE(chart.overlayColor(0), QColor(0xe7298a));
+        // A run's test curve beside its training curve: the run's colour
+        // (also when that colour had to turn), and no second legend entry.
+        chart.setOverlays({{"run 1", QColor(31, 119, 180), false, ramp(5, 1)},
+                           {"run 1 (test)", QColor(31, 119, 180), true, ramp(5, 2), 0},
+                           {"run 2", QColor(0xd95f02), false, ramp(5, 3)}});
+        chart.refresh();
+        QTest::qWait(50); // the legend fits itself once laid out
+        QCOMPARE(chart.overlayColor(1), chart.overlayColor(0));
+        QVERIFY(chart.overlayColor(0) != QColor(31, 119, 180));
+        QCOMPARE(chart.series(TrainingChart::overlaySeries(1))->pen().style(), Qt::DotLine);
+        const auto legendOf = [&](int i) {
+            return chart.chart()->legend()->markers(chart.series(TrainingChart::overlaySeries(i)));
+        };
+        QVERIFY(legendOf(0).front()->isVisible());
+        QVERIFY(!legendOf(1).front()->isVisible());
+        QVERIFY(legendOf(2).front()->isVisible());
     }
 
     // An earlier run of 56,000 steps does not squeeze a live run of 9,000

@@ -78,6 +78,10 @@ public:
         QColor color;
         bool dashed = false;
         QList<ChartSample> points;
+        /// Another curve of the run of overlay `companionOf` (an earlier
+        /// index; its test loss beside its training loss): drawn in that
+        /// overlay's colour, without a legend entry of its own. -1: none.
+        int companionOf = -1;
     };
     /// Fewest downsampling buckets, whatever the plot width.
     static constexpr int kMinBuckets = 200;

@@ -42,6 +42,9 @@ void TrainingChart::recreateLines() {
         pen.setWidthF(lineWidth(2.0));
         pen.setStyle(o.dashed ? Qt::DotLine : Qt::DashLine);
         overlays_[i].line->setPen(pen);
+        if (o.companionOf >= 0) // its run is named once, at its first curve
+            for (QLegendMarker* marker : chart_->legend()->markers(overlays_[i].line))
+                marker->setVisible(false);
     }
     addMarkerSeries(); // under the workers' lines, over the overlays
     for (Series& s : workers_)

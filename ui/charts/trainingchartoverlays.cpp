@@ -40,6 +40,9 @@ double TrainingChart::colorDistance(const QColor& a, const QColor& b) {
 QColor TrainingChart::overlayColor(int index) const {
     if (index < 0 || index >= overlayDefs_.size())
         return {};
+    // A run's second curve takes its first one's colour: one run, one colour.
+    if (const int first = overlayDefs_[index].companionOf; first >= 0 && first < index)
+        return overlayColor(first);
     // Every worker shown (worker 0 even before a run has any), the test
     // series, and the overlays before this one.
     QList<QColor> avoid;
@@ -47,7 +50,8 @@ QColor TrainingChart::overlayColor(int index) const {
         avoid << workerColor(rank);
     avoid << testColor_;
     for (int i = 0; i < index; ++i)
-        avoid << overlayColor(i);
+        if (overlayDefs_[i].companionOf < 0)
+            avoid << overlayColor(i);
     const auto nearest = [&avoid](const QColor& c) {
         double d = std::numeric_limits<double>::infinity();
         for (const QColor& a : avoid)

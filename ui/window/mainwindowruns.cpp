@@ -170,19 +170,19 @@ void MainWindow::continueComparison(const RunSummary& summary) {
 void MainWindow::updateOverlays() {
     QList<TrainingChart::Overlay> loss, accuracy, rate, divergence;
     for (const SavedRun& r : runs_->runs()) {
-        if (!r.visible)
+        // Another task's curves would contradict the lesson on the charts
+        // (a comparison's runs, ticked by it, under the next preset): only
+        // when the user asked for it by ticking it.
+        if (!r.visible || (!r.userTicked && !r.trained(chartedModel_, chartedDataset_)))
             continue;
         if (!r.throughput.isEmpty())
             rate.append({r.name, r.color, false, r.throughput});
         if (!r.divergence.isEmpty())
             divergence.append({r.name, r.color, false, r.divergence});
-        // Another task's loss and accuracy would contradict the lesson on
-        // the charts: only when the user asked for it by ticking it.
-        if (!r.userTicked && !r.trained(chartedModel_, chartedDataset_))
-            continue;
         loss.append({r.name, r.color, false, r.trainLoss});
-        if (!r.testLoss.isEmpty())
-            loss.append({tr("%1 (test)").arg(r.name), r.color, true, r.testLoss});
+        if (!r.testLoss.isEmpty()) // dotted, in the training curve's colour
+            loss.append(
+                {tr("%1 (test)").arg(r.name), r.color, true, r.testLoss, int(loss.size()) - 1});
         if (!r.accuracy.isEmpty())
             accuracy.append({r.name, r.color, true, r.accuracy});
     }
