@@ -342,7 +342,7 @@ Preset startMethods() {
              "worker table's <b>start-up</b> column (launch to first step) in each run; "
              "headless, the table at the end puts each run's start-up times side by side.</p>"
              "<p>Measured headless here, the machine quiet or busy: fork and forkserver "
-             "workers took their first step 2-15 ms after launch, spawn's 7-35 ms, two to "
+             "workers took their first step 2-15 ms after launch, spawn's 7-55 ms, two to "
              "five times as long on average. A spawned worker is this program started "
              "afresh: it loads with its libraries, opens the run's segments by name and "
              "rebuilds the model from the experiment before its first step. The fork server "
