@@ -571,6 +571,9 @@ def failures(eng, pt, sk):
     return "\n".join(lines) if lines else "None: every run finished and was parsed."
 
 
+PRESERVED = "<!-- other bench groups: kept by bench/report.py -->"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--engine", required=True)
@@ -759,6 +762,15 @@ def main():
     for title, body in sections:
         doc.append("## %s\n\n%s\n" % (title, body))
     text = "\n".join(doc)
+    # Sections that other bench groups write by hand (bench/presets.py's)
+    # follow PRESERVED in the file: keep them.
+    try:
+        with open(a.out) as f:
+            old = f.read()
+        if PRESERVED in old:
+            text += "\n" + old[old.index(PRESERVED):]
+    except OSError:
+        pass
     with open(a.out, "w") as f:
         f.write(text)
     print(text)

@@ -30,6 +30,43 @@ QStringList tableRow(const QString& out, const QString& label) {
     return {};
 }
 
+/// A preset's explanation as its reader sees it: no tags, one space.
+QString plainText(const hwl::Preset& p) {
+    return QString::fromStdString(p.explanation)
+        .replace(QStringLiteral("</p>"), QStringLiteral(" "))
+        .remove(QRegularExpression(QStringLiteral("<[^>]*>")))
+        .replace(QStringLiteral("&gt;"), QStringLiteral(">"))
+        .simplified();
+}
+
+/// One line of bench/preset-claims.txt: "preset [flags] | figure | low..high
+/// | phrase".
+struct PresetClaim {
+    QString line, presetId, phrase;
+    QStringList runs; ///< the run labels its figure names
+};
+
+QList<PresetClaim> presetClaims() {
+    QFile file(QString::fromUtf8(hwl::test::kSourceDir) + "/bench/preset-claims.txt");
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
+        return {};
+    QList<PresetClaim> claims;
+    for (const QString& line : QString::fromUtf8(file.readAll()).split('\n')) {
+        const QStringList cells = line.split('|');
+        if (line.trimmed().isEmpty() || line.startsWith('#'))
+            continue;
+        if (cells.size() != 4) { // no preset: the test names the line
+            claims << PresetClaim{line, {}, {}, {}};
+            continue;
+        }
+        PresetClaim c{line, cells[0].simplified().section(' ', 0, 0), cells[3].simplified(), {}};
+        for (const QString& term : cells[1].split('/'))
+            c.runs << term.simplified().section(' ', 1, 1);
+        claims << c;
+    }
+    return claims;
+}
+
 /// Processes whose command line names one of `pid`'s segments (its workers).
 QStringList processesOfRun(qint64 pid) {
     QStringList found;
@@ -115,6 +152,50 @@ private slots:
         QCOMPARE(hwl::findPreset(all, "start-methods")->compares, hwl::ComparedFigure::StartUp);
         QCOMPARE(hwl::findPreset(all, "forgot-to-share")->invites,
                  std::vector<std::string>{"share"});
+    }
+
+    // Every measured figure a preset states is a claim that bench/presets.py
+    // measures (bench/preset-claims.txt): its phrase word for word in the
+    // preset's explanation, its runs the preset's runs; and every comparison
+    // states at least one. A text changed without the table fails here.
+    void claimsAreInThePresetsTexts() {
+        const std::vector<hwl::Preset> all = hwl::presets();
+        const QList<PresetClaim> claims = presetClaims();
+        QVERIFY(claims.size() >= 10);
+        QSet<QString> claimed;
+        for (const PresetClaim& c : claims) {
+            const hwl::Preset* p = hwl::findPreset(all, c.presetId.toStdString());
+            QVERIFY2(p, qPrintable(c.line));
+            claimed << c.presetId;
+            QVERIFY2(plainText(*p).contains(c.phrase), qPrintable(c.line));
+            QStringList labels{"*"};
+            for (const hwl::PresetRun& r : p->compare)
+                labels << QString::fromStdString(r.label);
+            if (p->compare.empty())
+                QVERIFY2(c.runs.isEmpty() || c.runs == QStringList{"*"}, qPrintable(c.line));
+            for (const QString& run : c.runs)
+                QVERIFY2(labels.contains(run), qPrintable(c.line));
+        }
+        for (const hwl::Preset& p : all)
+            if (!p.compare.empty())
+                QVERIFY2(claimed.contains(QString::fromStdString(p.id)), p.id.c_str());
+    }
+
+    // The figures in the texts that read as measured (a percentage, a time
+    // in ms or s, "k samples/s") are each inside one of the preset's claims,
+    // so that none is left unmeasured.
+    void measuredFiguresAreClaimed() {
+        const QList<PresetClaim> claims = presetClaims();
+        const QRegularExpression figure(R"((\d+(\.\d+)?(-\d+)?\s?(%|ms\b|k\b|s at\b|seconds\b)))");
+        for (const hwl::Preset& p : hwl::presets()) {
+            QString text = plainText(p);
+            for (const PresetClaim& c : claims)
+                if (c.presetId == QString::fromStdString(p.id))
+                    text.replace(c.phrase, QStringLiteral("(claimed)"));
+            const QRegularExpressionMatch m = figure.match(text);
+            QVERIFY2(!m.hasMatch(), qPrintable(QString::fromStdString(p.id) + ": \"" +
+                                               m.captured(0) + "\" in " + text));
+        }
     }
 
     // --list-presets says which presets compare runs, and which runs.

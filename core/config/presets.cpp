@@ -35,15 +35,17 @@ compareModes(const ExperimentConfig& base,
 }
 
 Preset hogwildVsLocked() {
-    // Measured on the project's 2-core machine (bench section 9, the README):
-    // on this sparse model Hogwild runs about a third faster than the lock;
-    // on the blog's dense MLP the two are within noise of each other there.
+    // Its figures are claims that bench/presets.py measures
+    // (bench/preset-claims.txt, bench/RESULTS.md): on a quiet 2-core machine
+    // Hogwild is faster than the lock on this sparse model; with other
+    // programs busy on the cores the gain vanishes. More threads than cores
+    // did not make the lock costlier there (measured with 3 and 4 workers).
     ExperimentConfig c;
     c.model = canonicalModel("embedding-bag:20000-32-4");
     c.dataset = canonicalDataset("sparse-bow:20000x20000:4:20");
     c.mode = modes::threadsLocked;
     c.workers = 2;
-    c.epochs = 1500;
+    c.epochs = 1000; // 1500 took 61-80 s in all on a busy machine: over a minute
     c.batch = 32;
     c.lr = 0.5;
     c.momentum = 0.0;
@@ -52,13 +54,18 @@ Preset hogwildVsLocked() {
             ("<p>Two threads train an embedding bag (a 20000-token vocabulary, 20 tokens a "
              "row), twice, one run after the other: first taking <b>one mutex around every "
              "update</b> (threads, locked), then without it (<b>threads, Hogwild</b>), on the "
-             "same data. Each run takes about 15-25 s at full speed on two cores; compare the "
+             "same data. Each run takes about 10-30 s at full speed on two cores, the longer "
+             "the busier the machine; compare the "
              "samples/s in the status bar and the worker table while each runs, and the run "
              "list's two curves overlaid afterwards.</p>"
              "<p>With the lock only one worker writes at a time: while one updates its rows "
              "the other waits, even though they almost never touch the same row. Hogwild "
-             "drops the lock and both write at once, which here gives about a third more "
-             "samples per second at the same accuracy. On a dense model, where every "
+             "drops the lock and both write at once: on a quiet machine that gave half again as "
+             "many samples per second or more (measured 1.5-1.8 times), at the same accuracy. "
+             "The busier the two cores are with other programs, the smaller the gain, until "
+             "it flips (measured: 1.0-1.5 times with a fifth to half of the CPUs taken, "
+             "0.5-1.0 times with half or more): the threads then wait far longer for a "
+             "core than for the lock. On a dense model, where every "
              "update writes every weight, the two run about equally fast on two cores: the "
              "cores then spend the time the lock saves passing the same cache lines back "
              "and forth.</p>"
@@ -123,7 +130,8 @@ Preset sparseEmbedding() {
              "of the 20 or so tokens in its batch rows, plus a small linear layer.</p>"
              "<p>Two workers rarely update the same row at the same moment, so the races that "
              "lock-free updates allow almost never happen: training is as good as with a "
-             "lock, and faster. Watch the divergence (staleness) stay small while the test "
+             "lock (how much faster it is: the Hogwild vs locked preset). Watch the divergence "
+             "(staleness) stay small while the test "
              "accuracy climbs. It runs at 100 steps per second per worker (the toolbar's "
              "pace) so that you can follow it; set the pace to full speed to see how fast "
              "it really is.</p>"),
@@ -136,7 +144,7 @@ Preset lostUpdates() {
     c.dataset = canonicalDataset("sparse-bow:20000x8:2:4");
     c.mode = modes::threads;
     c.workers = 4;
-    c.epochs = 3000; // about 30 s at full speed: pacing it would make writes rarely meet
+    c.epochs = 3000; // about 20-30 s at full speed (bench/presets.py)
     c.batch = 1;
     c.lr = 0.05;
     c.momentum = 0.0;
@@ -150,10 +158,15 @@ Preset lostUpdates() {
              "<p><b>Count lost updates</b> is ticked: each write of a block of 32 parameters "
              "that overlapped another worker's write of the same block counts as lost (one of "
              "the two can replace the other unseen). Watch the <b>lost-updates chart</b> and "
-             "the worker table's column settle at a few percent of all writes, while the "
-             "test accuracy still reaches 99%: SGD shrugs the lost writes off.</p>"
-             "<p>It runs at full speed: slow it down with the pace and the workers write "
-             "at the same moment far less often, so fewer writes are lost. Then switch the "
+             "the worker table's column settle at one to a few percent of all writes "
+             "(measured 1.1-4.3%), while the test accuracy still reaches 99%: SGD shrugs the "
+             "lost writes off.</p>"
+             "<p>It runs at full speed, for about 20-30 s. Slowed down with the pace the "
+             "workers write at the same moment far less often, so fewer writes are lost; but "
+             "each worker takes 4500 steps an epoch, so at 1000 steps per second the 3000 "
+             "epochs would take almost 4 hours: set the epochs to 5 as well and it ends in "
+             "about 25 s, with a tenth of a percent of the writes lost or less (measured "
+             "0.003-0.13%). Then switch the "
              "mode to <b>threads (locked)</b> and run again: the count is 0, because the "
              "lock lets one worker write at a time.</p>"
              "<p>How one write gets lost, step by step: the <a href=\"hwl:race-stepper\">race "
@@ -236,13 +249,14 @@ ExperimentConfig blogWorkload(int epochs) {
 }
 
 Preset ddpVsHogwild() {
-    ExperimentConfig c = blogWorkload(20);
+    // 40 epochs: 20 took 11 s in all on a quiet machine (bench/presets.py).
+    ExperimentConfig c = blogWorkload(40);
     c.mode = modes::dataParallel;
     std::vector<PresetRun> runs =
         compareModes(c, {{modes::dataParallel, modes::dataParallel}, {"hogwild", modes::threads}});
     return {"ddp-vs-hogwild",
             "DDP vs Hogwild on the same data",
-            ("<p>The blog's MLP 100-256-10 on the same 180000 rows, two workers, 20 epochs, "
+            ("<p>The blog's MLP 100-256-10 on the same 180000 rows, two workers, 40 epochs, "
              "trained twice, one run after the other: first <b>data-parallel</b> (what "
              "PyTorch's DistributedDataParallel does: two replicas, their gradients averaged "
              "every step), then <b>Hogwild</b> (two threads writing one shared copy without a "
@@ -252,15 +266,17 @@ Preset ddpVsHogwild() {
              "bit; its summary says how much of the loop each replica spent waiting in the "
              "allreduce. Hogwild's divergence is its staleness instead, small but never 0. Per "
              "epoch data-parallel takes half as many steps (each averages two batches of 32), "
-             "so each of its steps counts for two; both end at about 81% test accuracy here.</p>"
+             "so each of its steps counts for two; both end at about 82-84% test accuracy here.</p>"
              "<p>Nor is Hogwild faster on this dense model when the machine is quiet: on the "
-             "project's 2 cores the two ran about equally fast (measured: data-parallel 304k, "
-             "Hogwild 264k samples/s). Every Hogwild update writes every weight, so the cores "
-             "spend the time the missing lock saves passing the same cache lines back and "
-             "forth; data-parallel spends about a quarter of its loop in the allreduce "
-             "instead. With a build running beside them, data-parallel fell to 82k while "
-             "Hogwild kept 264k: every data-parallel step waits for both replicas, so one "
-             "without a core stalls both, where a Hogwild thread just falls behind.</p>"
+             "project's 2 cores the two ran about equally fast. Every Hogwild update writes "
+             "every weight, so the cores spend the time the missing lock saves passing the "
+             "same cache lines back and forth; data-parallel spends a quarter to two fifths of "
+             "its loop in the allreduce instead. With other programs taking half the CPUs or "
+             "more, data-parallel fell to a tenth to a quarter of Hogwild's samples/s and spent "
+             "four fifths to nine tenths of its loop in the allreduce: every data-parallel step "
+             "waits for "
+             "both replicas, so one without a core stalls both, where a Hogwild thread just "
+             "falls behind.</p>"
              "<p>Headless (<tt>--headless --preset ddp-vs-hogwild</tt>) the table at the end "
              "puts their samples/s, final test accuracy and training time side by side.</p>"),
             c,
@@ -270,7 +286,8 @@ Preset ddpVsHogwild() {
 }
 
 Preset localSgd() {
-    ExperimentConfig c = blogWorkload(10);
+    // 30 epochs: 10 took under 8 s in all on a quiet machine (bench/presets.py).
+    ExperimentConfig c = blogWorkload(30);
     c.mode = modes::dataParallel;
     std::vector<PresetRun> runs;
     for (const int k : {1, 8, 64}) {
@@ -281,19 +298,21 @@ Preset localSgd() {
     return {"local-sgd",
             "Local SGD with sync-every 1, 8, 64 overlaid",
             ("<p>Local SGD: data-parallel on the blog's MLP 100-256-10 and 180000 rows, two "
-             "replicas, 10 epochs, run three times: <b>sync-every 1</b> (the "
+             "replicas, 30 epochs, run three times: <b>sync-every 1</b> (the "
              "gradients averaged every step, as DDP), <b>8</b> and <b>64</b> (each replica takes "
              "that many steps on its own, then the replicas' parameters are averaged). The run "
              "list overlays the three.</p>"
              "<p>What to look at: the divergence. At sync-every 1 it is 0; at 8 and 64 it is a "
              "<b>sawtooth</b>: the replicas drift apart between averagings and snap back to one "
-             "copy at each. The longer the interval, the higher the teeth, and the less time "
-             "goes to communication (the summary's share of the loop in collectives). "
-             "Measured here, with other work on the machine: all three end at about 80% test "
-             "accuracy; sync-every 1 spent four fifths of its loop in the allreduce, 8 three "
-             "fifths, 64 under a third, and 64 ran four times as many samples per second as 1. "
-             "On a quiet machine sync-every 1 spends about a quarter there: a replica that "
-             "waits for its peer waits for a core too.</p>"
+             "copy at each. The longer the interval, the higher the teeth, and the fewer bytes "
+             "go through the allreduce (the summary's bytes reduced: 9596, 1203 and 153 MB a "
+             "replica). All three end at about 82% test accuracy.</p>"
+             "<p>On a quiet machine the time spent in the allreduce shrinks with the bytes: "
+             "about a quarter of the loop at sync-every 1, a tenth at 64. With other programs "
+             "busy on the machine it need not: measured with two thirds of the CPUs taken, "
+             "every interval spent two thirds to nine tenths of its loop in collectives, and "
+             "which run was fastest changed from one repeat to the next. A replica that waits for "
+             "its peer waits for a core too, however seldom the two average.</p>"
              "<p>Let the interval grow without end and nobody ever averages: that is the "
              "forgot-to-share pitfall.</p>"),
             c,
@@ -308,7 +327,7 @@ Preset startMethods() {
     c.dataset = canonicalDataset("teacher:200000x100:10");
     c.mode = modes::processes;
     c.workers = 3;
-    c.epochs = 40;
+    c.epochs = 70; // 50 took 16 s in all on a quiet machine (bench/presets.py)
     std::vector<PresetRun> runs;
     for (const StartMethod m : {StartMethod::Fork, StartMethod::Spawn, StartMethod::Forkserver}) {
         ExperimentConfig r = c;
@@ -322,15 +341,16 @@ Preset startMethods() {
              "<b>fork</b>, <b>spawn</b> and <b>forkserver</b>, three workers each. Watch the "
              "worker table's <b>start-up</b> column (launch to first step) in each run; "
              "headless, the table at the end puts each run's start-up times side by side.</p>"
-             "<p>Measured here: fork and forkserver workers take their first step 10-35 ms "
-             "after launch, spawn's 150-580 ms. A spawned worker is this program started "
+             "<p>Measured headless here, the machine quiet or busy: fork and forkserver "
+             "workers took their first step 2-15 ms after launch, spawn's 7-55 ms, two to "
+             "five times as long on average. A spawned worker is this program started "
              "afresh: it loads with its libraries, opens the run's segments by name and "
              "rebuilds the model from the experiment before its first step. The fork server "
              "paid for its own start once, when the app started, and forks each worker from "
              "a small clean process; plain fork is as quick but copies this process, the "
              "locks of its other threads and all (the run warns).</p>"
-             "<p>Start-up is paid once per worker; after it the three train the same way, at "
-             "the same samples/s.</p>"),
+             "<p>Start-up is paid once per worker; after it the three run the same training "
+             "loop, and their samples/s differ only as much as the machine's load does.</p>"),
             c,
             0,
             runs,
@@ -413,8 +433,10 @@ Preset fashionDefault(bool fashion) {
                         "batches of 128.</p>");
     if (fashion) {
         text += ("<p>On Fashion-MNIST (28 x 28 pictures of clothes, 10 classes) it reaches "
-                 "about 88% test accuracy in under 10 seconds on two cores (scikit-learn's "
-                 "MLP reaches 87-88%). Watch the test accuracy chart climb fast in the first "
+                 "about 88-89% test accuracy (scikit-learn's MLP reaches about as much) in "
+                 "under 10 seconds on two cores at full speed. It runs at 200 steps per second per "
+                 "worker (about "
+                 "30 s) so that you can watch the test accuracy chart climb fast in the first "
                  "epochs, then creep. Runs with more than one worker are not "
                  "bit-reproducible, which is the point of lock-free updates: the accuracy "
                  "varies by a few tenths.</p>");
@@ -425,7 +447,8 @@ Preset fashionDefault(bool fashion) {
                  "same shape instead: 60000 rows of 784 features, 10 classes whose labels "
                  "come from a fixed random network.</p>");
     }
-    return {"fashion-mnist", "Fashion-MNIST default", text, c};
+    // Paced so that it lasts about 30 s: 25 epochs of 235 steps per worker.
+    return {"fashion-mnist", "Fashion-MNIST default", text, c, 200};
 }
 
 } // namespace
