@@ -55,9 +55,10 @@ Preset hogwildVsLocked() {
              "row), twice, one run after the other: first taking <b>one mutex around every "
              "update</b> (threads, locked), then without it (<b>threads, Hogwild</b>), on the "
              "same data. Each run takes about 10-30 s at full speed on two cores, the longer "
-             "the busier the machine; compare the "
-             "samples/s in the status bar and the worker table while each runs, and the run "
-             "list's two curves overlaid afterwards.</p>"
+             "the busier the machine. The throughput chart lays the finished run under the "
+             "live one, and at the end the banner over the charts puts the two side by side: "
+             "samples/s, test accuracy, training time, and by how much Hogwild was "
+             "faster.</p>"
              "<p>With the lock only one worker writes at a time: while one updates its rows "
              "the other waits, even though they almost never touch the same row. Hogwild "
              "drops the lock and both write at once: on a quiet machine that gave half again as "
@@ -70,7 +71,7 @@ Preset hogwildVsLocked() {
              "cores then spend the time the lock saves passing the same cache lines back "
              "and forth.</p>"
              "<p>Headless (<tt>--headless --preset hogwild-vs-locked</tt>) it makes both runs "
-             "and prints them side by side at the end.</p>"),
+             "and prints the same table at the end.</p>"),
             c,
             0,
             compareModes(c, {{"locked", modes::threadsLocked}, {"hogwild", modes::threads}}),
@@ -277,8 +278,10 @@ Preset ddpVsHogwild() {
              "waits for "
              "both replicas, so one without a core stalls both, where a Hogwild thread just "
              "falls behind.</p>"
-             "<p>Headless (<tt>--headless --preset ddp-vs-hogwild</tt>) the table at the end "
-             "puts their samples/s, final test accuracy and training time side by side.</p>"),
+             "<p>At the end the banner over the charts (headless, <tt>--headless --preset "
+             "ddp-vs-hogwild</tt>, the table at the end) puts their samples/s, final test "
+             "accuracy, training time and divergence side by side; the divergence chart keeps "
+             "both runs.</p>"),
             c,
             0,
             runs,
@@ -339,8 +342,9 @@ Preset startMethods() {
             "Process start methods compared (start-up times side by side)",
             ("<p>The same small process-Hogwild run started three ways, one after the other: "
              "<b>fork</b>, <b>spawn</b> and <b>forkserver</b>, three workers each. Watch the "
-             "worker table's <b>start-up</b> column (launch to first step) in each run; "
-             "headless, the table at the end puts each run's start-up times side by side.</p>"
+             "worker table's <b>start-up</b> column (launch to first step) in each run; at the "
+             "end the banner over the charts (headless, the table at the end) puts each run's "
+             "start-up times side by side.</p>"
              "<p>Measured headless here, the machine quiet or busy: fork and forkserver "
              "workers took their first step 2-15 ms after launch, spawn's 7-55 ms, two to "
              "five times as long on average. A spawned worker is this program started "
