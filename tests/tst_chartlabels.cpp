@@ -380,6 +380,30 @@ private slots:
     }
 
     // The accuracy chart stops at 100%, where the data reaches 99.8%.
+    // A flat curve whose values differ by a float's rounding (the accuracy
+    // of forgot-to-share) is one value: short labels around it, not one
+    // label "8.866666793823" over an axis that magnifies the rounding.
+    void aFlatCurveIsNotMagnified() {
+        TrainingChart chart("Test accuracy, %", "%");
+        chart.resize(400, 240);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setYBounds(0, 100);
+        chart.setWorkerCount(0, true);
+        QList<ChartSample> flat;
+        for (int i = 0; i < 12; ++i)
+            flat.append({double(i), 0, 0, i % 3 ? 8.866666793823 : 8.866665840149}); // a float ulp
+        chart.appendPoints(TrainingChart::kTestSeries, flat);
+        chart.refresh();
+        QCategoryAxis* y = axisOf(chart, Qt::Vertical);
+        QVERIFY2(y->max() - y->min() >= 1.0,
+                 qPrintable(QString("%1..%2").arg(y->min()).arg(y->max())));
+        const QStringList labels = y->categoriesLabels();
+        QVERIFY2(labels.size() >= 2, qPrintable(labels.join(", ")));
+        for (const QString& label : labels)
+            QVERIFY2(label.size() <= 4, qPrintable(labels.join(", ")));
+    }
+
     void yBoundsCapTheAxis() {
         TrainingChart chart("Test accuracy", "%");
         chart.setWorkerCount(1, false);

@@ -48,14 +48,17 @@ void widenRange(double& lo, double& hi, bool log) {
         }
         return;
     }
-    if (hi > lo) {
+    // Values a float's rounding apart are one value (a forgot-to-share
+    // run's accuracy: 8.8666668 and 8.8666672), not a range to zoom into.
+    if (hi - lo > kSameValue * std::max(std::abs(lo), std::abs(hi))) {
         const double pad = 0.05 * (hi - lo);
         lo -= pad;
         hi += pad;
     } else {
-        const double pad = lo == 0 ? 1.0 : 0.1 * std::abs(lo);
-        lo -= pad;
-        hi += pad;
+        const double mid = 0.5 * (lo + hi);
+        const double pad = mid == 0 ? 1.0 : 0.1 * std::abs(mid);
+        lo = mid - pad;
+        hi = mid + pad;
     }
 }
 

@@ -16,8 +16,12 @@ QT_END_NAMESPACE
 
 namespace hwl::ui {
 
+/// Relative difference under which two values count as one (floats carry
+/// about 7 significant digits): a range that narrow is degenerate.
+inline constexpr double kSameValue = 1e-5;
 /// Widens an empty or degenerate range [lo, hi] so that an axis can show it:
-/// 5% padding (linear) or about a tenth of a decade (log).
+/// 5% padding (linear) or about a tenth of a decade (log); a degenerate one
+/// (kSameValue) becomes its middle +-10% (+-1 about 0).
 void widenRange(double& lo, double& hi, bool log);
 
 /// An axis' range and its ticks: positions (in axis units: log10 of the
