@@ -234,6 +234,9 @@ private:
     /// a ticked run of another model or dataset is drawn on the loss and
     /// accuracy charts only when the user ticked it.
     QString chartedModel_, chartedDataset_;
+    /// The kept run the charts show live (until the next run or preset):
+    /// not drawn again as an overlay of itself.
+    QString runOnCharts_;
     bool dark_ = false;
     bool themeForced_ = false;
     WorkerTableModel* workerModel_ = nullptr;

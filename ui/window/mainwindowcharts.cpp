@@ -4,6 +4,7 @@
 
 #include "charts/numbers.h"
 #include "charts/trainingchart.h"
+#include "teaching/comparisonverdict.h"
 
 #include "strategy/catalog.h"
 
@@ -34,6 +35,13 @@ void MainWindow::prepareCharts(const ExperimentConfig& config) {
     accuracyChart_->setWorkerCount(0, true); // shown when the run has a test set (onStarted)
     rateChart_->setWorkerCount(config.workers, false);
     showChart(rateChart_, true);
+    runOnCharts_.clear();
+    // The chart that carries a comparison shows every run of it whole: its
+    // axes fit the earlier runs too (elsewhere overlays never stretch them).
+    const ComparedFigure figure = compared_ ? compared_->figure : ComparedFigure::Throughput;
+    rateChart_->setOverlaysFitAxes(
+        compared_ && (figure == ComparedFigure::Throughput || figure == ComparedFigure::None));
+    divergenceChart_->setOverlaysFitAxes(compared_ && figure == ComparedFigure::Divergence);
     // Many workers read best as a mean and a band, unless the user chose.
     if (!bandTouched_ && band_->isChecked() != (config.workers >= kBandWorkers)) {
         band_->setChecked(config.workers >= kBandWorkers);

@@ -102,6 +102,7 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
         saved.testAccuracy = summary.testAccuracy;
     if (summary.state != RunState::Finished)
         saved.name += tr(" (%1)").arg(QString::fromLatin1(toString(summary.state)));
+    runOnCharts_ = saved.name; // before add(), whose change redraws the overlays
     if (const QString why = runs_->add(saved); !why.isEmpty())
         logEvent(why, true);
     logEvent(saved.visible ? tr("Kept in the run list as \"%1\", overlaid on the charts as a "
@@ -174,6 +175,8 @@ void MainWindow::updateOverlays() {
         // (a comparison's runs, ticked by it, under the next preset): only
         // when the user asked for it by ticking it.
         if (!r.visible || (!r.userTicked && !r.trained(chartedModel_, chartedDataset_)))
+            continue;
+        if (r.name == runOnCharts_) // the live curves are this run's
             continue;
         if (!r.throughput.isEmpty())
             rate.append({r.name, r.color, false, r.throughput});
