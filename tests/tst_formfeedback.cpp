@@ -163,6 +163,10 @@ private slots:
         QVERIFY(note && note->isVisibleTo(&form));
         QCOMPARE(note->text(), sentence);
         QVERIFY(!form.problemSummaryLabel()->isVisibleTo(&form));
+        // A mode with no GPU choice: the list's own texts say it, no note.
+        ddp.mode = "threads";
+        form.setConfig(ddp);
+        QVERIFY(!note->isVisibleTo(&form));
     }
 
     // A device found: the GPU modes stay as they are, and say which devices.

@@ -169,7 +169,11 @@ void ParallelismFields::updateGpuEnablement(const StrategyTraits* t) {
         note = QString::fromStdString(cudaNotBuiltReason());
     }
     setNote(devicesNote_, note);
-    setNote(gpuNote_, gpuChosen ? QString() : gpuMissing_);
+    // Under the list only where a GPU is a choice (data-parallel's device):
+    // four amber lines under thread Hogwild would be noise. The disabled
+    // modes' own text and tooltip say it everywhere.
+    const bool offersGpu = chosen && chosen->takes(StrategySetting::Device);
+    setNote(gpuNote_, gpuChosen || !offersGpu ? QString() : gpuMissing_);
 }
 
 } // namespace hwl::ui
