@@ -254,7 +254,6 @@ private:
     RunProgress* progress_ = nullptr;
     bool presentation_ = false;
     bool smallHintShown_ = false;
-    int shownRows_ = -1; ///< rows of small charts fitChartRows() shows; -1: not yet
     /// The layout presentation replaced, put back on leaving it.
     QByteArray normalState_, normalMain_, normalCentre_;
     QAction* presentationAction_ = nullptr;

@@ -81,7 +81,6 @@ void MainWindow::setPresentation(bool on, bool remember) {
         normalCentre_ = centreSplitter_->saveState();
     }
     presentation_ = on;
-    shownRows_ = -1; // share the chart height out afresh
     for (QAction* a : {drawerAction_, explanationAction_}) {
         a->setChecked(false);
         a->setVisible(on);
@@ -157,28 +156,24 @@ void MainWindow::fitChartRows() {
             row->setSizes(QList<int>(row->count(), std::max(1, row->width() / 2)));
     chartRows_[0]->setVisible(rows >= 1 && (firstPair || oneRow));
     chartRows_[1]->setVisible(rows >= 1 && secondPair && !oneRow && (rows == 2 || !firstPair));
-    // The splitters may not squeeze a shown chart below its readable height;
-    // nor may the loss chart alone, when even it does not fit, grow the
-    // window past the screen.
-    lossChart_->setMinimumHeight(std::min(lossNeed, std::max(0, room - bannerLeast)));
-    for (TrainingChart* chart : {accuracyChart_, divergenceChart_, rateChart_, lostChart_})
-        chart->setMinimumHeight(smallNeed);
     int banner = 0;
     if (bannerWant > 0) {
         banner = std::clamp(room - needed(rows), bannerLeast, std::min(bannerWant, kBannerMax));
         verdictScroll_->setFixedHeight(banner);
     }
-    // A new arrangement shares the height out afresh: the loss chart 3 : 2
-    // each row of two, or evenly with one row, whatever an earlier
-    // arrangement left in the splitter.
-    if (rows != shownRows_) {
-        shownRows_ = rows;
-        const int height = std::max(0, room - banner - rows * gap);
-        const QList<int> parts = rows == 2 ? QList<int>{3, 2, 2} : QList<int>{1, 1, 1};
-        const int whole = rows == 2 ? 7 : 2;
-        chartSplitter_->setSizes({height * parts[0] / whole, height * parts[1] / whole,
-                                  rows == 2 ? height * parts[2] / whole : 0});
-    }
+    // Each shown chart its readable height, and what is left shared 3 : 2
+    // each row of two (evenly with one row). No minimum heights: one set
+    // for a larger window keeps it from shrinking (a 1024x768 projector
+    // window stayed 841 high), where these shares follow every resize.
+    const int height = std::max(0, room - banner - rows * gap);
+    const int spare = std::max(0, height - lossNeed - rows * smallNeed);
+    if (rows == 2)
+        chartSplitter_->setSizes(
+            {lossNeed + spare * 3 / 7, smallNeed + spare * 2 / 7, smallNeed + spare * 2 / 7});
+    else if (rows == 1)
+        chartSplitter_->setSizes({lossNeed + spare / 2, smallNeed + spare / 2, 0});
+    else
+        chartSplitter_->setSizes({height, 0, 0});
 }
 
 void MainWindow::applyChartPresentation() {
