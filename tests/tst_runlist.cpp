@@ -22,6 +22,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QSettings>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -464,6 +465,10 @@ private slots:
         earlier.dataset = QString::fromStdString(a.dataset);
         earlier.visible = earlier.userTicked = true;
         QCOMPARE(w.runLibrary()->add(earlier), QString());
+        // Paced, each run lasts at least a second or so: long enough for the
+        // polls below to see "Run 2 of 2" before it ends, however fast the
+        // machine (unpaced, 2 epochs of 2000 rows can end between two polls).
+        w.paceBox()->setValue(40);
         QVERIFY(w.startComparison({{"hogwild", a}, {"locked", b}}));
         // Runs from before it are unticked, not deleted.
         QCOMPARE(w.runLibrary()->size(), 1);
