@@ -95,6 +95,10 @@ TrainingChart::TrainingChart(const QString& title, const QString& yTitle, QWidge
     xAxisItem_ = new QCategoryAxis;
     xAxisItem_->setTitleText(xTitle(xMode_));
     xAxisItem_->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    // The ticks are chosen so that their labels fit (chartaxes.h); Qt
+    // Charts could still cut them to "..." at the room of earlier, shorter
+    // labels until a later layout, so it may not cut them at all.
+    xAxisItem_->setTruncateLabels(false);
     chart_->addAxis(xAxisItem_, Qt::AlignBottom);
     readThemeFonts(); // as the theme gave them to the chart and the new axis
     replaceYAxis();
@@ -334,6 +338,7 @@ void TrainingChart::replaceYAxis() {
     // less than a decade) and warns about every zero it is shown.
     auto* axis = new QCategoryAxis;
     axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    axis->setTruncateLabels(false); // as the x axis: the ticks fit by choice
     axis->setTitleText(yTitle_);
     connect(axis, &QCategoryAxis::rangeChanged, this, [this, axis] {
         if (zoomed_)
@@ -390,7 +395,6 @@ void TrainingChart::onPlotAreaChanged() {
                        int(area.height() / std::max(1.0, labelHeight)));
     fitTexts();
     const bool retick = ticks != ticks_;
-    queueLabelCheck();
     ticks_ = ticks;
     if (refreshQueued_ || (!bucketsOutOfDate(wanted) && !retick))
         return;

@@ -288,13 +288,6 @@ private:
     void clipToBounds(AxisTicks& t) const;
     /// Relabels an axis for the range it shows (after a zoom).
     void relabelAxis(QCategoryAxis* axis);
-    /// healElidedLabels() once the layout posted now is done.
-    void queueLabelCheck();
-    /// Labels Qt Charts cut to "..." although the ticks fit: laid out anew.
-    void healElidedLabels();
-    bool labelCheckQueued_ = false;
-    int labelHeals_ = 0; ///< tries since the labels or the size last changed
-    QSizeF healedSize_;
     /// Room right of the plot for half the last x label.
     void fitRightMargin();
     void replaceYAxis();

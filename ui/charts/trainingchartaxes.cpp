@@ -4,7 +4,6 @@
 #include "charts/trainingchart.h"
 
 #include "charts/chartaxes.h"
-#include "charts/chartlabels.h"
 
 #include <QCategoryAxis>
 #include <QChart>
@@ -27,7 +26,6 @@ double TrainingChart::fromAxisY(double y) const {
 }
 
 void TrainingChart::fitAxes() {
-    queueLabelCheck();
     if (zoomed_)
         return; // the user's range stays until resetZoom()
     double minX = std::numeric_limits<double>::infinity();
@@ -74,50 +72,11 @@ void TrainingChart::fitAxes() {
     if (y.hi > y.lo)
         relabelled = applyTicks(yAxisItem_, y) || relabelled;
     // Qt Charts keeps the room it gave the labels when only their format
-    // changes, and elides the wider ones ("…"): lay the chart out again.
+    // changes: lay the chart out again, so that the wider ones get theirs.
     if (relabelled) {
-        labelHeals_ = 0;
         fitRightMargin();
         chart_->layout()->invalidate();
     }
-}
-
-void TrainingChart::queueLabelCheck() {
-    // After the layout that the changes made now have posted.
-    if (labelCheckQueued_)
-        return;
-    labelCheckQueued_ = true;
-    QMetaObject::invokeMethod(
-        this,
-        [this] {
-            labelCheckQueued_ = false;
-            healElidedLabels();
-        },
-        Qt::QueuedConnection);
-}
-
-void TrainingChart::healElidedLabels() {
-    // Qt Charts can leave an axis' labels cut to the room of earlier ones
-    // ("2..." for "20k", rarely, as events happen to fall), where the ticks
-    // were chosen so that they fit: let them appear again, which sizes
-    // their room anew. Twice at most: where there is no room, it stays.
-    if (chart_->size() != healedSize_) { // a new size: the labels may fit now
-        healedSize_ = chart_->size();
-        labelHeals_ = 0;
-    }
-    if (elidedTexts(chart_).isEmpty()) {
-        labelHeals_ = 0;
-        return;
-    }
-    if (labelHeals_ >= 2)
-        return;
-    ++labelHeals_;
-    for (QCategoryAxis* axis : {xAxisItem_, yAxisItem_}) {
-        axis->setLabelsVisible(false);
-        axis->setLabelsVisible(true);
-    }
-    chart_->layout()->invalidate();
-    queueLabelCheck();
 }
 
 void TrainingChart::fitRightMargin() {
