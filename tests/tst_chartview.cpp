@@ -193,6 +193,18 @@ private slots:
         QVERIFY(legendOf(0).front()->isVisible());
         QVERIFY(!legendOf(1).front()->isVisible());
         QVERIFY(legendOf(2).front()->isVisible());
+        // A chart of no workers (accuracy) told the run's count draws a run
+        // in the colour the run's worker charts draw it in.
+        TrainingChart accuracy("Test accuracy", "%");
+        accuracy.setOverlayColorPeers(4);
+        accuracy.setWorkerCount(0, true);
+        TrainingChart loss("Loss", "loss");
+        loss.setWorkerCount(4, true);
+        const QList<TrainingChart::Overlay> orange = {{"run", QColor(0xff7f0e), false, ramp(5, 1)}};
+        accuracy.setOverlays(orange);
+        loss.setOverlays(orange);
+        QCOMPARE(accuracy.overlayColor(0), loss.overlayColor(0));
+        QVERIFY(accuracy.overlayColor(0) != QColor(0xff7f0e)); // worker 1's orange
     }
 
     // An earlier run of 56,000 steps does not squeeze a live run of 9,000

@@ -110,6 +110,12 @@ public:
     /// within kMinColorDistance of a worker colour shown (or of another
     /// overlay's), then turned about the hue circle until it is not.
     QColor overlayColor(int index) const;
+    /// The run's worker count, for charts that show fewer workers than the
+    /// run has (accuracy: none): overlay colours keep clear of the first
+    /// `workers` worker colours on every chart alike, so that one run is
+    /// one colour across the window. Applied at the next setOverlays() or
+    /// setWorkerCount().
+    void setOverlayColorPeers(int workers) { colorPeers_ = workers; }
     /// How far apart (in RGB, 0..441) an overlay's colour stays from workers'.
     static constexpr double kMinColorDistance = 90;
     static double colorDistance(const QColor& a, const QColor& b);
@@ -319,6 +325,7 @@ private:
     QString shownTitle_; // what fitTexts() last showed of title_
     QString yTitle_;
     bool overlaysFitAxes_ = false;
+    int colorPeers_ = 0;       ///< workers whose colours overlays avoid besides those shown
     bool xTitleWanted_ = true; // setXTitleVisible(); fitTexts() may still hide it
     /// Whether any legend label is cut short as the legend lays it out now.
     bool legendElided() const;

@@ -46,7 +46,7 @@ QColor TrainingChart::overlayColor(int index) const {
     // Every worker shown (worker 0 even before a run has any), the test
     // series, and the overlays before this one.
     QList<QColor> avoid;
-    for (int rank = 0; rank < std::max(1, workerCount()); ++rank)
+    for (int rank = 0; rank < std::max({1, workerCount(), colorPeers_}); ++rank)
         avoid << workerColor(rank);
     avoid << testColor_;
     for (int i = 0; i < index; ++i)

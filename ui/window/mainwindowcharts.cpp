@@ -29,6 +29,8 @@ QList<TrainingChart*> MainWindow::charts() const {
 }
 
 void MainWindow::prepareCharts(const ExperimentConfig& config) {
+    for (TrainingChart* chart : charts()) // one run, one colour on every chart
+        chart->setOverlayColorPeers(config.workers);
     lossChart_->setWorkerCount(config.workers, true);
     divergenceChart_->setWorkerCount(config.workers, false);
     lostChart_->setWorkerCount(config.workers, false);
