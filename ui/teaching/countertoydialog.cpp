@@ -1,5 +1,7 @@
 #include "teaching/countertoydialog.h"
 
+#include "charts/numbers.h"
+
 #include <QFormLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -108,14 +110,14 @@ void CounterToyDialog::showResults(const std::vector<CounterToyResult>& results,
     }
     summary_->setText(tr("%1 workers x %2 increments: the counter should end at %3.")
                           .arg(workers_->value())
-                          .arg(QLocale().toString(qlonglong(increments_->value())))
-                          .arg(QLocale().toString(qulonglong(results.front().expected))));
+                          .arg(formatCount(increments_->value()))
+                          .arg(formatCount(std::uint64_t(results.front().expected))));
     for (const CounterToyResult& r : results) {
         const int row = table_->rowCount();
         table_->insertRow(row);
-        const QStringList cells{QString::fromStdString(r.way), QLocale().toString(r.final, 'f', 0),
+        const QStringList cells{QString::fromStdString(r.way), formatDecimal(double(r.final), 0),
                                 tr("%1 (%2%)")
-                                    .arg(QLocale().toString(qulonglong(r.lost)))
+                                    .arg(formatCount(std::uint64_t(r.lost)))
                                     .arg(100.0 * double(r.lost) / double(r.expected), 0, 'f', 1),
                                 tr("%1 ms").arg(r.seconds * 1e3, 0, 'f', 2),
                                 QString::fromStdString(r.how)};
