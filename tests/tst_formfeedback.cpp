@@ -33,6 +33,14 @@ using hwl::ui::ExperimentForm;
 
 namespace {
 
+/// `form` in a scroll area too short for it, shown: the window's dock.
+void showScrolled(QScrollArea& area, ExperimentForm* form) {
+    area.setWidget(form);
+    area.setWidgetResizable(true);
+    area.resize(380, 300);
+    area.show();
+}
+
 /// How many pixels of an image are the form's error red.
 int redPixels(const QImage& image) {
     int red = 0;
@@ -206,10 +214,7 @@ private slots:
     void wheelDoesNotEditAnUnfocusedField() {
         QScrollArea area;
         auto* form = new ExperimentForm;
-        area.setWidget(form);
-        area.setWidgetResizable(true);
-        area.resize(380, 300);
-        area.show();
+        showScrolled(area, form);
         QVERIFY(QTest::qWaitForWindowExposed(&area));
         for (QWidget* w : form->findChildren<QAbstractSpinBox*>())
             QCOMPARE(w->focusPolicy(), Qt::StrongFocus);
@@ -311,10 +316,7 @@ private slots:
     void showLinkScrollsToTheField() {
         QScrollArea area;
         auto* form = new ExperimentForm;
-        area.setWidget(form);
-        area.setWidgetResizable(true);
-        area.resize(380, 300);
-        area.show();
+        showScrolled(area, form);
         QVERIFY(QTest::qWaitForWindowExposed(&area));
         ExperimentConfig c = gpuHogwild();
         c.mode = "threads";

@@ -64,6 +64,18 @@ void writeFile(const QString& path, const QByteArray& bytes) {
     QCOMPARE(f.write(bytes), bytes.size());
 }
 
+/// Two threads, 2 epochs of a small task: a comparison's run that ends in
+/// a second or so.
+ExperimentConfig smallHogwild() {
+    ExperimentConfig a;
+    a.model = "mlp:20-16-4";
+    a.dataset = "teacher:2000x20:4:16";
+    a.mode = "threads";
+    a.workers = 2;
+    a.epochs = 2;
+    return a;
+}
+
 /// A metrics.csv as the engine writes it: two workers, 1000 steps each at
 /// loss 2 then 1, an evaluation at 50% then 75%.
 MetricsLog twoWorkerLog() {
@@ -374,12 +386,7 @@ private slots:
     void aComparisonMakesEachRunAndOverlaysThem() {
         MainWindow w;
         const int before = w.runLibrary()->size();
-        ExperimentConfig a;
-        a.model = "mlp:20-16-4";
-        a.dataset = "teacher:2000x20:4:16";
-        a.mode = "threads";
-        a.workers = 2;
-        a.epochs = 2;
+        const ExperimentConfig a = smallHogwild();
         ExperimentConfig b = a;
         b.mode = "threads-locked";
         QVERIFY(w.startComparison({{"hogwild", a}, {"locked", b}}));
@@ -451,12 +458,7 @@ private slots:
     void aComparisonOverlaysOnlyItsOwnRuns() {
         MainWindow w;
         QCOMPARE(w.runLibrary()->clear(), QString());
-        ExperimentConfig a;
-        a.model = "mlp:20-16-4";
-        a.dataset = "teacher:2000x20:4:16";
-        a.mode = "threads";
-        a.workers = 2;
-        a.epochs = 2;
+        const ExperimentConfig a = smallHogwild();
         ExperimentConfig b = a;
         b.mode = "threads-locked";
         SavedRun earlier = RunLibrary::fromLog(twoWorkerLog());
