@@ -217,7 +217,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(log->verticalScrollBar()->maximum() > 0 &&
                                      log->verticalScrollBar()->value() ==
                                          log->verticalScrollBar()->maximum(),
-                                 5000);
+                                 30000);
     }
 
     void counterToyInTheWindow() {

@@ -213,7 +213,7 @@ private slots:
         // relay, a few times a second: while paused neither count can move,
         // so they must meet).
         QTRY_COMPARE_WITH_TIMEOUT(run.telemetry().worker(0).steps, run.telemetry().worker(1).steps,
-                                  5000);
+                                  30000);
         const auto pausedAt = run.telemetry().worker(0).steps;
         run.resume();
         QTRY_VERIFY_WITH_TIMEOUT(run.telemetry().worker(0).steps > pausedAt + 20, 30000);

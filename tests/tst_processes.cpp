@@ -338,10 +338,10 @@ private slots:
         QVERIFY(!QDir("/dev/shm").entryList({prefix + "*"}, QDir::Files).isEmpty());
         kill(parent, SIGKILL);
         waitpid(parent, nullptr, 0);
-        QTRY_VERIFY_WITH_TIMEOUT(processGone(workers[0]) && processGone(workers[1]), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(processGone(workers[0]) && processGone(workers[1]), 30000);
         QTRY_VERIFY2_WITH_TIMEOUT(
             QDir("/dev/shm").entryList({prefix + "*"}, QDir::Files).isEmpty(),
-            qPrintable(QDir("/dev/shm").entryList({prefix + "*"}, QDir::Files).join(", ")), 2000);
+            qPrintable(QDir("/dev/shm").entryList({prefix + "*"}, QDir::Files).join(", ")), 30000);
     }
 
     void forkChecks() {
