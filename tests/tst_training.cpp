@@ -7,6 +7,7 @@
 #include "model/embeddingbag.h"
 #include "optim/hogwild.h"
 #include "run/run.h"
+#include "train/updaterule.h"
 #include "util/errors.h"
 
 #include "testutil.h"
@@ -182,6 +183,22 @@ private slots:
         QVERIFY2(std::abs(got - want) <= 1e-12 * want,
                  qPrintable(QStringLiteral("%1 vs %2").arg(got, 0, 'g', 17).arg(want, 0, 'g', 17)));
         QCOMPARE(hogwild::staleness(before.data(), before.data(), grad), 0.0);
+    }
+
+    // Staleness measurements space out so that their cost (a snapshot of
+    // every parameter, then a distance) stays under half a percent of the
+    // time: a sparse model's snapshot costs many of its cheap steps.
+    void stalenessSamplingStaysCheap() {
+        // Cheap measurement: the minimum interval.
+        QCOMPARE(nextMeasurementAfter(32, 1000.0, 40000.0), std::uint64_t(32));
+        // 200 us for a 16 us step: 200 / (0.005 * 16) = 2500 steps.
+        QCOMPARE(nextMeasurementAfter(32, 200000.0, 16000.0), std::uint64_t(2500));
+        // Never so rare that a chart waits for ever: at most 4096 steps.
+        QCOMPARE(nextMeasurementAfter(32, 1e9, 1000.0), std::uint64_t(4096));
+        // No step time known yet (the first measurement): the minimum.
+        QCOMPARE(nextMeasurementAfter(78, 1e9, 0.0), std::uint64_t(78));
+        // A minimum above the cap still wins.
+        QCOMPARE(nextMeasurementAfter(5000, 1e9, 1.0), std::uint64_t(5000));
     }
 
     void embeddingBagUpdatesOnlyUsedRows() {

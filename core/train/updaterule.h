@@ -57,6 +57,10 @@ struct UpdateCounting {
 /// How often (in steps) a worker measures staleness: often enough for a
 /// live chart, rarely enough to cost well under 1% of throughput.
 std::uint64_t stalenessInterval(std::int64_t parameterCount);
+/// Steps from one staleness measurement to the next: at least `every`, more
+/// when one measurement (`costNs`: the snapshot and the distance) would take
+/// over half a percent of the time steps of `stepNs` take in between.
+std::uint64_t nextMeasurementAfter(std::uint64_t every, double costNs, double stepNs);
 
 /// Hogwild. `measureStaleness` (more than one worker): every
 /// stalenessInterval() steps, the L2 distance between the parameters the
