@@ -1,18 +1,42 @@
 #!/usr/bin/env python3
-"""The 2-worker ceiling of this machine: two INDEPENDENT serial engine runs
-at once (nothing shared, no Hogwild), against one alone. Their combined
-samples/s over one run's is the best any 2-worker mode can do here: it
-includes what the two cores lose to each other (shared caches, memory
-bandwidth, frequency, a hypervisor's SMT siblings), and none of Hogwild's
-own costs. Then the same 2-worker process Hogwild run twice: on ONE shared
-copy of the parameters, and with --no-share (a private copy each): the gap
-between those two is what sharing the parameters costs (every update
-invalidates the other core's cached copy, which it must fetch again).
-Writes JSON: {"alone", "pair", "ratio", "shared", "private"} (samples/s lists)."""
+"""Two workers against this machine's 2-worker ceiling, side by side in one run.
+
+The ceiling: two INDEPENDENT serial engine runs at once (nothing shared, no
+Hogwild), their combined samples/s. It includes what the two cores lose to
+each other (shared caches, memory bandwidth, frequency, a hypervisor's SMT
+siblings) and none of Hogwild's own costs, so no 2-worker mode can beat it
+here. Each repeat measures, interleaved so the machine's noise hits all
+alike, for each workload:
+
+  dense   the blog's MLP 100-256-10 (random 10000x100), runs of a few seconds:
+          serial alone, the pair, Hogwild x2 over threads and over processes
+          under each start method (--split replicate: each worker does a
+          serial run's work), process Hogwild x2 with --no-share (a private
+          copy each: what sharing the parameters costs), and data-parallel x2
+          over threads and processes (each rank half of every epoch, so twice
+          the epochs);
+  sparse  the embedding bag (20000-32-4 on sparse-bow): serial alone, the
+          pair, Hogwild x2 over threads and processes (forkserver).
+
+A row's fraction of the ceiling in one repeat is its samples/s over the
+pair's of the same repeat. Writes JSON: {"ceiling": {workload: {"alone",
+"pair", "ratio"}}, "rows": [{"workload", "label", "args", "rates",
+"fractions"}], plus the older keys "alone", "pair", "ratio", "shared",
+"private" (the dense workload) for the context rows.
+
+    python3 bench/pair_ceiling.py --app build/app/hogwild-lab --out FILE
+"""
 import argparse
 import json
+import os
 import re
 import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import engine_runs  # noqa: E402
 
 RATE = re.compile(r"summary: \w+ after .*?: ([0-9.]+)([kM]?) samples/s")
 
@@ -24,36 +48,98 @@ def rate(text):
     return float(m.group(1)) * {"": 1, "k": 1e3, "M": 1e6}[m.group(2)]
 
 
+def two(*extra):
+    return ["--workers", "2"] + list(extra)
+
+
+def hogwild(method):
+    if method == "threads":
+        return ["--mode", "threads"] + two("--split", "replicate")
+    return ["--mode", "processes", "--start-method", method] + two("--split", "replicate")
+
+
+# label -> (mode flags, epochs factor over the workload's serial epochs)
+DENSE_ROWS = [
+    ("Hogwild threads ×2", hogwild("threads"), 1),
+    ("Hogwild processes fork ×2", hogwild("fork"), 1),
+    ("Hogwild processes spawn ×2", hogwild("spawn"), 1),
+    ("Hogwild processes forkserver ×2", hogwild("forkserver"), 1),
+    ("process Hogwild fork ×2, --no-share (private copies)", hogwild("fork") + ["--no-share"], 1),
+    ("data-parallel threads ×2", ["--mode", "data-parallel", "--transport", "threads"] + two(), 2),
+    ("data-parallel processes ×2", ["--mode", "data-parallel", "--transport", "processes",
+                                    "--start-method", "forkserver"] + two(), 2),
+]
+SPARSE_ROWS = [
+    ("Hogwild threads ×2", hogwild("threads"), 1),
+    ("Hogwild processes forkserver ×2", hogwild("forkserver"), 1),
+]
+WORKLOADS = {"dense": (engine_runs.BLOG, DENSE_ROWS), "sparse": (engine_runs.SPARSE, SPARSE_ROWS)}
+
+
+def run(app, args, epochs, timeout):
+    cmd = [app, "--headless", "--quiet", "--epochs", str(epochs)] + args
+    return rate(subprocess.run(cmd, capture_output=True, text=True, check=True,
+                               timeout=timeout).stdout)
+
+
+def pair(app, args, epochs):
+    cmd = [app, "--headless", "--quiet", "--epochs", str(epochs)] + args
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    return sum(rate(p.communicate()[0]) for p in procs)
+
+
+def calibrate(app, base, seconds):
+    """Epochs for a serial run of about `seconds` (from a 3-epoch probe)."""
+    t = time.time()
+    run(app, base + ["--mode", "serial"], 3, 60)
+    per_epoch = max(1e-4, (time.time() - t) / 3)
+    return max(10, min(2000, int(seconds / per_epoch)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--app", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--epochs", type=int, default=30)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=2.5,
+                    help="about how long one serial run lasts (default 2.5)")
     a = ap.parse_args()
-    cmd = [a.app, "--headless", "--quiet", "--mode", "serial", "--model", "mlp:100-256-10",
-           "--dataset", "random:10000x100:10", "--batch", "32", "--lr", "0.01", "--momentum", "0",
-           "--test-fraction", "0", "--epochs", str(a.epochs)]
-    doc = {"command": " ".join(cmd), "alone": [], "pair": [], "ratio": [], "shared": [],
-           "private": []}
-    hogwild = [c for c in cmd if c != "serial"]
-    hogwild[hogwild.index("--mode") + 1:hogwild.index("--mode") + 1] = [
-        "processes", "--start-method", "fork", "--workers", "2", "--split", "replicate"]
-    for _ in range(a.repeats):
-        alone = rate(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
-        procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) for _ in range(2)]
-        pair = sum(rate(p.communicate()[0]) for p in procs)
-        doc["alone"].append(alone)
-        doc["pair"].append(pair)
-        doc["ratio"].append(pair / alone)
-        shared = rate(subprocess.run(hogwild, capture_output=True, text=True, check=True).stdout)
-        private = rate(subprocess.run(hogwild + ["--no-share"], capture_output=True, text=True,
-                                      check=True).stdout)
-        doc["shared"].append(shared)
-        doc["private"].append(private)
-        print("pair ceiling: one alone %.0f, two at once %.0f samples/s together: %.2fx; "
-              "process Hogwild x2 shared %.0f, private copies %.0f"
-              % (alone, pair, pair / alone, shared, private), flush=True)
+    doc = {"ceiling": {}, "rows": [], "epochs": {}, "seconds": a.seconds}
+    rows = {}
+    for name, (base, spec) in WORKLOADS.items():
+        epochs = calibrate(a.app, base, a.seconds)
+        doc["epochs"][name] = epochs
+        doc["ceiling"][name] = {"alone": [], "pair": [], "ratio": []}
+        for label, flags, factor in spec:
+            rows[(name, label)] = {"workload": name, "label": label, "epochs": epochs * factor,
+                                   "args": " ".join(base + flags), "rates": [], "fractions": []}
+    for rep in range(a.repeats):
+        for name, (base, spec) in WORKLOADS.items():
+            epochs = doc["epochs"][name]
+            serial = base + ["--mode", "serial"]
+            alone = run(a.app, serial, epochs, 300)
+            both = pair(a.app, serial, epochs)
+            c = doc["ceiling"][name]
+            c["alone"].append(alone)
+            c["pair"].append(both)
+            c["ratio"].append(both / alone)
+            line = []
+            for label, flags, factor in spec:
+                r = rows[(name, label)]
+                x = run(a.app, base + flags, epochs * factor, 300)
+                r["rates"].append(x)
+                r["fractions"].append(x / both)
+                line.append("%s %.0f%%" % (label.split(" ×")[0].replace("Hogwild ", ""),
+                                          100 * x / both))
+            print("pair ceiling %s, repeat %d: alone %.0f, pair %.0f samples/s (%.2fx); %s"
+                  % (name, rep + 1, alone, both, both / alone, ", ".join(line)), flush=True)
+    doc["rows"] = list(rows.values())
+    dense = doc["ceiling"]["dense"]
+    doc.update({k: dense[k] for k in ("alone", "pair", "ratio")})
+    doc["shared"] = rows[("dense", "Hogwild processes fork ×2")]["rates"]
+    doc["private"] = rows[("dense", DENSE_ROWS[4][0])]["rates"]
+    doc["command"] = "%s --headless --quiet --epochs %d %s --mode serial" % (
+        a.app, doc["epochs"]["dense"], " ".join(engine_runs.BLOG))
     with open(a.out, "w") as f:
         json.dump(doc, f, indent=1)
 

@@ -18,10 +18,10 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report_dp  # noqa: E402
+import report_pair  # noqa: E402
 
 TARGET_CEILING_SHARE = 50.0   # % of the single-core matmul ceiling, serial step
 TARGET_VS_PYTORCH = 10.0      # engine serial / PyTorch serial loop
-TARGET_SCALING_2 = 1.8        # 2-worker Hogwild / engine serial
 TARGET_SPAWN_MS = 50.0
 TARGET_FORK_MS = 5.0          # fork and forkserver
 TARGET_EXTRA_MB = 30.0        # extra memory per extra process worker
@@ -524,13 +524,11 @@ def targets_table(eng, pt, sk, pair=None):
                          "The gap is the 113 KB parameter vector moving between the two cores' "
                          "caches every step (each worker's update invalidates the other's copy)"
                          % (sh / alone, pr / alone), "-"])
+    short = {}
     for mode in ("threads", "fork", "spawn", "forkserver"):
-        for split in ("shard", "replicate"):
-            s = med(eng["results"].get("blog/%s/2/%s" % (mode, split), []), "samples_per_s")
-            rows.append(["%s ×2 (%s) ≥ %.1f× engine serial" % (MODE_LABEL[mode], split,
-                                                                TARGET_SCALING_2),
-                         "%s / %s = %.2f×" % (rate(s), rate(serial), s / serial) if s and serial
-                         else "-", verdict(s / serial if s and serial else None, TARGET_SCALING_2)])
+        s = med(eng["results"].get("blog/%s/2/shard" % mode, []), "samples_per_s")
+        short["Hogwild %s ×2 (shard)" % MODE_LABEL[mode]] = (s, serial)
+    rows += report_pair.target_rows(pair, short)
     for method, target in (("spawn", TARGET_SPAWN_MS), ("fork", TARGET_FORK_MS),
                            ("forkserver", TARGET_FORK_MS)):
         v = []
@@ -715,6 +713,8 @@ def main():
                      "--dataset sparse-bow:20000x20000:4:20 --lr 0.5 --momentum 0`, 10 epochs. "
                      "processes use forkserver. 2 cores: speedup beyond 2 workers is not possible "
                      "here."))
+    sections.append(("3a. Two workers against this machine's pair ceiling",
+                     report_pair.section(pair)))
     sections.append(("4. Fashion-MNIST: accuracy over time", fmnist_section(eng) +
                      "\n\nDefault MLP 784-128-10, lr 0.01, momentum 0.9, batch 32, 10 epochs, "
                      "Debian's Fashion-MNIST (60000 train, 10000 test). Elapsed: the run's clock "
