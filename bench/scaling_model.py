@@ -204,7 +204,7 @@ def local_cost(t, nbytes):
 
 
 # ------------------------------------------------------------ measurements
-def engine_run(app, args, timeout=300):
+def engine_run(app, args, timeout=120):
     try:
         p = subprocess.run([app, "--headless"] + args + ["--quiet"], capture_output=True,
                            text=True, timeout=timeout)
@@ -213,6 +213,7 @@ def engine_run(app, args, timeout=300):
     out = engine_runs.parse(p.stdout)
     m = re.search(r"^summary: communication .*?: (.*)$", p.stdout, re.M)
     out["comm_s"] = [float(x) for x in re.findall(r"\d+: ([\d.]+) s,", m.group(1))] if m else []
+    out["reduced_mb"] = [float(x) for x in re.findall(r"([\d.]+) MB", m.group(1))] if m else []
     out["ok"] = p.returncode == 0 and "samples_per_s" in out
     if not out["ok"]:
         out["error"] = (p.stderr.strip().splitlines() or ["no output"])[-1][-300:]
@@ -344,7 +345,8 @@ def assumptions_table(gamma_gbps):
     rows = [[net.name, "%g µs" % (net.alpha * 1e6), "%.2f GB/s (%d%% of %g Gbit/s)" % (
         net.bw / 1e9, round(100 * net.share), net.line_gbit), net.why] for net in NETWORKS]
     rows.append(["reduction (γ)", "-", "%s per reduced byte" % (
-        "%.2f GB/s, this machine's 100 MB memcpy" % gamma_gbps if gamma_gbps else "not measured"),
+        "%.2f GB/s, this machine's 100 MB memcpy" % gamma_gbps if gamma_gbps
+        else "not measured: taken as free"),
         "measured here; an add reads two inputs and writes one, so this is optimistic; it "
         "weighs where the network outruns one core's memory bandwidth (IB)"])
     return report.table(["network", "α (latency per message)", "bandwidth per rank",
@@ -389,6 +391,26 @@ def validation_rows(models, runs, shm):
                      report.mrange(compute, ms), ms(m.step_s), report.mrange(comm, ms),
                      ms(pred_comm) if pred_comm is not None else "-"])
     return rows
+
+
+def bytes_note(models, runs):
+    """The engine's own count of bytes reduced per rank per step (2-rank runs)
+    against the model's buffer: the bytes the α-β costs are charged for."""
+    parts = []
+    for spec in MODELS:
+        m = models.get(spec["key"])
+        dp = [r for r in runs.get(spec["key"], {}).get("dp2", [])
+              if r.get("ok") and r.get("reduced_mb")]
+        if m and dp:
+            per_step = [1e6 * max(r["reduced_mb"]) / (r["samples"] / 2 / BATCH) for r in dp]
+            parts.append("`%s` %s per rank per step (the model: %s, its gradient; a ring or "
+                         "Rabenseifner sends 2(N-1)/N of it per rank, %s at 64 ranks)" % (
+                             spec["spec"], report.mrange(per_step, lambda b: size(b)),
+                             size(4 * m.total), size(2 * 63 / 64 * 4 * m.total)))
+    return ("Bytes reduced, from the summary of the 2-rank runs (steps counted as samples / "
+            "64; the start's broadcast of the parameters adds one buffer per run, and a short "
+            "last batch per epoch a little): " + "; ".join(parts) + ".") \
+        if parts else ""
 
 
 def machine():
@@ -491,7 +513,7 @@ def render(models, doc, host):
                "from the summary's time in collectives (mean of the ranks, waiting for the "
                "other rank included), compute = step - comm. Both ranks compute at once on 2 "
                "cores, so other programs' load shows in the 2-rank step's compute and not in "
-               "the serial step.\n\n"
+               "the serial step. " + bytes_note(models, runs) + "\n\n"
                "Commands: `hogwild-lab --headless --mode serial --model SPEC --dataset DATA "
                "--batch 32 --lr 0.01 --momentum 0 --test-fraction 0 --epochs E --quiet` with "
                + ", ".join("`%s` on `%s`, %d epochs" % (s["spec"], s["dataset"], s["epochs"])
