@@ -572,6 +572,15 @@ def failures(eng, pt, sk):
 PRESERVED = "<!-- other bench groups: kept by bench/report.py -->"
 
 
+def scaling_section(path):
+    """bench/scaling_model.py's section as it wrote it (### subsections)."""
+    if not path or not os.path.exists(path):
+        return "Not computed: bench/scaling_model.py wrote no section (%s)." % (
+            path or "report.py got no --scaling")
+    with open(path) as f:
+        return f.read().strip()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--engine", required=True)
@@ -580,6 +589,7 @@ def main():
     ap.add_argument("--stepkernel")
     ap.add_argument("--pair")
     ap.add_argument("--dp", help="bench/dataparallel.py's JSON")
+    ap.add_argument("--scaling", help="bench/scaling_model.py's markdown section")
     ap.add_argument("--build-dir", default="build")
     ap.add_argument("--out", required=True)
     ap.add_argument("--timings", default="")
@@ -757,6 +767,8 @@ def main():
                      "add per block of 32 parameters a step writes; on a table of 20000 rows "
                      "two workers rarely write the same row at once, on the dense MLP they "
                      "write every block every step."))
+    sections.append(("10. Beyond one machine: data-parallel scaling, predicted",
+                     scaling_section(a.scaling)))
     sections.append(("Failed, skipped or trimmed runs", failures(eng, pt, sk)))
 
     for title, body in sections:
