@@ -16,7 +16,11 @@ alike, for each workload:
           over threads and processes (each rank half of every epoch, so twice
           the epochs);
   sparse  the embedding bag (20000-32-4 on sparse-bow): serial alone, the
-          pair, Hogwild x2 over threads and processes (forkserver).
+          pair, Hogwild x2 over threads and processes (forkserver), and
+          the latter with --no-share.
+
+Then build/bench/sharedupdate (--sharedupdate): what moving the dense
+model's parameters from one core to the other costs by itself.
 
 A row's fraction of the ceiling in one repeat is its samples/s over the
 pair's of the same repeat. Writes JSON: {"ceiling": {workload: {"alone",
@@ -72,6 +76,8 @@ DENSE_ROWS = [
 SPARSE_ROWS = [
     ("Hogwild threads ×2", hogwild("threads"), 1),
     ("Hogwild processes forkserver ×2", hogwild("forkserver"), 1),
+    ("process Hogwild forkserver ×2, --no-share (private copies)",
+     hogwild("forkserver") + ["--no-share"], 1),
 ]
 WORKLOADS = {"dense": (engine_runs.BLOG, DENSE_ROWS), "sparse": (engine_runs.SPARSE, SPARSE_ROWS)}
 
@@ -103,6 +109,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=2.5,
                     help="about how long one serial run lasts (default 2.5)")
+    ap.add_argument("--sharedupdate", help="build/bench/sharedupdate, when built")
     a = ap.parse_args()
     doc = {"ceiling": {}, "rows": [], "epochs": {}, "seconds": a.seconds}
     rows = {}
@@ -134,6 +141,11 @@ def main():
             print("pair ceiling %s, repeat %d: alone %.0f, pair %.0f samples/s (%.2fx); %s"
                   % (name, rep + 1, alone, both, both / alone, ", ".join(line)), flush=True)
     doc["rows"] = list(rows.values())
+    if a.sharedupdate and os.access(a.sharedupdate, os.X_OK):
+        # What moving the parameter vector between the cores costs by itself.
+        out = subprocess.run([a.sharedupdate], capture_output=True, text=True, timeout=120)
+        doc["sharedupdate"] = out.stdout.strip().splitlines()
+        print("\n".join(doc["sharedupdate"]), flush=True)
     dense = doc["ceiling"]["dense"]
     doc.update({k: dense[k] for k in ("alone", "pair", "ratio")})
     doc["shared"] = rows[("dense", "Hogwild processes fork ×2")]["rates"]

@@ -83,4 +83,9 @@ def section(pair):
             "so start-up weighs little. Hogwild rows use `--split replicate` (each worker does a "
             "serial run's work); data-parallel ranks take half of every epoch, so they run twice "
             "the epochs." % pair.get("seconds", 0))
+    if pair.get("sharedupdate"):
+        note += ("\n\nWhat moving the dense model between the two cores costs by itself "
+                 "(`build/bench/sharedupdate`, the engine's SGD pass over 28,426 floats, two "
+                 "pinned threads taking turns), verbatim:\n\n```\n%s\n```" %
+                 "\n".join(pair["sharedupdate"]))
     return "\n".join(lines) + note
