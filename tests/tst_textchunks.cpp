@@ -7,6 +7,7 @@
 // Small chunks are forced through detail::TextParse, never by timing.
 #include "data/datasourceio.h"
 #include "data/datasources.h"
+#include "data/textfields.h"
 #include "datasetchecks.h"
 #include "testutil.h"
 #include "util/errors.h"
@@ -15,6 +16,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -264,6 +268,43 @@ private slots:
         }
         // Both kinds of outcome, many times over.
         QVERIFY2(loaded > 150 && loaded < 450, qPrintable(QString::number(loaded)));
+    }
+
+    // The fast float reader gives std::from_chars's float and end, bit for
+    // bit, on every string it takes, and it takes most plain numbers.
+    void decimalFloatIsFromChars() {
+        std::mt19937 rng(7);
+        const auto check = [](const std::string& s) {
+            float fast = 0, slow = 0;
+            const char* end = s.data() + s.size();
+            const char* q = detail::text::decimalFloat(s.data(), end, fast);
+            if (!q)
+                return false;
+            const auto [p, ec] = std::from_chars(s.data(), end, slow);
+            if (ec != std::errc() || p != q || std::memcmp(&fast, &slow, sizeof fast) != 0)
+                QTest::qFail(qPrintable(QString("\"%1\": %2 vs from_chars %3")
+                                            .arg(QString::fromStdString(s))
+                                            .arg(double(fast), 0, 'g', 12)
+                                            .arg(double(slow), 0, 'g', 12)),
+                             __FILE__, __LINE__);
+            return true;
+        };
+        const char alphabet[] = "0123456789.-+eE0123456789";
+        for (int i = 0; i < 200000 && !QTest::currentTestFailed(); ++i) {
+            std::string s(1 + rng() % 12, '0');
+            for (char& c : s)
+                c = alphabet[rng() % (sizeof alphabet - 1)];
+            check(s);
+        }
+        int taken = 0;
+        std::uniform_real_distribution<double> mantissa(-10, 10);
+        for (int i = 0; i < 200000 && !QTest::currentTestFailed(); ++i) {
+            char buf[64];
+            const double x = mantissa(rng) * std::pow(10.0, int(rng() % 25) - 12);
+            std::snprintf(buf, sizeof buf, i % 2 ? "%.*g" : "%.*f", int(rng() % 10), x);
+            taken += check(buf);
+        }
+        QVERIFY2(taken > 100000, qPrintable(QString::number(taken)));
     }
 
     // A problem in a later chunk is named with its own line number, and of

@@ -39,9 +39,62 @@ inline const char* skipSpaces(const char* p, const char* end) {
 std::string_view trim(std::string_view s);
 bool isBlank(std::string_view s);
 
+inline bool isDigit(char c) {
+    return unsigned(c - '0') < 10;
+}
+
+/// The common float, read without std::from_chars: [-]DIGITS[.DIGITS]
+/// [e[+-]DIGITS] whose digits make an integer m <= 2^24 and whose power of
+/// ten is within 10^-10..10^10. Both are exact floats, so one IEEE division
+/// or multiplication rounds m x 10^e once, correctly: the float
+/// std::from_chars gives (Clinger's fast path), ending where it ends. Null
+/// for anything else (more digits, a larger exponent, "+1", "nan", ...).
+inline const char* decimalFloat(const char* p, const char* end, float& out) {
+    static constexpr float kPow10[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f,
+                                       1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+    constexpr std::uint32_t kExact = std::uint32_t(1) << 24;
+    const bool negative = p != end && *p == '-';
+    p += negative;
+    std::uint32_t m = 0;
+    const char* const digits = p;
+    for (; p != end && isDigit(*p); ++p)
+        if ((m = m * 10 + std::uint32_t(*p - '0')) > kExact)
+            return nullptr;
+    std::ptrdiff_t count = p - digits, scale = 0;
+    if (p != end && *p == '.') {
+        const char* const fraction = ++p;
+        for (; p != end && isDigit(*p); ++p)
+            if ((m = m * 10 + std::uint32_t(*p - '0')) > kExact)
+                return nullptr;
+        scale = -(p - fraction);
+        count += p - fraction;
+    }
+    if (count == 0)
+        return nullptr;
+    if (p != end && (*p == 'e' || *p == 'E')) {
+        ++p;
+        const bool down = p != end && *p == '-';
+        p += p != end && (*p == '-' || *p == '+');
+        const char* const exponent = p;
+        int e = 0;
+        for (; p != end && isDigit(*p) && p - exponent < 3; ++p)
+            e = e * 10 + (*p - '0');
+        if (p == exponent || (p != end && isDigit(*p)))
+            return nullptr; // "1e" (from_chars ends before the e) or a long exponent
+        scale += down ? -e : e;
+    }
+    if (scale < -10 || scale > 10)
+        return nullptr;
+    const float v = scale < 0 ? float(m) / kPow10[-scale] : float(m) * kPow10[scale];
+    out = negative ? -v : v;
+    return p;
+}
+
 /// A float at `p` as the careful path would read it: no sign '+', finite.
 /// Returns where it ends, or null when the careful path must look.
 inline const char* fastFloat(const char* p, const char* end, float& out) {
+    if (const char* q = decimalFloat(p, end, out))
+        return q;
     const auto [q, ec] = std::from_chars(p, end, out);
     return ec == std::errc() && std::isfinite(out) ? q : nullptr;
 }
