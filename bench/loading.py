@@ -153,7 +153,7 @@ def section(doc):
         "Peak RSS is the whole process's (GNU's ru_maxrss) over the dataset's arrays (features "
         "and labels; for LIBSVM also offsets and indices); \"with the split\": one more load "
         "followed by the shuffle and split of a run at test fraction 0.1, which copies the test "
-        "rows." % (doc["command"], doc["cores"], doc["load_start"],
+        "rows (dense) or gathers each array of both parts anew, one array at a time (sparse)." % (doc["command"], doc["cores"], doc["load_start"],
                    max(len(doc[f]["parallel"]) for f in ("csv", "libsvm") if doc.get(f))))
     return text
 
