@@ -188,7 +188,9 @@ Dataset detail::loadCsv(const std::filesystem::path& file, const TextParse& how)
         if (rows == 0)
             return;
         ds.dim = c.columns - 1;
-        const std::size_t estimate = estimateCount(ds.labels.size() + rows, c.end, in.sizeHint());
+        // A row takes 2 bytes a column at least ("0," ... "0\n").
+        const std::size_t estimate = estimateCount(ds.labels.size() + rows, c.end, in.sizeHint(),
+                                                   2 * std::uint64_t(c.columns));
         roomFor(ds.labels, rows, reserved(ds.dense), budget, estimate);
         roomFor(ds.dense, c.dense.size(), reserved(ds.labels), budget,
                 estimate * std::size_t(ds.dim));

@@ -213,8 +213,9 @@ void mapBinaryLabels(const std::string& where, const LibsvmLabels& labels, Datas
 void appendRows(const LibsvmChunk& c, const Budget& budget, std::uint64_t sizeHint, Dataset& ds) {
     const std::size_t rows = c.labels.size();
     const std::size_t nnz = c.indices.size();
-    const std::size_t rowEstimate = estimateCount(ds.labels.size() + rows, c.end, sizeHint);
-    const std::size_t nnzEstimate = estimateCount(ds.indices.size() + nnz, c.end, sizeHint);
+    // A row takes 2 bytes at least ("0\n"), an entry 4 (" 1:0").
+    const std::size_t rowEstimate = estimateCount(ds.labels.size() + rows, c.end, sizeHint, 2);
+    const std::size_t nnzEstimate = estimateCount(ds.indices.size() + nnz, c.end, sizeHint, 4);
     const double csr = reserved(ds.offsets) + reserved(ds.labels);
     roomFor(ds.labels, rows, reserved(ds.indices) + reserved(ds.values) + reserved(ds.offsets),
             budget, rowEstimate);

@@ -152,13 +152,15 @@ double reserved(const std::vector<T>& v) {
 /// What an array holding `count` elements after `consumed` of the
 /// content's `hint` bytes will hold at the end: `count` scaled to the whole
 /// content, the rest with a margin of a fifth (only the part really filled
-/// takes memory; the rest of a reservation is address space). 0 when the
-/// hint is unknown or already passed.
-inline std::size_t estimateCount(std::size_t count, std::uint64_t consumed, std::uint64_t hint) {
+/// takes memory; the rest of a reservation is address space), and never
+/// more than the content can hold at `bytesEach` bytes an element at
+/// least. 0 when the hint is unknown or already passed.
+inline std::size_t estimateCount(std::size_t count, std::uint64_t consumed, std::uint64_t hint,
+                                 std::uint64_t bytesEach) {
     if (consumed == 0 || hint < consumed)
         return 0;
     const double rest = double(count) * double(hint - consumed) / double(consumed);
-    return count + std::size_t(rest * 1.2);
+    return std::size_t(std::min(double(count) + rest * 1.2, double(hint / bytesEach + 1)));
 }
 
 /// Makes room in `v` for `extra` more elements when it is full: for
