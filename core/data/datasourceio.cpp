@@ -272,7 +272,15 @@ bool TextChunks::fill(std::string& text, std::size_t want) {
 bool TextChunks::next(std::string& text) {
     text.assign(carry_);
     carry_.clear();
-    std::size_t searched = text.size(); // the carried bytes hold no "\n"
+    // text[0, lines) are whole lines; text[searched, size) not searched yet
+    // for a "\n" (the carried bytes hold none).
+    std::size_t lines = 0, searched = text.size();
+    const auto cut = [&] {
+        carry_.assign(text, lines);
+        text.resize(lines);
+        consumed_ += lines;
+        return true;
+    };
     for (;;) {
         // Read up to a chunk; a line longer than that doubles the text
         // until it ends or passes kMaxLineBytes.
@@ -296,19 +304,18 @@ bool TextChunks::next(std::string& text) {
             consumed_ += text.size();
             return !text.empty();
         }
-        if (first_ || text.size() < chunkBytes_)
+        if (first_)
             continue;
-        const void* nl = memrchr(text.data() + searched, '\n', text.size() - searched);
-        if (nl) {
-            const std::size_t end = std::size_t(static_cast<const char*>(nl) - text.data()) + 1;
-            carry_.assign(text, end);
-            text.resize(end);
-            consumed_ += end;
-            return true;
-        }
+        if (const void* nl = memrchr(text.data() + searched, '\n', text.size() - searched))
+            lines = std::size_t(static_cast<const char*>(nl) - text.data()) + 1;
         searched = text.size();
-        if (text.size() >= kMaxLineBytes)
-            throw LineTooLong{};
+        if (text.size() - lines >= kMaxLineBytes) {
+            if (lines == 0)
+                throw LineTooLong{};
+            return cut(); // the lines before it first: the caller counts them
+        }
+        if (text.size() >= chunkBytes_ && lines > 0)
+            return cut();
     }
 }
 
