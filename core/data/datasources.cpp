@@ -1,5 +1,6 @@
 // The dispatch to the sources, and the train/test split.
-// The sources themselves live in synthetic.cpp, idxreader.cpp and textreaders.cpp.
+// The sources themselves live in synthetic.cpp, idxreader.cpp, csvreader.cpp and
+// libsvmreader.cpp.
 #include "data/datasources.h"
 
 #include "data/datasourceio.h"
