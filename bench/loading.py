@@ -122,10 +122,16 @@ def verdicts(doc):
             continue
         mbs = statistics.median(p["mbs"] for p in m["parallel"])
         peak = max(p["peak_ratio"] for p in m["parallel"])
-        out.append("%s: %.0f MB/s on %d cores (target %.0f: %s), peak %.2fx the dataset "
+        cpus = statistics.median(p["cpus"] for p in m["parallel"])
+        per_cpu = statistics.median(p["mbs"] / p["cpus"] for p in m["parallel"])
+        short = ""
+        if mbs < TARGET_MBS and cpus < doc["cores"] - 0.5:
+            short = (" while other programs left it %.2f of the %d cores; %.0f MB per CPU "
+                     "second" % (cpus, doc["cores"], per_cpu))
+        out.append("%s: %.0f MB/s on %d cores (target %.0f: %s%s), peak %.2fx the dataset "
                    "(target %.1f: %s)" % (
                        fmt.upper(), mbs, doc["cores"], TARGET_MBS,
-                       "met" if mbs >= TARGET_MBS else "missed", peak, TARGET_PEAK,
+                       "met" if mbs >= TARGET_MBS else "missed", short, peak, TARGET_PEAK,
                        "met" if peak <= TARGET_PEAK else "missed"))
     return out
 
