@@ -10,12 +10,14 @@
 #include "data/textfields.h"
 #include "datasetchecks.h"
 #include "testutil.h"
+#include "util/cancel.h"
 #include "util/errors.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -334,6 +336,19 @@ private slots:
         const QByteArray good = gzipStored(goodCsv(200000));
         const auto truncated = file("truncated.csv.gz", good.left(good.size() - 2000));
         HWL_VERIFY_THROWS(detail::loadCsv(truncated, small), InputError, "is truncated");
+    }
+
+    // A stop request reaches the reading, on whichever thread it runs:
+    // the load stops mid-file with Cancelled.
+    void stopRequestStopsTheLoad() {
+        const auto path = file("stop.csv", goodCsv(20000));
+        for (const int threads : {1, 2}) {
+            std::atomic<int> polls{0};
+            const CancelScope scope([&] { return ++polls >= 5; });
+            HWL_VERIFY_THROWS(detail::loadCsv(path, TextParse{threads, 4096, true}), Cancelled,
+                              "stopped while loading the data");
+            QCOMPARE(polls.load(), 5); // asked a chunk at a time, and no more once stopped
+        }
     }
 
     // A line over 64 MiB after a few rows: named with its line number,
