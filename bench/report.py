@@ -19,6 +19,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report_dp  # noqa: E402
 import report_pair  # noqa: E402
+import loading  # noqa: E402
 
 TARGET_CEILING_SHARE = 50.0   # % of the single-core matmul ceiling, serial step
 TARGET_VS_PYTORCH = 10.0      # engine serial / PyTorch serial loop
@@ -588,6 +589,7 @@ def main():
     ap.add_argument("--pair")
     ap.add_argument("--dp", help="bench/dataparallel.py's JSON")
     ap.add_argument("--scaling", help="bench/scaling_model.py's markdown section")
+    ap.add_argument("--loading", help="bench/loading.py's JSON")
     ap.add_argument("--build-dir", default="build")
     ap.add_argument("--out", required=True)
     ap.add_argument("--timings", default="")
@@ -765,7 +767,12 @@ def main():
                      "add per block of 32 parameters a step writes; on a table of 20000 rows "
                      "two workers rarely write the same row at once, on the dense MLP they "
                      "write every block every step."))
-    sections.append(("10. Beyond one machine: data-parallel scaling, predicted",
+    loading_doc = None
+    if a.loading and os.path.exists(a.loading):
+        with open(a.loading) as f:
+            loading_doc = json.load(f)
+    sections.append(("10. Loading CSV and LIBSVM files", loading.section(loading_doc)))
+    sections.append(("11. Beyond one machine: data-parallel scaling, predicted",
                      scaling_section(a.scaling)))
     sections.append(("Failed, skipped or trimmed runs", failures(eng, pt, sk)))
 

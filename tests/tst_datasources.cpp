@@ -427,8 +427,10 @@ private slots:
             const auto c = rowIds(splitTrainTest(numbered(200, sparse), 0.3, 2).test);
             QCOMPARE(a, b);
             QVERIFY(a != c);
-            // Dense and sparse data see the same shuffle.
+            // Dense and sparse data see the same shuffle, train rows too.
             QCOMPARE(a, rowIds(splitTrainTest(numbered(200, !sparse), 0.3, 1).test));
+            QCOMPARE(rowIds(splitTrainTest(numbered(200, sparse), 0.3, 1).train),
+                     rowIds(splitTrainTest(numbered(200, !sparse), 0.3, 1).train));
             // Shuffled: the test rows are not simply the last ones.
             QVERIFY(*std::min_element(a.begin(), a.end()) < 140);
         }

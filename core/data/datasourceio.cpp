@@ -209,46 +209,52 @@ std::string readFilePrefix(const std::filesystem::path& file, std::size_t count,
     return bytes;
 }
 
-struct TextLines::Impl {
+struct TextChunks::Impl {
     std::filesystem::path file;
     std::string what;
     FilePtr f;
     std::unique_ptr<gzFile_s, GzCloser> gz;
     std::uint64_t maxBytes;
+    const CancelScope* cancel; ///< the creator's: next() may run on a helper thread
 };
 
-TextLines::TextLines(const std::filesystem::path& file, std::uint64_t maxBytes,
-                     const std::string& what)
-    : impl_(new Impl{file, what, openDataFile(file, what), nullptr, maxBytes}) {
-    impl_->gz = gzReader(impl_->f.get(), file, what); // plain files pass through
-    gzbuffer(impl_->gz.get(), 1 << 18);
-    buffer_.resize(std::size_t(1) << 16); // grows to 4 MiB as the file proves longer
+TextChunks::TextChunks(const std::filesystem::path& file, std::uint64_t maxBytes,
+                       const std::string& what, std::size_t chunkBytes)
+    : impl_(
+          new Impl{file, what, openDataFile(file, what), nullptr, maxBytes, currentCancelScope()}),
+      chunkBytes_(std::max<std::size_t>(chunkBytes, 1)) {
+    std::FILE* f = impl_->f.get();
+    unsigned char magic[2] = {0, 0};
+    const std::size_t n = std::fread(magic, 1, 2, f);
+    std::rewind(f);
+    std::error_code ec;
+    const std::uint64_t size = std::filesystem::file_size(file, ec);
+    if (!ec)
+        sizeHint_ = n == 2 && magic[0] == 0x1f && magic[1] == 0x8b
+                        ? gzipSizeHint(f, size, maxBytes)
+                        : std::min<std::uint64_t>(size, maxBytes);
+    impl_->gz = gzReader(f, file, what); // plain files pass through
+    // zlib's buffers: 256 KiB, less for a small file (tests load thousands).
+    gzbuffer(impl_->gz.get(), unsigned(std::clamp<std::uint64_t>(size, 1 << 13, 1 << 18)));
 }
 
-TextLines::~TextLines() = default;
+TextChunks::~TextChunks() = default;
 
-bool TextLines::fill() {
+std::string TextChunks::lineTooLong(std::int64_t lineNo) const {
+    return impl_->what + " " + quoted(impl_->file) + ": line " + std::to_string(lineNo) +
+           " is longer than " + std::to_string(kMaxLineBytes >> 20) +
+           " MiB; is this a text file with one row per line?";
+}
+
+bool TextChunks::fill(std::string& text, std::size_t want) {
     if (atEnd_)
         return false;
-    // Keep what is left of a line at the front; grow only for a long line.
-    if (begin_ > 0) {
-        std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
-        end_ -= begin_;
-        begin_ = 0;
-    }
-    throwIfCancelled();
     const Impl& in = *impl_;
-    if (buffer_.size() < (std::size_t(1) << 22) && total_ >= buffer_.size())
-        buffer_.resize(buffer_.size() * 2); // a long file: read it in larger chunks
-    if (end_ == buffer_.size()) {
-        if (buffer_.size() >= kMaxLineBytes)
-            throw InputError(in.what + " " + quoted(in.file) + ": line " +
-                             std::to_string(number_ + 1) + " is longer than " +
-                             std::to_string(kMaxLineBytes >> 20) +
-                             " MiB; is this a text file with one row per line?");
-        buffer_.resize(std::min(buffer_.size() * 2, kMaxLineBytes));
-    }
-    const int got = gzread(in.gz.get(), buffer_.data() + end_, unsigned(buffer_.size() - end_));
+    throwIfCancelled(in.cancel);
+    const std::size_t old = text.size();
+    text.resize(old + want);
+    const int got = gzread(in.gz.get(), text.data() + old, unsigned(want));
+    text.resize(old + std::size_t(std::max(got, 0)));
     if (got <= 0) {
         checkGzipStream(in.gz.get(), got < 0, in.file, in.what);
         atEnd_ = true;
@@ -260,32 +266,57 @@ bool TextLines::fill() {
                          sizeText(in.maxBytes) +
                          (gzdirect(in.gz.get()) ? "" : " once decompressed") +
                          ", more than this reader accepts; use a smaller file");
-    end_ += std::size_t(got);
-    if (first_ && end_ >= 3) {
-        first_ = false;
-        if (buffer_.compare(0, 3, "\xEF\xBB\xBF") == 0)
-            begin_ = 3;
-    }
     return true;
 }
 
-bool TextLines::next(std::string_view& line) {
-    const char* nl = nullptr;
+bool TextChunks::next(std::string& text) {
+    text.assign(carry_);
+    carry_.clear();
+    // text[0, lines) are whole lines; text[searched, size) not searched yet
+    // for a "\n" (the carried bytes hold none).
+    std::size_t lines = 0, searched = text.size();
+    const auto cut = [&] {
+        carry_.assign(text, lines);
+        text.resize(lines);
+        consumed_ += lines;
+        return true;
+    };
     for (;;) {
-        nl = static_cast<const char*>(std::memchr(buffer_.data() + begin_, '\n', end_ - begin_));
-        if (nl || !fill()) // fill() may move the bytes: search again
-            break;
+        // Read up to a chunk; a line longer than that doubles the text
+        // until it ends or passes kMaxLineBytes.
+        const std::size_t want = text.size() < chunkBytes_ ? chunkBytes_ - text.size()
+                                                           : std::max(chunkBytes_, text.size());
+        // At most 1 MiB a read, and not much beyond the content's size: the
+        // text is zeroed as it grows.
+        const std::uint64_t left = std::max<std::uint64_t>(
+            sizeHint_ > total_ ? sizeHint_ - total_ + 1 : want, std::uint64_t(1) << 12);
+        const bool more =
+            fill(text, std::size_t(std::min<std::uint64_t>({want, std::uint64_t(1) << 20, left})));
+        if (first_ && (text.size() >= 3 || !more)) {
+            first_ = false;
+            if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) {
+                text.erase(0, 3);
+                consumed_ += 3;
+                searched = 0;
+            }
+        }
+        if (!more) {
+            consumed_ += text.size();
+            return !text.empty();
+        }
+        if (first_)
+            continue;
+        if (const void* nl = memrchr(text.data() + searched, '\n', text.size() - searched))
+            lines = std::size_t(static_cast<const char*>(nl) - text.data()) + 1;
+        searched = text.size();
+        if (text.size() - lines >= kMaxLineBytes) {
+            if (lines == 0)
+                throw LineTooLong{};
+            return cut(); // the lines before it first: the caller counts them
+        }
+        if (text.size() >= chunkBytes_ && lines > 0)
+            return cut();
     }
-    if (!nl && begin_ == end_)
-        return false;
-    const char* from = buffer_.data() + begin_;
-    const char* e = nl ? nl : buffer_.data() + end_;
-    line = std::string_view(from, std::size_t(e - from));
-    if (!line.empty() && line.back() == '\r')
-        line.remove_suffix(1);
-    begin_ = std::size_t(e - buffer_.data()) + (nl ? 1 : 0);
-    ++number_;
-    return true;
 }
 
 std::string describe(const std::string& name, const Dataset& ds) {

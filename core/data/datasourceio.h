@@ -1,7 +1,7 @@
 #pragma once
 // Internals shared by the dataset sources (datasources.cpp, synthetic.cpp,
-// idxreader.cpp, textreaders.cpp): reading a whole file, raw or gzip, under a
-// size cap, or its lines a chunk at a time; the memory budget; and the
+// idxreader.cpp, the text readers): reading a whole file, raw or gzip, under
+// a size cap, or its lines a chunk at a time; the memory budget; and the
 // one-line description of a dataset.
 #include "data/dataset.h"
 #include "util/limits.h"
@@ -44,36 +44,62 @@ std::string readFileBytes(const std::filesystem::path& file, std::uint64_t maxBy
 std::string readFilePrefix(const std::filesystem::path& file, std::size_t count,
                            const std::string& what, bool& gzipped);
 
-/// The lines of a text file (CSV, LIBSVM), raw or gzip, read a chunk at a
-/// time: memory holds one chunk (and the longest line), never the whole
+/// How the text readers cut a file into chunks and parse them: the
+/// defaults are for speed; tests pass a few bytes per chunk to cross chunk
+/// boundaries in small files, 1 thread for the serial path, and no fast
+/// path for the reference they compare the fast one with.
+struct TextParse {
+    static constexpr std::size_t kDefaultChunkBytes = std::size_t(1) << 20;
+    int threads = 0;            ///< 0: every core oneTBB offers; 1: the calling thread alone
+    std::size_t chunkBytes = 0; ///< 0: kDefaultChunkBytes
+    bool fastPath = true;       ///< false: every row the careful way
+};
+
+/// loadCsv and loadLibsvm (data/datasources.h), parsed as `how` says.
+Dataset loadCsv(const std::filesystem::path& file, const TextParse& how);
+Dataset loadLibsvm(const std::filesystem::path& file, const TextParse& how);
+
+/// The content of a text file (CSV, LIBSVM), raw or gzip, a chunk of whole
+/// lines at a time: memory holds the chunks in flight, never the whole
 /// text, so a gzip bomb costs time up to `maxBytes`, not memory. A leading
 /// UTF-8 byte-order mark (editors on Windows write one) is skipped. Throws
 /// InputError naming `what` and the path when the file cannot be opened or
-/// read, the gzip stream is corrupt or truncated, the content passes
-/// `maxBytes`, or a line passes kMaxLineBytes.
-class TextLines {
+/// read, the gzip stream is corrupt or truncated, or the content passes
+/// `maxBytes`; throws LineTooLong when a line passes kMaxLineBytes (the
+/// caller, who counts the lines, says which: lineTooLong()).
+class TextChunks {
 public:
     static constexpr std::size_t kMaxLineBytes = std::size_t(64) << 20;
+    struct LineTooLong {};
 
-    TextLines(const std::filesystem::path& file, std::uint64_t maxBytes, const std::string& what);
-    ~TextLines();
-    TextLines(const TextLines&) = delete;
-    TextLines& operator=(const TextLines&) = delete;
+    TextChunks(const std::filesystem::path& file, std::uint64_t maxBytes, const std::string& what,
+               std::size_t chunkBytes);
+    ~TextChunks();
+    TextChunks(const TextChunks&) = delete;
+    TextChunks& operator=(const TextChunks&) = delete;
 
-    /// The next line without its "\n" or "\r\n"; valid until the next call.
-    bool next(std::string_view& line);
-    /// The number of the line next() returned last (1-based).
-    std::int64_t number() const { return number_; }
+    /// Replaces `text` with the next whole lines: at least the chunk size
+    /// when the content has that much left (a longer line is kept whole),
+    /// ending just after a "\n", or at the end of the content. False at the
+    /// end. Lines keep their "\r\n" or "\n".
+    bool next(std::string& text);
+    /// Content bytes handed out so far.
+    std::uint64_t consumed() const { return consumed_; }
+    /// The content's size in bytes as the file says it: its size for a raw
+    /// file, the gzip trailer's (bounded) for gzip; 0 when unknown. A hint
+    /// for reserving memory, never a limit.
+    std::uint64_t sizeHint() const { return sizeHint_; }
+    /// The message for LineTooLong at line `lineNo`.
+    std::string lineTooLong(std::int64_t lineNo) const;
 
 private:
-    bool fill(); // reads more behind what is left; false at the end
+    bool fill(std::string& text, std::size_t want); // appends; false at the end
 
     struct Impl;
     std::unique_ptr<Impl> impl_;
-    std::string buffer_;
-    std::size_t begin_ = 0, end_ = 0; ///< the bytes of buffer_ not handed out yet
-    std::uint64_t total_ = 0;         ///< content bytes read so far
-    std::int64_t number_ = 0;
+    std::string carry_; ///< the start of a line the last chunk did not end
+    std::size_t chunkBytes_;
+    std::uint64_t total_ = 0, consumed_ = 0, sizeHint_ = 0;
     bool atEnd_ = false, first_ = true;
 };
 

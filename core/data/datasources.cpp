@@ -1,5 +1,6 @@
 // The dispatch to the sources, and the train/test split.
-// The sources themselves live in synthetic.cpp, idxreader.cpp and textreaders.cpp.
+// The sources themselves live in synthetic.cpp, idxreader.cpp, csvreader.cpp and
+// libsvmreader.cpp.
 #include "data/datasources.h"
 
 #include "data/datasourceio.h"
@@ -46,7 +47,7 @@ void checkTestFraction(double fraction) {
     }
 }
 
-/// Rows `order[first..last)` of `all`, in that order.
+/// Dense rows `order[first..last)` of `all`, in that order.
 Dataset gather(const Dataset& all, const std::vector<std::int64_t>& order, std::size_t first,
                std::size_t last) {
     Dataset out;
@@ -54,34 +55,63 @@ Dataset gather(const Dataset& all, const std::vector<std::int64_t>& order, std::
     out.dim = all.dim;
     out.numClasses = all.numClasses;
     out.labels.reserve(last - first);
-    if (all.isSparse()) {
-        std::int64_t nnz = 0;
-        for (std::size_t i = first; i < last; ++i)
-            nnz += all.offsets[std::size_t(order[i]) + 1] - all.offsets[std::size_t(order[i])];
-        out.offsets.reserve(last - first + 1);
-        out.offsets.push_back(0);
-        out.indices.reserve(std::size_t(nnz));
-        out.values.reserve(std::size_t(nnz));
-        for (std::size_t i = first; i < last; ++i) {
-            const auto r = std::size_t(order[i]);
-            const auto b = std::size_t(all.offsets[r]), e = std::size_t(all.offsets[r + 1]);
-            out.indices.insert(out.indices.end(), all.indices.begin() + std::ptrdiff_t(b),
-                               all.indices.begin() + std::ptrdiff_t(e));
-            out.values.insert(out.values.end(), all.values.begin() + std::ptrdiff_t(b),
-                              all.values.begin() + std::ptrdiff_t(e));
-            out.offsets.push_back(std::int64_t(out.indices.size()));
-            out.labels.push_back(all.labels[r]);
-        }
-    } else {
-        out.dense.resize((last - first) * std::size_t(all.dim));
-        for (std::size_t i = first; i < last; ++i) {
-            const auto r = std::size_t(order[i]);
-            std::copy_n(all.dense.begin() + std::ptrdiff_t(r * std::size_t(all.dim)), all.dim,
-                        out.dense.begin() + std::ptrdiff_t((i - first) * std::size_t(all.dim)));
-            out.labels.push_back(all.labels[r]);
-        }
+    out.dense.resize((last - first) * std::size_t(all.dim));
+    for (std::size_t i = first; i < last; ++i) {
+        const auto r = std::size_t(order[i]);
+        std::copy_n(all.dense.begin() + std::ptrdiff_t(r * std::size_t(all.dim)), all.dim,
+                    out.dense.begin() + std::ptrdiff_t((i - first) * std::size_t(all.dim)));
+        out.labels.push_back(all.labels[r]);
     }
     return out;
+}
+
+/// The CSR entries (indices or values) of rows `order[first..last)` of
+/// `array`, whose rows `offsets` delimit, in that order.
+template <class T>
+std::vector<T> gatherEntries(const std::vector<T>& array, const std::vector<std::int64_t>& offsets,
+                             const std::vector<std::int64_t>& order, std::size_t first,
+                             std::size_t last) {
+    std::size_t n = 0;
+    for (std::size_t i = first; i < last; ++i)
+        n += std::size_t(offsets[std::size_t(order[i]) + 1] - offsets[std::size_t(order[i])]);
+    std::vector<T> out;
+    out.reserve(n);
+    for (std::size_t i = first; i < last; ++i) {
+        const auto r = std::size_t(order[i]);
+        out.insert(out.end(), array.begin() + std::ptrdiff_t(offsets[r]),
+                   array.begin() + std::ptrdiff_t(offsets[r + 1]));
+    }
+    return out;
+}
+
+/// Sparse `all` split into rows order[0..nTrain) (train) and the rest
+/// (test), each in that order. One array at a time, freed in `all` once
+/// both parts have theirs: memory peaks at the dataset and its largest
+/// array, not at the dataset twice.
+void splitCsr(Dataset& all, const std::vector<std::int64_t>& order, std::size_t nTrain,
+              DatasetSplit& split) {
+    const std::size_t ends[] = {0, nTrain, order.size()};
+    Dataset* parts[] = {&split.train, &split.test};
+    for (int p = 0; p < 2; ++p) {
+        Dataset& part = *parts[p];
+        part.rows = std::int64_t(ends[p + 1] - ends[p]);
+        part.dim = all.dim;
+        part.numClasses = all.numClasses;
+        part.offsets.assign(1, 0);
+        part.offsets.reserve(ends[p + 1] - ends[p] + 1);
+        part.labels.reserve(ends[p + 1] - ends[p]);
+        for (std::size_t i = ends[p]; i < ends[p + 1]; ++i) {
+            const auto r = std::size_t(order[i]);
+            part.offsets.push_back(part.offsets.back() + all.offsets[r + 1] - all.offsets[r]);
+            part.labels.push_back(all.labels[r]);
+        }
+    }
+    for (int p = 0; p < 2; ++p)
+        parts[p]->indices = gatherEntries(all.indices, all.offsets, order, ends[p], ends[p + 1]);
+    std::vector<std::int32_t>().swap(all.indices);
+    for (int p = 0; p < 2; ++p)
+        parts[p]->values = gatherEntries(all.values, all.offsets, order, ends[p], ends[p + 1]);
+    all = Dataset{};
 }
 
 struct IdxFiles {
@@ -235,9 +265,8 @@ DatasetSplit splitTrainTest(Dataset all, double fraction, std::uint64_t seed) {
             for (std::int64_t i = rows - 1; i > 0; --i)
                 std::swap(order[std::size_t(i)],
                           order[std::size_t(rng.below(std::uint64_t(i) + 1))]);
-            split.test = gather(all, order, std::size_t(nTrain), std::size_t(rows));
-            Dataset train = gather(all, order, 0, std::size_t(nTrain));
-            all = std::move(train);
+            splitCsr(all, order, std::size_t(nTrain), split);
+            all = std::move(split.train);
         } else {
             const auto d = std::size_t(all.dim);
             for (std::int64_t i = rows - 1; i > 0; --i) {
