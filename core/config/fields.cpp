@@ -100,6 +100,12 @@ void addMpiFields(std::vector<Field>& fields) {
                           "transport mpi, when hogwild-lab starts mpirun: more mpirun "
                           "arguments, separated by spaces (e.g. \"--mca btl self,tcp\")",
                           &C::mpirunArgs));
+    fields.push_back(choice("reduce", "R",
+                            "transport mpi: how the ranks average: mpi (Open MPI's "
+                            "reduce-scatter and allgather: scales with the ranks) | exact "
+                            "(through rank 0, in rank order, in double: the weights of the "
+                            "threads and processes transports bit for bit)",
+                            {Reduce::Mpi, Reduce::Exact}, &C::reduce, &parseReduce));
 }
 
 /// The GPU modes' fields (--device, replicas, blocks) and the CUDA-before-fork pitfall.
