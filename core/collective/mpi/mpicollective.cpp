@@ -27,6 +27,11 @@ struct DataHeader {
 constexpr std::size_t kHeaderBytes = sizeof(DataHeader);
 /// Waits look around (relays, farewells, liveness) at most this often.
 constexpr std::int64_t kLookEveryNs = 1'000'000;
+/// How long a wait in one of MPI's collectives goes on once the rank's
+/// liveness check says no. A peer that left its loop normally completed
+/// this same collective first (its data is on its way here), so ours
+/// completes in a moment; one that failed or never came leaves it pending.
+constexpr std::int64_t kCollectiveGraceNs = 200'000'000;
 
 int mpiCount(std::size_t bytes) {
     if (bytes > std::size_t(INT32_MAX))
@@ -93,6 +98,7 @@ bool MpiCollective::fail(KeepGoing& alive, const std::string& why) {
 bool MpiCollective::await(MPI_Request* requests, int n, KeepGoing* alive, std::int64_t deadlineNs,
                           bool collective) {
     const std::int64_t begin = Telemetry::nowNs();
+    std::int64_t deadSince = 0;
     statuses_.resize(std::size_t(std::max(n, 1)));
     while (true) {
         int done = 0;
@@ -105,8 +111,10 @@ bool MpiCollective::await(MPI_Request* requests, int n, KeepGoing* alive, std::i
             lastLookNs_ = now;
             lookAround(now);
         }
-        if (alive && !alive->alive())
-            give = true;
+        if (alive && !alive->alive()) {
+            deadSince = deadSince ? deadSince : now;
+            give = give || !collective || now - deadSince > kCollectiveGraceNs;
+        }
         const std::int64_t ending = mpi::endingSince();
         if (!give && ending && now - ending > mpi::kEndingGraceNs) {
             if (alive && collective)
