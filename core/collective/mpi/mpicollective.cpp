@@ -64,8 +64,10 @@ MpiCollective::MpiCollective(Telemetry& telemetry, std::uint32_t rank, std::int6
     mpi::watchCommand(&t_.header().command);
     inputs_.resize(size_);
     if (viaMpi_) {
-        // Only the vote and the means; the data goes from the caller's buffer.
-        block_.resize(std::size_t(capacity_ / size_ + 1));
+        // The blocks and the means; the data goes from the caller's buffer.
+        for (auto* v : {&blockCounts_, &blockStarts_, &theirCounts_, &theirStarts_})
+            v->resize(size_);
+        blocks_.resize(std::size_t(capacity_ / size_ + 1) * size_);
         for (auto& m : means_)
             m.resize(std::size_t(capacity_));
         dataBytes_ = kHeaderBytes;
@@ -273,8 +275,6 @@ void MpiCollective::setAgreedVote(std::uint32_t vote) {
 
 bool MpiCollective::distanceFromMean(const float* data, std::int64_t count, double& distance,
                                      KeepGoing& alive) {
-    if (viaMpi_)
-        return collectiveDistance(data, count, distance, alive);
     double squares = 0;
     for (std::int64_t at = 0; size_ > 1 && at < count; at += capacity_) {
         const std::int64_t n = std::min(capacity_, count - at);

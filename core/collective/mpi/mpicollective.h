@@ -3,22 +3,26 @@
 // on one machine or several.
 //
 // Reductions take one of two ways (the experiment's --reduce):
-//   Collective (the default): Open MPI's own collectives, a reduce-scatter
-//     (MPI_Ireduce_scatter, float sums) then an allgather (MPI_Iallgatherv)
-//     of the reduced blocks, with the vote beside them in one small
-//     MPI_Iallreduce (MPI_MAX). Each rank sends and receives about twice
-//     the buffer per step whatever the rank count, by MPI's algorithms for
-//     the network it has. Every element's sum is computed on exactly one
-//     rank (its block's owner) and the allgather copies it to the others,
-//     so every rank holds the same bits whatever order MPI summed in (MPI
-//     does not promise one order on every rank for an allreduce); the bits
-//     differ from the other transports' (float sums in MPI's order).
-//     Distances from the mean sum in double (exact for equal replicas: 0).
-//   Hub: rank 0 is the hub. Every other rank sends its data (with its vote)
-//     to rank 0; rank 0 sums each element over the ranks in rank order, in
-//     double (collective/rankmean.h, the same code as the shared-memory
-//     collective, so both transports give the same bits), and sends the
-//     mean (with the agreed vote) back. Rank 0 carries N-1 buffers each way.
+//   Collective (the default): Open MPI's own collectives. The buffer is
+//     cut into one block per rank; MPI_Ialltoallv hands rank r every rank's
+//     copy of block r, rank r sums it over the ranks in rank order in
+//     double (collective/rankmean.h, the hub's own code), and
+//     MPI_Iallgatherv copies every block to every rank; the vote travels
+//     beside the exchange in one small MPI_Iallreduce (MPI_MAX). Each rank
+//     sends and receives 2(N-1)/N of the buffer per reduction, never more
+//     than twice the buffer however many ranks (a ring's bytes), in two
+//     rounds of messages. Why not MPI_Iallreduce or MPI_Ireduce_scatter:
+//     MPI does not promise every rank the same bits from an allreduce, and
+//     Open MPI 4.1's non-blocking reduce-scatter (libnbc) reduces to rank 0
+//     through a tree, so rank 0 receives log2(N) buffers. Here every
+//     element is summed once, on its block's owner, in rank order: every
+//     rank holds the same bits, and they are the hub's and the other
+//     transports' bits too.
+//   Hub (--reduce exact): rank 0 is the hub. Every other rank sends its
+//     data (with its vote) to rank 0; rank 0 sums each element over the
+//     ranks in rank order, in double (the same code), and sends the mean
+//     (with the agreed vote) back: the same bits, with rank 0 carrying N-1
+//     buffers each way per reduction.
 // Broadcasts and allgathers of integers go through rank 0 either way (they
 // run at the start, and for sparse gradients their lists).
 //

@@ -59,15 +59,13 @@ private:
     /// The mean into `out` (may be `data`), else into the alternate means_.
     const float* collectiveReduce(const float* data, std::int64_t count, std::uint32_t* vote,
                                   KeepGoing& alive, float* out = nullptr);
-    bool collectiveDistance(const float* data, std::int64_t count, double& distance,
-                            KeepGoing& alive);
-    /// Sums `count` elements of `type` from every rank's `send` into this
-    /// rank's block (blockCounts_[rank_] of them at `block`), scales them
-    /// by 1 / size(), and gathers every rank's block into `out` (as float):
-    /// each element reduced on one rank, copied to the others. `beside`
-    /// (if any) is a request awaited with the reduce-scatter.
-    bool reduceScatterGather(const void* send, MPI_Datatype type, std::int64_t count, void* block,
-                             float* out, KeepGoing& alive, MPI_Request* beside);
+    /// The mean of every rank's data[0..count) into `out`: each rank gets
+    /// every rank's copy of its block (MPI_Ialltoallv), sums it in rank
+    /// order in double (meanInRankOrder, as the hub), and MPI_Iallgatherv
+    /// copies every block to every rank. `beside` (if any) is a request
+    /// awaited with the exchange.
+    bool reduceScatterGather(const float* data, std::int64_t count, float* out, KeepGoing& alive,
+                             MPI_Request* beside);
     /// The vote beside a reduction: the largest vote, and the operation
     /// numbers' check. False (and the rank fails) when the ranks are out of step.
     bool settleVote(std::uint32_t op, std::uint32_t* vote, KeepGoing& alive);
@@ -132,11 +130,10 @@ private:
     std::vector<const float*> inputs_;
 
     // Reductions through MPI's collectives (viaMpi_).
-    std::vector<int> blockCounts_, blockStarts_; ///< each rank's block of the current reduction
-    std::vector<float> block_;                   ///< this rank's reduced block
-    std::vector<float> means_[2];                ///< alternate results
-    std::vector<double> wide_, wideBlock_;       ///< distances: the data in double, and its block
-    std::vector<float> wideMean_;
+    std::vector<int> blockCounts_, blockStarts_;    ///< each rank's block of the current reduction
+    std::vector<int> theirCounts_, theirStarts_;    ///< every rank's copy of this rank's block
+    std::vector<float> blocks_;                     ///< ... received here, in rank order
+    std::vector<float> means_[2];                   ///< alternate results
     std::int64_t voteIn_[3] = {}, voteOut_[3] = {}; ///< vote, op, -op (MPI_MAX of each)
 
     // Rank 0.
