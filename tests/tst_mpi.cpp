@@ -1,8 +1,9 @@
 // The command line under mpirun (`mpirun -np N hogwild-lab --headless --mode
 // data-parallel --transport mpi ...`), over shared memory and over TCP:
-// rank 0 alone speaks and writes --out; with --reduce exact its weights are
-// the threads transport's bit for bit, with the default --reduce mpi (Open
-// MPI's collectives) every rank holds the same bits; options that contradict mpirun, a rank with
+// rank 0 alone speaks and writes --out, and its weights are the threads
+// transport's bit for bit under both reductions (the default, Open MPI's
+// collectives, and --reduce exact, rank 0's hub); every rank measures
+// divergence exactly 0; options that contradict mpirun, a rank with
 // another experiment, missing or different data on a rank's host are
 // refused by name; a rank killed mid-run is named by rank 0 within seconds
 // under either reduction;
@@ -124,48 +125,62 @@ class TestMpi : public QObject {
 private slots:
     // --reduce exact: rank 0's hub sums in rank order in double, as the
     // threads transport does.
+    // Both reductions sum each element over the ranks in rank order in
+    // double, as the threads transport does: rank 0's hub, or each rank its
+    // block between Open MPI's alltoallv and allgatherv. At 3 ranks a float
+    // sum in another order would differ.
     void sameWeightsAsThreads_data() {
+        QTest::addColumn<QString>("reduce");
+        QTest::addColumn<int>("ranks");
         QTest::addColumn<QStringList>("options");
-        QTest::newRow("shared memory") << QStringList{};
-        QTest::newRow("tcp") << QStringList{"--mca", "btl", "self,tcp"};
+        const QStringList tcp = {"--mca", "btl", "self,tcp"};
+        QTest::newRow("exact, shared memory") << "exact" << 2 << QStringList{};
+        QTest::newRow("exact, tcp") << "exact" << 2 << tcp;
+        QTest::newRow("mpi, shared memory") << "mpi" << 2 << QStringList{};
+        QTest::newRow("mpi, 3 ranks, shared memory") << "mpi" << 3 << QStringList{};
+        QTest::newRow("mpi, 3 ranks, tcp") << "mpi" << 3 << tcp;
     }
     void sameWeightsAsThreads() {
         SKIP_WITHOUT_MPI();
+        QFETCH(QString, reduce);
+        QFETCH(int, ranks);
         QFETCH(QStringList, options);
         QTemporaryDir dir;
         const QString mpi = dir.filePath("mpi"), threads = dir.filePath("threads");
         const Result r =
             runMpirun(mpirunOptions(options) +
-                      app(2, kDataParallel + QStringList{"--reduce", "exact", "--out", mpi}));
+                      app(ranks, kDataParallel + QStringList{"--reduce", reduce, "--out", mpi}));
         QVERIFY2(r.finished && r.code == 0, qPrintable(r.describe()));
         // Rank 0 speaks for the job: one header, every rank's epochs.
         QCOMPARE(occurrences(r.out, "experiment: "), 1);
-        QVERIFY2(r.out.contains("mode data-parallel (mpi), 2 workers"), qPrintable(r.out));
-        QVERIFY2(r.out.contains("the 2 replicas ended bit-identical"), qPrintable(r.out));
+        const QString n = QString::number(ranks);
+        QVERIFY2(r.out.contains("mode data-parallel (mpi), " + n + " workers"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("the " + n + " replicas ended bit-identical"), qPrintable(r.out));
         QCOMPARE(dirEntries(mpi), kOutputFiles);
         QStringList args = kDataParallel;
         args[args.indexOf("mpi")] = "threads";
-        RUN_CLI(t, args + QStringList{"--workers", "2", "--out", threads});
+        RUN_CLI(t, args + QStringList{"--workers", n, "--out", threads});
         QCOMPARE(t.code, 0);
         QCOMPARE(readBytes((mpi + "/weights.safetensors").toStdString()),
                  readBytes((threads + "/weights.safetensors").toStdString()));
-        // The metrics hold rank 1's relayed samples too.
-        QSet<QString> workers;
+        // The metrics hold the other ranks' relayed samples too.
+        QSet<QString> workers{"-1"};
+        for (int rank = 0; rank < ranks; ++rank)
+            workers.insert(QString::number(rank));
+        QSet<QString> seen;
         for (const QString& line : readLines(mpi + "/metrics.csv").mid(1))
-            workers.insert(line.section(',', 0, 0));
-        QCOMPARE(workers, (QSet<QString>{"-1", "0", "1"}));
+            seen.insert(line.section(',', 0, 0));
+        QCOMPARE(seen, workers);
     }
 
-    // The default, --reduce mpi: Open MPI's reduce-scatter and allgather.
-    // Its float sums in MPI's order need not be the threads transport's
-    // bits (at 3 ranks they are not), but every rank holds the same ones:
-    // each replica measures divergence exactly 0 after every epoch.
+    // The default, --reduce mpi: every rank holds the same bits, so each
+    // measures its distance from the mean at exactly 0 every time; with
+    // sync-every the last averaging makes them one model again.
     void mpiReductionKeepsReplicasIdentical_data() {
         QTest::addColumn<int>("ranks");
         QTest::addColumn<QStringList>("options");
-        QTest::newRow("2 ranks, shared memory") << 2 << QStringList{};
         QTest::newRow("3 ranks, shared memory") << 3 << QStringList{};
-        QTest::newRow("3 ranks, tcp") << 3 << QStringList{"--mca", "btl", "self,tcp"};
+        QTest::newRow("4 ranks, tcp") << 4 << QStringList{"--mca", "btl", "self,tcp"};
         QTest::newRow("3 ranks, sync-every 4") << 3 << QStringList{};
     }
     void mpiReductionKeepsReplicasIdentical() {
