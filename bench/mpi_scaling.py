@@ -29,7 +29,8 @@ import sys
 
 OP_RE = re.compile(r"^  (allreduce 113 KB, \w+, [^\n]*?)\s+([\d.]+) us\s", re.M)
 RATIO_RE = re.compile(r"^  ratio 113 KB, (\w+): reduce mpi at (\d+)% of MPI_Allreduce's speed "
-                      r"\(median of \d+ rounds, (\d+)-(\d+)%\)", re.M)
+                      r"\(median of (\d+) rounds, middle half (\d+)-(\d+)%, all (\d+)-(\d+)%\)",
+                      re.M)
 BYTES_RE = re.compile(r"^bytes reduce (\w+) ranks (\d+) rank (\d+) sent (\d+) received (\d+) "
                       r"buffer (\d+)$", re.M)
 
@@ -59,8 +60,8 @@ def timings(bench, runs, quick):
                 continue
             for what, us in OP_RE.findall(p.stdout):
                 entry["ops"].setdefault(what.split(", ", 2)[2], []).append(float(us))
-            for _, med, lo, hi in RATIO_RE.findall(p.stdout):
-                entry["ratios"].append((int(med), int(lo), int(hi)))
+            for _, med, rounds, q1, q3, lo, hi in RATIO_RE.findall(p.stdout):
+                entry["ratios"].append(tuple(int(x) for x in (med, rounds, q1, q3, lo, hi)))
             print("  mpi_scaling: 2 ranks over %s: %s" % (link, ", ".join(
                 "%s %.1f us" % (k, v[-1]) for k, v in entry["ops"].items())), flush=True)
     return out
@@ -102,7 +103,9 @@ def markdown(times, counts, buffer, runs):
     lines = ["### MPI: Open MPI's collectives (`--reduce mpi`) and rank 0's hub "
              "(`--reduce exact`)", ""]
     lines += ["Time per reduction of the blog MLP's gradients (28,426 floats, 113 KB), 2 ranks "
-              "(median over runs of each run's median round):", "",
+              "(each run times the three in turns, in short rounds; a time is the median "
+              "round over runs, the ratio the median of the runs' median per-round ratios):",
+              "",
               "| link | reduce mpi | reduce exact | MPI_Allreduce | reduce mpi's speed / "
               "MPI_Allreduce's (target >= 90%) |", "| --- | --- | --- | --- | --- |"]
     for link in ("shm", "tcp"):
@@ -114,9 +117,10 @@ def markdown(times, counts, buffer, runs):
             return "%.1f us" % statistics.median(v) if v else "-"
         ratios = e.get("ratios", [])
         if ratios:
-            ratio = "%d%% (rounds %d-%d%%, %d run%s)" % (
-                statistics.median(r[0] for r in ratios), min(r[1] for r in ratios),
-                max(r[2] for r in ratios), len(ratios), "" if len(ratios) == 1 else "s")
+            ratio = "%s%% (runs' medians %s; middle half of rounds %d-%d%%, %d rounds in all)" % (
+                "%.0f" % statistics.median(r[0] for r in ratios),
+                ", ".join("%d%%" % r[0] for r in ratios), min(r[2] for r in ratios),
+                max(r[3] for r in ratios), sum(r[1] for r in ratios))
         else:
             ratio = "FAILED" if e.get("failed") else "-"
         lines.append("| %s | %s | %s | %s | %s |" % (

@@ -65,7 +65,7 @@ MpiCollective::MpiCollective(Telemetry& telemetry, std::uint32_t rank, std::int6
     inputs_.resize(size_);
     if (viaMpi_) {
         // The blocks and the means; the data goes from the caller's buffer.
-        for (auto* v : {&blockCounts_, &blockStarts_, &theirCounts_, &theirStarts_})
+        for (auto* v : {&blockCounts_, &blockStarts_, &sendCounts_, &theirCounts_, &theirStarts_})
             v->resize(size_);
         blocks_.resize(std::size_t(capacity_ / size_ + 1) * size_);
         for (auto& m : means_)

@@ -131,6 +131,7 @@ private:
 
     // Reductions through MPI's collectives (viaMpi_).
     std::vector<int> blockCounts_, blockStarts_;    ///< each rank's block of the current reduction
+    std::vector<int> sendCounts_;                   ///< blockCounts_, but none to itself
     std::vector<int> theirCounts_, theirStarts_;    ///< every rank's copy of this rank's block
     std::vector<float> blocks_;                     ///< ... received here, in rank order
     std::vector<float> means_[2];                   ///< alternate results

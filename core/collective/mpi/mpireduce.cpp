@@ -44,15 +44,17 @@ bool MpiCollective::reduceScatterGather(const float* data, std::int64_t count, f
         blockStarts_[r] = at;
         at += blockCounts_[r];
     }
-    // Every rank's copy of this rank's block, side by side in rank order.
+    // Every other rank's copy of this rank's block, side by side in rank
+    // order; this rank's own copy is read where it is (no copy to itself).
     const int mine = blockCounts_[rank_];
     for (std::uint32_t r = 0; r < size_; ++r) {
-        theirCounts_[r] = mine;
+        theirCounts_[r] = r == rank_ ? 0 : mine;
         theirStarts_[r] = int(r) * mine;
+        sendCounts_[r] = r == rank_ ? 0 : blockCounts_[r];
     }
     MPI_Request requests[2] = {MPI_REQUEST_NULL, beside ? *beside : MPI_REQUEST_NULL};
     int rc =
-        MPI_Ialltoallv(data, blockCounts_.data(), blockStarts_.data(), MPI_FLOAT, blocks_.data(),
+        MPI_Ialltoallv(data, sendCounts_.data(), blockStarts_.data(), MPI_FLOAT, blocks_.data(),
                        theirCounts_.data(), theirStarts_.data(), MPI_FLOAT, comm_, &requests[0]);
     if (rc != MPI_SUCCESS)
         return fail(alive, "MPI could not start the reduction: " + mpiErrorText(rc));
@@ -64,7 +66,8 @@ bool MpiCollective::reduceScatterGather(const float* data, std::int64_t count, f
     // This rank's block of the mean, in place in `out`, by the hub's own
     // code: summed over the ranks in rank order, in double.
     for (std::uint32_t r = 0; r < size_; ++r)
-        inputs_[r] = blocks_.data() + std::size_t(r) * std::size_t(mine);
+        inputs_[r] = r == rank_ ? data + blockStarts_[rank_]
+                                : blocks_.data() + std::size_t(r) * std::size_t(mine);
     meanInRankOrder(inputs_.data(), size_, 0, mine, out + blockStarts_[rank_]);
     // Then every rank's block to every rank.
     rc = MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, blockCounts_.data(),
