@@ -28,9 +28,10 @@ constexpr std::size_t kHeaderBytes = sizeof(DataHeader);
 /// Waits look around (relays, farewells, liveness) at most this often.
 constexpr std::int64_t kLookEveryNs = 1'000'000;
 /// How long a wait in one of MPI's collectives goes on once the rank's
-/// liveness check says no. A peer that left its loop normally completed
-/// this same collective first (its data is on its way here), so ours
-/// completes in a moment; one that failed or never came leaves it pending.
+/// liveness check says no while no rank failed. A peer that left its loop
+/// normally completed this same collective first (its data is on its way
+/// here), so ours completes in a moment; a rank that failed never will, and
+/// the wait ends at once.
 constexpr std::int64_t kCollectiveGraceNs = 200'000'000;
 
 int mpiCount(std::size_t bytes) {
@@ -115,7 +116,7 @@ bool MpiCollective::await(MPI_Request* requests, int n, KeepGoing* alive, std::i
         }
         if (alive && !alive->alive()) {
             deadSince = deadSince ? deadSince : now;
-            give = give || !collective || now - deadSince > kCollectiveGraceNs;
+            give = give || !collective || now - deadSince > kCollectiveGraceNs || anyRankFailed();
         }
         const std::int64_t ending = mpi::endingSince();
         if (!give && ending && now - ending > mpi::kEndingGraceNs) {
@@ -261,6 +262,13 @@ bool MpiCollective::allreduceMean(float* data, std::int64_t count, KeepGoing& al
 
 bool MpiCollective::agree(std::uint32_t& vote, KeepGoing& alive) {
     return allreduceMean(nullptr, 0, alive, &vote);
+}
+
+bool MpiCollective::anyRankFailed() const {
+    for (std::uint32_t r = 0; r < size_; ++r)
+        if (loadState(t_.worker(r).state) == WorkerState::Failed)
+            return true;
+    return false;
 }
 
 void MpiCollective::setAgreedVote(std::uint32_t vote) {

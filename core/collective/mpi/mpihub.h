@@ -70,6 +70,9 @@ private:
     /// numbers' check. False (and the rank fails) when the ranks are out of step.
     bool settleVote(std::uint32_t op, std::uint32_t* vote, KeepGoing& alive);
     void setAgreedVote(std::uint32_t vote);
+    /// Whether this rank's telemetry shows any rank failed (itself, a peer
+    /// rank 0 saw gone, or rank 0 by its farewell).
+    bool anyRankFailed() const;
     bool sendBytes(const void* data, std::size_t size, std::uint32_t to, KeepGoing& alive);
     bool receiveBytes(void* data, std::size_t room, std::size_t& size, std::uint32_t from,
                       KeepGoing& alive);
