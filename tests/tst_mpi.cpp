@@ -321,7 +321,7 @@ private slots:
         QTest::newRow("reduce without mpi")
             << QStringList{"--transport", "processes", "--reduce", "exact"}
             << "reduce: reduce applies to --transport mpi only (threads and processes always "
-               "average exactly";
+               "average in rank order";
         QTest::newRow("unknown reduce")
             << QStringList{"--reduce", "ring"} << "--reduce: expected mpi or exact, got \"ring\"";
     }

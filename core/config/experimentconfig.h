@@ -25,9 +25,10 @@ enum class FailurePolicy { Stop, Continue };
 /// machine (shared memory), or MPI ranks (across machines).
 enum class Transport { Threads, Processes, Mpi };
 /// How MPI ranks average (transport mpi only): through Open MPI's own
-/// collectives (a reduce-scatter then an allgather: scales with the ranks),
-/// or exactly, through rank 0 in rank order in double (the bits of the
-/// threads and processes transports).
+/// collectives (an alltoallv, each rank summing its block, then an
+/// allgatherv: each rank moves at most twice the buffer, however many
+/// ranks), or through rank 0, the hub, which carries every rank's buffer.
+/// Both sum in rank order in double: the threads transport's bits.
 enum class Reduce { Mpi, Exact };
 /// Where the replicas of data-parallel training run.
 enum class Device { Cpu, Cuda };

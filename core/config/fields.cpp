@@ -102,9 +102,10 @@ void addMpiFields(std::vector<Field>& fields) {
                           &C::mpirunArgs));
     fields.push_back(choice("reduce", "R",
                             "transport mpi: how the ranks average: mpi (Open MPI's "
-                            "reduce-scatter and allgather: scales with the ranks) | exact "
-                            "(through rank 0, in rank order, in double: the weights of the "
-                            "threads and processes transports bit for bit)",
+                            "collectives: each rank moves at most twice the gradients per "
+                            "step, however many ranks) | "
+                            "exact (through rank 0, which carries every rank's gradients); "
+                            "both give the threads transport's weights bit for bit",
                             {Reduce::Mpi, Reduce::Exact}, &C::reduce, &parseReduce));
 }
 

@@ -194,8 +194,8 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
                 issues.push_back({key, std::string(key) + " applies to --transport mpi only"});
         if (c.reduce != ExperimentConfig{}.reduce)
             issues.push_back({"reduce", "reduce applies to --transport mpi only (threads and "
-                                        "processes always average exactly, as --reduce exact "
-                                        "does over MPI)"});
+                                        "processes always average in rank order, in double, "
+                                        "as both MPI reductions do)"});
         return;
     }
     std::string error;

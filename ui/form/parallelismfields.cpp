@@ -241,11 +241,12 @@ void ParallelismFields::buildMpiRows(QFormLayout* form) {
     reduce_ = new QComboBox;
     reduce_->setObjectName("reduce");
     addItem(reduce_, tr("mpi"), int(Reduce::Mpi),
-            tr("Open MPI's own collectives (a reduce-scatter, then an allgather): each rank "
-               "sends and receives about twice the gradients per step, however many ranks"));
+            tr("Open MPI's own collectives (an alltoallv of blocks, then an allgatherv): each "
+               "rank sends and receives at most twice the gradients per step, however many "
+               "ranks"));
     addItem(reduce_, tr("exact"), int(Reduce::Exact),
-            tr("Through rank 0, in rank order, in double: the weights of the threads and "
-               "processes transports bit for bit; rank 0 carries every rank's gradients"));
+            tr("Through rank 0, which receives and sends every other rank's gradients each "
+               "step. Both ways give the threads transport's weights bit for bit"));
     form->addRow(tr("Reduce"), reduce_);
     addErrorRow(form, "reduce");
 }
