@@ -590,6 +590,7 @@ def main():
     ap.add_argument("--dp", help="bench/dataparallel.py's JSON")
     ap.add_argument("--scaling", help="bench/scaling_model.py's markdown section")
     ap.add_argument("--loading", help="bench/loading.py's JSON")
+    ap.add_argument("--mpi-scaling", help="bench/mpi_scaling.py's markdown (section 8)")
     ap.add_argument("--build-dir", default="build")
     ap.add_argument("--out", required=True)
     ap.add_argument("--timings", default="")
@@ -759,7 +760,11 @@ def main():
         sections.append(("7. stepkernel", "Absent: %s was not built, so the single-core matmul "
                          "ceiling and the step-kernel figures are not in this run." %
                          (sk.get("path") if sk else "build/bench/stepkernel")))
-    sections.append(("8. Data-parallel (DDP) on the CPU", report_dp.section(dp, pt)))
+    dp_body = report_dp.section(dp, pt)
+    if a.mpi_scaling and os.path.exists(a.mpi_scaling):
+        with open(a.mpi_scaling) as f:
+            dp_body += "\n\n" + f.read().strip()
+    sections.append(("8. Data-parallel (DDP) on the CPU", dp_body))
     sections.append(("9. The lost-update counter: what it costs", lost_updates_table(eng) +
                      "\n\nThe runs of section 3 (dense: 10 epochs of the blog's workload; sparse: "
                      "the embedding bag, 10 epochs), 2 workers, `--split shard`, with and "

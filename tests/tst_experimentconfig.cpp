@@ -31,6 +31,7 @@ const char* const kFieldNames[] = {
     "model", "dataset", "mode", "workers", "epochs", "batch", "lr", "momentum", "weight-decay",
     "seed", "split", "test-fraction", "shuffle", "start-method", "share", "on-worker-failure",
     "init", "out", "transport", "sync-every", "bucket-mb", "drop-last", "hostfile", "mpirun-args",
+    "reduce",
     "device", "replicas-per-gpu", "blocks", "update", "cuda-before-fork", "force-unsafe-fork",
     "lost-updates", "spawn-before-share", "loader-workers"};
 // clang-format on

@@ -444,11 +444,11 @@ private slots:
         if (!mpiBuilt)
             QVERIFY(transport->itemData(mpi, Qt::ToolTipRole).toString().startsWith("not built"));
         // The hostfile and mpirun's arguments go with transport mpi only.
-        for (const char* f : {"hostfile", "mpirun-args"})
+        for (const char* f : {"hostfile", "mpirun-args", "reduce"})
             QVERIFY2(!form.fieldWidget(f)->isEnabled(), f);
         if (mpiBuilt) {
             transport->setCurrentIndex(mpi);
-            for (const char* f : {"hostfile", "mpirun-args"})
+            for (const char* f : {"hostfile", "mpirun-args", "reduce"})
                 QVERIFY2(form.fieldWidget(f)->isEnabled(), f);
             auto* args = qobject_cast<QLineEdit*>(form.fieldWidget("mpirun-args"));
             args->setText("-np 4");

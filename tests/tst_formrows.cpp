@@ -115,9 +115,9 @@ private slots:
         for (const char* f : {"mode", "workers", "lost-updates", "lr", "batch", "epochs"})
             QVERIFY2(shown(form, f), f);
         for (const char* f : {"transport", "sync-every", "bucket-mb", "drop-last", "hostfile",
-                              "mpirun-args", "device", "replicas-per-gpu", "blocks", "update",
-                              "cuda-before-fork", "force-unsafe-fork", "start-method", "share",
-                              "spawn-before-share", "on-worker-failure"})
+                              "mpirun-args", "reduce", "device", "replicas-per-gpu", "blocks",
+                              "update", "cuda-before-fork", "force-unsafe-fork", "start-method",
+                              "share", "spawn-before-share", "on-worker-failure"})
             QVERIFY2(!shown(form, f), f);
     }
 
@@ -170,13 +170,13 @@ private slots:
         auto* transport = qobject_cast<QComboBox*>(form.fieldWidget("transport"));
         QVERIFY(shown(form, "transport") && shown(form, "sync-every"));
         transport->setCurrentIndex(transport->findData(int(hwl::Transport::Processes)));
-        QVERIFY(!shown(form, "hostfile") && !shown(form, "mpirun-args"));
+        QVERIFY(!shown(form, "hostfile") && !shown(form, "mpirun-args") && !shown(form, "reduce"));
         QVERIFY(shown(form, "start-method"));
         transport->setCurrentIndex(transport->findData(int(hwl::Transport::Mpi)));
-        QVERIFY(shown(form, "hostfile") && shown(form, "mpirun-args"));
+        QVERIFY(shown(form, "hostfile") && shown(form, "mpirun-args") && shown(form, "reduce"));
         // Back to threads Hogwild: all of them go.
         chooseMode(form, *hwl::findStrategy("threads", true));
-        for (const char* f : {"transport", "hostfile", "mpirun-args", "sync-every"})
+        for (const char* f : {"transport", "hostfile", "mpirun-args", "reduce", "sync-every"})
             QVERIFY2(!shown(form, f), f);
         // A form that shows fewer rows is shorter.
         form.show();

@@ -1,9 +1,12 @@
 // The command line under mpirun (`mpirun -np N hogwild-lab --headless --mode
 // data-parallel --transport mpi ...`), over shared memory and over TCP:
 // rank 0 alone speaks and writes --out, and its weights are the threads
-// transport's bit for bit; options that contradict mpirun, a rank with
+// transport's bit for bit under both reductions (the default, Open MPI's
+// collectives, and --reduce exact, rank 0's hub); every rank measures
+// divergence exactly 0; options that contradict mpirun, a rank with
 // another experiment, missing or different data on a rank's host are
-// refused by name; a rank killed mid-run is named by rank 0 within seconds;
+// refused by name; a rank killed mid-run is named by rank 0 within seconds
+// under either reduction;
 // mpirun's SIGTERM (Ctrl-C) stops every rank at one step with the outputs
 // written. Every case skips, with the reason, where MPI is not built or
 // mpirun is missing. (The engine side, mpirun started by a run, is in
@@ -107,9 +110,10 @@ bool waitForAnEpoch(QProcess& p, Result& r) {
     return false;
 }
 
-/// Starts 2 ranks of kLong writing to `out`, and waits for their first epoch.
-bool startLongRun(QProcess& p, const QString& out, Result& r) {
-    startMpirun(p, mpirunOptions() + app(2, kLong + QStringList{"--out", out}));
+/// Starts `ranks` ranks of kLong writing to `out`, and waits for their first epoch.
+bool startLongRun(QProcess& p, const QString& out, Result& r, int ranks = 2,
+                  const QStringList& extra = {}) {
+    startMpirun(p, mpirunOptions() + app(ranks, kLong + extra + QStringList{"--out", out}));
     return p.waitForStarted(10000) && waitForAnEpoch(p, r);
 }
 
@@ -119,35 +123,102 @@ class TestMpi : public QObject {
     Q_OBJECT
 
 private slots:
+    // --reduce exact: rank 0's hub sums in rank order in double, as the
+    // threads transport does.
+    // Both reductions sum each element over the ranks in rank order in
+    // double, as the threads transport does: rank 0's hub, or each rank its
+    // block between Open MPI's alltoallv and allgatherv. At 3 ranks a float
+    // sum in another order would differ.
     void sameWeightsAsThreads_data() {
+        QTest::addColumn<QString>("reduce");
+        QTest::addColumn<int>("ranks");
         QTest::addColumn<QStringList>("options");
-        QTest::newRow("shared memory") << QStringList{};
-        QTest::newRow("tcp") << QStringList{"--mca", "btl", "self,tcp"};
+        const QStringList tcp = {"--mca", "btl", "self,tcp"};
+        QTest::newRow("exact, shared memory") << "exact" << 2 << QStringList{};
+        QTest::newRow("exact, tcp") << "exact" << 2 << tcp;
+        QTest::newRow("mpi, shared memory") << "mpi" << 2 << QStringList{};
+        QTest::newRow("mpi, 3 ranks, shared memory") << "mpi" << 3 << QStringList{};
+        QTest::newRow("mpi, 3 ranks, tcp") << "mpi" << 3 << tcp;
     }
     void sameWeightsAsThreads() {
         SKIP_WITHOUT_MPI();
+        QFETCH(QString, reduce);
+        QFETCH(int, ranks);
         QFETCH(QStringList, options);
         QTemporaryDir dir;
         const QString mpi = dir.filePath("mpi"), threads = dir.filePath("threads");
         const Result r =
-            runMpirun(mpirunOptions(options) + app(2, kDataParallel + QStringList{"--out", mpi}));
+            runMpirun(mpirunOptions(options) +
+                      app(ranks, kDataParallel + QStringList{"--reduce", reduce, "--out", mpi}));
         QVERIFY2(r.finished && r.code == 0, qPrintable(r.describe()));
         // Rank 0 speaks for the job: one header, every rank's epochs.
         QCOMPARE(occurrences(r.out, "experiment: "), 1);
-        QVERIFY2(r.out.contains("mode data-parallel (mpi), 2 workers"), qPrintable(r.out));
-        QVERIFY2(r.out.contains("the 2 replicas ended bit-identical"), qPrintable(r.out));
+        const QString n = QString::number(ranks);
+        QVERIFY2(r.out.contains("mode data-parallel (mpi), " + n + " workers"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("the " + n + " replicas ended bit-identical"), qPrintable(r.out));
         QCOMPARE(dirEntries(mpi), kOutputFiles);
         QStringList args = kDataParallel;
         args[args.indexOf("mpi")] = "threads";
-        RUN_CLI(t, args + QStringList{"--workers", "2", "--out", threads});
+        RUN_CLI(t, args + QStringList{"--workers", n, "--out", threads});
         QCOMPARE(t.code, 0);
         QCOMPARE(readBytes((mpi + "/weights.safetensors").toStdString()),
                  readBytes((threads + "/weights.safetensors").toStdString()));
-        // The metrics hold rank 1's relayed samples too.
-        QSet<QString> workers;
+        // The metrics hold the other ranks' relayed samples too.
+        QSet<QString> workers{"-1"};
+        for (int rank = 0; rank < ranks; ++rank)
+            workers.insert(QString::number(rank));
+        QSet<QString> seen;
         for (const QString& line : readLines(mpi + "/metrics.csv").mid(1))
-            workers.insert(line.section(',', 0, 0));
-        QCOMPARE(workers, (QSet<QString>{"-1", "0", "1"}));
+            seen.insert(line.section(',', 0, 0));
+        QCOMPARE(seen, workers);
+    }
+
+    // The default, --reduce mpi: every rank holds the same bits, so each
+    // measures its distance from the mean at exactly 0 every time; with
+    // sync-every the last averaging makes them one model again.
+    void mpiReductionKeepsReplicasIdentical_data() {
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<QStringList>("options");
+        QTest::newRow("3 ranks, shared memory") << 3 << QStringList{};
+        QTest::newRow("4 ranks, tcp") << 4 << QStringList{"--mca", "btl", "self,tcp"};
+        QTest::newRow("3 ranks, sync-every 4") << 3 << QStringList{};
+    }
+    void mpiReductionKeepsReplicasIdentical() {
+        SKIP_WITHOUT_MPI();
+        QFETCH(int, ranks);
+        QFETCH(QStringList, options);
+        QTemporaryDir dir;
+        // sync-every K: the replicas step alone between averagings (they
+        // differ then) and the last averaging makes them one model again.
+        const bool local = QString(QTest::currentDataTag()).contains("sync-every");
+        QStringList args = kDataParallel + QStringList{"--out", dir.path()};
+        if (local)
+            args << "--sync-every"
+                 << "4";
+        const Result r = runMpirun(mpirunOptions(options) + app(ranks, args));
+        QVERIFY2(r.finished && r.code == 0, qPrintable(r.describe()));
+        QVERIFY2(r.out.contains(QStringLiteral("mode data-parallel (mpi") +
+                                (local ? ", sync every 4" : "") +
+                                QStringLiteral("), %1 workers").arg(ranks)),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("the %1 replicas ended bit-identical").arg(ranks)),
+                 qPrintable(r.describe()));
+        QCOMPARE(dirEntries(dir.path()), kOutputFiles);
+        if (local)
+            return;
+        // Every rank's every measurement of its distance from the mean: 0.
+        const QStringList lines = readLines(dir.filePath("metrics.csv"));
+        QVERIFY(!lines.isEmpty());
+        const int divergence = int(lines[0].split(',').indexOf("divergence"));
+        QVERIFY2(divergence >= 0, qPrintable(lines[0]));
+        QSet<QString> ranksSeen;
+        for (const QString& line : lines.mid(1)) {
+            if (line.section(',', 0, 0) == "-1")
+                continue; // the run's own rows
+            ranksSeen.insert(line.section(',', 0, 0));
+            QVERIFY2(line.section(',', divergence, divergence).toDouble() == 0.0, qPrintable(line));
+        }
+        QCOMPARE(int(ranksSeen.size()), ranks);
     }
 
     void optionsThatContradictMpirunAreRefused_data() {
@@ -247,6 +318,12 @@ private slots:
         QTest::newRow("hostfile without mpi")
             << QStringList{"--transport", "threads", "--hostfile", hwl::test::kAppBinary}
             << "hostfile: hostfile applies to --transport mpi only";
+        QTest::newRow("reduce without mpi")
+            << QStringList{"--transport", "processes", "--reduce", "exact"}
+            << "reduce: reduce applies to --transport mpi only (threads and processes always "
+               "average in rank order";
+        QTest::newRow("unknown reduce")
+            << QStringList{"--reduce", "ring"} << "--reduce: expected mpi or exact, got \"ring\"";
     }
     void launcherOptionsAreChecked() {
         QFETCH(QStringList, args);
@@ -283,12 +360,25 @@ private slots:
         QVERIFY(log.remove());
     }
 
+    // Under either reduction rank 0 sees a rank of its host gone (its pid)
+    // while it waits, and names it; with 3 ranks the third, waiting in the
+    // same reduction, leaves on rank 0's farewell.
+    void killedRankIsNamed_data() {
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<QString>("reduce");
+        QTest::newRow("mpi") << 2 << "mpi";
+        QTest::newRow("mpi, 3 ranks") << 3 << "mpi";
+        QTest::newRow("exact") << 2 << "exact";
+        QTest::newRow("exact, 3 ranks") << 3 << "exact";
+    }
     void killedRankIsNamed() {
         SKIP_WITHOUT_MPI();
+        QFETCH(int, ranks);
+        QFETCH(QString, reduce);
         QTemporaryDir dir;
         QProcess p;
         Result r;
-        QVERIFY2(startLongRun(p, dir.path(), r), qPrintable(r.out));
+        QVERIFY2(startLongRun(p, dir.path(), r, ranks, {"--reduce", reduce}), qPrintable(r.out));
         const qint64 victim = rankPid(p.processId(), 1);
         QVERIFY(victim > 0);
         QCOMPARE(::kill(pid_t(victim), SIGKILL), 0);

@@ -134,6 +134,10 @@ const char* toString(Transport t) {
     return "threads";
 }
 
+const char* toString(Reduce r) {
+    return r == Reduce::Exact ? "exact" : "mpi";
+}
+
 const char* toString(Device d) {
     return d == Device::Cuda ? "cuda" : "cpu";
 }
@@ -154,6 +158,11 @@ std::optional<UpdateKind> parseUpdateKind(const std::string& text) {
 
 std::optional<Transport> parseTransport(const std::string& text) {
     static const Transport all[] = {Transport::Threads, Transport::Processes, Transport::Mpi};
+    return parseEnum(text, all);
+}
+
+std::optional<Reduce> parseReduce(const std::string& text) {
+    static const Reduce all[] = {Reduce::Mpi, Reduce::Exact};
     return parseEnum(text, all);
 }
 

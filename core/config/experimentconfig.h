@@ -24,6 +24,12 @@ enum class FailurePolicy { Stop, Continue };
 /// How data-parallel replicas talk: threads of one process, processes on one
 /// machine (shared memory), or MPI ranks (across machines).
 enum class Transport { Threads, Processes, Mpi };
+/// How MPI ranks average (transport mpi only): through Open MPI's own
+/// collectives (an alltoallv, each rank summing its block, then an
+/// allgatherv: each rank moves at most twice the buffer, however many
+/// ranks), or through rank 0, the hub, which carries every rank's buffer.
+/// Both sum in rank order in double: the threads transport's bits.
+enum class Reduce { Mpi, Exact };
 /// Where the replicas of data-parallel training run.
 enum class Device { Cpu, Cuda };
 /// How gpu-hogwild's blocks write their updates: racy loads and stores (they
@@ -34,12 +40,14 @@ const char* toString(DataSplit s);
 const char* toString(StartMethod m);
 const char* toString(FailurePolicy p);
 const char* toString(Transport t);
+const char* toString(Reduce r);
 const char* toString(Device d);
 const char* toString(UpdateKind u);
 std::optional<DataSplit> parseDataSplit(const std::string& text);
 std::optional<StartMethod> parseStartMethod(const std::string& text);
 std::optional<FailurePolicy> parseFailurePolicy(const std::string& text);
 std::optional<Transport> parseTransport(const std::string& text);
+std::optional<Reduce> parseReduce(const std::string& text);
 std::optional<Device> parseDevice(const std::string& text);
 std::optional<UpdateKind> parseUpdateKind(const std::string& text);
 
@@ -84,6 +92,7 @@ struct ExperimentConfig {
     /// arguments separated by spaces (e.g. "--mca btl self,tcp").
     std::string hostfile;
     std::string mpirunArgs;
+    Reduce reduce = Reduce::Mpi; ///< transport mpi: Open MPI's collectives, or rank 0's exact mean
     // GPU modes.
     Device device = Device::Cpu; ///< data-parallel: cpu, or cuda (replicas on GPUs)
     int replicasPerGpu = 1;      ///< data-parallel on cuda: replicas that share one GPU

@@ -100,6 +100,13 @@ void addMpiFields(std::vector<Field>& fields) {
                           "transport mpi, when hogwild-lab starts mpirun: more mpirun "
                           "arguments, separated by spaces (e.g. \"--mca btl self,tcp\")",
                           &C::mpirunArgs));
+    fields.push_back(choice("reduce", "R",
+                            "transport mpi: how the ranks average: mpi (Open MPI's "
+                            "collectives: each rank moves at most twice the gradients per "
+                            "step, however many ranks) | "
+                            "exact (through rank 0, which carries every rank's gradients); "
+                            "both give the threads transport's weights bit for bit",
+                            {Reduce::Mpi, Reduce::Exact}, &C::reduce, &parseReduce));
 }
 
 /// The GPU modes' fields (--device, replicas, blocks) and the CUDA-before-fork pitfall.

@@ -142,7 +142,8 @@ std::unique_ptr<UpdateRule> DataParallel::makeRule(const WorkerEnvironment& env,
     std::unique_ptr<Collective> collective;
     if (mpi())
         collective = makeMpiCollective(
-            env.telemetry, rank, collectiveCapacity(env.config, *settings.layout), greetingOf(env));
+            env.telemetry, rank, collectiveCapacity(env.config, *settings.layout), greetingOf(env),
+            env.config.reduce == Reduce::Exact ? MpiReduction::Hub : MpiReduction::Collective);
     else
         collective = std::make_unique<ShmCollective>(env.collective, rank);
     return makeAllreduceUpdate(std::move(collective), std::move(settings), env.telemetry, rank);
@@ -191,6 +192,10 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
              {std::pair{"hostfile", &c.hostfile}, std::pair{"mpirun-args", &c.mpirunArgs}})
             if (!value->empty())
                 issues.push_back({key, std::string(key) + " applies to --transport mpi only"});
+        if (c.reduce != ExperimentConfig{}.reduce)
+            issues.push_back({"reduce", "reduce applies to --transport mpi only (threads and "
+                                        "processes always average in rank order, in double, "
+                                        "as both MPI reductions do)"});
         return;
     }
     std::string error;

@@ -182,6 +182,8 @@ void checkOptions(const StrategyTraits& s, const ExperimentConfig& c,
             issues.push_back({"hostfile", "hostfile" + only + ", with --transport mpi"});
         if (!c.mpirunArgs.empty())
             issues.push_back({"mpirun-args", "mpirun-args" + only + ", with --transport mpi"});
+        if (c.reduce != d.reduce)
+            issues.push_back({"reduce", "reduce" + only + ", with --transport mpi"});
     }
     checkGpuOptions(s, c, issues);
     checkProcessPitfalls(s, c, issues);

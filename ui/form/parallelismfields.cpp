@@ -60,7 +60,7 @@ ParallelismFields::ParallelismFields(QWidget* parent) : QGroupBox(tr("Parallelis
     connect(workers_, &QSpinBox::valueChanged, this, &ParallelismFields::onEdited);
     connect(syncEvery_, &QSpinBox::valueChanged, this, &ParallelismFields::onEdited);
     connect(bucketMb_, &QDoubleSpinBox::valueChanged, this, &ParallelismFields::onEdited);
-    for (QComboBox* combo : {startMethod_, failure_, split_, transport_})
+    for (QComboBox* combo : {startMethod_, failure_, split_, transport_, reduce_})
         connect(combo, &QComboBox::currentIndexChanged, this, &ParallelismFields::onEdited);
     connect(loaderWorkers_, &QSpinBox::valueChanged, this, &ParallelismFields::onEdited);
     for (QCheckBox* check : {share_, shuffle_, dropLast_, lostUpdates_, spawnBeforeShare_})
@@ -237,6 +237,18 @@ void ParallelismFields::buildMpiRows(QFormLayout* form) {
                                "worker count)"));
     form->addRow(tr("mpirun args"), mpirunArgs_);
     addErrorRow(form, "mpirun-args");
+
+    reduce_ = new QComboBox;
+    reduce_->setObjectName("reduce");
+    addItem(reduce_, tr("mpi"), int(Reduce::Mpi),
+            tr("Open MPI's own collectives (an alltoallv of blocks, then an allgatherv): each "
+               "rank sends and receives at most twice the gradients per step, however many "
+               "ranks"));
+    addItem(reduce_, tr("exact"), int(Reduce::Exact),
+            tr("Through rank 0, which receives and sends every other rank's gradients each "
+               "step. Both ways give the threads transport's weights bit for bit"));
+    form->addRow(tr("Reduce"), reduce_);
+    addErrorRow(form, "reduce");
 }
 
 void ParallelismFields::buildDataRows(QFormLayout* form) {
@@ -335,6 +347,7 @@ void ParallelismFields::setConfig(const ExperimentConfig& c) {
     dropLast_->setChecked(c.dropLast);
     hostfile_->setText(QString::fromStdString(c.hostfile));
     mpirunArgs_->setText(QString::fromStdString(c.mpirunArgs));
+    reduce_->setCurrentIndex(reduce_->findData(int(c.reduce)));
     setGpuConfig(c);
     // An experiment that sets an Advanced field (a pitfall's preset) shows it.
     const ExperimentConfig d;
@@ -373,6 +386,7 @@ void ParallelismFields::apply(ExperimentConfig& c) const {
     const bool mpi = transport && c.transport == Transport::Mpi;
     c.hostfile = mpi ? hostfile_->text().trimmed().toStdString() : defaults.hostfile;
     c.mpirunArgs = mpi ? mpirunArgs_->text().trimmed().toStdString() : defaults.mpirunArgs;
+    c.reduce = mpi ? Reduce(reduce_->currentData().toInt()) : defaults.reduce;
     applyGpu(c, t);
 }
 
@@ -396,6 +410,7 @@ QWidget* ParallelismFields::fieldWidget(const QString& field) const {
                   {"drop-last", dropLast_},
                   {"hostfile", hostfile_},
                   {"mpirun-args", mpirunArgs_},
+                  {"reduce", reduce_},
                   {"device", device_},
                   {"replicas-per-gpu", replicasPerGpu_},
                   {"blocks", blocks_},
@@ -456,7 +471,8 @@ void ParallelismFields::updateEnablement() {
     const bool replicas = t && t->takes(StrategySetting::Replicas);
     for (QWidget* w : std::initializer_list<QWidget*>{syncEvery_, bucketMb_, dropLast_})
         w->setEnabled(replicas);
-    for (QWidget* w : std::initializer_list<QWidget*>{hostfile_, hostfileBrowse_, mpirunArgs_})
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{hostfile_, hostfileBrowse_, mpirunArgs_, reduce_})
         w->setEnabled(hasTransport && transport == Transport::Mpi);
     updateGpuEnablement(t);
     showModeRows(t);
@@ -512,6 +528,7 @@ void ParallelismFields::showModeRows(const StrategyTraits* t) {
     if (auto* form = qobject_cast<QFormLayout*>(layout()))
         form->setRowVisible(hostfileRow_, mpi);
     setRowShown(mpirunArgs_, mpi);
+    setRowShown(reduce_, mpi);
     setRowShown(device_, takes(StrategySetting::Device));
     setRowShown(replicasPerGpu_, chosen && chosen->takes(StrategySetting::GpuReplicas));
     setRowShown(blocks_, takes(StrategySetting::GpuBlocks));

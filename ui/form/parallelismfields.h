@@ -1,8 +1,8 @@
 #pragma once
 // The "Parallelism" group of the experiment form: the mode, and the fields
 // modes take (workers, start method, share, on-worker-failure; data-parallel:
-// transport, sync-every, bucket size, drop-last; over MPI: the hostfile and
-// more mpirun arguments) plus the data split and
+// transport, sync-every, bucket size, drop-last; over MPI: the hostfile,
+// more mpirun arguments and how the ranks reduce) plus the data split and
 // shuffle. Everything mode-specific comes from the engine's
 // strategy catalog: the mode list (labels, tooltips, the modes this build
 // cannot run shown disabled with the reason), which fields each mode shows
@@ -118,6 +118,7 @@ private:
     QWidget* hostfileBrowse_ = nullptr;
     QLayout* hostfileRow_ = nullptr;  ///< the hostfile edit and its browse button
     QLineEdit* mpirunArgs_ = nullptr; ///< transport mpi
+    QComboBox* reduce_ = nullptr;     ///< transport mpi: Open MPI's collectives or exact
     QComboBox* device_ = nullptr;
     QSpinBox* replicasPerGpu_ = nullptr;
     QSpinBox* blocks_ = nullptr;

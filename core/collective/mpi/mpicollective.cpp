@@ -27,6 +27,12 @@ struct DataHeader {
 constexpr std::size_t kHeaderBytes = sizeof(DataHeader);
 /// Waits look around (relays, farewells, liveness) at most this often.
 constexpr std::int64_t kLookEveryNs = 1'000'000;
+/// How long a wait in one of MPI's collectives goes on once the rank's
+/// liveness check says no while no rank failed. A peer that left its loop
+/// normally completed this same collective first (its data is on its way
+/// here), so ours completes in a moment; a rank that failed never will, and
+/// the wait ends at once.
+constexpr std::int64_t kCollectiveGraceNs = 200'000'000;
 
 int mpiCount(std::size_t bytes) {
     if (bytes > std::size_t(INT32_MAX))
@@ -37,21 +43,36 @@ int mpiCount(std::size_t bytes) {
 } // namespace
 
 MpiCollective::MpiCollective(Telemetry& telemetry, std::uint32_t rank, std::int64_t capacity,
-                             mpi::Greeting greeting)
+                             mpi::Greeting greeting, MpiReduction reduction, MPI_Comm comm)
     : t_(telemetry), rank_(rank), size_(mpi::job().size), capacity_(capacity),
       greeting_(std::move(greeting)),
       dataBytes_(kHeaderBytes + std::size_t(capacity) * sizeof(float)),
-      spinNs_(mpi::job().localSize <= std::thread::hardware_concurrency() ? 5'000'000 : 0) {
+      spinNs_(mpi::job().localSize <= std::thread::hardware_concurrency() ? 5'000'000 : 0),
+      comm_(comm), viaMpi_(reduction == MpiReduction::Collective && mpi::job().size > 1) {
     if (rank_ != mpi::job().rank)
         throw RunError("MPI collective: rank " + std::to_string(rank_) + " is MPI rank " +
                        std::to_string(mpi::job().rank));
     if (t_.workerCount() != size_)
         throw RunError("MPI collective: the run has " + std::to_string(t_.workerCount()) +
                        " ranks but mpirun started " + std::to_string(size_));
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int commSize = 0;
+    MPI_Comm_size(comm_, &commSize);
+    if (std::uint32_t(commSize) != size_)
+        throw RunError("MPI collective: its communicator has " + std::to_string(commSize) +
+                       " ranks, the job " + std::to_string(size_));
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
     // mpirun's SIGTERM stops this run (its command word) from now on.
     mpi::watchCommand(&t_.header().command);
     inputs_.resize(size_);
+    if (viaMpi_) {
+        // The blocks and the means; the data goes from the caller's buffer.
+        for (auto* v : {&blockCounts_, &blockStarts_, &sendCounts_, &theirCounts_, &theirStarts_})
+            v->resize(size_);
+        blocks_.resize(std::size_t(capacity_ / size_ + 1) * size_);
+        for (auto& m : means_)
+            m.resize(std::size_t(capacity_));
+        dataBytes_ = kHeaderBytes;
+    }
     if (rank_ == 0) {
         peers_.resize(size_);
         in_.assign(size_, std::vector<char>(dataBytes_));
@@ -77,8 +98,10 @@ bool MpiCollective::fail(KeepGoing& alive, const std::string& why) {
     return false;
 }
 
-bool MpiCollective::await(MPI_Request* requests, int n, KeepGoing* alive, std::int64_t deadlineNs) {
+bool MpiCollective::await(MPI_Request* requests, int n, KeepGoing* alive, std::int64_t deadlineNs,
+                          bool collective) {
     const std::int64_t begin = Telemetry::nowNs();
+    std::int64_t deadSince = 0;
     statuses_.resize(std::size_t(std::max(n, 1)));
     while (true) {
         int done = 0;
@@ -91,20 +114,26 @@ bool MpiCollective::await(MPI_Request* requests, int n, KeepGoing* alive, std::i
             lastLookNs_ = now;
             lookAround(now);
         }
-        if (alive && !alive->alive())
-            give = true;
+        if (alive && !alive->alive()) {
+            deadSince = deadSince ? deadSince : now;
+            give = give || !collective || now - deadSince > kCollectiveGraceNs || anyRankFailed();
+        }
         const std::int64_t ending = mpi::endingSince();
         if (!give && ending && now - ending > mpi::kEndingGraceNs) {
-            if (alive)
+            if (alive && collective)
+                nameStalledCollective(0, *alive);
+            else if (alive)
                 nameSilentRanks(requests, n);
             give = true;
         }
-        if (rc != MPI_SUCCESS && alive)
+        if (rc != MPI_SUCCESS && alive && collective)
+            nameStalledCollective(rc, *alive);
+        else if (rc != MPI_SUCCESS && alive)
             nameLostRanks(requests, n);
         if (give) {
             for (int i = 0; i < n; ++i)
                 if (requests[i] != MPI_REQUEST_NULL) {
-                    abandoned_.push_back(requests[i]);
+                    (collective ? stranded_ : abandoned_).push_back(requests[i]);
                     requests[i] = MPI_REQUEST_NULL;
                 }
             broken_ = true;
@@ -133,7 +162,7 @@ const float* MpiCollective::hubReduce(const float* data, std::int64_t count, std
     requests_.assign(std::size_t(n), MPI_REQUEST_NULL);
     for (int i = 0; i < n; ++i)
         MPI_Irecv(in_[std::size_t(i) + 1].data(), mpiCount(bytes), MPI_BYTE, i + 1, mpi::kData,
-                  MPI_COMM_WORLD, &requests_[std::size_t(i)]);
+                  comm_, &requests_[std::size_t(i)]);
     if (!await(requests_.data(), n, &alive))
         return nullptr;
     std::uint32_t agreed = vote ? *vote : 0;
@@ -162,7 +191,7 @@ const float* MpiCollective::hubReduce(const float* data, std::int64_t count, std
     auto* mean = reinterpret_cast<float*>(out + kHeaderBytes);
     meanInRankOrder(inputs_.data(), size_, 0, count, mean);
     for (int i = 0; i < n; ++i)
-        MPI_Isend(out, mpiCount(bytes), MPI_BYTE, i + 1, mpi::kData, MPI_COMM_WORLD,
+        MPI_Isend(out, mpiCount(bytes), MPI_BYTE, i + 1, mpi::kData, comm_,
                   &outRequests_[set][std::size_t(i) + 1]);
     if (vote)
         *vote = agreed;
@@ -173,6 +202,8 @@ const float* MpiCollective::reduce(const float* data, std::int64_t count, std::u
                                    KeepGoing& alive) {
     if (broken_ || count > capacity_)
         return nullptr;
+    if (viaMpi_)
+        return collectiveReduce(data, count, vote, alive);
     if (rank_ == 0)
         return hubReduce(data, count, vote, alive);
     const std::uint32_t op = op_++;
@@ -183,9 +214,8 @@ const float* MpiCollective::reduce(const float* data, std::int64_t count, std::u
     if (count > 0)
         std::memcpy(send_.data() + kHeaderBytes, data, std::size_t(count) * sizeof(float));
     MPI_Request requests[2];
-    MPI_Irecv(recv_[set].data(), mpiCount(bytes), MPI_BYTE, 0, mpi::kData, MPI_COMM_WORLD,
-              &requests[0]);
-    MPI_Isend(send_.data(), mpiCount(bytes), MPI_BYTE, 0, mpi::kData, MPI_COMM_WORLD, &requests[1]);
+    MPI_Irecv(recv_[set].data(), mpiCount(bytes), MPI_BYTE, 0, mpi::kData, comm_, &requests[0]);
+    MPI_Isend(send_.data(), mpiCount(bytes), MPI_BYTE, 0, mpi::kData, comm_, &requests[1]);
     if (!await(requests, 2, &alive))
         return nullptr;
     DataHeader back;
@@ -197,14 +227,8 @@ const float* MpiCollective::reduce(const float* data, std::int64_t count, std::u
              "rank " + std::to_string(rank_) + " is out of step with rank 0: please report this");
         return nullptr;
     }
-    if (vote) {
-        *vote = back.vote;
-        agreedPause_ = back.vote == std::uint32_t(RunCommand::Pause);
-        // The step this vote ends is counted after the collective returns:
-        // the rank shows as paused only from then on (rank 0 must never see
-        // it paused with one step fewer than itself).
-        pauseFromStep_ = t_.worker(rank_).steps.load(std::memory_order_relaxed) + 1;
-    }
+    if (vote)
+        setAgreedVote(back.vote);
     return reinterpret_cast<const float*>(recv_[set].data() + kHeaderBytes);
 }
 
@@ -222,10 +246,14 @@ bool MpiCollective::allreduceMean(float* data, std::int64_t count, KeepGoing& al
     std::int64_t at = 0;
     do {
         const std::int64_t n = std::min(capacity_, count - at);
-        const float* mean = reduce(data + at, n, at == 0 ? vote : nullptr, alive);
+        std::uint32_t* v = at == 0 ? vote : nullptr;
+        // Through MPI's collectives the mean lands in place.
+        const float* mean = viaMpi_ && !broken_ ? collectiveReduce(data + at, n, v, alive,
+                                                                   data ? data + at : nullptr)
+                                                : reduce(data + at, n, v, alive);
         if (!mean)
             return false;
-        if (n > 0)
+        if (n > 0 && mean != data + at)
             std::memcpy(data + at, mean, std::size_t(n) * sizeof(float));
         at += n;
     } while (at < count);
@@ -234,6 +262,23 @@ bool MpiCollective::allreduceMean(float* data, std::int64_t count, KeepGoing& al
 
 bool MpiCollective::agree(std::uint32_t& vote, KeepGoing& alive) {
     return allreduceMean(nullptr, 0, alive, &vote);
+}
+
+bool MpiCollective::anyRankFailed() const {
+    for (std::uint32_t r = 0; r < size_; ++r)
+        if (loadState(t_.worker(r).state) == WorkerState::Failed)
+            return true;
+    return false;
+}
+
+void MpiCollective::setAgreedVote(std::uint32_t vote) {
+    if (rank_ == 0)
+        return; // rank 0's own state says it
+    agreedPause_ = vote == std::uint32_t(RunCommand::Pause);
+    // The step this vote ends is counted after the collective returns: the
+    // rank shows as paused only from then on (rank 0 must never see it
+    // paused with one step fewer than itself).
+    pauseFromStep_ = t_.worker(rank_).steps.load(std::memory_order_relaxed) + 1;
 }
 
 bool MpiCollective::distanceFromMean(const float* data, std::int64_t count, double& distance,
@@ -256,14 +301,14 @@ bool MpiCollective::distanceFromMean(const float* data, std::int64_t count, doub
 bool MpiCollective::sendBytes(const void* data, std::size_t size, std::uint32_t to,
                               KeepGoing& alive) {
     MPI_Request request;
-    MPI_Isend(data, mpiCount(size), MPI_BYTE, int(to), mpi::kData, MPI_COMM_WORLD, &request);
+    MPI_Isend(data, mpiCount(size), MPI_BYTE, int(to), mpi::kData, comm_, &request);
     return await(&request, 1, &alive);
 }
 
 bool MpiCollective::receiveBytes(void* data, std::size_t room, std::size_t& size,
                                  std::uint32_t from, KeepGoing& alive) {
     MPI_Request request;
-    MPI_Irecv(data, mpiCount(room), MPI_BYTE, int(from), mpi::kData, MPI_COMM_WORLD, &request);
+    MPI_Irecv(data, mpiCount(room), MPI_BYTE, int(from), mpi::kData, comm_, &request);
     if (!await(&request, 1, &alive))
         return false;
     int got = 0;
@@ -288,8 +333,7 @@ bool MpiCollective::broadcastBytes(char* data, std::size_t& size, std::size_t ro
     requests_.assign(size_, MPI_REQUEST_NULL);
     for (std::uint32_t r = 1; r < size_; ++r)
         if (r != root)
-            MPI_Isend(data, mpiCount(size), MPI_BYTE, int(r), mpi::kData, MPI_COMM_WORLD,
-                      &requests_[r - 1]);
+            MPI_Isend(data, mpiCount(size), MPI_BYTE, int(r), mpi::kData, comm_, &requests_[r - 1]);
     return await(requests_.data(), int(size_) - 1, &alive);
 }
 
@@ -370,8 +414,11 @@ bool MpiCollective::allgather(const std::vector<std::int64_t>& mine,
 namespace hwl {
 
 std::unique_ptr<Collective> makeMpiCollective(Telemetry& telemetry, std::uint32_t rank,
-                                              std::int64_t capacity, mpi::Greeting greeting) {
-    return std::make_unique<MpiCollective>(telemetry, rank, capacity, std::move(greeting));
+                                              std::int64_t capacity, mpi::Greeting greeting,
+                                              MpiReduction reduction, int communicator) {
+    const MPI_Comm comm = communicator < 0 ? MPI_COMM_WORLD : MPI_Comm_f2c(MPI_Fint(communicator));
+    return std::make_unique<MpiCollective>(telemetry, rank, capacity, std::move(greeting),
+                                           reduction, comm);
 }
 
 } // namespace hwl

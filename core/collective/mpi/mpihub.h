@@ -15,7 +15,7 @@ namespace hwl {
 class MpiCollective final : public Collective {
 public:
     MpiCollective(Telemetry& telemetry, std::uint32_t rank, std::int64_t capacity,
-                  mpi::Greeting greeting);
+                  mpi::Greeting greeting, MpiReduction reduction, MPI_Comm comm);
     ~MpiCollective() override;
 
     std::uint32_t rank() const override { return rank_; }
@@ -55,6 +55,24 @@ private:
                         KeepGoing& alive);
     const float* hubReduce(const float* data, std::int64_t count, std::uint32_t* vote,
                            KeepGoing& alive);
+    // mpireduce.cpp: the reductions through MPI's own collectives.
+    /// The mean into `out` (may be `data`), else into the alternate means_.
+    const float* collectiveReduce(const float* data, std::int64_t count, std::uint32_t* vote,
+                                  KeepGoing& alive, float* out = nullptr);
+    /// The mean of every rank's data[0..count) into `out`: each rank gets
+    /// every rank's copy of its block (MPI_Ialltoallv), sums it in rank
+    /// order in double (meanInRankOrder, as the hub), and MPI_Iallgatherv
+    /// copies every block to every rank. `beside` (if any) is a request
+    /// awaited with the exchange.
+    bool reduceScatterGather(const float* data, std::int64_t count, float* out, KeepGoing& alive,
+                             MPI_Request* beside);
+    /// The vote beside a reduction: the largest vote, and the operation
+    /// numbers' check. False (and the rank fails) when the ranks are out of step.
+    bool settleVote(std::uint32_t op, std::uint32_t* vote, KeepGoing& alive);
+    void setAgreedVote(std::uint32_t vote);
+    /// Whether this rank's telemetry shows any rank failed (itself, a peer
+    /// rank 0 saw gone, or rank 0 by its farewell).
+    bool anyRankFailed() const;
     bool sendBytes(const void* data, std::size_t size, std::uint32_t to, KeepGoing& alive);
     bool receiveBytes(void* data, std::size_t room, std::size_t& size, std::uint32_t from,
                       KeepGoing& alive);
@@ -63,7 +81,11 @@ private:
     /// Polls `requests` until all completed. `alive` null: only until
     /// `deadlineNs` (leaving). False when they could not complete; the
     /// requests left are abandoned (cancelled at close()).
-    bool await(MPI_Request* requests, int n, KeepGoing* alive, std::int64_t deadlineNs = 0);
+    /// `collective`: the requests are MPI collectives, which no rank can
+    /// cancel or free once posted (the MPI standard); one a gone peer left
+    /// pending is stranded (kept, never completed) instead of abandoned.
+    bool await(MPI_Request* requests, int n, KeepGoing* alive, std::int64_t deadlineNs = 0,
+               bool collective = false);
     bool fail(KeepGoing& alive, const std::string& why);
 
     // mpipeers.cpp: everything around the operations.
@@ -87,6 +109,10 @@ private:
     /// After MPI reported an error on `requests` (a connection broke): the
     /// rank on this host that is gone, else the ranks whose requests failed.
     void nameLostRanks(const MPI_Request* requests, int n);
+    /// The same inside one of MPI's collectives, where no request names a
+    /// rank: a rank seen gone on this host, else what MPI said (`rc`, or
+    /// 0 after mpirun's SIGTERM).
+    void nameStalledCollective(int rc, KeepGoing& alive);
     std::string who(std::uint32_t rank) const;
     std::uint64_t stepsSoFar() const;
 
@@ -101,7 +127,18 @@ private:
     std::int64_t lastLookNs_ = 0;
     std::vector<MPI_Status> statuses_;
     std::vector<MPI_Request> abandoned_;
+    std::vector<MPI_Request> stranded_; ///< collectives a gone peer left pending
+    MPI_Comm comm_;                     ///< every message of this collective
+    bool viaMpi_;                       ///< reductions through MPI's collectives
     std::vector<const float*> inputs_;
+
+    // Reductions through MPI's collectives (viaMpi_).
+    std::vector<int> blockCounts_, blockStarts_;    ///< each rank's block of the current reduction
+    std::vector<int> sendCounts_;                   ///< blockCounts_, but none to itself
+    std::vector<int> theirCounts_, theirStarts_;    ///< every rank's copy of this rank's block
+    std::vector<float> blocks_;                     ///< ... received here, in rank order
+    std::vector<float> means_[2];                   ///< alternate results
+    std::int64_t voteIn_[3] = {}, voteOut_[3] = {}; ///< vote, op, -op (MPI_MAX of each)
 
     // Rank 0.
     std::vector<Peer> peers_;                 ///< by rank (0 unused)

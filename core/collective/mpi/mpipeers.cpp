@@ -83,7 +83,7 @@ bool MpiCollective::openHub(KeepGoing& alive) {
     requests_.assign(std::size_t(n), MPI_REQUEST_NULL);
     for (int i = 0; i < n; ++i)
         MPI_Irecv(greetings_[std::size_t(i) + 1].data(), int(mpi::kMaxGreetingBytes), MPI_BYTE,
-                  i + 1, mpi::kGreeting, MPI_COMM_WORLD, &requests_[std::size_t(i)]);
+                  i + 1, mpi::kGreeting, comm_, &requests_[std::size_t(i)]);
     if (!await(requests_.data(), n, &alive)) {
         sendFarewells(WorkerState::Stopped, "rank 0 stopped before every rank had joined");
         return false;
@@ -105,8 +105,8 @@ bool MpiCollective::openHub(KeepGoing& alive) {
     welcome_ = mpi::encode(mpi::Welcome{Telemetry::nowNs(), t_.header().startNs});
     requests_.assign(std::size_t(n), MPI_REQUEST_NULL);
     for (int i = 0; i < n; ++i)
-        MPI_Isend(welcome_.data(), int(welcome_.size()), MPI_BYTE, i + 1, mpi::kWelcome,
-                  MPI_COMM_WORLD, &requests_[std::size_t(i)]);
+        MPI_Isend(welcome_.data(), int(welcome_.size()), MPI_BYTE, i + 1, mpi::kWelcome, comm_,
+                  &requests_[std::size_t(i)]);
     if (!await(requests_.data(), n, &alive))
         return false;
     for (std::uint32_t r = 1; r < size_; ++r)
@@ -139,15 +139,15 @@ std::string MpiCollective::refusal(std::uint32_t rank, const std::vector<char>& 
 
 bool MpiCollective::openSpoke(KeepGoing& alive) {
     farewell_.resize(mpi::kMaxFarewellBytes);
-    MPI_Irecv(farewell_.data(), int(farewell_.size()), MPI_BYTE, 0, mpi::kFarewell, MPI_COMM_WORLD,
+    MPI_Irecv(farewell_.data(), int(farewell_.size()), MPI_BYTE, 0, mpi::kFarewell, comm_,
               &farewellRequest_);
     greetingOut_ = mpi::encode(greeting_);
     welcome_.resize(64);
     MPI_Request requests[2];
-    MPI_Irecv(welcome_.data(), int(welcome_.size()), MPI_BYTE, 0, mpi::kWelcome, MPI_COMM_WORLD,
+    MPI_Irecv(welcome_.data(), int(welcome_.size()), MPI_BYTE, 0, mpi::kWelcome, comm_,
               &requests[0]);
-    MPI_Isend(greetingOut_.data(), int(greetingOut_.size()), MPI_BYTE, 0, mpi::kGreeting,
-              MPI_COMM_WORLD, &requests[1]);
+    MPI_Isend(greetingOut_.data(), int(greetingOut_.size()), MPI_BYTE, 0, mpi::kGreeting, comm_,
+              &requests[1]);
     // Rank 0's farewell (it refused this rank, or left) ends the wait.
     if (!await(requests, 2, &alive))
         return false;
@@ -167,7 +167,7 @@ bool MpiCollective::openSpoke(KeepGoing& alive) {
 void MpiCollective::postRelayReceive(std::uint32_t rank) {
     Peer& p = peers_[rank];
     p.relay.resize(mpi::maxRelayBytes());
-    MPI_Irecv(p.relay.data(), int(p.relay.size()), MPI_BYTE, int(rank), mpi::kRelay, MPI_COMM_WORLD,
+    MPI_Irecv(p.relay.data(), int(p.relay.size()), MPI_BYTE, int(rank), mpi::kRelay, comm_,
               &p.relayRequest);
 }
 
@@ -182,7 +182,7 @@ void MpiCollective::sendFarewells(WorkerState state, const std::string& why) {
             continue;
         p.farewell = mpi::encode(mpi::Farewell{state, why, lost});
         MPI_Isend(p.farewell.data(), int(p.farewell.size()), MPI_BYTE, int(r), mpi::kFarewell,
-                  MPI_COMM_WORLD, &p.farewellRequest);
+                  comm_, &p.farewellRequest);
     }
 }
 
@@ -289,6 +289,36 @@ void MpiCollective::nameLostRanks(const MPI_Request* requests, int n) {
     }
 }
 
+void MpiCollective::nameStalledCollective(int rc, KeepGoing& alive) {
+    if (rank_ != 0)
+        return; // rank 0 speaks for the job
+    // A rank of this host that is gone names itself by its pid: after an
+    // error give it a moment to be seen gone (after mpirun's SIGTERM there
+    // is none left: mpirun's SIGKILL follows within a second).
+    const std::int64_t until = Telemetry::nowNs() + (rc == MPI_SUCCESS ? 0 : 500'000'000);
+    while (true) {
+        checkPeersAlive();
+        for (std::uint32_t r = 1; r < size_; ++r)
+            if (peers_[r].lost)
+                return;
+        if (Telemetry::nowNs() >= until)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::string what;
+    if (rc == MPI_SUCCESS) {
+        what = std::string("had not completed when mpirun ended the job (") +
+               (mpi::endingSignal() == SIGINT ? "SIGINT" : "SIGTERM") +
+               "): a rank most likely died; mpirun's own message says which";
+    } else {
+        char text[MPI_MAX_ERROR_STRING] = {};
+        int length = 0;
+        MPI_Error_string(rc, text, &length);
+        what = std::string("failed: MPI reported ") + text + " (a rank was most likely lost)";
+    }
+    alive.fail("the ranks' reduction after " + std::to_string(stepsSoFar()) + " steps " + what);
+}
+
 void MpiCollective::checkFarewell() {
     if (farewellRequest_ == MPI_REQUEST_NULL)
         return;
@@ -333,7 +363,7 @@ void MpiCollective::relayIfDue(std::int64_t now, bool last) {
                   (steps == relayedSteps_ && std::uint32_t(shown) == relayedState_)))
         return;
     relayOut_ = mpi::encodeRelay(w, t_.header().startNs, shown);
-    MPI_Isend(relayOut_.data(), int(relayOut_.size()), MPI_BYTE, 0, mpi::kRelay, MPI_COMM_WORLD,
+    MPI_Isend(relayOut_.data(), int(relayOut_.size()), MPI_BYTE, 0, mpi::kRelay, comm_,
               &relayRequest_);
     lastRelayNs_ = now;
     relayedSteps_ = steps;

@@ -37,7 +37,7 @@ void markPeerLost() {}
 } // namespace mpi
 
 std::unique_ptr<Collective> makeMpiCollective(Telemetry&, std::uint32_t, std::int64_t,
-                                              mpi::Greeting) {
+                                              mpi::Greeting, MpiReduction, int) {
     throw RunError(mpi::notBuilt());
 }
 
