@@ -183,19 +183,23 @@ bool ShmCollective::waitFor(std::uint32_t peer, KeepGoing& alive) {
     if (arrived(a.generation.load(std::memory_order_acquire)))
         return true;
     const std::int64_t start = Telemetry::nowNs();
-    std::int64_t check = start + kCheckNs, yield = start + yieldEveryNs_;
+    std::int64_t check = start + kCheckNs, yield = start + yieldAfterNs_;
+    bool yielded = false;
     for (std::uint32_t i = 1;; ++i) {
         __builtin_ia32_pause();
-        if (arrived(a.generation.load(std::memory_order_acquire)))
+        if (arrived(a.generation.load(std::memory_order_acquire))) {
+            adaptYield(yielded);
             return true;
-        if ((i & 63) != 0 && yieldEveryNs_ > 0)
+        }
+        if ((i & 15) != 0 && yieldAfterNs_ > 0)
             continue;
         const std::int64_t now = Telemetry::nowNs();
         if (now - start >= spinNs_)
             break;
         if (now >= yield) {
             sched_yield();
-            yield = now + yieldEveryNs_;
+            yielded = true;
+            yield = now + yieldAfterNs_;
         }
         if (now >= check) {
             if (!alive.alive())
@@ -209,11 +213,22 @@ bool ShmCollective::waitFor(std::uint32_t peer, KeepGoing& alive) {
         if (!arrived(seen))
             futexWait(a.generation, seen, int(kCheckNs / 1'000'000));
         a.sleepers.fetch_sub(1, std::memory_order_relaxed);
-        if (arrived(a.generation.load(std::memory_order_acquire)))
+        if (arrived(a.generation.load(std::memory_order_acquire))) {
+            adaptYield(true);
             return true;
+        }
         if (!alive.alive())
             return false;
     }
+}
+
+void ShmCollective::adaptYield(bool yielded) {
+    // A wait that had to yield (its peer seemingly waited for a core) yields
+    // sooner next time; one that met its peer spinning, later again, up to
+    // the configured interval.
+    yieldAfterNs_ = yielded
+                        ? yieldAfterNs_ / 2
+                        : std::min(yieldEveryNs_, std::max<std::int64_t>(1000, yieldAfterNs_ * 2));
 }
 
 bool ShmCollective::reduceInto(std::uint32_t set, std::int64_t count, std::uint32_t* vote,

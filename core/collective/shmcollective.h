@@ -73,7 +73,7 @@ public:
     /// against the cores (benchmarks compare other settings).
     void setSpin(std::int64_t spinNs, std::int64_t yieldEveryNs) {
         spinNs_ = spinNs;
-        yieldEveryNs_ = yieldEveryNs;
+        yieldEveryNs_ = yieldAfterNs_ = yieldEveryNs;
     }
 
 private:
@@ -88,6 +88,8 @@ private:
     bool barrier(KeepGoing& alive);
     /// Waits until `peer` arrived at generation_; false when a peer is gone.
     bool waitFor(std::uint32_t peer, KeepGoing& alive);
+    /// After a wait: yield sooner when it had to (see yieldAfterNs_).
+    void adaptYield(bool yielded);
     /// One operation over inputs_ (each rank's `count` floats, written):
     /// votes, barrier, this rank's stripe of the mean into `out`, barrier.
     bool reduceInto(std::uint32_t set, std::int64_t count, std::uint32_t* vote, KeepGoing& alive,
@@ -104,6 +106,7 @@ private:
     std::uint32_t generation_ = 0;             ///< barriers this rank entered
     std::int64_t spinNs_ = 0;                  ///< how long a wait spins before it sleeps
     std::int64_t yieldEveryNs_ = 0;            ///< how often a spinning wait yields its core
+    std::int64_t yieldAfterNs_ = 0;            ///< the same, halved after waits that had to yield
     mutable std::vector<const float*> inputs_; ///< the slots an operation sums
 };
 

@@ -6,6 +6,8 @@
 #include "optim/hogwild.h"
 #include "util/parallel.h"
 
+#include <cstdint>
+
 namespace hwl {
 
 namespace {
@@ -26,7 +28,9 @@ public:
         return math_->evaluate(params, data, begin, end, ws_);
     }
     bool gradientInto(float* buffer) override {
-        if (!dense_) // the embedding bag's gradient is sparse: its rows vary by batch
+        // The embedding bag's gradient is sparse (its rows vary by batch); a
+        // buffer aligned otherwise than the kernel's own would change bits.
+        if (!dense_ || reinterpret_cast<std::uintptr_t>(buffer) % 64 != 0)
             return false;
         ws_.gradientBuffer = buffer;
         ws_.grad.values.clear(); // never a stale gradient where the new one is not
