@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 using namespace hwl;
@@ -220,8 +221,8 @@ private slots:
         const SharedSegment segment = ShmCollective::create(2, 4096, 64);
         std::fflush(nullptr);
         const pid_t child = fork();
-        if (child == 0) { // rank 1: maps the collective, then never calls in
-            ShmCollective c(segment.name(), 1);
+        if (child == 0) { // rank 1: never calls in (and dies with the test)
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
             for (;;)
                 pause();
         }
@@ -326,7 +327,7 @@ private slots:
         const auto a = makeModel(parseModelSpec("mlp:20-32-4"));
         const auto b = makeModel(parseModelSpec("mlp:20-16-4"));
         Telemetry t = Telemetry::create(2, 1);
-        std::vector<bool> started(2, true);
+        std::vector<char> started(2, 1); // not vector<bool>: each rank writes its own element
         const SharedSegment segment = ShmCollective::create(2, 4096);
         std::vector<std::thread> threads;
         for (std::uint32_t r = 0; r < 2; ++r)

@@ -57,6 +57,8 @@ constexpr std::int64_t kYieldEveryNs = 20'000;
 /// With more ranks than cores a spinning rank holds a core a peer needs: it
 /// yields at every turn, and sleeps soon.
 constexpr std::int64_t kCrowdedSpinNs = 50'000;
+/// The shortest a wait's spin adapts down to (or spinNs_ when shorter).
+constexpr std::int64_t kShortestSpinNs = 20'000;
 /// How often a wait asks the liveness check.
 constexpr std::int64_t kCheckNs = 100'000'000;
 
@@ -188,13 +190,13 @@ bool ShmCollective::waitFor(std::uint32_t peer, KeepGoing& alive) {
     for (std::uint32_t i = 1;; ++i) {
         __builtin_ia32_pause();
         if (arrived(a.generation.load(std::memory_order_acquire))) {
-            adaptYield(yielded);
+            adapt(yielded, false);
             return true;
         }
         if ((i & 15) != 0 && yieldAfterNs_ > 0)
             continue;
         const std::int64_t now = Telemetry::nowNs();
-        if (now - start >= spinNs_)
+        if (now - start >= spinForNs_)
             break;
         if (now >= yield) {
             sched_yield();
@@ -214,7 +216,7 @@ bool ShmCollective::waitFor(std::uint32_t peer, KeepGoing& alive) {
             futexWait(a.generation, seen, int(kCheckNs / 1'000'000));
         a.sleepers.fetch_sub(1, std::memory_order_relaxed);
         if (arrived(a.generation.load(std::memory_order_acquire))) {
-            adaptYield(true);
+            adapt(true, true);
             return true;
         }
         if (!alive.alive())
@@ -222,13 +224,17 @@ bool ShmCollective::waitFor(std::uint32_t peer, KeepGoing& alive) {
     }
 }
 
-void ShmCollective::adaptYield(bool yielded) {
+void ShmCollective::adapt(bool yielded, bool slept) {
     // A wait that had to yield (its peer seemingly waited for a core) yields
-    // sooner next time; one that met its peer spinning, later again, up to
-    // the configured interval.
+    // sooner next time, and one that had to sleep spins shorter: on a
+    // machine busier than its ranks know, the core is worth more to a peer
+    // (or to what holds the peer's core) than the spin. Waits met spinning
+    // win both back, up to the configured values.
     yieldAfterNs_ = yielded
                         ? yieldAfterNs_ / 2
                         : std::min(yieldEveryNs_, std::max<std::int64_t>(1000, yieldAfterNs_ * 2));
+    spinForNs_ = slept ? std::max(std::min(spinNs_, kShortestSpinNs), spinForNs_ / 2)
+                       : std::min(spinNs_, spinForNs_ * 2);
 }
 
 bool ShmCollective::reduceInto(std::uint32_t set, std::int64_t count, std::uint32_t* vote,

@@ -72,7 +72,7 @@ public:
     /// core meanwhile (ns; 0: at every turn): set from the rank count
     /// against the cores (benchmarks compare other settings).
     void setSpin(std::int64_t spinNs, std::int64_t yieldEveryNs) {
-        spinNs_ = spinNs;
+        spinNs_ = spinForNs_ = spinNs;
         yieldEveryNs_ = yieldAfterNs_ = yieldEveryNs;
     }
 
@@ -88,8 +88,9 @@ private:
     bool barrier(KeepGoing& alive);
     /// Waits until `peer` arrived at generation_; false when a peer is gone.
     bool waitFor(std::uint32_t peer, KeepGoing& alive);
-    /// After a wait: yield sooner when it had to (see yieldAfterNs_).
-    void adaptYield(bool yielded);
+    /// After a wait: yield sooner when it had to, spin shorter when it had
+    /// to sleep (yieldAfterNs_, spinForNs_).
+    void adapt(bool yielded, bool slept);
     /// One operation over inputs_ (each rank's `count` floats, written):
     /// votes, barrier, this rank's stripe of the mean into `out`, barrier.
     bool reduceInto(std::uint32_t set, std::int64_t count, std::uint32_t* vote, KeepGoing& alive,
@@ -105,6 +106,7 @@ private:
     std::uint64_t operation_ = 0;              ///< operations so far; its parity picks the set
     std::uint32_t generation_ = 0;             ///< barriers this rank entered
     std::int64_t spinNs_ = 0;                  ///< how long a wait spins before it sleeps
+    std::int64_t spinForNs_ = 0;               ///< the same, halved after waits that had to sleep
     std::int64_t yieldEveryNs_ = 0;            ///< how often a spinning wait yields its core
     std::int64_t yieldAfterNs_ = 0;            ///< the same, halved after waits that had to yield
     mutable std::vector<const float*> inputs_; ///< the slots an operation sums
