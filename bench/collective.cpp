@@ -16,8 +16,9 @@
 //                   copy in, the reduction, the copy out);
 //   agree       one vote (the per-step agreement of sync-every K > 1);
 //   crowded     4 and 8 ranks (threads) on this machine's cores: the in-place
-//               113 KB allreduce and the cores it keeps busy (CPU time over
-//               wall time: a wait that burned its core would show ~all cores).
+//               113 KB allreduce, the cores it keeps busy (CPU time over wall
+//               time) and the CPU time per operation (--spin-us 0 compares a
+//               wait that sleeps at once).
 // Figures: time per operation (the median operation of a timed loop, and its
 // 10th percentile: this machine is shared) and the "bus
 // bandwidth" of the buffer (bytes / time), as NCCL's tests report it, and
@@ -233,9 +234,12 @@ int main(int argc, char** argv) {
             double busy = 0;
             const Timing perOp =
                 onRanks(ranks, false, {Kind::InPlace, small, smallReps / 4}, o, &busy);
+            // CPU per operation: what the ranks' work and waits cost together
+            // (a wait that sleeps at once pays in system calls instead).
             std::printf("  crowded: %u ranks on %u cores, allreduce 113 KB in place, threads "
-                        "%10.2f us  %.2f cores busy\n",
-                        ranks, std::thread::hardware_concurrency(), perOp.median * 1e6, busy);
+                        "%10.2f us  %.2f cores busy, %.1f us of CPU per operation\n",
+                        ranks, std::thread::hardware_concurrency(), perOp.median * 1e6, busy,
+                        busy * perOp.median * 1e6);
         }
     return 0;
 }

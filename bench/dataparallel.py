@@ -133,10 +133,11 @@ def collective(path, quick):
                   for w, us, g, pc, p10 in re.findall(
                       r"^  (allreduce [^\n]*?)\s+([\d.]+) us\s+([\d.]+) GB/s\s+(\d+)% of memcpy"
                       r"(?:  \(p10 ([\d.]+) us\))?", p.stdout, re.M)]
-    doc["crowded"] = [{"ranks": int(n), "us": float(us), "busy_cores": float(b)}
-                      for n, us, b in re.findall(
-                          r"^  crowded: (\d+) ranks .*?([\d.]+) us\s+([\d.]+) cores busy",
-                          p.stdout, re.M)]
+    doc["crowded"] = [{"ranks": int(n), "us": float(us), "busy_cores": float(b),
+                       "cpu_us": float(cpu)}
+                      for n, us, b, cpu in re.findall(
+                          r"^  crowded: (\d+) ranks .*?([\d.]+) us\s+([\d.]+) cores busy, "
+                          r"([\d.]+) us of CPU", p.stdout, re.M)]
     doc["votes"] = [{"what": w.strip(), "us": float(us)} for w, us in re.findall(
         r"^  (agree [^\n]*?)\s+([\d.]+) us$", p.stdout, re.M)]
     return doc

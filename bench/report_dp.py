@@ -138,9 +138,10 @@ def section(dp, pt):
         crowded = col.get("crowded", [])
         if crowded:
             text += "\n\n" + r.table(
-                ["more ranks than cores (threads)", "113 KB in place", "cores busy"],
-                [["%d ranks" % c["ranks"], "%.1f µs" % c["us"], "%.2f" % c["busy_cores"]]
-                 for c in crowded])
+                ["more ranks than cores (threads)", "113 KB in place", "cores busy",
+                 "CPU per operation"],
+                [["%d ranks" % c["ranks"], "%.1f µs" % c["us"], "%.2f" % c["busy_cores"],
+                  "%.0f µs" % c["cpu_us"]] for c in crowded])
         text += ("\n\nbuild/bench/collective; time: the median operation of a timed loop (in "
                  "brackets its 10th percentile: on a shared machine a peer that lost its core "
                  "shows in the median); bandwidth = the buffer's bytes / that time. In place is "
@@ -152,8 +153,10 @@ def section(dp, pt):
                  "ranks sum in float with the double formula's bits (collective/rankmean.h). A "
                  "wait spins on its peer's arrival word (a cache line's round trip), yields its "
                  "core when the peer seems to wait for one, and sleeps on a futex after 1 ms; "
-                 "with more ranks than cores it yields at once and sleeps after 50 µs, so the "
-                 "crowded runs keep the cores no busier than their work.")
+                 "with more ranks than cores it yields at every turn and sleeps after 50 µs: "
+                 "the crowded runs keep both cores busy, but each operation costs less CPU "
+                 "than with waits that sleep at once (system calls and wake-ups), and a yield "
+                 "hands the core to any thread that wants it.")
     else:
         text += "\n\nbuild/bench/collective was not built: no collective figures."
     se = dp.get("sync_every", {})
