@@ -91,7 +91,9 @@ def ceiling(app, epochs, reps, deadline):
                  for p in pair]
         rep["pair"] = sum(rates) if all(rates) else None
         for key in ("dp-threads", "dp-processes"):
-            rep[key] = rate_of(app, base + MODES[key])
+            r = run(app, base + MODES[key])
+            rep[key] = r["samples_per_s"] if r["ok"] else None
+            rep[key + " comm_share"] = r.get("comm_share")
         doc["reps"].append(rep)
         s, pr = rep["serial"], rep["pair"]
         print("  dp ceiling: serial %s, pair %s (%s), dp threads %s, processes %s" % tuple(

@@ -34,8 +34,8 @@ def _ceiling_rows(dp):
 def _collective_rows(dp):
     rows = []
     for op in dp.get("collective", {}).get("ops", []):
-        if not op["what"].startswith("allreduce") or "+ read" in op["what"]:
-            continue
+        if not op["what"].startswith("allreduce 1") or " in place," not in op["what"]:
+            continue  # the targets are training's path; copy in/out is for reference
         p10 = " (10th percentile %.1f µs)" % op["p10_us"] if op.get("p10_us") else ""
         if "113 KB" in op["what"]:
             rows.append(["%s ≤ 10 µs" % op["what"], "%.1f µs%s" % (op["us"], p10),
@@ -150,7 +150,9 @@ def section(dp, pt):
                  "ranks' slots (from the other core's cache), sums it and the mean is read where "
                  "it lies; copy in/out (allreduceMean on a private buffer, what the sparse model "
                  "and the parameter averaging of sync-every K use) adds a copy each way. Two "
-                 "ranks sum in float with the double formula's bits (collective/rankmean.h). A "
+                 "ranks sum in float with the double formula's bits (collective/rankmean.h). On "
+                 "100 MB each rank sums half the buffer on its own core, so the in-place "
+                 "reduction can pass one core's memcpy. A "
                  "wait spins on its peer's arrival word (a cache line's round trip), yields its "
                  "core when the peer seems to wait for one, and sleeps on a futex after 1 ms; "
                  "with more ranks than cores it yields at every turn and sleeps after 50 µs: "
@@ -183,21 +185,42 @@ def _ceiling_section(dp):
         return "Data-parallel against the pair ceiling: not measured."
     serial = [x.get("serial") for x in reps]
     pair = [x.get("pair") for x in reps]
-    rows = [["one serial run alone", r.mrange(serial), "1.00×", "-"],
+    rows = [["one serial run alone", r.mrange(serial), "1.00×", "-", "-"],
             ["two serial runs at once (the pair ceiling)", r.mrange(pair),
-             r.mrange([p / s for p, s in zip(pair, serial) if p and s], r.num("%.2f×")), "100%"]]
+             r.mrange([p / s for p, s in zip(pair, serial) if p and s], r.num("%.2f×")), "100%",
+             "-"]]
+    comm = {}
     for key, label in CEILING_MODES:
         x = [v.get(key) for v in reps]
+        comm[key] = [100 * f for v in reps for f in v.get(key + " comm_share") or []]
         rows.append(["data-parallel ×2, %s" % label, r.mrange(x),
                      r.mrange([a / s for a, s in zip(x, serial) if a and s], r.num("%.2f×")),
-                     r.mrange([100 * v for v in ceiling_shares(dp, key)], r.num("%.0f%%"))])
+                     r.mrange([100 * v for v in ceiling_shares(dp, key)], r.num("%.0f%%")),
+                     r.mrange(comm[key], r.num("%.0f%%"))])
+    limit = ""
+    dp_rate, pair_rate = r.stats([v.get("dp-threads") for v in reps]), r.stats(pair)
+    if comm["dp-threads"] and dp_rate and pair_rate:
+        # Per rank and step of 32 samples: the data-parallel step, its part
+        # outside collectives, and a step of one of the two runs of the pair.
+        step = 2 * 32 / dp_rate[0] * 1e6
+        outside = step * (1 - r.stats(comm["dp-threads"])[0] / 100)
+        limit = (" What limits it: each step the two ranks pass the model's 113 KB between "
+                 "their cores' caches, each way. A threads rank's step takes %.1f µs against "
+                 "%.1f µs for a step of one of the pair's runs: %s of it in collectives (its "
+                 "stripe of the other rank's gradient, read from the other core's cache, and "
+                 "the waits), and outside them still %.1f µs, as its backward pass writes lines "
+                 "the other core read and its SGD step reads the other rank's half of the mean "
+                 "from the other core. Cutting that needs fewer bytes per step (bf16 or "
+                 "compressed gradients, no longer exact) or more samples per step." % (
+                     step, 2 * 32 / pair_rate[0] * 1e6,
+                     r.mrange(comm["dp-threads"], r.num("%.0f%%")), outside))
     return (r.table(["blog MLP, %s epochs" % c.get("epochs", "?"), "samples/s", "vs serial",
-                     "of the pair ceiling"], rows) +
+                     "of the pair ceiling", "time in collectives"], rows) +
             "\n\nbench/dataparallel.py's ceiling part: in each of %d repetitions one serial run "
             "alone, two at once (nothing shared: what the machine gives two workers) and the "
             "two data-parallel runs, back to back; each ratio is taken within its repetition, "
             "so the machine's drift cancels. Runs of seconds: the fixed costs weigh little." %
-            len(reps))
+            len(reps) + limit)
 
 
 def _mpi_collective(mc):
