@@ -1,6 +1,12 @@
 """Measures data-parallel training (--mode data-parallel) and its collective,
 and writes the results as JSON for bench/report.py:
 
+  ceiling     the blog's MLP over --ceiling-epochs (150: runs of seconds, so
+              fixed costs weigh little): one serial run alone, two serial
+              runs at once (the machine's pair ceiling, as pair_ceiling.py
+              measures it), and 2 replicas over threads and over processes
+              (forkserver), interleaved, each repetition's ratios taken
+              against the serial run and the pair of the same repetition;
   blog        the blog's workload (MLP 100-256-10, batch 32 per replica, 3
               epochs), sharded as DistributedSampler does: serial, and 2
               replicas over threads, over processes (forkserver) and over MPI
@@ -66,6 +72,39 @@ def run(app, args, timeout=300):
     return out
 
 
+def rate_of(app, args):
+    r = run(app, args)
+    return r["samples_per_s"] if r["ok"] else None
+
+
+def ceiling(app, epochs, reps, deadline):
+    """Data-parallel x2 against the pair ceiling of the same repetition."""
+    base = engine_runs.BLOG + ["--epochs", str(epochs)]
+    doc = {"epochs": epochs, "reps": []}
+    for _ in range(reps):
+        if time.time() > deadline:
+            break
+        rep = {"serial": rate_of(app, base + MODES["serial"])}
+        cmd = [app, "--headless"] + base + MODES["serial"] + ["--quiet"]
+        pair = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+        rates = [engine_runs.parse(p.communicate(timeout=600)[0]).get("samples_per_s")
+                 for p in pair]
+        rep["pair"] = sum(rates) if all(rates) else None
+        for key in ("dp-threads", "dp-processes"):
+            r = run(app, base + MODES[key])
+            rep[key] = r["samples_per_s"] if r["ok"] else None
+            rep[key + " comm_share"] = r.get("comm_share")
+        doc["reps"].append(rep)
+        s, pr = rep["serial"], rep["pair"]
+        print("  dp ceiling: serial %s, pair %s (%s), dp threads %s, processes %s" % tuple(
+            ["%.0fk" % (x / 1e3) if x else "FAILED" for x in (s, pr)] +
+            ["%.2fx" % (pr / s) if s and pr else "-"] +
+            ["%.0fk = %.0f%% of the pair" % (rep[k] / 1e3, 100 * rep[k] / pr)
+             if rep[k] and pr else "FAILED" for k in ("dp-threads", "dp-processes")]),
+              flush=True)
+    return doc
+
+
 def workload(app, base, modes, label, reps, deadline):
     results = {k: [] for k in modes}
     for _ in range(reps):
@@ -91,10 +130,16 @@ def collective(path, quick):
     if m:
         doc["memcpy"] = {"small_us": float(m.group(1)), "small_gbps": float(m.group(2)),
                          "large_ms": float(m.group(3)), "large_gbps": float(m.group(4))}
-    doc["ops"] = [{"what": w.strip(), "us": float(us), "gbps": float(g), "of_memcpy": float(pc)}
-                  for w, us, g, pc in re.findall(
-                      r"^  (allreduce [^\n]*?)\s+([\d.]+) us\s+([\d.]+) GB/s\s+(\d+)% of memcpy",
-                      p.stdout, re.M)]
+    doc["ops"] = [{"what": w.strip(), "us": float(us), "gbps": float(g), "of_memcpy": float(pc),
+                   "p10_us": float(p10) if p10 else None}
+                  for w, us, g, pc, p10 in re.findall(
+                      r"^  (allreduce [^\n]*?)\s+([\d.]+) us\s+([\d.]+) GB/s\s+(\d+)% of memcpy"
+                      r"(?:  \(p10 ([\d.]+) us\))?", p.stdout, re.M)]
+    doc["crowded"] = [{"ranks": int(n), "us": float(us), "busy_cores": float(b),
+                       "cpu_us": float(cpu)}
+                      for n, us, b, cpu in re.findall(
+                          r"^  crowded: (\d+) ranks .*?([\d.]+) us\s+([\d.]+) cores busy, "
+                          r"([\d.]+) us of CPU", p.stdout, re.M)]
     doc["votes"] = [{"what": w.strip(), "us": float(us)} for w, us in re.findall(
         r"^  (agree [^\n]*?)\s+([\d.]+) us$", p.stdout, re.M)]
     return doc
@@ -142,16 +187,27 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--budget-s", type=float, default=120)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--ceiling-epochs", type=int, default=150)
+    ap.add_argument("--ceiling-reps", type=int, default=3)
+    ap.add_argument("--only", choices=["ceiling", "collective"],
+                    help="measure only this part (a quick look; bench/run measures all)")
     a = ap.parse_args()
     t0 = time.time()
     deadline = t0 + a.budget_s
+    if a.only:
+        doc = ({"ceiling": ceiling(a.app, a.ceiling_epochs, a.ceiling_reps, deadline)}
+               if a.only == "ceiling" else {"collective": collective(a.collective, False)})
+        with open(a.out, "w") as f:
+            json.dump(doc, f, indent=1)
+        return
     doc = {"collective": collective(a.collective, quick=a.budget_s < 60),
            "mpi_collective": mpi_collective(a.mpi_collective, quick=a.budget_s < 60)}
-    doc["blog"] = workload(a.app, BLOG, MODES, "blog", a.reps, t0 + a.budget_s * 0.55)
+    doc["ceiling"] = ceiling(a.app, a.ceiling_epochs, a.ceiling_reps, t0 + a.budget_s * 0.4)
+    doc["blog"] = workload(a.app, BLOG, MODES, "blog", a.reps, t0 + a.budget_s * 0.65)
     sparse_modes = {"serial": MODES["serial"], "dp-threads": MODES["dp-threads"],
                     "hogwild-threads": ["--mode", "threads", "--workers", "2"]}
     doc["sparse"] = workload(a.app, SPARSE, sparse_modes, "sparse", max(1, a.reps // 2),
-                             t0 + a.budget_s * 0.7)
+                             t0 + a.budget_s * 0.8)
     doc["sync_every"] = sync_every(a.app, deadline)
     doc["wall_s"] = time.time() - t0
     with open(a.out, "w") as f:

@@ -6,6 +6,7 @@
 #include "collective/allreduceupdate.h"
 #include "collective/buckets.h"
 #include "collective/mpi/mpirunlog.h"
+#include "collective/rankmean.h"
 #include "collective/shmcollective.h"
 #include "model/model.h"
 #include "telemetry/telemetry.h"
@@ -16,12 +17,16 @@
 
 #include <csignal>
 
+#include <cfloat>
+#include <chrono>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <set>
 #include <thread>
 #include <vector>
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 using namespace hwl;
@@ -123,6 +128,120 @@ private slots:
         QVERIFY(!ok);
     }
 
+    // Two ranks take rankmean.h's float path: the same bits as the double
+    // formula on every pair, edge cases included (or the block falls back).
+    void theMeanOfTwoIsTheDoubleFormulasInFloat() {
+        std::vector<float> a, b;
+        const float edges[] = {0.0f,           -0.0f,       1.0f,         -1.0f,   FLT_MIN,
+                               -FLT_MIN,       FLT_MIN / 4, FLT_TRUE_MIN, FLT_MAX, -FLT_MAX,
+                               3.0f * FLT_MIN, 1e-30f,      1e30f};
+        for (const float x : edges)
+            for (const float y : edges) {
+                a.push_back(x);
+                b.push_back(y);
+            }
+        std::uint64_t state = 42;
+        const auto next = [&] { // xorshift: any bit pattern, then exponents near each other
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            return std::uint32_t(state);
+        };
+        while (a.size() < 2'000'000) {
+            const std::uint32_t x = next();
+            const std::uint32_t y =
+                a.size() % 2 ? next() : (x & 0xff800000u) ^ (next() & 0x0fffffu);
+            float fx = 0, fy = 0;
+            std::memcpy(&fx, &x, 4);
+            std::memcpy(&fy, &y, 4);
+            if (std::isfinite(fx) && std::isfinite(fy)) {
+                a.push_back(fx);
+                b.push_back(fy);
+            }
+        }
+        std::vector<float> out(a.size());
+        const float* inputs[] = {a.data(), b.data()};
+        meanInRankOrder(inputs, 2, 0, std::int64_t(a.size()), out.data());
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const float want = float((double(a[i]) + double(b[i])) * 0.5);
+            differ += std::memcmp(&want, &out[i], sizeof want) != 0;
+        }
+        QCOMPARE(differ, std::size_t(0));
+    }
+
+    // The in-place reduction of gradient slots gives reduceMean's bits, on
+    // every rank, range by range, with the vote; a slot too small is none.
+    void reduceSlotIsReduceMeanInPlace() {
+        for (const std::uint32_t ranks : {2u, 3u}) {
+            constexpr std::int64_t kTotal = 5000;
+            std::vector<std::vector<float>> inPlace(ranks), copied(ranks);
+            std::vector<std::uint32_t> votes(ranks);
+            const SharedSegment segment = ShmCollective::create(ranks, 4096, kTotal);
+            Telemetry t = Telemetry::create(ranks, 1);
+            std::vector<std::thread> threads;
+            for (std::uint32_t r = 0; r < ranks; ++r)
+                threads.emplace_back([&, r] {
+                    ShmCollective c(segment.name(), r);
+                    KeepGoing k(t, r, true);
+                    QVERIFY(c.gradientSlot(kTotal + 1) == nullptr);
+                    float* slot = c.gradientSlot(kTotal);
+                    QVERIFY(slot != nullptr);
+                    for (std::int64_t i = 0; i < kTotal; ++i)
+                        slot[i] = float(std::sin(double(i) * (r + 1))) * float(r + 1);
+                    const std::vector<float> mine(slot, slot + kTotal);
+                    std::uint32_t vote = r;
+                    // Ranges in reverse, as buckets go; one ends mid-line.
+                    for (const auto& [offset, count] :
+                         {std::pair<std::int64_t, std::int64_t>{3001, 1999}, {0, 3001}}) {
+                        const float* mean =
+                            c.reduceSlot(offset, count, k, offset ? &vote : nullptr);
+                        QVERIFY(mean != nullptr);
+                        inPlace[r].insert(inPlace[r].begin(), mean, mean + count);
+                        const float* other = c.reduceMean(mine.data() + offset, count, k);
+                        QVERIFY(other != nullptr);
+                        copied[r].insert(copied[r].begin(), other, other + count);
+                    }
+                    votes[r] = vote;
+                });
+            for (auto& th : threads)
+                th.join();
+            for (std::uint32_t r = 0; r < ranks; ++r) {
+                QCOMPARE(inPlace[r], copied[0]);
+                QCOMPARE(votes[r], ranks - 1);
+            }
+        }
+    }
+
+    // A process rank killed while its peer spins (a spin longer than the
+    // whole test) is still noticed: the spinning wait asks the liveness
+    // check every 100 ms, and ends once the run names the dead rank.
+    void aKilledProcessEndsASpinningWait() {
+        Telemetry t = Telemetry::create(2, 1);
+        const SharedSegment segment = ShmCollective::create(2, 4096, 64);
+        std::fflush(nullptr);
+        const pid_t child = fork();
+        if (child == 0) { // rank 1: never calls in (and dies with the test)
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            for (;;)
+                pause();
+        }
+        QVERIFY(child > 0);
+        ShmCollective c(segment.name(), 0);
+        c.setSpin(std::int64_t(3600) * 1'000'000'000, 20'000);
+        KeepGoing k(t, 0, /*watchPeers=*/true);
+        std::thread coordinator([&] { // what the run does when its worker process dies
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            kill(child, SIGKILL);
+            waitpid(child, nullptr, 0);
+            t.failWorker(1, "rank 1 killed by SIGKILL");
+        });
+        const float* mean = c.reduceSlot(0, 64, k);
+        coordinator.join();
+        QVERIFY(mean == nullptr);
+        QCOMPARE(k.reason(), KeepGoing::Reason::PeerFailed);
+    }
+
     // Ranks that agree on pauses at a step wait at the epoch gate through a
     // pause (pauseHere false): a rank that paused there while its peer,
     // released a moment later, went on into the next step's collective
@@ -208,7 +327,7 @@ private slots:
         const auto a = makeModel(parseModelSpec("mlp:20-32-4"));
         const auto b = makeModel(parseModelSpec("mlp:20-16-4"));
         Telemetry t = Telemetry::create(2, 1);
-        std::vector<bool> started(2, true);
+        std::vector<char> started(2, 1); // not vector<bool>: each rank writes its own element
         const SharedSegment segment = ShmCollective::create(2, 4096);
         std::vector<std::thread> threads;
         for (std::uint32_t r = 0; r < 2; ++r)

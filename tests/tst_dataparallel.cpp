@@ -29,6 +29,7 @@
 #include <csignal>
 #include <numeric>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include <unistd.h>
@@ -330,6 +331,94 @@ private slots:
                     QVERIFY2(d > 0, qPrintable(QStringLiteral("step %1: %2").arg(step).arg(d)));
             }
         QCOMPARE(finalParams[0], finalParams[1]); // the run ended on an averaging
+    }
+
+    // A data-parallel rank's backward pass writes its gradient straight into
+    // its slot of the collective (StepKernel::gradientInto): the same bits
+    // as the kernel's own storage, and applied only through updateRange().
+    void aKernelComputesItsGradientIntoABuffer() {
+        const auto model = makeModel(parseModelSpec("mlp:20-16-4"));
+        const Dataset data = makeTeacher(256, 20, 4, 8, 3);
+        std::vector<float> params(std::size_t(model->layout().total()));
+        model->initialize(params.data(), 5);
+        auto kernel = cpuBackend().makeKernel(*model, data.view(), {0.1f, 0.9f, 0}, 0, 1);
+        std::vector<std::int64_t> rows(32);
+        std::iota(rows.begin(), rows.end(), std::int64_t(7));
+        kernel->lossAndGradient(params.data(), rows.data(), 32);
+        const auto& own = kernel->gradient().values;
+        const std::vector<float> expected(own.begin(), own.end());
+        AlignedVector<float> buffer(params.size(), -1.0f); // as aligned as the slots
+        QVERIFY(kernel->gradientInto(buffer.data()));
+        kernel->lossAndGradient(params.data(), rows.data(), 32);
+        QCOMPARE(std::vector<float>(buffer.begin(), buffer.end()), expected);
+        QVERIFY(kernel->gradient().values.empty()); // no stale copy beside it
+        QCOMPARE(kernel->gradient().segments.size(), std::size_t(1));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error,
+                                 kernel->update(params.data(), UpdateAccess::Private));
+        QVERIFY(kernel->gradientInto(nullptr)); // back to its own storage
+        kernel->lossAndGradient(params.data(), rows.data(), 32);
+        QCOMPARE(std::vector<float>(own.begin(), own.end()), expected);
+        // The embedding bag's gradient is sparse: it keeps its own.
+        const auto bag = makeModel(parseModelSpec("embedding-bag:300-8-4"));
+        const Dataset bow = makeSparseBow(64, 300, 4, 10, 8);
+        auto bagKernel = cpuBackend().makeKernel(*bag, bow.view(), {0.1f, 0, 0}, 0, 1);
+        QVERIFY(!bagKernel->gradientInto(buffer.data()));
+        QVERIFY(!kernel->gradientInto(buffer.data() + 1)); // misaligned: its own storage
+        kernel->lossAndGradient(params.data(), rows.data(), 32);
+        QCOMPARE(std::vector<float>(own.begin(), own.end()), expected);
+    }
+
+    // Ranks whose gradients go straight into the collective's slots end with
+    // the same bits as ranks that copy them in (a collective without a
+    // gradient area), over several buckets.
+    void gradientsInTheSlotGiveTheSameBits() {
+        const auto model = makeModel(parseModelSpec("mlp:20-16-4"));
+        const Dataset data = makeTeacher(512, 20, 4, 8, 3);
+        const std::int64_t total = model->layout().total();
+        // Each rank's final parameters, and whether its gradient went to the slot.
+        const auto train =
+            [&](std::int64_t gradientArea, std::vector<std::vector<float>>& result,
+                std::vector<char>& intoSlot) { // not vector<bool>: ranks write their own element
+                Telemetry t = Telemetry::create(2, 1);
+                const SharedSegment segment = ShmCollective::create(2, 4096, gradientArea);
+                std::vector<std::thread> ranks;
+                for (std::uint32_t r = 0; r < 2; ++r)
+                    ranks.emplace_back([&, r] {
+                        std::vector<float> params(static_cast<std::size_t>(total));
+                        model->initialize(params.data(), 5);
+                        auto kernel =
+                            cpuBackend().makeKernel(*model, data.view(), {0.1f, 0.9f, 1e-3f}, r, 2);
+                        AllreduceSettings settings;
+                        settings.layout = &model->layout();
+                        settings.buckets = makeBuckets(model->layout(), 0.001); // one per tensor
+                        auto rule = makeAllreduceUpdate(
+                            std::make_unique<ShmCollective>(segment.name(), r), settings, t, r);
+                        KeepGoing keepGoing(t, r, true);
+                        QVERIFY(rule->start(params.data(), keepGoing));
+                        std::vector<std::int64_t> rows(16);
+                        for (int step = 0; step < 40; ++step) {
+                            std::iota(rows.begin(), rows.end(),
+                                      std::int64_t((step * 2 + r) * 16 % 496));
+                            kernel->lossAndGradient(params.data(), rows.data(), 16);
+                            QVERIFY(rule->apply(*kernel, params.data(), keepGoing));
+                        }
+                        intoSlot[r] = char(kernel->gradient().values.empty());
+                        rule->finish(); // the kernel gets its own storage back
+                        kernel->lossAndGradient(params.data(), rows.data(), 16);
+                        QCOMPARE(kernel->gradient().values.size(), std::size_t(total));
+                        result[r] = params;
+                    });
+                for (auto& th : ranks)
+                    th.join();
+            };
+        std::vector<std::vector<float>> inSlot(2), copied(2);
+        std::vector<char> bound(2), unbound(2);
+        train(total, inSlot, bound);
+        train(0, copied, unbound);
+        QCOMPARE(bound, std::vector<char>(2, 1));
+        QCOMPARE(unbound, std::vector<char>(2, 0));
+        QCOMPARE(inSlot[1], inSlot[0]); // replicas bit-identical
+        QCOMPARE(inSlot[0], copied[0]);
     }
 
     // The same through a run: after its last averaging (each epoch's end)

@@ -68,6 +68,17 @@ public:
     /// Loss sum and correct count over rows [begin, end) of `data`.
     virtual EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
                                 std::int64_t end) = 0;
+    /// From the next lossAndGradient() on, a dense gradient's values go to
+    /// `buffer` (the model's total floats; a data-parallel rank's slot in the
+    /// collective's shared memory, which then needs no copy in) instead of
+    /// the kernel's own storage; null: back to its own. `buffer` must be
+    /// 64-byte aligned like the kernel's own (util/alignedvector.h: else the
+    /// products round differently). True when the kernel does so; false when
+    /// it cannot (a sparse gradient, one computed on a device, a misaligned
+    /// buffer), and nothing changes. While a buffer is set, gradient() says
+    /// which parameters the gradient touches but holds no values, and only
+    /// updateRange() may apply it.
+    virtual bool gradientInto(float* /*buffer*/) { return false; }
 };
 
 /// Where a parameter store lives.

@@ -7,6 +7,8 @@
 #include "backend/backend.h"
 #include "backend/cpu/workspace.h"
 
+#include <stdexcept>
+
 namespace hwl {
 
 class HostUpdate {
@@ -46,10 +48,12 @@ class HostUpdateKernel : public StepKernel {
 public:
     const Gradient<float>& gradient() const override { return ws_.grad; }
     void update(float* params, UpdateAccess access) override {
+        ownGradient();
         update_.update(params, ws_.grad, access);
     }
     void countedUpdate(float* params, std::uint32_t* versions,
                        hogwild::UpdateTally& tally) override {
+        ownGradient();
         update_.counted(params, versions, ws_.grad, tally);
     }
     void updateRange(float* params, const float* gradient, std::int64_t offset,
@@ -65,6 +69,13 @@ protected:
     Workspace<float> ws_; ///< the gradient and the host arithmetic's scratch
 
 private:
+    /// update() reads ws_.grad's values: not while gradientInto() put them elsewhere.
+    void ownGradient() const {
+        if (ws_.gradientBuffer)
+            throw std::logic_error("update() of a gradient written into another buffer "
+                                   "(gradientInto): apply it with updateRange()");
+    }
+
     HostUpdate update_;
 };
 

@@ -47,7 +47,14 @@ public:
     bool start(float* params, KeepGoing& keepGoing) override;
     bool apply(StepKernel& kernel, float* params, KeepGoing& keepGoing) override;
     bool endEpoch(float* params, KeepGoing& keepGoing) override;
-    void finish() override { c_->close(); }
+    void finish() override {
+        // The kernel outlives this rule's use of it, not the collective's
+        // memory its gradient goes to.
+        if (bound_)
+            bound_->gradientInto(nullptr);
+        bound_ = nullptr;
+        c_->close();
+    }
     float divergence() const override { return divergence_; }
     bool agreesCommands() const override { return true; }
     RunCommand agreedCommand() const override { return RunCommand(agreed_); }
@@ -70,6 +77,9 @@ private:
     bool averageSparse(StepKernel& kernel, float* params, KeepGoing& keepGoing,
                        std::uint32_t& vote);
     bool measure(const float* params, KeepGoing& keepGoing);
+    /// The first dense step: the kernel's next gradients go straight into
+    /// the collective's slot, when both can (this step's is copied there).
+    void bindGradient(StepKernel& kernel);
 
     std::unique_ptr<Collective> c_;
     AllreduceSettings s_;
@@ -81,6 +91,9 @@ private:
     std::uint32_t agreed_ = std::uint32_t(RunCommand::Run);
     float divergence_ = 0.0f;
     AlignedVector<float> compact_; ///< sparse: this rank's values on the union of segments
+    bool triedBinding_ = false;
+    StepKernel* bound_ = nullptr; ///< the kernel writing its gradient into slot_
+    float* slot_ = nullptr;       ///< this rank's gradient slot in the collective
 };
 
 bool AllreduceUpdate::start(float* params, KeepGoing& keepGoing) {
@@ -146,18 +159,36 @@ bool AllreduceUpdate::apply(StepKernel& kernel, float* params, KeepGoing& keepGo
     return ok;
 }
 
+void AllreduceUpdate::bindGradient(StepKernel& kernel) {
+    triedBinding_ = true;
+    float* slot = c_->gradientSlot(total_);
+    if (!slot)
+        return;
+    // This step's gradient is in the kernel's own storage: it is copied this
+    // once, and gradientInto() empties that storage.
+    std::copy_n(kernel.gradient().values.data(), total_, slot);
+    if (!kernel.gradientInto(slot))
+        return;
+    bound_ = &kernel;
+    slot_ = slot;
+}
+
 bool AllreduceUpdate::averageDense(StepKernel& kernel, float* params, KeepGoing& keepGoing,
                                    std::uint32_t& vote) {
     // Bucket by bucket: the mean stays in the collective's memory and the
-    // replica's SGD step reads it from there.
+    // replica's SGD step reads it from there. With a slot, the gradient was
+    // computed there: nothing is copied.
+    if (!triedBinding_)
+        bindGradient(kernel);
     const Gradient<float>& g = kernel.gradient();
     bool first = true;
     for (const Bucket& b : s_.buckets) {
         const float* mean = nullptr;
         if (!communicate([&] {
                 countBytes(b.length);
-                mean = c_->reduceMean(g.values.data() + b.offset, b.length, keepGoing,
-                                      first ? &vote : nullptr);
+                std::uint32_t* v = first ? &vote : nullptr;
+                mean = slot_ ? c_->reduceSlot(b.offset, b.length, keepGoing, v)
+                             : c_->reduceMean(g.values.data() + b.offset, b.length, keepGoing, v);
                 return mean != nullptr;
             }))
             return false;
@@ -230,10 +261,12 @@ int divergenceInterval(int syncEvery, std::int64_t parameterCount) {
     // A measurement costs as much as averaging the parameters once: for
     // K > 1 about 4 per averaging period, never more than one every 4 steps;
     // for K = 1 (the replicas are bit-identical by construction: this checks
-    // it) rarely enough to stay a small share of a step on any model.
+    // it) rarely enough to stay a small share of a step on any model (one
+    // every 32 steps was 2% of the blog MLP's time under perf; each epoch's
+    // end measures too).
     if (syncEvery > 1)
         return std::max(4, syncEvery / 4);
-    return int(std::max<std::int64_t>(32, parameterCount / 4096));
+    return int(std::max<std::int64_t>(128, parameterCount / 4096));
 }
 
 std::unique_ptr<UpdateRule> makeAllreduceUpdate(std::unique_ptr<Collective> collective,

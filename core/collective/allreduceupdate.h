@@ -37,7 +37,7 @@ struct AllreduceSettings {
     int syncEvery = 1;
 };
 
-/// Steps between divergence measurements: for sync-every 1, 32 or one per
+/// Steps between divergence measurements: for sync-every 1, 128 or one per
 /// 4096 parameters; else about 4 per averaging period (at most one every 4).
 int divergenceInterval(int syncEvery, std::int64_t parameterCount);
 

@@ -55,6 +55,20 @@ public:
     /// gone.
     virtual const float* reduceMean(const float* data, std::int64_t count, KeepGoing& alive,
                                     std::uint32_t* vote = nullptr) = 0;
+    /// Memory where this rank may compute a whole gradient of `floats`
+    /// floats, which reduceSlot() reads in place (no copy in): the
+    /// shared-memory transport's slot of this rank. Null when the collective
+    /// has none, or none that large (then use reduceMean). Stays valid as
+    /// long as the collective; the rank rewrites it only after the last
+    /// reduceSlot() of a step returned.
+    virtual float* gradientSlot(std::int64_t /*floats*/) { return nullptr; }
+    /// The mean over the ranks of gradientSlot()[offset, offset + count),
+    /// as reduceMean() gives it (the same bits), in the collective's memory:
+    /// valid until this range is reduced again. Null when a peer is gone.
+    virtual const float* reduceSlot(std::int64_t /*offset*/, std::int64_t /*count*/,
+                                    KeepGoing& /*alive*/, std::uint32_t* /*vote*/ = nullptr) {
+        return nullptr;
+    }
     /// data[0..count) becomes rank `root`'s.
     virtual bool broadcast(float* data, std::int64_t count, std::uint32_t root,
                            KeepGoing& alive) = 0;

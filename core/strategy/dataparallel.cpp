@@ -13,6 +13,7 @@
 #include "config/fields.h"
 #include "data/fingerprint.h"
 #include "launch/workerargs.h"
+#include "model/mlp.h"
 #include "store/sharedsegment.h"
 #include "strategy/builtin.h"
 #include "strategy/hostparts.h"
@@ -38,6 +39,13 @@ std::int64_t collectiveCapacity(const ExperimentConfig& c, const ParamLayout& la
     for (const Bucket& b : makeBuckets(layout, c.bucketMb))
         largest = std::max(largest, b.length);
     return largest;
+}
+
+/// The collective's gradient area, per rank: a whole dense gradient, which
+/// each rank's backward pass writes into (sync-every 1 reduces gradients;
+/// a sparse model's kernel keeps its own and leaves the area unused).
+std::int64_t gradientArea(const ExperimentConfig& c, const Model& model) {
+    return c.syncEvery == 1 && dynamic_cast<const Mlp*>(&model) ? model.layout().total() : 0;
 }
 
 /// What an MPI rank says of itself: what must equal rank 0's (every
@@ -110,16 +118,17 @@ private:
 
 void DataParallel::prepare(RunResources& run, const float* initial) {
     capacity_ = collectiveCapacity(config_, run.model.layout());
+    const std::int64_t gradients = gradientArea(config_, run.model);
     const SharedNeeds needs{
         mpi() ? 0 : std::size_t(config_.workers) - 1,
-        mpi() ? 0 : ShmCollective::bytesFor(std::uint32_t(config_.workers), capacity_)};
+        mpi() ? 0 : ShmCollective::bytesFor(std::uint32_t(config_.workers), capacity_, gradients)};
     host_.prepareParameters(run, initial, needs);
     if (!mpi()) {
         // The other replicas start empty: each worker takes rank 0's
         // parameters by a broadcast before its first step.
         for (int r = 1; r < config_.workers; ++r)
             host_.stores().addWorker(run, host_.place(), "replica" + std::to_string(r), nullptr);
-        collective_ = ShmCollective::create(std::uint32_t(config_.workers), capacity_);
+        collective_ = ShmCollective::create(std::uint32_t(config_.workers), capacity_, gradients);
     }
     host_.placeData(run);
     if (mpi() && !mpi::joined())

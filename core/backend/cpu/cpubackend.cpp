@@ -6,6 +6,8 @@
 #include "optim/hogwild.h"
 #include "util/parallel.h"
 
+#include <cstdint>
+
 namespace hwl {
 
 namespace {
@@ -15,7 +17,8 @@ public:
     CpuStepKernel(const Model& model, const DatasetView& train, const SgdSettings& sgd,
                   std::uint32_t rank, std::uint32_t workers)
         : HostUpdateKernel(model.layout().total(), sgd, rank, workers),
-          math_(makeModelKernel(model)), train_(train) {}
+          math_(makeModelKernel(model)), train_(train),
+          dense_(dynamic_cast<const MlpKernel*>(math_.get()) != nullptr) {}
 
     float lossAndGradient(const float* params, const std::int64_t* rows, std::int64_t n) override {
         return math_->lossAndGradient(params, train_, rows, n, ws_);
@@ -24,10 +27,20 @@ public:
                         std::int64_t end) override {
         return math_->evaluate(params, data, begin, end, ws_);
     }
+    bool gradientInto(float* buffer) override {
+        // The embedding bag's gradient is sparse (its rows vary by batch); a
+        // buffer aligned otherwise than the kernel's own would change bits.
+        if (!dense_ || reinterpret_cast<std::uintptr_t>(buffer) % 64 != 0)
+            return false;
+        ws_.gradientBuffer = buffer;
+        ws_.grad.values.clear(); // never a stale gradient where the new one is not
+        return true;
+    }
 
 private:
     std::unique_ptr<ModelKernel> math_;
     DatasetView train_;
+    bool dense_; ///< an MLP: its gradient covers every parameter
 };
 
 } // namespace

@@ -82,15 +82,19 @@ T MlpKernel::train(const T* params, const DatasetView& data, const std::int64_t*
         softmaxCrossEntropy(ws.pre.back().data(), n, classes, data.labels, rows, ws.delta.data());
 
     auto& grad = ws.grad;
-    grad.values.resize(std::size_t(total_));
+    T* values = ws.gradientBuffer;
+    if (!values) {
+        grad.values.resize(std::size_t(total_));
+        values = grad.values.data();
+    }
     grad.segments.assign(1, {0, total_, 0});
     for (std::size_t l = layers_.size(); l-- > 0;) {
         const auto& layer = layers_[l];
         const T* input = l == 0 ? ws.input.data() : ws.post[l - 1].data();
         ConstMatrixMap<T> a(input, n, layer.in);
         ConstMatrixMap<T> dz(ws.delta.data(), n, layer.out);
-        MatrixMap<T> dw(grad.values.data() + layer.weight, layer.out, layer.in);
-        Eigen::Map<RowVector<T>> db(grad.values.data() + layer.bias, layer.out);
+        MatrixMap<T> dw(values + layer.weight, layer.out, layer.in);
+        Eigen::Map<RowVector<T>> db(values + layer.bias, layer.out);
         dw.noalias() = dz.transpose() * a;
         db = dz.colwise().sum();
         if (l == 0)

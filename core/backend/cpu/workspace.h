@@ -18,6 +18,9 @@ struct Workspace {
     std::vector<std::int64_t> rowSlot;
     std::int64_t stamp = 0;
     Gradient<T> grad;
+    /// Set: a dense gradient's values go here instead of grad.values
+    /// (StepKernel::gradientInto).
+    T* gradientBuffer = nullptr;
 };
 
 } // namespace hwl
