@@ -12,9 +12,8 @@ alike, for each workload:
           serial alone, the pair, Hogwild x2 over threads and over processes
           under each start method (--split replicate: each worker does a
           serial run's work), process Hogwild x2 with --no-share (a private
-          copy each: what sharing the parameters costs), and data-parallel x2
-          over threads and processes (each rank half of every epoch, so twice
-          the epochs);
+          copy each: what sharing the parameters costs); data-parallel x2
+          against its own ceiling is bench/dataparallel.py's;
   sparse  the embedding bag (20000-32-4 on sparse-bow): serial alone, the
           pair, Hogwild x2 over threads and processes (forkserver), and
           the latter with --no-share.
@@ -69,9 +68,6 @@ DENSE_ROWS = [
     ("Hogwild processes spawn ×2", hogwild("spawn"), 1),
     ("Hogwild processes forkserver ×2", hogwild("forkserver"), 1),
     ("process Hogwild fork ×2, --no-share (private copies)", hogwild("fork") + ["--no-share"], 1),
-    ("data-parallel threads ×2", ["--mode", "data-parallel", "--transport", "threads"] + two(), 2),
-    ("data-parallel processes ×2", ["--mode", "data-parallel", "--transport", "processes",
-                                    "--start-method", "forkserver"] + two(), 2),
 ]
 SPARSE_ROWS = [
     ("Hogwild threads ×2", hogwild("threads"), 1),

@@ -4,7 +4,6 @@ import statistics
 
 TARGET_HOGWILD = 0.90  # Hogwild x2, long runs, dense and sparse
 TARGET_SHORT = 0.80  # Hogwild x2 on the blog's 3-epoch runs
-TARGET_DP = 0.85  # data-parallel x2 over threads and processes
 
 
 def spread(values):
@@ -21,8 +20,6 @@ def verdict(value, target):
 
 
 def target_of(row):
-    if row["label"].startswith("data-parallel"):
-        return TARGET_DP
     if "--no-share" in row["label"]:
         return None
     return TARGET_HOGWILD
@@ -81,8 +78,7 @@ def section(pair):
             "moment hits them alike; a row's share is its samples/s over the ceiling's of the same "
             "repeat (median, min–max). Runs last a few seconds each (`--seconds` %.1f for serial), "
             "so start-up weighs little. Hogwild rows use `--split replicate` (each worker does a "
-            "serial run's work); data-parallel ranks take half of every epoch, so they run twice "
-            "the epochs." % pair.get("seconds", 0))
+            "serial run's work). Data-parallel ×2 against the same ceiling is in section 8." % pair.get("seconds", 0))
     if pair.get("sharedupdate"):
         note += ("\n\nWhat moving the dense model between the two cores costs by itself "
                  "(`build/bench/sharedupdate`, the engine's SGD pass over 28,426 floats, two "
