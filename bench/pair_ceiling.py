@@ -24,8 +24,8 @@ model's parameters from one core to the other costs by itself.
 A row's fraction of the ceiling in one repeat is its samples/s over the
 pair's of the same repeat. Writes JSON: {"ceiling": {workload: {"alone",
 "pair", "ratio"}}, "rows": [{"workload", "label", "args", "rates",
-"fractions"}], plus the older keys "alone", "pair", "ratio", "shared",
-"private" (the dense workload) for the context rows.
+"fractions"}], plus "alone", "pair", "ratio" of the dense workload for
+the summary's context row.
 
     python3 bench/pair_ceiling.py --app build/app/hogwild-lab --out FILE
 """
@@ -132,8 +132,7 @@ def main():
                 x = run(a.app, base + flags, epochs * factor, 300)
                 r["rates"].append(x)
                 r["fractions"].append(x / both)
-                line.append("%s %.0f%%" % (label.split(" ×")[0].replace("Hogwild ", ""),
-                                          100 * x / both))
+                line.append("%s %.0f%%" % (label, 100 * x / both))
             print("pair ceiling %s, repeat %d: alone %.0f, pair %.0f samples/s (%.2fx); %s"
                   % (name, rep + 1, alone, both, both / alone, ", ".join(line)), flush=True)
     doc["rows"] = list(rows.values())
@@ -144,8 +143,6 @@ def main():
         print("\n".join(doc["sharedupdate"]), flush=True)
     dense = doc["ceiling"]["dense"]
     doc.update({k: dense[k] for k in ("alone", "pair", "ratio")})
-    doc["shared"] = rows[("dense", "Hogwild processes fork ×2")]["rates"]
-    doc["private"] = rows[("dense", DENSE_ROWS[4][0])]["rates"]
     doc["command"] = "%s --headless --quiet --epochs %d %s --mode serial" % (
         a.app, doc["epochs"]["dense"], " ".join(engine_runs.BLOG))
     with open(a.out, "w") as f:

@@ -514,15 +514,6 @@ def targets_table(eng, pt, sk, pair=None):
                      "two independent serial runs at once do %.2f× one alone (median of %d, "
                      "%.2f–%.2f): no 2-worker mode can exceed that here" % (r[0], r[3], r[1], r[2]),
                      "-"])
-        if pair.get("shared") and pair.get("private") and pair.get("alone"):
-            alone = stats(pair["alone"])[0]
-            sh, pr = stats(pair["shared"])[0], stats(pair["private"])[0]
-            rows.append(["(context) what sharing dense parameters costs",
-                         "process Hogwild ×2 (fork, replicate, 30 epochs) on one shared copy: "
-                         "%.2f× serial; the same with --no-share (a private copy each): %.2f×. "
-                         "The gap is the 113 KB parameter vector moving between the two cores' "
-                         "caches every step (each worker's update invalidates the other's copy)"
-                         % (sh / alone, pr / alone), "-"])
     short = {}
     for mode in ("threads", "fork", "spawn", "forkserver"):
         s = med(eng["results"].get("blog/%s/2/shard" % mode, []), "samples_per_s")

@@ -266,8 +266,10 @@ def local_transports(col, mpi):
         vote = float(vote.group(1)) if vote else None
         candidates.append(("Open MPI MPI_Allreduce, %s" % label, where, run.get("ops"),
                            ("MPI_Allreduce",), vote))
-        candidates.append(("engine's MPI transport (rank-0 hub), %s" % label, where,
-                           run.get("ops"), ("MpiCollective",), vote))
+        for reduce, name in (("mpi", "Open MPI's collectives"), ("exact", "rank-0 hub")):
+            candidates.append(("engine's MPI transport, --reduce %s (%s), %s" % (reduce, name,
+                                                                              label),
+                               where, run.get("ops"), ("(reduce %s)" % reduce,), vote))
     rows = []
     for name, where, o, words, vote_us in candidates:
         small, large = op_us(o, "113 KB", *words), op_us(o, "100 MB", *words)
