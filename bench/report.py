@@ -1,5 +1,8 @@
-"""Turns the JSON that engine_runs.py and pytorch_runs.py wrote into
-bench/RESULTS.md (and prints the same tables on stdout).
+"""Turns the JSON that bench/run's drivers wrote into bench/RESULTS.md (and
+prints it on stdout): the header, the targets and the order of the sections
+here; the tables in report_tables.py (engine, PyTorch), report_pair.py (the
+pair ceiling), report_dp.py (data-parallel), loading.py and the scaling
+model's own markdown; shared helpers in report_util.py.
 
     python3 bench/report.py --engine E.json [--pytorch P.json | --pytorch-skipped WHY]
                             [--stepkernel S.json] --out bench/RESULTS.md [--timings K=V,...]
@@ -11,8 +14,6 @@ import json
 import os
 import platform
 import re
-import statistics
-import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -20,6 +21,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report_dp  # noqa: E402
 import report_pair  # noqa: E402
 import loading  # noqa: E402
+from report_tables import (  # noqa: E402
+    MODE_LABEL, engine_items, engine_table, extra_per_worker, fmnist_section, lost_updates_table,
+    memory_table, memory_totals, pytorch_memory_table, pytorch_table, ratio_rows, scaling_table,
+    startup_table, stepkernel_figures, stepkernel_summary)
+from report_util import med, pooled, rate, sh, stats, table, verdict  # noqa: E402
 
 TARGET_CEILING_SHARE = 50.0   # % of the single-core matmul ceiling, serial step
 TARGET_VS_PYTORCH = 10.0      # engine serial / PyTorch serial loop
@@ -28,91 +34,6 @@ TARGET_FORK_MS = 5.0          # fork and forkserver
 TARGET_EXTRA_MB = 30.0        # extra memory per extra process worker
 
 
-# ---------------------------------------------------------------- helpers
-def sh(cmd):
-    try:
-        return subprocess.run(cmd, shell=True, capture_output=True, text=True,
-                              timeout=30).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
-def stats(values):
-    values = [v for v in values if v is not None]
-    if not values:
-        return None
-    return statistics.median(values), min(values), max(values), len(values)
-
-
-def rate(x):
-    if x is None:
-        return "-"
-    if x >= 1e6:
-        return "%.2fM" % (x / 1e6)
-    if x >= 1e3:
-        return "%.1fk" % (x / 1e3)
-    return "%.0f" % x
-
-
-def num(fmt):
-    return lambda x: "-" if x is None else fmt % x
-
-
-def mrange(values, f=rate, spread=True):
-    """'median (min-max)' of values."""
-    s = stats(values)
-    if s is None:
-        return "-"
-    med, lo, hi, n = s
-    if not spread or n == 1 or f(lo) == f(hi):
-        return f(med)
-    return "%s (%s–%s)" % (f(med), f(lo), f(hi))
-
-
-def mb(kb):
-    return None if kb is None else kb / 1024.0
-
-
-def table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-def ok_runs(runs):
-    return [r for r in runs or [] if r.get("ok")]
-
-
-def runs_cell(runs):
-    runs = runs or []
-    bad = [r for r in runs if not r.get("ok")]
-    return str(len(runs) - len(bad)) + (" (%d failed)" % len(bad) if bad else "")
-
-
-def pooled(runs, field):
-    out = []
-    for r in ok_runs(runs):
-        v = r.get(field)
-        if isinstance(v, list):
-            out += v
-        elif v is not None:
-            out.append(v)
-    return out
-
-
-def med(runs, field):
-    s = stats(pooled(runs, field))
-    return s[0] if s else None
-
-
-def verdict(value, target, higher_is_better=True):
-    if value is None:
-        return "not measured"
-    good = value >= target if higher_is_better else value <= target
-    return "met" if good else "**missed**"
-
-
-# ---------------------------------------------------------------- machine
 def machine(engine_doc, pytorch_doc, build_dir, pytorch_skipped):
     lscpu = sh("lscpu")
 
@@ -158,313 +79,6 @@ def machine(engine_doc, pytorch_doc, build_dir, pytorch_skipped):
         "torch": torch,
         "os": sh(". /etc/os-release 2>/dev/null && echo \"$PRETTY_NAME\"") or "?",
     }
-
-
-# ---------------------------------------------------------------- sections
-MODE_LABEL = {"serial": "serial", "threads": "threads", "threads-locked": "threads-locked",
-              "fork": "processes fork", "spawn": "processes spawn",
-              "forkserver": "processes forkserver"}
-
-
-def engine_items(doc, group):
-    return [it for it in doc["items"] if it["group"] == group]
-
-
-def engine_table(doc):
-    rows = []
-    for it in engine_items(doc, "blog"):
-        runs = doc["results"].get(it["key"], [])
-        rows.append([MODE_LABEL[it["mode"]], it["workers"], it["split"],
-                     mrange(pooled(runs, "samples_per_s")),
-                     mrange(pooled(runs, "wall_s"), num("%.3f")),
-                     mrange(pooled(runs, "startup_ms"), num("%.2f")),
-                     mrange(pooled(runs, "final_loss"), num("%.4f"), spread=False),
-                     mrange([mb(x) for x in pooled(runs, "maxrss_kb")], num("%.1f")),
-                     runs_cell(runs)])
-    return table(["mode", "workers", "split", "samples/s (training)", "wall s (engine's)",
-                  "start-up ms per worker", "final train loss", "max RSS MB (time -v)", "runs"],
-                 rows)
-
-
-def pt_key(recipe, workers):
-    return "%s/%d" % (recipe, workers)
-
-
-PT_LABEL = {"serial": "serial loop", "fork": "process Hogwild, fork",
-            "spawn": "process Hogwild, mp.spawn", "threads": "threads (queue recipe)",
-            "ddp": "DDP, gloo"}
-
-
-def pytorch_table(doc):
-    rows = []
-    for it in doc["items"]:
-        runs = doc["results"].get(it["key"], [])
-        good = ok_runs(runs)
-        split = good[0]["split"] if good else "?"
-        notes = []
-        terr = [len(r.get("thread_errors") or []) for r in good]
-        if it["recipe"] == "threads":
-            notes.append("threads died: %s per run of 3 epochs" % (
-                ", ".join(str(x) for x in terr) if terr else "-"))
-        if it["recipe"] in ("fork", "spawn"):
-            changed = [r.get("shared_params_changed") for r in good]
-            if changed and not all(changed):
-                notes.append("parent's parameters unchanged in %d run(s)" % changed.count(False))
-        rows.append([PT_LABEL[it["recipe"]], it["workers"], split,
-                     mrange(pooled(runs, "samples_per_s")),
-                     mrange(pooled(runs, "cmd_wall_s"), num("%.2f")),
-                     mrange(pooled(runs, "startup_ms"), num("%.1f")),
-                     mrange(pooled(runs, "all_ready_ms"), num("%.0f")),
-                     mrange(pooled(runs, "final_loss"), num("%.4f"), spread=False),
-                     mrange([mb(x) for x in pooled(runs, "maxrss_kb")], num("%.0f")),
-                     mrange([mb(x) for x in pooled(runs, "worker_peak_pss_kb")], num("%.0f")),
-                     mrange([mb(x) for x in pooled(runs, "peak_total_pss_kb")], num("%.0f")),
-                     runs_cell(runs), "; ".join(notes)])
-    return table(["recipe", "workers", "split", "samples/s (training)", "wall s (command)",
-                  "start-up ms per worker", "all ready ms", "final loss", "max RSS MB (time -v)",
-                  "peak PSS MB per worker", "peak total PSS MB", "runs", "notes"], rows)
-
-
-def ratio_text(r):
-    """0.0022 -> '0.0022 (1/450)': small start-up ratios stay readable."""
-    if r <= 0:
-        return "%.2g" % r
-    return "%.2g (1/%.0f)" % (r, 1 / r) if r < 0.5 else "%.2g" % r
-
-
-def ratio_rows(eng, pt):
-    """(engine mode, engine workers, split, pytorch recipe)."""
-    pairs = [("serial", 1, "-", "serial")]
-    for w in (1, 2, 4):
-        pairs.append(("threads", w, "replicate" if w == 1 else "shard", "threads"))
-    for method, recipe in (("fork", "fork"), ("spawn", "spawn"), ("forkserver", "spawn")):
-        for w in (1, 2, 4):
-            pairs.append((method, w, "replicate", recipe))
-    rows = []
-    for mode, w, split, recipe in pairs:
-        key = "blog/%s/%d/%s" % (mode, w, split)
-        er = eng["results"].get(key, [])
-        pr = pt["results"].get(pt_key(recipe, w), []) if pt else []
-        es, ps = med(er, "samples_per_s"), med(pr, "samples_per_s")
-        eu, pu = med(er, "startup_ms"), med(pr, "startup_ms")
-        rows.append([MODE_LABEL[mode], PT_LABEL[recipe], w, split if split != "-" else "-",
-                     rate(es), rate(ps),
-                     "%.1f×" % (es / ps) if es and ps else "-",
-                     "%.2f" % eu if eu is not None else "-",
-                     "%.1f" % pu if pu is not None else "-",
-                     ratio_text(eu / pu) if eu is not None and pu else "-"])
-    return table(["engine", "PyTorch recipe", "workers", "split", "engine samples/s",
-                  "PyTorch samples/s", "samples/s engine/PyTorch", "engine start-up ms",
-                  "PyTorch start-up ms", "start-up engine/PyTorch"], rows)
-
-
-def scaling_table(doc):
-    rows = []
-    for group, label in (("scaling-dense", "dense MLP 100-256-10"),
-                         ("scaling-sparse", "sparse embedding-bag 20000-32-4")):
-        for mode in ("threads", "forkserver"):
-            base = med(doc["results"].get("%s/%s/1/shard" % (group, mode), []), "samples_per_s")
-            for w in (1, 2, 4, 8):
-                runs = doc["results"].get("%s/%s/%d/shard" % (group, mode, w), [])
-                if not runs:
-                    continue
-                s = med(runs, "samples_per_s")
-                rows.append([label, MODE_LABEL[mode], w, mrange(pooled(runs, "samples_per_s")),
-                             "%.2f×" % (s / base) if s and base else "-", runs_cell(runs)])
-    return table(["model", "mode", "workers", "samples/s (training)", "speedup over 1 worker",
-                  "runs"], rows)
-
-
-def lost_updates_table(doc):
-    rows = []
-    for label, model in (("dense", "MLP 100-256-10"), ("sparse", "embedding-bag 20000-32-4")):
-        for mode in ("threads", "threads-locked", "forkserver"):
-            key = "%s/2/shard" % mode
-            off = doc["results"].get("lost-off-%s/%s" % (label, key), [])
-            on = doc["results"].get("lost-on-%s/%s" % (label, key), [])
-            if not off or not on:
-                continue
-            a, b = med(off, "samples_per_s"), med(on, "samples_per_s")
-            lost, writes = med(on, "lost_updates"), med(on, "update_writes")
-            rows.append([model, MODE_LABEL[mode], mrange(pooled(off, "samples_per_s")),
-                         mrange(pooled(on, "samples_per_s")),
-                         "%+.1f%%" % (100 * (b / a - 1)) if a and b else "-",
-                         "%.3f%%" % (100 * lost / writes) if writes else "-",
-                         "%s / %s" % (runs_cell(off), runs_cell(on))])
-    return table(["model", "mode (2 workers)", "samples/s without", "samples/s with --lost-updates",
-                  "change", "lost of block writes (median)", "runs"], rows)
-
-
-def fmnist_section(doc, group="fmnist"):
-    items = engine_items(doc, group)
-    if not doc.get("fmnist"):
-        return "Skipped: %s does not exist (install Debian's dataset-fashion-mnist)." % doc[
-            "fmnist_dir"]
-    if not items:
-        return "Not run."
-    out = []
-    epochs = 0
-    per = {}
-    for it in items:
-        runs = ok_runs(doc["results"].get(it["key"], []))
-        per[it["key"]] = runs
-        for r in runs:
-            epochs = max(epochs, max(int(e) for e in (r.get("epochs") or {"0": 0})))
-    rows = []
-    for e in range(1, epochs + 1):
-        row = [e]
-        for it in items:
-            accs = [r["epochs"].get(str(e), {}).get("accuracy") for r in per[it["key"]]]
-            ends = [r["epochs"].get(str(e), {}).get("end_s") for r in per[it["key"]]]
-            row += [mrange(accs, num("%.2f")), mrange(ends, num("%.2f"))]
-        rows.append(row)
-    header = ["epoch"]
-    for it in items:
-        name = "serial" if it["mode"] == "serial" else "threads ×%d" % it["workers"]
-        header += ["%s test accuracy %%" % name, "%s elapsed s" % name]
-    out.append(table(header, rows))
-    rows = []
-    for it in items:
-        name = "serial" if it["mode"] == "serial" else "threads ×%d" % it["workers"]
-        runs = per[it["key"]]
-        row = [name]
-        for target in (85.0, 88.0):
-            times, missed = [], 0
-            for r in runs:
-                hit = [v["end_s"] for k, v in sorted(r["epochs"].items(), key=lambda kv: int(kv[0]))
-                       if v.get("accuracy") is not None and v["accuracy"] >= target
-                       and v.get("end_s") is not None]
-                if hit:
-                    times.append(hit[0])
-                else:
-                    missed += 1
-            cell = mrange(times, num("%.2f s")) if times else "not reached"
-            if times and missed:
-                cell += " (not reached in %d of %d runs)" % (missed, len(runs))
-            row.append(cell)
-        row += [mrange(pooled(doc["results"].get(it["key"], []), "samples_per_s")),
-                mrange(pooled(doc["results"].get(it["key"], []), "final_accuracy"), num("%.2f")),
-                runs_cell(doc["results"].get(it["key"], []))]
-        rows.append(row)
-    out.append(table(["run", "time to 85% test accuracy", "time to 88% test accuracy",
-                      "samples/s (training)", "final test accuracy %", "runs"], rows))
-    return "\n\n".join(out)
-
-
-def startup_table(doc):
-    rows = []
-    for method in ("fork", "spawn", "forkserver"):
-        row = [method]
-        allv = []
-        for w in (1, 2, 4):
-            v = []
-            for split in ("replicate", "shard"):
-                v += pooled(doc["results"].get("blog/%s/%d/%s" % (method, w, split), []),
-                            "startup_ms")
-            allv += v
-            row.append(mrange(v, num("%.2f")))
-        s = stats(allv)
-        row += [mrange(allv, num("%.2f")), s[3] if s else 0]
-        rows.append(row)
-    return table(["start method", "1 worker", "2 workers", "4 workers", "all", "worker starts"],
-                 rows)
-
-
-def memory_totals(doc):
-    """{mode: {workers: median peak total PSS kB}}."""
-    out = {}
-    for it in engine_items(doc, "memory"):
-        runs = doc["results"].get(it["key"], [])
-        out.setdefault(it["mode"], {})[it["workers"]] = med(runs, "peak_total_pss_kb")
-    return out
-
-
-def extra_per_worker(totals, mode):
-    t = totals.get(mode, {})
-    if t.get(1) is None or t.get(4) is None:
-        return None
-    return (t[4] - t[1]) / 3.0 / 1024.0
-
-
-def memory_table(doc):
-    rows = []
-    totals = memory_totals(doc)
-    for it in engine_items(doc, "memory"):
-        runs = doc["results"].get(it["key"], [])
-        t = totals[it["mode"]]
-        extra = "-"
-        if it["workers"] > 1 and t.get(1) is not None and t.get(it["workers"]) is not None:
-            extra = "%.1f" % ((t[it["workers"]] - t[1]) / (it["workers"] - 1) / 1024.0)
-        notes = sorted(set(r["memory_note"] for r in ok_runs(runs) if r.get("memory_note")))
-        rows.append([MODE_LABEL[it["mode"]], it["workers"],
-                     mrange([mb(x) for x in pooled(runs, "app_peak_pss_kb")], num("%.1f")),
-                     mrange([mb(x) for x in pooled(runs, "worker_peak_pss_kb")], num("%.1f")),
-                     mrange([mb(x) for x in pooled(runs, "worker_peak_rss_kb")], num("%.1f")),
-                     mrange([mb(x) for x in pooled(runs, "server_peak_pss_kb")], num("%.1f")),
-                     mrange([mb(x) for x in pooled(runs, "peak_total_pss_kb")], num("%.1f")),
-                     mrange([mb(x) for x in pooled(runs, "maxrss_kb")], num("%.1f")),
-                     extra, runs_cell(runs) + ("; " + "; ".join(notes) if notes else "")])
-    return table(["mode", "workers", "app peak PSS MB", "per-worker peak PSS MB",
-                  "per-worker peak RSS MB", "fork server PSS MB", "peak total PSS MB",
-                  "max RSS MB (time -v)", "extra MB per extra worker", "runs"], rows)
-
-
-def pytorch_memory_table(doc):
-    rows = []
-    for recipe in ("fork", "spawn"):
-        t = {w: med(doc["results"].get(pt_key(recipe, w), []), "peak_total_pss_kb")
-             for w in (1, 2, 4)}
-        for w in (1, 2, 4):
-            runs = doc["results"].get(pt_key(recipe, w), [])
-            extra = "-"
-            if w > 1 and t[1] is not None and t[w] is not None:
-                extra = "%.1f" % ((t[w] - t[1]) / (w - 1) / 1024.0)
-            helpers = pooled(runs, "helper_processes")
-            rows.append([PT_LABEL[recipe], w,
-                         mrange([mb(x) for x in pooled(runs, "parent_peak_pss_kb")], num("%.0f")),
-                         mrange([mb(x) for x in pooled(runs, "worker_peak_pss_kb")], num("%.0f")),
-                         mrange([mb(x) for x in pooled(runs, "worker_peak_rss_kb")], num("%.0f")),
-                         mrange([mb(x) for x in pooled(runs, "peak_total_pss_kb")], num("%.0f")),
-                         extra, "resource_tracker" if any("resource_tracker" in h["cmdline"]
-                                                          for h in helpers) else "-"])
-    return table(["recipe", "workers", "parent peak PSS MB", "per-worker peak PSS MB",
-                  "per-worker peak RSS MB", "peak total PSS MB", "extra MB per extra worker",
-                  "helper processes"], rows)
-
-
-STEP_RE = re.compile(r"blog MLP 100-256-10 step: ([\d.]+) GFLOP/s = (\d+)% of the 1024\^3 ceiling "
-                     r"\(([\d.]+) GFLOP/s\), ([\d.]+)([kM]?) samples/s")
-
-
-def stepkernel_figures(sk):
-    """(share %, ceiling GFLOP/s, step GFLOP/s, step samples/s) from the summary."""
-    if not sk or not sk.get("ok"):
-        return None
-    m = STEP_RE.search(sk.get("stdout", "") + "\n" + sk.get("stderr", ""))
-    if not m:
-        return None
-    units = {"": 1, "k": 1e3, "M": 1e6}
-    ceiling = float(m.group(3))
-    c = re.search(r"^ceiling 1024\^3 matmul: ([\d.]+) GFLOP/s", sk.get("stdout", ""), re.M)
-    if c:
-        ceiling = float(c.group(1))  # the same figure with one more digit
-    return (float(m.group(2)), ceiling, float(m.group(1)), float(m.group(4)) * units[m.group(5)])
-
-
-def stepkernel_summary(sk):
-    """The plain-text summary stepkernel prints after the benchmark tables."""
-    if not sk or not sk.get("present"):
-        return None
-    text = sk.get("stdout", "") + "\n" + sk.get("stderr", "")
-    i = text.find("summary (single core")
-    if i < 0:
-        return None
-    lines = []
-    for line in text[i:].splitlines():
-        if not line.strip():
-            break
-        lines.append(line)
-    return "\n".join(lines)
 
 
 SCALING_LIMITS = (
@@ -571,46 +185,18 @@ def scaling_section(path):
         return f.read().strip()
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--engine", required=True)
-    ap.add_argument("--pytorch")
-    ap.add_argument("--pytorch-skipped")
-    ap.add_argument("--stepkernel")
-    ap.add_argument("--pair")
-    ap.add_argument("--dp", help="bench/dataparallel.py's JSON")
-    ap.add_argument("--scaling", help="bench/scaling_model.py's markdown section")
-    ap.add_argument("--loading", help="bench/loading.py's JSON")
-    ap.add_argument("--mpi-scaling", help="bench/mpi_scaling.py's markdown (section 8)")
-    ap.add_argument("--build-dir", default="build")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--timings", default="")
-    ap.add_argument("--date", default="",
-                    help="when the measurements ran (to write a report again from saved "
-                         "results); default now")
-    ap.add_argument("--command", default="bash bench/run")
-    ap.add_argument("--load-start", default="?")
-    ap.add_argument("--build-note", default="")
-    a = ap.parse_args()
+def load_json(path, required=True):
+    """A driver's JSON, or None when it wrote none (a part that did not run)."""
+    if not path or not os.path.exists(path):
+        if required and path:
+            raise SystemExit("report.py: %s does not exist" % path)
+        return None
+    with open(path) as f:
+        return json.load(f)
 
-    with open(a.engine) as f:
-        eng = json.load(f)
-    pt = None
-    if a.pytorch and os.path.exists(a.pytorch):
-        with open(a.pytorch) as f:
-            pt = json.load(f)
-    sk = None
-    if a.stepkernel and os.path.exists(a.stepkernel):
-        with open(a.stepkernel) as f:
-            sk = json.load(f)
-    pair = None
-    if a.pair and os.path.exists(a.pair):
-        with open(a.pair) as f:
-            pair = json.load(f)
-    dp = None
-    if a.dp and os.path.exists(a.dp):
-        with open(a.dp) as f:
-            dp = json.load(f)
+
+def header(a, eng, pt):
+    """The lines above the sections: when, where, on what, under which load."""
     timings = dict(kv.split("=", 1) for kv in a.timings.split(",") if "=" in kv)
     m = machine(eng, pt, a.build_dir, a.pytorch_skipped)
     load_end = open("/proc/loadavg").read().split()[:3]
@@ -657,6 +243,11 @@ def main():
                "recipe: N workers do N times the work); `shard`: each sample once per epoch across "
                "the workers (DDP's DistributedSampler; the thread recipe's shared queue).\n")
 
+    return doc
+
+
+def summary_sections(a, eng, pt, sk, pair, dp):
+    """(title, body) of the summaries and sections 1-2, in order."""
     sections = []
     summary = stepkernel_summary(sk)
     targets = targets_table(eng, pt, sk, pair) + "\n" + "\n".join(
@@ -709,6 +300,12 @@ def main():
     else:
         sections.append(("2. The blog's PyTorch recipes",
                          "Skipped: %s" % (a.pytorch_skipped or "no results")))
+    return sections
+
+
+def detail_sections(a, eng, pt, sk, pair, dp):
+    """Sections 3 to 11, then the runs that failed."""
+    sections = []
     sections.append(("3. Scaling: dense vs sparse", scaling_table(eng) +
                      "\n\n`--split shard` (the same total work at every worker count); dense: the "
                      "blog's MLP and data, 30 epochs; sparse: `--model embedding-bag:20000-32-4 "
@@ -772,7 +369,37 @@ def main():
                      scaling_section(a.scaling)))
     sections.append(("Failed, skipped or trimmed runs", failures(eng, pt, sk)))
 
-    for title, body in sections:
+    return sections
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--engine", required=True)
+    ap.add_argument("--pytorch")
+    ap.add_argument("--pytorch-skipped")
+    ap.add_argument("--stepkernel")
+    ap.add_argument("--pair")
+    ap.add_argument("--dp", help="bench/dataparallel.py's JSON")
+    ap.add_argument("--scaling", help="bench/scaling_model.py's markdown section")
+    ap.add_argument("--loading", help="bench/loading.py's JSON")
+    ap.add_argument("--mpi-scaling", help="bench/mpi_scaling.py's markdown (section 8)")
+    ap.add_argument("--build-dir", default="build")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--timings", default="")
+    ap.add_argument("--date", default="",
+                    help="when the measurements ran (to write a report again from saved "
+                         "results); default now")
+    ap.add_argument("--command", default="bash bench/run")
+    ap.add_argument("--load-start", default="?")
+    ap.add_argument("--build-note", default="")
+    a = ap.parse_args()
+
+    eng = load_json(a.engine)
+    pt, sk, pair, dp = (load_json(p, required=False)
+                        for p in (a.pytorch, a.stepkernel, a.pair, a.dp))
+    doc = header(a, eng, pt)
+    parts = (eng, pt, sk, pair, dp)
+    for title, body in summary_sections(a, *parts) + detail_sections(a, *parts):
         doc.append("## %s\n\n%s\n" % (title, body))
     text = "\n".join(doc)
     # Sections that other bench groups write by hand (bench/presets.py's)

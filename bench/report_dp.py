@@ -1,7 +1,7 @@
 """The data-parallel part of bench/RESULTS.md: target rows and a section,
 from bench/dataparallel.py's JSON (and the PyTorch DDP recipe's runs)."""
 
-import report as r
+import report_util as r
 
 
 def _runs(dp, key):

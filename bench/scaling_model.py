@@ -29,7 +29,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dataparallel  # noqa: E402
 import engine_runs  # noqa: E402
-import report  # noqa: E402
+import report_util as report  # noqa: E402
 
 RANKS = (2, 4, 8, 16, 32, 64)
 SYNC_EVERY = (1, 8, 64)
