@@ -13,8 +13,11 @@
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFileInfo>
+#include <QIcon>
 #include <QSocketNotifier>
 #include <QTimer>
+#include <QUrl>
 
 #include <csignal>
 #include <cstdio>
@@ -200,6 +203,26 @@ int picture(QApplication& app, MainWindow& window, const QString& path, const QS
 }
 } // namespace
 
+void setDesktopIdentity() {
+    QGuiApplication::setDesktopFileName(QString::fromLatin1(kAppId));
+    const QString installed = QCoreApplication::applicationDirPath() +
+                              QStringLiteral("/../share/icons/hicolor/scalable/apps/%1.svg")
+                                  .arg(QString::fromLatin1(kAppId));
+    const QIcon fallback = QFileInfo::exists(installed) ? QIcon(installed) : QIcon();
+    QApplication::setWindowIcon(QIcon::fromTheme(QString::fromLatin1(kAppId), fallback));
+}
+
+QStringList filesToOpen(const QStringList& arguments) {
+    QStringList files;
+    for (const QString& argument : arguments) {
+        const QUrl url(argument);
+        files << (argument.startsWith(QLatin1String("file:")) && url.isLocalFile()
+                      ? url.toLocalFile()
+                      : argument);
+    }
+    return files;
+}
+
 int runGui(int argc, char** argv) {
     if (!findScreen(argc, argv))
         return 2;
@@ -216,6 +239,7 @@ int runGui(int argc, char** argv) {
     QApplication::setOrganizationName("HogwildLab");
     QApplication::setApplicationName("Hogwild Lab");
     QApplication::setApplicationVersion(HWL_VERSION);
+    setDesktopIdentity();
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -243,6 +267,10 @@ int runGui(int argc, char** argv) {
                                  "order (0-19) stepped to its end.",
                                  "n");
     parser.addOptions({start, config, preset, shot, after, size, raceOrder, presenting});
+    parser.addPositionalArgument("files",
+                                 "Open these: experiments (.json), runs (metrics.csv or a --out "
+                                 "folder), initial weights (.safetensors).",
+                                 "[FILE...]");
     parser.process(app);
 
     MainWindow window;
@@ -258,6 +286,10 @@ int runGui(int argc, char** argv) {
                      qPrintable(parser.value(preset)), hwl::presetIds(hwl::presets()).c_str());
         return 2;
     }
+    // Like a drop on the window: each that cannot be opened is said and
+    // skipped, and the window opens (a file manager shows no stderr).
+    for (const QString& why : window.openFiles(filesToOpen(parser.positionalArguments())))
+        std::fprintf(stderr, "warning: %s\n", qPrintable(why));
     if (parser.isSet(shot))
         return picture(app, window, parser.value(shot), parser.value(after), parser.value(size),
                        parser.isSet(raceOrder) ? std::optional(parser.value(raceOrder))

@@ -100,6 +100,25 @@ public:
     /// Adds the run a metrics.csv or a --out folder holds to the run list
     /// (and overlays it); false with the reason (a message box unless quiet).
     bool openRun(const QString& path, bool quiet = false, QString* why = nullptr);
+    /// Makes a safetensors file the initial weights of the next run (the
+    /// experiment's `init`) once it reads as one; false with the reason (a
+    /// message box unless quiet), also while a run goes.
+    bool openWeights(const QString& path, bool quiet = false, QString* why = nullptr);
+    /// Opens any file the window takes, by what it is: an experiment (.json)
+    /// fills the form, a run (metrics.csv, any .csv, or a --out folder) goes
+    /// into the run list, weights (.safetensors) become the initial weights.
+    /// The command line, a drop on the window and Open Recent all come here.
+    /// false with the reason (naming the file) in the event log, the status
+    /// bar and `why`, and a message box unless quiet.
+    bool openFile(const QString& path, bool quiet = false, QString* why = nullptr);
+    /// openFile() for each in turn (experiments first, which set every
+    /// field), quietly; the reasons of those that failed.
+    QStringList openFiles(const QStringList& paths);
+    /// File > Open recent: the last kRecentFiles files opened or saved, the
+    /// newest first (absolute paths, kept in QSettings).
+    QStringList recentFiles() const;
+    QMenu* recentMenu() const { return recentMenu_; }
+    static constexpr int kRecentFiles = 10;
     /// Light or dark charts and, when `forced`, a dark or light Fusion palette
     /// for the whole window; themeFollowsSystem() picks from the system's.
     void setDarkTheme(bool dark, bool forced);
@@ -144,9 +163,14 @@ private:
     /// Below this size (and not in presentation) the status bar suggests it.
     static constexpr int kSmallWidth = 1400, kSmallHeight = 850;
 
-    // mainwindowmenus.cpp: the menu bar; mainwindowfiles.cpp: the
-    // recent-experiments list.
+    // mainwindowmenus.cpp: the menu bar; mainwindowfiles.cpp: files saved
+    // and exported; mainwindowopen.cpp: files opened (by kind, dropped,
+    // recent).
     void buildMenus();
+    void acceptFileDrops(); ///< drops of files anywhere on the window open them
+    /// File > Open initial weights, and Forget initial weights (enabled
+    /// while the experiment has them).
+    void addInitialWeightsActions(QMenu* file);
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void buildHelpMenu();

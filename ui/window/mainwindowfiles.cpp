@@ -1,6 +1,6 @@
 // MainWindow's files: experiments opened and saved (and the last one
-// started), the recent-experiments list, weights, metrics and charts
-// exported.
+// started), weights, metrics and charts exported. What opens which file,
+// and the recent files, are in mainwindowopen.cpp.
 #include "window/mainwindow.h"
 
 #include "charts/trainingchart.h"
@@ -21,30 +21,6 @@
 #include <QSettings>
 
 namespace hwl::ui {
-
-namespace {
-constexpr int kMaxRecent = 8;
-} // namespace
-
-void MainWindow::addRecent(const QString& path) {
-    QSettings settings;
-    QStringList recent = settings.value("recentExperiments").toStringList();
-    const QString absolute = QFileInfo(path).absoluteFilePath();
-    recent.removeAll(absolute);
-    recent.prepend(absolute);
-    while (recent.size() > kMaxRecent)
-        recent.removeLast();
-    settings.setValue("recentExperiments", recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu() {
-    recentMenu_->clear();
-    const QStringList recent = QSettings().value("recentExperiments").toStringList();
-    for (const QString& path : recent)
-        recentMenu_->addAction(path, this, [this, path] { openExperiment(path); });
-    recentMenu_->setEnabled(!recent.isEmpty());
-}
 
 bool MainWindow::saveChart(TrainingChart* chart, const QString& chosen, bool quiet, QSize size) {
     // No suffix: PNG. A suffix it cannot write: the chart says which it can.

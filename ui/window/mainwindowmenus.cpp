@@ -18,6 +18,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QImageWriter>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
@@ -70,6 +71,8 @@ void MainWindow::buildMenus() {
             openExperiment(path);
     });
     recentMenu_ = file->addMenu(tr("Open &recent"));
+    // Anew at each opening: a file deleted since shows as missing.
+    connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     lastStartedAction_ =
         file->addAction(tr("Open &last started experiment"), this, [this] { openLastStarted(); });
     lastStartedAction_->setEnabled(!QSettings().value(kLastStartedKey).toString().isEmpty());
@@ -81,6 +84,7 @@ void MainWindow::buildMenus() {
     });
     file->addAction(tr("Open r&un (metrics.csv)…"), this, [this] { chooseRunToOpen(false); });
     file->addAction(tr("Open run from a --out &folder…"), this, [this] { chooseRunToOpen(true); });
+    addInitialWeightsActions(file);
     file->addSeparator();
     file->addAction(tr("Export weights (&safetensors)…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(
@@ -128,6 +132,7 @@ void MainWindow::buildMenus() {
     buildViewMenu();
     buildHelpMenu();
     rebuildRecentMenu();
+    acceptFileDrops();
 }
 
 QString MainWindow::helpText(const QString& topic) const {

@@ -212,6 +212,7 @@ bool MainWindow::openRun(const QString& path, bool quiet, QString* why) {
     run.visible = run.userTicked = true; // opened to be compared: overlaid at once
     if (const QString saveError = runs_->add(run); !saveError.isEmpty())
         logEvent(saveError, true);
+    addRecent(path);
     logEvent(tr("Opened run \"%1\" (%2)").arg(run.name, run.description));
     onRunTicked(runs_->size() - 1);
     bottomTabs_->setCurrentWidget(runPanel_);

@@ -1,0 +1,296 @@
+// Files opened in the window (issue 23): from the command line (as the file
+// manager opens them through the desktop file's %F), dropped on the window,
+// and from File > Open recent. An experiment fills the form, a metrics.csv
+// or a --out folder goes into the run list, a safetensors file becomes the
+// initial weights; an unknown, broken or missing file is one message naming
+// it, never a crash. The desktop identity (app id) is the desktop file's.
+#include "form/experimentform.h"
+#include "guitestmain.h"
+#include "runs/runlibrary.h"
+#include "testutil.h"
+#include "window/guiapp.h"
+#include "window/mainwindow.h"
+
+#include "charts/trainingchart.h"
+#include "io/metricslog.h"
+#include "io/tensorfile.h"
+#include "telemetry/sample.h"
+
+#include <QAction>
+#include <QDir>
+#include <QDropEvent>
+#include <QGuiApplication>
+#include <QMenu>
+#include <QMimeData>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+
+using namespace hwl;
+using namespace hwl::ui;
+
+namespace {
+
+constexpr int kWaitMs = 30000;
+
+/// Drags `paths` over `target` and drops them there, as a file manager
+/// does; whether the window took the drag and the drop.
+std::pair<bool, bool> dropFiles(QWidget* target, const QList<QUrl>& urls) {
+    QMimeData mime;
+    mime.setUrls(urls);
+    const QPoint at(10, 10);
+    QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(target, &enter);
+    QDropEvent drop(QPointF(at), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(target, &drop);
+    return {enter.isAccepted(), drop.isAccepted()};
+}
+
+QList<QUrl> urlsOf(const QStringList& paths) {
+    QList<QUrl> urls;
+    for (const QString& p : paths)
+        urls << QUrl::fromLocalFile(p);
+    return urls;
+}
+
+/// The Open recent menu's file entries (not its separator and Clear).
+QList<QAction*> recentEntries(const MainWindow& w) {
+    QList<QAction*> entries;
+    for (QAction* a : w.recentMenu()->actions()) {
+        if (a->isSeparator())
+            break;
+        entries << a;
+    }
+    return entries;
+}
+
+} // namespace
+
+class TestFileOpening : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir tmp_;
+    QString experiment_, metrics_, outFolder_, weights_, unknown_, brokenJson_, brokenWeights_,
+        missing_;
+
+    QString path(const QString& name) const { return QDir(tmp_.path()).filePath(name); }
+
+    /// A metrics.csv as the engine writes it: one worker, 200 steps.
+    static void writeMetrics(const QString& file) {
+        MetricsLog log;
+        for (std::uint64_t step = 1; step <= 200; ++step) {
+            Sample s;
+            s.kind = Sample::Step;
+            s.worker = 0;
+            s.epoch = 1;
+            s.step = step;
+            s.samples = step * 32;
+            s.time = double(step) / 1000.0;
+            s.loss = 2.0f - float(step) / 200.0f;
+            log.append(s);
+        }
+        log.writeCsv(file.toStdString());
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        hwl::test::isolateSettings(tmp_.path());
+        ExperimentConfig config;
+        config.epochs = 7;
+        experiment_ = path("seven-epochs.json");
+        hwl::test::writeBytes(experiment_, QByteArray::fromStdString(config.toJson()));
+        metrics_ = path("metrics.csv");
+        writeMetrics(metrics_);
+        outFolder_ = path("out");
+        QVERIFY(QDir().mkpath(outFolder_));
+        writeMetrics(QDir(outFolder_).filePath("metrics.csv"));
+        weights_ = path("start.safetensors");
+        const float values[2] = {0.5f, -0.5f};
+        writeSafetensors(weights_.toStdString(), {TensorRef{"w", {2}, values}});
+        unknown_ = path("notes.txt");
+        hwl::test::writeBytes(unknown_, "just notes\n");
+        brokenJson_ = path("broken.json");
+        hwl::test::writeBytes(brokenJson_, "{\"epochs\": ");
+        brokenWeights_ = path("broken.safetensors");
+        hwl::test::writeBytes(brokenWeights_, QByteArray("\xff\xff\xff\xff\xff\xff\xff\x7f{}", 10));
+        missing_ = path("gone.json");
+    }
+
+    void desktopIdentityIsTheAppId() {
+        setDesktopIdentity();
+        QCOMPARE(QGuiApplication::desktopFileName(), QString::fromLatin1(kAppId));
+        QCOMPARE(QString::fromLatin1(kAppId), QStringLiteral("org.hogwildlab.HogwildLab"));
+    }
+
+    void commandLineFilesAndUrls() {
+        const QStringList files = filesToOpen({"a.json", "file:///tmp/x%20y/metrics.csv"});
+        QCOMPARE(files, (QStringList{"a.json", "/tmp/x y/metrics.csv"}));
+    }
+
+    void commandLineOpensEachKind() {
+        MainWindow w;
+        const int runsBefore = w.runLibrary()->size();
+        const QStringList failed = w.openFiles(filesToOpen(
+            {experiment_, metrics_, QUrl::fromLocalFile(outFolder_).toString(), weights_}));
+        QVERIFY2(failed.isEmpty(), qPrintable(failed.join('\n')));
+        QCOMPARE(w.form()->config().epochs, 7);
+        QCOMPARE(w.runLibrary()->size(), runsBefore + 2);
+        QCOMPARE(QString::fromStdString(w.form()->config().init), weights_);
+        // An experiment sets every field, `init` too (this one: none).
+        QVERIFY(w.openFile(experiment_, true));
+        QVERIFY(w.form()->config().init.empty());
+    }
+
+    void experimentsOpenBeforeTheWeightsGivenWithThem() {
+        MainWindow w;
+        const QStringList failed = w.openFiles({weights_, experiment_});
+        QVERIFY2(failed.isEmpty(), qPrintable(failed.join('\n')));
+        QCOMPARE(w.form()->config().epochs, 7);
+        QCOMPARE(QString::fromStdString(w.form()->config().init), weights_);
+        // File > Forget initial weights: a seeded start again.
+        QAction* forget = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text() == QLatin1String("&Forget initial weights"))
+                forget = a;
+        QVERIFY(forget);
+        QVERIFY(forget->isEnabled());
+        forget->trigger();
+        QVERIFY(w.form()->config().init.empty());
+        QVERIFY(!forget->isEnabled());
+    }
+
+    void commandLineRefusesWhatItCannotOpen() {
+        MainWindow w;
+        const ExperimentConfig before = w.form()->config();
+        const QStringList bad{unknown_, brokenJson_, brokenWeights_, missing_};
+        const QStringList failed = w.openFiles(bad);
+        QCOMPARE(failed.size(), bad.size());
+        const auto saidOf = [&failed](const QString& file) {
+            for (const QString& why : failed)
+                if (why.contains(file))
+                    return why;
+            return QString();
+        };
+        for (const QString& file : bad) {
+            QVERIFY2(!saidOf(file).isEmpty(),
+                     qPrintable(file + " not named in:\n" + failed.join('\n')));
+            QVERIFY2(w.eventLogText().contains(file), qPrintable(w.eventLogText()));
+        }
+        QVERIFY2(saidOf(unknown_).contains("the window opens experiments (.json), runs "
+                                           "(metrics.csv or a --out folder) and initial weights "
+                                           "(.safetensors)"),
+                 qPrintable(saidOf(unknown_)));
+        QVERIFY2(saidOf(missing_).contains("no such file"), qPrintable(saidOf(missing_)));
+        QCOMPARE(w.form()->config().toJson(), before.toJson()); // nothing half-applied
+    }
+
+    void dropOpensEachKind() {
+        MainWindow w;
+        const int runsBefore = w.runLibrary()->size();
+        const auto [entered, dropped] =
+            dropFiles(&w, urlsOf({experiment_, metrics_, outFolder_, weights_}));
+        QVERIFY(entered);
+        QVERIFY(dropped);
+        QTRY_COMPARE_WITH_TIMEOUT(w.runLibrary()->size(), runsBefore + 2, kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(w.form()->config().init), weights_,
+                                  kWaitMs);
+        QCOMPARE(w.form()->config().epochs, 7);
+    }
+
+    void dropOnAChartReachesTheWindow() {
+        // The chart's view would take (and drop) a drag of its own.
+        MainWindow w;
+        const int runsBefore = w.runLibrary()->size();
+        const auto [entered, dropped] = dropFiles(w.lossChart(), urlsOf({metrics_}));
+        QVERIFY(entered);
+        QVERIFY(dropped);
+        QTRY_COMPARE_WITH_TIMEOUT(w.runLibrary()->size(), runsBefore + 1, kWaitMs);
+    }
+
+    void dropOfUnknownAndMissingSaysSo() {
+        MainWindow w;
+        const ExperimentConfig before = w.form()->config();
+        const auto [entered, dropped] = dropFiles(&w, urlsOf({unknown_, missing_}));
+        QVERIFY(entered);
+        QVERIFY(dropped);
+        QTRY_VERIFY_WITH_TIMEOUT(w.eventLogText().contains("gone.json"), kWaitMs);
+        QVERIFY2(w.eventLogText().contains("Cannot open " + unknown_ + ": the window opens"),
+                 qPrintable(w.eventLogText()));
+        QVERIFY2(w.eventLogText().contains("Cannot open " + missing_ + ": there is no such"),
+                 qPrintable(w.eventLogText()));
+        QCOMPARE(w.form()->config().toJson(), before.toJson());
+    }
+
+    void dropOfAWebLinkIsNotTaken() {
+        MainWindow w;
+        const auto [entered, dropped] = dropFiles(&w, {QUrl("https://example.org/a.json")});
+        QVERIFY(!entered);
+        QVERIFY(!dropped);
+    }
+
+    void openRecentListsReopensClearsAndSurvivesARestart() {
+        QStringList expected;
+        {
+            MainWindow w;
+            QVERIFY(w.openFile(experiment_, true));
+            QVERIFY(w.openFile(outFolder_, true));
+            QVERIFY(w.openFile(weights_, true));
+            expected = QStringList{weights_, outFolder_, experiment_};
+            QCOMPARE(w.recentFiles().mid(0, 3), expected);
+            const QList<QAction*> entries = recentEntries(w);
+            QVERIFY(entries.size() >= 3);
+            QCOMPARE(entries[0]->text(), weights_);
+            QVERIFY(entries[0]->isEnabled());
+            // Reopening from the menu: the experiment fills the form again.
+            ExperimentConfig edited = w.form()->config();
+            edited.epochs = 2;
+            w.form()->setConfig(edited);
+            QCOMPARE(w.form()->config().epochs, 2);
+            entries[2]->trigger();
+            QCOMPARE(w.form()->config().epochs, 7);
+            QCOMPARE(w.recentFiles().first(), experiment_); // now the newest
+            QVERIFY(w.recentFiles().size() <= MainWindow::kRecentFiles);
+        }
+        {
+            MainWindow restarted; // the list comes back from QSettings
+            QCOMPARE(restarted.recentFiles().mid(0, 3),
+                     (QStringList{experiment_, weights_, outFolder_}));
+            QCOMPARE(recentEntries(restarted).first()->text(), experiment_);
+            // A file gone since shows as missing, disabled, at the next opening.
+            const QString moved = path("moved.json");
+            QVERIFY(QFile::copy(experiment_, moved));
+            QVERIFY(restarted.openFile(moved, true));
+            QVERIFY(QFile::remove(moved));
+            emit restarted.recentMenu()->aboutToShow();
+            const QAction* gone = recentEntries(restarted).first();
+            QCOMPARE(gone->text(), moved + " (missing)");
+            QVERIFY(!gone->isEnabled());
+            // Clear empties the list, and the menu has nothing to offer.
+            QAction* clear = restarted.recentMenu()->actions().last();
+            QCOMPARE(clear->text().remove('&'), QStringLiteral("Clear the list"));
+            clear->trigger();
+            QVERIFY(restarted.recentFiles().isEmpty());
+            QVERIFY(recentEntries(restarted).isEmpty());
+            QVERIFY(!restarted.recentMenu()->isEnabled());
+        }
+        MainWindow again;
+        QVERIFY(again.recentFiles().isEmpty());
+    }
+
+    void recentKeepsTheLastTen() {
+        MainWindow w;
+        for (int i = 0; i < MainWindow::kRecentFiles + 3; ++i) {
+            const QString copy = path(QStringLiteral("e%1.json").arg(i));
+            QFile::remove(copy);
+            QVERIFY(QFile::copy(experiment_, copy));
+            QVERIFY(w.openFile(copy, true));
+        }
+        QCOMPARE(w.recentFiles().size(), MainWindow::kRecentFiles);
+        QCOMPARE(w.recentFiles().first(), path(QStringLiteral("e%1.json").arg(12)));
+        QCOMPARE(recentEntries(w).size(), MainWindow::kRecentFiles);
+    }
+};
+
+HWL_GUI_TEST_MAIN(TestFileOpening)
+#include "tst_fileopening.moc"
