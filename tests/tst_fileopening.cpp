@@ -222,6 +222,32 @@ private slots:
         QCOMPARE(w.form()->config().toJson(), before.toJson());
     }
 
+    void dropDuringARunOpensOnlyRuns() {
+        // The form is the run's while it goes: an experiment or weights
+        // dropped then are refused, naming the file; a run still opens.
+        MainWindow w;
+        ExperimentConfig long_;
+        long_.model = "mlp:20-16-4";
+        long_.dataset = "teacher:20000x20:4:16";
+        long_.mode = "threads";
+        long_.workers = 2;
+        long_.epochs = 1000;
+        w.form()->setConfig(long_);
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(w.controller()->busy(), kWaitMs);
+        const int runsBefore = w.runLibrary()->size();
+        QVERIFY(dropFiles(&w, urlsOf({experiment_, weights_, metrics_})).second);
+        QTRY_COMPARE_WITH_TIMEOUT(w.runLibrary()->size(), runsBefore + 1, kWaitMs);
+        QVERIFY2(w.eventLogText().contains("stop it first, then open " + experiment_ + " again"),
+                 qPrintable(w.eventLogText()));
+        QVERIFY2(w.eventLogText().contains("stop it first, then open " + weights_ + " again"),
+                 qPrintable(w.eventLogText()));
+        QCOMPARE(w.form()->config().epochs, 1000);
+        QVERIFY(w.form()->config().init.empty());
+        w.stopRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), kWaitMs);
+    }
+
     void dropOfAWebLinkIsNotTaken() {
         MainWindow w;
         const auto [entered, dropped] = dropFiles(&w, {QUrl("https://example.org/a.json")});

@@ -68,7 +68,9 @@ bool MainWindow::openLastStarted(bool quiet) {
 
 bool MainWindow::openExperiment(const QString& path, bool quiet, QString* why) {
     if (controller_->busy()) {
-        const QString busy = tr("An experiment opens once the run ends: stop it first.");
+        const QString busy =
+            tr("An experiment opens once the run ends: stop it first, then open %1 again.")
+                .arg(path);
         if (why)
             *why = busy;
         logEvent(busy, true);

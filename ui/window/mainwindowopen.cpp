@@ -159,7 +159,9 @@ QStringList MainWindow::openFiles(const QStringList& paths) {
 bool MainWindow::openWeights(const QString& path, bool quiet, QString* why) {
     QString error;
     if (controller_->busy())
-        error = tr("%1 becomes the initial weights once the run ends: stop it first.").arg(path);
+        error = tr("Initial weights are set once the run ends: stop it first, then open %1 "
+                   "again.")
+                    .arg(path);
     else {
         try {
             // Read whole, so a broken file is refused now, not at Start.
