@@ -3,7 +3,8 @@
 // and from File > Open recent. An experiment fills the form, a metrics.csv
 // or a --out folder goes into the run list, a safetensors file becomes the
 // initial weights; an unknown, broken or missing file is one message naming
-// it, never a crash. The desktop identity (app id) is the desktop file's.
+// it, never a crash. The desktop identity (app id) is the desktop file's,
+// and the window icon the icon theme's of that name.
 #include "form/experimentform.h"
 #include "guitestmain.h"
 #include "runs/runlibrary.h"
@@ -20,6 +21,7 @@
 #include <QDir>
 #include <QDropEvent>
 #include <QGuiApplication>
+#include <QIcon>
 #include <QMenu>
 #include <QMimeData>
 #include <QTemporaryDir>
@@ -121,6 +123,26 @@ private slots:
         setDesktopIdentity();
         QCOMPARE(QGuiApplication::desktopFileName(), QString::fromLatin1(kAppId));
         QCOMPARE(QString::fromLatin1(kAppId), QStringLiteral("org.hogwildlab.HogwildLab"));
+        // The window icon is the icon theme's of that name, when it has one.
+        const QString icons = path("icons");
+        QVERIFY(QDir().mkpath(icons + "/hicolor/scalable/apps"));
+        hwl::test::writeBytes(icons + "/hicolor/index.theme",
+                              "[Icon Theme]\nName=Hicolor\nDirectories=scalable/apps\n\n"
+                              "[scalable/apps]\nSize=128\nType=Scalable\nMinSize=8\n"
+                              "MaxSize=512\n");
+        hwl::test::writeBytes(icons + "/hicolor/scalable/apps/org.hogwildlab.HogwildLab.svg",
+                              "<svg xmlns='http://www.w3.org/2000/svg' width='16' height='16'>"
+                              "<rect width='16' height='16' fill='red'/></svg>");
+        const QStringList searched = QIcon::themeSearchPaths();
+        const QString theme = QIcon::themeName();
+        QIcon::setThemeSearchPaths({icons});
+        QIcon::setThemeName("hicolor"); // offscreen has no desktop theme of its own
+        setDesktopIdentity();
+        const bool found = !QApplication::windowIcon().isNull() &&
+                           !QApplication::windowIcon().pixmap(16, 16).isNull();
+        QIcon::setThemeSearchPaths(searched);
+        QIcon::setThemeName(theme);
+        QVERIFY(found);
     }
 
     void commandLineFilesAndUrls() {
