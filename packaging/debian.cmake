@@ -65,7 +65,9 @@ set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${HWL_MAINTAINER}")
 
 set(CPACK_DEBIAN_MAIN_PACKAGE_NAME hogwild-lab)
 set(CPACK_DEBIAN_MAIN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_MAIN_PACKAGE_RECOMMENDS "dataset-fashion-mnist, openmpi-bin")
+# qt6-wayland: the window runs as a native Wayland client (its app id then
+# matches the desktop file); xcb and offscreen come with libqt6gui6.
+set(CPACK_DEBIAN_MAIN_PACKAGE_RECOMMENDS "dataset-fashion-mnist, openmpi-bin, qt6-wayland")
 set(CPACK_DEBIAN_MAIN_PACKAGE_SUGGESTS "hogwild-lab-cuda")
 set(CPACK_DEBIAN_MAIN_DESCRIPTION "workbench for parallel SGD training (Hogwild, data-parallel, MPI)
  Hogwild Lab trains small models (multi-layer perceptrons, a sparse
