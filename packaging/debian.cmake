@@ -47,7 +47,6 @@ endif()
 set(CPACK_PACKAGE_NAME hogwild-lab)
 set(CPACK_PACKAGE_VENDOR "Hogwild Lab contributors")
 set(CPACK_PACKAGE_CONTACT "${HWL_MAINTAINER}")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "workbench for parallel SGD training (Hogwild, data-parallel, MPI)")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGE_INSTALL_DIRECTORY hogwild-lab)
 set(CPACK_GENERATOR DEB)
@@ -63,6 +62,8 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${HWL_HOMEPAGE}")
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${HWL_MAINTAINER}")
 
+# Each package's description: its first line is the synopsis, an empty line
+# separates paragraphs (CPack indents the rest as Debian's control file wants).
 set(CPACK_DEBIAN_MAIN_PACKAGE_NAME hogwild-lab)
 set(CPACK_DEBIAN_MAIN_PACKAGE_SHLIBDEPS ON)
 # qt6-wayland: the window runs as a native Wayland client (its app id then
@@ -70,26 +71,26 @@ set(CPACK_DEBIAN_MAIN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_MAIN_PACKAGE_RECOMMENDS "dataset-fashion-mnist, openmpi-bin, qt6-wayland")
 set(CPACK_DEBIAN_MAIN_PACKAGE_SUGGESTS "hogwild-lab-cuda")
 set(CPACK_DEBIAN_MAIN_DESCRIPTION "workbench for parallel SGD training (Hogwild, data-parallel, MPI)
- Hogwild Lab trains small models (multi-layer perceptrons, a sparse
- embedding-bag classifier) serially, with lock-free Hogwild threads, in
- worker processes and data-parallel over threads, processes or MPI ranks,
- and charts every worker's loss and the drift between workers. Teaching
- presets show the pitfalls of parallel training. Runs export metrics.csv
- and safetensors weights that PyTorch and NumPy load.
- .
- This package has the window (hogwild-lab), the engine without Qt
- (hogwild-lab-engine) and example experiments. The GPU modes are in
- hogwild-lab-cuda.")
+Hogwild Lab trains small models (multi-layer perceptrons, a sparse
+embedding-bag classifier) serially, with lock-free Hogwild threads, in
+worker processes and data-parallel over threads, processes or MPI ranks,
+and charts every worker's loss and the drift between workers. Teaching
+presets show the pitfalls of parallel training. Runs export metrics.csv
+and safetensors weights that PyTorch and NumPy load.
+
+This package has the window (hogwild-lab), the engine without Qt
+(hogwild-lab-engine) and example experiments. The GPU modes are in
+hogwild-lab-cuda.")
 
 set(CPACK_DEBIAN_CUDA_PACKAGE_NAME hogwild-lab-cuda)
 set(CPACK_DEBIAN_CUDA_PACKAGE_SHLIBDEPS OFF)
 set(CPACK_DEBIAN_CUDA_PACKAGE_DEPENDS
     "hogwild-lab (= ${PROJECT_VERSION}), libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1 (>= 3.0)")
 set(CPACK_DEBIAN_CUDA_DESCRIPTION "CUDA backend for Hogwild Lab (GPU modes)
- The module libhwl_cuda.so that hogwild-lab loads for its GPU modes
- (data-parallel on GPUs, GPU Hogwild). It needs NVIDIA's CUDA runtime and
- cuBLAS (CUDA ${CMAKE_CUDA_COMPILER_VERSION}), and NCCL for more than one GPU,
- from NVIDIA's repository; without them hogwild-lab runs everything else
- and says what is missing.")
+The module libhwl_cuda.so that hogwild-lab loads for its GPU modes
+(data-parallel on GPUs, GPU Hogwild). It needs NVIDIA's CUDA runtime and
+cuBLAS (CUDA ${CMAKE_CUDA_COMPILER_VERSION}), and NCCL for more than one GPU,
+from NVIDIA's repository; without them hogwild-lab runs everything else
+and says what is missing.")
 
 include(CPack)
