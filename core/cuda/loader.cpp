@@ -36,14 +36,18 @@ std::string executableDir() {
 }
 
 /// Where the module may be, in order: HWL_CUDA_MODULE, beside the
-/// executable, in ../lib beside it (an installed or bundled layout), and
-/// where this build put it.
+/// executable, in the installed tree's private folder (bin/../lib/.../
+/// hogwild-lab, HWL_CUDA_MODULE_INSTALL_DIR), in ../lib beside it (a bundled
+/// layout), and where this build put it.
 std::vector<std::string> candidates() {
     std::vector<std::string> out;
     if (const char* env = std::getenv("HWL_CUDA_MODULE"); env && *env)
         return {env};
     if (const std::string dir = executableDir(); !dir.empty()) {
         out.push_back(dir + "/" + kModuleFile);
+#ifdef HWL_CUDA_MODULE_INSTALL_DIR
+        out.push_back(dir + "/" HWL_CUDA_MODULE_INSTALL_DIR "/" + kModuleFile);
+#endif
         out.push_back(dir + "/../lib/" + kModuleFile);
     }
 #ifdef HWL_CUDA_MODULE_BUILD_PATH
