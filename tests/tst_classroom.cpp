@@ -419,6 +419,7 @@ private slots:
         QVERIFY(modes.contains("Parameters not shared") && modes.contains("Lost updates"));
         QVERIFY(w.helpText("shortcuts").contains("Ctrl+E"));
         QVERIFY(w.helpText("about").contains(QStringLiteral(HWL_VERSION)));
+        QVERIFY(w.helpText("about").contains("MIT License")); // as LICENSE and the package say
         // Alt+N picks the N-th preset.
         QList<QString> shortcuts;
         for (QAction* a : w.findChildren<QAction*>())

@@ -178,7 +178,9 @@ QString MainWindow::helpText(const QString& topic) const {
     return tr("<h3>Hogwild Lab %1</h3><p>A workbench for parallel SGD: serial, Hogwild over "
               "threads and processes, locked, data-parallel (threads, processes, MPI; CUDA "
               "where built), with live loss, divergence and lost updates from shared "
-              "memory, and weights for PyTorch and NumPy.</p><p>Built with Qt %2.</p>")
+              "memory, and weights for PyTorch and NumPy.</p><p>Built with Qt %2.</p>"
+              "<p>Free software under the MIT License (the LICENSE file; Debian calls it "
+              "Expat): use, copy, change and share it, keeping the copyright notice.</p>")
         .arg(QStringLiteral(HWL_VERSION), QString::fromLatin1(qVersion()));
 }
 
