@@ -166,6 +166,8 @@ void parseChunks(TextChunks& in, const TextParse& how, Prepare&& prepare, Parse&
         });
         return;
     }
+#else
+    (void)how; // ThreadSanitizer builds parse on the calling thread (as util/parallel.h)
 #endif
     while (Chunk* c = stop ? nullptr : chunking::read(in, pool, prepare, stop)) {
         chunking::parse(*c, parseFn);
