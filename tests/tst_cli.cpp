@@ -16,8 +16,7 @@ class TestCli : public QObject {
     Q_OBJECT
 
     QTemporaryDir tmp_;
-    QString baseOut_; ///< --out of the standard run made in initTestCase
-    int outCounter_ = 0;
+    QString baseOut_;      ///< --out of the standard run made in initTestCase
     QStringList baseArgs_; ///< its flags
     std::vector<hwl::Tensor> baseWeights_;
 

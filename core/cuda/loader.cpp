@@ -19,7 +19,7 @@ namespace hwl::cuda {
 
 namespace {
 
-constexpr const char* kModuleFile = "libhwl_cuda.so";
+[[maybe_unused]] constexpr const char* kModuleFile = "libhwl_cuda.so";
 
 std::atomic<bool> gInitialised{false};
 
