@@ -61,19 +61,19 @@ def hogwild(method):
     return ["--mode", "processes", "--start-method", method] + two("--split", "replicate")
 
 
-# label -> (mode flags, epochs factor over the workload's serial epochs)
+# label -> mode flags; every row runs the workload's serial epochs
 DENSE_ROWS = [
-    ("Hogwild threads ×2", hogwild("threads"), 1),
-    ("Hogwild processes fork ×2", hogwild("fork"), 1),
-    ("Hogwild processes spawn ×2", hogwild("spawn"), 1),
-    ("Hogwild processes forkserver ×2", hogwild("forkserver"), 1),
-    ("process Hogwild fork ×2, --no-share (private copies)", hogwild("fork") + ["--no-share"], 1),
+    ("Hogwild threads ×2", hogwild("threads")),
+    ("Hogwild processes fork ×2", hogwild("fork")),
+    ("Hogwild processes spawn ×2", hogwild("spawn")),
+    ("Hogwild processes forkserver ×2", hogwild("forkserver")),
+    ("process Hogwild fork ×2, --no-share (private copies)", hogwild("fork") + ["--no-share"]),
 ]
 SPARSE_ROWS = [
-    ("Hogwild threads ×2", hogwild("threads"), 1),
-    ("Hogwild processes forkserver ×2", hogwild("forkserver"), 1),
+    ("Hogwild threads ×2", hogwild("threads")),
+    ("Hogwild processes forkserver ×2", hogwild("forkserver")),
     ("process Hogwild forkserver ×2, --no-share (private copies)",
-     hogwild("forkserver") + ["--no-share"], 1),
+     hogwild("forkserver") + ["--no-share"]),
 ]
 WORKLOADS = {"dense": (engine_runs.BLOG, DENSE_ROWS), "sparse": (engine_runs.SPARSE, SPARSE_ROWS)}
 
@@ -113,8 +113,8 @@ def main():
         epochs = calibrate(a.app, base, a.seconds)
         doc["epochs"][name] = epochs
         doc["ceiling"][name] = {"alone": [], "pair": [], "ratio": []}
-        for label, flags, factor in spec:
-            rows[(name, label)] = {"workload": name, "label": label, "epochs": epochs * factor,
+        for label, flags in spec:
+            rows[(name, label)] = {"workload": name, "label": label, "epochs": epochs,
                                    "args": " ".join(base + flags), "rates": [], "fractions": []}
     for rep in range(a.repeats):
         for name, (base, spec) in WORKLOADS.items():
@@ -127,9 +127,9 @@ def main():
             c["pair"].append(both)
             c["ratio"].append(both / alone)
             line = []
-            for label, flags, factor in spec:
+            for label, flags in spec:
                 r = rows[(name, label)]
-                x = run(a.app, base + flags, epochs * factor, 300)
+                x = run(a.app, base + flags, epochs, 300)
                 r["rates"].append(x)
                 r["fractions"].append(x / both)
                 line.append("%s %.0f%%" % (label, 100 * x / both))

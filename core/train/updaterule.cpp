@@ -3,18 +3,11 @@
 #include "optim/hogwild.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 namespace hwl {
 
 namespace {
-
-std::int64_t nowNs() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 /// Straight into the shared parameters; with `lock`, under it.
 class SharedUpdate final : public UpdateRule {
@@ -27,20 +20,20 @@ public:
         measuring_ = measure_ && step >= next_;
         if (!measuring_)
             return;
-        const std::int64_t start = nowNs();
+        const std::int64_t start = Telemetry::nowNs();
         if (lastStart_ >= 0 && step > lastStep_)
             stepNs_ = double(start - lastStart_) / double(step - lastStep_);
         lastStart_ = start;
         lastStep_ = step;
         before_.resize(std::size_t(count_));
         hogwild::snapshot(params, count_, before_.data());
-        costNs_ = nowNs() - start;
+        costNs_ = Telemetry::nowNs() - start;
     }
     bool apply(StepKernel& kernel, float* params, KeepGoing&) override {
         if (measuring_) {
-            const std::int64_t start = nowNs();
+            const std::int64_t start = Telemetry::nowNs();
             divergence_ = float(hogwild::staleness(params, before_.data(), kernel.gradient()));
-            costNs_ += nowNs() - start;
+            costNs_ += Telemetry::nowNs() - start;
             next_ = lastStep_ + nextMeasurementAfter(every_, double(costNs_), stepNs_);
         }
         if (lock_) {
