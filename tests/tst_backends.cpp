@@ -49,7 +49,7 @@ private:
     float lossScale_;
 };
 
-/// ARCHITECTURE.md's "Adding a compute backend", walked in this binary: a
+/// docs/architecture.md's "Adding a compute backend", walked in this binary: a
 /// Backend with its own name whose kernels compute on the CPU.
 class RecipeBackend final : public Backend {
 public:

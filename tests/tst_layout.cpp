@@ -1,4 +1,4 @@
-// The layout rules of ARCHITECTURE.md, checked on the source tree:
+// The layout rules of docs/architecture.md, checked on the source tree:
 //   - ui/ and app/ (the window and the CLI monitor) include only the
 //     engine's public headers (core/CMakeLists.txt's HWL_PUBLIC_HEADERS),
 //     and a public header includes only public headers;
@@ -148,7 +148,7 @@ QStringList longFunctions(const QString& path, int limit) {
     return found;
 }
 
-/// core/'s folders from the bottom of the data path up (ARCHITECTURE.md,
+/// core/'s folders from the bottom of the data path up (docs/architecture.md,
 /// "Layers inside core/"): a folder includes its own headers and those of
 /// the folders before it in this list, never one after it.
 const QStringList kLayers = {"util",  "toy",        "cuda",     "optim",     "store", "data",

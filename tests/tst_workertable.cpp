@@ -40,7 +40,7 @@ ExperimentConfig smallRun(const char* mode, int workers) {
 }
 
 /// The worker's samples over its first step to leaving its loop, as the
-/// table's average is defined (README, Workers tab).
+/// table's average is defined (docs/window.md, Workers tab).
 double expectedAverage(const WorkerSnapshot& w) {
     return double(w.samples) / (w.finishSeconds - (w.launchSeconds + w.startupSeconds));
 }

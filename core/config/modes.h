@@ -2,7 +2,7 @@
 // The parallel modes as config sees them. The field table lists them (the
 // --mode choices, the modes section of --help) and validate() checks the
 // mode an experiment asks for, but the modes are the registered strategies,
-// a layer above config (ARCHITECTURE.md, "Layers"). So config reads them
+// a layer above config (docs/architecture.md, "Layers"). So config reads them
 // through this table, which run/modecatalog.cpp fills from the strategy
 // registry before main(); every program that links the engine links that
 // file (core/CMakeLists.txt). Read-only once filled.

@@ -11,7 +11,7 @@
 
 namespace hwl {
 
-/// A parsed `--dataset` value. Text forms (see toString / README):
+/// A parsed `--dataset` value. Text forms (see toString / docs/models-and-data.md):
 ///   random:ROWSxDIM:CLASSES             randn features, uniform random labels (the blog's)
 ///   teacher:ROWSxDIM:CLASSES[:HIDDEN]   randn features, labels = argmax of a fixed random
 ///                                       teacher MLP DIM-HIDDEN-CLASSES (tanh); learnable

@@ -29,7 +29,7 @@ void applyUpdate(float* params, const Gradient<float>& grad, float* velocity,
 /// the block. An update whose block version moved between its read and its
 /// write overlapped another worker's update of the same block: one of the two
 /// writes may overwrite the other's. (Blocks of 16 cost twice the atomics on
-/// the sparse model for little more precision: bench section 9, README.)
+/// the sparse model for little more precision: bench section 9, docs/benchmarks.md.)
 constexpr std::int64_t kVersionBlock = 32;
 inline std::int64_t versionBlocks(std::int64_t parameterCount) {
     return (parameterCount + kVersionBlock - 1) / kVersionBlock;
