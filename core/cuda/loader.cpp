@@ -29,31 +29,12 @@ struct Loaded {
 };
 
 #ifdef HWL_HAVE_CUDA
-std::string executableDir() {
-    const std::string path = executablePath();
-    const std::size_t slash = path.rfind('/');
-    return slash == std::string::npos ? std::string() : path.substr(0, slash);
-}
-
-/// Where the module may be, in order: HWL_CUDA_MODULE, beside the
-/// executable, in the installed tree's private folder (bin/../lib/.../
-/// hogwild-lab, HWL_CUDA_MODULE_INSTALL_DIR), in ../lib beside it (a bundled
-/// layout), and where this build put it.
+/// Where the module may be: HWL_CUDA_MODULE, else where every module of the
+/// engine may be (util/fileio.h), this build's folder last.
 std::vector<std::string> candidates() {
-    std::vector<std::string> out;
     if (const char* env = std::getenv("HWL_CUDA_MODULE"); env && *env)
         return {env};
-    if (const std::string dir = executableDir(); !dir.empty()) {
-        out.push_back(dir + "/" + kModuleFile);
-#ifdef HWL_CUDA_MODULE_INSTALL_DIR
-        out.push_back(dir + "/" HWL_CUDA_MODULE_INSTALL_DIR "/" + kModuleFile);
-#endif
-        out.push_back(dir + "/../lib/" + kModuleFile);
-    }
-#ifdef HWL_CUDA_MODULE_BUILD_PATH
-    out.push_back(HWL_CUDA_MODULE_BUILD_PATH);
-#endif
-    return out;
+    return moduleCandidates(kModuleFile, HWL_CUDA_MODULE_BUILD_DIR);
 }
 #endif
 

@@ -74,4 +74,20 @@ std::string executablePath() {
     return n > 0 ? std::string(path, std::size_t(n)) : std::string();
 }
 
+std::vector<std::string> moduleCandidates(const std::string& file, const std::string& buildDir) {
+    std::vector<std::string> out;
+    const std::string exe = executablePath();
+    if (const std::size_t slash = exe.rfind('/'); slash != std::string::npos) {
+        const std::string dir = exe.substr(0, slash);
+        out.push_back(dir + "/" + file);
+#ifdef HWL_MODULE_INSTALL_DIR
+        out.push_back(dir + "/" HWL_MODULE_INSTALL_DIR "/" + file);
+#endif
+        out.push_back(dir + "/../lib/" + file);
+    }
+    if (!buildDir.empty())
+        out.push_back(buildDir + "/" + file);
+    return out;
+}
+
 } // namespace hwl

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace hwl {
 
@@ -36,5 +37,13 @@ std::string tempDirectory();
 /// This program's path (/proc/self/exe resolved); empty with errno set when
 /// it cannot be read.
 std::string executablePath();
+
+/// Where a module of the engine (a shared object it dlopens: the CUDA
+/// backend, the CPU kernels of one instruction set) named `file` may be, in
+/// the order to try: beside the executable, in the installed tree's private
+/// folder (bin/../lib/<multiarch>/hogwild-lab, HWL_MODULE_INSTALL_DIR), in
+/// ../lib beside the executable (the GPU device bundle's layout), and in
+/// `buildDir`, where this build put it (empty: none).
+std::vector<std::string> moduleCandidates(const std::string& file, const std::string& buildDir);
 
 } // namespace hwl
