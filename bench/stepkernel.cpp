@@ -24,7 +24,7 @@
 // per step. With --benchmark_format=json|csv the summary goes to stderr.
 #include "backend/cpu/batchgather.h"
 #include "backend/cpu/cpubackend.h"
-#include "backend/cpu/eigenmaps.h"
+#include "util/eigenmaps.h"
 #include "data/datasources.h"
 #include "model/model.h"
 #include "model/modelspec.h"

@@ -5,6 +5,7 @@
 // copy, or an update under a lock); the Hogwild entry point that runs the
 // same rule on shared parameters is optim/hogwild.h.
 #include "optim/gradient.h"
+#include "util/cpukernels.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -18,22 +19,10 @@ struct SgdSettings {
 };
 
 namespace detail {
-/// The rule over n contiguous parameters.
-inline void sgdRange(float* __restrict p, const float* __restrict g, float* __restrict v,
-                     std::int64_t n, const SgdSettings& sgd) {
-    const float lr = sgd.lr, mu = sgd.momentum, wd = sgd.weightDecay;
-    if (mu == 0.0f && wd == 0.0f) {
-        for (std::int64_t i = 0; i < n; ++i)
-            p[i] -= lr * g[i];
-    } else if (mu == 0.0f) {
-        for (std::int64_t i = 0; i < n; ++i)
-            p[i] -= lr * (g[i] + wd * p[i]);
-    } else {
-        for (std::int64_t i = 0; i < n; ++i) {
-            v[i] = mu * v[i] + (g[i] + wd * p[i]);
-            p[i] -= lr * v[i];
-        }
-    }
+/// The rule over n contiguous parameters, by the CPU kernels this process
+/// runs (util/cpukernels.h: the widest instruction set the processor has).
+inline void sgdRange(float* p, const float* g, float* v, std::int64_t n, const SgdSettings& sgd) {
+    cpuKernels().sgdRange(p, g, v, n, sgd.lr, sgd.momentum, sgd.weightDecay);
 }
 
 /// The rule over every segment of `grad`. Worker `rank` of `workers` starts

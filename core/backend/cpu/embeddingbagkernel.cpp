@@ -1,7 +1,8 @@
 #include "backend/cpu/embeddingbagkernel.h"
 
-#include "backend/cpu/eigenmaps.h"
+#include "backend/cpu/cpuproducts.h"
 #include "backend/cpu/softmaxloss.h"
+#include "util/eigenmaps.h"
 
 namespace hwl {
 
@@ -12,28 +13,15 @@ EmbeddingBagKernel::EmbeddingBagKernel(const EmbeddingBag& model)
 template <class T>
 void EmbeddingBagKernel::forward(const T* params, const DatasetView& data, const std::int64_t* rows,
                                  std::int64_t n, Workspace<T>& ws) const {
-    ws.input.assign(std::size_t(n * dim_), T(0));
-    for (std::int64_t r = 0; r < n; ++r) {
-        const auto begin = data.offsets[rows[r]], end = data.offsets[rows[r] + 1];
-        if (end == begin)
-            continue;
-        T* h = ws.input.data() + r * dim_;
-        const T inv = T(1) / T(end - begin);
-        for (auto k = begin; k < end; ++k) {
-            const T scale = T(data.values[k]) * inv;
-            const T* e = params + table_ + std::int64_t(data.indices[k]) * dim_;
-            for (std::int64_t d = 0; d < dim_; ++d)
-                h[d] += scale * e[d];
-        }
-    }
+    ws.input.resize(std::size_t(n * dim_));
+    cpu::bagMean(params + table_, dim_, data.offsets, data.indices, data.values, rows, n,
+                 ws.input.data());
     ws.pre.resize(1);
     ws.pre[0].resize(std::size_t(n * classes_));
-    ConstMatrixMap<T> h(ws.input.data(), n, dim_);
-    ConstMatrixMap<T> w(params + weight_, classes_, dim_);
-    Eigen::Map<const RowVector<T>> b(params + bias_, classes_);
-    MatrixMap<T> z(ws.pre[0].data(), n, classes_);
-    z.noalias() = h * w.transpose();
-    z.rowwise() += b;
+    // z = h W^T + b
+    cpu::productNT(ws.input.data(), params + weight_, ws.pre[0].data(), n, classes_, dim_);
+    MatrixMap<T>(ws.pre[0].data(), n, classes_).rowwise() +=
+        Eigen::Map<const RowVector<T>>(params + bias_, classes_);
 }
 
 template <class T>
@@ -51,15 +39,13 @@ T EmbeddingBagKernel::train(const T* params, const DatasetView& data, const std:
     const std::int64_t fcSize = classes_ * dim_ + classes_;
     grad.segments.assign(1, {weight_, fcSize, 0});
     grad.values.resize(std::size_t(fcSize));
-    ConstMatrixMap<T> h(ws.input.data(), n, dim_);
-    ConstMatrixMap<T> dz(ws.delta.data(), n, classes_);
-    MatrixMap<T>(grad.values.data(), classes_, dim_).noalias() = dz.transpose() * h;
-    Eigen::Map<RowVector<T>>(grad.values.data() + classes_ * dim_, classes_) = dz.colwise().sum();
+    cpu::productTN(ws.delta.data(), ws.input.data(), grad.values.data(), classes_, dim_, n);
+    Eigen::Map<RowVector<T>>(grad.values.data() + classes_ * dim_, classes_) =
+        ConstMatrixMap<T>(ws.delta.data(), n, classes_).colwise().sum();
 
     // dh = dz W, then scattered to the rows the bag used.
     ws.deltaPrev.resize(std::size_t(n * dim_));
-    ConstMatrixMap<T> w(params + weight_, classes_, dim_);
-    MatrixMap<T>(ws.deltaPrev.data(), n, dim_).noalias() = dz * w;
+    cpu::productNN(ws.delta.data(), params + weight_, ws.deltaPrev.data(), n, dim_, classes_);
     if (ws.rowMark.size() != std::size_t(vocab_)) {
         ws.rowMark.assign(std::size_t(vocab_), 0);
         ws.rowSlot.assign(std::size_t(vocab_), 0);

@@ -1,8 +1,9 @@
 #include "backend/cpu/mlpkernel.h"
 
 #include "backend/cpu/batchgather.h"
-#include "backend/cpu/eigenmaps.h"
+#include "backend/cpu/cpuproducts.h"
 #include "backend/cpu/softmaxloss.h"
+#include "util/eigenmaps.h"
 
 #include <cmath>
 
@@ -56,12 +57,10 @@ void MlpKernel::forward(const T* params, std::int64_t n, Workspace<T>& ws) const
     for (std::size_t l = 0; l < count; ++l) {
         const auto& layer = layers_[l];
         ws.pre[l].resize(std::size_t(n * layer.out));
-        ConstMatrixMap<T> a(input, n, layer.in);
-        ConstMatrixMap<T> w(params + layer.weight, layer.out, layer.in);
-        ConstRowMap<T> b(params + layer.bias, layer.out);
-        MatrixMap<T> z(ws.pre[l].data(), n, layer.out);
-        z.noalias() = a * w.transpose();
-        z.rowwise() += b;
+        // z = a w^T + b
+        cpu::productNT(input, params + layer.weight, ws.pre[l].data(), n, layer.out, layer.in);
+        MatrixMap<T>(ws.pre[l].data(), n, layer.out).rowwise() +=
+            ConstRowMap<T>(params + layer.bias, layer.out);
         if (l + 1 < count) {
             ws.post[l].resize(ws.pre[l].size());
             activate(activation_, ws.pre[l].data(), ws.post[l].data(), n * layer.out);
@@ -91,18 +90,15 @@ T MlpKernel::train(const T* params, const DatasetView& data, const std::int64_t*
     for (std::size_t l = layers_.size(); l-- > 0;) {
         const auto& layer = layers_[l];
         const T* input = l == 0 ? ws.input.data() : ws.post[l - 1].data();
-        ConstMatrixMap<T> a(input, n, layer.in);
-        ConstMatrixMap<T> dz(ws.delta.data(), n, layer.out);
-        MatrixMap<T> dw(values + layer.weight, layer.out, layer.in);
-        Eigen::Map<RowVector<T>> db(values + layer.bias, layer.out);
-        dw.noalias() = dz.transpose() * a;
-        db = dz.colwise().sum();
+        // dW = dz^T a, db = the column sums of dz, da = dz W
+        cpu::productTN(ws.delta.data(), input, values + layer.weight, layer.out, layer.in, n);
+        Eigen::Map<RowVector<T>>(values + layer.bias, layer.out) =
+            ConstMatrixMap<T>(ws.delta.data(), n, layer.out).colwise().sum();
         if (l == 0)
             break;
         ws.deltaPrev.resize(std::size_t(n * layer.in));
-        ConstMatrixMap<T> w(params + layer.weight, layer.out, layer.in);
-        MatrixMap<T> da(ws.deltaPrev.data(), n, layer.in);
-        da.noalias() = dz * w;
+        cpu::productNN(ws.delta.data(), params + layer.weight, ws.deltaPrev.data(), n, layer.in,
+                       layer.out);
         activationBackward(activation_, ws.pre[l - 1].data(), ws.post[l - 1].data(),
                            ws.deltaPrev.data(), n * layer.in);
         std::swap(ws.delta, ws.deltaPrev);
