@@ -7,6 +7,9 @@ namespace hwl::test {
 
 extern const char* const kSourceDir;        ///< the source tree's root
 extern const char* const kAppBinary;        ///< the hogwild-lab executable
+extern const char* const kEngineBinary;     ///< the hogwild-lab-engine executable
+extern const char* const kCpuModules;       ///< the CPU kernel modules built: "x86-64-v3,..."
+extern const bool kNativeBuild;             ///< HWL_NATIVE: built for this machine
 extern const char* const kPublicHeaderList; ///< HWL_PUBLIC_HEADERS, comma-separated
 
 } // namespace hwl::test

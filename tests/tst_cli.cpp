@@ -72,7 +72,10 @@ private slots:
     void version() {
         RUN_CLI(r, {"--version"});
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
-        QVERIFY2(QRegularExpression(R"(^hogwild-lab \d+\.\d+\.\d+\n$)").match(r.out).hasMatch(),
+        QVERIFY2(QRegularExpression(
+                     R"(^hogwild-lab \d+\.\d+\.\d+\nCPU kernels: \S+ \([^\n]+\)[^\n]*\n$)")
+                     .match(r.out)
+                     .hasMatch(),
                  qPrintable(r.out));
         QVERIFY(r.err.isEmpty());
     }

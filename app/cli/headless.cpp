@@ -11,6 +11,7 @@
 #include "run/run.h"
 #include "run/workerrole.h"
 #include "toy/countertoy.h"
+#include "util/cpukernels.h"
 #include "util/errors.h"
 
 #include <csignal>
@@ -212,9 +213,10 @@ int runHeadless(const std::vector<std::string>& args) {
             return 0;
         }
         if (cl.version) {
-            std::printf("hogwild-lab %s\n", HWL_VERSION);
+            std::printf("hogwild-lab %s\n%s\n", HWL_VERSION, cpuKernelsDescription().c_str());
             return 0;
         }
+        cpuKernels(); // HWL_CPU_KERNELS that cannot be had: said now, before anything runs
         if (cl.counterToy) {
             const std::int64_t increments =
                 cl.increments != 0 ? cl.increments : counterToyDefaultIncrements(cl.config.workers);

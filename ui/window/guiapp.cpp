@@ -8,6 +8,7 @@
 
 #include "launch/devices.h"
 #include "run/workerrole.h"
+#include "util/cpukernels.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -201,6 +202,35 @@ int picture(QApplication& app, MainWindow& window, const QString& path, const QS
         return stepperShot(window, path, *raceOrder);
     return screenshot(app, window, path, after);
 }
+
+/// The description, --help and --version (own, not Qt's: it also says which
+/// CPU kernels run); returns the version option.
+QCommandLineOption addHelpAndVersion(QCommandLineParser& parser) {
+    parser.setApplicationDescription(
+        "Hogwild Lab: a workbench for parallel SGD training. Use --headless for the command "
+        "line (hogwild-lab --headless --help lists its options).");
+    parser.addHelpOption();
+    QCommandLineOption version({"v", "version"}, "Displays version information.");
+    parser.addOption(version);
+    return version;
+}
+
+/// --version's answer, or HWL_CPU_KERNELS asking for kernels this machine
+/// lacks (util/cpukernels.h), said before the window opens: the exit status;
+/// empty to go on.
+std::optional<int> versionOrUnusableKernels(bool version) {
+    if (version) {
+        std::printf("Hogwild Lab %s\n%s\n", HWL_VERSION, hwl::cpuKernelsDescription().c_str());
+        return 0;
+    }
+    try {
+        hwl::cpuKernels();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return 2;
+    }
+    return std::nullopt;
+}
 } // namespace
 
 void setDesktopIdentity() {
@@ -242,11 +272,7 @@ int runGui(int argc, char** argv) {
     setDesktopIdentity();
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        "Hogwild Lab: a workbench for parallel SGD training. Use --headless for the command "
-        "line (hogwild-lab --headless --help lists its options).");
-    parser.addHelpOption();
-    parser.addVersionOption();
+    const QCommandLineOption version = addHelpAndVersion(parser);
     QCommandLineOption start("start", "Start the experiment at once.");
     QCommandLineOption config("config", "Open this experiment file.", "file.json");
     QCommandLineOption preset("preset",
@@ -272,6 +298,8 @@ int runGui(int argc, char** argv) {
                                  "folder), initial weights (.safetensors).",
                                  "[FILE...]");
     parser.process(app);
+    if (const auto status = versionOrUnusableKernels(parser.isSet(version)))
+        return *status;
 
     MainWindow window;
     if (QString why;
