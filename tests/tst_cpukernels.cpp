@@ -15,7 +15,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -186,6 +188,19 @@ private slots:
         QVERIFY(bitEqual(got, want));
         QCOMPARE(got[std::size_t((bags - 1) * dim)], 0.0f); // row 0's bag is empty: zeros
 
+        // The backward pass into per-row slots (here: token t's at t * dim).
+        std::vector<std::int64_t> slot(static_cast<std::size_t>(vocab));
+        for (std::int64_t t = 0; t < vocab; ++t)
+            slot[std::size_t(t)] = t * dim;
+        const auto dh = randomVector(std::size_t(bags * dim), rng);
+        std::vector<float> g1(std::size_t(vocab * dim), 0.0f), g2 = g1;
+        module->bagScatter(dh.data(), dim, offsets.data(), indices.data(), values.data(),
+                           rows.data(), bags, slot.data(), g1.data());
+        own.bagScatter(dh.data(), dim, offsets.data(), indices.data(), values.data(), rows.data(),
+                       bags, slot.data(), g2.data());
+        QVERIFY(bitEqual(g1, g2));
+        QVERIFY(std::any_of(g1.begin(), g1.end(), [](float x) { return x != 0.0f; }));
+
         for (const auto& [mu, wd] : {std::pair{0.0f, 0.0f}, {0.0f, 1e-3f}, {0.9f, 1e-4f}}) {
             const std::int64_t n = 1001;
             const auto g = randomVector(std::size_t(n), rng);
@@ -198,6 +213,17 @@ private slots:
             QVERIFY2(bitEqual(p1, p2) && bitEqual(v1, v2),
                      qPrintable(QString("momentum %1, weight decay %2").arg(mu).arg(wd)));
         }
+
+        // Segments of a sparse gradient, worker 1 of 3 starting a third in.
+        const std::vector<HwlSegment> segments{{0, 100, 0}, {250, 37, 100}, {400, 600, 137}};
+        const auto values2 = randomVector(737, rng);
+        auto p1 = randomVector(1000, rng), p2 = p1;
+        auto v1 = randomVector(1000, rng), v2 = v1;
+        module->sgdSegments(p1.data(), values2.data(), segments.data(), 3, v1.data(), 0.05f, 0.9f,
+                            1e-4f, 1, 3);
+        own.sgdSegments(p2.data(), values2.data(), segments.data(), 3, v2.data(), 0.05f, 0.9f,
+                        1e-4f, 1, 3);
+        QVERIFY(bitEqual(p1, p2) && bitEqual(v1, v2));
     }
 
     // A whole serial run, dense and sparse, with each: the same loss to the

@@ -4,6 +4,7 @@
 // its batch used, so an update writes only those rows (the sparse case
 // Hogwild was made for).
 #include "util/alignedvector.h"
+#include "util/cpukernelapi.h"
 
 #include <cstdint>
 #include <vector>
@@ -13,12 +14,9 @@ namespace hwl {
 template <class T>
 struct Gradient {
     /// `length` gradient values at values[valueIndex..] belong to
-    /// parameters [offset, offset + length) of the flat buffer.
-    struct Segment {
-        std::int64_t offset;
-        std::int64_t length;
-        std::int64_t valueIndex;
-    };
+    /// parameters [offset, offset + length) of the flat buffer (the CPU
+    /// kernels' own type: util/cpukernelapi.h).
+    using Segment = HwlSegment;
     AlignedVector<T> values;
     std::vector<Segment> segments;
 

@@ -7,7 +7,6 @@
 #include "optim/gradient.h"
 #include "util/cpukernels.h"
 
-#include <algorithm>
 #include <cstdint>
 
 namespace hwl {
@@ -32,14 +31,9 @@ inline void sgdRange(float* p, const float* g, float* v, std::int64_t n, const S
 /// the same for any rank.
 inline void sgdSegments(float* params, const Gradient<float>& grad, float* velocity,
                         const SgdSettings& sgd, std::uint32_t rank, std::uint32_t workers) {
-    for (const auto& seg : grad.segments) {
-        float* p = params + seg.offset;
-        const float* g = grad.values.data() + seg.valueIndex;
-        float* v = velocity ? velocity + seg.offset : nullptr;
-        const std::int64_t split = (seg.length * rank / std::max(1u, workers)) & ~std::int64_t(15);
-        sgdRange(p + split, g + split, v ? v + split : nullptr, seg.length - split, sgd);
-        sgdRange(p, g, v, split, sgd);
-    }
+    cpuKernels().sgdSegments(params, grad.values.data(), grad.segments.data(),
+                             std::int64_t(grad.segments.size()), velocity, sgd.lr, sgd.momentum,
+                             sgd.weightDecay, rank, workers);
 }
 } // namespace detail
 

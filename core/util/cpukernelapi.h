@@ -11,10 +11,18 @@
 // instruction sets). docs/install.md, "The portable build".
 #include <stdint.h>
 
-#define HWL_CPU_KERNELS_ABI 1u
+#define HWL_CPU_KERNELS_ABI 2u
 #define HWL_CPU_KERNELS_SYMBOL "hwl_cpu_kernels"
 
 extern "C" {
+
+/// `length` gradient values at values[valueIndex..] belong to parameters
+/// [offset, offset + length): optim/gradient.h's Gradient::Segment.
+typedef struct HwlSegment {
+    int64_t offset;
+    int64_t length;
+    int64_t valueIndex;
+} HwlSegment;
 
 typedef struct HwlCpuKernels {
     uint32_t abi;             ///< HWL_CPU_KERNELS_ABI of the build that made it
@@ -30,9 +38,20 @@ typedef struct HwlCpuKernels {
     /// of offsets/indices/values) the value-weighted mean of table's rows.
     void (*bagMean)(const float* table, int64_t dim, const int64_t* offsets, const int32_t* indices,
                     const float* values, const int64_t* rows, int64_t n, float* out);
+    /// grad (rows of dim values at slot[indices[k]]) += for each of the n bags
+    /// dh's row r times each token's value over the bag's size: the bag
+    /// mean's backward pass into the rows the batch used.
+    void (*bagScatter)(const float* dh, int64_t dim, const int64_t* offsets, const int32_t* indices,
+                       const float* values, const int64_t* rows, int64_t n, const int64_t* slot,
+                       float* grad);
     /// The SGD rule over n parameters (optim/sgd.h): v = mu v + (g + wd p);
     /// p -= lr v (v untouched, may be null, when mu is 0).
     void (*sgdRange)(float* p, const float* g, float* v, int64_t n, float lr, float mu, float wd);
+    /// The rule over `count` segments of a gradient, worker `rank` of
+    /// `workers` starting rank/workers of the way into each (optim/sgd.h).
+    void (*sgdSegments)(float* params, const float* values, const HwlSegment* segments,
+                        int64_t count, float* velocity, float lr, float mu, float wd, uint32_t rank,
+                        uint32_t workers);
 } HwlCpuKernels;
 
 /// A module's one export.

@@ -52,6 +52,25 @@ void bagMean(const T* table, std::int64_t dim, const std::int64_t* offsets,
     }
 }
 
+template <class T>
+void bagScatter(const T* dh, std::int64_t dim, const std::int64_t* offsets,
+                const std::int32_t* indices, const float* values, const std::int64_t* rows,
+                std::int64_t n, const std::int64_t* slot, T* grad) {
+    for (std::int64_t r = 0; r < n; ++r) {
+        const auto begin = offsets[rows[r]], end = offsets[rows[r] + 1];
+        if (end == begin)
+            continue;
+        const T inv = T(1) / T(end - begin);
+        const T* __restrict d = dh + r * dim;
+        for (auto k = begin; k < end; ++k) {
+            T* __restrict g = grad + slot[indices[k]];
+            const T scale = T(values[k]) * inv;
+            for (std::int64_t i = 0; i < dim; ++i)
+                g[i] += scale * d[i];
+        }
+    }
+}
+
 inline void sgdRange(float* __restrict p, const float* __restrict g, float* __restrict v,
                      std::int64_t n, float lr, float mu, float wd) {
     if (mu == 0.0f && wd == 0.0f) {
@@ -68,11 +87,29 @@ inline void sgdRange(float* __restrict p, const float* __restrict g, float* __re
     }
 }
 
+inline void sgdSegments(float* params, const float* values, const HwlSegment* segments,
+                        std::int64_t count, float* velocity, float lr, float mu, float wd,
+                        std::uint32_t rank, std::uint32_t workers) {
+    for (std::int64_t s = 0; s < count; ++s) {
+        const HwlSegment& seg = segments[s];
+        float* p = params + seg.offset;
+        const float* g = values + seg.valueIndex;
+        float* v = velocity ? velocity + seg.offset : nullptr;
+        // Start on a cache-line boundary rank/workers of the way in.
+        const std::int64_t split =
+            (seg.length * rank / (workers > 0 ? workers : 1u)) & ~std::int64_t(15);
+        sgdRange(p + split, g + split, v ? v + split : nullptr, seg.length - split, lr, mu, wd);
+        sgdRange(p, g, v, split, lr, mu, wd);
+    }
+}
+
 /// The table of this translation unit's instruction set.
 inline HwlCpuKernels table(const char* level, const char* instructions) {
-    return {
-        HWL_CPU_KERNELS_ABI, level,           instructions, &productNT<float>, &productTN<float>,
-        &productNN<float>,   &bagMean<float>, &sgdRange};
+    return {HWL_CPU_KERNELS_ABI, level,
+            instructions,        &productNT<float>,
+            &productTN<float>,   &productNN<float>,
+            &bagMean<float>,     &bagScatter<float>,
+            &sgdRange,           &sgdSegments};
 }
 
 } // namespace hwl::cpuimpl

@@ -180,10 +180,13 @@ std::vector<std::string> cpuKernelModuleLevels() {
     return out;
 }
 
-const HwlCpuKernels& cpuKernels() {
+std::atomic<const HwlCpuKernels*> detail::gCpuKernels{nullptr};
+
+const HwlCpuKernels& detail::chooseCpuKernels() {
     const Choice& c = chosen();
     if (!c.table)
         throw InputError(c.error);
+    gCpuKernels.store(c.table, std::memory_order_release);
     return *c.table;
 }
 

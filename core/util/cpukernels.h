@@ -9,15 +9,26 @@
 // be had. docs/install.md, "The portable build".
 #include "util/cpukernelapi.h"
 
+#include <atomic>
 #include <string>
 #include <vector>
 
 namespace hwl {
 
-/// The kernels this process runs. Throws InputError (util/errors.h) each call
-/// when HWL_CPU_KERNELS asks for kernels this processor or this install
-/// lacks (the message says which and how to fix it).
-const HwlCpuKernels& cpuKernels();
+namespace detail {
+extern std::atomic<const HwlCpuKernels*> gCpuKernels; ///< set once chosen
+const HwlCpuKernels& chooseCpuKernels();
+} // namespace detail
+
+/// The kernels this process runs: chosen on the first call (later calls
+/// cost one load). Throws InputError (util/errors.h) each call when
+/// HWL_CPU_KERNELS asks for kernels this processor or this install lacks
+/// (the message says which and how to fix it).
+inline const HwlCpuKernels& cpuKernels() {
+    if (const HwlCpuKernels* chosen = detail::gCpuKernels.load(std::memory_order_acquire))
+        return *chosen;
+    return detail::chooseCpuKernels();
+}
 
 /// One line for --version: "CPU kernels: x86-64-v4 (AVX-512), from
 /// /usr/lib/.../libhwl_cpu_x86-64-v4.so; this processor runs up to

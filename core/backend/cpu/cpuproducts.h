@@ -11,31 +11,34 @@
 
 namespace hwl::cpu {
 
+/// entry of the table for float; own(args...) otherwise.
+template <class T, class Entry, class Own, class... Args>
+void dispatch(Entry HwlCpuKernels::*entry, Own own, Args... args) {
+    if constexpr (std::is_same_v<T, float>)
+        (cpuKernels().*entry)(args...);
+    else
+        own(args...);
+}
+
 /// c (m x n) = a (m x k) * b (n x k) transposed.
 template <class T>
 void productNT(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k) {
-    if constexpr (std::is_same_v<T, float>)
-        cpuKernels().productNT(a, b, c, m, n, k);
-    else
-        cpuimpl::productNT(a, b, c, m, n, k);
+    dispatch<T>(
+        &HwlCpuKernels::productNT, [](auto... x) { cpuimpl::productNT(x...); }, a, b, c, m, n, k);
 }
 
 /// c (m x n) = a (k x m) transposed * b (k x n).
 template <class T>
 void productTN(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k) {
-    if constexpr (std::is_same_v<T, float>)
-        cpuKernels().productTN(a, b, c, m, n, k);
-    else
-        cpuimpl::productTN(a, b, c, m, n, k);
+    dispatch<T>(
+        &HwlCpuKernels::productTN, [](auto... x) { cpuimpl::productTN(x...); }, a, b, c, m, n, k);
 }
 
 /// c (m x n) = a (m x k) * b (k x n).
 template <class T>
 void productNN(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k) {
-    if constexpr (std::is_same_v<T, float>)
-        cpuKernels().productNN(a, b, c, m, n, k);
-    else
-        cpuimpl::productNN(a, b, c, m, n, k);
+    dispatch<T>(
+        &HwlCpuKernels::productNN, [](auto... x) { cpuimpl::productNN(x...); }, a, b, c, m, n, k);
 }
 
 /// out (n x dim) = each bag's value-weighted mean of table rows.
@@ -43,10 +46,19 @@ template <class T>
 void bagMean(const T* table, std::int64_t dim, const std::int64_t* offsets,
              const std::int32_t* indices, const float* values, const std::int64_t* rows,
              std::int64_t n, T* out) {
-    if constexpr (std::is_same_v<T, float>)
-        cpuKernels().bagMean(table, dim, offsets, indices, values, rows, n, out);
-    else
-        cpuimpl::bagMean(table, dim, offsets, indices, values, rows, n, out);
+    dispatch<T>(
+        &HwlCpuKernels::bagMean, [](auto... x) { cpuimpl::bagMean(x...); }, table, dim, offsets,
+        indices, values, rows, n, out);
+}
+
+/// grad's slots += each bag's share of dh (the bag mean's backward pass).
+template <class T>
+void bagScatter(const T* dh, std::int64_t dim, const std::int64_t* offsets,
+                const std::int32_t* indices, const float* values, const std::int64_t* rows,
+                std::int64_t n, const std::int64_t* slot, T* grad) {
+    dispatch<T>(
+        &HwlCpuKernels::bagScatter, [](auto... x) { cpuimpl::bagScatter(x...); }, dh, dim, offsets,
+        indices, values, rows, n, slot, grad);
 }
 
 } // namespace hwl::cpu

@@ -55,28 +55,23 @@ T EmbeddingBagKernel::train(const T* params, const DatasetView& data, const std:
         std::fill(ws.rowMark.begin(), ws.rowMark.end(), 0);
         ws.stamp = 1;
     }
+    // A slot (one D-row of values) and a segment for each row the batch
+    // used, in the order of first use; then the rows' sums into them.
     const auto stamp = std::int32_t(ws.stamp);
-    for (std::int64_t r = 0; r < n; ++r) {
-        const auto begin = data.offsets[rows[r]], end = data.offsets[rows[r] + 1];
-        if (end == begin)
-            continue;
-        const T inv = T(1) / T(end - begin);
-        const T* dh = ws.deltaPrev.data() + r * dim_;
-        for (auto k = begin; k < end; ++k) {
+    std::int64_t used = std::int64_t(grad.values.size());
+    for (std::int64_t r = 0; r < n; ++r)
+        for (auto k = data.offsets[rows[r]]; k < data.offsets[rows[r] + 1]; ++k) {
             const auto token = data.indices[k];
-            if (ws.rowMark[token] != stamp) {
-                ws.rowMark[token] = stamp;
-                ws.rowSlot[token] = std::int64_t(grad.values.size());
-                grad.segments.push_back(
-                    {table_ + std::int64_t(token) * dim_, dim_, std::int64_t(grad.values.size())});
-                grad.values.resize(grad.values.size() + std::size_t(dim_), T(0));
-            }
-            T* g = grad.values.data() + ws.rowSlot[token];
-            const T scale = T(data.values[k]) * inv;
-            for (std::int64_t d = 0; d < dim_; ++d)
-                g[d] += scale * dh[d];
+            if (ws.rowMark[token] == stamp)
+                continue;
+            ws.rowMark[token] = stamp;
+            ws.rowSlot[token] = used;
+            grad.segments.push_back({table_ + std::int64_t(token) * dim_, dim_, used});
+            used += dim_;
         }
-    }
+    grad.values.resize(std::size_t(used), T(0));
+    cpu::bagScatter(ws.deltaPrev.data(), dim_, data.offsets, data.indices, data.values, rows, n,
+                    ws.rowSlot.data(), grad.values.data());
     return lossSum / T(n);
 }
 
