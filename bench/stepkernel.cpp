@@ -24,12 +24,12 @@
 // per step. With --benchmark_format=json|csv the summary goes to stderr.
 #include "backend/cpu/batchgather.h"
 #include "backend/cpu/cpubackend.h"
-#include "util/eigenmaps.h"
 #include "data/datasources.h"
 #include "model/model.h"
 #include "model/modelspec.h"
 #include "optim/hogwild.h"
 #include "train/updaterule.h"
+#include "util/eigenmaps.h"
 
 #include <Eigen/Core>
 

@@ -310,6 +310,9 @@ private slots:
     // The portable engine holds no AVX (no ymm or zmm register), a v3 module
     // no AVX-512, and each module exports its table alone.
     void instructionSetsStayApart() {
+        if (builtModules().isEmpty())
+            QSKIP("a sanitizer or fuzz build: it makes no CPU kernel modules, and its runtime, "
+                  "linked into the engine, brings code for any processor");
         const QString objdump = QStandardPaths::findExecutable("objdump");
         const QString nm = QStandardPaths::findExecutable("nm");
         if (objdump.isEmpty() || nm.isEmpty())
@@ -327,8 +330,6 @@ private slots:
             const auto hit = wide.match(code);
             QVERIFY2(!hit.hasMatch(), qPrintable("the portable engine uses " + hit.captured(0)));
         }
-        if (builtModules().isEmpty())
-            QSKIP("this build makes no CPU kernel modules (a sanitizer or fuzz build)");
         for (const QString& level : builtModules()) {
             std::string why;
             const QString dir = QFileInfo(QString::fromUtf8(test::kEngineBinary)).absolutePath();

@@ -81,7 +81,8 @@ std::vector<std::string> moduleCandidates(const std::string& file, const std::st
         const std::string dir = exe.substr(0, slash);
         out.push_back(dir + "/" + file);
 #ifdef HWL_MODULE_INSTALL_DIR
-        out.push_back(dir + "/" HWL_MODULE_INSTALL_DIR "/" + file);
+        out.push_back(
+            std::filesystem::path(dir + "/" HWL_MODULE_INSTALL_DIR "/" + file).lexically_normal());
 #endif
         out.push_back(dir + "/../lib/" + file);
     }
