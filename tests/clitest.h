@@ -69,8 +69,8 @@ inline QStringList everyFlagChanged(const QString& out) {
             out};
 }
 
-inline const QStringList kOutputFiles = {"experiment.json", "metrics.csv", "weights.npz",
-                                         "weights.safetensors"};
+inline const QStringList kOutputFiles = {"experiment.json", "metrics.csv", "summary.json",
+                                         "weights.npz", "weights.safetensors"};
 
 struct Result {
     bool started = false;

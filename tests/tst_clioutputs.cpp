@@ -2,11 +2,15 @@
 // before training (a file or folder in the way, an unwritable folder,
 // another run writing into it), written file by file after it (a failed
 // write named, an earlier complete file kept), stale temporaries of dead
-// writers removed, a writer killed mid-write leaving nothing, and paths that
-// are not UTF-8.
+// writers removed, a writer killed mid-write leaving nothing, paths that
+// are not UTF-8, and summary.json's account of the run.
 #include "clitest.h"
 #include "io/atomicfile.h"
 #include "testpaths.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <csignal>
 #include <filesystem>
@@ -24,6 +28,62 @@ class TestCliOutputs : public QObject {
 
 private slots:
     void initTestCase() { QVERIFY(tmp_.isValid()); }
+
+    // summary.json says what ran, where and when, and what it reached: the
+    // figures agree with the run's own summary lines and with each other.
+    void summaryJsonAccountsForTheRun() {
+        const QString out = tmp_.filePath("summary");
+        RUN_CLI(r, {"--dataset", "teacher:2000x20:4", "--model", "mlp:20-16-4", "--epochs", "2",
+                    "--workers", "2", "--mode", "threads", "--lost-updates", "--out", out});
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        QFile file(out + "/summary.json");
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QJsonParseError error{};
+        const QJsonObject doc = QJsonDocument::fromJson(file.readAll(), &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        QCOMPARE(doc["format"].toString(), QString("hogwild-lab run summary"));
+        QCOMPARE(doc["format_version"].toInt(), 1);
+        const QJsonObject program = doc["program"].toObject();
+        QVERIFY(QRegularExpression(R"(^\d+\.\d+\.\d+$)")
+                    .match(program["version"].toString())
+                    .hasMatch());
+        QVERIFY(program["cpu_kernels"].toString().startsWith("CPU kernels: "));
+        QVERIFY(doc["host"].toObject()["cpus"].toInt() >= 1);
+        const QRegularExpression iso(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$)");
+        QVERIFY(iso.match(doc["started"].toString()).hasMatch());
+        QVERIFY(iso.match(doc["ended"].toString()).hasMatch());
+        QVERIFY(doc["started"].toString() <= doc["ended"].toString()); // ISO sorts as time
+        QCOMPARE(doc["state"].toString(), QString("finished"));
+        QVERIFY(doc["mode"].toString().startsWith("threads"));
+        QFile experiment(out + "/experiment.json");
+        QVERIFY(experiment.open(QIODevice::ReadOnly));
+        QCOMPARE(doc["experiment"].toObject(),
+                 QJsonDocument::fromJson(experiment.readAll()).object());
+
+        const QJsonObject final = doc["final"].toObject();
+        QCOMPARE(final["epochs_completed"].toInt(), 2);
+        const auto m = QRegularExpression(R"(final test accuracy ([0-9.]+)%)").match(r.out);
+        QVERIFY2(m.hasMatch(), qPrintable(r.out));
+        QVERIFY(std::fabs(final["test_accuracy"].toDouble() * 100 - m.captured(1).toDouble()) <
+                0.006);
+        const QJsonArray workers = doc["workers"].toArray();
+        QCOMPARE(workers.size(), 2);
+        double samples = 0, writes = 0;
+        for (int rank = 0; rank < 2; ++rank) {
+            const QJsonObject w = workers[rank].toObject();
+            QCOMPARE(w["rank"].toInt(), rank);
+            QCOMPARE(w["state"].toString(), QString("finished"));
+            QVERIFY(w["samples"].toDouble() > 0 && w["samples_per_second"].toDouble() > 0);
+            QVERIFY(w["startup_seconds"].toDouble() >= 0);
+            QVERIFY(w["lost_updates"].toDouble() <= w["update_writes"].toDouble());
+            samples += w["samples"].toDouble();
+            writes += w["update_writes"].toDouble();
+        }
+        QCOMPARE(final["samples"].toDouble(), samples);
+        QVERIFY(writes > 0);
+        QCOMPARE(final["update_writes"].toDouble(), writes);
+        QVERIFY(final["samples_per_second"].toDouble() > 0);
+    }
 
     // A writer killed with SIGKILL halfway through its file (here: by itself,
     // from inside the byte producer) leaves nothing in the folder: the bytes go
@@ -138,9 +198,10 @@ private slots:
         r.pid = p.processId();
         collect(p, r, 60000);
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.out.contains("wrote " + out +
-                                "/{weights.npz, metrics.csv, experiment.json}; not written: "
-                                "the others (see the error)"),
+        QVERIFY2(r.out.contains(
+                     "wrote " + out +
+                     "/{weights.npz, metrics.csv, experiment.json, summary.json}; not written: "
+                     "the others (see the error)"),
                  qPrintable(r.describe()));
         QVERIFY2(r.err.contains("error: out: could not write weights.safetensors: cannot write "
                                 "weights file \"" +

@@ -390,7 +390,8 @@ private slots:
                 .arg(victim));
         QVERIFY2(expected.match(r.err).hasMatch(), qPrintable(r.describe()));
         // What was trained is kept; a failed run has no weights.
-        QCOMPARE(dirEntries(dir.path()), (QStringList{"experiment.json", "metrics.csv"}));
+        QCOMPARE(dirEntries(dir.path()),
+                 (QStringList{"experiment.json", "metrics.csv", "summary.json"}));
     }
 
     // Ctrl-C in mpirun's terminal: mpirun sends every rank SIGTERM (and

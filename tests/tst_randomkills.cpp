@@ -144,7 +144,7 @@ class TestRandomKills : public QObject {
                  qPrintable(k.describe() + ": temporaries left: " + temporariesIn(out).join(", ")));
         const QStringList files = dirEntries(out);
         QVERIFY2(files.isEmpty() || files == kOutputFiles ||
-                     files == QStringList({"experiment.json", "metrics.csv"}),
+                     files == QStringList({"experiment.json", "metrics.csv", "summary.json"}),
                  qPrintable(k.describe() + ": --out holds " + files.join(", ")));
         // The exit says what happened: a signal's number, 1 for a failed
         // run (a worker killed), 0 never (the run was far from its end).

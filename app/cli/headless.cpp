@@ -4,6 +4,7 @@
 #include "cli/outputs.h"
 #include "cli/report.h"
 #include "io/metricslog.h"
+#include "io/runsummaryfile.h"
 #include "io/tensorfile.h"
 #include "launch/devices.h"
 #include "run/comparison.h"
@@ -14,6 +15,7 @@
 #include "util/cpukernels.h"
 #include "util/errors.h"
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <optional>
@@ -86,12 +88,20 @@ int follow(Run& run, MetricsLog& log, const CommandLine& cl) {
 /// Writes --out: everything after a good or stopped run, no weights after a
 /// failed one (a diverged run's are NaN; the metrics say what happened).
 /// Returns the line that says what was written (empty without --out).
-std::string writeOutputs(const OutputFolder* folder, const Run& run, const MetricsLog& log,
-                         const RunSummary& s, std::vector<std::string>& failed) {
+std::string writeOutputs(const OutputFolder* folder, Run& run, const MetricsLog& log,
+                         const RunSummary& s, std::chrono::system_clock::time_point started,
+                         std::vector<std::string>& failed) {
     if (!folder)
         return {};
     const bool withWeights = s.state != RunState::Failed;
-    const OutputReport report = folder->write(run, log, withWeights);
+    const RunRecord record{run.config(),
+                           run.info().mode,
+                           run.info().parameters,
+                           s,
+                           run.telemetry().workers(),
+                           started,
+                           std::chrono::system_clock::now()};
+    const OutputReport report = folder->write(run, log, withWeights, record);
     failed = report.failed;
     std::string line = "wrote " + run.config().out + "/{";
     for (std::size_t i = 0; i < report.written.size(); ++i)
@@ -139,6 +149,7 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     if (cl.pace > 0)
         std::printf("pace: at most %u steps per second per worker (--pace 0: full speed)\n",
                     cl.pace);
+    const auto started = std::chrono::system_clock::now();
     run.start();
     const int interrupted = follow(run, log, cl);
     const RunSummary s = run.summary();
@@ -147,7 +158,8 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     // The files first: under mpirun a SIGTERM leaves 1 s before SIGKILL, and
     // printing may wait for mpirun to read.
     std::vector<std::string> notWritten;
-    const std::string wrote = writeOutputs(folder ? &*folder : nullptr, run, log, s, notWritten);
+    const std::string wrote =
+        writeOutputs(folder ? &*folder : nullptr, run, log, s, started, notWritten);
     printSummary(run, s);
     if (!wrote.empty())
         std::printf("%s\n", wrote.c_str());

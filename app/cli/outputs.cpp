@@ -2,6 +2,7 @@
 
 #include "io/atomicfile.h"
 #include "io/metricslog.h"
+#include "io/runsummaryfile.h"
 #include "run/run.h"
 #include "util/errors.h"
 #include "util/fileio.h"
@@ -24,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kOutputNames[] = {"weights.safetensors", "weights.npz", "metrics.csv",
-                                        "experiment.json"};
+                                        "experiment.json", "summary.json"};
 
 std::string mib(std::uint64_t bytes) {
     char text[32];
@@ -82,7 +83,8 @@ OutputFolder::~OutputFolder() {
         ::close(lock_); // releases the lock
 }
 
-OutputReport OutputFolder::write(const Run& run, const MetricsLog& log, bool withWeights) const {
+OutputReport OutputFolder::write(const Run& run, const MetricsLog& log, bool withWeights,
+                                 const RunRecord& record) const {
     const fs::path base(dir_);
     OutputReport report;
     const auto attempt = [&](const char* name, const std::function<void()>& writeIt) {
@@ -100,6 +102,8 @@ OutputReport OutputFolder::write(const Run& run, const MetricsLog& log, bool wit
     attempt("metrics.csv", [&] { log.writeCsv(base / "metrics.csv"); });
     attempt("experiment.json",
             [&] { writeFileAtomically(base / "experiment.json", run.config().toJson()); });
+    attempt("summary.json",
+            [&] { writeFileAtomically(base / "summary.json", runSummaryJson(record)); });
     return report;
 }
 

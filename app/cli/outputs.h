@@ -10,6 +10,7 @@ namespace hwl {
 
 class Run;
 class MetricsLog;
+struct RunRecord;
 
 /// What writeOutputs() did: the files written, and for each one that could
 /// not be, "weights.npz: <reason>".
@@ -33,10 +34,11 @@ public:
     OutputFolder& operator=(const OutputFolder&) = delete;
 
     /// Writes the weights (safetensors first, then npz: unless `withWeights`
-    /// is false), experiment.json and metrics.csv, each through a temporary
-    /// file and a rename; a file that fails is reported, the others still
-    /// written.
-    OutputReport write(const Run& run, const MetricsLog& log, bool withWeights) const;
+    /// is false), experiment.json, metrics.csv and summary.json (`record`),
+    /// each through a temporary file and a rename; a file that fails is
+    /// reported, the others still written.
+    OutputReport write(const Run& run, const MetricsLog& log, bool withWeights,
+                       const RunRecord& record) const;
 
 private:
     std::string dir_;

@@ -225,8 +225,8 @@ std::vector<Field> makeFields() {
                             "visit samples in file order (exact comparisons)", &C::shuffle));
     fields.push_back(text("init", "FILE", "start from weights in a safetensors file", &C::init));
     fields.push_back(text("out", "DIR",
-                          "write weights.safetensors, weights.npz, metrics.csv and "
-                          "experiment.json into DIR",
+                          "write weights.safetensors, weights.npz, metrics.csv, "
+                          "experiment.json and summary.json into DIR",
                           &C::out));
     return fields;
 }

@@ -1,0 +1,131 @@
+#include "io/runsummaryfile.h"
+
+#include "util/cpukernels.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <thread>
+
+#include <unistd.h>
+
+namespace hwl {
+
+namespace {
+using nlohmann::json;
+
+/// A figure, or null when it is not a number (JSON has no NaN).
+json number(double x) {
+    return std::isfinite(x) ? json(x) : json(nullptr);
+}
+
+std::string processorModel() {
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("model name", 0) == 0)
+            if (const auto colon = line.find(':'); colon != std::string::npos)
+                return line.substr(line.find_first_not_of(' ', colon + 1));
+    return {};
+}
+
+json host() {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0)
+        name[0] = '\0';
+    return {{"name", name},
+            {"cpus", std::thread::hardware_concurrency()},
+            {"processor", processorModel()}};
+}
+
+/// A worker's own rate: its samples over the time from its first step to
+/// leaving its loop (null before it did both).
+json workerRate(const WorkerSnapshot& w) {
+    const double seconds = w.finishSeconds - w.launchSeconds - w.startupSeconds;
+    if (w.launchSeconds < 0 || w.startupSeconds < 0 || w.finishSeconds < 0 || seconds <= 0)
+        return nullptr;
+    return double(w.samples) / seconds;
+}
+
+json worker(const WorkerSnapshot& w, const RunSummary& s) {
+    json out = {{"rank", w.rank},
+                {"pid", w.pid},
+                {"state", toString(w.state)},
+                {"steps", w.steps},
+                {"samples", w.samples},
+                {"epochs", w.epochs},
+                {"samples_per_second", workerRate(w)},
+                {"startup_seconds", w.startupSeconds >= 0 ? json(w.startupSeconds) : json()},
+                {"last_epoch_loss", number(w.lastEpochLoss)},
+                {"divergence", number(w.lastDivergence)}};
+    if (!w.failure.empty())
+        out["failure"] = w.failure;
+    if (!w.host.empty())
+        out["host"] = w.host;
+    if (w.rank < s.updateWrites.size()) {
+        out["update_writes"] = s.updateWrites[w.rank];
+        out["lost_updates"] = s.lostUpdates[w.rank];
+    }
+    if (w.rank < s.bytesReduced.size()) {
+        out["comm_seconds"] = s.commSeconds[w.rank];
+        out["bytes_reduced"] = s.bytesReduced[w.rank];
+    }
+    return out;
+}
+
+json finalFigures(const RunSummary& s) {
+    json out = {{"epochs_completed", s.epochsCompleted},
+                {"steps", s.steps},
+                {"samples", s.samples},
+                {"wall_seconds", s.wallSeconds},
+                {"train_seconds", s.trainSeconds},
+                {"eval_seconds", s.evalSeconds},
+                {"samples_per_second", number(s.samplesPerSecond)},
+                {"train_loss", number(s.trainLoss)},
+                {"test_loss", s.evaluated ? number(s.testLoss) : json()},
+                {"test_accuracy", s.evaluated ? number(s.testAccuracy) : json()},
+                {"dropped_telemetry_samples", s.droppedSamples}};
+    if (!s.updateWrites.empty()) {
+        out["update_writes"] = s.totalUpdateWrites();
+        out["lost_updates"] = s.totalLostUpdates();
+    }
+    return out;
+}
+} // namespace
+
+std::string isoTimeUtc(std::chrono::system_clock::time_point t) {
+    const std::time_t seconds = std::chrono::system_clock::to_time_t(t);
+    std::tm utc{};
+    gmtime_r(&seconds, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
+std::string runSummaryJson(const RunRecord& r) {
+    const RunSummary& s = r.summary;
+    json workers = json::array();
+    for (const WorkerSnapshot& w : r.workers)
+        workers.push_back(worker(w, s));
+    json doc = {{"format", "hogwild-lab run summary"},
+                {"format_version", 1},
+                {"program", {{"version", HWL_VERSION}, {"cpu_kernels", cpuKernelsDescription()}}},
+                {"host", host()},
+                {"started", isoTimeUtc(r.started)},
+                {"ended", isoTimeUtc(r.ended)},
+                {"state", toString(s.state)},
+                {"mode", r.mode},
+                {"parameters", r.parameters},
+                {"experiment", json::parse(r.config.toJson())},
+                {"final", finalFigures(s)},
+                {"workers", std::move(workers)},
+                {"worker_failures", s.workerFailures},
+                {"pitfalls", s.explanations},
+                {"remarks", s.remarks}};
+    if (!s.failure.empty())
+        doc["failure"] = s.failure;
+    return doc.dump(2) + "\n";
+}
+
+} // namespace hwl

@@ -1,0 +1,34 @@
+#pragma once
+// summary.json: what a run was and what it reached, in one file a script,
+// the run list or a runs table can read without parsing the command line's
+// output (docs/file-formats.md, "summary.json"). Written into every --out
+// folder after the run, beside experiment.json and metrics.csv.
+#include "config/experimentconfig.h"
+#include "telemetry/runsummary.h"
+#include "telemetry/telemetryreader.h"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hwl {
+
+/// Everything summary.json says, gathered by the caller when the run ended.
+struct RunRecord {
+    ExperimentConfig config;
+    std::string mode; ///< describeMode(): "processes (fork)"
+    std::int64_t parameters = 0;
+    RunSummary summary;
+    std::vector<WorkerSnapshot> workers; ///< the telemetry's last word on each
+    std::chrono::system_clock::time_point started, ended;
+};
+
+/// The summary.json text of `record` (UTF-8, 2-space indent, ends in a
+/// newline). Figures that are not numbers (a diverged loss) are null.
+std::string runSummaryJson(const RunRecord& record);
+
+/// "2026-12-04T15:20:01Z": a time in UTC as ISO 8601 says, to the second.
+std::string isoTimeUtc(std::chrono::system_clock::time_point t);
+
+} // namespace hwl
