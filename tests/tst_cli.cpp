@@ -423,12 +423,9 @@ private slots:
         QVERIFY2(r.out.contains("no weights: the run failed"), qPrintable(r.out));
         QVERIFY(QFile::exists(out + "/metrics.csv"));
         QVERIFY(QFile::exists(out + "/experiment.json"));
-        QFile summary(out + "/summary.json");
-        QVERIFY(summary.open(QIODevice::ReadOnly));
-        const QByteArray text = summary.readAll();
-        QVERIFY2(text.contains("\"state\": \"failed\"") && text.contains("\"failure\": \"training "
-                                                                         "diverged"),
-                 text.constData());
+        QFile summary(out + "/summary.json"); // says why it failed
+        QVERIFY(summary.open(QIODevice::ReadOnly) &&
+                summary.readAll().contains("\"failure\": \"training diverged"));
         QVERIFY(!QFile::exists(out + "/weights.safetensors"));
         QVERIFY(!QFile::exists(out + "/weights.npz"));
         // Workers that never stepped say so instead of a negative start-up time.
