@@ -1,11 +1,12 @@
 // Tests for the CPU kernels of each instruction set (core/util/cpukernels.h):
 // every module this build made computes what the engine's own copy computes
-// (the matrix products to a rounding, the bag mean and the SGD rule bit for
-// bit), a whole run gives the same loss with each, the choice follows the
-// processor and HWL_CPU_KERNELS, what cannot be had is refused in one line,
-// and a portable build's engine holds no instruction beyond x86-64-v2 while
-// each module exports its table and nothing else. A level this processor
-// does not run reports SKIP with the reason.
+// (the matrix products to a rounding; the bag mean, the SGD rule and the
+// collectives' mean in rank order bit for bit), a whole run gives the same
+// loss with each, the choice follows the processor and HWL_CPU_KERNELS, what
+// cannot be had is refused in one line, and a portable build's engine holds
+// no instruction beyond x86-64-v2 while each module exports its table and
+// nothing else. A level this processor does not run reports SKIP with the
+// reason.
 #include "testpaths.h"
 #include "util/cpukernels.h"
 
@@ -16,6 +17,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -224,6 +226,47 @@ private slots:
         own.sgdSegments(p2.data(), values2.data(), segments.data(), 3, v2.data(), 0.05f, 0.9f,
                         1e-4f, 1, 3);
         QVERIFY(bitEqual(p1, p2) && bitEqual(v1, v2));
+    }
+
+    // The collectives' mean in rank order (collective/rankmean.h) gives the
+    // built-in copy's bits for 1 to 5 ranks, on random values and on the
+    // edges the two-rank float path must hand to the double formula (zeros,
+    // the smallest normals, subnormals, the largest floats, infinities,
+    // NaN), over a range that starts and ends inside a block.
+    void rankMeanIsBitEqual_data() { levels_data(); }
+    void rankMeanIsBitEqual() {
+        QFETCH(QString, level);
+        LOAD_MODULE(module, level);
+        const HwlCpuKernels& own = builtinCpuKernels();
+        std::mt19937 rng(11);
+        const std::int64_t total = 3000, begin = 7, end = 2901;
+        const float edges[] = {0.0f,      -0.0f,      1.0f,    -1.0f,    FLT_MIN,
+                               -FLT_MIN,  1e-40f,     FLT_MAX, -FLT_MAX, 3.0f * FLT_MIN,
+                               HUGE_VALF, -HUGE_VALF, NAN,     1e30f,    -1e-30f};
+        std::vector<std::vector<float>> ranks(5);
+        for (std::size_t r = 0; r < ranks.size(); ++r) {
+            ranks[r] = randomVector(std::size_t(total), rng);
+            // Ranks 0 and 1 meet every pair of edges; the others shift them.
+            const std::size_t e = std::size(edges);
+            for (std::size_t i = 0; i < e; ++i)
+                for (std::size_t j = 0; j < e; ++j)
+                    ranks[r][std::size_t(begin) + 100 + i * e + j] =
+                        edges[((r % 2 ? j : i) + r / 2) % e];
+        }
+        const float* inputs[] = {ranks[0].data(), ranks[1].data(), ranks[2].data(), ranks[3].data(),
+                                 ranks[4].data()};
+        for (std::uint32_t n = 1; n <= 5; ++n) {
+            std::vector<float> got(std::size_t(total), 3.0f), want(got);
+            module->meanInRankOrder(inputs, n, begin, end, got.data());
+            own.meanInRankOrder(inputs, n, begin, end, want.data());
+            QVERIFY2(bitEqual(got, want), qPrintable(QString("%1 ranks").arg(n)));
+            QCOMPARE(got[0], 3.0f); // outside the range: untouched
+            // And it is the mean: an ordinary element by the formula.
+            double sum = 0;
+            for (std::uint32_t r = 0; r < n; ++r)
+                sum += double(ranks[r][std::size_t(end - 1)]);
+            QCOMPARE(got[std::size_t(end - 1)], float(sum / n));
+        }
     }
 
     // A whole serial run, dense and sparse, with each: the same loss to the

@@ -1,17 +1,18 @@
 #pragma once
 // The CPU's hot arithmetic as one table of plain functions: the step's
-// matrix products, the embedding bag's mean of rows, and the SGD rule. The
-// engine carries one copy compiled for its own target (cpukernelbuiltin.cpp:
-// -march=native, or x86-64-v2 in a portable build); a portable build also
-// makes one shared module per wider instruction set (libhwl_cpu_x86-64-v3.so
-// with AVX2 and FMA, libhwl_cpu_x86-64-v4.so with AVX-512), compiled from the
-// same source (cpukernelimpl.h), of which cpukernels.cpp loads the best the
-// processor runs. A module exports this table and nothing else (plain C
-// types: no C++ symbol can be shared between code built for different
-// instruction sets). docs/install.md, "The portable build".
+// matrix products, the embedding bag's mean of rows, the SGD rule and the
+// collectives' mean in rank order. The engine carries one copy compiled for
+// its own target (cpukernelbuiltin.cpp: -march=native, or x86-64-v2 in a
+// portable build); a portable build also makes one shared module per wider
+// instruction set (libhwl_cpu_x86-64-v3.so with AVX2 and FMA,
+// libhwl_cpu_x86-64-v4.so with AVX-512), compiled from the same source
+// (cpukernelimpl.h), of which cpukernels.cpp loads the best the processor
+// runs. A module exports this table and nothing else (plain C types: no C++
+// symbol can be shared between code built for different instruction sets).
+// docs/install.md, "The portable build".
 #include <stdint.h>
 
-#define HWL_CPU_KERNELS_ABI 2u
+#define HWL_CPU_KERNELS_ABI 3u
 #define HWL_CPU_KERNELS_SYMBOL "hwl_cpu_kernels"
 
 extern "C" {
@@ -52,6 +53,11 @@ typedef struct HwlCpuKernels {
     void (*sgdSegments)(float* params, const float* values, const HwlSegment* segments,
                         int64_t count, float* velocity, float lr, float mu, float wd, uint32_t rank,
                         uint32_t workers);
+    /// out[begin..end) = the mean of inputs[0..n)[begin..end), summed in
+    /// rank order in double: every collective's one reduction
+    /// (collective/rankmean.h), the same bits on every instruction set.
+    void (*meanInRankOrder)(const float* const* inputs, uint32_t n, int64_t begin, int64_t end,
+                            float* out);
 } HwlCpuKernels;
 
 /// A module's one export.
