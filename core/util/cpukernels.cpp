@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cpuid.h>
 #include <cstdlib>
+#include <iterator>
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -98,10 +99,14 @@ Choice choose() {
     }
     if (!want.empty()) {
         std::string why;
-        if (levelNumber(want) == 0)
-            why = "unknown kernels (the choices are builtin, x86-64-v3, x86-64-v4)";
-        else if (const HwlCpuKernels* t = loadCpuKernelModule(want, &why))
+        if (levelNumber(want) == 0) {
+            why = "unknown kernels (the choices are builtin";
+            for (auto l = std::rbegin(kModuleLevels); l != std::rend(kModuleLevels); ++l)
+                why += std::string(", ") + l->name; // narrowest first
+            why += ")";
+        } else if (const HwlCpuKernels* t = loadCpuKernelModule(want, &why)) {
             return {t, findModule(want, nullptr) + ", as HWL_CPU_KERNELS asks", {}, {}};
+        }
         out.error = "HWL_CPU_KERNELS=" + want + ": " + why +
                     "; unset HWL_CPU_KERNELS to let the engine choose";
         return out;
