@@ -351,6 +351,42 @@ bool flagTakesValue(std::string_view flag) {
     return f && f->type != FieldType::Switch;
 }
 
+FieldValue parseFieldText(const Field& f, const std::string& v, std::string_view name) {
+    switch (f.type) {
+    case FieldType::Text:
+        return v;
+    case FieldType::Integer: {
+        const auto i = parseInteger(v);
+        if (!i || *i < INT32_MIN || *i > INT32_MAX)
+            badFlag(name, "expected an integer, got \"" + v + "\"");
+        return *i;
+    }
+    case FieldType::Seed: {
+        const auto i = parseInteger(v);
+        if (!i || *i < 0)
+            badFlag(name, "expected a non-negative integer, got \"" + v + "\"");
+        return std::uint64_t(*i);
+    }
+    case FieldType::Number: {
+        const auto d = parseNumber(v);
+        if (!d)
+            badFlag(name, "expected a number, got \"" + v + "\"");
+        return *d;
+    }
+    case FieldType::Choice: {
+        const auto names = f.choices();
+        if (std::find(names.begin(), names.end(), v) == names.end())
+            badFlag(name, "expected " + listChoices(names, false) + ", got \"" + v + "\"");
+        return v;
+    }
+    case FieldType::Switch:
+        if (v != "true" && v != "false")
+            badFlag(name, "expected true or false, got \"" + v + "\"");
+        return v == "true";
+    }
+    badFlag(name, "cannot be set");
+}
+
 void applyFlag(ExperimentConfig& config, std::string_view flag,
                const std::optional<std::string>& value) {
     const Field* f = findFlag(flag);
@@ -364,42 +400,7 @@ void applyFlag(ExperimentConfig& config, std::string_view flag,
     }
     if (!value)
         badFlag(flag, "needs a value");
-    const std::string& v = *value;
-    switch (f->type) {
-    case FieldType::Text:
-        f->set(config, v);
-        return;
-    case FieldType::Integer: {
-        const auto i = parseInteger(v);
-        if (!i || *i < INT32_MIN || *i > INT32_MAX)
-            badFlag(flag, "expected an integer, got \"" + v + "\"");
-        f->set(config, *i);
-        return;
-    }
-    case FieldType::Seed: {
-        const auto i = parseInteger(v);
-        if (!i || *i < 0)
-            badFlag(flag, "expected a non-negative integer, got \"" + v + "\"");
-        f->set(config, std::uint64_t(*i));
-        return;
-    }
-    case FieldType::Number: {
-        const auto d = parseNumber(v);
-        if (!d)
-            badFlag(flag, "expected a number, got \"" + v + "\"");
-        f->set(config, *d);
-        return;
-    }
-    case FieldType::Choice: {
-        const auto names = f->choices();
-        if (std::find(names.begin(), names.end(), v) == names.end())
-            badFlag(flag, "expected " + listChoices(names, false) + ", got \"" + v + "\"");
-        f->set(config, v);
-        return;
-    }
-    case FieldType::Switch:
-        break;
-    }
+    f->set(config, parseFieldText(*f, *value, flag));
 }
 
 std::string fieldsHelp() {

@@ -25,10 +25,6 @@ enum class FieldType {
     Choice,  ///< one of choices()
 };
 
-/// A field's value: bool (Switch), int64 (Integer), uint64 (Seed), double
-/// (Number), string (Text, Choice).
-using FieldValue = std::variant<bool, std::int64_t, std::uint64_t, double, std::string>;
-
 struct Field {
     const char* key = ""; ///< JSON key; the flag is "--" + key
     FieldType type = FieldType::Text;
@@ -67,6 +63,11 @@ std::string listChoices(const std::vector<std::string>& names, bool quote);
 /// Throws InputError "--KEY: expected ..., got "..." (see --help)".
 void applyFlag(ExperimentConfig& config, std::string_view flag,
                const std::optional<std::string>& value);
+/// A value of `f` written as its flag takes it ("4", "0.01", "fork"; a
+/// switch: "true" or "false"), judged as the flag judges it: the flag
+/// parser and a sweep's values go through here. Throws InputError
+/// "NAME: expected ..., got "..." (see --help)".
+FieldValue parseFieldText(const Field& f, const std::string& text, std::string_view name);
 /// Whether `flag` (a field's flag) takes a value; false for switches.
 bool flagTakesValue(std::string_view flag);
 
