@@ -100,6 +100,33 @@ json toJson(const FieldValue& v) {
     return std::visit([](const auto& x) { return json(x); }, v);
 }
 
+/// The "sweep" object: field key to a non-empty array of that field's
+/// values, each judged as the field's own value in a file is.
+std::vector<SweepAxis> sweepFromJson(const json& grid, const std::string& origin) {
+    const std::string where = origin + ": \"sweep\"";
+    if (!grid.is_object() || grid.empty())
+        throw InputError(where +
+                         " must be an object of field: [values] "
+                         "(e.g. {\"workers\": [1, 2, 4]}; got " +
+                         grid.dump() + ")");
+    std::vector<SweepAxis> axes;
+    for (const auto& [key, values] : grid.items()) {
+        const Field* f = findField(key);
+        if (!f)
+            throw InputError(where + ": unknown field \"" + key +
+                             "\"; known fields: " + knownFields());
+        if (!values.is_array() || values.empty())
+            throw InputError(where + ": \"" + key +
+                             "\" must be a non-empty array of its values (got " + values.dump() +
+                             ")");
+        SweepAxis axis{key, {}};
+        for (const json& v : values)
+            axis.values.push_back(fromJson(*f, v, where));
+        axes.push_back(std::move(axis));
+    }
+    return axes;
+}
+
 } // namespace
 
 const char* toString(DataSplit s) {
@@ -239,6 +266,16 @@ std::string ExperimentConfig::toJson() const {
     json j = json::object();
     for (const auto& f : experimentFields())
         j[f.key] = hwl::toJson(f.get(*this));
+    if (!sweep.empty()) {
+        json grid = json::object();
+        for (const SweepAxis& axis : sweep) {
+            json values = json::array();
+            for (const FieldValue& v : axis.values)
+                values.push_back(hwl::toJson(v));
+            grid[axis.key] = std::move(values);
+        }
+        j["sweep"] = std::move(grid);
+    }
     // Paths are bytes: one that is not UTF-8 cannot be a JSON string as it
     // is; its stray bytes become U+FFFD rather than failing the write.
     return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
@@ -293,6 +330,10 @@ void ExperimentConfig::mergeJson(const std::string& text, const std::string& ori
     // Merged into a copy: a bad field changes nothing.
     ExperimentConfig merged = *this;
     for (const auto& [key, value] : j.items()) {
+        if (key == "sweep") {
+            merged.sweep = sweepFromJson(value, origin);
+            continue;
+        }
         const Field* f = findField(key);
         if (!f)
             throw InputError(origin + ": unknown field \"" + key +

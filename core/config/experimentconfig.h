@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace hwl {
@@ -50,6 +51,17 @@ std::optional<Transport> parseTransport(const std::string& text);
 std::optional<Reduce> parseReduce(const std::string& text);
 std::optional<Device> parseDevice(const std::string& text);
 std::optional<UpdateKind> parseUpdateKind(const std::string& text);
+
+/// A field's value: bool (Switch), int64 (Integer), uint64 (Seed), double
+/// (Number), string (Text, Choice). config/fields.h says which field is which.
+using FieldValue = std::variant<bool, std::int64_t, std::uint64_t, double, std::string>;
+
+/// One field a sweep varies (config/sweep.h): its JSON key and its values,
+/// in the order the runs take them.
+struct SweepAxis {
+    std::string key;
+    std::vector<FieldValue> values;
+};
 
 /// One problem with one field: `field` is the JSON / flag name.
 struct ConfigIssue {
@@ -114,6 +126,10 @@ struct ExperimentConfig {
     int loaderWorkers = 0;
     std::string init; ///< safetensors file to start from; empty: seeded initialisation
     std::string out;  ///< output directory; empty: write nothing
+    /// A grid of runs over these fields (config/sweep.h: their cross
+    /// product, the first axis varying slowest); empty: this one run. The
+    /// file's "sweep" object, --sweep on the command line.
+    std::vector<SweepAxis> sweep;
 
     /// Every problem, each naming its field and the allowed range. Empty: valid.
     /// Also parses `model` and `dataset` and asks the mode's strategy (its

@@ -17,6 +17,7 @@ constexpr double kMaxBucketMb = 1024;   ///< a gradient bucket's cap
 constexpr int kMaxReplicasPerGpu = 256; ///< data-parallel on CUDA
 constexpr int kMaxBlocks = 1 << 16;     ///< gpu-hogwild's thread blocks
 constexpr int kMaxLoaderWorkers = 64;   ///< loader processes per worker (refused above 0)
+constexpr int kMaxSweepRuns = 1000;     ///< the runs of one sweep (its grid's size)
 
 // Models (--model).
 constexpr std::int64_t kMaxWidth = 1 << 24;                    ///< one layer's width, V, D or C
