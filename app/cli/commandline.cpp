@@ -2,12 +2,14 @@
 
 #include "config/fields.h"
 #include "config/presets.h"
+#include "config/sweep.h"
 #include "data/datasetspec.h"
 #include "strategy/catalog.h"
 #include "util/errors.h"
 #include "util/limits.h"
 #include "util/textutil.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -26,7 +28,8 @@ constexpr MonitorFlag kMonitorFlags[] = {{"--config", true},        {"--quiet", 
                                          {"--version", false},      {"--headless", false},
                                          {"--list-devices", false}, {"--preset", true},
                                          {"--list-presets", false}, {"--counter-toy", false},
-                                         {"--increments", true},    {"--pace", true}};
+                                         {"--increments", true},    {"--pace", true},
+                                         {"--sweep", true}};
 
 const MonitorFlag* monitorFlag(const std::string& flag) {
     for (const auto& f : kMonitorFlags)
@@ -119,6 +122,7 @@ struct SortedFlags {
     std::optional<Preset> preset;
     std::vector<Flag> experiment; ///< --config and the field table's flags
     std::optional<std::uint32_t> pace;
+    std::vector<SweepAxis> sweep; ///< --sweep, in order
     bool workersGiven = false;
     bool datasetGiven = false; ///< --dataset, or a preset or a file that decides it
 };
@@ -148,6 +152,8 @@ void applyMonitorFlag(CommandLine& cl, SortedFlags& sorted, const Flag& f) {
         cl.increments = wholeNumber(f.name, *f.value);
     else if (f.name == "--pace")
         sorted.pace = paceOf(f.name, *f.value);
+    else if (f.name == "--sweep")
+        addSweepAxis(sorted.sweep, parseSweepFlag(*f.value));
 }
 
 SortedFlags sortFlags(const std::vector<Flag>& flags, CommandLine& cl) {
@@ -182,6 +188,33 @@ std::vector<PresetRun> comparedRuns(const Preset& p, const std::vector<Flag>& ex
     }
     return runs;
 }
+/// The runs of the sweep: --sweep's axes replace the file's of the same
+/// field and follow the others; each run gets the defaults the user did
+/// not choose, as one run does; all are validated before any starts.
+void planSweep(CommandLine& cl, const SortedFlags& sorted) {
+    std::vector<SweepAxis> grid;
+    for (SweepAxis& axis : cl.config.sweep)
+        if (std::none_of(sorted.sweep.begin(), sorted.sweep.end(),
+                         [&](const SweepAxis& a) { return a.key == axis.key; }))
+            grid.push_back(std::move(axis));
+    grid.insert(grid.end(), sorted.sweep.begin(), sorted.sweep.end());
+    cl.config.sweep = std::move(grid);
+    cl.sweepKeys = sweepKeys(cl.config);
+    cl.sweepOut = cl.config.out;
+    const auto swept = [&](const char* key) {
+        return std::find(cl.sweepKeys.begin(), cl.sweepKeys.end(), key) != cl.sweepKeys.end();
+    };
+    std::vector<std::string> notes;
+    cl.runs = sweepRuns(cl.config);
+    for (PresetRun& run : cl.runs)
+        applyImplicitDefaults(run.config, notes, sorted.workersGiven || swept("workers"),
+                              sorted.datasetGiven || swept("dataset"));
+    validateSweepRuns(cl.runs);
+    for (const std::string& note : notes) // the same note for every run: once
+        if (std::find(cl.notes.begin(), cl.notes.end(), note) == cl.notes.end())
+            cl.notes.push_back(note);
+    cl.config = cl.runs.front().config;
+}
 } // namespace
 
 std::string helpText() {
@@ -197,7 +230,12 @@ std::string helpText() {
            "  --preset ID            start from this teaching preset (--list-presets);\n"
            "                         --config and the other flags then change it\n"
            "  --config FILE.json     start from this experiment file (applied before the\n"
-           "                         other flags)\n" +
+           "                         other flags)\n"
+           "  --sweep FIELD=V1,V2,.. a grid of runs, one after another: repeat it for the\n"
+           "                         cross product (--sweep workers=1,2,4 --sweep\n"
+           "                         mode=threads,processes); each run writes into\n"
+           "                         --out DIR/FIELD=V,...; at the end a table, and\n"
+           "                         DIR/sweep.csv; at most 1000 runs\n" +
            fieldsHelp() +
            "\n"
            "Other:\n"
@@ -293,9 +331,14 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
     cl.workersGiven = sorted.workersGiven;
     applyImplicitDefaults(cl.config, cl.notes, sorted.workersGiven, sorted.datasetGiven);
     if (sorted.preset && !sorted.preset->compare.empty()) {
+        if (!sorted.sweep.empty() || !cl.config.sweep.empty())
+            throw InputError("--sweep: the preset " + sorted.preset->id +
+                             " compares runs of its own; sweep a single-run preset, or none");
         cl.runs = comparedRuns(*sorted.preset, sorted.experiment, sorted.workersGiven, cl.notes);
         cl.config = cl.runs.front().config;
     }
+    if (!sorted.sweep.empty() || !cl.config.sweep.empty())
+        planSweep(cl, sorted);
     return cl;
 }
 

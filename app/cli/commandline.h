@@ -1,8 +1,9 @@
 #pragma once
 // The headless command line: `hogwild-lab --headless [options]`. Experiment
 // flags come from the engine's field table (config/fields.h); this adds the
-// monitor's own flags (--preset, --config, --quiet, --help, --version,
-// --list-devices, --list-presets, --counter-toy, --increments, --pace).
+// monitor's own flags (--preset, --config, --sweep, --quiet, --help,
+// --version, --list-devices, --list-presets, --counter-toy, --increments,
+// --pace).
 #include "config/experimentconfig.h"
 #include "config/presets.h"
 
@@ -29,12 +30,18 @@ struct CommandLine {
     /// the first), and --out DIR made DIR/<label>. Empty: the one run.
     std::vector<PresetRun> runs;
     std::string presetId; ///< --preset's id, or empty
+    /// A sweep (--sweep, or the file's "sweep"): the fields it varies, and
+    /// --out as given, where sweep.csv goes (the runs write below it).
+    /// `runs` then holds its runs (config/sweep.h).
+    std::vector<std::string> sweepKeys;
+    std::string sweepOut;
 };
 
 /// Parses the flags (see helpText()). `--preset ID` is applied first, then
 /// `--config FILE`, wherever they stand; then the other flags override them. A mode that runs
 /// an exact number of workers (serial) sets it unless --workers is given. A
-/// comparison preset gets the same done to each of its runs (`runs`).
+/// comparison preset gets the same done to each of its runs (`runs`); so
+/// does a sweep, whose every run is validated here (before any starts).
 /// Throws InputError naming the flag and the problem.
 CommandLine parseCommandLine(const std::vector<std::string>& args);
 std::string helpText();

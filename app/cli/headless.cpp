@@ -3,7 +3,11 @@
 #include "cli/commandline.h"
 #include "cli/outputs.h"
 #include "cli/report.h"
+#include "config/fields.h"
+#include "config/sweep.h"
+#include "io/atomicfile.h"
 #include "io/metricslog.h"
+#include "io/runstable.h"
 #include "io/runsummaryfile.h"
 #include "io/tensorfile.h"
 #include "launch/devices.h"
@@ -18,6 +22,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 #include <unistd.h>
@@ -185,31 +190,77 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     return 0;
 }
 
-/// A comparison preset: each run in order (Comparison), a header line
-/// before each, then the table of them all. A signal stops it; the exit
-/// status is the first run's that was not 0.
+/// One run of a comparison or a sweep: its exit status, and into `row` what
+/// the table says of it. A run refused or failing before it trains (a
+/// missing file, a GPU that is not there) is recorded, not fatal.
+int oneOfMany(const CommandLine& cl, const PresetRun& run, TableRun& row) {
+    CommandLine one = cl;
+    one.runs.clear();
+    one.config = run.config;
+    row.label = run.label;
+    for (const std::string& key : cl.sweepKeys)
+        row.values.push_back(sweepValueText(findField(key)->get(run.config)));
+    try {
+        row.exitCode = trainAndReport(one, &row.summary);
+        row.started = true;
+        if (row.summary.state == RunState::Failed)
+            row.error = row.summary.failure;
+    } catch (const std::exception& e) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "error: %s\n", e.what());
+        row.exitCode = dynamic_cast<const InputError*>(&e) ? 2 : 1;
+        row.error = e.what();
+    }
+    return row.exitCode;
+}
+
+/// sweep.csv into the sweep's --out, rewritten after every run so that a
+/// sweep cut short keeps what it made. False (and says why) when it cannot.
+bool writeSweepCsv(const CommandLine& cl, const std::vector<TableRun>& rows) {
+    if (cl.sweepOut.empty())
+        return true;
+    try {
+        writeFileAtomically(std::filesystem::path(cl.sweepOut) / "sweep.csv",
+                            runsCsv(cl.sweepKeys, rows));
+        return true;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return false;
+    }
+}
+
+/// A comparison preset or a sweep: each run in order (Comparison), a header
+/// line before each, then the table of them all (a sweep's also in
+/// sweep.csv). A failed run is recorded and the next one made; a signal
+/// stops it. The exit status is the first run's that was not 0.
 int compareRuns(const CommandLine& cl) {
     Comparison comparison(cl.runs);
     std::vector<ComparedRun> done;
+    std::vector<TableRun> rows;
     int code = 0;
+    bool csvWritten = true;
     for (const PresetRun* run = comparison.current(); run;) {
-        CommandLine one = cl;
-        one.runs.clear();
-        one.config = run->config;
         std::printf("== run %zu of %zu: %s ==\n", comparison.index() + 1, comparison.size(),
                     run->label.c_str());
         std::fflush(stdout);
-        ComparedRun row{run->label, one.config, {}, 0};
-        row.exitCode = trainAndReport(one, &row.summary);
+        TableRun row;
+        const int exit = oneOfMany(cl, *run, row);
         std::printf("\n");
-        done.push_back(std::move(row));
+        done.push_back({run->label, run->config, row.summary, exit});
+        rows.push_back(std::move(row));
         if (code == 0)
-            code = done.back().exitCode;
-        run = comparison.ended(/*stopped=*/done.back().exitCode >= 128);
+            code = exit;
+        csvWritten = writeSweepCsv(cl, rows) && csvWritten;
+        run = comparison.ended(/*stopped=*/exit >= 128);
     }
-    std::fputs(comparisonText(cl.presetId, done, cl.runs.size()).c_str(), stdout);
+    if (cl.sweepKeys.empty())
+        std::fputs(comparisonText(cl.presetId, done, cl.runs.size()).c_str(), stdout);
+    else
+        std::fputs(sweepText(cl.sweepKeys, rows, cl.runs.size()).c_str(), stdout);
+    if (!cl.sweepOut.empty() && csvWritten)
+        std::printf("wrote %s\n", (std::filesystem::path(cl.sweepOut) / "sweep.csv").c_str());
     std::fflush(stdout);
-    return code;
+    return code != 0 ? code : csvWritten ? 0 : 1;
 }
 
 } // namespace
@@ -249,8 +300,8 @@ int runHeadless(const std::vector<std::string>& args) {
                 std::printf("%s\n", note.c_str());
         if (startedByMpirun()) {
             if (!cl.runs.empty())
-                throw InputError("preset: " + cl.presetId +
-                                 " compares runs one after another: run it without mpirun");
+                throw InputError((cl.sweepKeys.empty() ? "preset: " + cl.presetId : "--sweep") +
+                                 " makes runs one after another: run it without mpirun");
             return runMpiRank(cl.config, cl.workersGiven, [&] { return trainAndReport(cl); });
         }
         catchStopSignals();

@@ -208,4 +208,46 @@ std::string comparisonText(const std::string& presetId, const std::vector<Compar
     return text;
 }
 
+std::string sweepText(const std::vector<std::string>& keys, const std::vector<TableRun>& runs,
+                      std::size_t planned) {
+    std::vector<std::size_t> widths;
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+        std::size_t w = keys[k].size();
+        for (const TableRun& r : runs)
+            w = std::max(w, k < r.values.size() ? r.values[k].size() : 0);
+        widths.push_back(std::min<std::size_t>(w, 40));
+    }
+    std::string text =
+        "sweep: " + std::to_string(runs.size()) + " of " + std::to_string(planned) + " runs\n ";
+    char cell[128];
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+        std::snprintf(cell, sizeof cell, " %-*s", int(widths[k]), keys[k].c_str());
+        text += cell;
+    }
+    text += "  result    samples/s  test accuracy  test loss   train s\n";
+    for (const TableRun& r : runs) {
+        text += " ";
+        for (std::size_t k = 0; k < keys.size(); ++k) {
+            std::snprintf(cell, sizeof cell, " %-*s", int(widths[k]),
+                          k < r.values.size() ? r.values[k].c_str() : "");
+            text += cell;
+        }
+        const RunSummary& s = r.summary;
+        char accuracy[16] = "-", loss[16] = "-";
+        if (s.evaluated) {
+            std::snprintf(accuracy, sizeof accuracy, "%.2f%%", 100.0 * s.testAccuracy);
+            std::snprintf(loss, sizeof loss, "%.4f", s.testLoss);
+        }
+        char seconds[16] = "-";
+        if (r.started)
+            std::snprintf(seconds, sizeof seconds, "%.2f", s.trainSeconds);
+        std::snprintf(cell, sizeof cell, "  %-8s  %9s  %13s  %9s  %8s\n",
+                      r.started ? toString(s.state) : "refused",
+                      r.started ? humanRate(s.samplesPerSecond).c_str() : "-", accuracy, loss,
+                      seconds);
+        text += cell;
+    }
+    return text;
+}
+
 } // namespace hwl

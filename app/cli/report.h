@@ -1,6 +1,7 @@
 #pragma once
 // What the headless monitor prints: the progress bar (stderr, on a terminal),
 // the per-epoch lines and the summary (stdout).
+#include "io/runstable.h"
 #include "run/run.h"
 
 #include <cstdint>
@@ -42,5 +43,10 @@ struct ComparedRun {
 /// workers) each worker's start-up ms; `planned` runs were to be made.
 std::string comparisonText(const std::string& presetId, const std::vector<ComparedRun>& runs,
                            std::size_t planned);
+/// A sweep's table: per run the value of each swept field (`keys`), how it
+/// ended, samples/s, final test accuracy and loss, training seconds; the
+/// same figures as sweep.csv (io/runstable.h). `planned` runs were to be made.
+std::string sweepText(const std::vector<std::string>& keys, const std::vector<TableRun>& runs,
+                      std::size_t planned);
 
 } // namespace hwl

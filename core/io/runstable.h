@@ -1,0 +1,41 @@
+#pragma once
+// The runs of a sweep as a table (docs/file-formats.md, "sweep.csv"): per
+// run its label, the value of each swept field, how it ended and its final
+// figures. sweep.csv is written from it, and the command line prints the
+// same columns, so both say the same thing.
+#include "telemetry/runsummary.h"
+
+#include <string>
+#include <vector>
+
+namespace hwl {
+
+/// One run as it ended.
+struct TableRun {
+    std::string label;               ///< "workers=2,mode=threads"
+    std::vector<std::string> values; ///< per swept field, as the label writes it
+    int exitCode = 0;                ///< what the run alone would have exited with
+    bool started = false;            ///< false: refused before training (see error)
+    RunSummary summary;
+    std::string error; ///< why it failed or was refused; empty when it did not
+};
+
+/// One final figure: its CSV column and how a run gives it (empty when the
+/// run has none, e.g. no test set).
+struct RunFigure {
+    const char* column; ///< "samples_per_s"
+    std::string (*text)(const TableRun&);
+};
+
+/// The figures, in column order: result, exit, samples_per_s,
+/// test_accuracy, test_loss, train_loss, train_seconds, startup_seconds
+/// (the slowest worker's), comm_share (data-parallel: the share of the
+/// workers' loop time in collectives), lost_updates (gpu-hogwild).
+const std::vector<RunFigure>& runFigures();
+
+/// sweep.csv: a header "run,<keys...>,<figures...>,error", then one line
+/// per run; fields holding a comma, a quote or a line break are quoted as
+/// RFC 4180 says.
+std::string runsCsv(const std::vector<std::string>& keys, const std::vector<TableRun>& runs);
+
+} // namespace hwl

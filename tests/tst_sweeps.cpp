@@ -1,0 +1,260 @@
+// Sweeps (config/sweep.h, docs/sweeps.md): the grid's cross product in its
+// order, labels and folders, each value judged by its field's own check on
+// both roads (--sweep and the file's "sweep"), every run validated before
+// the first starts, the limits; and end to end on the command line: a run
+// per combination in DIR/<label>, a failed run recorded while the sweep
+// goes on, and sweep.csv (io/runstable.h) saying what each run reached.
+#include "cli/commandline.h"
+#include "clitest.h"
+#include "config/fields.h"
+#include "config/sweep.h"
+#include "io/runstable.h"
+#include "util/errors.h"
+
+#include <QtTest>
+
+#include <filesystem>
+
+using namespace hwl;
+using namespace hwl::test;
+
+namespace {
+/// The message of the InputError `f` throws, or "" when it throws none.
+template <class F>
+QString refusal(F&& f) {
+    try {
+        f();
+    } catch (const InputError& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+QStringList labels(const std::vector<PresetRun>& runs) {
+    QStringList out;
+    for (const PresetRun& r : runs)
+        out << QString::fromStdString(r.label);
+    return out;
+}
+} // namespace
+
+class TestSweeps : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir tmp_;
+
+private slots:
+    void initTestCase() { QVERIFY(tmp_.isValid()); }
+
+    // The cross product, the first axis slowest, each run set to its values
+    // and nothing else changed; out gets the label's folder.
+    void gridIsTheCrossProductInOrder() {
+        ExperimentConfig c;
+        c.out = "/tmp/o";
+        c.lr = 0.5;
+        addSweepAxis(c.sweep, parseSweepFlag("workers=1,2,4"));
+        addSweepAxis(c.sweep, parseSweepFlag("mode=threads,processes"));
+        addSweepAxis(c.sweep, parseSweepFlag("momentum=0.5"));
+        const std::vector<PresetRun> runs = sweepRuns(c);
+        QCOMPARE(
+            labels(runs),
+            QStringList(
+                {"workers=1,mode=threads,momentum=0.5", "workers=1,mode=processes,momentum=0.5",
+                 "workers=2,mode=threads,momentum=0.5", "workers=2,mode=processes,momentum=0.5",
+                 "workers=4,mode=threads,momentum=0.5", "workers=4,mode=processes,momentum=0.5"}));
+        QCOMPARE(runs[3].config.workers, 2);
+        QCOMPARE(runs[3].config.mode, std::string("processes"));
+        QCOMPARE(runs[3].config.momentum, 0.5);
+        QCOMPARE(runs[3].config.lr, 0.5);
+        QVERIFY(runs[3].config.sweep.empty());
+        QCOMPARE(runs[3].config.out, std::string("/tmp/o/workers=2,mode=processes,momentum=0.5"));
+        QCOMPARE(sweepKeys(c), (std::vector<std::string>{"workers", "mode", "momentum"}));
+    }
+
+    // Labels write values as a flag takes them back (the shortest text that
+    // reads as the same number); a folder name keeps no "/".
+    void labelsAndFolders() {
+        QCOMPARE(sweepValueText(FieldValue(0.1)), std::string("0.1"));
+        QCOMPARE(sweepValueText(FieldValue(1e-7)), std::string("1e-07"));
+        QCOMPARE(sweepValueText(FieldValue(std::uint64_t(18446744073709551615u))),
+                 std::string("18446744073709551615"));
+        QCOMPARE(sweepValueText(FieldValue(false)), std::string("false"));
+        QCOMPARE(sweepFolderName("dataset=idx:/data/mnist,lr=0.1"),
+                 std::string("dataset=idx:_data_mnist,lr=0.1"));
+        QCOMPARE(sweepFolderName(std::string("a\0b", 3)), std::string("a_b"));
+        ExperimentConfig c;
+        c.out = "o";
+        addSweepAxis(c.sweep,
+                     parseSweepFlag("init=" + std::string(150, 'x') + "," + std::string(151, 'y')));
+        const auto runs = sweepRuns(c);
+        QCOMPARE(runs[1].config.out, std::string("o/run-2")); // too long for a folder name
+    }
+
+    // Each road judges a value as the field does, and says which value of
+    // which field is wrong; what a grid cannot hold is refused.
+    void refusals_data() {
+        QTest::addColumn<QString>("flag");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no =") << "workers"
+                              << "--sweep: expected FIELD=VALUE,VALUE,...";
+        QTest::newRow("no field") << "=1,2"
+                                  << "--sweep: expected FIELD=VALUE";
+        QTest::newRow("unknown") << "bogus=1"
+                                 << "no experiment field is called \"bogus\"";
+        QTest::newRow("out") << "out=a,b"
+                             << "\"out\" cannot be swept";
+        QTest::newRow("empty value") << "batch=1,,2"
+                                     << "--sweep batch: an empty value";
+        QTest::newRow("trailing comma") << "batch=1,"
+                                        << "--sweep batch: an empty value";
+        QTest::newRow("integer") << "workers=two"
+                                 << "--sweep workers: expected an integer";
+        QTest::newRow("number") << "lr=fast"
+                                << "--sweep lr: expected a number";
+        QTest::newRow("choice") << "mode=hogwild"
+                                << "--sweep mode: expected ";
+        QTest::newRow("switch") << "shuffle=yes"
+                                << "--sweep shuffle: expected true or false";
+    }
+    void refusals() {
+        QFETCH(QString, flag);
+        QFETCH(QString, message);
+        const QString why = refusal([&] { parseSweepFlag(flag.toStdString()); });
+        QVERIFY2(why.startsWith(message) || why.contains(message), qPrintable(why));
+    }
+
+    void gridLimits() {
+        ExperimentConfig c;
+        addSweepAxis(c.sweep, parseSweepFlag("epochs=1,2,1"));
+        QVERIFY(refusal([&] { sweepRuns(c); }).contains("\"epochs\" lists 1 twice"));
+        std::vector<SweepAxis> twice;
+        addSweepAxis(twice, parseSweepFlag("batch=1"));
+        QVERIFY(refusal([&] {
+                    addSweepAxis(twice, parseSweepFlag("batch=2"));
+                }).contains("\"batch\" is swept twice"));
+        ExperimentConfig big;
+        std::string values;
+        for (int i = 1; i <= 40; ++i)
+            values += (i > 1 ? "," : "") + std::to_string(i);
+        addSweepAxis(big.sweep, parseSweepFlag("seed=" + values));
+        addSweepAxis(big.sweep, parseSweepFlag("batch=" + values));
+        QVERIFY(refusal([&] { sweepRuns(big); }).contains("more than 1000 runs")); // 40 x 40
+        big.sweep[1] = parseSweepFlag("batch=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,"
+                                      "21,22,23,24,25");
+        QCOMPARE(sweepRuns(big).size(), std::size_t(1000)); // 40 x 25: the most allowed
+    }
+
+    // sweep.csv quotes what would break a field (RFC 4180) and leaves out
+    // the figures a run does not have.
+    void csvQuotesAndGaps() {
+        TableRun refused{"lr=0.1,note", {"0.1"}, 2, false, {}, "a \"quoted\"\nreason"};
+        TableRun done{"lr=0.2", {"0.2"}, 0, true, {}, {}};
+        done.summary.state = RunState::Finished;
+        done.summary.samplesPerSecond = 1234.5;
+        done.summary.evaluated = true;
+        done.summary.testAccuracy = 0.875;
+        const std::string csv = runsCsv({"lr"}, {refused, done});
+        const std::string header = csv.substr(0, csv.find('\n'));
+        QCOMPARE(QString::fromStdString(header),
+                 QString("run,lr,result,exit,samples_per_s,test_accuracy,test_loss,train_loss,"
+                         "train_seconds,startup_seconds,comm_share,lost_updates,error"));
+        QVERIFY(csv.find("\"lr=0.1,note\",0.1,refused,2,,,,,,,,,\"a \"\"quoted\"\"\nreason\"\n") !=
+                std::string::npos);
+        QVERIFY(csv.find("lr=0.2,0.2,finished,0,1234.5,0.875,") != std::string::npos);
+    }
+
+    // The file's "sweep" object: the same judgement per value as the file's
+    // own fields, written back by toJson and read again unchanged.
+    void sweepInTheFile() {
+        ExperimentConfig c;
+        c.mergeJson(R"({"sweep": {"lr": [0.1, 0.01], "shuffle": [true, false]}})", "test");
+        QCOMPARE(c.sweep.size(), std::size_t(2));
+        QCOMPARE(sweepRuns(c).size(), std::size_t(4));
+        ExperimentConfig again;
+        again.mergeJson(c.toJson(), "round trip");
+        QCOMPARE(QString::fromStdString(again.toJson()), QString::fromStdString(c.toJson()));
+        QCOMPARE(labels(sweepRuns(again)), labels(sweepRuns(c)));
+        QVERIFY(sweepRuns(c).front().config.toJson().find("sweep") == std::string::npos);
+        for (const auto& [json, message] :
+             {std::pair{R"({"sweep": {"batch": [16, "x"]}})", R"("batch" must be an integer)"},
+              {R"({"sweep": {"batch": []}})", "non-empty array"},
+              {R"({"sweep": {"batch": 16}})", "non-empty array"},
+              {R"({"sweep": [1]})", "must be an object of field: [values]"},
+              {R"({"sweep": {"bogus": [1]}})", "unknown field \"bogus\""},
+              {R"({"sweep": {"workers": [0]}})", "must be in 1..256"}}) {
+            ExperimentConfig bad;
+            const QString why = refusal([&] { bad.mergeJson(json, "f.json"); });
+            QVERIFY2(why.contains(message), qPrintable(json + QString(" -> ") + why));
+            QVERIFY(bad.sweep.empty()); // a bad file changes nothing
+        }
+    }
+
+    // On the command line: --sweep replaces the file's axis of the same
+    // field, each run gets the defaults its mode implies (serial: 1
+    // worker), and a grid with an invalid run is refused before any runs,
+    // naming the run.
+    void commandLinePlansTheRuns() {
+        const QString file = tmp_.filePath("sweep.json");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"sweep": {"batch": [8, 16], "lr": [0.1]}})");
+        f.close();
+        const CommandLine cl =
+            parseCommandLine({"--config", file.toStdString(), "--sweep", "mode=serial,threads",
+                              "--sweep", "batch=32", "--out", "o"});
+        QCOMPARE(cl.sweepKeys, (std::vector<std::string>{"lr", "mode", "batch"}));
+        QCOMPARE(cl.sweepOut, std::string("o"));
+        QCOMPARE(cl.runs.size(), std::size_t(2));
+        QCOMPARE(cl.runs[0].config.workers, 1); // serial's one worker
+        QCOMPARE(cl.runs[1].config.workers, 2); // the default's
+        QCOMPARE(cl.runs[1].config.batch, 32);
+        const QString why = refusal([] {
+            parseCommandLine({"--workers", "4", "--sweep", "mode=threads,serial"});
+        });
+        QVERIFY2(why.contains("sweep: 1 of its 2 runs is invalid") &&
+                     why.contains("run mode=serial:") && why.contains("exactly 1 worker"),
+                 qPrintable(why));
+        QVERIFY(refusal([] {
+                    parseCommandLine({"--preset", "hogwild-vs-locked", "--sweep", "lr=0.1,0.2"});
+                }).contains("compares runs of its own"));
+    }
+
+    // End to end: a run per combination, each in its folder with its own
+    // summary.json; the table and sweep.csv in the grid's order; a run that
+    // cannot load its data is recorded (exit 2, its reason) and the next
+    // one still made; the sweep exits with the first failure's status.
+    void sweepRunsAndRecords() {
+        const QString out = tmp_.filePath("grid");
+        RUN_CLI(r,
+                {"--dataset", "teacher:2000x20:4", "--model", "mlp:20-16-4", "--epochs", "1",
+                 "--quiet", "--sweep", "workers=1,2", "--sweep",
+                 "dataset=idx:" + tmp_.filePath("missing") + ",teacher:2000x20:4", "--out", out});
+        QVERIFY2(r.code == 2, qPrintable(r.describe()));
+        QVERIFY(r.out.contains("== run 4 of 4:"));
+        QVERIFY(r.out.contains("sweep: 4 of 4 runs"));
+        const QStringList csv = readLines(out + "/sweep.csv");
+        QCOMPARE(csv.size(), 5);
+        QVERIFY(csv[0].startsWith("run,workers,dataset,result,exit,samples_per_s,test_accuracy"));
+        QVERIFY(csv[0].endsWith(",error"));
+        const QStringList folders = dirEntries(out);
+        QCOMPARE(folders.size(), 3); // sweep.csv and the two runs that trained
+        for (int i = 1; i <= 4; ++i) {
+            const bool missing = i % 2 == 1;
+            const QString workers = i <= 2 ? "1" : "2";
+            QVERIFY2(csv[i].contains(missing ? ",refused,2," : ",finished,0,"), qPrintable(csv[i]));
+            QVERIFY2(csv[i].startsWith("\"workers=" + workers + ",dataset="), qPrintable(csv[i]));
+            if (missing) {
+                QVERIFY(csv[i].contains("does not exist"));
+                continue;
+            }
+            const QString folder = out + "/workers=" + workers + ",dataset=teacher:2000x20:4";
+            const QJsonObject summary = readJsonObject(folder + "/summary.json");
+            QCOMPARE(summary["state"].toString(), QString("finished"));
+            QCOMPARE(summary["experiment"].toObject()["workers"].toInt(), workers.toInt());
+            QVERIFY(!summary["experiment"].toObject().contains("sweep"));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSweeps)
+#include "tst_sweeps.moc"
