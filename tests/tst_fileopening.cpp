@@ -164,6 +164,24 @@ private slots:
         QVERIFY(w.form()->config().init.empty());
     }
 
+    // A file holding a sweep opens its experiment, and the window says that
+    // it leaves the sweep out and what makes its runs (never silently).
+    void experimentWithASweepSaysWhatItLeavesOut() {
+        const QString file = path("sweep.json");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"epochs": 3, "sweep": {"workers": [1, 2], "lr": [0.1, 0.2]}})");
+        f.close();
+        MainWindow w;
+        QVERIFY(w.openFile(file, true));
+        QCOMPARE(w.form()->config().epochs, 3);
+        QVERIFY(w.form()->config().sweep.empty());
+        const QString log = w.eventLogText();
+        QVERIFY2(log.contains("also holds a sweep over lr, workers") &&
+                     log.contains("hogwild-lab --headless --config " + file),
+                 qPrintable(log));
+    }
+
     void experimentsOpenBeforeTheWeightsGivenWithThem() {
         MainWindow w;
         const QStringList failed = w.openFiles({weights_, experiment_});

@@ -10,6 +10,7 @@
 #include "teaching/explanationpane.h"
 #include "teaching/racestepper.h"
 
+#include "config/sweep.h"
 #include "io/atomicfile.h"
 #include "strategy/catalog.h"
 
@@ -91,6 +92,15 @@ bool MainWindow::openExperiment(const QString& path, bool quiet, QString* why) {
     form_->setConfig(config);
     addRecent(path);
     logEvent(tr("Opened %1").arg(path));
+    if (!config.sweep.empty()) { // the form holds one experiment: say what it leaves out
+        QStringList swept;
+        for (const std::string& key : sweepKeys(config))
+            swept << QString::fromStdString(key);
+        logEvent(tr("%1 also holds a sweep over %2: the window opened its experiment without "
+                    "it; hogwild-lab --headless --config %1 makes the sweep's runs")
+                     .arg(path, swept.join(", ")),
+                 true);
+    }
     return true;
 }
 
