@@ -39,6 +39,7 @@ public:
                      std::int64_t length) override {
         inner_->updateRange(params, gradient, offset, length);
     }
+    void setLearningRate(float lr) override { inner_->setLearningRate(lr); }
     EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
                         std::int64_t end) override {
         return inner_->evaluate(params, data, begin, end);

@@ -69,10 +69,11 @@ int follow(Run& run, MetricsLog& log, const CommandLine& cl) {
     const bool tty = !cl.quiet && isatty(STDERR_FILENO);
     const std::uint64_t expected = run.info().samplesPerEpoch * std::uint64_t(cl.config.epochs);
     const bool haveTestSet = run.info().testRows > 0;
+    const bool scheduled = cl.config.lrSchedule != "constant" || cl.config.warmupSteps > 0;
     auto print = [&](const Sample& s) {
         if (tty && s.kind != Sample::Step)
             clearProgress();
-        printSample(s, cl.quiet, haveTestSet);
+        printSample(s, cl.quiet, haveTestSet, scheduled);
     };
     bool interrupted = false;
     while (!run.wait(std::chrono::milliseconds(100))) {
@@ -127,12 +128,24 @@ int interruptedBeforeTraining() {
     return 128 + stopSignal();
 }
 
+/// ", schedule step:10:0.5, warm-up 100 steps" for the experiment line.
+std::string scheduleText(const ExperimentConfig& c) {
+    std::string text;
+    if (c.lrSchedule != "constant")
+        text += " (" + c.lrSchedule;
+    if (c.warmupSteps > 0)
+        text += (text.empty() ? " (" : ", ") + std::string("warm-up ") +
+                std::to_string(c.warmupSteps) + " steps";
+    return text.empty() ? text : text + ")";
+}
+
 int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     Run run(cl.config);
     const auto& c = cl.config;
-    std::printf("experiment: %s on %s, mode %s, %d worker%s, %d epoch%s, batch %d, lr %g\n",
+    std::printf("experiment: %s on %s, mode %s, %d worker%s, %d epoch%s, batch %d, lr %g%s\n",
                 c.model.c_str(), c.dataset.c_str(), describeMode(c).c_str(), c.workers,
-                c.workers == 1 ? "" : "s", c.epochs, c.epochs == 1 ? "" : "s", c.batch, c.lr);
+                c.workers == 1 ? "" : "s", c.epochs, c.epochs == 1 ? "" : "s", c.batch, c.lr,
+                scheduleText(c).c_str());
     try {
         run.prepare([] { return stopSignal() != 0; }); // a signal stops the loading at once
     } catch (const Cancelled&) {

@@ -39,10 +39,13 @@ void clearProgress() {
     std::fflush(stderr);
 }
 
-void printSample(const Sample& s, bool quiet, bool haveTestSet) {
+void printSample(const Sample& s, bool quiet, bool haveTestSet, bool scheduled) {
     if (s.kind == Sample::Step || (quiet && s.kind != Sample::Eval))
         return;
-    if (s.kind == Sample::EpochEnd)
+    if (s.kind == Sample::EpochEnd && scheduled) // the rate its last step took
+        std::printf("epoch %u  worker %d  loss %.4f  lr %.6g  (%llu samples, %.2f s)\n", s.epoch,
+                    s.worker, double(s.loss), double(s.lr), (unsigned long long)s.samples, s.time);
+    else if (s.kind == Sample::EpochEnd)
         std::printf("epoch %u  worker %d  loss %.4f  (%llu samples, %.2f s)\n", s.epoch, s.worker,
                     double(s.loss), (unsigned long long)s.samples, s.time);
     else if (haveTestSet)

@@ -16,7 +16,7 @@ std::string humanRate(double perSecond);
 void progressBar(const TelemetryReader& telemetry, std::uint64_t expectedSamples);
 void clearProgress();
 /// An epoch line (worker or test), unless `quiet` hides it.
-void printSample(const Sample& s, bool quiet, bool haveTestSet);
+void printSample(const Sample& s, bool quiet, bool haveTestSet, bool scheduled = false);
 /// The run's header lines (experiment, warnings, data, model).
 void printPrepared(const Run& run);
 /// Per worker: time in collectives, its share of the training loop, bytes reduced.

@@ -65,6 +65,9 @@ public:
     /// replicas apply their averaged gradient bucket by bucket. Private access.
     virtual void updateRange(float* params, const float* gradient, std::int64_t offset,
                              std::int64_t length) = 0;
+    /// The rate of the updates from now on (a schedule's, optim/lrschedule.h;
+    /// the kernel starts at the SgdSettings' lr it was made with).
+    virtual void setLearningRate(float lr) = 0;
     /// Loss sum and correct count over rows [begin, end) of `data`.
     virtual EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
                                 std::int64_t end) = 0;

@@ -29,6 +29,7 @@ public:
         hogwild::applyCountedUpdate(params, versions, grad, velocity(), sgd_, tally, rank_,
                                     workers_);
     }
+    void setLearningRate(float lr) { sgd_.lr = lr; }
     void range(float* params, const float* gradient, std::int64_t offset, std::int64_t length) {
         detail::sgdRange(params + offset, gradient,
                          velocity_.empty() ? nullptr : velocity_.data() + offset, length, sgd_);
@@ -60,6 +61,7 @@ public:
                      std::int64_t length) override {
         update_.range(params, gradient, offset, length);
     }
+    void setLearningRate(float lr) override { update_.setLearningRate(lr); }
 
 protected:
     HostUpdateKernel(std::int64_t total, const SgdSettings& sgd, std::uint32_t rank,

@@ -2,6 +2,7 @@
 
 #include "config/fields.h"
 #include "config/modes.h"
+#include "optim/lrschedule.h"
 #include "util/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -236,6 +237,11 @@ std::vector<ConfigIssue> ExperimentConfig::validate() const {
         (void)datasetSpec();
     } catch (const InputError& e) {
         parseIssue("dataset", e);
+    }
+    try {
+        (void)parseLrSchedule(lrSchedule);
+    } catch (const InputError& e) {
+        parseIssue("lr-schedule", e);
     }
     for (const auto& f : experimentFields()) {
         if (!f.ranged())

@@ -81,6 +81,11 @@ struct ExperimentConfig {
     double lr = 0.01;
     double momentum = 0.9;
     double weightDecay = 0.0;
+    /// How the rate changes over the run (optim/lrschedule.h): constant,
+    /// step:EPOCHS:GAMMA or cosine; and a linear warm-up over each worker's
+    /// first warmupSteps steps (0: none).
+    std::string lrSchedule = "constant";
+    int warmupSteps = 0;
     std::uint64_t seed = 42;
     DataSplit split = DataSplit::Shard;
     double testFraction = 0.1; ///< sources with their own test set ignore it

@@ -151,6 +151,22 @@ void addProcessPitfallFields(std::vector<Field>& fields) {
                              0, limits::kMaxLoaderWorkers, &C::loaderWorkers));
 }
 
+void addOptimiserFields(std::vector<Field>& fields) {
+    using C = ExperimentConfig;
+    fields.push_back(integer("epochs", "passes over the data", 1, limits::kMaxEpochs, &C::epochs));
+    fields.push_back(integer("batch", "samples per step", 1, limits::kMaxBatch, &C::batch));
+    fields.push_back(number("lr", "learning rate", 0, true, 100, false, &C::lr));
+    fields.push_back(number("momentum", "SGD momentum", 0, false, 1, true, &C::momentum));
+    fields.push_back(number("weight-decay", "L2 penalty", 0, false, 1, false, &C::weightDecay));
+    fields.push_back(text("lr-schedule", "S",
+                          "constant | step:EPOCHS:GAMMA (StepLR) | cosine (CosineAnnealingLR\n"
+                          "over the run's epochs), per worker, as PyTorch's schedulers",
+                          &C::lrSchedule));
+    fields.push_back(integer("warmup-steps",
+                             "a linear warm-up of the rate over each worker's first N steps", 0,
+                             limits::kMaxWarmupSteps, &C::warmupSteps));
+}
+
 std::vector<Field> makeFields() {
     using C = ExperimentConfig;
     std::vector<Field> fields;
@@ -204,11 +220,7 @@ std::vector<Field> makeFields() {
     addMpiFields(fields);
     addGpuFields(fields);
     addProcessPitfallFields(fields);
-    fields.push_back(integer("epochs", "passes over the data", 1, limits::kMaxEpochs, &C::epochs));
-    fields.push_back(integer("batch", "samples per step", 1, limits::kMaxBatch, &C::batch));
-    fields.push_back(number("lr", "learning rate", 0, true, 100, false, &C::lr));
-    fields.push_back(number("momentum", "SGD momentum", 0, false, 1, true, &C::momentum));
-    fields.push_back(number("weight-decay", "L2 penalty", 0, false, 1, false, &C::weightDecay));
+    addOptimiserFields(fields);
     Field seed = base("seed", FieldType::Seed, "N", "seeds data, initialisation and order");
     seed.get = [](const C& c) { return FieldValue(c.seed); };
     seed.set = [](C& c, const FieldValue& v) { c.seed = as<std::uint64_t>(v); };

@@ -155,6 +155,11 @@ std::int64_t GpuDataParallel::trainEpoch(Progress& p, const EpochPlan& plan, int
 }
 
 void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
+    if (c.lrSchedule != "constant" || c.warmupSteps != 0)
+        issues.push_back(
+            {c.lrSchedule != "constant" ? "lr-schedule" : "warmup-steps",
+             "data-parallel on cuda steps on the GPU at one fixed rate: use --lr-schedule constant "
+             "and --warmup-steps 0 (the CPU modes follow a schedule)"});
     if (c.workers % c.replicasPerGpu != 0)
         issues.push_back(
             {"replicas-per-gpu", std::to_string(c.workers) + " replicas do not split evenly into " +

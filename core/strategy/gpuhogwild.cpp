@@ -142,6 +142,11 @@ void GpuHogwild::explain(RunSummary& summary) const {
 }
 
 void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
+    if (c.lrSchedule != "constant" || c.warmupSteps != 0)
+        issues.push_back(
+            {c.lrSchedule != "constant" ? "lr-schedule" : "warmup-steps",
+             "gpu-hogwild steps on the GPU at one fixed rate: use --lr-schedule constant "
+             "and --warmup-steps 0 (the CPU modes follow a schedule)"});
     if (c.momentum != 0)
         issues.push_back({"momentum", "gpu-hogwild takes plain SGD (--momentum 0): each of "
                                       "thousands of blocks would need its own momentum buffer"});

@@ -151,6 +151,7 @@ WorkerSetup hostWorkerSetup(const WorkerEnvironment& env, std::uint32_t rank,
                                           std::uint32_t(env.config.workers));
     setup.rule = std::move(rule);
     setup.plan = std::move(plan);
+    setup.schedule = lrScheduleOf(env.config);
     setup.watchPeers = watchPeers;
     return setup;
 }

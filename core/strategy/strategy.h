@@ -102,5 +102,8 @@ protected:
 
 /// The SGD settings an experiment asks for.
 SgdSettings sgdSettings(const ExperimentConfig& config);
+/// The experiment's learning-rate schedule (lr-schedule, lr, epochs,
+/// warmup-steps); config must be valid.
+LrSchedule lrScheduleOf(const ExperimentConfig& config);
 
 } // namespace hwl

@@ -45,8 +45,8 @@ struct Sample {
     enum Kind : std::uint32_t { Step = 0, EpochEnd = 1, Eval = 2 };
     std::uint32_t kind = Step;
     std::int32_t worker = 0;
-    std::uint32_t epoch = 0; ///< 1-based epoch the sample belongs to
-    std::uint32_t reserved = 0;
+    std::uint32_t epoch = 0;   ///< 1-based epoch the sample belongs to
+    float lr = 0;              ///< the learning rate of the worker's last step (Step, EpochEnd)
     std::uint64_t step = 0;    ///< the worker's steps so far (Eval: all workers')
     std::uint64_t samples = 0; ///< training samples the worker has seen (Eval: all workers')
     double time = 0;           ///< seconds since the run started

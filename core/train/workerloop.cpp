@@ -68,6 +68,12 @@ private:
     }
 
     bool step(int epoch, const std::int64_t* rows, std::int64_t n) {
+        if (!s_.schedule.constant()) {
+            const float lr = float(s_.schedule.rate(epoch, steps_));
+            if (lr != lr_)
+                s_.kernel->setLearningRate(lr);
+            lr_ = lr;
+        }
         s_.rule->beforeStep(s_.params, steps_);
         const float loss = s_.kernel->lossAndGradient(s_.params, rows, n);
         if (!std::isfinite(loss)) {
@@ -134,6 +140,7 @@ private:
         s.time = time;
         s.loss = loss;
         s.divergence = s_.rule->divergence();
+        s.lr = lr_;
         return s;
     }
 
@@ -144,6 +151,7 @@ private:
     std::vector<std::int64_t> order_;
     std::uint64_t steps_ = 0, samples_ = 0, batches_ = 0;
     double lossSum_ = 0;
+    float lr_ = float(s_.schedule.base); ///< the rate the kernel updates at
     double lastSampleTime_ = -1;
     std::int64_t lastCommNs_ = 0;
 };

@@ -5,6 +5,7 @@
 // and never wait on the monitor; they report through their WorkerStatus
 // block and sample ring, and every wait polls their KeepGoing predicate.
 #include "backend/backend.h"
+#include "optim/lrschedule.h"
 #include "telemetry/telemetry.h"
 #include "train/epochplan.h"
 #include "train/updaterule.h"
@@ -25,6 +26,7 @@ struct WorkerSetup {
     std::unique_ptr<StepKernel> kernel;
     std::unique_ptr<UpdateRule> rule;
     std::shared_ptr<const EpochPlan> plan;
+    LrSchedule schedule;     ///< the rate of each step (constant(): the kernel's own throughout)
     bool watchPeers = false; ///< a failed peer stops this worker (KeepGoing)
 };
 

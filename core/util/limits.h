@@ -12,12 +12,13 @@ constexpr int kMaxEpochs = 100000;
 /// The pace (--pace, the window's speed control): steps per second per worker.
 constexpr int kMaxPace = 1000000;
 constexpr int kMaxBatch = 1 << 20;
-constexpr int kMaxSyncEvery = 1 << 20;  ///< steps between parameter averagings
-constexpr double kMaxBucketMb = 1024;   ///< a gradient bucket's cap
-constexpr int kMaxReplicasPerGpu = 256; ///< data-parallel on CUDA
-constexpr int kMaxBlocks = 1 << 16;     ///< gpu-hogwild's thread blocks
-constexpr int kMaxLoaderWorkers = 64;   ///< loader processes per worker (refused above 0)
-constexpr int kMaxSweepRuns = 1000;     ///< the runs of one sweep (its grid's size)
+constexpr int kMaxSyncEvery = 1 << 20;   ///< steps between parameter averagings
+constexpr double kMaxBucketMb = 1024;    ///< a gradient bucket's cap
+constexpr int kMaxReplicasPerGpu = 256;  ///< data-parallel on CUDA
+constexpr int kMaxBlocks = 1 << 16;      ///< gpu-hogwild's thread blocks
+constexpr int kMaxLoaderWorkers = 64;    ///< loader processes per worker (refused above 0)
+constexpr int kMaxSweepRuns = 1000;      ///< the runs of one sweep (its grid's size)
+constexpr int kMaxWarmupSteps = 1 << 30; ///< --warmup-steps
 
 // Models (--model).
 constexpr std::int64_t kMaxWidth = 1 << 24;                    ///< one layer's width, V, D or C

@@ -97,6 +97,8 @@ const char* const kFormFields[] = {"model",
                                    "lr",
                                    "momentum",
                                    "weight-decay",
+                                   "lr-schedule",
+                                   "warmup-steps",
                                    "epochs",
                                    "seed"};
 
@@ -238,6 +240,13 @@ void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
                                                tr("; each worker keeps its own buffer"));
     weightDecay_ = makeNumberEdit(
         "weightDecay", numberTip("weight-decay", tr("L2 penalty added to the gradient")));
+    lrSchedule_ = new QLineEdit;
+    lrSchedule_->setObjectName("lrSchedule");
+    lrSchedule_->setToolTip(tr("constant, step:EPOCHS:GAMMA (the rate times GAMMA every EPOCHS "
+                               "epochs, PyTorch's StepLR) or cosine (CosineAnnealingLR over the "
+                               "run's epochs); each worker follows it"));
+    warmupSteps_ = makeFieldSpin("warmup-steps", tr("A linear warm-up of the rate over each "
+                                                    "worker's first N steps (0: none)"));
     epochs_ = makeFieldSpin("epochs", tr("Passes over the training data"));
     seed_ = new QLineEdit;
     seed_->setObjectName("seed");
@@ -246,13 +255,15 @@ void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
     add(tr("Learning rate"), lr_, "lr");
     add(tr("Momentum"), momentum_, "momentum");
     add(tr("Weight decay"), weightDecay_, "weight-decay");
+    add(tr("LR schedule"), lrSchedule_, "lr-schedule");
+    add(tr("Warm-up steps"), warmupSteps_, "warmup-steps");
     add(tr("Epochs"), epochs_, "epochs");
     add(tr("Seed"), seed_, "seed");
     column->addWidget(box);
 
-    for (QSpinBox* spin : {batch_, epochs_})
+    for (QSpinBox* spin : {batch_, warmupSteps_, epochs_})
         connect(spin, &QSpinBox::valueChanged, this, &ExperimentForm::onEdited);
-    for (QLineEdit* edit : {lr_, momentum_, weightDecay_, seed_})
+    for (QLineEdit* edit : {lr_, momentum_, weightDecay_, lrSchedule_, seed_})
         connect(edit, &QLineEdit::textChanged, this, &ExperimentForm::onEdited);
 }
 
@@ -268,6 +279,8 @@ hwl::ExperimentConfig ExperimentForm::config() const {
     c.lr = parseNumber(lr_).value_or(nan);
     c.momentum = parseNumber(momentum_).value_or(nan);
     c.weightDecay = parseNumber(weightDecay_).value_or(nan);
+    c.lrSchedule = lrSchedule_->text().trimmed().toStdString();
+    c.warmupSteps = warmupSteps_->value();
     c.seed = parseSeed(seed_).value_or(lastSeed_);
     c.init = init_;
     c.out = out_;
@@ -285,6 +298,8 @@ void ExperimentForm::setConfig(const hwl::ExperimentConfig& c) {
     lr_->setText(shortestNumber(c.lr));
     momentum_->setText(shortestNumber(c.momentum));
     weightDecay_->setText(shortestNumber(c.weightDecay));
+    lrSchedule_->setText(QString::fromStdString(c.lrSchedule));
+    warmupSteps_->setValue(c.warmupSteps);
     seed_->setText(QString::number(qulonglong(c.seed)));
     lastSeed_ = c.seed;
     init_ = c.init;
@@ -306,9 +321,14 @@ QWidget* ExperimentForm::fieldWidget(const QString& field) const {
     const struct {
         const char* name;
         QWidget* widget;
-    } fields[] = {{"batch", batch_},       {"lr", lr_},
-                  {"momentum", momentum_}, {"weight-decay", weightDecay_},
-                  {"epochs", epochs_},     {"seed", seed_}};
+    } fields[] = {{"batch", batch_},
+                  {"lr", lr_},
+                  {"momentum", momentum_},
+                  {"weight-decay", weightDecay_},
+                  {"lr-schedule", lrSchedule_},
+                  {"warmup-steps", warmupSteps_},
+                  {"epochs", epochs_},
+                  {"seed", seed_}};
     for (const auto& f : fields)
         if (field == QLatin1String(f.name))
             return f.widget;

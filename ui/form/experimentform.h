@@ -147,6 +147,8 @@ private:
     QLineEdit* lr_ = nullptr;
     QLineEdit* momentum_ = nullptr;
     QLineEdit* weightDecay_ = nullptr;
+    QLineEdit* lrSchedule_ = nullptr;
+    QSpinBox* warmupSteps_ = nullptr;
     QSpinBox* epochs_ = nullptr;
     QLineEdit* seed_ = nullptr;
     QMap<QString, QLabel*> errorLabels_;
