@@ -365,6 +365,8 @@ void MainWindow::updateActions() {
                                  : form_->problemSummary());
     pauseAction_->setEnabled(busy);
     stepAction_->setEnabled(controller_->canStep());
+    if (sweepAction_)
+        sweepAction_->setEnabled(!busy);
     if (presetsMenu_)
         presetsMenu_->setEnabled(!busy);
     stopAction_->setEnabled(busy);

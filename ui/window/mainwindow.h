@@ -64,6 +64,7 @@ public:
     QAction* pauseAction() const { return pauseAction_; }
     QAction* stopAction() const { return stopAction_; }
     QAction* stepAction() const { return stepAction_; }
+    QAction* sweepAction() const { return sweepAction_; } ///< Run > Sweep…
     VerdictBanner* verdictBanner() const { return verdict_; }
     QSpinBox* paceBox() const { return pace_; }
     QCheckBox* bandBox() const { return band_; }
@@ -133,6 +134,10 @@ public:
     /// Makes `runs` one after another (what Start does for a comparison
     /// preset applied as it is); false while a run goes.
     bool startComparison(const std::vector<hwl::PresetRun>& runs);
+    /// Run > Sweep…: a SweepDialog on the form's experiment, its runs then
+    /// made as a comparison. Refused (in the event log) while the form is
+    /// invalid; false when cancelled or refused.
+    bool openSweep();
     /// The comparison run going (0-based), -1 when Start is not making one.
     int comparisonRun() const { return comparison_ ? int(comparison_->index()) : -1; }
     /// Applies a preset by id or name (see presets()): its experiment, its
@@ -174,6 +179,8 @@ private:
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void buildHelpMenu();
+    /// mainwindowsweep.cpp: Run > Sweep… (sweepAction_).
+    void addSweepAction(QMenu* run);
 
     void buildActions();
     void buildLayout();
@@ -294,7 +301,8 @@ private:
     QAction* pauseAction_ = nullptr;
     QAction* stopAction_ = nullptr;
     QAction* stepAction_ = nullptr;
-    QSpinBox* pace_ = nullptr; ///< steps per second per worker, 0: full speed
+    QAction* sweepAction_ = nullptr; ///< disabled while a run goes
+    QSpinBox* pace_ = nullptr;       ///< steps per second per worker, 0: full speed
     QMenu* recentMenu_ = nullptr;
     QMenu* presetsMenu_ = nullptr;
     CounterToyDialog* counterToy_ = nullptr;

@@ -113,6 +113,8 @@ void MainWindow::buildMenus() {
     run->addAction(pauseAction_);
     run->addAction(stopAction_);
     run->addAction(stepAction_);
+    run->addSeparator();
+    addSweepAction(run);
 
     // Disabled during a run (updateActions()): a preset must not swap the
     // form under the running charts.
