@@ -11,6 +11,7 @@
 #include "io/runstable.h"
 #include "util/errors.h"
 
+#include <QThread>
 #include <QtTest>
 
 #include <filesystem>
@@ -253,6 +254,46 @@ private slots:
             QCOMPARE(summary["experiment"].toObject()["workers"].toInt(), workers.toInt());
             QVERIFY(!summary["experiment"].toObject().contains("sweep"));
         }
+    }
+
+    // K at a time: the same runs as one after another (a 1-worker run's
+    // weights byte for byte), each with its output beside its files, the
+    // table in the grid's order, a run that cannot load recorded; K past
+    // the cores, or without a sweep, refused.
+    void parallelSweepMakesTheSameRuns() {
+        const QStringList common{"--model",
+                                 "mlp:20-16-4",
+                                 "--epochs",
+                                 "1",
+                                 "--quiet",
+                                 "--sweep",
+                                 "mode=serial,threads",
+                                 "--sweep",
+                                 "dataset=idx:" + tmp_.filePath("none") + ",teacher:2000x20:4"};
+        const QString one = tmp_.filePath("one"), two = tmp_.filePath("two");
+        RUN_CLI(a, common + QStringList{"--out", one});
+        RUN_CLI(b, common + QStringList{"--out", two, "--sweep-parallel", "2"});
+        QVERIFY2(a.code == 2 && b.code == 2, qPrintable(a.describe() + b.describe()));
+        QVERIFY2(b.out.contains("sweep: 4 runs, 2 at a time"), qPrintable(b.describe()));
+        const QStringList csvA = readLines(one + "/sweep.csv"),
+                          csvB = readLines(two + "/sweep.csv");
+        QCOMPARE(csvB.size(), 5);
+        for (int i = 0; i < 5; ++i) // label, values, result and exit: the same
+            QCOMPARE(csvB[i].section(',', 0, 5), csvA[i].section(',', 0, 5));
+        const QString serial = "/mode=serial,dataset=teacher:2000x20:4/";
+        QFile wa(one + serial + "weights.safetensors"), wb(two + serial + "weights.safetensors");
+        QVERIFY(wa.open(QIODevice::ReadOnly) && wb.open(QIODevice::ReadOnly));
+        QCOMPARE(wb.readAll(), wa.readAll());
+        QVERIFY(readLines(two + serial + "output.txt").join('\n').contains("summary: final"));
+        QVERIFY(csvB[1].contains(",refused,2,") && csvB[1].contains("does not exist"));
+        const int cores = QThread::idealThreadCount();
+        RUN_CLI(many, {"--sweep", "lr=0.1,0.2", "--sweep-parallel", QString::number(cores + 1)});
+        QCOMPARE(many.code, 2);
+        QVERIFY2(many.err.contains(QString("runs at once must be 1 to %1").arg(cores)),
+                 qPrintable(many.err));
+        RUN_CLI(alone, {"--sweep-parallel", "1"});
+        QCOMPARE(alone.code, 2);
+        QVERIFY(alone.err.contains("--sweep-parallel: applies to a sweep"));
     }
 };
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <thread>
 #include <utility>
 
 namespace hwl {
@@ -29,7 +30,7 @@ constexpr MonitorFlag kMonitorFlags[] = {{"--config", true},        {"--quiet", 
                                          {"--list-devices", false}, {"--preset", true},
                                          {"--list-presets", false}, {"--counter-toy", false},
                                          {"--increments", true},    {"--pace", true},
-                                         {"--sweep", true}};
+                                         {"--sweep", true},         {"--sweep-parallel", true}};
 
 const MonitorFlag* monitorFlag(const std::string& flag) {
     for (const auto& f : kMonitorFlags)
@@ -55,6 +56,16 @@ std::uint32_t paceOf(const std::string& flag, const std::string& text) {
         badFlag(flag, "steps per second per worker must be 0 (full speed) to " +
                           std::to_string(limits::kMaxPace) + " (got " + text + ")");
     return std::uint32_t(n);
+}
+
+/// --sweep-parallel K: 1 to the cores of this machine.
+unsigned sweepParallelOf(const std::string& flag, const std::string& text) {
+    const std::int64_t k = wholeNumber(flag, text);
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    if (k < 1 || k > std::int64_t(cores))
+        badFlag(flag, "runs at once must be 1 to " + std::to_string(cores) +
+                          ", the cores of this machine (got " + text + ")");
+    return unsigned(k);
 }
 
 struct Flag {
@@ -154,6 +165,8 @@ void applyMonitorFlag(CommandLine& cl, SortedFlags& sorted, const Flag& f) {
         sorted.pace = paceOf(f.name, *f.value);
     else if (f.name == "--sweep")
         addSweepAxis(sorted.sweep, parseSweepFlag(*f.value));
+    else if (f.name == "--sweep-parallel")
+        cl.sweepParallel = sweepParallelOf(f.name, *f.value);
 }
 
 SortedFlags sortFlags(const std::vector<Flag>& flags, CommandLine& cl) {
@@ -235,7 +248,9 @@ std::string helpText() {
            "                         cross product (--sweep workers=1,2,4 --sweep\n"
            "                         mode=threads,processes); each run writes into\n"
            "                         --out DIR/FIELD=V,...; at the end a table, and\n"
-           "                         DIR/sweep.csv; at most 1000 runs\n" +
+           "                         DIR/sweep.csv; at most 1000 runs\n"
+           "  --sweep-parallel K     make K of the sweep's runs at once, each a process\n"
+           "                         of its own (1 to the cores; default 1)\n" +
            fieldsHelp() +
            "\n"
            "Other:\n"
@@ -339,6 +354,8 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
     }
     if (!sorted.sweep.empty() || !cl.config.sweep.empty())
         planSweep(cl, sorted);
+    else if (cl.sweepParallel > 0)
+        badFlag("--sweep-parallel", "applies to a sweep: add --sweep FIELD=V1,V2,...");
     return cl;
 }
 

@@ -35,6 +35,9 @@ struct CommandLine {
     /// `runs` then holds its runs (config/sweep.h).
     std::vector<std::string> sweepKeys;
     std::string sweepOut;
+    /// --sweep-parallel: the sweep's runs going at once (0, not given, and 1:
+    /// one after another).
+    unsigned sweepParallel = 0;
 };
 
 /// Parses the flags (see helpText()). `--preset ID` is applied first, then

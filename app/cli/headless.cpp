@@ -3,6 +3,7 @@
 #include "cli/commandline.h"
 #include "cli/outputs.h"
 #include "cli/report.h"
+#include "cli/sweeprunner.h"
 #include "config/fields.h"
 #include "config/sweep.h"
 #include "io/atomicfile.h"
@@ -227,21 +228,6 @@ int oneOfMany(const CommandLine& cl, const PresetRun& run, TableRun& row) {
     return row.exitCode;
 }
 
-/// sweep.csv into the sweep's --out, rewritten after every run so that a
-/// sweep cut short keeps what it made. False (and says why) when it cannot.
-bool writeSweepCsv(const CommandLine& cl, const std::vector<TableRun>& rows) {
-    if (cl.sweepOut.empty())
-        return true;
-    try {
-        writeFileAtomically(std::filesystem::path(cl.sweepOut) / "sweep.csv",
-                            runsCsv(cl.sweepKeys, rows));
-        return true;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "error: %s\n", e.what());
-        return false;
-    }
-}
-
 /// A comparison preset or a sweep: each run in order (Comparison), a header
 /// line before each, then the table of them all (a sweep's also in
 /// sweep.csv). A failed run is recorded and the next one made; a signal
@@ -328,6 +314,8 @@ int runHeadless(const std::vector<std::string>& args) {
         if (forkServer)
             if (const std::string why = startForkServer(); !why.empty())
                 throw RunError(why);
+        if (cl.sweepParallel > 1)
+            return runSweepInParallel(cl, stopSignal);
         return cl.runs.empty() ? trainAndReport(cl) : compareRuns(cl);
     } catch (const InputError& e) {
         std::fflush(stdout);

@@ -1,6 +1,7 @@
 #include "io/runsummaryfile.h"
 
 #include "util/cpukernels.h"
+#include "util/errors.h"
 
 #include <nlohmann/json.hpp>
 
@@ -93,6 +94,63 @@ json finalFigures(const RunSummary& s) {
     return out;
 }
 } // namespace
+
+namespace {
+double numberOr(const json& object, const char* key, double otherwise) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_number() ? it->get<double>() : otherwise;
+}
+
+RunState stateNamed(const std::string& name, const std::string& origin) {
+    for (const RunState s : {RunState::Starting, RunState::Running, RunState::Paused,
+                             RunState::Finished, RunState::Stopped, RunState::Failed})
+        if (name == toString(s))
+            return s;
+    throw InputError(origin + ": unknown state \"" + name + "\"");
+}
+
+void readWorkers(const json& workers, RunSummary& s) {
+    for (const json& w : workers) {
+        if (!w.is_object())
+            continue;
+        s.startupSeconds.push_back(numberOr(w, "startup_seconds", -1));
+        if (w.contains("comm_seconds"))
+            s.commSeconds.push_back(numberOr(w, "comm_seconds", 0));
+        if (w.contains("lost_updates")) {
+            s.lostUpdates.push_back(std::uint64_t(numberOr(w, "lost_updates", 0)));
+            s.updateWrites.push_back(std::uint64_t(numberOr(w, "update_writes", 0)));
+        }
+    }
+}
+} // namespace
+
+RunSummary runSummaryFromJson(const std::string& text, const std::string& origin) {
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::exception& e) {
+        throw InputError(origin + ": not valid JSON: " + e.what());
+    }
+    if (!doc.is_object() || doc.value("format", "") != "hogwild-lab run summary" ||
+        !doc.contains("final") || !doc["final"].is_object())
+        throw InputError(origin + ": not a hogwild-lab run summary");
+    RunSummary s;
+    s.state = stateNamed(doc.value("state", ""), origin);
+    s.failure = doc.value("failure", "");
+    const json& f = doc["final"];
+    s.epochsCompleted = int(numberOr(f, "epochs_completed", 0));
+    s.samples = std::uint64_t(numberOr(f, "samples", 0));
+    s.wallSeconds = numberOr(f, "wall_seconds", 0);
+    s.trainSeconds = numberOr(f, "train_seconds", 0);
+    s.samplesPerSecond = numberOr(f, "samples_per_second", NAN);
+    s.trainLoss = numberOr(f, "train_loss", NAN);
+    s.evaluated = f.contains("test_accuracy") && f["test_accuracy"].is_number();
+    s.testLoss = numberOr(f, "test_loss", NAN);
+    s.testAccuracy = numberOr(f, "test_accuracy", NAN);
+    if (doc.contains("workers") && doc["workers"].is_array())
+        readWorkers(doc["workers"], s);
+    return s;
+}
 
 std::string isoTimeUtc(std::chrono::system_clock::time_point t) {
     const std::time_t seconds = std::chrono::system_clock::to_time_t(t);

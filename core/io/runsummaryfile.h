@@ -28,6 +28,13 @@ struct RunRecord {
 /// newline). Figures that are not numbers (a diverged loss) are null.
 std::string runSummaryJson(const RunRecord& record);
 
+/// What a summary.json says of the run's end, as the RunSummary it was
+/// written from: its state and failure, the final figures, and per worker
+/// its start-up, seconds in collectives and lost updates (the figures of a
+/// sweep's table, io/runstable.h). Throws InputError naming `origin` when
+/// the text is not a summary.json.
+RunSummary runSummaryFromJson(const std::string& text, const std::string& origin);
+
 /// "2026-12-04T15:20:01Z": a time in UTC as ISO 8601 says, to the second.
 std::string isoTimeUtc(std::chrono::system_clock::time_point t);
 
