@@ -176,7 +176,7 @@ private slots:
         QCOMPARE(QString::fromStdString(again.toJson()), QString::fromStdString(c.toJson()));
         QCOMPARE(labels(sweepRuns(again)), labels(sweepRuns(c)));
         QVERIFY(sweepRuns(c).front().config.toJson().find("sweep") == std::string::npos);
-        for (const auto& [json, message] :
+        for (const auto& [text, message] :
              {std::pair{R"({"sweep": {"batch": [16, "x"]}})", R"("batch" must be an integer)"},
               {R"({"sweep": {"batch": []}})", "non-empty array"},
               {R"({"sweep": {"batch": 16}})", "non-empty array"},
@@ -184,8 +184,10 @@ private slots:
               {R"({"sweep": {"bogus": [1]}})", "unknown field \"bogus\""},
               {R"({"sweep": {"workers": [0]}})", "must be in 1..256"}}) {
             ExperimentConfig bad;
+            const std::string json = text; // a lambda captures no structured binding (clang 14)
             const QString why = refusal([&] { bad.mergeJson(json, "f.json"); });
-            QVERIFY2(why.contains(message), qPrintable(json + QString(" -> ") + why));
+            QVERIFY2(why.contains(message),
+                     qPrintable(QString::fromStdString(json) + " -> " + why));
             QVERIFY(bad.sweep.empty()); // a bad file changes nothing
         }
     }
