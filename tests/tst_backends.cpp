@@ -40,6 +40,8 @@ public:
         inner_->updateRange(params, gradient, offset, length);
     }
     void setLearningRate(float lr) override { inner_->setLearningRate(lr); }
+    void accumulateGradient() override { inner_->accumulateGradient(); }
+    void finishAccumulation(int count) override { inner_->finishAccumulation(count); }
     EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
                         std::int64_t end) override {
         return inner_->evaluate(params, data, begin, end);

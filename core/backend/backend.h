@@ -65,6 +65,13 @@ public:
     /// replicas apply their averaged gradient bucket by bucket. Private access.
     virtual void updateRange(float* params, const float* gradient, std::int64_t offset,
                              std::int64_t length) = 0;
+    /// --accumulate: adds the last gradient into the kernel's running sum,
+    /// before the next micro-batch's lossAndGradient().
+    virtual void accumulateGradient() = 0;
+    /// The last gradient becomes the mean of itself and the `count - 1`
+    /// accumulated before it (where gradient() and gradientInto()'s buffer
+    /// say); the sum starts empty again.
+    virtual void finishAccumulation(int count) = 0;
     /// The rate of the updates from now on (a schedule's, optim/lrschedule.h;
     /// the kernel starts at the SgdSettings' lr it was made with).
     virtual void setLearningRate(float lr) = 0;

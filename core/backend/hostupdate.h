@@ -6,6 +6,7 @@
 // from HostUpdateKernel, so the rule and its entry points are written once.
 #include "backend/backend.h"
 #include "backend/cpu/workspace.h"
+#include "optim/gradientsum.h"
 
 #include <stdexcept>
 
@@ -62,11 +63,15 @@ public:
         update_.range(params, gradient, offset, length);
     }
     void setLearningRate(float lr) override { update_.setLearningRate(lr); }
+    void accumulateGradient() override { sum_.add(ws_.grad, ws_.gradientBuffer); }
+    void finishAccumulation(int count) override {
+        sum_.finish(ws_.grad, ws_.gradientBuffer, count);
+    }
 
 protected:
     HostUpdateKernel(std::int64_t total, const SgdSettings& sgd, std::uint32_t rank,
                      std::uint32_t workers)
-        : update_(total, sgd, rank, workers) {}
+        : update_(total, sgd, rank, workers), sum_(total) {}
 
     Workspace<float> ws_; ///< the gradient and the host arithmetic's scratch
 
@@ -79,6 +84,7 @@ private:
     }
 
     HostUpdate update_;
+    GradientSum sum_; ///< --accumulate's running sum (empty until used)
 };
 
 } // namespace hwl

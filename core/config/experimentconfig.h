@@ -86,6 +86,9 @@ struct ExperimentConfig {
     /// first warmupSteps steps (0: none).
     std::string lrSchedule = "constant";
     int warmupSteps = 0;
+    /// Gradient accumulation: each update takes the mean gradient of this
+    /// many batches (1: every batch updates).
+    int accumulate = 1;
     std::uint64_t seed = 42;
     DataSplit split = DataSplit::Shard;
     double testFraction = 0.1; ///< sources with their own test set ignore it

@@ -165,6 +165,10 @@ void addOptimiserFields(std::vector<Field>& fields) {
     fields.push_back(integer("warmup-steps",
                              "a linear warm-up of the rate over each worker's first N steps", 0,
                              limits::kMaxWarmupSteps, &C::warmupSteps));
+    fields.push_back(integer("accumulate",
+                             "batches whose mean gradient makes one update (gradient\n"
+                             "accumulation; data-parallel: one allreduce per N batches)",
+                             1, limits::kMaxAccumulate, &C::accumulate));
 }
 
 std::vector<Field> makeFields() {

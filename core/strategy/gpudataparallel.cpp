@@ -160,6 +160,10 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
             {c.lrSchedule != "constant" ? "lr-schedule" : "warmup-steps",
              "data-parallel on cuda steps on the GPU at one fixed rate: use --lr-schedule constant "
              "and --warmup-steps 0 (the CPU modes follow a schedule)"});
+    if (c.accumulate != 1)
+        issues.push_back({"accumulate",
+                          "data-parallel on cuda updates after every batch on the GPU: use "
+                          "--accumulate 1 (the CPU modes accumulate)"});
     if (c.workers % c.replicasPerGpu != 0)
         issues.push_back(
             {"replicas-per-gpu", std::to_string(c.workers) + " replicas do not split evenly into " +

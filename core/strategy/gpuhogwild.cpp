@@ -147,6 +147,9 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
             {c.lrSchedule != "constant" ? "lr-schedule" : "warmup-steps",
              "gpu-hogwild steps on the GPU at one fixed rate: use --lr-schedule constant "
              "and --warmup-steps 0 (the CPU modes follow a schedule)"});
+    if (c.accumulate != 1)
+        issues.push_back({"accumulate", "gpu-hogwild updates after every batch on the GPU: use "
+                                        "--accumulate 1 (the CPU modes accumulate)"});
     if (c.momentum != 0)
         issues.push_back({"momentum", "gpu-hogwild takes plain SGD (--momentum 0): each of "
                                       "thousands of blocks would need its own momentum buffer"});

@@ -152,6 +152,7 @@ WorkerSetup hostWorkerSetup(const WorkerEnvironment& env, std::uint32_t rank,
     setup.rule = std::move(rule);
     setup.plan = std::move(plan);
     setup.schedule = lrScheduleOf(env.config);
+    setup.accumulate = env.config.accumulate;
     setup.watchPeers = watchPeers;
     return setup;
 }

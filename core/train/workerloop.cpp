@@ -40,11 +40,13 @@ private:
         lossSum_ = 0;
         batches_ = 0;
         const bool agreed = s_.rule->agreesCommands();
-        for (std::size_t start = 0; start < order_.size(); start += std::size_t(s_.batch)) {
+        // One step (one update) takes `accumulate` batches.
+        const std::size_t stride = std::size_t(s_.batch) * std::size_t(s_.accumulate);
+        for (std::size_t start = 0; start < order_.size(); start += stride) {
             keepGoing_.pace(); // first: a pause that comes meanwhile holds this step
             if (!agreed && !keepGoing_.beforeStep())
                 return false;
-            const auto n = std::int64_t(std::min(order_.size() - start, std::size_t(s_.batch)));
+            const auto n = std::int64_t(std::min(order_.size() - start, stride));
             if (!step(epoch, order_.data() + start, n))
                 return false;
             if (agreed && !actOnAgreedCommand())
@@ -75,7 +77,7 @@ private:
             lr_ = lr;
         }
         s_.rule->beforeStep(s_.params, steps_);
-        const float loss = s_.kernel->lossAndGradient(s_.params, rows, n);
+        const float loss = lossAndGradient(rows, n);
         if (!std::isfinite(loss)) {
             fail("training diverged: the loss became " + std::to_string(loss) + " at step " +
                  std::to_string(steps_ + 1) + " of worker " + std::to_string(s_.rank) +
@@ -106,6 +108,29 @@ private:
             status_.ring.push(s);
         }
         return true;
+    }
+
+    /// The step's loss and gradient: of its one batch, or (--accumulate) the
+    /// mean over its batches of `batch` rows, the last one shorter at an
+    /// epoch's end (the kernel's gradient their mean, StepKernel).
+    float lossAndGradient(const std::int64_t* rows, std::int64_t n) {
+        const auto batch = std::int64_t(s_.batch);
+        if (n <= batch)
+            return s_.kernel->lossAndGradient(s_.params, rows, n);
+        double lossSum = 0;
+        int batches = 0;
+        for (std::int64_t at = 0; at < n; at += batch) {
+            if (batches > 0)
+                s_.kernel->accumulateGradient();
+            const float loss =
+                s_.kernel->lossAndGradient(s_.params, rows + at, std::min(batch, n - at));
+            if (!std::isfinite(loss))
+                return loss;
+            lossSum += loss;
+            ++batches;
+        }
+        s_.kernel->finishAccumulation(batches);
+        return float(lossSum / batches);
     }
 
     /// Publishes the epoch and waits at the epoch gate (while the test set is

@@ -27,6 +27,7 @@ struct WorkerSetup {
     std::unique_ptr<UpdateRule> rule;
     std::shared_ptr<const EpochPlan> plan;
     LrSchedule schedule;     ///< the rate of each step (constant(): the kernel's own throughout)
+    int accumulate = 1;      ///< batches per update (their mean gradient)
     bool watchPeers = false; ///< a failed peer stops this worker (KeepGoing)
 };
 

@@ -19,6 +19,7 @@ constexpr int kMaxBlocks = 1 << 16;      ///< gpu-hogwild's thread blocks
 constexpr int kMaxLoaderWorkers = 64;    ///< loader processes per worker (refused above 0)
 constexpr int kMaxSweepRuns = 1000;      ///< the runs of one sweep (its grid's size)
 constexpr int kMaxWarmupSteps = 1 << 30; ///< --warmup-steps
+constexpr int kMaxAccumulate = 1024;     ///< --accumulate: batches per update
 
 // Models (--model).
 constexpr std::int64_t kMaxWidth = 1 << 24;                    ///< one layer's width, V, D or C

@@ -99,6 +99,7 @@ const char* const kFormFields[] = {"model",
                                    "weight-decay",
                                    "lr-schedule",
                                    "warmup-steps",
+                                   "accumulate",
                                    "epochs",
                                    "seed"};
 
@@ -247,6 +248,9 @@ void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
                                "run's epochs); each worker follows it"));
     warmupSteps_ = makeFieldSpin("warmup-steps", tr("A linear warm-up of the rate over each "
                                                     "worker's first N steps (0: none)"));
+    accumulate_ = makeFieldSpin("accumulate", tr("Batches whose mean gradient makes one update "
+                                                 "(gradient accumulation; data-parallel: one "
+                                                 "allreduce per that many batches)"));
     epochs_ = makeFieldSpin("epochs", tr("Passes over the training data"));
     seed_ = new QLineEdit;
     seed_->setObjectName("seed");
@@ -257,11 +261,12 @@ void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
     add(tr("Weight decay"), weightDecay_, "weight-decay");
     add(tr("LR schedule"), lrSchedule_, "lr-schedule");
     add(tr("Warm-up steps"), warmupSteps_, "warmup-steps");
+    add(tr("Accumulate batches"), accumulate_, "accumulate");
     add(tr("Epochs"), epochs_, "epochs");
     add(tr("Seed"), seed_, "seed");
     column->addWidget(box);
 
-    for (QSpinBox* spin : {batch_, warmupSteps_, epochs_})
+    for (QSpinBox* spin : {batch_, warmupSteps_, accumulate_, epochs_})
         connect(spin, &QSpinBox::valueChanged, this, &ExperimentForm::onEdited);
     for (QLineEdit* edit : {lr_, momentum_, weightDecay_, lrSchedule_, seed_})
         connect(edit, &QLineEdit::textChanged, this, &ExperimentForm::onEdited);
@@ -281,6 +286,7 @@ hwl::ExperimentConfig ExperimentForm::config() const {
     c.weightDecay = parseNumber(weightDecay_).value_or(nan);
     c.lrSchedule = lrSchedule_->text().trimmed().toStdString();
     c.warmupSteps = warmupSteps_->value();
+    c.accumulate = accumulate_->value();
     c.seed = parseSeed(seed_).value_or(lastSeed_);
     c.init = init_;
     c.out = out_;
@@ -300,6 +306,7 @@ void ExperimentForm::setConfig(const hwl::ExperimentConfig& c) {
     weightDecay_->setText(shortestNumber(c.weightDecay));
     lrSchedule_->setText(QString::fromStdString(c.lrSchedule));
     warmupSteps_->setValue(c.warmupSteps);
+    accumulate_->setValue(c.accumulate);
     seed_->setText(QString::number(qulonglong(c.seed)));
     lastSeed_ = c.seed;
     init_ = c.init;
@@ -327,6 +334,7 @@ QWidget* ExperimentForm::fieldWidget(const QString& field) const {
                   {"weight-decay", weightDecay_},
                   {"lr-schedule", lrSchedule_},
                   {"warmup-steps", warmupSteps_},
+                  {"accumulate", accumulate_},
                   {"epochs", epochs_},
                   {"seed", seed_}};
     for (const auto& f : fields)

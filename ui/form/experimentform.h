@@ -149,6 +149,7 @@ private:
     QLineEdit* weightDecay_ = nullptr;
     QLineEdit* lrSchedule_ = nullptr;
     QSpinBox* warmupSteps_ = nullptr;
+    QSpinBox* accumulate_ = nullptr;
     QSpinBox* epochs_ = nullptr;
     QLineEdit* seed_ = nullptr;
     QMap<QString, QLabel*> errorLabels_;
