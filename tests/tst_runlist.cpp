@@ -9,6 +9,7 @@
 #include "guitestmain.h"
 #include "runs/runlibrary.h"
 #include "runs/runlistpanel.h"
+#include "runs/runstablemodel.h"
 #include "teaching/verdict.h"
 #include "testutil.h"
 #include "window/mainwindow.h"
@@ -20,9 +21,9 @@
 #include <QDir>
 #include <QFile>
 #include <QLabel>
-#include <QListWidget>
 #include <QSettings>
 #include <QSpinBox>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -86,6 +87,17 @@ MetricsLog twoWorkerLog() {
     log.append(evalSample(1000, 1.5f, 0.5f));
     log.append(evalSample(2000, 0.9f, 0.75f));
     return log;
+}
+
+/// The Runs tab's table as the view shows it (sorted and filtered).
+QAbstractItemModel* runTable(const MainWindow& w) {
+    return w.runListPanel()->table()->model();
+}
+
+/// Ticks or unticks row `row` of the table, as a click on its box does.
+bool tick(QAbstractItemModel* table, int row, bool ticked) {
+    return table->setData(table->index(row, 0), ticked ? Qt::Checked : Qt::Unchecked,
+                          Qt::CheckStateRole);
 }
 
 } // namespace
@@ -360,13 +372,14 @@ private slots:
             QVERIFY(!kept.visible);
             QCOMPARE(w.lossChart()->overlayCount(), 0);
             QVERIFY(w.eventLogText().contains("tick it under Runs to overlay it"));
-            QListWidget* list = w.runListPanel()->list();
-            QTRY_COMPARE(list->count(), w.runLibrary()->size());
-            for (int i = 0; i < list->count(); ++i)
-                list->item(i)->setCheckState(Qt::Unchecked);
+            QAbstractItemModel* table = runTable(w);
+            QTRY_COMPARE(table->rowCount(), w.runLibrary()->size());
+            for (int i = 0; i < table->rowCount(); ++i)
+                QVERIFY(tick(table, i, false));
             QCOMPARE(w.lossChart()->overlayCount(), 0);
             // Ticked, it is not drawn over its own live curves...
-            list->item(list->count() - 1)->setCheckState(Qt::Checked);
+            QVERIFY(tick(table, table->rowCount() - 1, true));
+            QVERIFY(w.runLibrary()->runs().back().visible);
             QCOMPARE(w.lossChart()->overlayCount(), 0);
             // ...but lies under the next run's (train and test loss, accuracy).
             w.startRun();
@@ -380,7 +393,7 @@ private slots:
         }
         MainWindow restarted; // the list survives the restart
         QCOMPARE(restarted.runLibrary()->size(), before + 2);
-        QTRY_COMPARE(restarted.runListPanel()->list()->count(), before + 2);
+        QTRY_COMPARE(runTable(restarted)->rowCount(), before + 2);
     }
 
     void aComparisonMakesEachRunAndOverlaysThem() {
@@ -438,12 +451,13 @@ private slots:
         QCOMPARE(w.divergenceChart()->overlayCount(), 1);
         QVERIFY(!w.eventLogText().contains("because you ticked it"));
         // Ticked by the user, the other task is drawn, and the log says so once.
-        QListWidget* list = w.runListPanel()->list();
-        QTRY_COMPARE(list->count(), 2);
-        list->item(0)->setCheckState(Qt::Unchecked);
-        QTRY_COMPARE(list->count(), 2); // rebuilt (queued)
+        QAbstractItemModel* table = runTable(w);
+        QTRY_COMPARE(table->rowCount(), 2);
+        QVERIFY(tick(table, 0, false));
+        QTRY_COMPARE(table->rowCount(), 2); // reread (queued)
+        QCOMPARE(table->index(0, 0).data(Qt::CheckStateRole).toInt(), int(Qt::Unchecked));
         QCOMPARE(w.lossChart()->overlayCount(), 2);
-        list->item(0)->setCheckState(Qt::Checked);
+        QVERIFY(tick(table, 0, true));
         QVERIFY(w.runLibrary()->runs()[0].userTicked);
         QCOMPARE(w.lossChart()->overlayCount(), 4);
         QCOMPARE(w.accuracyChart()->overlayCount(), 2);

@@ -65,10 +65,35 @@ QList<double> numbersFromJson(const QJsonValue& v) {
     return out;
 }
 
+QJsonObject fieldsToJson(const QMap<QString, QString>& fields) {
+    QJsonObject out;
+    for (auto it = fields.begin(); it != fields.end(); ++it)
+        out.insert(it.key(), it.value());
+    return out;
+}
+
+/// At most 200 fields of 2000 characters (there are about 25).
+QMap<QString, QString> fieldsFromJson(const QJsonValue& v) {
+    QMap<QString, QString> out;
+    const QJsonObject o = v.toObject();
+    for (auto it = o.begin(); it != o.end() && out.size() < 200; ++it)
+        if (it.value().isString())
+            out.insert(it.key().left(200), it.value().toString().left(2000));
+    return out;
+}
+
+/// A figure that may be unknown (-1): written only when known.
+void putFigure(QJsonObject& o, const char* key, double x) {
+    if (x >= 0 && std::isfinite(x))
+        o.insert(QLatin1String(key), x);
+}
+
 // Keys added after version 1 (model, dataset, userTicked, throughput,
-// divergence, startupSeconds) are optional: a list written before them loads.
+// divergence, startupSeconds, fields, finalTestLoss, trainSeconds, commShare,
+// lostUpdates) are optional: a list written before them loads, its figures
+// unknown.
 QJsonObject runToJson(const SavedRun& r) {
-    return {
+    QJsonObject o = {
         {"name", r.name},
         {"color", r.color.name()},
         {"visible", r.visible},
@@ -86,7 +111,13 @@ QJsonObject runToJson(const SavedRun& r) {
         {"throughput", curveToJson(r.throughput)},
         {"divergence", curveToJson(r.divergence)},
         {"startupSeconds", numbersToJson(r.startupSeconds)},
+        {"fields", fieldsToJson(r.fields)},
     };
+    putFigure(o, "finalTestLoss", r.finalTestLoss);
+    putFigure(o, "trainSeconds", r.trainSeconds);
+    putFigure(o, "commShare", r.commShare);
+    putFigure(o, "lostUpdates", double(r.lostUpdates));
+    return o;
 }
 
 SavedRun runFromJson(const QJsonObject& o) {
@@ -108,6 +139,11 @@ SavedRun runFromJson(const QJsonObject& o) {
     r.throughput = curveFromJson(o.value("throughput"));
     r.divergence = curveFromJson(o.value("divergence"));
     r.startupSeconds = numbersFromJson(o.value("startupSeconds"));
+    r.fields = fieldsFromJson(o.value("fields"));
+    r.finalTestLoss = o.value("finalTestLoss").toDouble(-1);
+    r.trainSeconds = o.value("trainSeconds").toDouble(-1);
+    r.commShare = o.value("commShare").toDouble(-1);
+    r.lostUpdates = qint64(o.value("lostUpdates").toDouble(-1));
     return r;
 }
 
@@ -202,6 +238,25 @@ void CurveBuilder::finish(SavedRun& run) const {
         run.accuracy.append({at.step, at.samples, at.time, 100.0 * double(e.accuracy)});
     }
     run.testAccuracy = evals_.isEmpty() ? -1 : double(evals_.back().accuracy);
+    run.finalTestLoss =
+        evals_.isEmpty() || !std::isfinite(evals_.back().loss) ? -1 : double(evals_.back().loss);
+}
+
+// ---- SavedRun -----------------------------------------------------------------
+
+double SavedRun::bestTestAccuracy() const {
+    double best = -1;
+    for (const ChartSample& c : accuracy)
+        if (std::isfinite(c.value))
+            best = std::max(best, c.value / 100.0);
+    return best;
+}
+
+double SavedRun::startup() const {
+    double last = -1;
+    for (const double s : startupSeconds)
+        last = std::max(last, s);
+    return last;
 }
 
 // ---- RunLibrary ---------------------------------------------------------------

@@ -20,6 +20,7 @@
 #include <QColor>
 #include <QDateTime>
 #include <QList>
+#include <QMap>
 #include <QObject>
 #include <QString>
 
@@ -28,6 +29,7 @@
 
 namespace hwl {
 struct ExperimentConfig;
+struct RunSummary;
 struct Sample;
 class MetricsLog;
 } // namespace hwl
@@ -55,8 +57,21 @@ struct SavedRun {
     QList<ChartSample> throughput;
     QList<ChartSample> divergence; ///< the step samples' divergence, mean over workers
     /// Per worker, seconds from launch to its first step (< 0: it took
-    /// none); empty when not known (a run opened from a file).
+    /// none); empty when not known (a metrics.csv without its summary.json).
     QList<double> startupSeconds;
+    /// The experiment's fields (key -> value as its flag takes it: "4",
+    /// "0.01", "threads"), all but `out`; empty when not known (a run kept
+    /// before the table, a metrics.csv without experiment.json).
+    QMap<QString, QString> fields;
+    double finalTestLoss = -1; ///< last evaluation; -1: none
+    double trainSeconds = -1;  ///< first step to the end of the loop; -1: not known
+    double commShare = -1;     ///< data-parallel: share of the loop in collectives; -1: none
+    qint64 lostUpdates = -1;   ///< gpu-hogwild, all workers; -1: none
+
+    /// The best evaluation's accuracy in [0, 1] (over the kept curve); -1: none.
+    double bestTestAccuracy() const;
+    /// The slowest worker's start-up in seconds; -1: not known.
+    double startup() const;
 
     /// Whether it is known to have trained `model` on `dataset`.
     bool trained(const QString& model, const QString& dataset) const {
@@ -135,13 +150,19 @@ public:
     /// A run from a live run's log.
     static SavedRun fromLog(const MetricsLog& log);
     /// A run from a metrics.csv, or from a --out folder holding one (its
-    /// experiment.json, when there, says what ran: description, model and
-    /// dataset). On failure: an empty name and
+    /// experiment.json, when there, says what ran: description, model,
+    /// dataset and fields; its summary.json the final figures). On failure: an empty name and
     /// the reason in `error`, naming the file, the line and what to do.
     static SavedRun fromPath(const QString& path, QString* error);
 
     /// One line on what ran: model, dataset, mode, workers, lr, batch.
     static QString describe(const ExperimentConfig& config);
+    /// The experiment's fields as SavedRun::fields holds them.
+    static QMap<QString, QString> fieldsOf(const ExperimentConfig& config);
+    /// Sets `run`'s final figures from what the run reached (summary.json
+    /// says the same): samples/s, test accuracy and loss, train seconds,
+    /// start-up, comm share and lost updates.
+    static void applySummary(SavedRun& run, const RunSummary& summary);
     /// The run palette: dark, distinct, and none of the worker colours.
     static QColor runColor(int index);
 

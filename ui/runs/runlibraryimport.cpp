@@ -5,14 +5,21 @@
 #include "runs/runlibrary.h"
 
 #include "config/experimentconfig.h"
+#include "config/fields.h"
+#include "io/runsummaryfile.h"
 #include "strategy/catalog.h"
+#include "telemetry/runsummary.h"
 #include "telemetry/sample.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace hwl::ui {
 
@@ -62,20 +69,53 @@ bool parseRow(const QByteArray& line, Sample& s, QString& why) {
     return true;
 }
 
-/// What experiment.json next to the metrics says ran: the run's
-/// description, model and dataset; left as they are when there is none.
+/// Largest summary.json or experiment.json read (a run's is a few kB).
+constexpr qint64 kMaxJsonBytes = qint64(4) << 20;
+
+QByteArray readSmallFile(const QString& path) {
+    QFile f(path);
+    if (f.size() > kMaxJsonBytes || !f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll();
+}
+
+void setExperiment(const ExperimentConfig& c, SavedRun& run) {
+    run.description = RunLibrary::describe(c);
+    run.model = QString::fromStdString(c.model);
+    run.dataset = QString::fromStdString(c.dataset);
+    run.fields = RunLibrary::fieldsOf(c);
+}
+
+/// What experiment.json next to the metrics (else summary.json's
+/// "experiment", the same object) says ran: the run's description, model,
+/// dataset and fields; and summary.json's final figures. Left as they are
+/// when the folder has neither.
 void readFolderExperiment(const QString& dir, SavedRun& run) {
     const QString json = QDir(dir).filePath(QStringLiteral("experiment.json"));
-    if (!QFileInfo(json).isFile())
-        return;
+    const QString summaryFile = QDir(dir).filePath(QStringLiteral("summary.json"));
+    const QByteArray summary =
+        QFileInfo(summaryFile).isFile() ? readSmallFile(summaryFile) : QByteArray();
     try {
         ExperimentConfig c = ExperimentConfig::defaults();
-        c.mergeJsonFile(json.toStdString());
-        run.description = RunLibrary::describe(c);
-        run.model = QString::fromStdString(c.model);
-        run.dataset = QString::fromStdString(c.dataset);
+        if (QFileInfo(json).isFile()) {
+            c.mergeJsonFile(json.toStdString());
+            setExperiment(c, run);
+        } else if (const QJsonObject e =
+                       QJsonDocument::fromJson(summary).object().value("experiment").toObject();
+                   !e.isEmpty()) {
+            c.mergeJson(QJsonDocument(e).toJson().toStdString(), summaryFile.toStdString());
+            setExperiment(c, run);
+        }
     } catch (const std::exception&) {
         run.description = QObject::tr("(its experiment.json could not be read)");
+    }
+    if (summary.isEmpty())
+        return;
+    try {
+        RunLibrary::applySummary(
+            run, runSummaryFromJson(summary.toStdString(), summaryFile.toStdString()));
+    } catch (const std::exception&) {
+        // Not a summary.json: the figures the metrics give stand.
     }
 }
 
@@ -95,6 +135,34 @@ QString RunLibrary::describe(const ExperimentConfig& c) {
     if (!c.share)
         text += QStringLiteral(", not shared");
     return text;
+}
+
+QMap<QString, QString> RunLibrary::fieldsOf(const ExperimentConfig& c) {
+    QMap<QString, QString> fields;
+    for (const Field& f : experimentFields())
+        if (std::string_view(f.key) != "out")
+            fields.insert(QString::fromLatin1(f.key), QString::fromStdString(f.valueText(c)));
+    return fields;
+}
+
+void RunLibrary::applySummary(SavedRun& run, const RunSummary& s) {
+    const auto known = [](double x) { return std::isfinite(x) && x >= 0; };
+    if (known(s.samplesPerSecond))
+        run.samplesPerSecond = s.samplesPerSecond;
+    if (s.evaluated && known(s.testAccuracy))
+        run.testAccuracy = s.testAccuracy;
+    if (s.evaluated && known(s.testLoss))
+        run.finalTestLoss = s.testLoss;
+    if (s.trainSeconds > 0)
+        run.trainSeconds = s.trainSeconds;
+    if (!s.startupSeconds.empty())
+        run.startupSeconds = QList<double>(s.startupSeconds.begin(), s.startupSeconds.end());
+    // As a sweep's table (io/runstable.cpp): collectives over all workers' loops.
+    const double loop = s.trainSeconds * double(s.commSeconds.size());
+    if (!s.commSeconds.empty() && loop > 0)
+        run.commShare = std::accumulate(s.commSeconds.begin(), s.commSeconds.end(), 0.0) / loop;
+    if (!s.lostUpdates.empty())
+        run.lostUpdates = qint64(s.totalLostUpdates());
 }
 
 SavedRun RunLibrary::fromPath(const QString& path, QString* error) {

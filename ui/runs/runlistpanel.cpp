@@ -1,15 +1,17 @@
 #include "runs/runlistpanel.h"
 
-#include "charts/numbers.h"
+#include "charts/scalingchart.h"
 #include "runs/runlibrary.h"
+#include "runs/runstablemodel.h"
 
 #include <QAction>
 #include <QHBoxLayout>
-#include <QKeyEvent>
-#include <QListWidget>
-#include <QPainter>
-#include <QPixmap>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLineEdit>
 #include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -17,57 +19,38 @@
 
 namespace hwl::ui {
 
-namespace {
-
-QIcon swatch(const QColor& color) {
-    QPixmap pixmap(14, 14);
-    pixmap.fill(Qt::transparent);
-    QPainter painter(&pixmap);
-    painter.setPen(Qt::NoPen);
-    painter.setBrush(color);
-    painter.drawRoundedRect(QRectF(1, 1, 12, 12), 3, 3);
-    return QIcon(pixmap);
-}
-
-QString tooltipOf(const SavedRun& r) {
-    QString text = r.description.toHtmlEscaped();
-    if (r.finished.isValid())
-        text += QStringLiteral("<br>finished %1").arg(r.finished.toString("yyyy-MM-dd HH:mm"));
-    if (r.testAccuracy >= 0)
-        text += QStringLiteral("<br>test accuracy %1%").arg(formatDecimal(100 * r.testAccuracy, 2));
-    if (r.samplesPerSecond > 0)
-        text += QStringLiteral("<br>%1 samples/s").arg(formatDecimal(r.samplesPerSecond, 0));
-    double first = -1, last = -1; // the workers' start-up, when known
-    for (const double s : r.startupSeconds)
-        if (s >= 0) {
-            first = first < 0 ? s : std::min(first, s);
-            last = std::max(last, s);
-        }
-    if (last >= 0)
-        text += QStringLiteral("<br>workers started %1–%2 ms after launch")
-                    .arg(formatDecimal(first * 1e3, 1), formatDecimal(last * 1e3, 1));
-    return text;
-}
-
-} // namespace
-
 RunListPanel::RunListPanel(RunLibrary* library, QWidget* parent)
     : QWidget(parent), library_(library) {
-    list_ = new QListWidget;
-    list_->setObjectName("runList");
-    list_->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    list_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
-    list_->setToolTip(tr("Finished runs, kept unticked. Tick one to overlay its curves on the "
-                         "charts (loss, test loss, accuracy, throughput, divergence); a "
-                         "comparison ticks its own runs. A run of another model or dataset "
-                         "is drawn on the loss and accuracy charts only when you tick it. "
-                         "Double-click to rename; Delete removes it. The list is kept across "
-                         "restarts"));
+    model_ = new RunsTableModel(library_, this);
+    proxy_ = new RunsSortProxy(this);
+    proxy_->setSourceModel(model_);
+    table_ = new QTableView;
+    table_->setObjectName("runTable");
+    table_->setModel(proxy_);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder); // kept order
+    table_->setSortingEnabled(true);
+    table_->setToolTip(tr("Finished runs, kept unticked. Tick one to overlay its curves on the "
+                          "charts (loss, test loss, accuracy, throughput, divergence); a "
+                          "comparison ticks its own runs. A run of another model or dataset "
+                          "is drawn on the loss and accuracy charts only when you tick it. "
+                          "Click a header to sort; double-click a name to rename; Delete "
+                          "removes the selected runs. The list is kept across restarts"));
+    filter_ = new QLineEdit;
+    filter_->setObjectName("runFilter");
+    filter_->setPlaceholderText(tr("Filter: rows with a cell holding this text"));
+    filter_->setClearButtonEnabled(true);
+    scaling_ = new ScalingChart;
+
     auto* open = new QPushButton(tr("Open run…"));
     open->setToolTip(tr("Add a metrics.csv (written by --out or Export metrics) to the list"));
     auto* openFolder = new QPushButton(tr("Open --out folder…"));
     openFolder->setToolTip(tr("Add the run a --out folder holds (its metrics.csv, named by "
-                              "its experiment.json)"));
+                              "its experiment.json, its figures from its summary.json)"));
     delete_ = new QPushButton(tr("Delete"));
     delete_->setEnabled(false);
     auto* buttons = new QHBoxLayout;
@@ -75,66 +58,64 @@ RunListPanel::RunListPanel(RunLibrary* library, QWidget* parent)
     buttons->addWidget(openFolder);
     buttons->addStretch(1);
     buttons->addWidget(delete_);
+    auto* left = new QWidget;
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(filter_);
+    leftLayout->addWidget(table_, 1);
+    leftLayout->addLayout(buttons);
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(left);
+    split->addWidget(scaling_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    layout->addWidget(list_, 1);
-    layout->addLayout(buttons);
+    layout->addWidget(split, 1);
 
     connect(open, &QPushButton::clicked, this, [this] { emit openRequested(false); });
     connect(openFolder, &QPushButton::clicked, this, [this] { emit openRequested(true); });
     connect(delete_, &QPushButton::clicked, this, &RunListPanel::deleteSelected);
-    connect(list_, &QListWidget::itemSelectionChanged, this,
-            [this] { delete_->setEnabled(!list_->selectedItems().isEmpty()); });
-    connect(list_, &QListWidget::itemChanged, this, &RunListPanel::onItemChanged);
-    // Queued: a change made from an item's own signal must not delete it there.
-    connect(library_, &RunLibrary::changed, this, &RunListPanel::rebuild, Qt::QueuedConnection);
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this] { delete_->setEnabled(table_->selectionModel()->hasSelection()); });
+    connect(model_, &RunsTableModel::saveFailed, this, &RunListPanel::saveFailed);
+    connect(model_, &RunsTableModel::runTicked, this, &RunListPanel::runTicked);
+    connect(model_, &QAbstractItemModel::modelReset, table_, &QTableView::scrollToBottom);
+    connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+    // The chart draws the rows the table shows: again when they change.
+    connect(proxy_, &QAbstractItemModel::modelReset, this, &RunListPanel::updateScaling);
+    connect(proxy_, &QAbstractItemModel::rowsInserted, this, &RunListPanel::updateScaling);
+    connect(proxy_, &QAbstractItemModel::rowsRemoved, this, &RunListPanel::updateScaling);
+    connect(proxy_, &QAbstractItemModel::layoutChanged, this, &RunListPanel::updateScaling);
     auto* del = new QAction(this);
     del->setShortcut(QKeySequence::Delete);
     del->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     connect(del, &QAction::triggered, this, &RunListPanel::deleteSelected);
-    list_->addAction(del);
-    rebuild();
+    table_->addAction(del);
+    updateScaling();
 }
 
-void RunListPanel::rebuild() {
-    rebuilding_ = true;
-    list_->clear();
-    for (const SavedRun& r : library_->runs()) {
-        auto* item = new QListWidgetItem(swatch(r.color), r.name);
-        item->setFlags(item->flags() | Qt::ItemIsUserCheckable | Qt::ItemIsEditable);
-        item->setCheckState(r.visible ? Qt::Checked : Qt::Unchecked);
-        item->setToolTip(tooltipOf(r));
-        list_->addItem(item);
+void RunListPanel::updateScaling() {
+    QStringList figures;
+    for (int f = 0; f < RunsTableModel::FigureCount; ++f)
+        figures << RunsTableModel::figureName(RunsTableModel::Figure(f));
+    QList<ScalingChart::Row> rows;
+    for (int i = 0; i < proxy_->rowCount(); ++i) {
+        const int row = proxy_->mapToSource(proxy_->index(i, 0)).row();
+        ScalingChart::Row r;
+        for (const QString& key : model_->fieldKeys())
+            r.fields.insert(key, model_->fieldValue(row, key));
+        for (int f = 0; f < RunsTableModel::FigureCount; ++f)
+            r.figures << model_->figure(row, RunsTableModel::Figure(f));
+        rows << r;
     }
-    list_->scrollToBottom();
-    rebuilding_ = false;
-}
-
-void RunListPanel::onItemChanged(QListWidgetItem* item) {
-    if (rebuilding_)
-        return;
-    // Read the item first: a library change rebuilds the list (queued).
-    const int row = list_->row(item);
-    if (row < 0 || row >= library_->size())
-        return;
-    const bool visible = item->checkState() == Qt::Checked;
-    const bool ticked = visible && !library_->runs()[row].visible;
-    const QString name = item->text();
-    if (name.trimmed().isEmpty()) // not a name: show the old one again
-        QMetaObject::invokeMethod(this, &RunListPanel::rebuild, Qt::QueuedConnection);
-    QString why = library_->setVisible(row, visible, /*byUser=*/true);
-    if (why.isEmpty())
-        why = library_->rename(row, name);
-    if (!why.isEmpty())
-        emit saveFailed(why);
-    if (ticked)
-        emit runTicked(row);
+    scaling_->setData(figures, model_->fieldKeys(), rows);
 }
 
 void RunListPanel::deleteSelected() {
     QList<int> rows;
-    for (QListWidgetItem* item : list_->selectedItems())
-        rows.append(list_->row(item));
+    for (const QModelIndex& index : table_->selectionModel()->selectedRows())
+        rows.append(proxy_->mapToSource(index).row());
     std::sort(rows.begin(), rows.end(), std::greater<>());
     for (const int row : rows)
         if (const QString why = library_->remove(row); !why.isEmpty())

@@ -1,25 +1,36 @@
 #pragma once
-// RunListPanel: the window's list of finished runs (RunLibrary), each with
-// its colour, a tick to overlay it on the charts (a finished run is kept
-// unticked; a comparison ticks its own runs), its name (double-click to
-// rename) and, on hover, what ran and what it reached. Buttons open a
-// metrics.csv or a --out folder into the list, and delete runs.
+// RunListPanel: the Runs tab. A table of the finished runs (RunLibrary,
+// shown by RunsTableModel): each with its tick to overlay it on the charts
+// (a finished run is kept unticked; a comparison ticks its own runs), its
+// colour, its name (double-click to rename) and, on hover, what ran and what
+// it reached; then the fields that vary between the runs and the final
+// figures. A click on a header sorts by it; the filter keeps the rows one of
+// whose cells holds its text. Beside the table, the scaling chart draws a
+// figure of the rows shown against a field, one line per value of another.
+// Buttons open a metrics.csv or a --out folder into the list, and delete runs.
 #include <QWidget>
 
-class QListWidget;
-class QListWidgetItem;
+class QLineEdit;
 class QPushButton;
+class QTableView;
 
 namespace hwl::ui {
 
 class RunLibrary;
+class RunsSortProxy;
+class RunsTableModel;
+class ScalingChart;
 
 class RunListPanel : public QWidget {
     Q_OBJECT
 
 public:
     explicit RunListPanel(RunLibrary* library, QWidget* parent = nullptr);
-    QListWidget* list() const { return list_; }
+    QTableView* table() const { return table_; }
+    RunsTableModel* model() const { return model_; }
+    RunsSortProxy* proxy() const { return proxy_; }
+    QLineEdit* filter() const { return filter_; }
+    ScalingChart* scalingChart() const { return scaling_; }
 
 Q_SIGNALS:
     /// "Open run…" / "Open folder…": the window opens it (and reports errors).
@@ -30,14 +41,17 @@ Q_SIGNALS:
     void runTicked(int index);
 
 private:
-    void rebuild();
-    void onItemChanged(QListWidgetItem* item);
     void deleteSelected();
+    /// Gives the scaling chart the rows the table shows.
+    void updateScaling();
 
     RunLibrary* library_ = nullptr;
-    QListWidget* list_ = nullptr;
+    RunsTableModel* model_ = nullptr;
+    RunsSortProxy* proxy_ = nullptr;
+    QTableView* table_ = nullptr;
+    QLineEdit* filter_ = nullptr;
+    ScalingChart* scaling_ = nullptr;
     QPushButton* delete_ = nullptr;
-    bool rebuilding_ = false;
 };
 
 } // namespace hwl::ui

@@ -87,10 +87,9 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
     saved.description = RunLibrary::describe(run->config());
     saved.model = QString::fromStdString(run->config().model);
     saved.dataset = QString::fromStdString(run->config().dataset);
+    saved.fields = RunLibrary::fieldsOf(run->config());
     saved.visible = compared;
-    saved.startupSeconds =
-        QList<double>(summary.startupSeconds.begin(), summary.startupSeconds.end());
-    saved.samplesPerSecond = summary.samplesPerSecond;
+    RunLibrary::applySummary(saved, summary); // the figures summary.json would hold
     // A run too short for two step samples a worker (they come every 2 ms)
     // has no throughput curve: its whole-run average per worker, flat.
     if (saved.throughput.isEmpty() && summary.samplesPerSecond > 0) {
@@ -98,8 +97,6 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
         for (const ChartSample& at : {saved.trainLoss.front(), saved.trainLoss.back()})
             saved.throughput.append({at.step, at.samples, at.time, perWorker});
     }
-    if (summary.evaluated)
-        saved.testAccuracy = summary.testAccuracy;
     if (summary.state != RunState::Finished)
         saved.name += tr(" (%1)").arg(QString::fromLatin1(toString(summary.state)));
     runOnCharts_ = saved.name; // before add(), whose change redraws the overlays

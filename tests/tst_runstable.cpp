@@ -1,0 +1,443 @@
+// The Runs tab as a table: the fields that vary between the kept runs and
+// their final figures, sorted numerically, filtered on any cell, ticked to
+// overlay as the list was; summary.json read into it and runs.json keeping
+// it (an older runs.json still loads); and the scaling chart beside it, one
+// line per value of a second field through the runs the table shows.
+#include "charts/scalingchart.h"
+#include "charts/trainingchart.h"
+#include "guitestmain.h"
+#include "runs/runlibrary.h"
+#include "runs/runlistpanel.h"
+#include "runs/runstablemodel.h"
+#include "testpaths.h"
+#include "testutil.h"
+#include "window/mainwindow.h"
+
+#include "config/experimentconfig.h"
+#include "io/metricslog.h"
+#include "io/runsummaryfile.h"
+#include "telemetry/sample.h"
+
+#include <QChart>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace hwl;
+using namespace hwl::ui;
+
+namespace {
+
+/// Two workers, 200 steps each, evaluations at 40% then 70% then 60%.
+MetricsLog smallLog() {
+    MetricsLog log;
+    for (std::uint64_t step = 1; step <= 200; ++step)
+        for (int w = 0; w < 2; ++w) {
+            Sample s;
+            s.kind = Sample::Step;
+            s.worker = w;
+            s.step = step;
+            s.samples = step * 32;
+            s.time = double(step) / 1000.0;
+            s.loss = 1.0f;
+            log.append(s);
+        }
+    for (const float accuracy : {0.4f, 0.7f, 0.6f}) {
+        Sample e;
+        e.kind = Sample::Eval;
+        e.worker = -1;
+        e.step = 400;
+        e.loss = 0.5f;
+        e.accuracy = accuracy;
+        log.append(e);
+    }
+    return log;
+}
+
+ExperimentConfig config(const std::string& mode, int workers) {
+    ExperimentConfig c;
+    c.model = "mlp:20-16-4";
+    c.dataset = "teacher:2000x20:4:16";
+    c.mode = mode;
+    c.workers = workers;
+    return c;
+}
+
+/// A kept run of `mode` with `workers` workers and known figures.
+SavedRun run(const std::string& mode, int workers, double samplesPerSecond) {
+    SavedRun r = RunLibrary::fromLog(smallLog());
+    const ExperimentConfig c = config(mode, workers);
+    r.name = QStringLiteral("%1 x%2").arg(QString::fromStdString(mode)).arg(workers);
+    r.model = QString::fromStdString(c.model);
+    r.dataset = QString::fromStdString(c.dataset);
+    r.fields = RunLibrary::fieldsOf(c);
+    r.samplesPerSecond = samplesPerSecond;
+    r.trainSeconds = 2.5;
+    r.startupSeconds = {0.010, 0.030};
+    return r;
+}
+
+/// threads and threads-locked at 1, 2 and 4 workers; samples/s chosen so
+/// that their text sorts otherwise than their numbers.
+QList<SavedRun> sweepRuns() {
+    return {run("threads", 1, 9000),         run("threads", 4, 150000),
+            run("threads", 2, 30000),        run("threads-locked", 1, 8000),
+            run("threads-locked", 2, 12000), run("threads-locked", 4, 100000)};
+}
+
+QStringList headers(const QAbstractItemModel* m) {
+    QStringList out;
+    for (int c = 0; c < m->columnCount(); ++c)
+        out << m->headerData(c, Qt::Horizontal).toString();
+    return out;
+}
+
+QStringList column(const QAbstractItemModel* m, int c) {
+    QStringList out;
+    for (int r = 0; r < m->rowCount(); ++r)
+        out << m->index(r, c).data().toString();
+    return out;
+}
+
+QList<QPointF> points(const QLineSeries* s) {
+    return s->points();
+}
+
+} // namespace
+
+class TestRunsTable : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir tmp_;
+
+    QString file(const QString& name) { return QDir(tmp_.path()).filePath(name); }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        hwl::test::isolateSettings(tmp_.path());
+    }
+
+    void theColumnsAreTheFieldsThatVaryThenTheFigures() {
+        RunLibrary lib(file("cols/runs.json"));
+        for (const SavedRun& r : sweepRuns())
+            QCOMPARE(lib.add(r), QString());
+        RunListPanel panel(&lib);
+        QAbstractItemModel* table = panel.table()->model();
+        QCOMPARE(table->rowCount(), 6);
+        const QStringList h = headers(table);
+        QCOMPARE(h.first(), QStringLiteral("run"));
+        QVERIFY2(h.contains("workers") && h.contains("mode"), qPrintable(h.join(',')));
+        // Equal in every run: no column.
+        for (const char* same : {"model", "dataset", "lr", "batch", "epochs", "out"})
+            QVERIFY2(!h.contains(same), same);
+        QCOMPARE(h.mid(3), (QStringList{"samples/s", "test acc", "best acc", "test loss", "train s",
+                                        "start-up ms", "comm share", "lost updates"}));
+        QCOMPARE(panel.model()->fieldKeys(), (QStringList{"mode", "workers"}));
+        // The cells: the name with its colour and tick, the fields, the figures.
+        QCOMPARE(table->index(1, 0).data().toString(), QStringLiteral("threads x4"));
+        QVERIFY(table->index(1, 0).data(Qt::DecorationRole).isValid());
+        QCOMPARE(table->index(1, 0).data(Qt::CheckStateRole).toInt(), int(Qt::Unchecked));
+        QVERIFY(table->index(1, 0).data(Qt::ToolTipRole).toString().contains("150,000 samples/s"));
+        QCOMPARE(table->index(1, h.indexOf("workers")).data().toString(), QStringLiteral("4"));
+        QCOMPARE(table->index(1, h.indexOf("mode")).data().toString(), QStringLiteral("threads"));
+        QCOMPARE(table->index(1, h.indexOf("samples/s")).data().toString(),
+                 QStringLiteral("150,000"));
+        QCOMPARE(table->index(1, h.indexOf("test acc")).data().toString(),
+                 QStringLiteral("60.00%"));
+        QCOMPARE(table->index(1, h.indexOf("best acc")).data().toString(),
+                 QStringLiteral("70.00%"));
+        QCOMPARE(table->index(1, h.indexOf("test loss")).data().toString(), QStringLiteral("0.5"));
+        QCOMPARE(table->index(1, h.indexOf("start-up ms")).data().toString(),
+                 QStringLiteral("30.0"));
+        // Unknown: empty.
+        QCOMPARE(table->index(1, h.indexOf("comm share")).data().toString(), QString());
+        QCOMPARE(table->index(1, h.indexOf("lost updates")).data().toString(), QString());
+        // One run alone has nothing that varies.
+        QCOMPARE(lib.clear(), QString());
+        QCOMPARE(lib.add(sweepRuns().first()), QString());
+        QTRY_COMPARE(table->rowCount(), 1);
+        QCOMPARE(panel.model()->fieldKeys(), QStringList());
+    }
+
+    void sortingIsNumericAndUnknownsGoLast() {
+        RunLibrary lib(file("sort/runs.json"));
+        for (const SavedRun& r : sweepRuns())
+            QCOMPARE(lib.add(r), QString());
+        SavedRun unknown = run("threads", 8, 0); // no samples/s known
+        unknown.name = "unknown";
+        QCOMPARE(lib.add(unknown), QString());
+        RunListPanel panel(&lib);
+        QAbstractItemModel* table = panel.table()->model();
+        const int rate = headers(table).indexOf("samples/s");
+        // The kept order until a header is clicked.
+        QCOMPARE(column(table, 0).first(), QStringLiteral("threads x1"));
+        panel.table()->sortByColumn(rate, Qt::AscendingOrder);
+        QCOMPARE(column(table, rate),
+                 (QStringList{"8,000", "9,000", "12,000", "30,000", "100,000", "150,000", ""}));
+        panel.table()->sortByColumn(rate, Qt::DescendingOrder);
+        QCOMPARE(column(table, rate),
+                 (QStringList{"150,000", "100,000", "30,000", "12,000", "9,000", "8,000", ""}));
+        // Fields too: workers 1, 2, 4, 8 as numbers.
+        panel.table()->sortByColumn(headers(table).indexOf("workers"), Qt::AscendingOrder);
+        QCOMPARE(column(table, headers(table).indexOf("workers")),
+                 (QStringList{"1", "1", "2", "2", "4", "4", "8"}));
+    }
+
+    void theFilterKeepsRowsWithACellHoldingIt() {
+        RunLibrary lib(file("filter/runs.json"));
+        for (const SavedRun& r : sweepRuns())
+            QCOMPARE(lib.add(r), QString());
+        RunListPanel panel(&lib);
+        QAbstractItemModel* table = panel.table()->model();
+        panel.filter()->setText("LOCKED"); // any case
+        QCOMPARE(table->rowCount(), 3);
+        for (const QString& name : column(table, 0))
+            QVERIFY2(name.startsWith("threads-locked"), qPrintable(name));
+        panel.filter()->setText("150,000"); // a figure's text
+        QCOMPARE(column(table, 0), QStringList{"threads x4"});
+        panel.filter()->setText("no such run");
+        QCOMPARE(table->rowCount(), 0);
+        panel.filter()->clear();
+        QCOMPARE(table->rowCount(), 6);
+    }
+
+    void tickingARowOverlaysItsRun() {
+        // In a sorted table, the row ticked is the run overlaid.
+        RunLibrary lib(file("tick/runs.json"));
+        for (const SavedRun& r : sweepRuns())
+            QCOMPARE(lib.add(r), QString());
+        RunListPanel panel(&lib);
+        QSignalSpy ticked(&panel, &RunListPanel::runTicked);
+        QAbstractItemModel* table = panel.table()->model();
+        panel.table()->sortByColumn(headers(table).indexOf("samples/s"), Qt::DescendingOrder);
+        QCOMPARE(table->index(0, 0).data().toString(), QStringLiteral("threads x4"));
+        QVERIFY(table->setData(table->index(0, 0), Qt::Checked, Qt::CheckStateRole));
+        QVERIFY(lib.runs()[1].visible && lib.runs()[1].userTicked);
+        QCOMPARE(ticked.count(), 1);
+        QCOMPARE(ticked[0][0].toInt(), 1);
+        QCOMPARE(table->index(0, 0).data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
+        QVERIFY(table->setData(table->index(0, 0), Qt::Unchecked, Qt::CheckStateRole));
+        QVERIFY(!lib.runs()[1].visible);
+        QCOMPARE(ticked.count(), 1);
+        // Renamed in place; an empty name is refused.
+        QVERIFY(table->setData(table->index(0, 0), "fastest", Qt::EditRole));
+        QCOMPARE(lib.runs()[1].name, QStringLiteral("fastest"));
+        QVERIFY(!table->setData(table->index(0, 0), "  ", Qt::EditRole));
+        QCOMPARE(lib.runs()[1].name, QStringLiteral("fastest"));
+        // Deleting the selected rows deletes their runs.
+        QPushButton* remove = nullptr;
+        for (QPushButton* b : panel.findChildren<QPushButton*>())
+            if (b->text() == "Delete")
+                remove = b;
+        QVERIFY(remove && !remove->isEnabled());
+        panel.table()->selectRow(0);
+        QVERIFY(remove->isEnabled());
+        remove->click();
+        QCOMPARE(lib.size(), 5);
+        QVERIFY(std::none_of(lib.runs().begin(), lib.runs().end(),
+                             [](const SavedRun& r) { return r.name == "fastest"; }));
+        QTRY_COMPARE(table->rowCount(), 5);
+
+        // In the window: ticked in the table, drawn on the charts.
+        MainWindow w;
+        QCOMPARE(w.runLibrary()->clear(), QString());
+        for (const SavedRun& r : sweepRuns())
+            QCOMPARE(w.runLibrary()->add(r), QString());
+        QAbstractItemModel* windowTable = w.runListPanel()->table()->model();
+        QTRY_COMPARE(windowTable->rowCount(), 6);
+        QCOMPARE(w.lossChart()->overlayCount(), 0);
+        w.runListPanel()->filter()->setText("locked");
+        QVERIFY(windowTable->setData(windowTable->index(2, 0), Qt::Checked, Qt::CheckStateRole));
+        QVERIFY(w.runLibrary()->runs()[5].visible);
+        QCOMPARE(w.lossChart()->overlayCount(), 2); // its train and test loss
+        QCOMPARE(w.accuracyChart()->overlayCount(), 1);
+        QCOMPARE(w.runLibrary()->clear(), QString());
+    }
+
+    void runsJsonKeepsTheNewDataAndAnOldOneLoads() {
+        const QString path = file("persist/runs.json");
+        {
+            RunLibrary lib(path);
+            SavedRun r = run("threads", 4, 150000);
+            r.commShare = 0.25;
+            r.lostUpdates = 1234;
+            QCOMPARE(lib.add(r), QString());
+        }
+        RunLibrary again(path);
+        QCOMPARE(again.load(), QString());
+        const SavedRun& r = again.runs()[0];
+        QCOMPARE(r.fields, RunLibrary::fieldsOf(config("threads", 4)));
+        QCOMPARE(r.fields.value("workers"), QStringLiteral("4"));
+        QVERIFY(!r.fields.contains("out"));
+        QCOMPARE(r.finalTestLoss, 0.5);
+        QCOMPARE(r.trainSeconds, 2.5);
+        QCOMPARE(r.commShare, 0.25);
+        QCOMPARE(r.lostUpdates, qint64(1234));
+        QCOMPARE(r.bestTestAccuracy(), double(0.7f));
+        QCOMPARE(r.startup(), 0.030);
+
+        // Written before the table: every new figure unknown, its cells empty.
+        const QString old = file("persist-old/runs.json");
+        QVERIFY(QDir().mkpath(QFileInfo(old).absolutePath()));
+        hwl::test::writeBytes(old, "{\"version\": 1, \"runs\": [{\"name\": \"old\", \"color\": "
+                                   "\"#1b9e77\", \"visible\": false, \"description\": \"mlp\", "
+                                   "\"workers\": 2, \"samplesPerSecond\": 1000, "
+                                   "\"testAccuracy\": 0.5, \"trainLoss\": [[1, 32, 0.1, 2.0]], "
+                                   "\"testLoss\": [], \"accuracy\": []}]}");
+        RunLibrary oldLib(old);
+        QCOMPARE(oldLib.load(), QString());
+        QCOMPARE(oldLib.size(), 1);
+        const SavedRun& o = oldLib.runs()[0];
+        QVERIFY(o.fields.isEmpty());
+        QCOMPARE(o.finalTestLoss, -1.0);
+        QCOMPARE(o.trainSeconds, -1.0);
+        QCOMPARE(o.commShare, -1.0);
+        QCOMPARE(o.lostUpdates, qint64(-1));
+        QCOMPARE(o.bestTestAccuracy(), -1.0);
+        RunListPanel panel(&oldLib);
+        QAbstractItemModel* table = panel.table()->model();
+        const QStringList h = headers(table);
+        QCOMPARE(table->index(0, h.indexOf("samples/s")).data().toString(),
+                 QStringLiteral("1,000"));
+        QCOMPARE(table->index(0, h.indexOf("test acc")).data().toString(),
+                 QStringLiteral("50.00%"));
+        QCOMPARE(table->index(0, h.indexOf("train s")).data().toString(), QString());
+        QCOMPARE(table->index(0, h.indexOf("best acc")).data().toString(), QString());
+    }
+
+    void anOutFolderBringsItsSummary() {
+        // A folder as --out writes it: metrics.csv, experiment.json and the
+        // summary.json core/io/runsummaryfile writes.
+        const QString dir = file("out-dp");
+        QVERIFY(QDir().mkpath(dir));
+        smallLog().writeCsv(QDir(dir).filePath("metrics.csv").toStdString());
+        RunRecord record;
+        record.config = config("data-parallel", 2);
+        RunSummary& s = record.summary;
+        s.state = RunState::Finished;
+        s.trainSeconds = 4;
+        s.samplesPerSecond = 4321;
+        s.evaluated = true;
+        s.testLoss = 0.25;
+        s.testAccuracy = 0.8;
+        s.commSeconds = {1, 3};
+        s.bytesReduced = {10, 10};
+        for (std::uint32_t rank = 0; rank < 2; ++rank) {
+            WorkerSnapshot w;
+            w.rank = rank;
+            w.startupSeconds = 0.02 * (rank + 1);
+            record.workers.push_back(w);
+        }
+        hwl::test::writeBytes(QDir(dir).filePath("summary.json"),
+                              QByteArray::fromStdString(runSummaryJson(record)));
+        hwl::test::writeBytes(QDir(dir).filePath("experiment.json"),
+                              QByteArray::fromStdString(record.config.toJson()));
+        QString why;
+        SavedRun opened = RunLibrary::fromPath(dir, &why);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        QCOMPARE(opened.fields.value("mode"), QStringLiteral("data-parallel"));
+        QCOMPARE(opened.fields.value("workers"), QStringLiteral("2"));
+        QCOMPARE(opened.samplesPerSecond, 4321.0);
+        QCOMPARE(opened.testAccuracy, 0.8);
+        QCOMPARE(opened.finalTestLoss, 0.25);
+        QCOMPARE(opened.trainSeconds, 4.0);
+        QCOMPARE(opened.commShare, 0.5); // 4 s of collectives in 2 x 4 s of loop
+        QCOMPARE(opened.startup(), 0.04);
+        QCOMPARE(opened.lostUpdates, qint64(-1));
+        // Without experiment.json, summary.json's "experiment" says what ran.
+        QVERIFY(QFile::remove(QDir(dir).filePath("experiment.json")));
+        opened = RunLibrary::fromPath(dir, &why);
+        QCOMPARE(opened.fields.value("mode"), QStringLiteral("data-parallel"));
+        QCOMPARE(opened.model, QStringLiteral("mlp:20-16-4"));
+        // A metrics.csv alone: its own last evaluation, nothing else.
+        QVERIFY(QFile::remove(QDir(dir).filePath("summary.json")));
+        opened = RunLibrary::fromPath(dir, &why);
+        QVERIFY(opened.fields.isEmpty());
+        QCOMPARE(opened.finalTestLoss, 0.5);
+        QCOMPARE(opened.trainSeconds, -1.0);
+    }
+
+    void aRealOutFolderOpens() {
+        if (!QFile::exists(QString::fromUtf8(hwl::test::kAppBinary)))
+            QSKIP("hogwild-lab is not built");
+        const QString dir = file("out-real");
+        QProcess p;
+        p.start(QString::fromUtf8(hwl::test::kAppBinary),
+                {"--headless", "--dataset", "teacher:2000x20:4", "--model", "mlp:20-16-4",
+                 "--workers", "2", "--epochs", "1", "--out", dir});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        QString why;
+        const SavedRun opened = RunLibrary::fromPath(dir, &why);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        QCOMPARE(opened.fields.value("workers"), QStringLiteral("2"));
+        QCOMPARE(opened.fields.value("model"), QStringLiteral("mlp:20-16-4"));
+        QVERIFY(opened.samplesPerSecond > 0);
+        QVERIFY(opened.trainSeconds > 0);
+        QVERIFY(opened.testAccuracy >= 0 && opened.finalTestLoss >= 0);
+        QCOMPARE(opened.startupSeconds.size(), 2);
+        QVERIFY(opened.startup() >= 0);
+    }
+
+    void theScalingChartDrawsOneLinePerValue() {
+        RunLibrary lib(file("scaling/runs.json"));
+        QList<SavedRun> runs = sweepRuns();
+        runs.append(run("threads", 2, 50000)); // a second threads x2: averaged
+        for (const SavedRun& r : runs)
+            QCOMPARE(lib.add(r), QString());
+        RunListPanel panel(&lib);
+        ScalingChart* chart = panel.scalingChart();
+        QCOMPARE(chart->figureBox()->currentText(), QStringLiteral("samples/s"));
+        QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("workers")); // numeric first
+        QCOMPARE(chart->lineBox()->currentText(), QStringLiteral("mode"));
+        QList<QLineSeries*> lines = chart->series();
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(lines[0]->name(), QStringLiteral("mode=threads"));
+        QCOMPARE(lines[1]->name(), QStringLiteral("mode=threads-locked"));
+        QCOMPARE(points(lines[0]), (QList<QPointF>{{1, 9000}, {2, 40000}, {4, 150000}}));
+        QCOMPARE(points(lines[1]), (QList<QPointF>{{1, 8000}, {2, 12000}, {4, 100000}}));
+        const auto axes = chart->chart()->axes(Qt::Horizontal);
+        QCOMPARE(axes.size(), 1);
+        QCOMPARE(axes[0]->titleText(), QStringLiteral("workers"));
+        QCOMPARE(chart->chart()->axes(Qt::Vertical)[0]->titleText(), QStringLiteral("samples/s"));
+        // The rows the table shows: the filter keeps one mode, one line.
+        panel.filter()->setText("locked");
+        lines = chart->series();
+        QCOMPARE(lines.size(), 1);
+        QCOMPARE(lines[0]->name(), QStringLiteral("mode=threads-locked"));
+        panel.filter()->clear();
+        // No lines per field: one line of every run; another figure.
+        chart->lineBox()->setCurrentText(ScalingChart::noLines());
+        chart->figureBox()->setCurrentText("train s");
+        lines = chart->series();
+        QCOMPARE(lines.size(), 1);
+        QCOMPARE(lines[0]->name(), QStringLiteral("train s"));
+        QCOMPARE(points(lines[0]), (QList<QPointF>{{1, 2.5}, {2, 2.5}, {4, 2.5}}));
+        // A field of words along x: one category per value, in order.
+        chart->againstBox()->setCurrentText("mode");
+        chart->lineBox()->setCurrentText("workers");
+        lines = chart->series();
+        QCOMPARE(lines.size(), 3);
+        QCOMPARE(lines[0]->name(), QStringLiteral("workers=1"));
+        QCOMPARE(points(lines[0]), (QList<QPointF>{{0, 2.5}, {1, 2.5}}));
+        // The choices stay as the runs change.
+        QCOMPARE(lib.add(run("threads", 8, 1000)), QString());
+        QTRY_COMPARE(panel.table()->model()->rowCount(), 8);
+        QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("mode"));
+        QCOMPARE(chart->series().size(), 4);
+    }
+};
+
+HWL_GUI_TEST_MAIN(TestRunsTable)
+#include "tst_runstable.moc"
