@@ -2,12 +2,14 @@
 // Helpers of the engine tests that need no Qt (testutil.h includes them; the
 // Qt-free GPU test, which the device bundle carries, includes only this).
 #include "run/run.h"
+#include "strategy/catalog.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace hwl::test {
@@ -42,6 +44,18 @@ inline std::unique_ptr<Run> runToEnd(const ExperimentConfig& c,
     if (whileRunning)
         whileRunning(*run);
     return run;
+}
+
+/// Why `c`, a config of a GPU mode, cannot be validated as that mode here:
+/// the build has no GPU modes, or lists them as not built (no CUDA
+/// compiler); empty when it can.
+inline std::string whyGpuModeIsNotHere(const ExperimentConfig& c) {
+    if (!findStrategy(c))
+        return "this build has no GPU modes (HWL_CUDA off)";
+    for (const ConfigIssue& i : c.validate())
+        if (i.field == "mode")
+            return c.mode + ": " + i.message;
+    return {};
 }
 
 } // namespace hwl::test

@@ -118,11 +118,8 @@ private slots:
         c.mode = "gpu-hogwild";
         c.momentum = 0;
         c.accumulate = 2;
-        if (!findStrategy(c))
-            QSKIP("this build has no GPU modes (HWL_CUDA off)");
-        for (const ConfigIssue& i : c.validate())
-            if (i.field == "mode") // listed, but not built in (no CUDA compiler)
-                QSKIP(qPrintable(QString::fromStdString("gpu-hogwild: " + i.message)));
+        if (const std::string why = whyGpuModeIsNotHere(c); !why.empty())
+            QSKIP(why.c_str());
         bool refused = false;
         for (const ConfigIssue& i : c.validate())
             refused = refused || i.field == "accumulate";

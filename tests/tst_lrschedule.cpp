@@ -100,11 +100,8 @@ private slots:
         c.momentum = 0;
         c.workers = 2;
         c.warmupSteps = 10;
-        if (!findStrategy(c))
-            QSKIP("this build has no GPU modes (HWL_CUDA off)");
-        for (const ConfigIssue& i : c.validate())
-            if (i.field == "mode") // listed, but not built in (no CUDA compiler)
-                QSKIP(qPrintable(QString::fromStdString("gpu-hogwild: " + i.message)));
+        if (const std::string why = whyGpuModeIsNotHere(c); !why.empty())
+            QSKIP(why.c_str());
         bool refused = false;
         for (const ConfigIssue& i : c.validate())
             refused = refused || (i.field == "warmup-steps" &&
