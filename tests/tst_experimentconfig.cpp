@@ -33,7 +33,8 @@ const char* const kFieldNames[] = {
     "init", "out", "transport", "sync-every", "bucket-mb", "drop-last", "hostfile", "mpirun-args",
     "reduce",
     "device", "replicas-per-gpu", "blocks", "update", "cuda-before-fork", "force-unsafe-fork",
-    "lost-updates", "spawn-before-share", "loader-workers", "lr-schedule", "warmup-steps", "accumulate"};
+    "lost-updates", "spawn-before-share", "loader-workers", "lr-schedule", "warmup-steps", "accumulate",
+    "tensorboard"};
 // clang-format on
 
 QString issuesText(const std::vector<ConfigIssue>& issues) {

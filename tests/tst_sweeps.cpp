@@ -52,6 +52,7 @@ private slots:
     void gridIsTheCrossProductInOrder() {
         ExperimentConfig c;
         c.out = "/tmp/o";
+        c.tensorboard = "/tmp/tb";
         c.lr = 0.5;
         addSweepAxis(c.sweep, parseSweepFlag("workers=1,2,4"));
         addSweepAxis(c.sweep, parseSweepFlag("mode=threads,processes"));
@@ -69,6 +70,8 @@ private slots:
         QCOMPARE(runs[3].config.lr, 0.5);
         QVERIFY(runs[3].config.sweep.empty());
         QCOMPARE(runs[3].config.out, std::string("/tmp/o/workers=2,mode=processes,momentum=0.5"));
+        QCOMPARE(runs[3].config.tensorboard,
+                 std::string("/tmp/tb/workers=2,mode=processes,momentum=0.5"));
         QCOMPARE(sweepKeys(c), (std::vector<std::string>{"workers", "mode", "momentum"}));
     }
 
@@ -104,6 +107,8 @@ private slots:
                                  << "no experiment field is called \"bogus\"";
         QTest::newRow("out") << "out=a,b"
                              << "\"out\" cannot be swept";
+        QTest::newRow("tensorboard") << "tensorboard=a,b"
+                                     << "\"tensorboard\" cannot be swept";
         QTest::newRow("empty value") << "batch=1,,2"
                                      << "--sweep batch: an empty value";
         QTest::newRow("trailing comma") << "batch=1,"

@@ -134,6 +134,8 @@ struct ExperimentConfig {
     int loaderWorkers = 0;
     std::string init; ///< safetensors file to start from; empty: seeded initialisation
     std::string out;  ///< output directory; empty: write nothing
+    /// Folder of TensorBoard event files (io/tensorboardlog.h); empty: none.
+    std::string tensorboard;
     /// A grid of runs over these fields (config/sweep.h: their cross
     /// product, the first axis varying slowest); empty: this one run. The
     /// file's "sweep" object, --sweep on the command line.

@@ -171,6 +171,23 @@ void addOptimiserFields(std::vector<Field>& fields) {
                              1, limits::kMaxAccumulate, &C::accumulate));
 }
 
+/// Where a run writes (Field::output).
+void addOutputFields(std::vector<Field>& fields) {
+    using C = ExperimentConfig;
+    for (Field f : {text("out", "DIR",
+                         "write weights.safetensors, weights.npz, metrics.csv, "
+                         "experiment.json and summary.json into DIR",
+                         &C::out),
+                    text("tensorboard", "DIR",
+                         "write a TensorBoard event file into DIR as the run goes: "
+                         "losses, test figures, samples/s, divergence, lost updates, "
+                         "and the experiment as HParams",
+                         &C::tensorboard)}) {
+        f.output = true;
+        fields.push_back(f);
+    }
+}
+
 std::vector<Field> makeFields() {
     using C = ExperimentConfig;
     std::vector<Field> fields;
@@ -240,10 +257,7 @@ std::vector<Field> makeFields() {
     fields.push_back(toggle("shuffle", "a new random order every epoch (the default)", "no-shuffle",
                             "visit samples in file order (exact comparisons)", &C::shuffle));
     fields.push_back(text("init", "FILE", "start from weights in a safetensors file", &C::init));
-    fields.push_back(text("out", "DIR",
-                          "write weights.safetensors, weights.npz, metrics.csv, "
-                          "experiment.json and summary.json into DIR",
-                          &C::out));
+    addOutputFields(fields);
     return fields;
 }
 

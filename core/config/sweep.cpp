@@ -21,9 +21,11 @@ const Field& sweptField(const std::string& key, const std::string& origin) {
     if (!f)
         throw InputError(origin + ": no experiment field is called \"" + key +
                          "\" (the fields are the flags of --help without \"--\")");
-    if (key == "out")
-        throw InputError(origin + ": \"out\" cannot be swept: each run of a sweep writes "
-                                  "into its own folder under --out");
+    if (f->output)
+        throw InputError(origin + ": \"" + key +
+                         "\" cannot be swept: each run of a sweep writes into its own "
+                         "folder under --" +
+                         key);
     return *f;
 }
 
@@ -135,12 +137,12 @@ std::vector<PresetRun> sweepRuns(const ExperimentConfig& config) {
             findField(axis.key)->set(run.config, value);
             run.label += (a ? "," : "") + axis.key + "=" + sweepValueText(value);
         }
-        if (!run.config.out.empty()) {
-            std::string folder = sweepFolderName(run.label);
-            if (folder.size() > kMaxFolderName) // a file name has at most 255 bytes
-                folder = "run-" + std::to_string(index + 1);
-            run.config.out = (std::filesystem::path(run.config.out) / folder).string();
-        }
+        std::string folder = sweepFolderName(run.label);
+        if (folder.size() > kMaxFolderName) // a file name has at most 255 bytes
+            folder = "run-" + std::to_string(index + 1);
+        for (std::string* dir : {&run.config.out, &run.config.tensorboard})
+            if (!dir->empty())
+                *dir = (std::filesystem::path(*dir) / folder).string();
         runs.push_back(std::move(run));
     }
     return runs;

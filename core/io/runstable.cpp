@@ -3,17 +3,20 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 
 namespace hwl {
 
 namespace {
-/// A figure as sweep.csv writes it: %.6g, empty when not a number.
+/// A figure as sweep.csv writes it: %.6g (a whole number below 2^53 in
+/// full), empty when not a number.
 std::string number(double x) {
     if (!std::isfinite(x))
         return {};
     char text[32];
-    std::snprintf(text, sizeof text, "%.6g", x);
+    const bool whole = x == std::floor(x) && std::fabs(x) < 9007199254740992.0;
+    std::snprintf(text, sizeof text, whole ? "%.0f" : "%.6g", x);
     return text;
 }
 
@@ -35,48 +38,60 @@ std::string csvField(const std::string& text) {
 }
 } // namespace
 
+namespace {
+constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+
+double samplesPerSecond(const TableRun& r) {
+    return r.started ? r.summary.samplesPerSecond : kNone;
+}
+double testAccuracy(const TableRun& r) {
+    return r.summary.evaluated ? r.summary.testAccuracy : kNone;
+}
+double testLoss(const TableRun& r) {
+    return r.summary.evaluated ? r.summary.testLoss : kNone;
+}
+double trainLoss(const TableRun& r) {
+    return r.summary.epochsCompleted > 0 ? r.summary.trainLoss : kNone;
+}
+double trainSeconds(const TableRun& r) {
+    return r.started ? r.summary.trainSeconds : kNone;
+}
+double startupSeconds(const TableRun& r) {
+    const auto& s = r.summary.startupSeconds;
+    return s.empty() ? kNone : *std::max_element(s.begin(), s.end());
+}
+double commShare(const TableRun& r) {
+    const auto& c = r.summary.commSeconds;
+    const double loop = r.summary.trainSeconds * double(c.size());
+    return c.empty() || loop <= 0 ? kNone : std::accumulate(c.begin(), c.end(), 0.0) / loop;
+}
+double lostUpdates(const TableRun& r) {
+    return r.summary.lostUpdates.empty() ? kNone : double(r.summary.totalLostUpdates());
+}
+
+/// A numeric figure's text: number() of its value.
+template <double (*Value)(const TableRun&)>
+std::string textOf(const TableRun& r) {
+    return number(Value(r));
+}
+template <double (*Value)(const TableRun&)>
+RunFigure numeric(const char* column) {
+    return {column, &textOf<Value>, Value};
+}
+} // namespace
+
 const std::vector<RunFigure>& runFigures() {
     static const std::vector<RunFigure> figures = {
-        {"result", [](const TableRun& r) { return std::string(resultOf(r)); }},
-        {"exit", [](const TableRun& r) { return std::to_string(r.exitCode); }},
-        {"samples_per_s",
-         [](const TableRun& r) {
-             return r.started ? number(r.summary.samplesPerSecond) : std::string();
-         }},
-        {"test_accuracy",
-         [](const TableRun& r) {
-             return r.summary.evaluated ? number(r.summary.testAccuracy) : std::string();
-         }},
-        {"test_loss",
-         [](const TableRun& r) {
-             return r.summary.evaluated ? number(r.summary.testLoss) : std::string();
-         }},
-        {"train_loss",
-         [](const TableRun& r) {
-             return r.summary.epochsCompleted > 0 ? number(r.summary.trainLoss) : std::string();
-         }},
-        {"train_seconds",
-         [](const TableRun& r) {
-             return r.started ? number(r.summary.trainSeconds) : std::string();
-         }},
-        {"startup_seconds",
-         [](const TableRun& r) {
-             const auto& s = r.summary.startupSeconds;
-             return s.empty() ? std::string() : number(*std::max_element(s.begin(), s.end()));
-         }},
-        {"comm_share",
-         [](const TableRun& r) {
-             const auto& c = r.summary.commSeconds;
-             const double loop = r.summary.trainSeconds * double(c.size());
-             return c.empty() || loop <= 0
-                        ? std::string()
-                        : number(std::accumulate(c.begin(), c.end(), 0.0) / loop);
-         }},
-        {"lost_updates",
-         [](const TableRun& r) {
-             return r.summary.lostUpdates.empty() ? std::string()
-                                                  : std::to_string(r.summary.totalLostUpdates());
-         }},
+        {"result", [](const TableRun& r) { return std::string(resultOf(r)); }, nullptr},
+        {"exit", [](const TableRun& r) { return std::to_string(r.exitCode); }, nullptr},
+        numeric<samplesPerSecond>("samples_per_s"),
+        numeric<testAccuracy>("test_accuracy"),
+        numeric<testLoss>("test_loss"),
+        numeric<trainLoss>("train_loss"),
+        numeric<trainSeconds>("train_seconds"),
+        numeric<startupSeconds>("startup_seconds"),
+        numeric<commShare>("comm_share"),
+        numeric<lostUpdates>("lost_updates"),
     };
     return figures;
 }

@@ -25,6 +25,9 @@ struct TableRun {
 struct RunFigure {
     const char* column; ///< "samples_per_s"
     std::string (*text)(const TableRun&);
+    /// The figure as a number, NaN when the run has none; null for the
+    /// figures that are not numbers (result, exit).
+    double (*value)(const TableRun&);
 };
 
 /// The figures, in column order: result, exit, samples_per_s,

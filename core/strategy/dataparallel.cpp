@@ -57,7 +57,7 @@ mpi::Greeting greetingOf(const WorkerEnvironment& env) {
     g.host = mpi::job().host;
     for (const Field& f : experimentFields())
         if (std::string_view key = f.key;
-            key != "out" && key != "init" && key != "hostfile" && key != "mpirun-args")
+            !f.output && key != "init" && key != "hostfile" && key != "mpirun-args")
             g.facts.emplace_back(f.key, f.valueText(env.config));
     g.facts.emplace_back("training data", describeFingerprint(env.train));
     g.facts.emplace_back("hogwild-lab", HWL_VERSION);

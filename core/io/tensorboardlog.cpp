@@ -1,0 +1,272 @@
+#include "io/tensorboardlog.h"
+
+#include "config/fields.h"
+#include "io/runstable.h"
+#include "io/tensorboard.pb.h"
+#include "io/tfrecord.h"
+#include "util/errors.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+#include <unistd.h>
+
+namespace hwl {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr const char* kHParamsPlugin = "hparams";
+
+double wallNow() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+std::string hostName() {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0')
+        return "localhost";
+    std::string host = name;
+    for (char& c : host)
+        if (c == '/')
+            c = '_';
+    return host;
+}
+
+/// Creates `dir` and a new event file in it (a new name if one is taken).
+std::unique_ptr<RecordWriter> createEventFile(const std::string& dir, const std::string& name,
+                                              double now) {
+    if (dir.empty())
+        throw InputError(name + ": an empty path; name a directory for the event files");
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir)) {
+        if (fs::exists(dir) && !fs::is_directory(dir))
+            throw InputError(name + ": \"" + dir + "\" exists and is not a directory");
+        throw InputError(name + ": cannot create directory \"" + dir +
+                         "\": " + (ec ? ec.message() : std::string("not a directory")));
+    }
+    const std::string stem = "events.out.tfevents." + std::to_string(std::int64_t(now)) + "." +
+                             hostName() + "." + std::to_string(::getpid());
+    for (int attempt = 0;; ++attempt) {
+        const fs::path file =
+            fs::path(dir) / (attempt == 0 ? stem : stem + "." + std::to_string(attempt));
+        if (fs::exists(file) && attempt < 100)
+            continue;
+        try {
+            return std::make_unique<RecordWriter>(file);
+        } catch (const InputError& e) {
+            throw InputError(name + ": " + e.what());
+        }
+    }
+}
+
+/// The value of field `f` in `config` as HParams takes it, and its type.
+std::pair<tb::Value, tb::DataType> hparamValue(const Field& f, const ExperimentConfig& config) {
+    const FieldValue v = f.get(config);
+    tb::Value out;
+    if (const bool* b = std::get_if<bool>(&v)) {
+        out.set_bool_value(*b);
+        return {out, tb::DATA_TYPE_BOOL};
+    }
+    if (const std::int64_t* i = std::get_if<std::int64_t>(&v)) {
+        out.set_number_value(double(*i));
+        return {out, tb::DATA_TYPE_FLOAT64};
+    }
+    if (const double* d = std::get_if<double>(&v)) {
+        out.set_number_value(*d);
+        return {out, tb::DATA_TYPE_FLOAT64};
+    }
+    // The seed (64 bits, more than a double holds exactly) and the texts.
+    out.set_string_value(f.valueText(config));
+    return {out, tb::DATA_TYPE_STRING};
+}
+
+std::string workerTag(const char* prefix, std::int32_t worker) {
+    return std::string(prefix) + "/worker_" + std::to_string(worker);
+}
+} // namespace
+
+struct TensorBoardLog::State {
+    std::unique_ptr<RecordWriter> writer;
+    double startWall = 0;
+    bool scheduled = false;
+    bool finished = false;
+    /// Per worker: its last step, and the time and samples of its last epoch end.
+    std::vector<std::uint64_t> lastStep;
+    std::vector<double> epochTime;
+    std::vector<std::uint64_t> epochSamples;
+    double evalTime = 0;
+    std::uint64_t evalSamples = 0;
+
+    void event(std::int64_t step, double wall, const tb::Summary& summary) {
+        tb::Event e;
+        e.set_wall_time(wall);
+        e.set_step(step);
+        *e.mutable_summary() = summary;
+        writer->write(e.SerializeAsString());
+    }
+    void scalar(const std::string& tag, std::int64_t step, double wall, double value) {
+        tb::Summary summary;
+        tb::Summary::Value* v = summary.add_value();
+        v->set_tag(tag);
+        v->set_simple_value(float(value));
+        event(step, wall, summary);
+    }
+    void hparams(const char* tag, const tb::HParamsPluginData& data, double wall) {
+        tb::Summary summary;
+        tb::Summary::Value* v = summary.add_value();
+        v->set_tag(tag);
+        tb::SummaryMetadata::PluginData* plugin = v->mutable_metadata()->mutable_plugin_data();
+        plugin->set_plugin_name(kHParamsPlugin);
+        plugin->set_content(data.SerializeAsString());
+        event(0, wall, summary);
+    }
+    template <class T>
+    void grow(std::vector<T>& v, std::int32_t worker) {
+        if (worker >= 0 && std::size_t(worker) >= v.size())
+            v.resize(std::size_t(worker) + 1, T{});
+    }
+    void start(const ExperimentConfig& config);
+    void onStep(const Sample& s, double wall);
+    void onEpochEnd(const Sample& s, double wall);
+    void onEval(const Sample& s, double wall);
+};
+
+void TensorBoardLog::State::start(const ExperimentConfig& config) {
+    tb::Event version;
+    version.set_wall_time(startWall);
+    version.set_file_version("brain.Event:2");
+    writer->write(version.SerializeAsString());
+
+    tb::HParamsPluginData experiment;
+    tb::Experiment* ex = experiment.mutable_experiment();
+    ex->set_time_created_secs(startWall);
+    tb::HParamsPluginData session;
+    tb::SessionStartInfo* info = session.mutable_session_start_info();
+    info->set_start_time_secs(startWall);
+    info->set_model_uri(config.out);
+    for (const Field& f : experimentFields()) {
+        if (f.output) // where the run writes, not a hyper-parameter
+            continue;
+        auto [value, type] = hparamValue(f, config);
+        tb::HParamInfo* h = ex->add_hparam_infos();
+        h->set_name(f.key);
+        h->set_type(type);
+        (*info->mutable_hparams())[f.key] = value;
+    }
+    for (const RunFigure& figure : runFigures())
+        if (figure.value)
+            ex->add_metric_infos()->mutable_name()->set_tag(std::string("final/") + figure.column);
+    hparams("_hparams_/experiment", experiment, startWall);
+    hparams("_hparams_/session_start_info", session, startWall);
+    writer->flush();
+}
+
+void TensorBoardLog::State::onStep(const Sample& s, double wall) {
+    const auto step = std::int64_t(s.step);
+    scalar(workerTag("loss/train", s.worker), step, wall, s.loss);
+    scalar(workerTag("divergence", s.worker), step, wall, s.divergence);
+    if (scheduled)
+        scalar(workerTag("lr", s.worker), step, wall, s.lr);
+}
+
+void TensorBoardLog::State::onEpochEnd(const Sample& s, double wall) {
+    const std::size_t w = std::size_t(s.worker);
+    scalar(workerTag("loss/epoch", s.worker), s.epoch, wall, s.loss);
+    const double seconds = s.time - epochTime[w];
+    if (seconds > 0)
+        scalar(workerTag("samples_per_second", s.worker), s.epoch, wall,
+               double(s.samples - epochSamples[w]) / seconds);
+    epochTime[w] = s.time;
+    epochSamples[w] = s.samples;
+}
+
+void TensorBoardLog::State::onEval(const Sample& s, double wall) {
+    scalar("test/loss", s.epoch, wall, s.loss);
+    scalar("test/accuracy", s.epoch, wall, s.accuracy);
+    scalar("divergence/replicas", s.epoch, wall, s.divergence);
+    const double seconds = s.time - evalTime;
+    if (seconds > 0 && s.samples >= evalSamples)
+        scalar("samples_per_second/all", s.epoch, wall,
+               double(s.samples - evalSamples) / seconds);
+    evalTime = s.time;
+    evalSamples = s.samples;
+}
+
+TensorBoardLog::TensorBoardLog(const std::string& dir, const ExperimentConfig& config,
+                               const std::string& name)
+    : d_(std::make_unique<State>()) {
+    d_->startWall = wallNow();
+    d_->scheduled = config.lrSchedule != "constant" || config.warmupSteps > 0;
+    d_->writer = createEventFile(dir, name, d_->startWall);
+    d_->start(config);
+}
+
+TensorBoardLog::~TensorBoardLog() = default;
+
+void TensorBoardLog::append(const Sample& s) {
+    if (d_->finished)
+        return;
+    const double wall = d_->startWall + s.time;
+    if (s.kind == Sample::Eval) {
+        d_->onEval(s, wall);
+        return;
+    }
+    if (s.worker < 0 || s.worker >= 65536)
+        return; // not a worker's sample
+    d_->grow(d_->lastStep, s.worker);
+    d_->grow(d_->epochTime, s.worker);
+    d_->grow(d_->epochSamples, s.worker);
+    d_->lastStep[std::size_t(s.worker)] = s.step;
+    if (s.kind == Sample::Step)
+        d_->onStep(s, wall);
+    else if (s.kind == Sample::EpochEnd)
+        d_->onEpochEnd(s, wall);
+}
+
+void TensorBoardLog::flush() {
+    if (!d_->finished)
+        d_->writer->flush();
+}
+
+void TensorBoardLog::finish(const RunSummary& summary) {
+    if (d_->finished)
+        return;
+    const double end = wallNow();
+    for (std::size_t w = 0; w < summary.lostUpdates.size(); ++w)
+        d_->scalar(workerTag("lost_updates", std::int32_t(w)),
+                   w < d_->lastStep.size() ? std::int64_t(d_->lastStep[w]) : 0, end,
+                   double(summary.lostUpdates[w]));
+    TableRun run;
+    run.started = true;
+    run.summary = summary;
+    for (const RunFigure& figure : runFigures()) {
+        const double value = figure.value ? figure.value(run) : NAN;
+        if (std::isfinite(value))
+            d_->scalar(std::string("final/") + figure.column, summary.epochsCompleted, end, value);
+    }
+    tb::HParamsPluginData session;
+    tb::SessionEndInfo* info = session.mutable_session_end_info();
+    info->set_status(summary.state == RunState::Finished ? tb::STATUS_SUCCESS
+                     : summary.state == RunState::Failed ? tb::STATUS_FAILURE
+                                                         : tb::STATUS_UNKNOWN);
+    info->set_end_time_secs(end);
+    d_->hparams("_hparams_/session_end_info", session, end);
+    d_->writer->close();
+    d_->finished = true;
+}
+
+std::string TensorBoardLog::file() const {
+    return d_->writer->path().string();
+}
+
+std::string TensorBoardLog::error() const {
+    return d_->writer->error();
+}
+
+} // namespace hwl

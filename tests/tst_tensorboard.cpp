@@ -1,0 +1,249 @@
+// TensorBoard event files (io/tfrecord.h, io/tensorboardlog.h): CRC-32C
+// against its published check values, a record's framing byte by byte, the
+// log's events parsed back with the project's own messages (the tags, steps
+// and values a run's samples give, the HParams, the session's end), and
+// what goes wrong: a folder that is a file, an empty path, a disk that
+// fills mid-run (the log stops and says why; the run is not its concern).
+// tests/tensorboard/check-events reads a real run's file with Python.
+#include "io/tensorboard.pb.h"
+#include "io/tensorboardlog.h"
+#include "io/tfrecord.h"
+#include "util/errors.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sys/resource.h>
+
+using namespace hwl;
+
+namespace {
+std::string readAll(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::uint64_t le(const std::string& bytes, std::size_t at, int n) {
+    std::uint64_t v = 0;
+    for (int i = n; i-- > 0;)
+        v = (v << 8) | std::uint8_t(bytes[at + std::size_t(i)]);
+    return v;
+}
+
+/// Every record of an event file, each frame's CRCs checked.
+std::vector<tb::Event> readEvents(const std::string& path) {
+    const std::string blob = readAll(path);
+    std::vector<tb::Event> events;
+    std::size_t at = 0;
+    while (at < blob.size()) {
+        if (blob.size() - at < 16)
+            throw std::runtime_error("stray bytes at the end");
+        const std::uint64_t length = le(blob, at, 8);
+        if (le(blob, at + 8, 4) != maskedCrc(crc32c(blob.data() + at, 8)))
+            throw std::runtime_error("a length's CRC is wrong");
+        if (length > blob.size() - at - 16)
+            throw std::runtime_error("a record is truncated");
+        const std::string data = blob.substr(at + 12, length);
+        if (le(blob, at + 12 + length, 4) != maskedCrc(crc32c(data.data(), data.size())))
+            throw std::runtime_error("a record's CRC is wrong");
+        tb::Event e;
+        if (!e.ParseFromString(data))
+            throw std::runtime_error("a record is not an Event");
+        events.push_back(e);
+        at += 16 + length;
+    }
+    return events;
+}
+
+std::string onlyEventFile(const QString& dir) {
+    const QStringList files = QDir(dir).entryList({"events.out.tfevents.*"}, QDir::Files);
+    return files.size() == 1 ? (dir + "/" + files[0]).toStdString() : std::string();
+}
+
+Sample sample(Sample::Kind kind, int worker, int epoch, std::uint64_t step, float loss) {
+    Sample s;
+    s.kind = kind;
+    s.worker = worker;
+    s.epoch = std::uint32_t(epoch);
+    s.step = step;
+    s.samples = step * 10;
+    s.time = 0.5 * double(step + 1);
+    s.loss = loss;
+    return s;
+}
+} // namespace
+
+class TestTensorBoard : public QObject {
+    Q_OBJECT
+
+private slots:
+    // RFC 3720's check values and the customary "123456789" one.
+    void crc32cHasItsCheckValues() {
+        QCOMPARE(crc32c("123456789", 9), 0xE3069283u);
+        const std::string zeros(32, '\0'), ones(32, '\xff');
+        QCOMPARE(crc32c(zeros.data(), zeros.size()), 0x8A9136AAu);
+        QCOMPARE(crc32c(ones.data(), ones.size()), 0x62A8AB43u);
+        std::string ascending(32, '\0');
+        for (int i = 0; i < 32; ++i)
+            ascending[std::size_t(i)] = char(i);
+        QCOMPARE(crc32c(ascending.data(), ascending.size()), 0x46DD794Eu);
+        // In pieces as in one go.
+        QCOMPARE(crc32c("6789", 4, crc32c("12345", 5)), 0xE3069283u);
+    }
+
+    void aRecordIsFramedAsTensorFlowFramesIt() {
+        const std::string data = "hello";
+        const std::string r = tfRecord(data);
+        QCOMPARE(r.size(), data.size() + 16);
+        QCOMPARE(le(r, 0, 8), std::uint64_t(5));
+        QCOMPARE(le(r, 8, 4), std::uint64_t(maskedCrc(crc32c(r.data(), 8))));
+        QCOMPARE(r.substr(12, 5), data);
+        QCOMPARE(le(r, 17, 4), std::uint64_t(maskedCrc(crc32c("hello", 5))));
+        // The mask: rotate right by 15, add TensorFlow's constant.
+        QCOMPARE(maskedCrc(0), 0xa282ead8u);
+        QCOMPARE(maskedCrc(0x00008000u), 0x00000001u + 0xa282ead8u);
+    }
+
+    // The samples of a small run become the scalars the header names, with
+    // their steps, and the HParams carry the experiment and its end.
+    void samplesBecomeScalarsAndHParams() {
+        QTemporaryDir dir;
+        ExperimentConfig c;
+        c.workers = 2;
+        c.lrSchedule = "cosine";
+        c.out = "/somewhere";
+        const QString folder = dir.path() + "/runs/one";
+        {
+            TensorBoardLog log(folder.toStdString(), c);
+            Sample s = sample(Sample::Step, 1, 1, 7, 2.5f);
+            s.lr = 0.05f;
+            s.divergence = 0.25f;
+            log.append(s);
+            log.append(sample(Sample::EpochEnd, 1, 1, 20, 1.5f));
+            Sample eval = sample(Sample::Eval, -1, 1, 40, 0.75f);
+            eval.accuracy = 0.875f;
+            log.append(eval);
+            RunSummary summary;
+            summary.state = RunState::Finished;
+            summary.epochsCompleted = 1;
+            summary.evaluated = true;
+            summary.testAccuracy = 0.875;
+            summary.samplesPerSecond = 1234;
+            summary.lostUpdates = {3, 4};
+            log.finish(summary);
+            QVERIFY(log.error().empty());
+            log.append(s); // after the end: nothing more
+        }
+        const std::string file = onlyEventFile(folder);
+        QVERIFY2(!file.empty(), "one event file in the folder");
+        const std::vector<tb::Event> events = readEvents(file);
+        QCOMPARE(events.front().file_version(), std::string("brain.Event:2"));
+        std::map<std::string, std::vector<std::pair<std::int64_t, float>>> scalars;
+        std::map<std::string, tb::HParamsPluginData> plugins;
+        for (std::size_t i = 1; i < events.size(); ++i)
+            for (const auto& v : events[i].summary().value()) {
+                if (v.has_metadata()) {
+                    QCOMPARE(v.metadata().plugin_data().plugin_name(), std::string("hparams"));
+                    QVERIFY(plugins[v.tag()].ParseFromString(v.metadata().plugin_data().content()));
+                } else {
+                    scalars[v.tag()].emplace_back(events[i].step(), v.simple_value());
+                }
+            }
+        using Points = std::vector<std::pair<std::int64_t, float>>;
+        QCOMPARE(scalars["loss/train/worker_1"], (Points{{7, 2.5f}}));
+        QCOMPARE(scalars["divergence/worker_1"], (Points{{7, 0.25f}}));
+        QCOMPARE(scalars["lr/worker_1"], (Points{{7, 0.05f}}));
+        QCOMPARE(scalars["loss/epoch/worker_1"], (Points{{1, 1.5f}}));
+        // 200 samples in the 10.5 s from the run's start to the epoch's end.
+        QCOMPARE(scalars["samples_per_second/worker_1"], (Points{{1, float(200 / 10.5)}}));
+        QCOMPARE(scalars["test/accuracy"], (Points{{1, 0.875f}}));
+        QCOMPARE(scalars["test/loss"], (Points{{1, 0.75f}}));
+        QCOMPARE(scalars["lost_updates/worker_0"], (Points{{0, 3.0f}}));
+        QCOMPARE(scalars["lost_updates/worker_1"], (Points{{20, 4.0f}}));
+        QCOMPARE(scalars["final/samples_per_s"], (Points{{1, 1234.0f}}));
+        QCOMPARE(scalars["final/test_accuracy"], (Points{{1, 0.875f}}));
+        QCOMPARE(scalars["final/lost_updates"], (Points{{1, 7.0f}}));
+        QCOMPARE(scalars.count("final/comm_share"), std::size_t(0)); // not data-parallel
+
+        const auto& start = plugins["_hparams_/session_start_info"].session_start_info();
+        QCOMPARE(start.hparams().at("workers").number_value(), 2.0);
+        QCOMPARE(start.hparams().at("lr-schedule").string_value(), std::string("cosine"));
+        QCOMPARE(start.hparams().at("shuffle").bool_value(), true);
+        QCOMPARE(start.hparams().at("seed").string_value(), std::string("42"));
+        QCOMPARE(start.hparams().count("out"), std::size_t(0));
+        QCOMPARE(start.hparams().count("tensorboard"), std::size_t(0));
+        QCOMPARE(start.model_uri(), std::string("/somewhere"));
+        const auto& experiment = plugins["_hparams_/experiment"].experiment();
+        QCOMPARE(experiment.hparam_infos_size(), int(start.hparams().size()));
+        QVERIFY(experiment.metric_infos_size() >= 8);
+        QCOMPARE(plugins["_hparams_/session_end_info"].session_end_info().status(),
+                 tb::STATUS_SUCCESS);
+    }
+
+    void aStoppedRunEndsUnknownAndAFailedOneAFailure() {
+        for (const auto& [state, status] :
+             {std::pair{RunState::Stopped, tb::STATUS_UNKNOWN},
+              std::pair{RunState::Failed, tb::STATUS_FAILURE}}) {
+            QTemporaryDir dir;
+            TensorBoardLog log(dir.path().toStdString(), ExperimentConfig{});
+            RunSummary summary;
+            summary.state = state;
+            log.finish(summary);
+            tb::HParamsPluginData end;
+            const auto events = readEvents(log.file());
+            QVERIFY(end.ParseFromString(
+                events.back().summary().value(0).metadata().plugin_data().content()));
+            QCOMPARE(end.session_end_info().status(), status);
+        }
+    }
+
+    void aFolderThatCannotBeIsRefusedByName() {
+        QTemporaryDir dir;
+        const std::string file = (dir.path() + "/plain").toStdString();
+        std::ofstream(file) << "x";
+        try {
+            TensorBoardLog log(file, ExperimentConfig{});
+            QFAIL("a file as the folder was accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(std::string(e.what()),
+                     "tensorboard: \"" + file + "\" exists and is not a directory");
+        }
+        try {
+            TensorBoardLog log(file + "/below", ExperimentConfig{});
+            QFAIL("a folder below a file was accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("tensorboard: cannot create directory") == 0,
+                     e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(InputError, TensorBoardLog("", ExperimentConfig{}));
+    }
+
+    // A file size limit stands in for a full disk: the writes fail, the log
+    // says why and writes nothing more; nothing throws.
+    void aFullDiskStopsTheLogNotTheCaller() {
+        QTemporaryDir dir;
+        TensorBoardLog log(dir.path().toStdString(), ExperimentConfig{});
+        rlimit old{};
+        QCOMPARE(getrlimit(RLIMIT_FSIZE, &old), 0);
+        const auto oldHandler = std::signal(SIGXFSZ, SIG_IGN);
+        rlimit small = old;
+        small.rlim_cur = 16384;
+        QCOMPARE(setrlimit(RLIMIT_FSIZE, &small), 0);
+        for (int i = 0; i < 5000; ++i) {
+            log.append(sample(Sample::Step, 0, 1, std::uint64_t(i), 1.0f));
+            if (i % 100 == 0)
+                log.flush();
+        }
+        log.finish(RunSummary{});
+        setrlimit(RLIMIT_FSIZE, &old);
+        std::signal(SIGXFSZ, oldHandler);
+        QCOMPARE(log.error(), std::string(std::strerror(EFBIG)));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTensorBoard)
+#include "tst_tensorboard.moc"
