@@ -2,7 +2,9 @@
 // value by its field's check, the grid as the command line judges it, each
 // run with its mode's implicit worker count), the run count or the first
 // problem under the rows, "Start sweep" enabled only for a valid grid, and
-// the window making every run of an accepted sweep into the run library.
+// the window making every run of an accepted sweep into the run library,
+// with Run > TensorBoard logs… on: each run its event file in a folder of
+// its own under the chosen one.
 #include "form/experimentform.h"
 #include "runs/runlibrary.h"
 #include "runs/sweepdialog.h"
@@ -16,6 +18,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -24,6 +27,7 @@
 #include <QTimer>
 #include <QToolButton>
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 
@@ -97,9 +101,11 @@ private slots:
         QCOMPARE(d.summary(), QStringLiteral("1 run: workers=3"));
         QVERIFY(d.startButton()->isEnabled());
         QCOMPARE(d.startButton()->text(), QStringLiteral("Start sweep"));
-        // Every field but out, each with the first line of its help as tooltip.
-        QCOMPARE(field->count(), int(experimentFields().size()) - 1);
+        // Every field but out and tensorboard, each with the first line of
+        // its help as tooltip.
+        QCOMPARE(field->count(), int(experimentFields().size()) - 2);
         QCOMPARE(field->findText("out"), -1);
+        QCOMPARE(field->findText("tensorboard"), -1);
         const int lr = field->findText("lr");
         QVERIFY(lr >= 0);
         const QString help = QString::fromUtf8(findField("lr")->help);
@@ -218,6 +224,9 @@ private slots:
         w.form()->setConfig(tinyRun(2));
         QVERIFY2(w.form()->isValid(), qPrintable(hwl::test::problemText(*w.form())));
         const int before = w.runLibrary()->size();
+        const QString events = tmp_.filePath("tb");
+        w.setTensorBoardFolder(events);
+        QVERIFY(w.tensorBoardAction()->isChecked());
         std::vector<PresetRun> chosen;
         onDialog(&w, [&chosen](SweepDialog* d) {
             d->setRows({{"workers", "1,2"}, {"mode", "threads,threads-locked"}});
@@ -240,6 +249,21 @@ private slots:
         }
         QVERIFY2(w.eventLogText().contains("Comparison: 4 runs, one after another"),
                  qPrintable(w.eventLogText()));
+        // One folder per run, named by its start and its label, one event file in each.
+        const QStringList folders = QDir(events).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        QCOMPARE(folders.size(), 4);
+        for (const PresetRun& run : chosen) {
+            const QString label = QString::fromStdString(sweepFolderName(run.label));
+            const auto it = std::find_if(folders.begin(), folders.end(),
+                                         [&](const QString& f) { return f.endsWith("-" + label); });
+            QVERIFY2(it != folders.end(), qPrintable(folders.join(", ")));
+            QCOMPARE(
+                QDir(events + "/" + *it).entryList({"events.out.tfevents.*"}, QDir::Files).size(),
+                1);
+        }
+        QCOMPARE(w.eventLogText().count("TensorBoard: wrote"), 4);
+        w.setTensorBoardFolder({});
+        QVERIFY(!w.tensorBoardAction()->isChecked());
 
         // Cancelled: nothing starts.
         onDialog(&w, [](SweepDialog* d) { d->reject(); });

@@ -10,6 +10,7 @@
 #include "io/metricslog.h"
 #include "io/runstable.h"
 #include "io/runsummaryfile.h"
+#include "io/tensorboardlog.h"
 #include "io/tensorfile.h"
 #include "launch/devices.h"
 #include "run/comparison.h"
@@ -66,12 +67,14 @@ int stopSignal() {
 
 /// Follows the started run to its end, printing as it goes; returns the
 /// signal that interrupted it, or 0.
-int follow(Run& run, MetricsLog& log, const CommandLine& cl) {
+int follow(Run& run, MetricsLog& log, const CommandLine& cl, TensorBoardLog* events) {
     const bool tty = !cl.quiet && isatty(STDERR_FILENO);
     const std::uint64_t expected = run.info().samplesPerEpoch * std::uint64_t(cl.config.epochs);
     const bool haveTestSet = run.info().testRows > 0;
     const bool scheduled = cl.config.lrSchedule != "constant" || cl.config.warmupSteps > 0;
     auto print = [&](const Sample& s) {
+        if (events)
+            events->append(s);
         if (tty && s.kind != Sample::Step)
             clearProgress();
         printSample(s, cl.quiet, haveTestSet, scheduled);
@@ -83,6 +86,8 @@ int follow(Run& run, MetricsLog& log, const CommandLine& cl) {
             run.stop();
         }
         log.drain(run.telemetry(), print);
+        if (events)
+            events->flush();
         if (tty)
             progressBar(run.telemetry(), expected);
     }
@@ -140,6 +145,42 @@ std::string scheduleText(const ExperimentConfig& c) {
     return text.empty() ? text : text + ")";
 }
 
+/// What the run came to, said after it: the summary, the files written,
+/// the errors; returns the exit status.
+int reportEnd(const Run& run, const RunSummary& s, const std::string& wrote,
+              const std::vector<std::string>& notWritten, const TensorBoardLog* events,
+              int interrupted) {
+    printSummary(run, s);
+    if (!wrote.empty())
+        std::printf("%s\n", wrote.c_str());
+    if (events && events->error().empty())
+        std::printf("wrote %s (view: tensorboard --logdir %s)\n", events->file().c_str(),
+                    run.config().tensorboard.c_str());
+    std::fflush(stdout);
+    for (const auto& failure : notWritten)
+        std::fprintf(stderr, "error: out: could not write %s\n", failure.c_str());
+    if (events && !events->error().empty())
+        std::fprintf(stderr, "error: tensorboard: could not write %s: %s\n", events->file().c_str(),
+                     events->error().c_str());
+    if (s.state == RunState::Failed) {
+        std::fprintf(stderr, "error: %s\n", s.failure.c_str());
+        return 1;
+    }
+    if (!notWritten.empty() || (events && !events->error().empty()))
+        return 1; // trained, but not all of it reached the disk
+    if (!s.workerFailures.empty())
+        std::fprintf(stderr,
+                     "warning: %zu worker%s died; the others finished the run "
+                     "(--on-worker-failure continue)\n",
+                     s.workerFailures.size(), s.workerFailures.size() == 1 ? "" : "s");
+    if (interrupted) {
+        std::fprintf(stderr, "interrupted (%s): stopped after %d complete epoch%s\n",
+                     signalName(interrupted), s.epochsCompleted, s.epochsCompleted == 1 ? "" : "s");
+        return 128 + interrupted;
+    }
+    return 0;
+}
+
 int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     Run run(cl.config);
     const auto& c = cl.config;
@@ -162,6 +203,9 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     std::fflush(stdout);
     if (stopSignal() != 0) // while the last of the loading was not polled
         return interruptedBeforeTraining();
+    std::optional<TensorBoardLog> events;
+    if (!c.tensorboard.empty())
+        events.emplace(c.tensorboard, c);
 
     MetricsLog log;
     run.setPace(cl.pace);
@@ -170,7 +214,7 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
                     cl.pace);
     const auto started = std::chrono::system_clock::now();
     run.start();
-    const int interrupted = follow(run, log, cl);
+    const int interrupted = follow(run, log, cl, events ? &*events : nullptr);
     const RunSummary s = run.summary();
     if (summary)
         *summary = s;
@@ -179,29 +223,9 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     std::vector<std::string> notWritten;
     const std::string wrote =
         writeOutputs(folder ? &*folder : nullptr, run, log, s, started, notWritten);
-    printSummary(run, s);
-    if (!wrote.empty())
-        std::printf("%s\n", wrote.c_str());
-    std::fflush(stdout);
-    for (const auto& failure : notWritten)
-        std::fprintf(stderr, "error: out: could not write %s\n", failure.c_str());
-    if (s.state == RunState::Failed) {
-        std::fprintf(stderr, "error: %s\n", s.failure.c_str());
-        return 1;
-    }
-    if (!notWritten.empty())
-        return 1; // trained, but not all of it reached the disk
-    if (!s.workerFailures.empty())
-        std::fprintf(stderr,
-                     "warning: %zu worker%s died; the others finished the run "
-                     "(--on-worker-failure continue)\n",
-                     s.workerFailures.size(), s.workerFailures.size() == 1 ? "" : "s");
-    if (interrupted) {
-        std::fprintf(stderr, "interrupted (%s): stopped after %d complete epoch%s\n",
-                     signalName(interrupted), s.epochsCompleted, s.epochsCompleted == 1 ? "" : "s");
-        return 128 + interrupted;
-    }
-    return 0;
+    if (events)
+        events->finish(s);
+    return reportEnd(run, s, wrote, notWritten, events ? &*events : nullptr, interrupted);
 }
 
 /// One run of a comparison or a sweep: its exit status, and into `row` what

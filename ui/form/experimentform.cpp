@@ -290,6 +290,7 @@ hwl::ExperimentConfig ExperimentForm::config() const {
     c.seed = parseSeed(seed_).value_or(lastSeed_);
     c.init = init_;
     c.out = out_;
+    c.tensorboard = tensorboard_;
     return c;
 }
 
@@ -311,6 +312,7 @@ void ExperimentForm::setConfig(const hwl::ExperimentConfig& c) {
     lastSeed_ = c.seed;
     init_ = c.init;
     out_ = c.out;
+    tensorboard_ = c.tensorboard;
     filling_ = false;
     revalidate();
     emit changed();

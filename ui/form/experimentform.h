@@ -1,7 +1,8 @@
 #pragma once
 // ExperimentForm: the experiment panel of the main window. It edits every
-// ExperimentConfig field except `init` and `out` (the window sets those via
-// its menus; the form keeps whatever setConfig() received and returns them).
+// ExperimentConfig field except `init`, `out` and `tensorboard` (the window
+// sets those via its menus; the form keeps whatever setConfig() received
+// and returns them).
 //
 // Groups: Model (ModelFields), Dataset (DatasetFields), Parallelism
 // (ParallelismFields, made from the engine's strategy catalog), Optimiser.
@@ -158,7 +159,7 @@ private:
     bool probing_ = false;
     QString gpuMissing_; ///< noGpuSentence(), once the probe found no device
 
-    std::string init_, out_;
+    std::string init_, out_, tensorboard_;
     std::uint64_t lastSeed_ = 42;
     QMap<QString, QString> problems_;
     bool running_ = false;

@@ -96,11 +96,16 @@ void RunController::onPrepared(const QString& error, bool cancelled) {
         return;
     }
     QString failure = error;
+    events_.reset();
     if (failure.isEmpty()) {
         try {
+            const ExperimentConfig& config = run_->config();
+            if (!config.tensorboard.empty())
+                events_ = std::make_unique<TensorBoardLog>(config.tensorboard, config);
             run_->start();
         } catch (const std::exception& e) {
             failure = QString::fromStdString(e.what());
+            events_.reset();
         }
     }
     if (!failure.isEmpty()) {
@@ -165,6 +170,11 @@ void RunController::tick() {
         return;
     QList<Sample> batch;
     metrics_.drain(run_->telemetry(), [&](const Sample& s) { batch.append(s); });
+    if (events_) {
+        for (const Sample& s : batch)
+            events_->append(s);
+        events_->flush();
+    }
     if (!batch.isEmpty())
         emit samplesArrived(batch);
     if (!metrics_.spillError().empty() && !spillWarned_) {
@@ -189,6 +199,8 @@ void RunController::tick() {
         if (!rest.isEmpty())
             emit samplesArrived(rest);
         const RunSummary s = run_->summary();
+        if (events_)
+            finishEvents(rest, s);
         for (const auto& e : s.explanations)
             emit eventLogged(QStringLiteral("Pitfall: ") + QString::fromStdString(e), true);
         for (const auto& r : s.remarks)
@@ -197,6 +209,23 @@ void RunController::tick() {
         running_ = false;
         emit finished(s);
     }
+}
+
+void RunController::finishEvents(const QList<Sample>& last, const RunSummary& summary) {
+    for (const Sample& s : last)
+        events_->append(s);
+    events_->finish(summary);
+    const QString file = QString::fromStdString(events_->file());
+    if (events_->error().empty())
+        emit eventLogged(QStringLiteral("TensorBoard: wrote %1 (tensorboard --logdir %2 shows it)")
+                             .arg(file, QString::fromStdString(run_->config().tensorboard)),
+                         false);
+    else
+        emit eventLogged(QStringLiteral("TensorBoard: could not write %1: %2; the run itself is "
+                                        "complete, its event file stops where the error came")
+                             .arg(file, QString::fromStdString(events_->error())),
+                         true);
+    events_.reset();
 }
 
 namespace {

@@ -5,6 +5,7 @@
 // the GUI coalesced batches of samples and a snapshot of every worker. Workers never touch
 // widgets; everything this class emits is emitted on the GUI thread.
 #include "io/metricslog.h"
+#include "io/tensorboardlog.h"
 #include "run/run.h"
 #include "telemetry/telemetryreader.h"
 
@@ -44,7 +45,9 @@ public:
 
     /// Starts a run of `config` (validated by the caller). Returns false when
     /// one is already preparing or running. Emits preparing(), then
-    /// started() or failedToStart().
+    /// started() or failedToStart(). With config.tensorboard the run writes
+    /// its TensorBoard event file into that folder as it goes (a folder
+    /// that cannot be made is failedToStart()); the event log says where.
     bool start(const ExperimentConfig& config);
     void pause();
     void resume();
@@ -92,10 +95,15 @@ private:
     void restorePrevious();
     void tick();
     void collectWorkers();
+    /// The end of the event file: the last samples, the summary; says in
+    /// the event log where it is, or why it could not be written.
+    void finishEvents(const QList<Sample>& last, const RunSummary& summary);
 
     std::unique_ptr<Run> run_;
     std::thread preparer_;
     MetricsLog metrics_;
+    /// The run's TensorBoard event file (config.tensorboard), null without.
+    std::unique_ptr<TensorBoardLog> events_;
     /// The last run and its metrics while the next one prepares: back in
     /// place when it cannot start, so nothing of it is lost.
     std::unique_ptr<Run> previousRun_;

@@ -140,7 +140,7 @@ QString RunLibrary::describe(const ExperimentConfig& c) {
 QMap<QString, QString> RunLibrary::fieldsOf(const ExperimentConfig& c) {
     QMap<QString, QString> fields;
     for (const Field& f : experimentFields())
-        if (std::string_view(f.key) != "out")
+        if (!f.output)
             fields.insert(QString::fromLatin1(f.key), QString::fromStdString(f.valueText(c)));
     return fields;
 }

@@ -121,7 +121,7 @@ void SweepDialog::addRow(const QString& key, const QString& values) {
     line->setContentsMargins(0, 0, 0, 0);
     row.field = new QComboBox;
     for (const Field& f : experimentFields()) {
-        if (std::string_view(f.key) == "out")
+        if (f.output)
             continue; // each run of a sweep writes into its own folder
         row.field->addItem(QString::fromUtf8(f.key));
         row.field->setItemData(row.field->count() - 1, firstHelpLine(f), Qt::ToolTipRole);

@@ -431,7 +431,17 @@ bool MainWindow::startComparison(const std::vector<PresetRun>& runs) {
     return true;
 }
 
-void MainWindow::startConfig(const ExperimentConfig& config) {
+void MainWindow::startConfig(const ExperimentConfig& experiment) {
+    ExperimentConfig config = experiment;
+    if (config.tensorboard.empty())
+        config.tensorboard = tensorBoardDir_.toStdString();
+    if (!config.tensorboard.empty()) // each run its own folder under the chosen one
+        config.tensorboard =
+            tensorBoardRunFolder(QString::fromStdString(config.tensorboard),
+                                 comparison_ && comparison_->current()
+                                     ? QString::fromStdString(comparison_->current()->label)
+                                     : QString())
+                .toStdString();
     if (config.workers > QThread::idealThreadCount())
         logEvent(tr("%1 workers on %2 cores: they will time-share the CPUs, so adding workers "
                     "past the core count will not add throughput")
@@ -458,7 +468,7 @@ void MainWindow::startConfig(const ExperimentConfig& config) {
     controller_->start(config);
     // Kept at once (and synced), so that a crash of the app loses no experiment.
     QSettings settings;
-    settings.setValue(kLastStartedKey, QString::fromStdString(config.toJson()));
+    settings.setValue(kLastStartedKey, QString::fromStdString(experiment.toJson()));
     settings.sync();
     lastStartedAction_->setEnabled(true);
     updateActions();

@@ -65,6 +65,8 @@ public:
     QAction* stopAction() const { return stopAction_; }
     QAction* stepAction() const { return stepAction_; }
     QAction* sweepAction() const { return sweepAction_; } ///< Run > Sweep…
+    /// Run > TensorBoard logs… (checked while runs write event files).
+    QAction* tensorBoardAction() const { return tensorBoardAction_; }
     VerdictBanner* verdictBanner() const { return verdict_; }
     QSpinBox* paceBox() const { return pace_; }
     QCheckBox* bandBox() const { return band_; }
@@ -138,6 +140,16 @@ public:
     /// made as a comparison. Refused (in the event log) while the form is
     /// invalid; false when cancelled or refused.
     bool openSweep();
+    /// Where the next runs write their TensorBoard event files: each one
+    /// into a folder of its own under `dir`, named by its start and its
+    /// comparison label (tensorBoardRunFolder()); empty: none. A window
+    /// setting (kept between sessions), whatever preset or file is opened;
+    /// an experiment whose own "tensorboard" field is set uses that instead.
+    void setTensorBoardFolder(const QString& dir);
+    QString tensorBoardFolder() const { return tensorBoardDir_; }
+    /// The folder a run started now writes into: `base`/<yyyyMMdd-HHmmss>,
+    /// plus "-<label>" in a comparison or sweep.
+    static QString tensorBoardRunFolder(const QString& base, const QString& label);
     /// The comparison run going (0-based), -1 when Start is not making one.
     int comparisonRun() const { return comparison_ ? int(comparison_->index()) : -1; }
     /// Applies a preset by id or name (see presets()): its experiment, its
@@ -165,6 +177,8 @@ private:
     static inline const QString kLastStartedKey = QStringLiteral("lastStartedExperiment");
     /// QSettings key: whether the window opens in presentation.
     static inline const QString kPresentationKey = QStringLiteral("view/presentation");
+    /// QSettings key: the folder of Run > TensorBoard logs… (empty: off).
+    static inline const QString kTensorBoardKey = QStringLiteral("run/tensorboard");
     /// Below this size (and not in presentation) the status bar suggests it.
     static constexpr int kSmallWidth = 1400, kSmallHeight = 850;
 
@@ -179,8 +193,10 @@ private:
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void buildHelpMenu();
-    /// mainwindowsweep.cpp: Run > Sweep… (sweepAction_).
+    /// mainwindowsweep.cpp: Run > Sweep… (sweepAction_) and Run >
+    /// TensorBoard logs… (tensorBoardAction_).
     void addSweepAction(QMenu* run);
+    void addTensorBoardAction(QMenu* run);
 
     void buildActions();
     void buildLayout();
@@ -302,7 +318,9 @@ private:
     QAction* stopAction_ = nullptr;
     QAction* stepAction_ = nullptr;
     QAction* sweepAction_ = nullptr; ///< disabled while a run goes
-    QSpinBox* pace_ = nullptr;       ///< steps per second per worker, 0: full speed
+    QAction* tensorBoardAction_ = nullptr;
+    QString tensorBoardDir_;   ///< Run > TensorBoard logs…; empty: off
+    QSpinBox* pace_ = nullptr; ///< steps per second per worker, 0: full speed
     QMenu* recentMenu_ = nullptr;
     QMenu* presetsMenu_ = nullptr;
     CounterToyDialog* counterToy_ = nullptr;

@@ -115,6 +115,7 @@ void MainWindow::buildMenus() {
     run->addAction(stepAction_);
     run->addSeparator();
     addSweepAction(run);
+    addTensorBoardAction(run);
 
     // Disabled during a run (updateActions()): a preset must not swap the
     // form under the running charts.
