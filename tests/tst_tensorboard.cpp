@@ -185,9 +185,8 @@ private slots:
     }
 
     void aStoppedRunEndsUnknownAndAFailedOneAFailure() {
-        for (const auto& [state, status] :
-             {std::pair{RunState::Stopped, tb::STATUS_UNKNOWN},
-              std::pair{RunState::Failed, tb::STATUS_FAILURE}}) {
+        for (const auto& [state, status] : {std::pair{RunState::Stopped, tb::STATUS_UNKNOWN},
+                                            std::pair{RunState::Failed, tb::STATUS_FAILURE}}) {
             QTemporaryDir dir;
             TensorBoardLog log(dir.path().toStdString(), ExperimentConfig{});
             RunSummary summary;

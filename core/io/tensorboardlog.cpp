@@ -192,8 +192,7 @@ void TensorBoardLog::State::onEval(const Sample& s, double wall) {
     scalar("divergence/replicas", s.epoch, wall, s.divergence);
     const double seconds = s.time - evalTime;
     if (seconds > 0 && s.samples >= evalSamples)
-        scalar("samples_per_second/all", s.epoch, wall,
-               double(s.samples - evalSamples) / seconds);
+        scalar("samples_per_second/all", s.epoch, wall, double(s.samples - evalSamples) / seconds);
     evalTime = s.time;
     evalSamples = s.samples;
 }
