@@ -254,8 +254,9 @@ private slots:
         QTest::addColumn<QByteArray>("bytes");
         QTest::addColumn<QString>("expected");
         const QByteArray header = "worker,epoch,step,samples,loss,time,kind,divergence,accuracy\n";
-        QTest::newRow("not ours") << QByteArray("a,b,c\n1,2,3\n") << "its first line should be";
-        QTest::newRow("empty") << QByteArray() << "its first line should be";
+        QTest::newRow("not ours") << QByteArray("a,b,c\n1,2,3\n")
+                                  << "it is neither a Hogwild Lab metrics.csv";
+        QTest::newRow("empty") << QByteArray() << "it is neither a Hogwild Lab metrics.csv";
         QTest::newRow("header only") << header << "holds no training steps";
         QTest::newRow("fields") << header + "0,1,1,32,0.5,0.1,step,0\n"
                                 << "line 2: 8 fields";

@@ -3,6 +3,8 @@
 // overlay as the list was; summary.json read into it and runs.json keeping
 // it (an older runs.json still loads); and the scaling chart beside it, one
 // line per value of a second field through the runs the table shows.
+// Curves made elsewhere open as baselines: TensorBoard's scalar export and
+// a PyTorch script's CSV, each refused by line when malformed.
 #include "charts/scalingchart.h"
 #include "charts/trainingchart.h"
 #include "guitestmain.h"
@@ -388,6 +390,60 @@ private slots:
         QVERIFY(opened.testAccuracy >= 0 && opened.finalTestLoss >= 0);
         QCOMPARE(opened.startupSeconds.size(), 2);
         QVERIFY(opened.startup() >= 0);
+    }
+
+    void baselinesFromTensorBoardAndAScript() {
+        QTemporaryDir dir;
+        const auto write = [&](const QString& name, const QByteArray& bytes) {
+            QFile f(dir.filePath(name));
+            if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size())
+                return QString(); // fromPath() then says it does not exist
+            return f.fileName();
+        };
+        QString why;
+        // TensorBoard's export: the chart from the file name, time from the wall clock.
+        SavedRun tb = RunLibrary::fromPath(
+            write("run-torch-tag-test_accuracy.csv",
+                  "Wall time,Step,Value\n1700000000.5,100,0.5\n1700000002.5,200,0.75\n"),
+            &why);
+        QVERIFY2(!tb.name.isEmpty(), qPrintable(why));
+        QCOMPARE(tb.accuracy.size(), 2);
+        QCOMPARE(tb.accuracy[1].step, 200.0);
+        QCOMPARE(tb.accuracy[1].time, 2.0);
+        QCOMPARE(tb.accuracy[1].value, 75.0); // a fraction becomes percent
+        QCOMPARE(tb.testAccuracy, 0.75);
+        QVERIFY(tb.trainLoss.isEmpty() && tb.model.isEmpty());
+        QVERIFY2(tb.description.startsWith("baseline: TensorBoard scalars"),
+                 qPrintable(tb.description));
+        // A script's CSV: a column per curve, a sparse one, one not drawn.
+        SavedRun script = RunLibrary::fromPath(write("mnist_hogwild.csv",
+                                                     "epoch,step,loss,test_loss,accuracy,lr\n"
+                                                     "1,10,2.0,,,0.01\n1,20,1.5,1.25,91.5,0.01\n"),
+                                               &why);
+        QVERIFY2(!script.name.isEmpty(), qPrintable(why));
+        QCOMPARE(script.trainLoss.size(), 2);
+        QCOMPARE(script.trainLoss[1].value, 1.5);
+        QCOMPARE(script.testLoss.size(), 1);
+        QCOMPARE(script.finalTestLoss, 1.25);
+        QCOMPARE(script.accuracy[0].value, 91.5); // already percent
+        QVERIFY2(script.description.contains("columns not drawn: epoch, lr"),
+                 qPrintable(script.description));
+        // A long export is thinned to the curve's points, its last kept.
+        QByteArray many = "Wall time,Step,Value\n";
+        for (int i = 0; i < 5000; ++i)
+            many += QByteArray::number(1e9 + i) + "," + QByteArray::number(i) + ",1\n";
+        const SavedRun thinned = RunLibrary::fromPath(write("loss.csv", many), &why);
+        QCOMPARE(thinned.trainLoss.size(), RunLibrary::kCurvePoints);
+        QCOMPARE(thinned.trainLoss.back().step, 4999.0);
+        // Refused, by line and with what to do.
+        QVERIFY(RunLibrary::fromPath(write("export.csv", "Wall time,Step,Value\n1,2,3\n"), &why)
+                    .name.isEmpty());
+        QVERIFY2(why.contains("does not say which chart"), qPrintable(why));
+        QVERIFY(
+            RunLibrary::fromPath(write("s.csv", "step,loss\n1,0.5\n2,nan\n"), &why).name.isEmpty());
+        QVERIFY2(why.contains("s.csv, line 3: a value is not a number"), qPrintable(why));
+        QVERIFY(RunLibrary::fromPath(write("e.csv", "epoch,loss\n1,0.5\n"), &why).name.isEmpty());
+        QVERIFY2(why.contains("with a step column"), qPrintable(why));
     }
 
     void theScalingChartDrawsOneLinePerValue() {

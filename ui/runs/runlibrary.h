@@ -33,6 +33,7 @@ struct RunSummary;
 struct Sample;
 class MetricsLog;
 } // namespace hwl
+class QFile;
 
 namespace hwl::ui {
 
@@ -154,6 +155,14 @@ public:
     /// dataset and fields; its summary.json the final figures). On failure: an empty name and
     /// the reason in `error`, naming the file, the line and what to do.
     static SavedRun fromPath(const QString& path, QString* error);
+    /// A baseline from a CSV made elsewhere, `file` open past its first
+    /// line `header` (fromPath() hands it what is not a metrics.csv):
+    /// TensorBoard's scalar export ("Wall time,Step,Value", the chart named
+    /// by the file name: loss, test_loss, accuracy, ...) or a script's CSV
+    /// (a step column, optional samples and time, and curves named loss,
+    /// train_loss, test_loss, val_loss, accuracy, test_accuracy, ...). The
+    /// model and dataset are not known, so it is drawn once ticked.
+    static SavedRun fromBaselineCsv(QFile& file, const QByteArray& header, QString* error);
 
     /// One line on what ran: model, dataset, mode, workers, lr, batch.
     static QString describe(const ExperimentConfig& config);

@@ -119,6 +119,11 @@ void readFolderExperiment(const QString& dir, SavedRun& run) {
     }
 }
 
+/// Whether `file` was found as the metrics.csv of a folder that was opened.
+bool inFolder(const QFileInfo& file, const QString& opened) {
+    return QFileInfo(opened).isDir() && file.fileName() == QLatin1String("metrics.csv");
+}
+
 } // namespace
 
 QString RunLibrary::describe(const ExperimentConfig& c) {
@@ -190,9 +195,13 @@ SavedRun RunLibrary::fromPath(const QString& path, QString* error) {
     QFile f(file);
     if (!f.open(QIODevice::ReadOnly))
         return fail(tr("%1 cannot be read: %2").arg(shown, f.errorString()));
-    if (f.readLine(kMaxLine).trimmed() != kHeader)
-        return fail(tr("%1 is not a Hogwild Lab metrics.csv: its first line should be \"%2\"")
-                        .arg(shown, QString::fromLatin1(kHeader)));
+    if (const QByteArray header = f.readLine(kMaxLine); header.trimmed() != kHeader) {
+        if (inFolder(info, path))
+            return fail(tr("%1 is not a Hogwild Lab metrics.csv: its first line should be \"%2\"")
+                            .arg(shown, QString::fromLatin1(kHeader)));
+        // A curve made elsewhere: TensorBoard's export, a script's CSV.
+        return fromBaselineCsv(f, header, error);
+    }
     CurveBuilder builder;
     for (qint64 line = 2; !f.atEnd(); ++line) {
         const QByteArray row = f.readLine(kMaxLine);
