@@ -169,7 +169,8 @@ void MainWindow::buildLayout() {
     });
     connect(band_, &QCheckBox::clicked, this, [this] { bandTouched_ = true; });
     connect(band_, &QCheckBox::toggled, this, [this](bool on) {
-        for (TrainingChart* chart : {lossChart_, divergenceChart_, rateChart_, lostChart_})
+        for (TrainingChart* chart :
+             {lossChart_, divergenceChart_, rateChart_, lostChart_, lrChart_})
             chart->setBandView(on);
         refreshCharts();
     });
@@ -258,29 +259,9 @@ void MainWindow::buildToolbar() {
 
 void MainWindow::buildCentre() {
     // The charts above, workers and events below; explanation on the right.
-    lossChart_ = new TrainingChart(tr("Loss per worker"), tr("loss"));
-    divergenceChart_ = new TrainingChart(
-        tr("Divergence per worker (staleness, or distance from the replica mean)"), tr("L2"));
-    lostChart_ =
-        new TrainingChart(tr("Lost updates, % of each worker's block writes"), tr("% lost"));
-    lostChart_->setObjectName("lostUpdatesChart");
-    lostChart_->hide(); // shown for runs that count them
-    // Short titles: a small chart may be a third of a projector's width.
-    accuracyChart_ = new TrainingChart(tr("Test accuracy, %"), tr("%"));
-    accuracyChart_->setToolTip(tr("Each mark: one evaluation on the test set"));
-    accuracyChart_->setObjectName("accuracyChart");
-    accuracyChart_->setYBounds(0, 100); // a percentage: never past 100%
-    accuracyChart_->hide();             // shown once there is a test set or a run to compare
-    rateChart_ = new TrainingChart(tr("Throughput per worker, samples/s"), tr("rate"));
-    rateChart_->setObjectName("rateChart");
-    lossChart_->setObjectName("lossChart");
-    divergenceChart_->setObjectName("divergenceChart");
-    for (TrainingChart* chart : {lossChart_, divergenceChart_, rateChart_})
-        chart->setProperty("relevant", true); // before any run: empty, but there
-    // The small charts share the loss chart's x axis: its title is said once.
-    for (TrainingChart* chart : {accuracyChart_, divergenceChart_, rateChart_, lostChart_})
-        chart->setXTitleVisible(false);
-    // The loss over the width; below, two rows of two side by side (a hidden
+    buildCharts();
+    // The loss over the width; below, two rows of two (the second may hold
+    // a third, the learning rate) side by side (a hidden
     // chart gives its room to its neighbour, a row of hidden ones goes).
     chartSplitter_ = new QSplitter(Qt::Vertical);
     chartSplitter_->addWidget(lossChart_);
@@ -290,6 +271,8 @@ void MainWindow::buildCentre() {
         row->setChildrenCollapsible(false);
         row->addWidget(i == 0 ? accuracyChart_ : rateChart_);
         row->addWidget(i == 0 ? divergenceChart_ : lostChart_);
+        if (i == 1)
+            row->addWidget(lrChart_);
         chartSplitter_->addWidget(row);
     }
     chartSplitter_->setStretchFactor(0, 3); // the loss chart gets the most room

@@ -54,6 +54,8 @@ public:
     TrainingChart* lossChart() const { return lossChart_; }
     TrainingChart* divergenceChart() const { return divergenceChart_; }
     TrainingChart* lostUpdatesChart() const { return lostChart_; }
+    /// The learning rate of each worker's steps (runs with a schedule).
+    TrainingChart* learningRateChart() const { return lrChart_; }
     TrainingChart* accuracyChart() const { return accuracyChart_; }
     TrainingChart* rateChart() const { return rateChart_; }
     RunLibrary* runLibrary() const { return runs_; }
@@ -203,6 +205,7 @@ private:
     void buildDock();
     void buildToolbar();
     void buildCentre();
+    void buildCharts(); ///< mainwindowcharts.cpp: the charts, before buildCentre lays them out
     QWidget* buildChartsArea(); ///< the verdict banner over the chart grid
     void updateActions();
     void logEvent(const QString& text, bool warning = false);
@@ -261,6 +264,7 @@ private:
     ExperimentForm* form_ = nullptr;
     TrainingChart* lossChart_ = nullptr;
     TrainingChart* divergenceChart_ = nullptr;
+    TrainingChart* lrChart_ = nullptr;       ///< learning rate, with a schedule
     TrainingChart* lostChart_ = nullptr;     ///< lost updates, % of block writes
     TrainingChart* accuracyChart_ = nullptr; ///< test accuracy, %
     TrainingChart* rateChart_ = nullptr;     ///< samples/s per worker

@@ -24,8 +24,37 @@ ChartSample point(const Sample& s, float value) {
 }
 } // namespace
 
+void MainWindow::buildCharts() {
+    lossChart_ = new TrainingChart(tr("Loss per worker"), tr("loss"));
+    divergenceChart_ = new TrainingChart(
+        tr("Divergence per worker (staleness, or distance from the replica mean)"), tr("L2"));
+    lostChart_ =
+        new TrainingChart(tr("Lost updates, % of each worker's block writes"), tr("% lost"));
+    lostChart_->setObjectName("lostUpdatesChart");
+    lostChart_->hide(); // shown for runs that count them
+    lrChart_ = new TrainingChart(tr("Learning rate per worker"), tr("lr"));
+    lrChart_->setObjectName("learningRateChart");
+    lrChart_->hide(); // shown for runs with a schedule or a warm-up
+    // Short titles: a small chart may be a third of a projector's width.
+    accuracyChart_ = new TrainingChart(tr("Test accuracy, %"), tr("%"));
+    accuracyChart_->setToolTip(tr("Each mark: one evaluation on the test set"));
+    accuracyChart_->setObjectName("accuracyChart");
+    accuracyChart_->setYBounds(0, 100); // a percentage: never past 100%
+    accuracyChart_->hide();             // shown once there is a test set or a run to compare
+    rateChart_ = new TrainingChart(tr("Throughput per worker, samples/s"), tr("rate"));
+    rateChart_->setObjectName("rateChart");
+    lossChart_->setObjectName("lossChart");
+    divergenceChart_->setObjectName("divergenceChart");
+    for (TrainingChart* chart : {lossChart_, divergenceChart_, rateChart_})
+        chart->setProperty("relevant", true); // before any run: empty, but there
+    // The small charts share the loss chart's x axis: its title is said once.
+    for (TrainingChart* chart :
+         {accuracyChart_, divergenceChart_, rateChart_, lostChart_, lrChart_})
+        chart->setXTitleVisible(false);
+}
+
 QList<TrainingChart*> MainWindow::charts() const {
-    return {lossChart_, accuracyChart_, divergenceChart_, rateChart_, lostChart_};
+    return {lossChart_, accuracyChart_, divergenceChart_, rateChart_, lostChart_, lrChart_};
 }
 
 void MainWindow::prepareCharts(const ExperimentConfig& config) {
@@ -62,6 +91,8 @@ void MainWindow::prepareCharts(const ExperimentConfig& config) {
     showChart(divergenceChart_, kind != DivergenceKind::None);
     showChart(lostChart_,
               config.lostUpdates || (traits && traits->takes(StrategySetting::GpuBlocks)));
+    lrChart_->setWorkerCount(config.workers, false);
+    showChart(lrChart_, config.lrSchedule != "constant" || config.warmupSteps > 0);
 }
 
 void MainWindow::chartRates(const QList<WorkerRow>& rows) {
@@ -103,13 +134,16 @@ void MainWindow::onSamples(const QList<Sample>& samples) {
     auto logged = [&](std::uint32_t epoch) {
         return epoch % every == 0 || epoch == std::uint32_t(epochs);
     };
-    QHash<int, QList<ChartSample>> loss, divergence;
+    QHash<int, QList<ChartSample>> loss, divergence, rate;
+    const bool scheduled = lrChart_->property("relevant").toBool();
     QList<ChartSample> accuracy, epochEnds;
     for (const Sample& s : samples) {
         switch (s.kind) {
         case Sample::Step:
             loss[s.worker].append(point(s, s.loss));
             divergence[s.worker].append(point(s, s.divergence));
+            if (scheduled)
+                rate[s.worker].append(point(s, s.lr));
             break;
         case Sample::EpochEnd:
             if (logged(s.epoch)) // (the same thinning marks the loss chart)
@@ -143,6 +177,8 @@ void MainWindow::onSamples(const QList<Sample>& samples) {
         lossChart_->appendPoints(it.key(), it.value());
     for (auto it = divergence.begin(); it != divergence.end(); ++it)
         divergenceChart_->appendPoints(it.key(), it.value());
+    for (auto it = rate.begin(); it != rate.end(); ++it)
+        lrChart_->appendPoints(it.key(), it.value());
     accuracyChart_->appendPoints(TrainingChart::kTestSeries, accuracy);
     if (!epochEnds.isEmpty())
         lossChart_->addMarkers(TrainingChart::Marker::EpochEnd, epochEnds);

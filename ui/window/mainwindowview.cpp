@@ -130,7 +130,8 @@ void MainWindow::buildViewMenu() {
                  {tr("Test &accuracy chart"), accuracyChart_},
                  {tr("Di&vergence chart"), divergenceChart_},
                  {tr("&Throughput chart (samples/s)"), rateChart_},
-                 {tr("Lost &updates chart"), lostChart_}};
+                 {tr("Lost &updates chart"), lostChart_},
+                 {tr("Learning-&rate chart"), lrChart_}};
     for (const auto& c : shown) {
         QAction* a = view->addAction(c.label);
         a->setCheckable(true);

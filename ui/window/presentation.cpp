@@ -126,7 +126,8 @@ void MainWindow::fitChartRows() {
     const int gap = chartSplitter_->handleWidth();
     const int room = chartsArea_->height();
     const bool firstPair = !accuracyChart_->isHidden() || !divergenceChart_->isHidden();
-    const bool secondPair = !rateChart_->isHidden() || !lostChart_->isHidden();
+    const bool secondPair =
+        !rateChart_->isHidden() || !lostChart_->isHidden() || !lrChart_->isHidden();
     const int pairs = int(firstPair) + int(secondPair);
     int bannerWant = 0;
     if (!verdict_->isHidden())
@@ -136,7 +137,8 @@ void MainWindow::fitChartRows() {
     // Each chart's height for a readable plot, as its texts are laid out now.
     const int lossNeed = chartHeightFor(lossChart_);
     int smallNeed = 0;
-    for (TrainingChart* chart : {accuracyChart_, divergenceChart_, rateChart_, lostChart_})
+    for (TrainingChart* chart :
+         {accuracyChart_, divergenceChart_, rateChart_, lostChart_, lrChart_})
         if (!chart->isHidden())
             smallNeed = std::max(smallNeed, chartHeightFor(chart));
     const auto needed = [&](int rows) { return lossNeed + rows * (smallNeed + gap); };
@@ -146,7 +148,7 @@ void MainWindow::fitChartRows() {
     const bool oneRow = pairs == 2 && rows == 1;
     QSplitter* home = oneRow ? chartRows_[0] : chartRows_[1];
     bool moved = false;
-    for (TrainingChart* chart : {rateChart_, lostChart_})
+    for (TrainingChart* chart : {rateChart_, lostChart_, lrChart_})
         if (chart->parentWidget() != home) {
             home->addWidget(chart);
             moved = true;
