@@ -12,8 +12,8 @@
 #include "guitestmain.h"
 
 #include <QAction>
-#include <QSpinBox>
 #include <QMenuBar>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
 
