@@ -324,7 +324,7 @@ private slots:
         QTest::newRow("momentum 1")
             << QStringList{"--momentum", "1"} << "momentum must be a number in [0, 1)";
         QTest::newRow("seed -3") << QStringList{"--seed", "-3"}
-                                 << "--seed: expected a non-negative integer";
+                                 << "--seed: must be in 0..18446744073709551615 (got -3)";
         QTest::newRow("mode bogus")
             << QStringList{"--mode", "bogus"}
             << "--mode: expected serial, threads, threads-locked, processes, data-parallel or "

@@ -434,8 +434,9 @@ private slots:
                                       << "field \"epochs\" must be an integer (got 2.5)";
         QTest::newRow("batch bool") << R"({"batch": true})"
                                     << "field \"batch\" must be an integer";
-        QTest::newRow("seed negative") << R"({"seed": -1})"
-                                       << "field \"seed\" must be a non-negative integer (got -1)";
+        QTest::newRow("seed negative")
+            << R"({"seed": -1})"
+            << "field \"seed\" must be in 0..18446744073709551615 (got -1)";
         QTest::newRow("seed float") << R"({"seed": 1.5})"
                                     << "field \"seed\" must be a non-negative integer";
         QTest::newRow("workers 0") << R"({"workers": 0})"
@@ -584,7 +585,7 @@ private slots:
         HWL_VERIFY_THROWS(hwl::applyFlag(c, "--workers", std::string("x")), InputError,
                           "--workers: expected an integer, got \"x\"");
         HWL_VERIFY_THROWS(hwl::applyFlag(c, "--workers", std::string("99999999999")), InputError,
-                          "expected an integer");
+                          "--workers: must be in 1..256 (got 99999999999)");
     }
 };
 

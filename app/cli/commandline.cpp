@@ -115,11 +115,16 @@ void applyImplicitDefaults(ExperimentConfig& config, std::vector<std::string>& n
     }
 }
 
-/// `base` with --config and then the experiment flags applied.
-ExperimentConfig configured(ExperimentConfig base, const std::vector<Flag>& experiment) {
+/// `base` with --config and then the experiment flags applied; sets
+/// `*workersInFile` when a --config file chose the worker count.
+ExperimentConfig configured(ExperimentConfig base, const std::vector<Flag>& experiment,
+                            bool* workersInFile = nullptr) {
     for (const auto& f : experiment)
-        if (f.name == "--config")
-            base.mergeJsonFile(*f.value);
+        if (f.name == "--config") {
+            const std::vector<std::string> keys = base.mergeJsonFile(*f.value);
+            if (workersInFile && std::find(keys.begin(), keys.end(), "workers") != keys.end())
+                *workersInFile = true;
+        }
     for (const auto& f : experiment)
         if (f.name != "--config")
             applyFlag(base, f.name, f.value);
@@ -338,10 +343,14 @@ std::string presetsText() {
 
 CommandLine parseCommandLine(const std::vector<std::string>& args) {
     CommandLine cl;
-    const SortedFlags sorted = sortFlags(tokenize(args), cl);
+    SortedFlags sorted = sortFlags(tokenize(args), cl);
     const ExperimentConfig base =
         sorted.preset ? sorted.preset->config : ExperimentConfig::defaults();
-    cl.config = configured(base, sorted.experiment);
+    // Workers chosen in the file are chosen as --workers is: a mode that
+    // fixes the count (serial) refuses another, never overrides it.
+    bool workersInFile = false;
+    cl.config = configured(base, sorted.experiment, &workersInFile);
+    sorted.workersGiven = sorted.workersGiven || workersInFile;
     cl.pace = sorted.pace.value_or(sorted.preset ? sorted.preset->pace : 0);
     cl.presetId = sorted.preset ? sorted.preset->id : std::string();
     cl.workersGiven = sorted.workersGiven;

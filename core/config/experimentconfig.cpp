@@ -69,11 +69,12 @@ FieldValue fromJson(const Field& f, const json& v, const std::string& origin) {
                                    ? INT64_MAX
                                    : v.get<std::int64_t>();
         if (!f.inRange(double(x)))
-            throw InputError(origin + ": field \"" + f.key + "\" must be in " + f.rangeText() +
-                             " (got " + v.dump() + ")");
+            throw InputError(origin + ": field \"" + f.key + "\" " + f.outOfRange(v.dump()));
         return x;
     }
     case FieldType::Seed:
+        if (v.is_number_integer() && !v.is_number_unsigned()) // negative
+            throw InputError(origin + ": field \"" + f.key + "\" " + f.outOfRange(v.dump()));
         if (!v.is_number_unsigned())
             fail();
         return v.get<std::uint64_t>();
@@ -250,9 +251,7 @@ std::vector<ConfigIssue> ExperimentConfig::validate() const {
         const double x =
             f.type == FieldType::Integer ? double(std::get<std::int64_t>(v)) : std::get<double>(v);
         if (!f.inRange(x))
-            issues.push_back({f.key, std::string(f.key) + " must be " +
-                                         (f.type == FieldType::Number ? "a number in " : "in ") +
-                                         f.rangeText() + " (got " + f.valueText(*this) + ")"});
+            issues.push_back({f.key, std::string(f.key) + " " + f.outOfRange(f.valueText(*this))});
     }
     modeCatalog().validate(*this, issues);
     return issues;
@@ -320,7 +319,8 @@ void checkJsonDepth(const std::string& text, const std::string& origin) {
 }
 } // namespace
 
-void ExperimentConfig::mergeJson(const std::string& text, const std::string& origin) {
+std::vector<std::string> ExperimentConfig::mergeJson(const std::string& text,
+                                                     const std::string& origin) {
     checkJsonDepth(text, origin);
     json j;
     try {
@@ -335,7 +335,9 @@ void ExperimentConfig::mergeJson(const std::string& text, const std::string& ori
         throw InputError(origin + ": expected a JSON object of experiment fields");
     // Merged into a copy: a bad field changes nothing.
     ExperimentConfig merged = *this;
+    std::vector<std::string> keys;
     for (const auto& [key, value] : j.items()) {
+        keys.push_back(key);
         if (key == "sweep") {
             merged.sweep = sweepFromJson(value, origin);
             continue;
@@ -347,9 +349,10 @@ void ExperimentConfig::mergeJson(const std::string& text, const std::string& ori
         f->set(merged, fromJson(*f, value, origin));
     }
     *this = std::move(merged);
+    return keys;
 }
 
-void ExperimentConfig::mergeJsonFile(const std::filesystem::path& file) {
+std::vector<std::string> ExperimentConfig::mergeJsonFile(const std::filesystem::path& file) {
     std::error_code ec;
     if (std::filesystem::exists(file, ec) && !std::filesystem::is_regular_file(file, ec))
         throw InputError("config \"" + file.string() +
@@ -366,7 +369,7 @@ void ExperimentConfig::mergeJsonFile(const std::filesystem::path& file) {
     in.seekg(0);
     std::stringstream buffer;
     buffer << in.rdbuf();
-    mergeJson(buffer.str(), "config \"" + file.string() + "\"");
+    return mergeJson(buffer.str(), "config \"" + file.string() + "\"");
 }
 
 ExperimentConfig ExperimentConfig::defaults() {

@@ -155,9 +155,12 @@ struct ExperimentConfig {
     std::string toJson() const;
     /// Fields present in `json` override this config's; unknown fields, wrong
     /// types and malformed JSON throw InputError naming `origin` and the field.
-    void mergeJson(const std::string& json, const std::string& origin);
-    /// Reads a JSON file and merges it (InputError when unreadable).
-    void mergeJsonFile(const std::filesystem::path& file);
+    /// Returns the keys the text set (so that a caller knows what the file
+    /// chose: a "workers" there is the user's choice, as --workers is).
+    std::vector<std::string> mergeJson(const std::string& json, const std::string& origin);
+    /// Reads a JSON file and merges it (InputError when unreadable); the
+    /// keys it set.
+    std::vector<std::string> mergeJsonFile(const std::filesystem::path& file);
 
     /// The embedded default experiment (resources/experiments/default.json).
     static ExperimentConfig defaults();

@@ -5,7 +5,9 @@
 #include "util/textutil.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 namespace hwl {
@@ -381,21 +383,50 @@ bool flagTakesValue(std::string_view flag) {
     return f && f->type != FieldType::Switch;
 }
 
+std::string Field::outOfRange(const std::string& got) const {
+    const std::string range =
+        type == FieldType::Seed ? "0.." + std::to_string(UINT64_MAX) : rangeText();
+    return std::string("must be ") + (type == FieldType::Number ? "a number in " : "in ") + range +
+           " (got " + got + ")";
+}
+
+namespace {
+/// Whether `text` is written as a decimal integer ("-12", "99999999999"),
+/// whether or not a 64-bit integer holds it.
+bool integerSyntax(std::string_view text) {
+    if (!text.empty() && text.front() == '-')
+        text.remove_prefix(1);
+    return !text.empty() &&
+           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+} // namespace
+
 FieldValue parseFieldText(const Field& f, const std::string& v, std::string_view name) {
     switch (f.type) {
     case FieldType::Text:
+        // `--out=$DIR` with DIR unset: a path left empty by mistake, not
+        // "write nothing" (which is leaving the flag out).
+        if (v.empty() && (f.output || std::string_view(f.key) == "init"))
+            badFlag(name, "an empty path; name a " +
+                              std::string(f.output ? "directory" : "safetensors file") +
+                              ", or omit " + std::string(name));
         return v;
     case FieldType::Integer: {
+        // An integer past what the field can hold is out of its range, as
+        // the file says of it; within int32, validate() judges the range.
         const auto i = parseInteger(v);
-        if (!i || *i < INT32_MIN || *i > INT32_MAX)
-            badFlag(name, "expected an integer, got \"" + v + "\"");
-        return *i;
+        if (i && *i >= INT32_MIN && *i <= INT32_MAX)
+            return *i;
+        badFlag(name,
+                integerSyntax(v) ? f.outOfRange(v) : "expected an integer, got \"" + v + "\"");
     }
     case FieldType::Seed: {
-        const auto i = parseInteger(v);
-        if (!i || *i < 0)
-            badFlag(name, "expected a non-negative integer, got \"" + v + "\"");
-        return std::uint64_t(*i);
+        std::uint64_t seed = 0;
+        const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), seed);
+        if (!v.empty() && ec == std::errc() && end == v.data() + v.size())
+            return seed;
+        badFlag(name, integerSyntax(v) ? f.outOfRange(v)
+                                       : "expected a non-negative integer, got \"" + v + "\"");
     }
     case FieldType::Number: {
         const auto d = parseNumber(v);

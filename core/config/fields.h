@@ -47,6 +47,11 @@ struct Field {
     /// "1..256", "(0, 100]"; empty for fields without limits.
     std::string rangeText() const;
     bool inRange(double value) const;
+    /// The one refusal of a value out of the field's range, whichever road
+    /// it came by: "must be in 1..256 (got 99999999999)", "must be a
+    /// number in (0, 100] (got 0)"; the seed: "must be in
+    /// 0..18446744073709551615 (got ...)".
+    std::string outOfRange(const std::string& got) const;
     /// The field's value in `config` as a flag takes it: "0.01", "fork", "true".
     std::string valueText(const ExperimentConfig& config) const;
 };

@@ -146,6 +146,12 @@ std::pair<IdxFiles, std::optional<IdxFiles>> idxLayout(const std::filesystem::pa
                                                        bool needTest, const std::string& name,
                                                        const std::string& fix) {
     std::error_code ec;
+    if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
+        const std::string kind = nonRegularKind(dir);
+        throw InputError(name + ": " + quoted(dir) + " is " +
+                         (kind.empty() ? std::string("a file") : kind) +
+                         ", not a directory: name the folder that holds the IDX files; " + fix);
+    }
     if (!std::filesystem::is_directory(dir, ec))
         throw InputError(name + ": directory " + quoted(dir) + " does not exist; " + fix);
     std::string missingTrain, missingTest;

@@ -1,0 +1,142 @@
+// One judgement per value (issue 25): the command line and the experiment
+// file accept and refuse the same values, with messages that name the
+// field as that road spells it and give its limits. Each case here was
+// answered wrongly before: the largest seed refused as a flag, a file's
+// workers silently replaced by a mode's count, an out-of-range integer
+// flag called "not an integer", a file given as an IDX folder called
+// missing, and an empty --out meaning "write nothing". The same pairs are
+// fuzzed by tests/fuzz/fuzz_fields.cpp.
+#include "cli/commandline.h"
+#include "clitest.h"
+#include "config/experimentconfig.h"
+#include "config/fields.h"
+#include "util/errors.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace hwl;
+using namespace hwl::test;
+
+namespace {
+template <class F>
+QString refusal(F&& f) {
+    try {
+        f();
+    } catch (const InputError& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+std::string writeFile(const QTemporaryDir& dir, const char* name, const char* text) {
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (f.open(QIODevice::WriteOnly))
+        f.write(text);
+    return path.toStdString();
+}
+} // namespace
+
+class TestJudgements : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir tmp_;
+
+private slots:
+    void theLargestSeedIsASeedOnBothRoads() {
+        const CommandLine cl = parseCommandLine({"--seed", "18446744073709551615"});
+        QCOMPARE(cl.config.seed, std::uint64_t(18446744073709551615ull));
+        ExperimentConfig c;
+        c.mergeJson(R"({"seed": 18446744073709551615})", "file");
+        QCOMPARE(c.seed, cl.config.seed);
+        // One past it, or below 0: refused on both, with the seed's range.
+        for (const char* v : {"18446744073709551616", "-1"})
+            QVERIFY2(refusal([&] {
+                         parseCommandLine({"--seed", v});
+                     }).startsWith("--seed: must be in 0..18446744073709551615 (got"),
+                     v);
+        QCOMPARE(
+            refusal([&] { c.mergeJson(R"({"seed": -1})", "file"); }),
+            QStringLiteral("file: field \"seed\" must be in 0..18446744073709551615 (got -1)"));
+        QVERIFY(
+            !refusal([&] { c.mergeJson(R"({"seed": 18446744073709551616})", "file"); }).isEmpty());
+    }
+
+    void aFilesWorkersAreChosenAsTheFlagIs() {
+        const std::string file =
+            writeFile(tmp_, "serial4.json", R"({"mode": "serial", "workers": 4})");
+        const auto problems = [](const CommandLine& cl) {
+            QString text;
+            for (const ConfigIssue& i : cl.config.validate())
+                text += QString::fromStdString(i.message);
+            return text;
+        };
+        const QString file4 = problems(parseCommandLine({"--config", file}));
+        const QString flag4 = problems(parseCommandLine({"--mode", "serial", "--workers", "4"}));
+        QVERIFY2(file4.contains("serial mode runs exactly 1 worker (got 4)"), qPrintable(file4));
+        QVERIFY2(flag4.contains("serial mode runs exactly 1 worker (got 4)"), qPrintable(flag4));
+        // A file that leaves the count to the mode still gets serial's one.
+        const std::string serial = writeFile(tmp_, "serial.json", R"({"mode": "serial"})");
+        QCOMPARE(parseCommandLine({"--config", serial}).config.workers, 1);
+        const std::string one =
+            writeFile(tmp_, "serial1.json", R"({"mode": "serial", "workers": 1})");
+        QCOMPARE(parseCommandLine({"--config", one}).config.workers, 1);
+    }
+
+    void anIntegerPastTheFieldSaysItsRange() {
+        QCOMPARE(refusal([] {
+                     parseCommandLine({"--workers", "99999999999"});
+                 }),
+                 QStringLiteral("--workers: must be in 1..256 (got 99999999999) (see --help)"));
+        QCOMPARE(refusal([] {
+                     parseCommandLine({"--workers", "-99999999999999999999"});
+                 }),
+                 QStringLiteral(
+                     "--workers: must be in 1..256 (got -99999999999999999999) (see --help)"));
+        ExperimentConfig c;
+        QCOMPARE(refusal([&] { c.mergeJson(R"({"workers": 99999999999})", "file"); }),
+                 QStringLiteral("file: field \"workers\" must be in 1..256 (got 99999999999)"));
+        // Not an integer at all: said so, on both roads.
+        QVERIFY(refusal([] {
+                    parseCommandLine({"--workers", "4x"});
+                }).startsWith("--workers: expected an integer, got \"4x\""));
+        QVERIFY(refusal([&] {
+                    c.mergeJson(R"({"workers": "4"})", "file");
+                }).contains("must be an integer"));
+        // Within int32 but past the range: the experiment's own check says the same range.
+        ExperimentConfig zero;
+        zero.workers = 0;
+        QCOMPARE(QString::fromStdString(zero.validate().front().message),
+                 QStringLiteral("workers must be in 1..256 (got 0)"));
+    }
+
+    void aFileGivenAsAnIdxFolderIsNamedAsAFile() {
+        const std::string file = writeFile(tmp_, "labels.bin", "not a folder");
+        const Result r = runCli(
+            {"--dataset", QString::fromStdString("idx:" + file), "--epochs", "1", "--quiet"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(QString::fromStdString("idx: \"" + file +
+                                                       "\" is a file, not a directory: name the "
+                                                       "folder that holds the IDX files")),
+                 qPrintable(r.describe()));
+        QVERIFY(!r.err.contains("does not exist"));
+    }
+
+    void anEmptyPathIsAnError() {
+        for (const char* flag : {"--out=", "--tensorboard=", "--init="}) {
+            const Result r = runCli(QStringList(kSmall) << flag << "--quiet");
+            QCOMPARE(r.code, 2);
+            const QString name = QString(flag).chopped(1);
+            QVERIFY2(r.err.contains(name + ": an empty path; name a"), qPrintable(r.describe()));
+            QVERIFY(!r.out.contains("summary:")); // nothing trained
+        }
+        // In a file an empty path is what toJson() writes for "none".
+        ExperimentConfig c;
+        c.mergeJson(R"({"out": "", "tensorboard": "", "init": ""})", "file");
+        QVERIFY(c.out.empty() && c.validate().empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestJudgements)
+#include "tst_judgements.moc"
