@@ -182,6 +182,24 @@ private slots:
                  qPrintable(log));
     }
 
+    // Workers the file's mode does not take are refused as the command
+    // line refuses them: the form would show the mode's one worker.
+    void experimentWithWorkersItsModeFixesIsRefused() {
+        const QString file = path("serial4.json");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"mode": "serial", "workers": 4, "epochs": 7})");
+        f.close();
+        MainWindow w;
+        const int epochs = w.form()->config().epochs;
+        QString why;
+        QVERIFY(!w.openFile(file, true, &why));
+        QVERIFY2(why.contains("workers: serial mode runs exactly 1 worker (got 4)"),
+                 qPrintable(why));
+        QCOMPARE(w.form()->config().epochs, epochs); // nothing of it applied
+        QVERIFY(w.eventLogText().contains("Cannot open"));
+    }
+
     void experimentsOpenBeforeTheWeightsGivenWithThem() {
         MainWindow w;
         const QStringList failed = w.openFiles({weights_, experiment_});

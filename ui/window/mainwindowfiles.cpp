@@ -13,6 +13,7 @@
 #include "config/sweep.h"
 #include "io/atomicfile.h"
 #include "strategy/catalog.h"
+#include "util/errors.h"
 
 #include <QAction>
 #include <QFileDialog>
@@ -67,6 +68,24 @@ bool MainWindow::openLastStarted(bool quiet) {
     return true;
 }
 
+namespace {
+/// A file that sets workers its mode does not take ({"mode": "serial",
+/// "workers": 4}) is refused as the command line refuses it: the form
+/// shows a mode's fixed count, so it would run another count silently.
+void refuseWorkersTheModeFixes(const ExperimentConfig& config, const std::vector<std::string>& keys,
+                               const QString& path) {
+    const StrategyTraits* mode = findStrategy(config);
+    if (!mode || mode->exactWorkers <= 0 || config.workers == mode->exactWorkers ||
+        std::find(keys.begin(), keys.end(), "workers") == keys.end())
+        return;
+    for (const ConfigIssue& issue : config.validate())
+        if (issue.field == "workers")
+            throw InputError(QString("Cannot open %1: workers: %2")
+                                 .arg(path, QString::fromStdString(issue.message))
+                                 .toStdString());
+}
+} // namespace
+
 bool MainWindow::openExperiment(const QString& path, bool quiet, QString* why) {
     if (controller_->busy()) {
         const QString busy =
@@ -79,7 +98,8 @@ bool MainWindow::openExperiment(const QString& path, bool quiet, QString* why) {
     }
     ExperimentConfig config = form_->config();
     try {
-        config.mergeJsonFile(path.toStdString());
+        const std::vector<std::string> keys = config.mergeJsonFile(path.toStdString());
+        refuseWorkersTheModeFixes(config, keys, path);
     } catch (const std::exception& e) {
         if (why)
             *why = QString::fromUtf8(e.what());
