@@ -46,6 +46,19 @@ QString axisText(const SweepAxis& axis) {
     return values.join(QLatin1Char(','));
 }
 
+/// The engine's message about a sweep in the dialog's words: the rows, not
+/// the --sweep flag and --help ("--sweep workers: expected an integer, got
+/// \"two\" (see --help)" -> "workers: expected an integer, got \"two\"").
+QString inDialogWords(QString message) {
+    message.replace(QStringLiteral(" (see --help)"), QString());
+    message.replace(QStringLiteral("in one --sweep"), QStringLiteral("in one row"));
+    if (message.startsWith(QStringLiteral("--sweep: ")))
+        message.remove(0, 9);
+    else if (message.startsWith(QStringLiteral("--sweep ")))
+        message.remove(0, 8);
+    return message;
+}
+
 /// At most SweepDialog::kMaxProblemLines lines of `message`, then how many more.
 QString shortened(const QString& message) {
     const QStringList lines = message.split(QLatin1Char('\n'));
@@ -222,7 +235,7 @@ void SweepDialog::revalidate() {
         try {
             axes.push_back(parseSweepFlag(text.toStdString()));
         } catch (const std::exception& e) {
-            message = QString::fromStdString(e.what());
+            message = inDialogWords(QString::fromStdString(e.what()));
         }
         markEditor(row.values, message);
         if (problem_.isEmpty())
@@ -235,7 +248,7 @@ void SweepDialog::revalidate() {
                 addSweepAxis(grid, std::move(axis));
             runs_ = plan(base_, std::move(grid));
         } catch (const std::exception& e) {
-            problem_ = QString::fromStdString(e.what());
+            problem_ = inDialogWords(QString::fromStdString(e.what()));
         }
     }
     start_->setEnabled(problem_.isEmpty() && !runs_.empty());
