@@ -9,6 +9,7 @@
 #include "config/preflight.h"
 #include "launch/devices.h"
 #include "strategy/catalog.h"
+#include "util/errors.h"
 
 #include <QAbstractSpinBox>
 #include <QCheckBox>
@@ -32,16 +33,17 @@ namespace hwl::ui {
 
 namespace {
 
-std::optional<double> parseNumber(const QLineEdit* edit) {
-    bool ok = false;
-    const double value = edit->text().trimmed().toDouble(&ok);
-    return ok ? std::optional<double>(value) : std::nullopt;
-}
-
-std::optional<std::uint64_t> parseSeed(const QLineEdit* edit) {
-    bool ok = false;
-    const qulonglong value = edit->text().trimmed().toULongLong(&ok, 10);
-    return ok ? std::optional<std::uint64_t>(value) : std::nullopt;
+/// The editor's text judged as field `key`'s flag judges it (the field
+/// table's parser: one judgement per value, whichever road), surrounding
+/// spaces aside; nothing when it refuses.
+template <class T>
+std::optional<T> judged(const char* key, const QLineEdit* edit) {
+    try {
+        return std::get<T>(
+            hwl::parseFieldText(*hwl::findField(key), edit->text().trimmed().toStdString(), key));
+    } catch (const hwl::InputError&) {
+        return std::nullopt;
+    }
 }
 
 QLineEdit* makeNumberEdit(const char* name, const QString& tip) {
@@ -281,13 +283,13 @@ hwl::ExperimentConfig ExperimentForm::config() const {
     c.batch = batch_->value();
     c.epochs = epochs_->value();
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    c.lr = parseNumber(lr_).value_or(nan);
-    c.momentum = parseNumber(momentum_).value_or(nan);
-    c.weightDecay = parseNumber(weightDecay_).value_or(nan);
+    c.lr = judged<double>("lr", lr_).value_or(nan);
+    c.momentum = judged<double>("momentum", momentum_).value_or(nan);
+    c.weightDecay = judged<double>("weight-decay", weightDecay_).value_or(nan);
     c.lrSchedule = lrSchedule_->text().trimmed().toStdString();
     c.warmupSteps = warmupSteps_->value();
     c.accumulate = accumulate_->value();
-    c.seed = parseSeed(seed_).value_or(lastSeed_);
+    c.seed = judged<std::uint64_t>("seed", seed_).value_or(lastSeed_);
     c.init = init_;
     c.out = out_;
     c.tensorboard = tensorboard_;
@@ -357,7 +359,7 @@ void ExperimentForm::setRunning(bool running) {
 void ExperimentForm::onEdited() {
     if (filling_)
         return;
-    if (const auto seed = parseSeed(seed_))
+    if (const auto seed = judged<std::uint64_t>("seed", seed_))
         lastSeed_ = *seed;
     revalidate();
     emit changed();
@@ -378,10 +380,10 @@ QMap<QString, QString> ExperimentForm::findProblems() const {
     } numbers[] = {
         {"lr", lr_, "0.01"}, {"momentum", momentum_, "0.9"}, {"weight-decay", weightDecay_, "0"}};
     for (const auto& n : numbers)
-        if (!parseNumber(n.edit))
+        if (!judged<double>(n.field, n.edit))
             add(n.field, tr("\"%1\" is not a number; e.g. %2")
                              .arg(n.edit->text(), QLatin1String(n.example)));
-    if (!parseSeed(seed_))
+    if (!judged<std::uint64_t>("seed", seed_))
         add("seed", tr("\"%1\" is not a whole number in 0..%2")
                         .arg(seed_->text())
                         .arg(std::numeric_limits<qulonglong>::max()));
