@@ -231,12 +231,13 @@ void RunController::finishEvents(const QList<Sample>& last, const RunSummary& su
 namespace {
 /// Samples per second over a worker's training: from its first step (as the
 /// run's summary counts it) to `left`, when it left its loop; -1 when it
-/// took no step or that is too short to tell.
+/// never started. A worker done within a millisecond still gets its rate
+/// (the clock counts nanoseconds), as the run's summary gives it.
 double averageSamplesPerSecond(const WorkerSnapshot& w, double left) {
     if (w.launchSeconds < 0 || w.startupSeconds < 0)
         return -1;
     const double seconds = left - (w.launchSeconds + w.startupSeconds);
-    return seconds > 1e-3 ? double(w.samples) / seconds : -1;
+    return seconds > 0 ? double(w.samples) / seconds : -1;
 }
 } // namespace
 
