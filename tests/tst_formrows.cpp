@@ -147,13 +147,21 @@ private slots:
             for (const char* f : {"blocks", "update"})
                 check(f, t->takes(StrategySetting::GpuBlocks));
             check("lost-updates", t->takes(StrategySetting::LostUpdates));
+            check("split", t->takes(StrategySetting::Split));
             check("cuda-before-fork", t->takes(StrategySetting::StartMethod));
             check("workers", true);
         }
         // The device picks data-parallel's CUDA variant, which takes replicas per GPU.
         const StrategyTraits* dp = hwl::findStrategy("data-parallel", true);
         QVERIFY(dp && dp->takes(StrategySetting::Device));
+        // A split chosen for Hogwild threads is not carried to a mode that
+        // does not take it (the validator would refuse it there).
+        chooseMode(form, *hwl::findStrategy("threads", true));
+        auto* split = qobject_cast<QComboBox*>(form.fieldWidget("split"));
+        split->setCurrentIndex(split->findData(int(hwl::DataSplit::Replicate)));
+        QCOMPARE(form.config().split, hwl::DataSplit::Replicate);
         chooseMode(form, *dp);
+        QCOMPARE(form.config().split, hwl::DataSplit::Shard);
         auto* device = qobject_cast<QComboBox*>(form.fieldWidget("device"));
         device->setCurrentIndex(device->findData(int(hwl::Device::Cuda)));
         QVERIFY(shown(form, "replicas-per-gpu"));

@@ -4,7 +4,8 @@
 // answered wrongly before: the largest seed refused as a flag, a file's
 // workers silently replaced by a mode's count, an out-of-range integer
 // flag called "not an integer", a file given as an IDX folder called
-// missing, and an empty --out meaning "write nothing". The same pairs are
+// missing, an empty --out meaning "write nothing", and a split that
+// data-parallel and gpu-hogwild silently ignored. The same pairs are
 // fuzzed by tests/fuzz/fuzz_fields.cpp.
 #include "cli/commandline.h"
 #include "clitest.h"
@@ -82,6 +83,40 @@ private slots:
         const std::string one =
             writeFile(tmp_, "serial1.json", R"({"mode": "serial", "workers": 1})");
         QCOMPARE(parseCommandLine({"--config", one}).config.workers, 1);
+    }
+
+    // `split` was read by every mode and used by serial and the Hogwild
+    // modes only: data-parallel always shards. Said, not ignored.
+    void aSplitItsModeDoesNotTakeIsRefused() {
+        const auto problems = [](const CommandLine& cl) {
+            QStringList text;
+            for (const ConfigIssue& i : cl.config.validate())
+                text << QString::fromStdString(i.field + ": " + i.message);
+            return text.join('\n');
+        };
+        const std::string file = writeFile(tmp_, "dp-replicate.json",
+                                           R"({"mode": "data-parallel", "split": "replicate"})");
+        const QString fromFile = problems(parseCommandLine({"--config", file}));
+        const QString fromFlag =
+            problems(parseCommandLine({"--mode", "data-parallel", "--split", "replicate"}));
+        QCOMPARE(fromFile, fromFlag);
+        QVERIFY2(fromFlag.startsWith(
+                     "split: split replicate applies to mode "
+                     "serial, threads, threads-locked or processes only (data-parallel gives each "
+                     "replica its own shard"),
+                 qPrintable(fromFlag));
+        QVERIFY(problems(parseCommandLine({"--mode", "gpu-hogwild", "--split", "replicate"}))
+                    .contains("split replicate applies to mode serial, threads"));
+        // The modes that take it, and the default anywhere, stay accepted.
+        for (const char* mode : {"serial", "threads", "threads-locked", "processes"})
+            QVERIFY2(problems(parseCommandLine({"--mode", mode, "--split", "replicate"})).isEmpty(),
+                     mode);
+        QVERIFY(
+            problems(parseCommandLine({"--mode", "data-parallel", "--split", "shard"})).isEmpty());
+        const Result run = runCli({"--mode", "data-parallel", "--workers", "2", "--split",
+                                   "replicate", "--epochs", "1", "--quiet"});
+        QCOMPARE(run.code, 2);
+        QVERIFY(!run.out.contains("summary:"));
     }
 
     void anIntegerPastTheFieldSaysItsRange() {

@@ -250,7 +250,9 @@ std::vector<Field> makeFields() {
     fields.push_back(seed);
     fields.push_back(choice("split", "S",
                             "shard: each sample once per epoch across workers\n"
-                            "replicate: every worker walks all samples",
+                            "replicate: every worker walks all samples\n"
+                            "(serial and the Hogwild modes; data-parallel always\n"
+                            "shards)",
                             {DataSplit::Shard, DataSplit::Replicate}, &C::split, &parseDataSplit));
     fields.push_back(number("test-fraction",
                             "held-out share of the rows\n"

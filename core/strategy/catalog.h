@@ -30,6 +30,7 @@ enum class StrategySetting : unsigned {
     GpuBlocks = 1u << 8,         ///< blocks and update (gpu-hogwild)
     LostUpdates = 1u << 9,       ///< lost-updates (CPU Hogwild, locked as the contrast)
     SpawnBeforeShare = 1u << 10, ///< the pitfall of workers started before the share
+    Split = 1u << 11,            ///< split: shard or replicate the rows among Hogwild workers
 };
 
 /// What a worker's divergence (telemetry, charts, summary) measures.

@@ -12,7 +12,8 @@ const char* const modes::processes = "processes";
 
 unsigned processSettings() {
     return unsigned(StrategySetting::Workers) | unsigned(StrategySetting::StartMethod) |
-           unsigned(StrategySetting::Share) | unsigned(StrategySetting::FailurePolicy);
+           unsigned(StrategySetting::Share) | unsigned(StrategySetting::FailurePolicy) |
+           unsigned(StrategySetting::Split);
 }
 
 namespace {

@@ -169,6 +169,13 @@ void checkProcessPitfalls(const StrategyTraits& s, const ExperimentConfig& c,
                               " only: the workers that open the parameters' segment by name"});
 }
 
+/// Why a mode that does not take `split` has no use for it.
+std::string splitNote(const StrategyTraits& s) {
+    if (s.takes(StrategySetting::Replicas))
+        return " (" + s.name + " gives each replica its own shard, as DistributedSampler does)";
+    return {};
+}
+
 /// Options that only some modes take, set away from their default for a mode
 /// that does not: said, not ignored.
 void checkOptions(const StrategyTraits& s, const ExperimentConfig& c,
@@ -187,6 +194,9 @@ void checkOptions(const StrategyTraits& s, const ExperimentConfig& c,
     }
     checkGpuOptions(s, c, issues);
     checkProcessPitfalls(s, c, issues);
+    if (c.split != d.split && !s.takes(StrategySetting::Split))
+        issues.push_back({"split", "split " + std::string(toString(c.split)) + " applies to mode " +
+                                       takersOf(StrategySetting::Split) + " only" + splitNote(s)});
     if (c.lostUpdates && !s.takes(StrategySetting::LostUpdates))
         issues.push_back(
             {"lost-updates",

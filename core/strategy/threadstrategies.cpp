@@ -61,6 +61,9 @@ StrategyEntry serialStrategy() {
     t.label = "serial";
     t.help = "one worker, plain SGD: the reference every other mode is compared with";
     t.exactWorkers = 1;
+    // replicate walks the order a replicate run's first worker walks, so one
+    // Hogwild worker and serial agree bit for bit under either split.
+    t.settings = unsigned(StrategySetting::Split);
     t.divergence = DivergenceKind::None;
     // One worker has nobody to race with: the Hogwild strategy is plain SGD.
     return {t, factoryOf<HogwildThreads>(), {}};
@@ -71,7 +74,8 @@ StrategyEntry hogwildThreadsStrategy() {
     t.name = modes::threads;
     t.label = "threads (Hogwild)";
     t.help = "N threads update one shared copy of the parameters without locks (Hogwild)";
-    t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates);
+    t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates) |
+                 unsigned(StrategySetting::Split);
     t.divergence = DivergenceKind::Staleness;
     return {t, factoryOf<HogwildThreads>(), {}};
 }
@@ -81,7 +85,8 @@ StrategyEntry lockedThreadsStrategy() {
     t.name = modes::threadsLocked;
     t.label = "threads (locked)";
     t.help = "N threads, one mutex around each update: the baseline Hogwild beats";
-    t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates);
+    t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates) |
+                 unsigned(StrategySetting::Split);
     t.divergence = DivergenceKind::Staleness;
     return {t, factoryOf<LockedThreads>(), {}};
 }

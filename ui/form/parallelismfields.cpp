@@ -372,11 +372,12 @@ void ParallelismFields::apply(ExperimentConfig& c) const {
         chosen && chosen->takes(StrategySetting::LostUpdates) && lostUpdates_->isChecked();
     c.spawnBeforeShare = spawnBeforeShare_->isEnabled() && spawnBeforeShare_->isChecked();
     c.loaderWorkers = loaderWorkers_->value();
-    c.split = DataSplit(split_->currentData().toInt());
     c.shuffle = shuffle_->isChecked();
     // Options only some modes take keep their defaults elsewhere (the
     // validator refuses them set for a mode that does not take them).
     const ExperimentConfig defaults;
+    c.split = t && t->takes(StrategySetting::Split) ? DataSplit(split_->currentData().toInt())
+                                                    : defaults.split;
     const bool transport = t && t->takes(StrategySetting::Transport);
     const bool replicas = t && t->takes(StrategySetting::Replicas);
     c.transport = transport ? Transport(transport_->currentData().toInt()) : defaults.transport;
@@ -520,6 +521,7 @@ void ParallelismFields::showModeRows(const StrategyTraits* t) {
     setRowShown(spawnBeforeShare_, advanced && takes(StrategySetting::Share) && !hasTransport);
     setRowShown(loaderWorkers_, advanced);
     setRowShown(failure_, takes(StrategySetting::FailurePolicy));
+    setRowShown(split_, takes(StrategySetting::Split));
     setRowShown(transport_, hasTransport);
     setRowShown(syncEvery_, takes(StrategySetting::Replicas));
     for (QWidget* w : std::initializer_list<QWidget*>{bucketMb_, dropLast_})
