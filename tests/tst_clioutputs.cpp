@@ -198,11 +198,12 @@ private slots:
         r.pid = p.processId();
         collect(p, r, 60000);
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.out.contains(
-                     "wrote " + out +
-                     "/{weights.npz, metrics.csv, experiment.json, summary.json}; not written: "
-                     "the others (see the error)"),
-                 qPrintable(r.describe()));
+        QVERIFY2(
+            r.out.contains("wrote " + out +
+                           "/{weights.npz, optimizer.safetensors, metrics.csv, experiment.json, "
+                           "summary.json}; not written: "
+                           "the others (see the error)"),
+            qPrintable(r.describe()));
         QVERIFY2(r.err.contains("error: out: could not write weights.safetensors: cannot write "
                                 "weights file \"" +
                                 out + "/weights.safetensors\""),

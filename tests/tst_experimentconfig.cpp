@@ -34,7 +34,7 @@ const char* const kFieldNames[] = {
     "reduce",
     "device", "replicas-per-gpu", "blocks", "update", "cuda-before-fork", "force-unsafe-fork",
     "lost-updates", "spawn-before-share", "loader-workers", "lr-schedule", "warmup-steps", "accumulate",
-    "tensorboard"};
+    "tensorboard", "resume"};
 // clang-format on
 
 QString issuesText(const std::vector<ConfigIssue>& issues) {

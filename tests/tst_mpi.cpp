@@ -156,7 +156,7 @@ private slots:
         const QString n = QString::number(ranks);
         QVERIFY2(r.out.contains("mode data-parallel (mpi), " + n + " workers"), qPrintable(r.out));
         QVERIFY2(r.out.contains("the " + n + " replicas ended bit-identical"), qPrintable(r.out));
-        QCOMPARE(dirEntries(mpi), kOutputFiles);
+        QCOMPARE(dirEntries(mpi), kProcessOutputFiles);
         QStringList args = kDataParallel;
         args[args.indexOf("mpi")] = "threads";
         RUN_CLI(t, args + QStringList{"--workers", n, "--out", threads});
@@ -203,7 +203,7 @@ private slots:
                  qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("the %1 replicas ended bit-identical").arg(ranks)),
                  qPrintable(r.describe()));
-        QCOMPARE(dirEntries(dir.path()), kOutputFiles);
+        QCOMPARE(dirEntries(dir.path()), kProcessOutputFiles);
         if (local)
             return;
         // Every rank's every measurement of its distance from the mean: 0.
@@ -406,7 +406,7 @@ private slots:
         QCOMPARE(::kill(pid_t(p.processId()), SIGTERM), 0);
         collect(p, r, 60000);
         QVERIFY2(r.finished, qPrintable(r.describe()));
-        QCOMPARE(dirEntries(dir.path()), kOutputFiles);
+        QCOMPARE(dirEntries(dir.path()), kProcessOutputFiles);
         QVERIFY2(r.out.contains("summary: stopped after"), qPrintable(r.describe()));
         QVERIFY2(r.out.contains("the 2 replicas ended bit-identical"), qPrintable(r.describe()));
     }

@@ -115,10 +115,42 @@ void applyImplicitDefaults(ExperimentConfig& config, std::vector<std::string>& n
     }
 }
 
+/// --resume DIR without --config: the experiment starts as DIR's
+/// experiment.json says (the flags then change it, --epochs first of all),
+/// less its --init (resume brings the weights).
+void resumedExperiment(ExperimentConfig& base, const std::vector<Flag>& experiment,
+                       bool* workersInFile) {
+    const auto named = [&](const char* name) {
+        return std::find_if(experiment.begin(), experiment.end(),
+                            [&](const Flag& f) { return f.name == name; });
+    };
+    const auto resume = named("--resume");
+    if (resume == experiment.end() || named("--config") != experiment.end() || !resume->value ||
+        resume->value->empty())
+        return; // an empty value: the field's own judgement says so
+    namespace fs = std::filesystem;
+    const fs::path dir(*resume->value);
+    std::error_code ec;
+    if (!fs::exists(dir, ec))
+        badFlag("--resume", quoted(dir) + " does not exist; name the --out folder of the run "
+                                          "to continue");
+    if (!fs::is_directory(dir, ec))
+        badFlag("--resume", quoted(dir) + " is a file, not a directory; name the --out folder "
+                                          "of the run to continue");
+    if (!fs::is_regular_file(dir / "experiment.json", ec))
+        badFlag("--resume", quoted(dir) + " holds no experiment.json; name the --out folder of "
+                                          "the run to continue");
+    const std::vector<std::string> keys = base.mergeJsonFile((dir / "experiment.json").string());
+    if (workersInFile && std::find(keys.begin(), keys.end(), "workers") != keys.end())
+        *workersInFile = true;
+    base.init.clear();
+}
+
 /// `base` with --config and then the experiment flags applied; sets
 /// `*workersInFile` when a --config file chose the worker count.
 ExperimentConfig configured(ExperimentConfig base, const std::vector<Flag>& experiment,
                             bool* workersInFile = nullptr) {
+    resumedExperiment(base, experiment, workersInFile);
     for (const auto& f : experiment)
         if (f.name == "--config") {
             const std::vector<std::string> keys = base.mergeJsonFile(*f.value);
@@ -183,8 +215,8 @@ SortedFlags sortFlags(const std::vector<Flag>& flags, CommandLine& cl) {
         } else if (f.name == "--config" || !monitorFlag(f.name)) {
             sorted.experiment.push_back(f);
             sorted.workersGiven = sorted.workersGiven || f.name == "--workers";
-            sorted.datasetGiven =
-                sorted.datasetGiven || f.name == "--dataset" || f.name == "--config";
+            sorted.datasetGiven = sorted.datasetGiven || f.name == "--dataset" ||
+                                  f.name == "--config" || f.name == "--resume";
         } else {
             applyMonitorFlag(cl, sorted, f);
         }

@@ -24,8 +24,9 @@ namespace hwl {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr const char* kOutputNames[] = {"weights.safetensors", "weights.npz", "metrics.csv",
-                                        "experiment.json", "summary.json"};
+constexpr const char* kOutputNames[] = {"weights.safetensors",   "weights.npz",
+                                        "optimizer.safetensors", "metrics.csv",
+                                        "experiment.json",       "summary.json"};
 
 std::string mib(std::uint64_t bytes) {
     char text[32];
@@ -98,6 +99,9 @@ OutputReport OutputFolder::write(const Run& run, const MetricsLog& log, bool wit
     if (withWeights) {
         attempt("weights.safetensors", [&] { run.writeWeights(base / "weights.safetensors"); });
         attempt("weights.npz", [&] { run.writeWeights(base / "weights.npz"); });
+        if (run.savesOptimizerState())
+            attempt("optimizer.safetensors",
+                    [&] { run.writeOptimizerState(base / "optimizer.safetensors"); });
     }
     attempt("metrics.csv", [&] { log.writeCsv(base / "metrics.csv"); });
     attempt("experiment.json",

@@ -33,10 +33,10 @@ public:
     OutputFolder(const OutputFolder&) = delete;
     OutputFolder& operator=(const OutputFolder&) = delete;
 
-    /// Writes the weights (safetensors first, then npz: unless `withWeights`
-    /// is false), experiment.json, metrics.csv and summary.json (`record`),
-    /// each through a temporary file and a rename; a file that fails is
-    /// reported, the others still written.
+    /// Writes the weights (safetensors first, then npz, and the optimizer's
+    /// state where the mode keeps one: unless `withWeights` is false), experiment.json, metrics.csv
+    /// and summary.json (`record`), each through a temporary file and a rename; a file that fails
+    /// is reported, the others still written.
     OutputReport write(const Run& run, const MetricsLog& log, bool withWeights,
                        const RunRecord& record) const;
 

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,9 @@ public:
     /// which parameters the gradient touches but holds no values, and only
     /// updateRange() may apply it.
     virtual bool gradientInto(float* /*buffer*/) { return false; }
+    /// The momentum buffer the updates keep (the model's total floats), to
+    /// save and to continue from (--out, --resume); empty without momentum.
+    virtual std::span<float> momentumBuffer() { return {}; }
 };
 
 /// Where a parameter store lives.

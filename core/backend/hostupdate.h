@@ -31,6 +31,7 @@ public:
                                     workers_);
     }
     void setLearningRate(float lr) { sgd_.lr = lr; }
+    std::span<float> momentum() { return {velocity_.data(), velocity_.size()}; }
     void range(float* params, const float* gradient, std::int64_t offset, std::int64_t length) {
         detail::sgdRange(params + offset, gradient,
                          velocity_.empty() ? nullptr : velocity_.data() + offset, length, sgd_);
@@ -63,6 +64,7 @@ public:
         update_.range(params, gradient, offset, length);
     }
     void setLearningRate(float lr) override { update_.setLearningRate(lr); }
+    std::span<float> momentumBuffer() override { return update_.momentum(); }
     void accumulateGradient() override { sum_.add(ws_.grad, ws_.gradientBuffer); }
     void finishAccumulation(int count) override {
         sum_.finish(ws_.grad, ws_.gradientBuffer, count);

@@ -133,7 +133,10 @@ struct ExperimentConfig {
     /// before the run starts (nested processes, the blog's pitfall 3).
     int loaderWorkers = 0;
     std::string init; ///< safetensors file to start from; empty: seeded initialisation
-    std::string out;  ///< output directory; empty: write nothing
+    /// The --out folder of a run to continue (its weights and optimizer
+    /// state); empty: start afresh. `epochs` counts from that run's start.
+    std::string resume;
+    std::string out; ///< output directory; empty: write nothing
     /// Folder of TensorBoard event files (io/tensorboardlog.h); empty: none.
     std::string tensorboard;
     /// A grid of runs over these fields (config/sweep.h: their cross

@@ -173,12 +173,28 @@ void addOptimiserFields(std::vector<Field>& fields) {
                              1, limits::kMaxAccumulate, &C::accumulate));
 }
 
+/// What a run starts from besides its seed: weights, or a run to continue.
+void addStartFields(std::vector<Field>& fields) {
+    using C = ExperimentConfig;
+    Field init = text("init", "FILE", "start from weights in a safetensors file", &C::init);
+    init.pathKind = "safetensors file";
+    fields.push_back(init);
+    Field resume = text("resume", "DIR",
+                        "continue the run whose --out was DIR: its weights, momentum "
+                        "and place in the data; --epochs counts from its start "
+                        "(modes serial, threads, threads-locked)",
+                        &C::resume);
+    resume.pathKind = "directory";
+    fields.push_back(resume);
+}
+
 /// Where a run writes (Field::output).
 void addOutputFields(std::vector<Field>& fields) {
     using C = ExperimentConfig;
     for (Field f : {text("out", "DIR",
                          "write weights.safetensors, weights.npz, metrics.csv, "
-                         "experiment.json and summary.json into DIR",
+                         "experiment.json and summary.json into DIR, and "
+                         "optimizer.safetensors where the mode can --resume",
                          &C::out),
                     text("tensorboard", "DIR",
                          "write a TensorBoard event file into DIR as the run goes: "
@@ -186,6 +202,7 @@ void addOutputFields(std::vector<Field>& fields) {
                          "and the experiment as HParams",
                          &C::tensorboard)}) {
         f.output = true;
+        f.pathKind = "directory";
         fields.push_back(f);
     }
 }
@@ -250,9 +267,8 @@ std::vector<Field> makeFields() {
     fields.push_back(seed);
     fields.push_back(choice("split", "S",
                             "shard: each sample once per epoch across workers\n"
-                            "replicate: every worker walks all samples\n"
-                            "(serial and the Hogwild modes; data-parallel always\n"
-                            "shards)",
+                            "replicate: every worker walks all samples (serial and "
+                            "the Hogwild modes; data-parallel always shards)",
                             {DataSplit::Shard, DataSplit::Replicate}, &C::split, &parseDataSplit));
     fields.push_back(number("test-fraction",
                             "held-out share of the rows\n"
@@ -260,7 +276,7 @@ std::vector<Field> makeFields() {
                             0, false, 1, true, &C::testFraction));
     fields.push_back(toggle("shuffle", "a new random order every epoch (the default)", "no-shuffle",
                             "visit samples in file order (exact comparisons)", &C::shuffle));
-    fields.push_back(text("init", "FILE", "start from weights in a safetensors file", &C::init));
+    addStartFields(fields);
     addOutputFields(fields);
     return fields;
 }
@@ -408,10 +424,9 @@ FieldValue parseFieldText(const Field& f, const std::string& v, std::string_view
     case FieldType::Text:
         // `--out=$DIR` with DIR unset: a path left empty by mistake, not
         // "write nothing" (which is leaving the flag out).
-        if (v.empty() && (f.output || std::string_view(f.key) == "init"))
-            badFlag(name, "an empty path; name a " +
-                              std::string(f.output ? "directory" : "safetensors file") +
-                              ", or omit " + std::string(name));
+        if (v.empty() && f.pathKind)
+            badFlag(name, "an empty path; name a " + std::string(f.pathKind) + ", or omit " +
+                              std::string(name));
         return v;
     case FieldType::Integer: {
         // An integer past what the field can hold is out of its range, as

@@ -40,6 +40,9 @@ struct Field {
     /// never swept (each run of a sweep gets its own folder under it), not
     /// a hyper-parameter, not a column of the runs table.
     bool output = false;
+    /// A path, and what it names ("directory", "safetensors file"): an
+    /// empty value on the command line is a mistake, not "none".
+    const char* pathKind = nullptr;
     std::function<FieldValue(const ExperimentConfig&)> get;
     std::function<void(ExperimentConfig&, const FieldValue&)> set;
 

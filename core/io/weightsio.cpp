@@ -16,7 +16,8 @@ std::vector<TensorRef> tensorRefs(const ParamLayout& layout, const float* params
     return refs;
 }
 
-void loadWeights(const std::filesystem::path& file, const ParamLayout& layout, float* params) {
+void loadWeights(const std::filesystem::path& file, const ParamLayout& layout, float* params,
+                 const std::string& field) {
     const auto tensors = readSafetensors(file);
     std::vector<std::string> problems;
     for (const auto& want : layout.tensors()) {
@@ -45,7 +46,8 @@ void loadWeights(const std::filesystem::path& file, const ParamLayout& layout, f
                                bracketedList(have.shape));
     }
     if (!problems.empty()) {
-        std::string message = "init: weights file " + quoted(file) + " cannot start this model:";
+        std::string message =
+            field + ": weights file " + quoted(file) + " cannot start this model:";
         for (const auto& p : problems)
             message += "\n  " + p;
         throw InputError(message);

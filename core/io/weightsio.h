@@ -15,7 +15,8 @@ std::vector<TensorRef> tensorRefs(const ParamLayout& layout, const float* params
 
 /// Reads a safetensors file into `params`. Every tensor of the layout must be
 /// there with the same shape, and nothing else: otherwise InputError listing
-/// each missing, unexpected or mis-shaped tensor (field `init`).
-void loadWeights(const std::filesystem::path& file, const ParamLayout& layout, float* params);
+/// each missing, unexpected or mis-shaped tensor, named as field `field` says.
+void loadWeights(const std::filesystem::path& file, const ParamLayout& layout, float* params,
+                 const std::string& field = "init");
 
 } // namespace hwl

@@ -1,6 +1,8 @@
 #include "run/run.h"
 
+#include "config/fields.h"
 #include "data/datasources.h"
+#include "io/optimizerstate.h"
 #include "io/weightsio.h"
 #include "launch/devices.h"
 #include "launch/forksafety.h"
@@ -13,6 +15,7 @@
 #include "util/alignedvector.h"
 #include "util/cancel.h"
 #include "util/errors.h"
+#include "util/textutil.h"
 
 #include <algorithm>
 #include <system_error>
@@ -126,10 +129,7 @@ void Run::Impl::prepare(const std::function<bool()>& stopWhen) {
                          ": " + why);
     const std::int64_t total = model->layout().total();
     AlignedVector<float> initial(std::size_t(total), 0.0f);
-    if (config.init.empty())
-        model->initialize(initial.data(), config.seed);
-    else
-        loadWeights(config.init, model->layout(), initial.data());
+    initialParameters(initial.data());
 
     info.mode = describeMode(config);
     info.trainDescription = data.train.description;
@@ -142,12 +142,44 @@ void Run::Impl::prepare(const std::function<bool()>& stopWhen) {
     info.samplesPerEpoch = strategy->epochPlan(data.train.rows)->samplesPerEpoch();
 
     resources = std::make_unique<RunResources>(
-        RunResources{config, *model, *backend, telemetry, data, notes});
+        RunResources{config, *model, *backend, telemetry, data, notes, resume});
     strategy->prepare(*resources, initial.data());
     telemetry = Telemetry::create(std::uint32_t(config.workers), std::uint32_t(config.epochs));
     checkStartMethodNow(*this, 1 /* the coordinator */, &notes);
     prepared = true;
     telemetry.setPace(pace.load()); // after `prepared`: a setPace() meanwhile is not lost
+}
+
+void Run::Impl::initialParameters(float* initial) {
+    if (strategy->traits().takes(StrategySetting::Resume))
+        resume.assign(std::size_t(config.workers), WorkerResume{});
+    if (config.resume.empty()) {
+        if (config.init.empty())
+            model->initialize(initial, config.seed);
+        else
+            loadWeights(config.init, model->layout(), initial);
+        return;
+    }
+    const std::filesystem::path dir(config.resume);
+    for (const char* name : {"weights.safetensors", "optimizer.safetensors"}) {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(dir / name, ec))
+            throw InputError("resume: " + quoted(dir) + " holds no " + name +
+                             ": name the --out folder of a run of mode " +
+                             listChoices(modesTaking(StrategySetting::Resume), false));
+    }
+    loadWeights(dir / "weights.safetensors", model->layout(), initial, "resume");
+    resume = readOptimizerState(dir / "optimizer.safetensors", model->layout(), config);
+    summary.epochsCompleted = int(firstEpoch()) - 1;
+}
+
+std::uint32_t Run::Impl::firstEpoch() const {
+    std::uint32_t done = 0;
+    if (!resume.empty())
+        done = std::min_element(resume.begin(), resume.end(), [](auto& a, auto& b) {
+                   return a.epochsDone < b.epochsDone;
+               })->epochsDone;
+    return done + 1;
 }
 
 void Run::Impl::start() {

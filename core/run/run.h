@@ -91,6 +91,13 @@ public:
     /// epochs completed). Temp file + rename; InputError when it cannot be
     /// written.
     void writeWeights(const std::filesystem::path& file) const;
+    /// Whether the mode keeps an optimizer state to save (serial and the
+    /// thread Hogwild modes: strategy/catalog.h's Resume), after prepare().
+    bool savesOptimizerState() const;
+    /// Once the run has ended: each worker's momentum buffers and place in
+    /// the data as optimizer.safetensors (io/optimizerstate.h), for
+    /// --resume. InputError when it cannot be written.
+    void writeOptimizerState(const std::filesystem::path& file) const;
     /// The run's telemetry, read-only (one consumer: drain it from one thread).
     TelemetryReader& telemetry();
     /// A copy of the summary so far (final once finished()).

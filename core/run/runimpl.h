@@ -46,6 +46,11 @@ struct Run::Impl {
     void evaluate(std::uint32_t epoch);
     void summarise();
     void trainingWindow(RunSummary& s) const;
+    /// The initial parameters: seeded, --init's, or --resume's (with the
+    /// workers' resume points).
+    void initialParameters(float* initial);
+    /// The first epoch the coordinator gates: 1, or a resumed run's next.
+    std::uint32_t firstEpoch() const;
 
     ExperimentConfig config;
     DatasetSplit data;
@@ -69,6 +74,9 @@ struct Run::Impl {
     std::atomic<bool> stopBeforeStart{false};
     RunInfo info;
     std::vector<std::string> notes;
+    /// Each worker's resume point for modes that take resume (else empty):
+    /// where it starts, and after the run where it stood.
+    std::vector<WorkerResume> resume;
     std::vector<std::string> workerFailures; ///< coordinator thread only until done
     /// Workers killed because they had not stopped 10 s after being told
     /// to: stopped, not failed (coordinator thread only until done).

@@ -1,4 +1,5 @@
 // Evaluation at each epoch's end, the run's summary, and exporting weights.
+#include "io/optimizerstate.h"
 #include "io/tensorfile.h"
 #include "io/weightsio.h"
 #include "launch/devices.h"
@@ -138,6 +139,18 @@ void Run::Impl::summarise() {
     }
     telemetry.setRunState(s.state);
     done.store(true, std::memory_order_release);
+}
+
+bool Run::savesOptimizerState() const {
+    return impl_->prepared && !impl_->resume.empty();
+}
+
+void Run::writeOptimizerState(const std::filesystem::path& file) const {
+    if (!savesOptimizerState())
+        throw InputError("mode " + impl_->config.mode + " keeps no optimizer state to save");
+    if (!finished())
+        throw InputError("the optimizer's state is saved once the run has ended");
+    hwl::writeOptimizerState(file, impl_->model->layout(), impl_->config, impl_->resume);
 }
 
 void Run::writeWeights(const std::filesystem::path& file) const {

@@ -31,6 +31,7 @@ enum class StrategySetting : unsigned {
     LostUpdates = 1u << 9,       ///< lost-updates (CPU Hogwild, locked as the contrast)
     SpawnBeforeShare = 1u << 10, ///< the pitfall of workers started before the share
     Split = 1u << 11,            ///< split: shard or replicate the rows among Hogwild workers
+    Resume = 1u << 12,           ///< --out saves the optimizer's state; resume continues it
 };
 
 /// What a worker's divergence (telemetry, charts, summary) measures.

@@ -91,10 +91,17 @@ void HostTraining::placeData(RunResources& run) {
 WorkerJob HostTraining::job(const Strategy& strategy, RunResources& run, std::uint32_t rank,
                             const HostWorker& worker) const {
     WorkerJob job;
-    const WorkerEnvironment env{run.config,        run.model,
-                                run.backend,       run.telemetry,
-                                train_.view(),     worker.store->data(),
-                                worker.collective, worker.store->versions()};
+    const bool processes = workersAreProcesses(config_);
+    const WorkerEnvironment env{run.config,
+                                run.model,
+                                run.backend,
+                                run.telemetry,
+                                train_.view(),
+                                worker.store->data(),
+                                worker.collective,
+                                worker.store->versions(),
+                                !processes && rank < run.resume.size() ? &run.resume[rank]
+                                                                       : nullptr};
     const bool forceUnsafeFork = config_.forceUnsafeFork;
     job.body = [&strategy, env, rank, forceUnsafeFork] {
         try {
@@ -115,7 +122,7 @@ WorkerJob HostTraining::job(const Strategy& strategy, RunResources& run, std::ui
         }
         return workerExitCode(env.telemetry, rank);
     };
-    if (workersAreProcesses(config_)) {
+    if (processes) {
         WorkerProcessSpec spec;
         spec.telemetry = run.telemetry.name();
         spec.parameters =

@@ -197,6 +197,14 @@ void checkOptions(const StrategyTraits& s, const ExperimentConfig& c,
     if (c.split != d.split && !s.takes(StrategySetting::Split))
         issues.push_back({"split", "split " + std::string(toString(c.split)) + " applies to mode " +
                                        takersOf(StrategySetting::Split) + " only" + splitNote(s)});
+    if (!c.resume.empty() && !s.takes(StrategySetting::Resume))
+        issues.push_back({"resume", "resume applies to mode " + takersOf(StrategySetting::Resume) +
+                                        " only: " + s.name +
+                                        "'s workers keep their momentum in processes or on a "
+                                        "device that end with the run"});
+    if (!c.resume.empty() && !c.init.empty())
+        issues.push_back({"init", "init and resume both name the weights to start from; "
+                                  "drop --init (resume takes DIR's weights.safetensors)"});
     if (c.lostUpdates && !s.takes(StrategySetting::LostUpdates))
         issues.push_back(
             {"lost-updates",

@@ -15,6 +15,7 @@ float Strategy::finalDivergence(const Telemetry& telemetry, std::uint32_t rank) 
 
 void Strategy::trainWorker(const WorkerEnvironment& env, std::uint32_t rank) const {
     WorkerSetup setup = setupWorker(env, rank);
+    setup.resume = env.resume;
     runWorker(setup);
 }
 

@@ -45,6 +45,9 @@ struct RunResources {
     Telemetry& telemetry;
     DatasetSplit& data;              ///< prepare() may move the training rows to shared memory
     std::vector<std::string>& notes; ///< warnings for the user
+    /// One per worker, where modes that take resume start their thread
+    /// workers and where those leave their state (else empty).
+    std::vector<WorkerResume>& resume;
 };
 
 /// What one worker needs, in whatever process runs it.
@@ -58,6 +61,8 @@ struct WorkerEnvironment {
     std::string collective; ///< data-parallel: the collective's segment name
     /// --lost-updates: the shared store's block versions (else null).
     std::uint32_t* versions = nullptr;
+    /// The worker's resume point (WorkerSetup::resume), or null.
+    WorkerResume* resume = nullptr;
 };
 
 class Strategy {

@@ -63,7 +63,7 @@ StrategyEntry serialStrategy() {
     t.exactWorkers = 1;
     // replicate walks the order a replicate run's first worker walks, so one
     // Hogwild worker and serial agree bit for bit under either split.
-    t.settings = unsigned(StrategySetting::Split);
+    t.settings = unsigned(StrategySetting::Split) | unsigned(StrategySetting::Resume);
     t.divergence = DivergenceKind::None;
     // One worker has nobody to race with: the Hogwild strategy is plain SGD.
     return {t, factoryOf<HogwildThreads>(), {}};
@@ -75,7 +75,7 @@ StrategyEntry hogwildThreadsStrategy() {
     t.label = "threads (Hogwild)";
     t.help = "N threads update one shared copy of the parameters without locks (Hogwild)";
     t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates) |
-                 unsigned(StrategySetting::Split);
+                 unsigned(StrategySetting::Split) | unsigned(StrategySetting::Resume);
     t.divergence = DivergenceKind::Staleness;
     return {t, factoryOf<HogwildThreads>(), {}};
 }
@@ -86,7 +86,7 @@ StrategyEntry lockedThreadsStrategy() {
     t.label = "threads (locked)";
     t.help = "N threads, one mutex around each update: the baseline Hogwild beats";
     t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates) |
-                 unsigned(StrategySetting::Split);
+                 unsigned(StrategySetting::Split) | unsigned(StrategySetting::Resume);
     t.divergence = DivergenceKind::Staleness;
     return {t, factoryOf<LockedThreads>(), {}};
 }

@@ -2,8 +2,11 @@
 
 #include "train/keepgoing.h"
 
+#include <algorithm>
 #include <cmath>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sys/syscall.h>
@@ -19,17 +22,37 @@ class WorkerRun {
 public:
     explicit WorkerRun(WorkerSetup& setup)
         : s_(setup), t_(*setup.telemetry), status_(t_.worker(setup.rank)),
-          keepGoing_(t_, setup.rank, setup.watchPeers) {}
+          keepGoing_(t_, setup.rank, setup.watchPeers) {
+        if (const WorkerResume* r = setup.resume) {
+            epochsDone_ = r->epochsDone;
+            skipSteps_ = stepsInEpoch_ = r->stepsInEpoch;
+            steps_ = r->steps;
+            const std::span<float> momentum = setup.kernel->momentumBuffer();
+            if (!r->momentum.empty() && r->momentum.size() == momentum.size())
+                std::copy(r->momentum.begin(), r->momentum.end(), momentum.begin());
+        }
+    }
 
     /// All epochs; false when the worker stopped or failed on the way.
     bool train() {
         storeState(status_.state, WorkerState::Running);
         if (!s_.rule->start(s_.params, keepGoing_))
             return false;
-        for (int epoch = 1; epoch <= s_.epochs; ++epoch)
+        for (int epoch = int(epochsDone_) + 1; epoch <= s_.epochs; ++epoch)
             if (!trainEpoch(epoch) || !endEpoch(epoch))
                 return false;
         return true;
+    }
+    /// Where the worker stands and its momentum, into its setup's resume point.
+    void save() const {
+        WorkerResume* r = s_.resume;
+        if (!r)
+            return;
+        r->epochsDone = epochsDone_;
+        r->stepsInEpoch = stepsInEpoch_;
+        r->steps = steps_;
+        const std::span<const float> momentum = s_.kernel->momentumBuffer();
+        r->momentum.assign(momentum.begin(), momentum.end());
     }
     void fail(const std::string& why) { keepGoing_.fail(why); }
     bool failed() const { return keepGoing_.reason() == KeepGoing::Reason::Failed; }
@@ -42,7 +65,9 @@ private:
         const bool agreed = s_.rule->agreesCommands();
         // One step (one update) takes `accumulate` batches.
         const std::size_t stride = std::size_t(s_.batch) * std::size_t(s_.accumulate);
-        for (std::size_t start = 0; start < order_.size(); start += stride) {
+        // A resumed epoch goes on after the updates its worker made before.
+        const std::size_t first = std::size_t(std::exchange(skipSteps_, 0)) * stride;
+        for (std::size_t start = first; start < order_.size(); start += stride) {
             keepGoing_.pace(); // first: a pause that comes meanwhile holds this step
             if (!agreed && !keepGoing_.beforeStep())
                 return false;
@@ -87,10 +112,11 @@ private:
         if (!s_.rule->apply(*s_.kernel, s_.params, keepGoing_))
             return false;
         ++steps_;
+        ++stepsInEpoch_;
         samples_ += std::uint64_t(n);
         lossSum_ += loss;
         ++batches_;
-        if (steps_ == 1)
+        if (samples_ == std::uint64_t(n)) // this run's first step
             status_.startupNs.store(Telemetry::nowNs() -
                                     status_.launchNs.load(std::memory_order_relaxed));
         status_.steps.store(steps_, std::memory_order_relaxed);
@@ -152,6 +178,8 @@ private:
                 header.released, [epoch](std::uint32_t r) { return r >= std::uint32_t(epoch); },
                 /*pauseHere=*/!s_.rule->agreesCommands()))
             return false;
+        epochsDone_ = std::uint32_t(epoch);
+        stepsInEpoch_ = 0;
         return t_.command() != RunCommand::Stop;
     }
 
@@ -175,6 +203,9 @@ private:
     KeepGoing keepGoing_;
     std::vector<std::int64_t> order_;
     std::uint64_t steps_ = 0, samples_ = 0, batches_ = 0;
+    std::uint32_t epochsDone_ = 0;   ///< epochs finished, gate included
+    std::uint64_t stepsInEpoch_ = 0; ///< updates made in epoch epochsDone_ + 1
+    std::uint64_t skipSteps_ = 0;    ///< a resumed epoch's updates made before
     double lossSum_ = 0;
     float lr_ = float(s_.schedule.base); ///< the rate the kernel updates at
     double lastSampleTime_ = -1;
@@ -194,6 +225,7 @@ void runWorker(WorkerSetup& setup) {
     } catch (const std::exception& e) {
         run.fail("worker " + std::to_string(setup.rank) + " failed: " + e.what());
     }
+    run.save();
     if (finished)
         storeState(status.state, WorkerState::Finished);
     else if (!run.failed())

@@ -6,6 +6,7 @@
 // block and sample ring, and every wait polls their KeepGoing predicate.
 #include "backend/backend.h"
 #include "optim/lrschedule.h"
+#include "optim/resumepoint.h"
 #include "telemetry/telemetry.h"
 #include "train/epochplan.h"
 #include "train/updaterule.h"
@@ -29,6 +30,9 @@ struct WorkerSetup {
     LrSchedule schedule;     ///< the rate of each step (constant(): the kernel's own throughout)
     int accumulate = 1;      ///< batches per update (their mean gradient)
     bool watchPeers = false; ///< a failed peer stops this worker (KeepGoing)
+    /// Non-null: where the worker starts (its position and momentum; zero:
+    /// the beginning), and where it leaves both when it leaves its loop.
+    WorkerResume* resume = nullptr;
 };
 
 /// Runs all epochs for one worker. Returns when done, stopped, or failed;

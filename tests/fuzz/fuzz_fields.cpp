@@ -16,7 +16,7 @@
 //
 // Oracle: both roads accept (parsed, and validate() finds nothing) or both
 // refuse; when both accept, the two experiments are the same (toJson()).
-// The one intended difference: an empty path (init, out, tensorboard) is
+// The one intended difference: an empty path (init, resume, out, tensorboard) is
 // refused as a flag (`--out=$UNSET`) and means "none" in a file, where
 // toJson() writes it so; such inputs are skipped.
 //
@@ -89,7 +89,7 @@ bool makeValue(const Field& f, std::uint8_t how, const std::uint8_t* p, std::siz
         for (std::size_t i = 0; i < n; ++i)
             if (p[i] >= 0x20 && p[i] < 0x7f)
                 flag.push_back(char(p[i]));
-        if (flag.empty() && f.type == FieldType::Text && (f.output || std::string(f.key) == "init"))
+        if (flag.empty() && f.pathKind)
             return false; // the intended difference (see the top)
         json = nlohmann::json(flag).dump();
         return true;

@@ -291,6 +291,7 @@ hwl::ExperimentConfig ExperimentForm::config() const {
     c.accumulate = accumulate_->value();
     c.seed = judged<std::uint64_t>("seed", seed_).value_or(lastSeed_);
     c.init = init_;
+    c.resume = resume_;
     c.out = out_;
     c.tensorboard = tensorboard_;
     return c;
@@ -313,6 +314,7 @@ void ExperimentForm::setConfig(const hwl::ExperimentConfig& c) {
     seed_->setText(QString::number(qulonglong(c.seed)));
     lastSeed_ = c.seed;
     init_ = c.init;
+    resume_ = c.resume;
     out_ = c.out;
     tensorboard_ = c.tensorboard;
     filling_ = false;

@@ -159,7 +159,7 @@ private:
     bool probing_ = false;
     QString gpuMissing_; ///< noGpuSentence(), once the probe found no device
 
-    std::string init_, out_, tensorboard_;
+    std::string init_, resume_, out_, tensorboard_;
     std::uint64_t lastSeed_ = 42;
     QMap<QString, QString> problems_;
     bool running_ = false;

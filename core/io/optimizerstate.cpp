@@ -1,0 +1,178 @@
+#include "io/optimizerstate.h"
+
+#include "io/tensorfile.h"
+#include "util/errors.h"
+#include "util/textutil.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace hwl {
+
+namespace {
+using nlohmann::json;
+
+constexpr const char* kFormat = "hogwild-lab optimizer state 1";
+
+/// torch.optim.SGD's param_groups as its state_dict() says them.
+std::string paramGroups(const ExperimentConfig& c, std::size_t tensors) {
+    json params = json::array();
+    for (std::size_t i = 0; i < tensors; ++i)
+        params.push_back(i);
+    return json::array({{{"lr", c.lr},
+                         {"momentum", c.momentum},
+                         {"dampening", 0},
+                         {"weight_decay", c.weightDecay},
+                         {"nesterov", false},
+                         {"maximize", false},
+                         {"params", params}}})
+        .dump();
+}
+
+[[noreturn]] void refuse(const std::filesystem::path& file, const std::string& why) {
+    throw InputError("resume: " + quoted(file) + " " + why);
+}
+
+std::uint64_t whole(const json& worker, const char* key, const std::filesystem::path& file) {
+    const auto it = worker.find(key);
+    if (it == worker.end() || !it->is_number_unsigned())
+        refuse(file, std::string("has no whole number \"") + key +
+                         "\" for every worker in its \"workers\" metadata");
+    return it->get<std::uint64_t>();
+}
+
+/// The workers' positions from the "workers" metadata.
+std::vector<WorkerResume> positions(const std::map<std::string, std::string>& meta,
+                                    const std::filesystem::path& file) {
+    const auto it = meta.find("workers");
+    const json list = it == meta.end() ? json() : json::parse(it->second, nullptr, false);
+    if (!list.is_array() || list.empty())
+        refuse(file, "has no \"workers\" metadata: is it an optimizer.safetensors that "
+                     "hogwild-lab --out wrote?");
+    std::vector<WorkerResume> workers;
+    for (const json& w : list) {
+        if (!w.is_object())
+            refuse(file, "has a \"workers\" entry that is not an object");
+        WorkerResume r;
+        const std::uint64_t epochs = whole(w, "epochs_done", file);
+        if (epochs > std::uint64_t(UINT32_MAX))
+            refuse(file, "says a worker finished " + std::to_string(epochs) + " epochs");
+        r.epochsDone = std::uint32_t(epochs);
+        r.stepsInEpoch = whole(w, "steps_in_epoch", file);
+        r.steps = whole(w, "steps", file);
+        workers.push_back(std::move(r));
+    }
+    return workers;
+}
+
+/// Each worker's momentum buffer from its tensors, checked against `layout`.
+void momentumOf(std::vector<WorkerResume>& workers, const std::vector<Tensor>& tensors,
+                const ParamLayout& layout, const std::filesystem::path& file) {
+    const auto n = std::uint32_t(workers.size());
+    std::size_t expected = 0;
+    for (std::uint32_t r = 0; r < n; ++r) {
+        std::vector<float>& momentum = workers[r].momentum;
+        momentum.assign(std::size_t(layout.total()), 0.0f);
+        for (std::size_t i = 0; i < layout.tensors().size(); ++i) {
+            const ParamTensor& want = layout.tensors()[i];
+            const std::string name = momentumBufferName(r, n, i);
+            const auto t = std::find_if(tensors.begin(), tensors.end(),
+                                        [&](const Tensor& x) { return x.name == name; });
+            if (t == tensors.end())
+                refuse(file, "has no tensor \"" + name + "\" " + bracketedList(want.shape) +
+                                 " (the momentum buffer of " + want.name + ")");
+            if (t->shape != want.shape)
+                refuse(file, "has tensor \"" + name + "\" of shape " + bracketedList(t->shape) +
+                                 " but the model's " + want.name + " is " +
+                                 bracketedList(want.shape));
+            if (!std::all_of(t->data.begin(), t->data.end(),
+                             [](float v) { return std::isfinite(v); }))
+                refuse(file, "has tensor \"" + name +
+                                 "\" holding NaN or Inf: the run it "
+                                 "continues had diverged");
+            std::copy(t->data.begin(), t->data.end(), momentum.begin() + want.offset);
+            ++expected;
+        }
+    }
+    if (tensors.size() != expected)
+        refuse(file, "holds " + std::to_string(tensors.size()) + " tensors where " +
+                         std::to_string(n) + " worker" + (n == 1 ? "" : "s") + "' buffers make " +
+                         std::to_string(expected));
+}
+} // namespace
+
+std::string momentumBufferName(std::uint32_t rank, std::uint32_t workers, std::size_t index) {
+    const std::string name = "state." + std::to_string(index) + ".momentum_buffer";
+    return workers == 1 ? name : "worker." + std::to_string(rank) + "." + name;
+}
+
+void writeOptimizerState(const std::filesystem::path& file, const ParamLayout& layout,
+                         const ExperimentConfig& config, const std::vector<WorkerResume>& workers) {
+    const auto n = std::uint32_t(workers.size());
+    std::vector<TensorRef> refs;
+    json positions = json::array();
+    for (std::uint32_t r = 0; r < n; ++r) {
+        const WorkerResume& w = workers[r];
+        positions.push_back({{"epochs_done", w.epochsDone},
+                             {"steps_in_epoch", w.stepsInEpoch},
+                             {"steps", w.steps}});
+        if (w.momentum.size() != std::size_t(layout.total()))
+            continue; // no momentum (or none yet): PyTorch's state is empty too
+        for (std::size_t i = 0; i < layout.tensors().size(); ++i) {
+            const ParamTensor& t = layout.tensors()[i];
+            refs.push_back({momentumBufferName(r, n, i), t.shape, w.momentum.data() + t.offset});
+        }
+    }
+    writeSafetensors(file, refs,
+                     {{"format", kFormat},
+                      {"param_groups", paramGroups(config, layout.tensors().size())},
+                      {"workers", positions.dump()},
+                      {"model", config.model},
+                      {"seed", std::to_string(config.seed)}});
+}
+
+std::vector<WorkerResume> readOptimizerState(const std::filesystem::path& file,
+                                             const ParamLayout& layout,
+                                             const ExperimentConfig& config) {
+    std::map<std::string, std::string> meta;
+    const std::vector<Tensor> tensors = readSafetensors(file, &meta);
+    if (const auto f = meta.find("format"); f == meta.end() || f->second != kFormat)
+        refuse(file, "is not an optimizer state hogwild-lab wrote (its \"format\" metadata is "
+                     "not \"" +
+                         std::string(kFormat) + "\")");
+    if (const auto m = meta.find("model"); m == meta.end() || m->second != config.model)
+        refuse(file, "was saved by a run of model \"" +
+                         (m == meta.end() ? std::string("?") : m->second) +
+                         "\"; this run's model is \"" + config.model + "\"");
+    std::vector<WorkerResume> workers = positions(meta, file);
+    if (workers.size() != std::size_t(config.workers))
+        refuse(file, "holds the state of " + std::to_string(workers.size()) + " worker" +
+                         (workers.size() == 1 ? "" : "s") + ", and this run has " +
+                         std::to_string(config.workers) + "; resume with --workers " +
+                         std::to_string(workers.size()));
+    if (config.momentum > 0 && tensors.empty() && workers.front().steps > 0)
+        refuse(file, "holds no momentum buffers: the run it continues had --momentum 0; "
+                     "resume with --momentum 0");
+    if (config.momentum == 0 && !tensors.empty())
+        refuse(file, "holds momentum buffers, and this run has --momentum 0: resume with the "
+                     "momentum of the run it continues");
+    if (!tensors.empty())
+        momentumOf(workers, tensors, layout, file);
+    const auto least = std::min_element(workers.begin(), workers.end(), [](auto& a, auto& b) {
+        return a.epochsDone < b.epochsDone;
+    });
+    if (least->epochsDone >= std::uint32_t(config.epochs))
+        refuse(file,
+               "ends after " + std::to_string(least->epochsDone) +
+                   " epochs, and this run "
+                   "asks for " +
+                   std::to_string(config.epochs) +
+                   " in all: --epochs counts from the start, so ask for more (e.g. --epochs " +
+                   std::to_string(least->epochsDone * 2) + ")");
+    return workers;
+}
+
+} // namespace hwl

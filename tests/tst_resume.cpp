@@ -1,0 +1,230 @@
+// --out keeps the optimizer's state (optimizer.safetensors: the momentum
+// buffers under torch.optim.SGD's state names, each worker's place in the
+// data) and --resume DIR continues from it: a serial run of 10 epochs and
+// one of 5 resumed for 5 more end bit for bit equal; a run stopped in the
+// middle of an epoch resumes at the step it stopped, its cosine schedule
+// too; Hogwild threads resume with each worker's momentum. And every way a
+// resume can be wrong is refused before training, by name.
+#include "clitest.h"
+#include "config/experimentconfig.h"
+#include "enginetestutil.h"
+#include "io/optimizerstate.h"
+#include "io/tensorfile.h"
+#include "util/errors.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <filesystem>
+
+using namespace hwl;
+using namespace hwl::test;
+
+namespace {
+const QStringList kRun = {"--model",        "mlp:20-16-4", "--dataset", "teacher:4000x20:4:16",
+                          "--momentum",     "0.9",         "--lr",      "0.05",
+                          "--warmup-steps", "30",          "--quiet"};
+
+QByteArray bytesOf(const QString& file) {
+    QFile f(file);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+/// The tensors of a safetensors file, by name.
+std::map<std::string, std::vector<float>> tensorsOf(const QString& file,
+                                                    std::map<std::string, std::string>* meta = {}) {
+    std::map<std::string, std::vector<float>> out;
+    for (Tensor& t : readSafetensors(file.toStdString(), meta))
+        out[t.name] = std::move(t.data);
+    return out;
+}
+
+ExperimentConfig smallSerial() {
+    ExperimentConfig c;
+    c.model = "mlp:20-16-4";
+    c.dataset = "teacher:4000x20:4:16";
+    c.mode = "serial";
+    c.workers = 1;
+    c.epochs = 6;
+    c.batch = 32;
+    c.lr = 0.05;
+    c.momentum = 0.9;
+    c.lrSchedule = "cosine";
+    return c;
+}
+} // namespace
+
+class TestResume : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir tmp_;
+
+    QString dir(const char* name) const { return tmp_.filePath(name); }
+
+    /// Runs the CLI; its status must be 0.
+    void train(const QStringList& args) {
+        const Result r = runCli(args);
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+    }
+
+    /// The CLI's refusal of `args`: status 2, nothing trained, `message` said.
+    void refused(const QStringList& args, const QString& message) {
+        const Result r = runCli(args);
+        QVERIFY2(r.code == 2 && r.err.contains(message) && !r.out.contains("summary:"),
+                 qPrintable(message + "\n" + r.describe()));
+    }
+
+private slots:
+    void initTestCase() { QVERIFY(tmp_.isValid()); }
+
+    void tenEpochsEqualFivePlusFive() {
+        train(QStringList(kRun) << "--mode"
+                                << "serial"
+                                << "--epochs"
+                                << "10"
+                                << "--out" << dir("full"));
+        train(QStringList(kRun) << "--mode"
+                                << "serial"
+                                << "--epochs"
+                                << "5"
+                                << "--out" << dir("half"));
+        // The state after 5 epochs: PyTorch's names, one buffer per tensor.
+        std::map<std::string, std::string> meta;
+        const auto half = tensorsOf(dir("half/optimizer.safetensors"), &meta);
+        QCOMPARE(int(half.size()), 4);
+        QCOMPARE(int(half.at("state.0.momentum_buffer").size()), 16 * 20);
+        QCOMPARE(int(half.at("state.3.momentum_buffer").size()), 4);
+        const QJsonArray workers =
+            QJsonDocument::fromJson(QByteArray::fromStdString(meta.at("workers"))).array();
+        QCOMPARE(workers.size(), 1);
+        QCOMPARE(workers[0].toObject()["epochs_done"].toInt(), 5);
+        QCOMPARE(workers[0].toObject()["steps_in_epoch"].toInt(), 0);
+        QVERIFY(meta.at("param_groups").find("\"momentum\":0.9") != std::string::npos);
+        // Resumed from its folder alone: the experiment comes from there.
+        train({"--resume", dir("half"), "--epochs", "10", "--out", dir("resumed"), "--quiet"});
+        const QByteArray full = bytesOf(dir("full/weights.safetensors"));
+        QVERIFY(!full.isEmpty());
+        QVERIFY2(full == bytesOf(dir("resumed/weights.safetensors")),
+                 "10 epochs and 5 + 5 resumed differ");
+        QCOMPARE(tensorsOf(dir("resumed/optimizer.safetensors")),
+                 tensorsOf(dir("full/optimizer.safetensors")));
+        // Without the momentum it would not be the same run: the buffers matter.
+        QVERIFY(half.at("state.0.momentum_buffer") != std::vector<float>(16 * 20, 0.0f));
+    }
+
+    // Stopped in the middle of an epoch (here after 70 steps of 113 per
+    // epoch... of a 6-epoch cosine schedule): resumed at that step, it ends
+    // where the uninterrupted run ends.
+    void aRunStoppedMidEpochResumesAtItsStep() {
+        const ExperimentConfig c = smallSerial();
+        const auto whole = runToEnd(c);
+        QCOMPARE(whole->summary().state, RunState::Finished);
+        Run cut(c);
+        cut.setPace(100000); // a steady pace, so the stop lands mid-run
+        cut.start();
+        while (cut.telemetry().worker(0).steps < 200 && !cut.finished())
+            QTest::qWait(1);
+        cut.stop();
+        QVERIFY(cut.wait(std::chrono::seconds(60)));
+        QCOMPARE(cut.summary().state, RunState::Stopped);
+        const std::filesystem::path folder = dir("cut").toStdString();
+        std::filesystem::create_directories(folder);
+        cut.writeWeights(folder / "weights.safetensors");
+        cut.writeOptimizerState(folder / "optimizer.safetensors");
+        std::map<std::string, std::string> meta;
+        readSafetensors(folder / "optimizer.safetensors", &meta);
+        const QJsonObject at = QJsonDocument::fromJson(QByteArray::fromStdString(meta["workers"]))
+                                   .array()[0]
+                                   .toObject();
+        QVERIFY2(at["steps_in_epoch"].toInt() > 0, meta["workers"].c_str()); // mid-epoch
+        ExperimentConfig resumed = c;
+        resumed.resume = folder.string();
+        const auto rest = runToEnd(resumed);
+        QCOMPARE(rest->summary().state, RunState::Finished);
+        QCOMPARE(rest->summary().epochsCompleted, c.epochs);
+        QVERIFY2(rest->parameters() == whole->parameters(), "the resumed run ended elsewhere");
+    }
+
+    void hogwildThreadsResumeWithTheirMomentum() {
+        train(QStringList(kRun) << "--mode"
+                                << "threads"
+                                << "--workers"
+                                << "2"
+                                << "--epochs"
+                                << "2"
+                                << "--out" << dir("hogwild"));
+        const auto state = tensorsOf(dir("hogwild/optimizer.safetensors"));
+        QCOMPARE(int(state.size()), 8); // each worker its own optimizer, as mnist_hogwild
+        const auto& w0 = state.at("worker.0.state.0.momentum_buffer");
+        const auto& w1 = state.at("worker.1.state.0.momentum_buffer");
+        QVERIFY(w0 != std::vector<float>(w0.size(), 0.0f));
+        QVERIFY(w0 != w1);
+        train({"--resume", dir("hogwild"), "--epochs", "4", "--out", dir("hogwild2"), "--quiet"});
+        QFile summary(dir("hogwild2/summary.json"));
+        QVERIFY(summary.open(QIODevice::ReadOnly));
+        const QJsonObject doc = QJsonDocument::fromJson(summary.readAll()).object();
+        QCOMPARE(doc["state"].toString(), QString("finished"));
+        // One Hogwild thread is serial: its resume is bit for bit too.
+        train(QStringList(kRun) << "--mode"
+                                << "threads"
+                                << "--workers"
+                                << "1"
+                                << "--epochs"
+                                << "4"
+                                << "--out" << dir("one4"));
+        train(QStringList(kRun) << "--mode"
+                                << "threads"
+                                << "--workers"
+                                << "1"
+                                << "--epochs"
+                                << "2"
+                                << "--out" << dir("one2"));
+        train({"--resume", dir("one2"), "--epochs", "4", "--out", dir("one2+2"), "--quiet"});
+        QVERIFY(bytesOf(dir("one4/weights.safetensors")) ==
+                bytesOf(dir("one2+2/weights.safetensors")));
+    }
+
+    void whatCannotBeResumedIsRefusedByName() {
+        train(QStringList(kRun) << "--mode"
+                                << "serial"
+                                << "--epochs"
+                                << "2"
+                                << "--out" << dir("base"));
+        const QString base = dir("base");
+        refused({"--resume", dir("nowhere")},
+                "--resume: \"" + dir("nowhere") + "\" does not exist");
+        refused({"--resume", base + "/summary.json"}, "is a file, not a directory");
+        refused({"--resume="}, "--resume: an empty path; name a directory");
+        refused({"--resume", base, "--epochs", "2"},
+                "ends after 2 epochs, and this run asks for 2 in all");
+        refused({"--resume", base, "--epochs", "4", "--workers", "3", "--mode", "threads"},
+                "holds the state of 1 worker, and this run has 3; resume with --workers 1");
+        refused({"--resume", base, "--epochs", "4", "--momentum", "0"},
+                "holds momentum buffers, and this run has --momentum 0");
+        refused({"--resume", base, "--epochs", "4", "--model", "mlp:20-8-4"},
+                "resume: weights file");
+        refused({"--resume", base, "--epochs", "4", "--mode", "processes"},
+                "resume applies to mode serial, threads or threads-locked only");
+        refused({"--resume", base, "--epochs", "4", "--init", base + "/weights.safetensors"},
+                "init and resume both name the weights");
+        // A folder without the optimizer's state (a run of another mode, or an old one).
+        std::filesystem::copy(base.toStdString(), dir("noopt").toStdString());
+        std::filesystem::remove(dir("noopt/optimizer.safetensors").toStdString());
+        refused({"--resume", dir("noopt"), "--epochs", "4"}, "holds no optimizer.safetensors");
+        // A state whose positions are not numbers.
+        writeSafetensors(dir("noopt/optimizer.safetensors").toStdString(), {},
+                         {{"format", "hogwild-lab optimizer state 1"},
+                          {"model", "mlp:20-16-4"},
+                          {"workers", "[{\"epochs_done\": -1}]"}});
+        refused({"--resume", dir("noopt"), "--epochs", "4", "--momentum", "0"},
+                "has no whole number \"epochs_done\"");
+        // Another program's safetensors file in its place.
+        writeSafetensors(dir("noopt/optimizer.safetensors").toStdString(), {}, {});
+        refused({"--resume", dir("noopt"), "--epochs", "4"},
+                "is not an optimizer state hogwild-lab wrote");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestResume)
+#include "tst_resume.moc"
