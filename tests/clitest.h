@@ -5,6 +5,7 @@
 #include "io/tensorfile.h"
 #include "testpaths.h"
 #include "testutil.h"
+#include "util/errors.h"
 
 #include <QDeadlineTimer>
 #include <QDir>
@@ -31,6 +32,17 @@
 #include <unistd.h>
 
 namespace hwl::test {
+
+/// The message of the InputError `f` throws, or "" when it throws none.
+template <class F>
+QString refusal(F&& f) {
+    try {
+        f();
+    } catch (const InputError& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
 
 inline const char* const kPython = "/usr/bin/python3";
 

@@ -20,16 +20,6 @@ using namespace hwl;
 using namespace hwl::test;
 
 namespace {
-template <class F>
-QString refusal(F&& f) {
-    try {
-        f();
-    } catch (const InputError& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
-
 std::string writeFile(const QTemporaryDir& dir, const char* name, const char* text) {
     const QString path = dir.filePath(name);
     QFile f(path);

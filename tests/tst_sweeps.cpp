@@ -20,17 +20,6 @@ using namespace hwl;
 using namespace hwl::test;
 
 namespace {
-/// The message of the InputError `f` throws, or "" when it throws none.
-template <class F>
-QString refusal(F&& f) {
-    try {
-        f();
-    } catch (const InputError& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
-
 QStringList labels(const std::vector<PresetRun>& runs) {
     QStringList out;
     for (const PresetRun& r : runs)
