@@ -129,7 +129,7 @@ void Run::Impl::superviseWorkers() {
 void Run::Impl::coordinate() {
     auto& header = telemetry.header();
     auto lastDivergence = Telemetry::nowNs();
-    for (std::uint32_t epoch = firstEpoch(); epoch <= std::uint32_t(config.epochs); ++epoch) {
+    for (std::uint32_t epoch = firstEpoch; epoch <= std::uint32_t(config.epochs); ++epoch) {
         bool arrived = false;
         while (true) {
             const auto a = header.arrivals.load(std::memory_order_acquire);

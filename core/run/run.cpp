@@ -170,16 +170,10 @@ void Run::Impl::initialParameters(float* initial) {
     }
     loadWeights(dir / "weights.safetensors", model->layout(), initial, "resume");
     resume = readOptimizerState(dir / "optimizer.safetensors", model->layout(), config);
-    summary.epochsCompleted = int(firstEpoch()) - 1;
-}
-
-std::uint32_t Run::Impl::firstEpoch() const {
-    std::uint32_t done = 0;
-    if (!resume.empty())
-        done = std::min_element(resume.begin(), resume.end(), [](auto& a, auto& b) {
-                   return a.epochsDone < b.epochsDone;
-               })->epochsDone;
-    return done + 1;
+    firstEpoch = 1 + std::min_element(resume.begin(), resume.end(), [](auto& a, auto& b) {
+                         return a.epochsDone < b.epochsDone;
+                     })->epochsDone;
+    summary.epochsCompleted = int(firstEpoch) - 1;
 }
 
 void Run::Impl::start() {

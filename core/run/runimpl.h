@@ -49,8 +49,6 @@ struct Run::Impl {
     /// The initial parameters: seeded, --init's, or --resume's (with the
     /// workers' resume points).
     void initialParameters(float* initial);
-    /// The first epoch the coordinator gates: 1, or a resumed run's next.
-    std::uint32_t firstEpoch() const;
 
     ExperimentConfig config;
     DatasetSplit data;
@@ -77,6 +75,9 @@ struct Run::Impl {
     /// Each worker's resume point for modes that take resume (else empty):
     /// where it starts, and after the run where it stood.
     std::vector<WorkerResume> resume;
+    /// The first epoch the coordinator gates: 1, or a resumed run's next
+    /// (decided before the workers start: they rewrite `resume` as they end).
+    std::uint32_t firstEpoch = 1;
     std::vector<std::string> workerFailures; ///< coordinator thread only until done
     /// Workers killed because they had not stopped 10 s after being told
     /// to: stopped, not failed (coordinator thread only until done).
