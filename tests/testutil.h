@@ -26,19 +26,20 @@
 #include <string>
 #include <vector>
 
-// QCOMPARE of run and worker states prints their names. (Without these,
-// QTest would find hwl::toString() by argument lookup and free the static
-// name it returns when a comparison fails.)
+// QCOMPARE of run and worker states prints their names. (Their names are
+// hwl::stateName(), not toString(): QTest would find a toString() by
+// argument lookup, in every test, and free the static name it returns when
+// a comparison fails.)
 namespace QTest {
 inline bool qCompare(hwl::WorkerState actual, hwl::WorkerState expected, const char* a,
                      const char* e, const char* file, int line) {
-    return qCompare(QString::fromLatin1(hwl::toString(actual)),
-                    QString::fromLatin1(hwl::toString(expected)), a, e, file, line);
+    return qCompare(QString::fromLatin1(hwl::stateName(actual)),
+                    QString::fromLatin1(hwl::stateName(expected)), a, e, file, line);
 }
 inline bool qCompare(hwl::RunState actual, hwl::RunState expected, const char* a, const char* e,
                      const char* file, int line) {
-    return qCompare(QString::fromLatin1(hwl::toString(actual)),
-                    QString::fromLatin1(hwl::toString(expected)), a, e, file, line);
+    return qCompare(QString::fromLatin1(hwl::stateName(actual)),
+                    QString::fromLatin1(hwl::stateName(expected)), a, e, file, line);
 }
 } // namespace QTest
 

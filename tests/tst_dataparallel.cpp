@@ -260,7 +260,7 @@ private slots:
             QVERIFY2(run.telemetry().worker(r).state == WorkerState::Stopped,
                      qPrintable(QStringLiteral("rank %1 is %2")
                                     .arg(r)
-                                    .arg(toString(run.telemetry().worker(r).state))));
+                                    .arg(stateName(run.telemetry().worker(r).state))));
     }
 
     void continueIsRefused() {

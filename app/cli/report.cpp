@@ -130,7 +130,7 @@ std::string communicationText(const RunSummary& s) {
 void printSummary(const Run& run, const RunSummary& s) {
     std::printf("summary: %s after %d of %d epochs; %llu samples in %.2f s training "
                 "(%.3f s wall): %s samples/s\n",
-                toString(s.state), s.epochsCompleted, run.config().epochs,
+                stateName(s.state), s.epochsCompleted, run.config().epochs,
                 (unsigned long long)s.samples, s.trainSeconds, s.wallSeconds,
                 humanRate(s.samplesPerSecond).c_str());
     std::printf("summary: worker start-up (launch to first step): %s\n", startupText(s).c_str());
@@ -203,7 +203,7 @@ std::string comparisonText(const std::string& presetId, const std::vector<Compar
         if (s.evaluated)
             std::snprintf(accuracy, sizeof accuracy, "%.2f%%", 100.0 * s.testAccuracy);
         std::snprintf(line, sizeof line, "  %-*s  %-8s  %9s  %13s  %8.2f%s%s\n", int(width),
-                      r.label.c_str(), toString(s.state), humanRate(s.samplesPerSecond).c_str(),
+                      r.label.c_str(), stateName(s.state), humanRate(s.samplesPerSecond).c_str(),
                       accuracy, s.trainSeconds, processes ? "  " : "",
                       processes ? startupCell(r).c_str() : "");
         text += line;
@@ -245,7 +245,7 @@ std::string sweepText(const std::vector<std::string>& keys, const std::vector<Ta
         if (r.started)
             std::snprintf(seconds, sizeof seconds, "%.2f", s.trainSeconds);
         std::snprintf(cell, sizeof cell, "  %-8s  %9s  %13s  %9s  %8s\n",
-                      r.started ? toString(s.state) : "refused",
+                      r.started ? stateName(s.state) : "refused",
                       r.started ? humanRate(s.samplesPerSecond).c_str() : "-", accuracy, loss,
                       seconds);
         text += cell;

@@ -130,7 +130,7 @@ void report(const CommandLine& cl, const TableRun& row, const Child& child, std:
         cl.sweepOut.empty() ? std::string() : "; its output: " + child.log.string();
     std::printf("== run %zu of %zu (%zu done): %s: %s, exit %d%s%s%s ==\n", child.index + 1,
                 cl.runs.size(), done, row.label.c_str(),
-                row.started ? toString(row.summary.state) : "refused", row.exitCode,
+                row.started ? stateName(row.summary.state) : "refused", row.exitCode,
                 row.error.empty() ? "" : ": ", row.error.c_str(), where.c_str());
     std::fflush(stdout);
 }

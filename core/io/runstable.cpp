@@ -21,7 +21,7 @@ std::string number(double x) {
 }
 
 const char* resultOf(const TableRun& r) {
-    return r.started ? toString(r.summary.state) : "refused";
+    return r.started ? stateName(r.summary.state) : "refused";
 }
 
 std::string csvField(const std::string& text) {

@@ -52,7 +52,7 @@ json workerRate(const WorkerSnapshot& w) {
 json worker(const WorkerSnapshot& w, const RunSummary& s) {
     json out = {{"rank", w.rank},
                 {"pid", w.pid},
-                {"state", toString(w.state)},
+                {"state", stateName(w.state)},
                 {"steps", w.steps},
                 {"samples", w.samples},
                 {"epochs", w.epochs},
@@ -104,7 +104,7 @@ double numberOr(const json& object, const char* key, double otherwise) {
 RunState stateNamed(const std::string& name, const std::string& origin) {
     for (const RunState s : {RunState::Starting, RunState::Running, RunState::Paused,
                              RunState::Finished, RunState::Stopped, RunState::Failed})
-        if (name == toString(s))
+        if (name == stateName(s))
             return s;
     throw InputError(origin + ": unknown state \"" + name + "\"");
 }
@@ -172,7 +172,7 @@ std::string runSummaryJson(const RunRecord& r) {
                 {"host", host()},
                 {"started", isoTimeUtc(r.started)},
                 {"ended", isoTimeUtc(r.ended)},
-                {"state", toString(s.state)},
+                {"state", stateName(s.state)},
                 {"mode", r.mode},
                 {"parameters", r.parameters},
                 {"experiment", json::parse(r.config.toJson())},

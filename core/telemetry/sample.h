@@ -32,8 +32,8 @@ inline void storeState(std::atomic<std::uint32_t>& slot, WorkerState s,
     slot.store(std::uint32_t(s), order);
 }
 
-const char* toString(RunState s);
-const char* toString(WorkerState s);
+const char* stateName(RunState s);
+const char* stateName(WorkerState s);
 
 /// One telemetry record. `kind` says what it is:
 ///   Step:     a periodic sample of a worker's progress (loss = that step's batch loss)

@@ -17,7 +17,7 @@ static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
 static_assert(std::atomic<float>::is_always_lock_free);
 static_assert(sizeof(Sample) == 56 || sizeof(Sample) == 48, "Sample layout changed");
 
-const char* toString(RunState s) {
+const char* stateName(RunState s) {
     switch (s) {
     case RunState::Starting:
         return "starting";
@@ -35,7 +35,7 @@ const char* toString(RunState s) {
     return "?";
 }
 
-const char* toString(WorkerState s) {
+const char* stateName(WorkerState s) {
     switch (s) {
     case WorkerState::Starting:
         return "starting";

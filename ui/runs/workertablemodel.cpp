@@ -176,7 +176,7 @@ QVariant WorkerTableModel::data(const QModelIndex& index, int role) const {
                                     .arg(qint64(w.pid))
                                     .arg(QString::fromStdString(w.host));
     case State: {
-        const QString state = QString::fromLatin1(toString(w.state));
+        const QString state = QString::fromLatin1(stateName(w.state));
         return w.failure.empty() ? state : state + ": " + QString::fromStdString(w.failure);
     }
     case Steps:

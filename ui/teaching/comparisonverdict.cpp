@@ -165,7 +165,7 @@ QList<QStringList> tableOf(const ComparisonRecord& c) {
         const RunSummary& s = r.summary;
         QStringList row{r.label};
         if (!allFinished)
-            row << QString::fromLatin1(toString(s.state));
+            row << QString::fromLatin1(stateName(s.state));
         row << formatDecimal(s.samplesPerSecond, 0)
             << (s.evaluated ? formatDecimal(100.0 * s.testAccuracy, 2) + '%' : QStringLiteral("–"))
             << formatDecimal(s.trainSeconds, 2);

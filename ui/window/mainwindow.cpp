@@ -500,7 +500,7 @@ void MainWindow::onFinished(const RunSummary& s) {
     recordComparedRun(s);
     continueComparison(s);
     QString line = tr("Run %1 after %2 epochs: %3 samples/s over %4 s")
-                       .arg(QString::fromLatin1(toString(s.state)), formatCount(s.epochsCompleted),
+                       .arg(QString::fromLatin1(stateName(s.state)), formatCount(s.epochsCompleted),
                             formatDecimal(s.samplesPerSecond, 0), formatDecimal(s.trainSeconds, 2));
     if (s.evaluated)
         line += tr(", test accuracy %1%").arg(formatDecimal(100.0 * s.testAccuracy, 2));

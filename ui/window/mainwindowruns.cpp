@@ -98,7 +98,7 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
             saved.throughput.append({at.step, at.samples, at.time, perWorker});
     }
     if (summary.state != RunState::Finished)
-        saved.name += tr(" (%1)").arg(QString::fromLatin1(toString(summary.state)));
+        saved.name += tr(" (%1)").arg(QString::fromLatin1(stateName(summary.state)));
     runOnCharts_ = saved.name; // before add(), whose change redraws the overlays
     if (const QString why = runs_->add(saved); !why.isEmpty())
         logEvent(why, true);
