@@ -362,6 +362,51 @@ private slots:
         QVERIFY(again.recentFiles().isEmpty());
     }
 
+    // File > Continue a run: a --out folder with the optimizer's state fills
+    // the form with its experiment, resume set and twice its epochs; the
+    // run that follows trains on from there; Forget undoes it; a folder
+    // without the state is refused by name.
+    void aRunFolderIsContinued() {
+        hwl::ExperimentConfig c;
+        c.model = "mlp:20-16-4";
+        c.dataset = "teacher:1000x20:4:16";
+        c.mode = "serial";
+        c.workers = 1;
+        c.epochs = 2;
+        c.momentum = 0.9;
+        const auto first = hwl::test::runToEnd(c);
+        const QString dir = path("continued");
+        QVERIFY(QDir().mkpath(dir));
+        first->writeWeights((dir + "/weights.safetensors").toStdString());
+        first->writeOptimizerState((dir + "/optimizer.safetensors").toStdString());
+        QFile experiment(dir + "/experiment.json");
+        QVERIFY(experiment.open(QIODevice::WriteOnly));
+        experiment.write(QByteArray::fromStdString(c.toJson()));
+        experiment.close();
+        MainWindow w;
+        QString why;
+        QVERIFY2(w.continueRun(dir, true, &why), qPrintable(why));
+        hwl::ExperimentConfig next = w.form()->config();
+        QCOMPARE(QString::fromStdString(next.resume), QFileInfo(dir).absoluteFilePath());
+        QCOMPARE(next.epochs, 4);
+        QCOMPARE(QString::fromStdString(next.model), QStringLiteral("mlp:20-16-4"));
+        QVERIFY(next.validate().empty());
+        const auto rest = hwl::test::runToEnd(next);
+        QCOMPARE(rest->summary().state, hwl::RunState::Finished);
+        QCOMPARE(rest->summary().epochsCompleted, 4);
+        QAction* forget = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text() == QStringLiteral("Forget the run to continue"))
+                forget = a;
+        QVERIFY(forget && forget->isEnabled());
+        forget->trigger();
+        QVERIFY(w.form()->config().resume.empty());
+        QVERIFY(!forget->isEnabled());
+        QVERIFY(QFile::remove(dir + "/optimizer.safetensors"));
+        QVERIFY(!w.continueRun(dir, true, &why));
+        QVERIFY2(why.contains("holds no optimizer.safetensors"), qPrintable(why));
+    }
+
     void recentKeepsTheLastTen() {
         MainWindow w;
         for (int i = 0; i < MainWindow::kRecentFiles + 3; ++i) {

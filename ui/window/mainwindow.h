@@ -109,6 +109,12 @@ public:
     /// experiment's `init`) once it reads as one; false with the reason (a
     /// message box unless quiet), also while a run goes.
     bool openWeights(const QString& path, bool quiet = false, QString* why = nullptr);
+    /// Makes the next run continue the run whose --out folder is `dir`
+    /// (the experiment's `resume`): its experiment fills the form, with
+    /// twice its epochs (Epochs counts from that run's start). False with
+    /// the reason (a message box unless quiet) when `dir` holds no
+    /// experiment.json or optimizer.safetensors, or while a run goes.
+    bool continueRun(const QString& dir, bool quiet = false, QString* why = nullptr);
     /// Opens any file the window takes, by what it is: an experiment (.json)
     /// fills the form, a run (metrics.csv, any .csv, or a --out folder) goes
     /// into the run list, weights (.safetensors) become the initial weights.

@@ -7,9 +7,11 @@
 #include "form/experimentform.h"
 
 #include "io/tensorfile.h"
+#include "util/limits.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -188,6 +190,36 @@ bool MainWindow::openWeights(const QString& path, bool quiet, QString* why) {
     return true;
 }
 
+bool MainWindow::continueRun(const QString& dir, bool quiet, QString* why) {
+    QString error;
+    for (const char* name : {"experiment.json", "optimizer.safetensors"})
+        if (error.isEmpty() && !QFileInfo(QDir(dir).filePath(QLatin1String(name))).isFile())
+            error = tr("Cannot continue %1: it holds no %2. Runs of mode serial, threads or "
+                       "threads-locked written with --out keep what a run continues from")
+                        .arg(dir, QLatin1String(name));
+    if (!error.isEmpty()) {
+        if (why)
+            *why = error;
+        if (!quiet)
+            QMessageBox::warning(this, tr("Continue a run"), error);
+        logEvent(error, true);
+        return false;
+    }
+    if (!openExperiment(QDir(dir).filePath("experiment.json"), quiet, why))
+        return false;
+    ExperimentConfig config = form_->config();
+    config.init.clear(); // the run's own weights come with it
+    config.resume = QFileInfo(dir).absoluteFilePath().toStdString();
+    config.epochs = std::min(2 * config.epochs, limits::kMaxEpochs);
+    form_->setConfig(config);
+    logEvent(tr("The next run continues %1: its weights, momentum and place in the data. "
+                "Epochs counts from its start (now %2); File > Forget the run to continue "
+                "undoes it")
+                 .arg(dir)
+                 .arg(config.epochs));
+    return true;
+}
+
 void MainWindow::addInitialWeightsActions(QMenu* file) {
     file->addAction(tr("Open initial &weights (safetensors)…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open initial weights"), {},
@@ -201,7 +233,22 @@ void MainWindow::addInitialWeightsActions(QMenu* file) {
         form_->setConfig(config);
         logEvent(tr("The next run starts from a seeded initialisation"));
     });
-    const auto showForget = [this, forget] { forget->setEnabled(!form_->config().init.empty()); };
+    file->addAction(tr("&Continue a run…"), this, [this] {
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Continue a run: its --out folder"), {});
+        if (!dir.isEmpty())
+            continueRun(dir);
+    });
+    QAction* forgetRun = file->addAction(tr("Forget the run to continue"), this, [this] {
+        ExperimentConfig config = form_->config();
+        config.resume.clear();
+        form_->setConfig(config);
+        logEvent(tr("The next run starts afresh"));
+    });
+    const auto showForget = [this, forget, forgetRun] {
+        forget->setEnabled(!form_->config().init.empty());
+        forgetRun->setEnabled(!form_->config().resume.empty());
+    };
     connect(form_, &ExperimentForm::changed, this, showForget);
     showForget();
 }
