@@ -96,8 +96,8 @@ private slots:
     // preset says, the first equal to the preset's own; labels fit a folder.
     void comparisonPresetsAreWellFormed() {
         const std::vector<hwl::Preset> all = hwl::presets();
-        for (const char* id :
-             {"hogwild-vs-locked", "ddp-vs-hogwild", "local-sgd", "start-methods"}) {
+        for (const char* id : {"hogwild-vs-locked", "ddp-vs-hogwild", "local-sgd", "start-methods",
+                               "accumulate-hogwild"}) {
             const hwl::Preset* p = hwl::findPreset(all, id);
             QVERIFY2(p && p->compare.size() >= 2, id);
             QCOMPARE(p->compare.front().config.toJson(), p->config.toJson());
@@ -127,6 +127,14 @@ private slots:
         for (const hwl::PresetRun& r : hwl::findPreset(all, "local-sgd")->compare)
             sync << QString::number(r.config.syncEvery);
         QCOMPARE(sync, (QStringList{"1", "8", "64"}));
+        // Gradient accumulation: the lost-updates workload, counting, at K = 1 then 8.
+        QStringList accumulate;
+        for (const hwl::PresetRun& r : hwl::findPreset(all, "accumulate-hogwild")->compare) {
+            QVERIFY(r.config.lostUpdates);
+            accumulate << r.label.c_str() + QStringLiteral("=") +
+                              QString::number(r.config.accumulate);
+        }
+        QCOMPARE(accumulate, (QStringList{"accumulate-1=1", "accumulate-8=8"}));
         QStringList methods;
         for (const hwl::PresetRun& r : hwl::findPreset(all, "start-methods")->compare)
             methods << hwl::toString(r.config.startMethod);

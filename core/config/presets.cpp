@@ -180,6 +180,46 @@ Preset lostUpdates() {
             {"mode"}};
 }
 
+/// The blog's fifth pitfall, gradient accumulation under Hogwild, on the
+/// lost-updates workload: K = 1 and K = 8 on the same data.
+Preset accumulateHogwild() {
+    ExperimentConfig c = lostUpdates().config;
+    c.epochs = 3000; // about 25 s for both runs at full speed (2-CPU VM)
+    std::vector<PresetRun> runs;
+    for (const int k : {1, 8}) {
+        ExperimentConfig r = c;
+        r.accumulate = k;
+        runs.push_back({"accumulate-" + std::to_string(k), r});
+    }
+    return {"accumulate-hogwild",
+            "Gradient accumulation under Hogwild (K = 1 and 8)",
+            ("<p>The lost-updates workload (4 lock-free threads, an 8-token vocabulary, one "
+             "sample per batch) run twice on the same data: <b>accumulate 1</b>, one update "
+             "per batch, then <b>accumulate 8</b>, the gradients of 8 batches summed into one "
+             "update (their mean), as <code>--accumulate 8</code> does.</p>"
+             "<p>What the blog warns of: each accumulated update is larger and older. The "
+             "instruments say how much. The <b>divergence</b> chart is the staleness: how far "
+             "the shared parameters moved between the update's first read and its write. "
+             "With 8 batches in between it sits far higher (the median of metrics.csv's "
+             "divergence, 5e-7 at K = 1 and 1.4e-5 at K = 8, here).</p>"
+             "<p>The <b>lost updates</b> tell another story than the blog's: an update of 8 "
+             "batches writes about half as many blocks again as one of a single batch, yet "
+             "the <i>share</i> of block writes another worker overlapped does not clearly grow "
+             "(K = 8's share was 0.4 to 1.3 times K = 1's in six runs on this project's "
+             "2-CPU machine, where how busy the machine is moves both: 6% to 20%), and with "
+             "8 times fewer updates far fewer writes are lost in all. Both end at about 99% "
+             "test accuracy. Accumulation trades many small conflicts for fewer, staler "
+             "ones.</p>"
+             "<p>Under data-parallel the same option is DDP's <code>no_sync</code>: one "
+             "allreduce every 8 micro-batches, equal to serial training on the 8-times "
+             "batch.</p>"),
+            c,
+            0,
+            runs,
+            ComparedFigure::Divergence,
+            {"accumulate"}};
+}
+
 Preset processHogwild(bool fashion) {
     ExperimentConfig c;
     c.model = canonicalModel("mlp:784-128-10");
@@ -459,9 +499,10 @@ Preset fashionDefault(bool fashion) {
 
 std::vector<Preset> presets() {
     const bool fashion = fashionMnistAvailable();
-    return {hogwildVsLocked(),       forgotToShare(),  sparseEmbedding(), lostUpdates(),
-            processHogwild(fashion), cudaBeforeFork(), unableToOpenShm(), nestedWorkers(),
-            ddpVsHogwild(),          localSgd(),       startMethods(),    fashionDefault(fashion)};
+    return {hogwildVsLocked(),      forgotToShare(),         sparseEmbedding(), lostUpdates(),
+            accumulateHogwild(),    processHogwild(fashion), cudaBeforeFork(),  unableToOpenShm(),
+            nestedWorkers(),        ddpVsHogwild(),          localSgd(),        startMethods(),
+            fashionDefault(fashion)};
 }
 
 const Preset* findPreset(const std::vector<Preset>& all, const std::string& idOrName) {
