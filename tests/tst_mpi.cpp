@@ -388,7 +388,10 @@ private slots:
             QStringLiteral("error: rank 1 \\(pid %1\\) (killed by SIGKILL after \\d+ steps|died "
                            "after \\d+ steps \\(mpirun's message says how\\))")
                 .arg(victim));
-        QVERIFY2(expected.match(r.err).hasMatch(), qPrintable(r.describe()));
+        // stderr first: QTest cuts a long message, and the epochs on stdout
+        // would hide the line this looks for (a rare failure in CI once).
+        QVERIFY2(expected.match(r.err).hasMatch(),
+                 qPrintable(QStringLiteral("exit %1, stderr:\n%2").arg(r.code).arg(r.err)));
         // What was trained is kept; a failed run has no weights.
         QCOMPARE(dirEntries(dir.path()),
                  (QStringList{"experiment.json", "metrics.csv", "summary.json"}));
