@@ -90,6 +90,11 @@ public:
     /// which parameters the gradient touches but holds no values, and only
     /// updateRange() may apply it.
     virtual bool gradientInto(float* /*buffer*/) { return false; }
+    /// The stream the next lossAndGradient()'s random choices (dropout) come
+    /// from. The worker loop names each batch by its epoch and place in the
+    /// epoch's row order, so a resumed run draws what an uninterrupted one
+    /// would; the kernel adds its rank. Models without randomness ignore it.
+    virtual void setNoiseKey(std::uint64_t /*key*/) {}
     /// The momentum buffer the updates keep (the model's total floats), to
     /// save and to continue from (--out, --resume); empty without momentum.
     virtual std::span<float> momentumBuffer() { return {}; }

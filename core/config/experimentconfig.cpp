@@ -212,7 +212,10 @@ std::optional<FailurePolicy> parseFailurePolicy(const std::string& text) {
 }
 
 ModelSpec ExperimentConfig::modelSpec() const {
-    return parseModelSpec(model);
+    ModelSpec spec = parseModelSpec(model);
+    spec.dropout = dropout;
+    spec.dropoutSeed = seed;
+    return spec;
 }
 DatasetSpec ExperimentConfig::datasetSpec() const {
     return parseDatasetSpec(dataset);
@@ -230,7 +233,9 @@ std::vector<ConfigIssue> ExperimentConfig::validate() const {
         issues.push_back({field, std::move(message)});
     };
     try {
-        (void)modelSpec();
+        if (modelSpec().kind != ModelSpec::Kind::Cnn && dropout != ExperimentConfig().dropout)
+            issues.push_back({"dropout", "dropout applies to model cnn:mnist only (the mlp and "
+                                         "the embedding bag have no dropout layer)"});
     } catch (const InputError& e) {
         parseIssue("model", e);
     }

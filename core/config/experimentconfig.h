@@ -89,6 +89,9 @@ struct ExperimentConfig {
     /// Gradient accumulation: each update takes the mean gradient of this
     /// many batches (1: every batch updates).
     int accumulate = 1;
+    /// Model cnn: the probability that dropout zeroes a conv2 channel or an
+    /// fc1 unit while training (0: no dropout).
+    double dropout = 0.5;
     std::uint64_t seed = 42;
     DataSplit split = DataSplit::Shard;
     double testFraction = 0.1; ///< sources with their own test set ignore it

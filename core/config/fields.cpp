@@ -171,6 +171,10 @@ void addOptimiserFields(std::vector<Field>& fields) {
                              "batches whose mean gradient makes one update (gradient\n"
                              "accumulation; data-parallel: one allreduce per N batches)",
                              1, limits::kMaxAccumulate, &C::accumulate));
+    fields.push_back(number("dropout",
+                            "model cnn: the chance that dropout zeroes a conv2 channel or an\n"
+                            "fc1 unit while training (Dropout2d, dropout); 0 turns it off",
+                            0, false, 1, true, &C::dropout));
 }
 
 /// What a run starts from besides its seed: weights, or a run to continue.
@@ -212,7 +216,8 @@ std::vector<Field> makeFields() {
     std::vector<Field> fields;
     fields.push_back(text("model", "SPEC",
                           "mlp:IN-H1-...-OUT[:relu|tanh|sigmoid]\n"
-                          "embedding-bag:V-D-C (sparse datasets)",
+                          "embedding-bag:V-D-C (sparse datasets)\n"
+                          "cnn:mnist (mnist_hogwild's network, 28x28 images)",
                           &C::model));
     fields.push_back(text("dataset", "SPEC",
                           "random:ROWSxDIM:CLASSES (randn data, random labels)\n"

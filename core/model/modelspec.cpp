@@ -14,7 +14,7 @@ using limits::kMaxWidth;
     throw InputError("model: \"" + text + "\" is not valid: " + why +
                      ". Accepted forms: mlp:IN-H1-...-OUT[:relu|tanh|sigmoid] (e.g. "
                      "mlp:100-256-10, mlp:784-128-10:tanh) or embedding-bag:V-D-C (e.g. "
-                     "embedding-bag:5000-32-4)");
+                     "embedding-bag:5000-32-4) or cnn:mnist (PyTorch's mnist_hogwild network)");
 }
 
 std::vector<std::int64_t> parseWidths(const std::string& text, const std::string& list) {
@@ -91,10 +91,21 @@ ModelSpec parseModelSpec(const std::string& text) {
                           " parameters");
         return spec;
     }
+    if (parts[0] == "cnn") {
+        if (parts.size() != 2 || parts[1] != "mnist")
+            bad(text, "the one convolutional network is cnn:mnist (28x28 one-channel images, "
+                      "10 classes)");
+        spec.kind = ModelSpec::Kind::Cnn;
+        spec.layers.clear();
+        spec.classes = 10;
+        return spec;
+    }
     bad(text, "unknown model kind \"" + parts[0] + "\"");
 }
 
 std::string toString(const ModelSpec& spec) {
+    if (spec.kind == ModelSpec::Kind::Cnn)
+        return "cnn:mnist";
     if (spec.kind == ModelSpec::Kind::EmbeddingBag)
         return "embedding-bag:" + std::to_string(spec.vocab) + "-" + std::to_string(spec.dim) +
                "-" + std::to_string(spec.classes);

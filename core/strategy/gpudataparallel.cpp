@@ -169,12 +169,12 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
             {"replicas-per-gpu", std::to_string(c.workers) + " replicas do not split evenly into " +
                                      std::to_string(c.replicasPerGpu) +
                                      " per GPU: make workers a multiple of replicas-per-gpu"});
-    bool mlp = true;
+    bool bag = false; // the CNN is refused for every GPU mode (strategy/registry.cpp)
     try {
-        mlp = c.modelSpec().kind == ModelSpec::Kind::Mlp;
+        bag = c.modelSpec().kind == ModelSpec::Kind::EmbeddingBag;
     } catch (const std::exception&) { // validate() reports the model text itself
     }
-    if (!mlp)
+    if (bag)
         issues.push_back({"model", "data-parallel on cuda trains mlp models (the embedding bag "
                                    "runs on the GPU in mode gpu-hogwild)"});
 }

@@ -1,6 +1,7 @@
 #include "train/workerloop.h"
 
 #include "train/keepgoing.h"
+#include "util/random.h"
 
 #include <algorithm>
 #include <cmath>
@@ -60,6 +61,7 @@ public:
 private:
     bool trainEpoch(int epoch) {
         s_.plan->rows(epoch, s_.rank, order_);
+        epoch_ = epoch;
         lossSum_ = 0;
         batches_ = 0;
         const bool agreed = s_.rule->agreesCommands();
@@ -142,14 +144,13 @@ private:
     float lossAndGradient(const std::int64_t* rows, std::int64_t n) {
         const auto batch = std::int64_t(s_.batch);
         if (n <= batch)
-            return s_.kernel->lossAndGradient(s_.params, rows, n);
+            return batchLoss(rows, n);
         double lossSum = 0;
         int batches = 0;
         for (std::int64_t at = 0; at < n; at += batch) {
             if (batches > 0)
                 s_.kernel->accumulateGradient();
-            const float loss =
-                s_.kernel->lossAndGradient(s_.params, rows + at, std::min(batch, n - at));
+            const float loss = batchLoss(rows + at, std::min(batch, n - at));
             if (!std::isfinite(loss))
                 return loss;
             lossSum += loss;
@@ -157,6 +158,13 @@ private:
         }
         s_.kernel->finishAccumulation(batches);
         return float(lossSum / batches);
+    }
+
+    /// One batch's loss and gradient, its random choices named by the epoch
+    /// and its place in the epoch's order (StepKernel::setNoiseKey).
+    float batchLoss(const std::int64_t* rows, std::int64_t n) {
+        s_.kernel->setNoiseKey(Rng::derive(std::uint64_t(epoch_), std::uint64_t(rows - order_.data())));
+        return s_.kernel->lossAndGradient(s_.params, rows, n);
     }
 
     /// Publishes the epoch and waits at the epoch gate (while the test set is
@@ -205,6 +213,7 @@ private:
     std::uint64_t steps_ = 0, samples_ = 0, batches_ = 0;
     std::uint32_t epochsDone_ = 0;   ///< epochs finished, gate included
     std::uint64_t stepsInEpoch_ = 0; ///< updates made in epoch epochsDone_ + 1
+    int epoch_ = 0;                  ///< the epoch trainEpoch() is in
     std::uint64_t skipSteps_ = 0;    ///< a resumed epoch's updates made before
     double lossSum_ = 0;
     float lr_ = float(s_.schedule.base); ///< the rate the kernel updates at

@@ -1,10 +1,12 @@
 #include "backend/cpu/cpubackend.h"
 
+#include "backend/cpu/cnnkernel.h"
 #include "backend/cpu/embeddingbagkernel.h"
 #include "backend/cpu/mlpkernel.h"
 #include "backend/hostupdate.h"
 #include "optim/hogwild.h"
 #include "util/parallel.h"
+#include "util/random.h"
 
 #include <cstdint>
 
@@ -18,7 +20,7 @@ public:
                   std::uint32_t rank, std::uint32_t workers)
         : HostUpdateKernel(model.layout().total(), sgd, rank, workers),
           math_(makeModelKernel(model)), train_(train),
-          dense_(dynamic_cast<const MlpKernel*>(math_.get()) != nullptr) {}
+          dense_(dynamic_cast<const EmbeddingBagKernel*>(math_.get()) == nullptr), rank_(rank) {}
 
     float lossAndGradient(const float* params, const std::int64_t* rows, std::int64_t n) override {
         return math_->lossAndGradient(params, train_, rows, n, ws_);
@@ -27,6 +29,7 @@ public:
                         std::int64_t end) override {
         return math_->evaluate(params, data, begin, end, ws_);
     }
+    void setNoiseKey(std::uint64_t key) override { ws_.noiseKey = Rng::derive(key, rank_ + 1); }
     bool gradientInto(float* buffer) override {
         // The embedding bag's gradient is sparse (its rows vary by batch); a
         // buffer aligned otherwise than the kernel's own would change bits.
@@ -40,7 +43,8 @@ public:
 private:
     std::unique_ptr<ModelKernel> math_;
     DatasetView train_;
-    bool dense_; ///< an MLP: its gradient covers every parameter
+    bool dense_; ///< not the embedding bag: its gradient covers every parameter
+    std::uint32_t rank_;
 };
 
 } // namespace
@@ -48,6 +52,8 @@ private:
 std::unique_ptr<ModelKernel> makeModelKernel(const Model& model) {
     if (const auto* bag = dynamic_cast<const EmbeddingBag*>(&model))
         return std::make_unique<EmbeddingBagKernel>(*bag);
+    if (const auto* cnn = dynamic_cast<const Cnn*>(&model))
+        return std::make_unique<CnnKernel>(*cnn);
     return std::make_unique<MlpKernel>(dynamic_cast<const Mlp&>(model));
 }
 

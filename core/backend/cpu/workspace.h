@@ -17,6 +17,8 @@ struct Workspace {
     std::vector<std::int32_t> rowMark;       ///< embedding bag: row -> slot stamp
     std::vector<std::int64_t> rowSlot;
     std::int64_t stamp = 0;
+    std::vector<std::vector<std::int32_t>> picks; ///< cnn: each max-pool's chosen inputs
+    std::uint64_t noiseKey = 0;                   ///< the batch's dropout stream (setNoiseKey)
     Gradient<T> grad;
     /// Set: a dense gradient's values go here instead of grad.values
     /// (StepKernel::gradientInto).

@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+"""Makes tests/data/cnn-parity: PyTorch's examples/mnist_hogwild Net trained
+serially, in file order, without dropout, as the reference tst_cnn compares
+--model cnn:mnist with.
+
+  /usr/bin/python3 tests/data/make_cnn_parity.py   (needs python3-torch and
+                                                    dataset-fashion-mnist)
+
+Writes, next to this script:
+  cnn-parity/train-images-idx3-ubyte, train-labels-idx1-ubyte
+      the first ROWS Fashion-MNIST training images and labels (idx:DIR)
+  cnn-parity/init.safetensors      the Net's initial state_dict (seed 0)
+  cnn-parity/expected.safetensors  its state_dict after EPOCHS epochs of SGD
+The settings are in cnn-parity/settings.json, which the test reads.
+"""
+import gzip
+import json
+import os
+import struct
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ROWS, EPOCHS, BATCH, LR, MOMENTUM = 64, 3, 16, 0.05, 0.5
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cnn-parity")
+SOURCE = "/usr/share/datasets/fashion-mnist"
+
+
+class Net(nn.Module):
+    """examples/mnist_hogwild/main.py's network, as it is there."""
+
+    def __init__(self):
+        super(Net, self).__init__()
+        self.conv1 = nn.Conv2d(1, 10, kernel_size=5)
+        self.conv2 = nn.Conv2d(10, 20, kernel_size=5)
+        self.conv2_drop = nn.Dropout2d()
+        self.fc1 = nn.Linear(320, 50)
+        self.fc2 = nn.Linear(50, 10)
+
+    def forward(self, x):
+        x = F.relu(F.max_pool2d(self.conv1(x), 2))
+        x = F.relu(F.max_pool2d(self.conv2_drop(self.conv2(x)), 2))
+        x = x.view(-1, 320)
+        x = F.relu(self.fc1(x))
+        x = F.dropout(x, training=self.training)
+        x = self.fc2(x)
+        return F.log_softmax(x, dim=1)
+
+
+def write_safetensors(path, state):
+    header, body = {}, b""
+    for name, t in state.items():
+        data = t.detach().contiguous().float().numpy().tobytes()
+        header[name] = {"dtype": "F32", "shape": list(t.shape),
+                        "data_offsets": [len(body), len(body) + len(data)]}
+        body += data
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + body)
+
+
+def main():
+    os.makedirs(HERE, exist_ok=True)
+    with gzip.open(os.path.join(SOURCE, "train-images-idx3-ubyte.gz")) as f:
+        images = f.read()[16:16 + ROWS * 784]
+    with gzip.open(os.path.join(SOURCE, "train-labels-idx1-ubyte.gz")) as f:
+        labels = f.read()[8:8 + ROWS]
+    with open(os.path.join(HERE, "train-images-idx3-ubyte"), "wb") as f:
+        f.write(struct.pack(">IIII", 0x803, ROWS, 28, 28) + images)
+    with open(os.path.join(HERE, "train-labels-idx1-ubyte"), "wb") as f:
+        f.write(struct.pack(">II", 0x801, ROWS) + labels)
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    model = Net()
+    write_safetensors(os.path.join(HERE, "init.safetensors"), model.state_dict())
+    x = torch.tensor(list(images), dtype=torch.uint8).float().div(255).view(ROWS, 1, 28, 28)
+    y = torch.tensor(list(labels), dtype=torch.long)
+    model.eval()  # no dropout: the run compared uses --dropout 0
+    opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM)
+    for _ in range(EPOCHS):
+        for start in range(0, ROWS, BATCH):  # file order, as --no-shuffle
+            opt.zero_grad()
+            loss = F.nll_loss(model(x[start:start + BATCH]), y[start:start + BATCH])
+            loss.backward()
+            opt.step()
+    write_safetensors(os.path.join(HERE, "expected.safetensors"), model.state_dict())
+    with open(os.path.join(HERE, "settings.json"), "w") as f:
+        json.dump({"rows": ROWS, "epochs": EPOCHS, "batch": BATCH, "lr": LR,
+                   "momentum": MOMENTUM, "torch": torch.__version__}, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
