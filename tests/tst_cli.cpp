@@ -333,7 +333,7 @@ private slots:
                                  << "--split: expected shard or replicate, got \"x\"";
         QTest::newRow("serial with 2 workers") << QStringList{"--mode", "serial", "--workers", "2"}
                                                << "serial mode runs exactly 1 worker";
-        QTest::newRow("bad model") << QStringList{"--model", "cnn:3"} << "unknown model kind";
+        QTest::newRow("bad model") << QStringList{"--model", "rnn:3"} << "unknown model kind";
         QTest::newRow("bad dataset")
             << QStringList{"--dataset", "nope:1"} << "unknown kind \"nope\"";
         QTest::newRow("missing csv")

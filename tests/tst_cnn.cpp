@@ -49,9 +49,10 @@ double largestDifference(const std::map<std::string, std::vector<float>>& a,
 
 /// The small CNN run every mode below makes: the parity images, 2 epochs.
 QStringList smallRun(const QString& out) {
-    return {"--model",  "cnn:mnist", "--dataset", "idx:" + parityDir(), "--test-fraction",
-            "0",        "--epochs",  "2",         "--batch",            "16",
-            "--lr",     "0.05",      "--quiet",   "--out",              out};
+    return {"--model",         "cnn:mnist", "--dataset", "idx:" + parityDir(),
+            "--test-fraction", "0",         "--epochs",  "2",
+            "--batch",         "16",        "--lr",      "0.05",
+            "--quiet",         "--out",     out};
 }
 } // namespace
 
@@ -66,16 +67,35 @@ private slots:
 
     void serialSgdMatchesPytorch() {
         const QJsonObject settings =
-            QJsonDocument::fromJson(readBytes((parityDir() + "/settings.json").toStdString())).object();
+            QJsonDocument::fromJson(readBytes((parityDir() + "/settings.json").toStdString()))
+                .object();
         QVERIFY(!settings.isEmpty());
-        const Result r = runCli(
-            {"--model", "cnn:mnist", "--dataset", "idx:" + parityDir(), "--test-fraction", "0",
-             "--no-shuffle", "--dropout", "0", "--mode", "serial", "--workers", "1", "--epochs",
-             QString::number(settings["epochs"].toInt()), "--batch",
-             QString::number(settings["batch"].toInt()), "--lr",
-             QString::number(settings["lr"].toDouble()), "--momentum",
-             QString::number(settings["momentum"].toDouble()), "--init",
-             parityDir() + "/init.safetensors", "--out", dir("parity"), "--quiet"});
+        const Result r = runCli({"--model",
+                                 "cnn:mnist",
+                                 "--dataset",
+                                 "idx:" + parityDir(),
+                                 "--test-fraction",
+                                 "0",
+                                 "--no-shuffle",
+                                 "--dropout",
+                                 "0",
+                                 "--mode",
+                                 "serial",
+                                 "--workers",
+                                 "1",
+                                 "--epochs",
+                                 QString::number(settings["epochs"].toInt()),
+                                 "--batch",
+                                 QString::number(settings["batch"].toInt()),
+                                 "--lr",
+                                 QString::number(settings["lr"].toDouble()),
+                                 "--momentum",
+                                 QString::number(settings["momentum"].toDouble()),
+                                 "--init",
+                                 parityDir() + "/init.safetensors",
+                                 "--out",
+                                 dir("parity"),
+                                 "--quiet"});
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
         const auto ours = tensorsOf(dir("parity/weights.safetensors"));
         const auto torch = tensorsOf(parityDir() + "/expected.safetensors");
@@ -93,10 +113,10 @@ private slots:
         QTest::newRow("serial") << QStringList{"--mode", "serial", "--workers", "1"};
         QTest::newRow("threads") << QStringList{"--mode", "threads", "--workers", "2"};
         QTest::newRow("threads-locked") << QStringList{"--mode", "threads-locked"};
-        QTest::newRow("processes, fork") << QStringList{"--mode", "processes", "--start-method",
-                                                        "fork"};
-        QTest::newRow("processes, spawn") << QStringList{"--mode", "processes", "--start-method",
-                                                         "spawn"};
+        QTest::newRow("processes, fork")
+            << QStringList{"--mode", "processes", "--start-method", "fork"};
+        QTest::newRow("processes, spawn")
+            << QStringList{"--mode", "processes", "--start-method", "spawn"};
         QTest::newRow("processes --no-share") << QStringList{"--mode", "processes", "--no-share"};
         QTest::newRow("data-parallel, threads")
             << QStringList{"--mode", "data-parallel", "--transport", "threads"};
@@ -126,7 +146,12 @@ private slots:
         // Dropout's draws are named by the epoch and the batch's place, so
         // 2 epochs and 1 + 1 resumed end on the same bits.
         QStringList run = smallRun(dir("drop-full"));
-        run << "--mode" << "serial" << "--workers" << "1" << "--momentum" << "0.5";
+        run << "--mode"
+            << "serial"
+            << "--workers"
+            << "1"
+            << "--momentum"
+            << "0.5";
         QVERIFY(run.contains("2"));
         Result r = runCli(run);
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
@@ -143,7 +168,8 @@ private slots:
         // And the draws matter: without dropout the run ends elsewhere.
         QStringList plain = run;
         plain[plain.indexOf("--out") + 1] = dir("drop-none");
-        plain << "--dropout" << "0";
+        plain << "--dropout"
+              << "0";
         r = runCli(plain);
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
         QVERIFY(largestDifference(tensorsOf(dir("drop-full/weights.safetensors")),

@@ -33,7 +33,7 @@ const char* const kFieldNames[] = {
     "init", "out", "transport", "sync-every", "bucket-mb", "drop-last", "hostfile", "mpirun-args",
     "reduce",
     "device", "replicas-per-gpu", "blocks", "update", "cuda-before-fork", "force-unsafe-fork",
-    "lost-updates", "spawn-before-share", "loader-workers", "lr-schedule", "warmup-steps", "accumulate",
+    "lost-updates", "spawn-before-share", "loader-workers", "lr-schedule", "warmup-steps", "accumulate", "dropout",
     "tensorboard", "resume"};
 // clang-format on
 
@@ -282,8 +282,8 @@ private slots:
                                               << "mlp:100-10:swish"
                                               << "unknown activation \"swish\"";
         QTest::newRow("model unknown kind") << "model"
-                                            << "cnn:3"
-                                            << "unknown model kind \"cnn\"";
+                                            << "rnn:3"
+                                            << "unknown model kind \"rnn\"";
         QTest::newRow("model embedding two sizes") << "model"
                                                    << "embedding-bag:10-2"
                                                    << "expected three sizes V-D-C";
@@ -365,7 +365,7 @@ private slots:
 
     void severalIssuesTogether() {
         ExperimentConfig c = baseConfig();
-        c.model = "cnn:3";
+        c.model = "rnn:3";
         c.dataset = "nope:1";
         c.workers = 0;
         c.epochs = 0;

@@ -67,7 +67,8 @@ private:
             // analytic gradient is then the slope of the side the point lies
             // on, which a one-sided difference (error O(h)) must match.
             if (err > 1e-6 && kinks) {
-                const double side = std::min(relative((up - loss) / h), relative((loss - down) / h));
+                const double side =
+                    std::min(relative((up - loss) / h), relative((loss - down) / h));
                 if (side < 1e-3) {
                     ++*kinks;
                     err = 0;
@@ -172,8 +173,8 @@ private slots:
         // Evaluation is the network without dropout: its loss is p = 0's.
         Workspace<float> e;
         const EvalResult eval = kernel->evaluate(params.data(), data.view(), 0, 8, e);
-        QVERIFY(std::abs(eval.meanLoss() - double(plain->lossAndGradient(
-                                                params.data(), data.view(), rows.data(), 8, a))) <
+        QVERIFY(std::abs(eval.meanLoss() - double(plain->lossAndGradient(params.data(), data.view(),
+                                                                         rows.data(), 8, a))) <
                 1e-6);
     }
 
@@ -236,9 +237,9 @@ private slots:
         QCOMPARE(names, (std::vector<std::string>{"conv1.weight", "conv1.bias", "conv2.weight",
                                                   "conv2.bias", "fc1.weight", "fc1.bias",
                                                   "fc2.weight", "fc2.bias"}));
-        QCOMPARE(shapes, (std::vector<std::vector<std::int64_t>>{
-                             {10, 1, 5, 5}, {10}, {20, 10, 5, 5}, {20}, {50, 320}, {50}, {10, 50},
-                             {10}}));
+        QCOMPARE(shapes,
+                 (std::vector<std::vector<std::int64_t>>{
+                     {10, 1, 5, 5}, {10}, {20, 10, 5, 5}, {20}, {50, 320}, {50}, {10, 50}, {10}}));
         QCOMPARE(c->layout().total(), std::int64_t(21840));
     }
 };

@@ -172,8 +172,8 @@ void addOptimiserFields(std::vector<Field>& fields) {
                              "accumulation; data-parallel: one allreduce per N batches)",
                              1, limits::kMaxAccumulate, &C::accumulate));
     fields.push_back(number("dropout",
-                            "model cnn: the chance that dropout zeroes a conv2 channel or an\n"
-                            "fc1 unit while training (Dropout2d, dropout); 0 turns it off",
+                            "model cnn: the dropout probability\n"
+                            "of conv2's channels and fc1's units while training; 0: none",
                             0, false, 1, true, &C::dropout));
 }
 

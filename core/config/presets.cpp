@@ -245,6 +245,40 @@ Preset processHogwild(bool fashion) {
         {"start-method"}};
 }
 
+/// PyTorch's examples/mnist_hogwild, as its defaults set it up.
+Preset mnistHogwild(bool fashion) {
+    ExperimentConfig c;
+    c.model = canonicalModel("cnn:mnist");
+    c.dataset = fashion ? "fashion-mnist" : kFashionStandIn;
+    c.mode = modes::processes;
+    c.startMethod = StartMethod::Spawn; // mp.set_start_method('spawn')
+    c.workers = 2;                      // --num-processes 2
+    c.split = DataSplit::Replicate;     // each process its own DataLoader over all of it
+    c.epochs = 10;
+    c.batch = 64;
+    c.lr = 0.01;
+    c.momentum = 0.5;
+    c.dropout = 0.5; // nn.Dropout2d() and F.dropout's default
+    c.seed = 1;
+    std::string text =
+        ("<p>PyTorch's own Hogwild example, <tt>examples/mnist_hogwild</tt>, in its settings: "
+         "its convolutional network (two 5x5 convolutions with max-pooling and dropout, two "
+         "linear layers), <b>2 processes</b> started by <b>spawn</b> updating one shared "
+         "model without locks, each walking the whole training set every epoch, batches of "
+         "64, SGD with learning rate 0.01 and momentum 0.5, 10 epochs.</p>"
+         "<p>On Fashion-MNIST it ends at about 85% test accuracy. Here the 10 epochs take "
+         "about 70 s on two cores. PyTorch's example itself, run beside it on the same "
+         "machine by <tt>bench/cnn.py</tt>, took about twice as long: 128 s against 63 s "
+         "for the whole run (2026-12-05, bench/RESULTS.md).</p>"
+         "<p>The weights export under the example's names (<tt>conv1.weight</tt>, ...): "
+         "its <tt>Net</tt> loads them with <tt>load_state_dict</tt>.</p>");
+    if (!fashion)
+        text += ("<p>Fashion-MNIST is not installed (apt-get install dataset-fashion-mnist), "
+                 "so this runs on a synthetic teacher task of the same shape.</p>");
+    return {
+        "mnist-hogwild", "PyTorch's mnist_hogwild (CNN)", text, c, 0, {}, ComparedFigure::None, {}};
+}
+
 Preset cudaBeforeFork() {
     ExperimentConfig c;
     c.model = canonicalModel("mlp:100-64-10");
@@ -499,10 +533,10 @@ Preset fashionDefault(bool fashion) {
 
 std::vector<Preset> presets() {
     const bool fashion = fashionMnistAvailable();
-    return {hogwildVsLocked(),      forgotToShare(),         sparseEmbedding(), lostUpdates(),
-            accumulateHogwild(),    processHogwild(fashion), cudaBeforeFork(),  unableToOpenShm(),
-            nestedWorkers(),        ddpVsHogwild(),          localSgd(),        startMethods(),
-            fashionDefault(fashion)};
+    return {hogwildVsLocked(),   forgotToShare(),         sparseEmbedding(),     lostUpdates(),
+            accumulateHogwild(), processHogwild(fashion), mnistHogwild(fashion), cudaBeforeFork(),
+            unableToOpenShm(),   nestedWorkers(),         ddpVsHogwild(),        localSgd(),
+            startMethods(),      fashionDefault(fashion)};
 }
 
 const Preset* findPreset(const std::vector<Preset>& all, const std::string& idOrName) {

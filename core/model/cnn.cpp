@@ -44,11 +44,12 @@ std::string Cnn::incompatibility(const DatasetShape& data) const {
                "is sparse";
     if (data.dim >= 0 && data.dim != pixels)
         return "cnn:mnist reads 28x28 one-channel images (784 features) but the dataset has " +
-               std::to_string(data.dim) + " features: use fashion-mnist, an idx:DIR of 28x28 "
+               std::to_string(data.dim) +
+               " features: use fashion-mnist, an idx:DIR of 28x28 "
                "images, or a dataset of 784 features";
     if (data.numClasses > shape_.classes)
-        return "cnn:mnist has 10 classes but the dataset has " +
-               std::to_string(data.numClasses) + ": use an mlp model for more classes";
+        return "cnn:mnist has 10 classes but the dataset has " + std::to_string(data.numClasses) +
+               ": use an mlp model for more classes";
     return {};
 }
 

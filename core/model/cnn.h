@@ -15,16 +15,16 @@ class Cnn final : public Model {
 public:
     /// The network's fixed sizes (cnn:mnist).
     struct Shape {
-        std::int64_t side = 28;     ///< input height and width, one channel
-        std::int64_t kernel = 5;    ///< both convolutions' kernel side
-        std::int64_t conv1 = 10;    ///< conv1's output channels
-        std::int64_t conv2 = 20;    ///< conv2's output channels
-        std::int64_t hidden = 50;   ///< fc1's width
-        std::int64_t classes = 10;  ///< fc2's width
-        std::int64_t side1() const { return side - kernel + 1; }  ///< 24: conv1's output side
-        std::int64_t pooled1() const { return side1() / 2; }       ///< 12
+        std::int64_t side = 28;    ///< input height and width, one channel
+        std::int64_t kernel = 5;   ///< both convolutions' kernel side
+        std::int64_t conv1 = 10;   ///< conv1's output channels
+        std::int64_t conv2 = 20;   ///< conv2's output channels
+        std::int64_t hidden = 50;  ///< fc1's width
+        std::int64_t classes = 10; ///< fc2's width
+        std::int64_t side1() const { return side - kernel + 1; }      ///< 24: conv1's output side
+        std::int64_t pooled1() const { return side1() / 2; }          ///< 12
         std::int64_t side2() const { return pooled1() - kernel + 1; } ///< 8
-        std::int64_t pooled2() const { return side2() / 2; }       ///< 4
+        std::int64_t pooled2() const { return side2() / 2; }          ///< 4
         std::int64_t flat() const { return conv2 * pooled2() * pooled2(); } ///< 320
     };
     /// Offsets of the eight tensors in the flat buffer.

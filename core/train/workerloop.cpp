@@ -163,7 +163,8 @@ private:
     /// One batch's loss and gradient, its random choices named by the epoch
     /// and its place in the epoch's order (StepKernel::setNoiseKey).
     float batchLoss(const std::int64_t* rows, std::int64_t n) {
-        s_.kernel->setNoiseKey(Rng::derive(std::uint64_t(epoch_), std::uint64_t(rows - order_.data())));
+        s_.kernel->setNoiseKey(
+            Rng::derive(std::uint64_t(epoch_), std::uint64_t(rows - order_.data())));
         return s_.kernel->lossAndGradient(s_.params, rows, n);
     }
 

@@ -69,41 +69,15 @@ QString numberTip(const char* key, const QString& what) {
 
 /// The fields the form shows, in display order (JSON names): the order in
 /// which the problem summary looks for the first problem.
-const char* const kFormFields[] = {"model",
-                                   "dataset",
-                                   "test-fraction",
-                                   "mode",
-                                   "workers",
-                                   "lost-updates",
-                                   "start-method",
-                                   "share",
-                                   "on-worker-failure",
-                                   "transport",
-                                   "sync-every",
-                                   "hostfile",
-                                   "mpirun-args",
-                                   "reduce",
-                                   "device",
-                                   "replicas-per-gpu",
-                                   "blocks",
-                                   "update",
-                                   "split",
-                                   "shuffle",
-                                   "bucket-mb",
-                                   "drop-last",
-                                   "spawn-before-share",
-                                   "loader-workers",
-                                   "cuda-before-fork",
-                                   "force-unsafe-fork",
-                                   "batch",
-                                   "lr",
-                                   "momentum",
-                                   "weight-decay",
-                                   "lr-schedule",
-                                   "warmup-steps",
-                                   "accumulate",
-                                   "epochs",
-                                   "seed"};
+// clang-format off
+const char* const kFormFields[] = {
+    "model", "dropout", "dataset", "test-fraction", "mode", "workers", "lost-updates",
+    "start-method", "share", "on-worker-failure", "transport", "sync-every", "hostfile",
+    "mpirun-args", "reduce", "device", "replicas-per-gpu", "blocks", "update", "split", "shuffle",
+    "bucket-mb", "drop-last", "spawn-before-share", "loader-workers", "cuda-before-fork",
+    "force-unsafe-fork", "batch", "lr", "momentum", "weight-decay", "lr-schedule", "warmup-steps",
+    "accumulate", "epochs", "seed"};
+// clang-format on
 
 /// Lets a spin box or a combo box take the mouse wheel only once it has the
 /// focus: over an unfocused one the wheel goes on to the scroll area (issue
@@ -277,6 +251,7 @@ void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
 hwl::ExperimentConfig ExperimentForm::config() const {
     hwl::ExperimentConfig c;
     c.model = model_->specText().toStdString();
+    c.dropout = model_->dropout();
     c.dataset = dataset_->specText().toStdString();
     c.testFraction = dataset_->testFraction();
     parallelism_->apply(c);
@@ -300,6 +275,7 @@ hwl::ExperimentConfig ExperimentForm::config() const {
 void ExperimentForm::setConfig(const hwl::ExperimentConfig& c) {
     filling_ = true;
     model_->setSpecText(QString::fromStdString(c.model));
+    model_->setDropout(c.dropout);
     dataset_->setSpecText(QString::fromStdString(c.dataset));
     dataset_->setTestFraction(c.testFraction);
     parallelism_->setConfig(c);
@@ -329,6 +305,8 @@ QWidget* ExperimentForm::fieldWidget(const QString& field) const {
         return dataset_->mainEditor();
     if (field == QLatin1String("test-fraction"))
         return dataset_->testFractionSpin();
+    if (field == QLatin1String("dropout"))
+        return model_->dropoutSpin();
     if (QWidget* w = parallelism_->fieldWidget(field))
         return w;
     const struct {

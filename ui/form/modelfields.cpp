@@ -5,6 +5,7 @@
 #include "util/limits.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLineEdit>
 #include <QSpinBox>
@@ -34,6 +35,7 @@ ModelFields::ModelFields(QWidget* parent) : QGroupBox(tr("Model"), parent) {
     kind_->setObjectName("modelKind");
     kind_->addItem(tr("MLP"), int(ModelSpec::Kind::Mlp));
     kind_->addItem(tr("Embedding bag"), int(ModelSpec::Kind::EmbeddingBag));
+    kind_->addItem(tr("CNN (mnist_hogwild)"), int(ModelSpec::Kind::Cnn));
     kind_->setItemData(0,
                        tr("Fully connected layers with an activation between them, softmax "
                           "cross-entropy; works on dense and sparse data"),
@@ -41,6 +43,11 @@ ModelFields::ModelFields(QWidget* parent) : QGroupBox(tr("Model"), parent) {
     kind_->setItemData(1,
                        tr("Mean of the embeddings of a sparse row's tokens, then linear D -> "
                           "C; needs a sparse dataset (sparse-bow or LIBSVM)"),
+                       Qt::ToolTipRole);
+    kind_->setItemData(2,
+                       tr("PyTorch's examples/mnist_hogwild network: two 5x5 convolutions with "
+                          "max-pooling, dropout and two linear layers over 28x28 images "
+                          "(Fashion-MNIST, an IDX folder); trains on the CPU"),
                        Qt::ToolTipRole);
     form_->addRow(tr("Kind"), kind_);
 
@@ -68,6 +75,17 @@ ModelFields::ModelFields(QWidget* parent) : QGroupBox(tr("Model"), parent) {
     form_->addRow(tr("Dimension D"), dim_);
     form_->addRow(tr("Classes C"), classes_);
 
+    dropout_ = new QDoubleSpinBox;
+    dropout_->setObjectName("dropout");
+    dropout_->setRange(0, 0.95);
+    dropout_->setSingleStep(0.05);
+    dropout_->setDecimals(6);
+    dropout_->setValue(0.5);
+    dropout_->setToolTip(tr("The chance that dropout zeroes a conv2 channel or an fc1 unit "
+                            "while training, as the example's Dropout2d and dropout; 0 turns "
+                            "it off. Evaluation never drops."));
+    form_->addRow(tr("Dropout"), dropout_);
+
     error_ = makeNoteLabel("error");
     error_->setObjectName("modelError");
     form_->addRow(error_);
@@ -80,6 +98,7 @@ ModelFields::ModelFields(QWidget* parent) : QGroupBox(tr("Model"), parent) {
     connect(activation_, &QComboBox::currentIndexChanged, this, &ModelFields::onEdited);
     for (QSpinBox* spin : {vocab_, dim_, classes_})
         connect(spin, &QSpinBox::valueChanged, this, &ModelFields::onEdited);
+    connect(dropout_, &QDoubleSpinBox::valueChanged, this, &ModelFields::onEdited);
     setSpecText("mlp:784-128-10");
 }
 
@@ -87,9 +106,26 @@ bool ModelFields::isEmbeddingBag() const {
     return kind_->currentData().toInt() == int(ModelSpec::Kind::EmbeddingBag);
 }
 
+bool ModelFields::isCnn() const {
+    return kind_->currentData().toInt() == int(ModelSpec::Kind::Cnn);
+}
+
+double ModelFields::dropout() const {
+    return dropout_->value();
+}
+
+void ModelFields::setDropout(double p) {
+    const bool wasFilling = filling_;
+    filling_ = true;
+    dropout_->setValue(p);
+    filling_ = wasFilling;
+}
+
 QString ModelFields::specText() const {
     if (!raw_.isNull())
         return raw_;
+    if (isCnn())
+        return QStringLiteral("cnn:mnist");
     if (isEmbeddingBag())
         return QStringLiteral("embedding-bag:%1-%2-%3")
             .arg(vocab_->value())
@@ -116,7 +152,7 @@ void ModelFields::setSpecText(const QString& text) {
                 parts << QString::number(w);
             widths_->setText(parts.join(QLatin1Char('-')));
             activation_->setCurrentIndex(activation_->findData(int(spec.activation)));
-        } else {
+        } else if (spec.kind == ModelSpec::Kind::EmbeddingBag) {
             vocab_->setValue(int(spec.vocab));
             dim_->setValue(int(spec.dim));
             classes_->setValue(int(spec.classes));
@@ -138,12 +174,16 @@ void ModelFields::setSpecText(const QString& text) {
 QWidget* ModelFields::mainEditor() const {
     if (isEmbeddingBag())
         return vocab_;
+    if (isCnn())
+        return kind_;
     return widths_;
 }
 
 QList<QWidget*> ModelFields::editors() const {
     if (isEmbeddingBag())
         return {vocab_, dim_, classes_};
+    if (isCnn())
+        return {kind_};
     return {widths_};
 }
 
@@ -155,15 +195,19 @@ void ModelFields::onEdited() {
 }
 
 void ModelFields::updateVisibility() {
-    const bool bag = isEmbeddingBag();
-    form_->setRowVisible(widths_, !bag);
-    form_->setRowVisible(activation_, !bag);
+    const bool bag = isEmbeddingBag(), cnn = isCnn(), mlp = !bag && !cnn;
+    form_->setRowVisible(widths_, mlp);
+    form_->setRowVisible(activation_, mlp);
     form_->setRowVisible(vocab_, bag);
     form_->setRowVisible(dim_, bag);
     form_->setRowVisible(classes_, bag);
+    form_->setRowVisible(dropout_, cnn);
     // The error sits under the field it is about: the widths (an MLP's
-    // errors are about them, not the activation), or V, D, C.
-    QWidget* above = bag ? static_cast<QWidget*>(classes_) : static_cast<QWidget*>(widths_);
+    // errors are about them, not the activation), V, D, C, or the CNN's
+    // dropout (its errors: a dataset it does not fit).
+    QWidget* above = bag   ? static_cast<QWidget*>(classes_)
+                     : cnn ? static_cast<QWidget*>(dropout_)
+                           : static_cast<QWidget*>(widths_);
     int errorRow = -1, aboveRow = -1;
     QFormLayout::ItemRole role;
     form_->getWidgetPosition(error_, &errorRow, &role);

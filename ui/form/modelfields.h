@@ -1,11 +1,13 @@
 #pragma once
-// The "Model" group of the experiment form: model kind, and either the MLP's
-// layer widths and activation or the embedding bag's V, D, C. It edits the
-// `--model` text (ExperimentConfig::model). GUI thread only.
+// The "Model" group of the experiment form: model kind, and the MLP's layer
+// widths and activation, the embedding bag's V, D, C, or the CNN's dropout.
+// It edits the `--model` text (ExperimentConfig::model) and `--dropout`.
+// GUI thread only.
 #include <QGroupBox>
 #include <QString>
 
 class QComboBox;
+class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
 class QLineEdit;
@@ -27,7 +29,13 @@ public:
     void setSpecText(const QString& text);
 
     bool isEmbeddingBag() const;
-    /// The main editor: the widths edit (MLP) or the V spin box (embedding bag).
+    bool isCnn() const;
+    /// The CNN's dropout probability (ExperimentConfig::dropout); setting it
+    /// is not an edit.
+    double dropout() const;
+    void setDropout(double p);
+    /// The main editor: the widths edit (MLP), the V spin box (embedding
+    /// bag) or the kind (the CNN has no sizes).
     QWidget* mainEditor() const;
     /// Every editor an error about the model is marked on (the visible ones).
     QList<QWidget*> editors() const;
@@ -39,6 +47,7 @@ public:
     QSpinBox* vocabSpin() const { return vocab_; }
     QSpinBox* dimSpin() const { return dim_; }
     QSpinBox* classesSpin() const { return classes_; }
+    QDoubleSpinBox* dropoutSpin() const { return dropout_; }
 
 signals:
     /// Any edit (by the user or programmatic, not by setSpecText()).
@@ -55,6 +64,7 @@ private:
     QSpinBox* vocab_ = nullptr;
     QSpinBox* dim_ = nullptr;
     QSpinBox* classes_ = nullptr;
+    QDoubleSpinBox* dropout_ = nullptr;
     QLabel* error_ = nullptr;
     QString raw_; ///< an unparsable text from setSpecText(), until the next edit
     bool filling_ = false;

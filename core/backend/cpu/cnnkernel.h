@@ -1,11 +1,12 @@
 #pragma once
 // The mnist_hogwild CNN's CPU arithmetic (model/cnn.h). Each convolution is
-// im2col and one matrix product through the MLP's product kernels (measured
-// against a direct convolution in bench/cnn.py's notes); each max-pool keeps
-// which input it chose for the backward pass; dropout draws from the batch's
-// noise key (StepKernel::setNoiseKey), so the same batch of the same run
-// always drops the same units. Evaluation runs without dropout, as PyTorch's
-// model.eval().
+// im2col and one matrix product through the MLP's product kernels; perf on a
+// serial run put about half of a step in those products and their packing,
+// the rest in im2col, its reverse and the pools (a direct convolution was
+// not tried). Each max-pool keeps which input it chose for the backward
+// pass; dropout draws from the batch's noise key (StepKernel::setNoiseKey),
+// so the same batch of the same run always drops the same units. Evaluation
+// runs without dropout, as PyTorch's model.eval().
 #include "backend/cpu/modelkernelof.h"
 #include "model/cnn.h"
 
