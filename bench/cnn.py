@@ -36,6 +36,8 @@ FILES = ["train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3
          "t10k-labels-idx1-ubyte"]
 HEADING = "## The mnist_hogwild CNN against PyTorch's example"
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from report_util import machine, write_preserved  # noqa: E402
 
 
 def prepare(folder):
@@ -78,20 +80,12 @@ def run_ours(app, epochs):
             "samples": int(done.group(1))}
 
 
-def cpu_model():
-    for line in open("/proc/cpuinfo"):
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown CPU"
-
-
 def section(rows, args, load):
     med = {side: {k: statistics.median(r[side][k] for r in rows)
                   for k in ("wall_s", "train_s", "accuracy")} for side in ("torch", "ours")}
     lines = [HEADING, "",
              "`/usr/bin/python3 bench/cnn.py --app %s --epochs %d --rounds %d` (also step 4b "
-             "of `bash bench/run`, with 2 epochs), %s, %s, %d CPUs, load average %s at the "
-             "start. Both sides train "
+             "of `bash bench/run`, with 2 epochs), %s, %s, load average %s at the start. Both sides train "
              "examples/mnist_hogwild's Net on Fashion-MNIST in its setting (2 Hogwild "
              "processes, each over the whole training set per epoch, batch 64, SGD lr 0.01 "
              "momentum 0.5, dropout 0.5), then test. PyTorch %s runs the example's own code "
@@ -102,7 +96,7 @@ def section(rows, args, load):
              "the whole of the accuracies' difference is not measured."
              % (args.app, args.epochs, args.rounds, time.strftime("%Y-%m-%d %H:%M UTC",
                                                                    time.gmtime()),
-                cpu_model(), os.cpu_count(), load, args.torch_version, rows[0]["torch"]["threads"]), "",
+                machine(), load, args.torch_version, rows[0]["torch"]["threads"]), "",
              "| | PyTorch's example | Hogwild Lab | ratio |",
              "| --- | --- | --- | --- |"]
     for key, label in (("wall_s", "whole run, s (loading and test included)"),
@@ -113,24 +107,6 @@ def section(rows, args, load):
                                                            med["ours"]["accuracy"]))
     lines.append("")
     return "\n".join(lines) + "\n"
-
-
-def write_section(path, text):
-    """Into the part of RESULTS.md that bench/report.py keeps (after PRESERVED)."""
-    sys.path.insert(0, HERE)
-    from report import PRESERVED
-    old = open(path).read() if os.path.exists(path) else ""
-    if PRESERVED not in old:
-        old = old.rstrip("\n") + "\n\n" + PRESERVED + "\n"
-    start = old.find(HEADING)
-    if start < 0:
-        new = old.rstrip("\n") + "\n\n" + text
-    else:
-        end = old.find("\n## ", start + len(HEADING))
-        new = old[:start] + text + (old[end + 1:] if end >= 0 else "")
-    with open(path + ".tmp", "w") as f:
-        f.write(new)
-    os.replace(path + ".tmp", path)
 
 
 def main():
@@ -173,7 +149,7 @@ def main():
     text = section(rows, args, load)
     print(text)
     if args.results:
-        write_section(args.results, text)
+        write_preserved(args.results, HEADING, text)
     return 0
 
 

@@ -1,9 +1,10 @@
 """PyTorch's examples/mnist_hogwild (main.py and train.py), on Fashion-MNIST.
 
-The example's code, with three changes, each marked "bench:" below:
-FashionMNIST in place of MNIST, read from a folder bench/cnn.py prepares
-from Debian's dataset-fashion-mnist (no download); the training and the
-whole run timed; and one line "RESULT {json}" printed at the end (train_s:
+The example's code, with four changes, each marked "bench:" below: its
+Net imported from bench/mnist_hogwild_net.py (the same class, shared with
+the test reference); FashionMNIST in place of MNIST, read from a folder
+bench/cnn.py prepares from Debian's dataset-fashion-mnist (no download);
+the training and the whole run timed; and one line "RESULT {json}" printed at the end (train_s:
 from the first process's start to the last one's join; wall_s: from the
 script's first line to the end of the test; accuracy: the test set's, %).
 Its flags are the example's (--num-processes 2, --batch-size 64, --lr 0.01,
@@ -21,29 +22,14 @@ import os  # noqa: E402
 
 import torch  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
-import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 import torch.optim as optim  # noqa: E402
 from torchvision import datasets, transforms  # noqa: E402
 
 
-class Net(nn.Module):
-    def __init__(self):
-        super(Net, self).__init__()
-        self.conv1 = nn.Conv2d(1, 10, kernel_size=5)
-        self.conv2 = nn.Conv2d(10, 20, kernel_size=5)
-        self.conv2_drop = nn.Dropout2d()
-        self.fc1 = nn.Linear(320, 50)
-        self.fc2 = nn.Linear(50, 10)
-
-    def forward(self, x):
-        x = F.relu(F.max_pool2d(self.conv1(x), 2))
-        x = F.relu(F.max_pool2d(self.conv2_drop(self.conv2(x)), 2))
-        x = x.view(-1, 320)
-        x = F.relu(self.fc1(x))
-        x = F.dropout(x, training=self.training)
-        x = self.fc2(x)
-        return F.log_softmax(x, dim=1)
+# bench: the example's Net, in its own file so tests/data/make_cnn_parity.py
+# trains the same one
+from mnist_hogwild_net import Net  # noqa: E402
 
 
 # train.py

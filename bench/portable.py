@@ -34,7 +34,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from engine_runs import BLOG, SPARSE, parse  # noqa: E402
-from report import PRESERVED  # noqa: E402
+from report_util import machine, write_preserved  # noqa: E402
 
 TITLE = "## The portable build against the native one (bench/portable.py)"
 TARGET = 0.95
@@ -63,16 +63,6 @@ def run(engine, args, env):
         raise SystemExit("portable.py: %s failed (exit %d): %s" % (engine, p.returncode,
                                                                    p.stderr.strip()[-500:]))
     return r["samples_per_s"]
-
-
-def machine():
-    model = "?"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    return "%s, %d CPUs" % (model, os.cpu_count())
 
 
 def measure(a):
@@ -118,21 +108,6 @@ def section(engines, kernels, results, rounds, started, load_before):
     return "\n".join(lines) + "\n"
 
 
-def write_into(path, text):
-    with open(path) as f:
-        old = f.read()
-    if PRESERVED not in old:
-        old = old.rstrip("\n") + "\n\n" + PRESERVED + "\n"
-    head, tail = old.split(PRESERVED, 1)
-    if TITLE in tail:  # replace the earlier section, up to the next "## "
-        before, rest = tail.split(TITLE, 1)
-        nxt = rest.find("\n## ")
-        tail = before + (rest[nxt + 1:] if nxt >= 0 else "")
-    tail = tail.rstrip("\n") + "\n\n" + text
-    with open(path, "w") as f:
-        f.write(head + PRESERVED + tail)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--native", default="build/app/hogwild-lab-engine",
@@ -152,7 +127,7 @@ def main():
     text = section(engines, kernels, results, a.rounds, started, load_before)
     print(text)
     if a.results:
-        write_into(a.results, text)
+        write_preserved(a.results, TITLE, text)
     return 0
 
 

@@ -25,7 +25,8 @@ from report_tables import (  # noqa: E402
     MODE_LABEL, engine_items, engine_table, extra_per_worker, fmnist_section, lost_updates_table,
     memory_table, memory_totals, pytorch_memory_table, pytorch_table, ratio_rows, scaling_table,
     startup_table, stepkernel_figures, stepkernel_summary)
-from report_util import med, pooled, rate, sh, stats, table, verdict  # noqa: E402
+from report_util import (PRESERVED, med, pooled, rate, sh, stats, table,  # noqa: E402
+                         verdict)
 
 TARGET_CEILING_SHARE = 50.0   # % of the single-core matmul ceiling, serial step
 TARGET_VS_PYTORCH = 10.0      # engine serial / PyTorch serial loop
@@ -173,7 +174,6 @@ def failures(eng, pt, sk):
     return "\n".join(lines) if lines else "None: every run finished and was parsed."
 
 
-PRESERVED = "<!-- other bench groups: kept by bench/report.py -->"
 
 
 def scaling_section(path):

@@ -1,7 +1,43 @@
 """Small helpers bench/RESULTS.md's writers share: figures, medians, markdown
-tables, verdicts against targets."""
+tables, verdicts against targets, the machine's name, and the sections other
+bench groups keep below what bench/report.py rewrites."""
+import os
 import statistics
 import subprocess
+
+# Sections that other bench groups write (bench/portable.py's, bench/cnn.py's,
+# bench/presets.py's by hand) follow this line; bench/report.py keeps them.
+PRESERVED = "<!-- other bench groups: kept by bench/report.py -->"
+
+
+def machine():
+    """This machine's processor model and CPU count, from /proc/cpuinfo."""
+    model = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return "%s, %d CPUs" % (model, os.cpu_count())
+
+
+def write_preserved(path, title, text):
+    """Puts `text` (a section starting with the line `title`) below PRESERVED
+    in `path`: in place of the earlier section of that title, up to the next
+    "## ", or at the end."""
+    with open(path) as f:
+        old = f.read()
+    if PRESERVED not in old:
+        old = old.rstrip("\n") + "\n\n" + PRESERVED + "\n"
+    head, tail = old.split(PRESERVED, 1)
+    if title in tail:
+        before, rest = tail.split(title, 1)
+        nxt = rest.find("\n## ")
+        tail = before + (rest[nxt + 1:] if nxt >= 0 else "")
+    tail = tail.rstrip("\n") + "\n\n" + text
+    with open(path + ".tmp", "w") as f:
+        f.write(head + PRESERVED + tail)
+    os.replace(path + ".tmp", path)
 
 def sh(cmd):
     try:

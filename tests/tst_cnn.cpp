@@ -220,9 +220,9 @@ private slots:
         const QString script = QStringLiteral(R"PY(
 import importlib.util, json, struct, sys
 import torch
-spec = importlib.util.spec_from_file_location('parity', sys.argv[2])
-parity = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(parity)
+spec = importlib.util.spec_from_file_location('net', sys.argv[2])
+net = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(net)
 data = open(sys.argv[1], 'rb').read()
 (n,) = struct.unpack('<Q', data[:8])
 header = json.loads(data[8:8 + n])
@@ -232,7 +232,7 @@ for name, info in header.items():
     begin, end = info['data_offsets']
     state[name] = torch.frombuffer(bytearray(data[8 + n + begin:8 + n + end]),
                                    dtype=torch.float32).reshape(info['shape'])
-model = parity.Net()
+model = net.Net()
 model.load_state_dict(state, strict=True)
 model.eval()
 with torch.no_grad():
@@ -241,7 +241,7 @@ assert y.shape == (2, 10)
 print('ok')
 )PY");
         const PyResult py = runPython(
-            script, {weights, QString::fromUtf8(kSourceDir) + "/tests/data/make_cnn_parity.py"});
+            script, {weights, QString::fromUtf8(kSourceDir) + "/bench/mnist_hogwild_net.py"});
         QVERIFY2(py.code == 0, py.err.constData());
         QCOMPARE(py.out.trimmed(), QByteArray("ok"));
     }

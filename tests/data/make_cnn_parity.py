@@ -18,34 +18,16 @@ import json
 import os
 import struct
 
+import sys
+
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 
 ROWS, EPOCHS, BATCH, LR, MOMENTUM = 64, 3, 16, 0.05, 0.5
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cnn-parity")
 SOURCE = "/usr/share/datasets/fashion-mnist"
-
-
-class Net(nn.Module):
-    """examples/mnist_hogwild/main.py's network, as it is there."""
-
-    def __init__(self):
-        super(Net, self).__init__()
-        self.conv1 = nn.Conv2d(1, 10, kernel_size=5)
-        self.conv2 = nn.Conv2d(10, 20, kernel_size=5)
-        self.conv2_drop = nn.Dropout2d()
-        self.fc1 = nn.Linear(320, 50)
-        self.fc2 = nn.Linear(50, 10)
-
-    def forward(self, x):
-        x = F.relu(F.max_pool2d(self.conv1(x), 2))
-        x = F.relu(F.max_pool2d(self.conv2_drop(self.conv2(x)), 2))
-        x = x.view(-1, 320)
-        x = F.relu(self.fc1(x))
-        x = F.dropout(x, training=self.training)
-        x = self.fc2(x)
-        return F.log_softmax(x, dim=1)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from mnist_hogwild_net import Net  # noqa: E402  (the example's network)
 
 
 def write_safetensors(path, state):
