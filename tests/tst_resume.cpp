@@ -3,8 +3,10 @@
 // data) and --resume DIR continues from it: a serial run of 10 epochs and
 // one of 5 resumed for 5 more end bit for bit equal; a run stopped in the
 // middle of an epoch resumes at the step it stopped, its cosine schedule
-// too; Hogwild threads resume with each worker's momentum. And every way a
-// resume can be wrong is refused before training, by name.
+// too; Hogwild threads resume with each worker's momentum; PyTorch's SGD,
+// given the weights and the state, goes on as the resumed run does (when
+// python3-torch is installed). And every way a resume can be wrong is
+// refused before training, by name.
 #include "clitest.h"
 #include "config/experimentconfig.h"
 #include "enginetestutil.h"
@@ -53,6 +55,54 @@ ExperimentConfig smallSerial() {
     c.lrSchedule = "cosine";
     return c;
 }
+} // namespace
+
+namespace {
+/// torch.optim.SGD continued from a run's folder (argv 1: weights and
+/// optimizer.safetensors loaded by their names, param_groups as written) for
+/// the epochs a resumed run made (to argv 4, in file order over the idx
+/// rows of argv 3); prints the largest distance to that run's weights
+/// (argv 2), with the momentum buffers and, as a control, without them.
+const char* kTorchContinues = R"PY(
+import json, struct, sys
+import torch, torch.nn as nn, torch.nn.functional as F
+def load(path):
+    data = open(path, 'rb').read()
+    (n,) = struct.unpack('<Q', data[:8])
+    header = json.loads(data[8:8 + n])
+    meta = header.pop('__metadata__', {})
+    return {k: torch.frombuffer(bytearray(data[8 + n + v['data_offsets'][0]:
+                                               8 + n + v['data_offsets'][1]]),
+                                dtype=torch.float32).reshape(v['shape'])
+            for k, v in header.items()}, meta
+first, second, rowsDir, lastEpoch = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+weights, _ = load(first + '/weights.safetensors')
+state, meta = load(first + '/optimizer.safetensors')
+expected, _ = load(second + '/weights.safetensors')
+images = open(rowsDir + '/train-images-idx3-ubyte', 'rb').read()
+labels = open(rowsDir + '/train-labels-idx1-ubyte', 'rb').read()
+rows = struct.unpack('>I', labels[4:8])[0]
+x = torch.tensor(list(images[16:]), dtype=torch.uint8).float().div(255).view(rows, 784)
+y = torch.tensor(list(labels[8:]), dtype=torch.long)
+groups = json.loads(meta['param_groups'])
+done = json.loads(meta['workers'])[0]['epochs_done']
+batch = int(sys.argv[5])
+torch.set_num_threads(1)
+def distance(momentum):
+    model = nn.Sequential(nn.Linear(784, 16), nn.ReLU(), nn.Linear(16, 10))
+    model.load_state_dict(weights, strict=True)
+    opt = torch.optim.SGD(model.parameters(), lr=1.0)
+    buffers = {i: {'momentum_buffer': state['state.%d.momentum_buffer' % i].clone()}
+               for i in groups[0]['params']}
+    opt.load_state_dict({'state': buffers if momentum else {}, 'param_groups': groups})
+    for _ in range(lastEpoch - done):
+        for start in range(0, rows, batch):
+            opt.zero_grad()
+            F.cross_entropy(model(x[start:start + batch]), y[start:start + batch]).backward()
+            opt.step()
+    return max((model.state_dict()[k] - expected[k]).abs().max().item() for k in expected)
+print(distance(True), distance(False))
+)PY";
 } // namespace
 
 class TestResume : public QObject {
@@ -183,6 +233,47 @@ private slots:
         train({"--resume", dir("one2"), "--epochs", "4", "--out", dir("one2+2"), "--quiet"});
         QVERIFY(bytesOf(dir("one4/weights.safetensors")) ==
                 bytesOf(dir("one2+2/weights.safetensors")));
+    }
+
+    // The state is PyTorch's: torch.optim.SGD loads the buffers and
+    // param_groups as written and, from the same weights over the same rows
+    // in file order, ends where the resumed run ends (the MLP's step is the
+    // same as nn.Linear's, within float rounding). The control without the
+    // buffers must land far away, or the check would show nothing.
+    void pytorchContinuesFromTheState() {
+        if (!pythonCan("torch"))
+            QSKIP("/usr/bin/python3 cannot import torch (apt-get install python3-torch)");
+        const QString rows = QString::fromUtf8(kSourceDir) + "/tests/data/cnn-parity";
+        train({"--model",
+               "mlp:784-16-10",
+               "--dataset",
+               "idx:" + rows,
+               "--test-fraction",
+               "0",
+               "--no-shuffle",
+               "--mode",
+               "serial",
+               "--batch",
+               "16",
+               "--lr",
+               "0.05",
+               "--momentum",
+               "0.9",
+               "--epochs",
+               "2",
+               "--quiet",
+               "--out",
+               dir("torch-first")});
+        train({"--resume", dir("torch-first"), "--epochs", "4", "--quiet", "--out",
+               dir("torch-resumed")});
+        const PyResult py =
+            runPython(kTorchContinues, {dir("torch-first"), dir("torch-resumed"), rows, "4", "16"});
+        QVERIFY2(py.code == 0, py.err.constData());
+        const QList<QByteArray> gaps = py.out.trimmed().split(' ');
+        QCOMPARE(gaps.size(), 2);
+        const double withMomentum = gaps[0].toDouble(), without = gaps[1].toDouble();
+        QVERIFY2(withMomentum < 1e-5, py.out.constData());
+        QVERIFY2(without > 1e-3, py.out.constData());
     }
 
     void whatCannotBeResumedIsRefusedByName() {
