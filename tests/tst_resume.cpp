@@ -194,6 +194,32 @@ private slots:
         QCOMPARE(rest->summary().state, RunState::Finished);
         QCOMPARE(rest->summary().epochsCompleted, c.epochs);
         QVERIFY2(rest->parameters() == whole->parameters(), "the resumed run ended elsewhere");
+        // Mid-epoch, the updates skipped are counted in the stored stream:
+        // a run that changes it is refused by the field's name.
+        const auto refusedWith = [&](ExperimentConfig changed, const QString& why) {
+            try {
+                Run r(changed);
+                r.start();
+                r.stop();
+                r.wait(std::chrono::seconds(60));
+                QFAIL(qPrintable("not refused: " + why));
+            } catch (const InputError& e) {
+                QVERIFY2(QString(e.what()).contains(why), e.what());
+                QVERIFY2(QString(e.what()).contains("stopped "), e.what());
+            }
+        };
+        ExperimentConfig other = resumed;
+        other.batch = 64;
+        refusedWith(other, "with batch 32, and this run has batch 64");
+        other = resumed;
+        other.accumulate = 2;
+        refusedWith(other, "with accumulate 1, and this run has accumulate 2");
+        other = resumed;
+        other.shuffle = false;
+        refusedWith(other, "with shuffle true, and this run has shuffle false");
+        other = resumed;
+        other.seed = 7;
+        refusedWith(other, "so resume with seed 42");
     }
 
     void hogwildThreadsResumeWithTheirMomentum() {
@@ -299,6 +325,8 @@ private slots:
                 "resume applies to mode serial, threads or threads-locked only");
         refused({"--resume", base, "--epochs", "4", "--init", base + "/weights.safetensors"},
                 "init and resume both name the weights");
+        // At the end of an epoch the data stream may change: nothing is skipped.
+        train({"--resume", base, "--epochs", "3", "--batch", "64", "--quiet"});
         // A folder without the optimizer's state (a run of another mode, or an old one).
         std::filesystem::copy(base.toStdString(), dir("noopt").toStdString());
         std::filesystem::remove(dir("noopt/optimizer.safetensors").toStdString());

@@ -32,6 +32,24 @@ std::string paramGroups(const ExperimentConfig& c, std::size_t tensors) {
         .dump();
 }
 
+/// The fields that decide which rows an epoch visits and in what order. A
+/// run stopped mid-epoch resumes by skipping the updates it made, which is
+/// right only while these stay as they were.
+constexpr const char* kStreamFields[] = {"dataset",   "test-fraction", "shuffle", "split",
+                                         "drop-last", "seed",          "batch",   "accumulate"};
+
+json streamOf(const ExperimentConfig& c) {
+    const json all = json::parse(c.toJson());
+    json stream = json::object();
+    for (const char* key : kStreamFields)
+        stream[key] = all.at(key);
+    return stream;
+}
+
+std::string valueText(const json& v) {
+    return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
 [[noreturn]] void refuse(const std::filesystem::path& file, const std::string& why) {
     throw InputError("resume: " + quoted(file) + " " + why);
 }
@@ -66,6 +84,34 @@ std::vector<WorkerResume> positions(const std::map<std::string, std::string>& me
         workers.push_back(std::move(r));
     }
     return workers;
+}
+
+/// Refuses a run that changes a field of the data stream while a worker
+/// stopped in the middle of an epoch (files written before the stream was
+/// kept are not checked).
+void checkStream(const std::map<std::string, std::string>& meta,
+                 const std::vector<WorkerResume>& workers, const ExperimentConfig& config,
+                 const std::filesystem::path& file) {
+    const auto mid = std::find_if(workers.begin(), workers.end(),
+                                  [](const WorkerResume& w) { return w.stepsInEpoch > 0; });
+    const auto it = meta.find("stream");
+    if (mid == workers.end() || it == meta.end())
+        return;
+    const json saved = json::parse(it->second, nullptr, false);
+    if (!saved.is_object())
+        refuse(file, "has \"stream\" metadata that is not a JSON object");
+    const json now = streamOf(config);
+    for (const char* key : kStreamFields) {
+        const auto was = saved.find(key);
+        if (was == saved.end() || *was == now.at(key))
+            continue;
+        refuse(file, "stopped " + std::to_string(mid->stepsInEpoch) + " updates into epoch " +
+                         std::to_string(mid->epochsDone + 1) + " with " + key + " " +
+                         valueText(*was) + ", and this run has " + key + " " +
+                         valueText(now.at(key)) + ": the rows it skips follow from " + key +
+                         ", so resume with " + key + " " + valueText(*was) +
+                         " (a run stopped at the end of an epoch may change it)");
+    }
 }
 
 /// Each worker's momentum buffer from its tensors, checked against `layout`.
@@ -130,6 +176,7 @@ void writeOptimizerState(const std::filesystem::path& file, const ParamLayout& l
                      {{"format", kFormat},
                       {"param_groups", paramGroups(config, layout.tensors().size())},
                       {"workers", positions.dump()},
+                      {"stream", streamOf(config).dump()},
                       {"model", config.model},
                       {"seed", std::to_string(config.seed)}});
 }
@@ -153,6 +200,7 @@ std::vector<WorkerResume> readOptimizerState(const std::filesystem::path& file,
                          (workers.size() == 1 ? "" : "s") + ", and this run has " +
                          std::to_string(config.workers) + "; resume with --workers " +
                          std::to_string(workers.size()));
+    checkStream(meta, workers, config, file);
     if (config.momentum > 0 && tensors.empty() && workers.front().steps > 0)
         refuse(file, "holds no momentum buffers: the run it continues had --momentum 0; "
                      "resume with --momentum 0");
