@@ -25,8 +25,7 @@ private slots:
         QVERIFY2(QFileInfo(QString::fromUtf8(hwl::test::kAppBinary)).isExecutable(),
                  hwl::test::kAppBinary);
         QVERIFY(tmp_.isValid());
-        // One run with every flag set away from its default, shared by the
-        // output, --init and python cases.
+        // One run with every flag off its default, for the output, --init and python cases.
         baseOut_ = tmp_.filePath("base/nested");
         baseArgs_ = everyFlagChanged(baseOut_);
         RUN_CLI(r, baseArgs_);
@@ -58,8 +57,7 @@ private slots:
                 QRegularExpression::MultilineOption);
             QVERIFY2(r.out.contains(line), documented);
         }
-        // Wrapped for a terminal.
-        for (const QString& line : r.out.split('\n'))
+        for (const QString& line : r.out.split('\n')) // wrapped for a terminal
             QVERIFY2(line.size() <= 79, qPrintable(line));
         for (const char* exitCode : {"0 success", "1 failure", "2 invalid", "130 interrupted"})
             QVERIFY2(r.out.contains(exitCode), exitCode);
@@ -421,13 +419,12 @@ private slots:
         QVERIFY2(r.out.contains("summary: failed after"), qPrintable(r.out));
         // A failed run keeps its metrics and config but not its NaN weights.
         QVERIFY2(r.out.contains("no weights: the run failed"), qPrintable(r.out));
-        QVERIFY(QFile::exists(out + "/metrics.csv"));
-        QVERIFY(QFile::exists(out + "/experiment.json"));
+        QVERIFY(QFile::exists(out + "/metrics.csv") && QFile::exists(out + "/experiment.json"));
         QFile summary(out + "/summary.json"); // says why it failed
         QVERIFY(summary.open(QIODevice::ReadOnly) &&
                 summary.readAll().contains("\"failure\": \"training diverged"));
-        QVERIFY(!QFile::exists(out + "/weights.safetensors"));
-        QVERIFY(!QFile::exists(out + "/weights.npz"));
+        QVERIFY(!QFile::exists(out + "/weights.safetensors") &&
+                !QFile::exists(out + "/weights.npz"));
         // Workers that never stepped say so instead of a negative start-up time.
         QVERIFY2(!r.out.contains("-1000"), qPrintable(r.out));
     }
@@ -487,14 +484,10 @@ private slots:
         for (const hwl::Preset& p : hwl::presets()) {
             const QString id = QString::fromStdString(p.id);
             const QString model = QString::fromStdString(p.config.model);
-            QStringList args{"--preset", id, "--epochs", "1", "--quiet", "--pace", "0"};
-            // A CNN epoch of Fashion-MNIST takes 90 s under AddressSanitizer
-            // on 2 cores: here it runs on 2,000 rows of the same shape (the
-            // whole preset is bench/presets.py's; tst_cnn has every mode).
-            if (model.startsWith("cnn:"))
-                args << "--dataset"
-                     << "teacher:2000x784:10";
-            RUN_CLI(r, args);
+            // A CNN epoch of Fashion-MNIST takes 90 s under ASan: 2,000 rows of its shape here.
+            const QStringList rows{"--dataset", "teacher:2000x784:10"}, none;
+            RUN_CLI(r, QStringList{"--preset", id, "--epochs", "1", "--quiet", "--pace", "0"} +
+                           (model.startsWith("cnn:") ? rows : none));
             const QString first = p.compare.empty() ? QString()
                                                     : QStringLiteral("== run 1 of %1: %2 ==\n")
                                                           .arg(p.compare.size())
