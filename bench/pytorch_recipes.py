@@ -1,4 +1,4 @@
-"""The blog's PyTorch recipes (shared/seed/hogwild-blog.zh.txt), instrumented.
+"""The PyTorch recipes of the blog post Hogwild Lab grew out of, instrumented.
 
 One recipe per invocation, on the blog's workload: MLP 100-256-10,
 X = randn(10000, 100), random labels, batch 32, SGD lr 0.01 (no momentum),
