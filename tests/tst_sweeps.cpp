@@ -1,4 +1,4 @@
-// Sweeps (config/sweep.h, docs/sweeps.md): the grid's cross product in its
+// Sweeps (config/sweep.h, docs/command-line.md#sweeps): the grid's cross product in its
 // order, labels and folders, each value judged by its field's own check on
 // both roads (--sweep and the file's "sweep"), every run validated before
 // the first starts, the limits; and end to end on the command line: a run
