@@ -1,14 +1,17 @@
 // The pieces of data-parallel training on their own: the shared-memory
 // collective (mean in rank order, the same bits on every rank, votes,
 // broadcasts, chunking, a dead peer ending a wait), DDP's buckets, the
-// DistributedSampler epoch plan, the layout check between ranks, and what
+// DistributedSampler epoch plan (and a GPU's replicas' rows from one
+// shuffle), the layout check between ranks, and what
 // mpirun's log says about the rank that ended first.
 #include "collective/allreduceupdate.h"
 #include "collective/buckets.h"
 #include "collective/mpi/mpirunlog.h"
 #include "collective/rankmean.h"
 #include "collective/shmcollective.h"
+#include "cuda/cuda.h"
 #include "model/model.h"
+#include "strategy/devicestrategy.h"
 #include "telemetry/telemetry.h"
 #include "train/epochplan.h"
 #include "train/keepgoing.h"
@@ -309,6 +312,62 @@ private slots:
             seen.insert(rows.begin(), rows.end());
         }
         QCOMPARE(seen.size(), std::size_t(1000));
+    }
+
+    // A GPU's replicas take their rows in one call: one shuffle per epoch
+    // (not one per replica), each replica its stride, the rows rows() gives.
+    void replicasRowsComeFromOneShuffle() {
+        const StridedEpochPlan plan(512, 3, /*shuffle=*/true, /*dropLast=*/false, 11);
+        std::vector<std::vector<std::int64_t>> all;
+        plan.ranksRows(2, 0, 3, all);
+        QCOMPARE(plan.ordersDrawn(), std::uint64_t(1));
+        QCOMPARE(all.size(), std::size_t(3));
+        std::vector<std::int64_t> one;
+        for (std::uint32_t r = 0; r < 3; ++r) {
+            plan.rows(2, r, one);
+            QCOMPARE(all[r], one);                     // the same rows as one rank asking alone
+            QCOMPARE(all[r].size(), std::size_t(171)); // 512 padded to 513
+        }
+        QCOMPARE(plan.ordersDrawn(), std::uint64_t(4));
+        // Interleaved by stride they are one permutation, padded with its first row.
+        std::vector<std::int64_t> order;
+        for (std::size_t k = 0; k < 171; ++k)
+            for (std::size_t r = 0; r < 3; ++r)
+                order.push_back(all[r][k]);
+        QCOMPARE(order.back(), order.front());
+        order.pop_back();
+        QCOMPARE(std::set<std::int64_t>(order.begin(), order.end()).size(), std::size_t(512));
+        // Another epoch, another order; a window of ranks is their strides.
+        plan.ranksRows(3, 1, 2, all);
+        QCOMPARE(plan.ordersDrawn(), std::uint64_t(5));
+        plan.rows(3, 2, one);
+        QCOMPARE(all[1], one);
+        plan.rows(2, 2, one);
+        QVERIFY(all[1] != one);
+        // The device's 32-bit copy: every replica one length.
+        const auto device = replicaRows(plan, 2, 3);
+        QCOMPARE(cuda::commonRowCount(device, 3), std::int64_t(171));
+        plan.rows(2, 2, one);
+        QCOMPARE(std::vector<std::int64_t>(device[2].begin(), device[2].end()), one);
+    }
+
+    // The device keeps replicas x length rows: vectors of other lengths, or
+    // too few of them, are refused by name instead of read past their end.
+    void unequalReplicaRowsAreRefused() {
+        const std::vector<std::vector<std::int32_t>> rows{std::vector<std::int32_t>(171),
+                                                          std::vector<std::int32_t>(171),
+                                                          std::vector<std::int32_t>(170)};
+        QCOMPARE(cuda::commonRowCount({rows[0], rows[1]}, 2), std::int64_t(171));
+        try {
+            cuda::commonRowCount(rows, 3);
+            QFAIL("unequal rows accepted");
+        } catch (const std::invalid_argument& e) {
+            QCOMPARE(std::string(e.what()),
+                     std::string("epoch rows: replica 2 has 170 rows, replica 0 has 171: every "
+                                 "replica takes the same number of steps, so they must be equal"));
+        }
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, cuda::commonRowCount(rows, 4));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, cuda::commonRowCount({}, 0));
     }
 
     void layoutDifferencesAreNamed() {

@@ -18,6 +18,7 @@
 // thread); it runs its own threads, one per GPU, inside its calls.
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,25 @@ struct HostData {
 struct Sgd {
     float lr = 0.01f, momentum = 0.0f, weightDecay = 0.0f;
 };
+
+/// The length every replica's epoch rows share: throws std::invalid_argument
+/// naming the first replica whose length differs, or a count of vectors other
+/// than `replicas` (the device keeps one block of replicas x length rows).
+inline std::int64_t commonRowCount(const std::vector<std::vector<std::int32_t>>& rows,
+                                   std::size_t replicas) {
+    if (rows.size() != replicas || rows.empty())
+        throw std::invalid_argument("epoch rows: " + std::to_string(rows.size()) +
+                                    " replicas' rows given, the trainer has " +
+                                    std::to_string(replicas));
+    for (std::size_t r = 1; r < rows.size(); ++r)
+        if (rows[r].size() != rows[0].size())
+            throw std::invalid_argument(
+                "epoch rows: replica " + std::to_string(r) + " has " +
+                std::to_string(rows[r].size()) + " rows, replica 0 has " +
+                std::to_string(rows[0].size()) +
+                ": every replica takes the same number of steps, so they must be equal");
+    return std::int64_t(rows[0].size());
+}
 
 /// Data-parallel replicas on GPUs: `replicasPerGpu` replicas on each of
 /// `gpus` devices (0 .. gpus-1), all in lockstep: their forward and backward

@@ -216,7 +216,7 @@ void Replicas::setParameters(const float* host) {
 }
 
 void Replicas::setEpochRows(const std::vector<std::vector<std::int32_t>>& rows) {
-    const auto length = std::int64_t(rows.at(0).size());
+    const std::int64_t length = commonRowCount(rows, std::size_t(R_) * std::size_t(s_.gpus));
     const bool changed = length != rowsPerReplica_;
     rowsPerReplica_ = length;
     onEach([&](Gpu& g) {

@@ -261,6 +261,16 @@ std::vector<std::int32_t> rowsOf(const EpochPlan& plan, int epoch, std::uint32_t
 }
 #endif
 
+std::vector<std::vector<std::int32_t>> replicaRows(const EpochPlan& plan, int epoch,
+                                                   std::uint32_t replicas) {
+    std::vector<std::vector<std::int64_t>> wide;
+    plan.ranksRows(epoch, 0, replicas, wide);
+    std::vector<std::vector<std::int32_t>> rows(replicas);
+    for (std::uint32_t r = 0; r < replicas; ++r)
+        rows[r].assign(wide[r].begin(), wide[r].end());
+    return rows;
+}
+
 int gpusFor(const ExperimentConfig& config) {
     return std::max(1, config.workers / std::max(1, config.replicasPerGpu));
 }

@@ -121,6 +121,10 @@ void evaluateOnDevice(std::unique_ptr<cuda::Evaluator>& evaluator, const float* 
 /// Rows of one epoch as 32-bit indices (the device's).
 std::vector<std::int32_t> rowsOf(const EpochPlan& plan, int epoch, std::uint32_t rank);
 #endif
+/// Ranks 0 .. replicas-1's rows of one epoch as 32-bit indices, from one
+/// draw of the epoch's order (EpochPlan::ranksRows).
+std::vector<std::vector<std::int32_t>> replicaRows(const EpochPlan& plan, int epoch,
+                                                   std::uint32_t replicas);
 
 /// The GPUs data-parallel on cuda uses: workers / replicas-per-gpu, at least 1.
 int gpusFor(const ExperimentConfig& config);

@@ -110,9 +110,7 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, DeviceWorkers& workers
 std::int64_t GpuDataParallel::trainEpoch(Progress& p, const EpochPlan& plan, int epoch,
                                          DeviceWorkers& workers,
                                          std::vector<double>& lossSum) const {
-    std::vector<std::vector<std::int32_t>> rows;
-    for (std::uint32_t r = 0; r < p.replicas; ++r)
-        rows.push_back(rowsOf(plan, epoch, r));
+    const std::vector<std::vector<std::int32_t>> rows = replicaRows(plan, epoch, p.replicas);
     p.trainer->setEpochRows(rows);
     const auto perReplica = std::int64_t(rows[0].size());
     const std::int64_t epochSteps = (perReplica + p.batch - 1) / p.batch;

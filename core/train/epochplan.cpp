@@ -18,7 +18,22 @@ void epochOrder(std::int64_t rows, bool shuffle, std::uint64_t seed, int epoch,
     for (std::int64_t i = rows - 1; i > 0; --i)
         std::swap(out[std::size_t(i)], out[rng.below(std::uint64_t(i + 1))]);
 }
+/// Rank `rank`'s stride of the epoch's order, padded by wrapping around.
+void strideOf(const std::vector<std::int64_t>& order, std::uint32_t rank, std::uint32_t ranks,
+              std::int64_t mine, std::vector<std::int64_t>& out) {
+    const auto n = std::int64_t(order.size());
+    out.resize(std::size_t(mine));
+    for (std::int64_t k = 0; k < mine; ++k)
+        out[std::size_t(k)] = order[std::size_t((rank + k * ranks) % n)];
+}
 } // namespace
+
+void EpochPlan::ranksRows(int epoch, std::uint32_t first, std::uint32_t count,
+                          std::vector<std::vector<std::int64_t>>& out) const {
+    out.resize(count);
+    for (std::uint32_t i = 0; i < count; ++i)
+        rows(epoch, first + i, out[i]);
+}
 
 void SliceEpochPlan::rows(int epoch, std::uint32_t rank, std::vector<std::int64_t>& out) const {
     // Shard: one shared permutation per epoch. Replicate: one per worker.
@@ -38,14 +53,25 @@ std::int64_t StridedEpochPlan::perRank() const {
     return dropLast_ ? rows_ / ranks_ : (rows_ + ranks_ - 1) / ranks_;
 }
 
+void StridedEpochPlan::order(int epoch, std::vector<std::int64_t>& out) const {
+    ordersDrawn_.fetch_add(1, std::memory_order_relaxed);
+    epochOrder(rows_, shuffle_, seed_, epoch, 0, out);
+}
+
 void StridedEpochPlan::rows(int epoch, std::uint32_t rank, std::vector<std::int64_t>& out) const {
-    std::vector<std::int64_t> order;
-    epochOrder(rows_, shuffle_, seed_, epoch, 0, order);
-    const std::int64_t mine = perRank();
-    out.resize(std::size_t(mine));
-    // Position p of the padded order is row order[p % rows] (wrapping around).
-    for (std::int64_t k = 0; k < mine; ++k)
-        out[std::size_t(k)] = order[std::size_t((rank + k * ranks_) % rows_)];
+    std::vector<std::int64_t> all;
+    order(epoch, all);
+    // Position p of the padded order is row all[p % rows] (wrapping around).
+    strideOf(all, rank, ranks_, perRank(), out);
+}
+
+void StridedEpochPlan::ranksRows(int epoch, std::uint32_t first, std::uint32_t count,
+                                 std::vector<std::vector<std::int64_t>>& out) const {
+    std::vector<std::int64_t> all;
+    order(epoch, all);
+    out.resize(count);
+    for (std::uint32_t i = 0; i < count; ++i)
+        strideOf(all, first + i, ranks_, perRank(), out[i]);
 }
 
 std::uint64_t StridedEpochPlan::samplesPerEpoch() const {

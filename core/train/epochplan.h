@@ -5,6 +5,7 @@
 // rank takes the same number of steps. Immutable; shared by all workers.
 #include "config/experimentconfig.h"
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -15,6 +16,11 @@ public:
     virtual ~EpochPlan() = default;
     /// The rows worker `rank` visits in `epoch` (1-based), in order.
     virtual void rows(int epoch, std::uint32_t rank, std::vector<std::int64_t>& out) const = 0;
+    /// The rows of ranks first .. first + count - 1 in `epoch`: out[i] is
+    /// rows(epoch, first + i). One call per epoch where a process drives many
+    /// ranks (a GPU's replicas): a plan may draw the epoch's order once.
+    virtual void ranksRows(int epoch, std::uint32_t first, std::uint32_t count,
+                           std::vector<std::vector<std::int64_t>>& out) const;
     /// Training samples all workers together visit in one epoch.
     virtual std::uint64_t samplesPerEpoch() const = 0;
 };
@@ -53,15 +59,24 @@ public:
                      std::uint64_t seed)
         : rows_(rows), ranks_(ranks), shuffle_(shuffle), dropLast_(dropLast), seed_(seed) {}
     void rows(int epoch, std::uint32_t rank, std::vector<std::int64_t>& out) const override;
+    /// One shuffle for all `count` ranks (rows() draws the order per rank).
+    void ranksRows(int epoch, std::uint32_t first, std::uint32_t count,
+                   std::vector<std::vector<std::int64_t>>& out) const override;
     std::uint64_t samplesPerEpoch() const override;
     /// Rows each rank visits per epoch.
     std::int64_t perRank() const;
+    /// How many epoch orders this plan has drawn (for tests: ranksRows draws
+    /// one per call, rows() one per rank).
+    std::uint64_t ordersDrawn() const { return ordersDrawn_.load(std::memory_order_relaxed); }
 
 private:
+    void order(int epoch, std::vector<std::int64_t>& out) const;
+
     std::int64_t rows_;
     std::uint32_t ranks_;
     bool shuffle_, dropLast_;
     std::uint64_t seed_;
+    mutable std::atomic<std::uint64_t> ordersDrawn_{0};
 };
 
 } // namespace hwl
