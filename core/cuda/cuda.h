@@ -145,6 +145,8 @@ public:
     virtual void setParameters(const float* host) = 0;
     /// The next epoch's rows: rows[r] for global replica r, all of one length.
     virtual void setEpochRows(const std::vector<std::vector<std::int32_t>>& rows) = 0;
+    /// The length of each replica's rows in the epoch set last (0 before).
+    virtual std::int64_t rowsPerReplica() const = 0;
     /// Enqueues steps [first, first + count) of the epoch (each replica's
     /// batch: its rows [step * batch, ...), the last one possibly short).
     /// `ownGradients`: each replica steps on its own gradient (local SGD)

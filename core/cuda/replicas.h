@@ -87,6 +87,7 @@ public:
     ~Replicas() override;
     void setParameters(const float* host) override;
     void setEpochRows(const std::vector<std::vector<std::int32_t>>& rows) override;
+    std::int64_t rowsPerReplica() const override { return rowsPerReplica_; }
     void enqueueSteps(std::int64_t first, std::int64_t count, bool own) override;
     std::vector<float> finishSteps() override;
     void averageParameters() override;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 
 namespace hwl {
 
@@ -48,8 +49,9 @@ protected:
 
 private:
     struct Progress;
-    /// One epoch's steps; their count, or -1 when the run must stop.
-    std::int64_t trainEpoch(Progress& p, const EpochPlan& plan, int epoch, DeviceWorkers& workers,
+    /// One epoch's steps over the rows the trainer holds; their count, or
+    /// -1 when the run must stop.
+    std::int64_t trainEpoch(Progress& p, int epoch, DeviceWorkers& workers,
                             std::vector<double>& lossSum) const;
 };
 
@@ -83,9 +85,20 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, DeviceWorkers& workers
         workers.describe(r, "cuda:" + std::to_string(int(r) / s.replicasPerGpu) + ", " +
                                 std::to_string(p.trainer->deviceBytes() >> 20) + " MiB");
     const auto plan = epochPlan(env.train.rows);
+    // The next epoch's rows are dealt on a host thread while the GPU trains
+    // this one: at hundreds of replicas a step is microseconds, and the
+    // epoch's shuffle would otherwise stall the device between epochs.
+    const auto deal = [&plan, replicas = p.replicas](int epoch) {
+        return std::async(std::launch::async,
+                          [&plan, replicas, epoch] { return replicaRows(*plan, epoch, replicas); });
+    };
+    auto next = deal(1);
     for (int epoch = 1; epoch <= config_.epochs; ++epoch) {
         std::vector<double> lossSum(p.replicas, 0.0);
-        const std::int64_t steps = trainEpoch(p, *plan, epoch, workers, lossSum);
+        p.trainer->setEpochRows(next.get());
+        if (epoch < config_.epochs)
+            next = deal(epoch + 1);
+        const std::int64_t steps = trainEpoch(p, epoch, workers, lossSum);
         // Local SGD ends each epoch averaged, as on the CPU (the exported
         // model is the replicas' mean); a stop keeps what was trained.
         if (config_.syncEvery > 1)
@@ -107,12 +120,9 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, DeviceWorkers& workers
     return true;
 }
 
-std::int64_t GpuDataParallel::trainEpoch(Progress& p, const EpochPlan& plan, int epoch,
-                                         DeviceWorkers& workers,
+std::int64_t GpuDataParallel::trainEpoch(Progress& p, int epoch, DeviceWorkers& workers,
                                          std::vector<double>& lossSum) const {
-    const std::vector<std::vector<std::int32_t>> rows = replicaRows(plan, epoch, p.replicas);
-    p.trainer->setEpochRows(rows);
-    const auto perReplica = std::int64_t(rows[0].size());
+    const std::int64_t perReplica = p.trainer->rowsPerReplica();
     const std::int64_t epochSteps = (perReplica + p.batch - 1) / p.batch;
     const bool local = config_.syncEvery > 1;
     const auto K = std::uint64_t(config_.syncEvery);
