@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -121,7 +123,32 @@ DeviceList runProbe(std::string program, std::string argument, int timeoutMs) {
     return parseReport(text);
 }
 
+/// HWL_DEVICE_REPORT=FILE: a probe report written earlier (the probe role's
+/// output, saved by whoever runs many GPU runs in a row), read instead of
+/// starting a probe, which spends seconds making a CUDA context of its own.
+std::optional<DeviceList> savedReport() {
+    const char* path = std::getenv("HWL_DEVICE_REPORT");
+    if (!path || !*path)
+        return std::nullopt;
+    std::ifstream in(path, std::ios::binary);
+    std::string text(1u << 16, '\0');
+    in.read(text.data(), std::streamsize(text.size()));
+    text.resize(std::size_t(in.gcount()));
+    const std::string where = std::string("HWL_DEVICE_REPORT=") + path;
+    if (text.empty())
+        return unavailable(true, where + " is empty or cannot be read: write it with " +
+                                     "hogwild-lab-engine " + kProbeFlag + " > FILE, or unset it");
+    if (!in.eof())
+        return unavailable(true, where + " is larger than a device report (64 KiB): unset it");
+    DeviceList list = parseReport(text);
+    if (list.devices.empty() && !list.unavailable.empty())
+        list.unavailable += " (from " + where + ")";
+    return list;
+}
+
 DeviceList probe() {
+    if (auto saved = savedReport())
+        return *saved;
     try {
         // The engine executable: Qt-free, the probe maps only the engine and CUDA.
         return runProbe(engineExecutable(), kProbeFlag, kProbeTimeoutMs);

@@ -35,6 +35,8 @@ bool cudaBuilt();
 std::string cudaNotBuiltReason();
 /// The devices, probed once per process (again with refresh): in builds
 /// without CUDA, none and why; a probe that fails or hangs (30 s) says so.
+/// With HWL_DEVICE_REPORT=FILE, the probe's report saved in FILE earlier
+/// (`hogwild-lab-engine --hwl-device-probe > FILE`) instead of a probe.
 DeviceList listDevices(bool refresh = false);
 /// --list-devices' text: one line per device, or why there is none.
 std::string describeDevices(const DeviceList& list);
