@@ -162,9 +162,12 @@ int main(int argc, char** argv) {
             return 0;
         }
         std::fputs(describeDevices(list).c_str(), stdout);
+        // The runs first: their device processes need the GPU to themselves
+        // where it is in exclusive-process mode, so this process makes its
+        // own CUDA context (the replicas, the reduce) only after them.
+        hogwildVersusCpu();
         replicaThroughput();
         reduceBandwidth();
-        hogwildVersusCpu();
     } catch (const std::exception& e) {
         std::printf("FAILED: %s\n", e.what());
         return 1;
