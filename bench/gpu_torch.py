@@ -120,9 +120,11 @@ def cmd_make_data(a):
     import random
     os.makedirs(a.dir, exist_ok=True)
     rnd = random.Random(a.seed)
-    # mlp.csv: label, then DIM features that are multiples of 1/1024 (exact in
-    # float32 and in decimal: both parsers get the same bits); labels from a
-    # fixed random teacher DIM-32-CLASSES (tanh), so the task is learnable.
+    # mlp.csv: label, then DIM features that are multiples of 1/1024 in
+    # [-8, 8], written with all their (up to 11) significant digits, so the
+    # decimal is exact and both parsers get the same float32 (%.10g rounded
+    # one value in six); labels from a fixed random teacher DIM-32-CLASSES
+    # (tanh), so the task is learnable.
     hidden = 32
     w1 = [[rnd.gauss(0, 1) / math.sqrt(a.dim) for _ in range(a.dim)] for _ in range(hidden)]
     w2 = [[rnd.gauss(0, 1) / math.sqrt(hidden) for _ in range(hidden)] for _ in range(a.classes)]
@@ -133,7 +135,7 @@ def cmd_make_data(a):
             h = [math.tanh(sum(wi * xi for wi, xi in zip(row, x))) for row in w1]
             z = [sum(wi * hi for wi, hi in zip(row, h)) for row in w2]
             label = max(range(a.classes), key=lambda c: z[c])
-            f.write("%d,%s\n" % (label, ",".join("%.10g" % v for v in x)))
+            f.write("%d,%s\n" % (label, ",".join("%.12g" % v for v in x)))
     # bag.svm: TOKENS draws per row, 75% from the class's own slice of the
     # vocabulary, the rest anywhere; repeated tokens become counts (LIBSVM
     # indices must increase). The last row holds the last token, so the
