@@ -18,10 +18,14 @@ when it was skipped, e.g. no CUDA device, saying why in the RESULT):
   evaluate RUN... loads each --out folder (experiment.json, weights.safetensors
                   and weights.npz), rebuilds the model as torch.nn modules
                   (nn.Sequential of Linear for mlp:, EmbeddingBag + Linear for
-                  embedding-bag:), regenerates the test split and evaluates
-                  it; compares with the run's own last test evaluation
-                  (metrics.csv, kind eval): accuracy within 0.5 points and
-                  loss within 1e-3 (relative) pass.
+                  embedding-bag:), regenerates the test split (of csv: and
+                  libsvm: files) and evaluates it; compares with the run's
+                  own last test evaluation (metrics.csv, kind eval): accuracy
+                  within 0.5 points and loss within 1e-3 (relative to max(1,
+                  loss)) pass. Each run's entry carries its mode and device, and
+                  "why" names every figure that disagrees and by how much;
+                  "verdict" says whether the CPU runs (the control) agree, so
+                  a GPU run's disagreement is told from the evaluator's.
   replicas        R data-parallel replicas of one MLP on one GPU, batch B each,
                   the way PyTorch does it best: parameters stacked along a
                   replica axis, torch.func.vmap(grad(functional_call)) for all
@@ -181,28 +185,43 @@ def read_safetensors(path):
     return out
 
 
+def open_text(path):
+    """A data file as the engine reads it: gzip-compressed or not (by its
+    first bytes), a UTF-8 byte-order mark left out."""
+    import gzip
+    with open(path, "rb") as f:
+        gz = f.read(2) == b"\x1f\x8b"
+    return (gzip.open if gz else open)(path, "rt", encoding="utf-8-sig", errors="replace")
+
+
 def load_csv(path):
+    """core/data/csvreader.cpp: label first, then the features; a first line
+    whose first field is not a number is a header; a label may be written as
+    a float ("3.0")."""
     labels, rows = [], []
-    with open(path) as f:
+    seen_first = False
+    with open_text(path) as f:
         for line in f:
             line = line.strip()
             if not line:
                 continue
             parts = line.split(",")
             try:
-                lab = int(parts[0])
+                lab = float(parts[0])
             except ValueError:
-                if not rows:
+                if not seen_first:
+                    seen_first = True
                     continue  # a header line
                 raise
-            labels.append(lab)
+            seen_first = True
+            labels.append(int(lab))
             rows.append([float(v) for v in parts[1:]])
     return np.asarray(rows, dtype=np.float32), np.asarray(labels, dtype=np.int64)
 
 
 def load_libsvm(path):
     labels, idx, val, offsets = [], [], [], [0]
-    with open(path) as f:
+    with open_text(path) as f:
         for line in f:
             line = line.split("#", 1)[0].strip()
             if not line:
@@ -261,69 +280,148 @@ def build_model(torch, nn, spec):
     raise ValueError("model %r: not an mlp: or embedding-bag: spec" % spec)
 
 
+def engine_cwd(run_dir, out):
+    """The engine's working directory, when the run's --out (experiment.json's
+    "out") was relative and run_dir is where it led; else None."""
+    if not out or os.path.isabs(out):
+        return None
+    run, rel = os.path.abspath(run_dir), os.path.normpath(out)
+    if run == os.sep + rel or not run.endswith(os.sep + rel):
+        return None
+    return run[:-len(rel) - 1] or os.sep
+
+
+def dataset_rows(spec, seed, run_dir, out=None):
+    """Every row of the run's data set, in the engine's order, before the
+    split: ("dense", X, y) or ("sparse", indices, values, offsets, y); or a
+    string saying why it cannot be had here."""
+    kind, _, path = spec.partition(":")
+    if kind in ("csv", "libsvm"):
+        if not os.path.isabs(path):
+            # relative to the engine's working directory: found from a relative
+            # --out, else taken to be this one
+            cwd = engine_cwd(run_dir, out)
+            if cwd is not None:
+                path = os.path.join(cwd, path)
+        if not os.path.isfile(path):
+            return "dataset %s: there is no file %s to read the rows from" % (spec, path)
+        if kind == "csv":
+            X, y = load_csv(path)
+            return "dense", X, y
+        return ("sparse",) + load_libsvm(path)
+    return ("dataset %s: its rows are not regenerated here (only csv: and libsvm: files are); "
+            "the weights were loaded into torch, no accuracy check" % spec)
+
+
+def forward_test(torch, model, kind, data, test, device):
+    """Logits of the test rows, and their labels, on `device`."""
+    if data[0] == "dense":
+        _, X, y = data
+        logits = model(torch.from_numpy(X[test]).to(device))
+    elif kind == "mlp":  # sparse rows into an MLP: dense, repeated indices summed (batchgather.h)
+        _, idx, val, offs, y = data
+        X = np.zeros((len(test), model[0].in_features), dtype=np.float32)
+        for i, r in enumerate(test):
+            b, e = int(offs[r]), int(offs[r + 1])
+            np.add.at(X[i], idx[b:e], val[b:e])
+        logits = model(torch.from_numpy(X).to(device))
+    else:
+        _, idx, val, offs, y = data
+        ti, tw, to = [], [], [0]
+        for r in test:
+            b, e = int(offs[r]), int(offs[r + 1])
+            ti.append(idx[b:e])
+            # the engine's bag mean: value * (1/nnz), in float32
+            tw.append(val[b:e] * (np.float32(1) / np.float32(max(e - b, 1))))
+            to.append(to[-1] + (e - b))
+        logits = model(torch.from_numpy(np.concatenate(ti)).to(device),
+                       torch.tensor(to[:-1], dtype=torch.int64, device=device),
+                       torch.from_numpy(np.concatenate(tw).astype(np.float32)).to(device))
+    return logits, torch.from_numpy(np.asarray(y)[test]).to(device)
+
+
+ACCURACY_POINTS, LOSS_REL = 0.5, 1e-3  # the agreement asked of every run
+
+
 def evaluate_one(torch, nn, run_dir, device):
     with open(os.path.join(run_dir, "experiment.json")) as f:
         exp = json.load(f)
-    out = {"run": os.path.basename(os.path.normpath(run_dir)), "model": exp["model"],
-           "dataset": exp["dataset"], "mode": exp["mode"]}
+    out = {"run": os.path.basename(os.path.abspath(run_dir)), "model": exp["model"],
+           "dataset": exp["dataset"], "mode": exp["mode"], "device": exp.get("device"),
+           "workers": exp.get("workers"), "epochs": exp.get("epochs")}
+    why = []  # every disagreement, in words
     st = read_safetensors(os.path.join(run_dir, "weights.safetensors"))
     npz = dict(np.load(os.path.join(run_dir, "weights.npz")))
-    same = sorted(st) == sorted(npz) and all(np.array_equal(st[k], npz[k]) for k in st)
+    same = sorted(st) == sorted(npz) and all(
+        st[k].shape == npz[k].shape and np.array_equal(st[k], npz[k]) for k in st)
     out["npz_equals_safetensors"] = bool(same)
+    if not same:
+        if sorted(st) != sorted(npz):
+            why.append("weights.npz holds tensors %s, weights.safetensors %s"
+                       % (sorted(npz), sorted(st)))
+        else:
+            bad = [k for k in st if st[k].shape != npz[k].shape or not np.array_equal(st[k], npz[k])]
+            why.append("weights.npz differs from weights.safetensors in %s" % ", ".join(bad))
     try:  # the package, when installed, must read the same file the same way
         from safetensors.numpy import load_file
         pk = load_file(os.path.join(run_dir, "weights.safetensors"))
-        out["safetensors_package_agrees"] = bool(all(np.array_equal(pk[k], st[k]) for k in st))
+        agrees = sorted(pk) == sorted(st) and all(np.array_equal(pk[k], st[k]) for k in st)
+        out["safetensors_package_agrees"] = bool(agrees)
+        if not agrees:
+            why.append("the safetensors package reads weights.safetensors differently")
     except ImportError:
         out["safetensors_package_agrees"] = None
     model, kind = build_model(torch, nn, exp["model"])
     model.load_state_dict({k: torch.from_numpy(v) for k, v in st.items()})  # strict: names, shapes
     model = model.to(device).eval()
-    ds_kind, _, path = exp["dataset"].partition(":")
     fraction, seed = float(exp["test-fraction"]), int(exp["seed"])
     reported = last_eval(os.path.join(run_dir, "metrics.csv"))
     out["reported"] = reported
-    if ds_kind not in ("csv", "libsvm"):
-        out.update(ok=None, note="dataset %s: its rows cannot be read back here (only csv: and "
-                   "libsvm: files are); weights loaded into torch, no accuracy check" % ds_kind)
+    data = dataset_rows(exp["dataset"], seed, run_dir, exp.get("out"))
+    if isinstance(data, str):
+        out.update(ok=None if same else False, note=data)
+        if why:
+            out["why"] = "; ".join(why)
+        return out
+    _, test = engine_split(len(data[-1]), fraction, seed)
+    if not test:
+        out.update(ok=None if same else False, note="no test set (test-fraction %g)" % fraction)
+        if why:
+            out["why"] = "; ".join(why)
         return out
     with torch.no_grad():
-        if ds_kind == "csv":
-            X, y = load_csv(path)
-            _, test = engine_split(len(y), fraction, seed)
-            if not test:
-                out.update(ok=None, note="no test set (test-fraction 0)")
-                return out
-            xt = torch.from_numpy(X[test]).to(device)
-            logits = model(xt)
-            yt = torch.from_numpy(y[test]).to(device)
-        else:
-            idx, val, offs, y = load_libsvm(path)
-            _, test = engine_split(len(y), fraction, seed)
-            if not test:
-                out.update(ok=None, note="no test set (test-fraction 0)")
-                return out
-            ti, tw, to = [], [], [0]
-            for r in test:
-                b, e = int(offs[r]), int(offs[r + 1])
-                ti.append(idx[b:e])
-                tw.append(val[b:e] / np.float32(max(e - b, 1)))
-                to.append(to[-1] + (e - b))
-            logits = model(torch.from_numpy(np.concatenate(ti)).to(device),
-                           torch.tensor(to[:-1], dtype=torch.int64, device=device),
-                           torch.from_numpy(np.concatenate(tw).astype(np.float32)).to(device))
-            yt = torch.from_numpy(y[test]).to(device)
+        logits, yt = forward_test(torch, model, kind, data, test, device)
         loss = torch.nn.functional.cross_entropy(logits.double(), yt).item()
         acc = (logits.argmax(1) == yt).double().mean().item()
     out.update(test_rows=len(test), torch_loss=loss, torch_accuracy=acc)
     if reported is None:
-        out.update(ok=False, note="metrics.csv holds no eval row to compare with")
+        why.append("metrics.csv holds no eval row to compare with")
+        out.update(ok=False, why="; ".join(why))
         return out
-    dacc = abs(acc - reported["accuracy"])
-    dloss = abs(loss - reported["loss"]) / max(1.0, abs(reported["loss"]))
-    out.update(accuracy_diff_points=100 * dacc, loss_rel_diff=dloss,
-               ok=bool(dacc <= 0.005 and dloss <= 1e-3 and same))
+    dacc = 100 * abs(acc - reported["accuracy"])
+    if math.isnan(loss) and math.isnan(reported["loss"]):
+        dloss = 0.0  # both diverged: the loss agrees, the accuracy still has to
+    else:
+        dloss = abs(loss - reported["loss"]) / max(1.0, abs(reported["loss"]))
+    out.update(accuracy_diff_points=dacc, loss_rel_diff=dloss)
+    if not dacc <= ACCURACY_POINTS:
+        why.append("accuracy: torch %.2f%%, engine %.2f%% (%.2f points apart, at most %.1f allowed)"
+                   % (100 * acc, 100 * reported["accuracy"], dacc, ACCURACY_POINTS))
+    if not dloss <= LOSS_REL:
+        why.append("loss: torch %.6g, engine %.6g (%.3g apart relative to max(1, loss), at most "
+                   "%g allowed)" % (loss, reported["loss"], dloss, LOSS_REL))
+    if why and exp.get("epochs") is not None and reported["epoch"] != int(exp["epochs"]):
+        why.append("the last evaluation is of epoch %d of %d: the run stopped before its end, "
+                   "and the weights may be later than that evaluation"
+                   % (reported["epoch"], int(exp["epochs"])))
+    out["ok"] = not why
+    if why:
+        out["why"] = "; ".join(why)
     return out
+
+
+def trained_on_gpu(exp):
+    return exp.get("mode") == "gpu-hogwild" or str(exp.get("device", "cpu")).startswith("cuda")
 
 
 def cmd_evaluate(a):
@@ -341,21 +439,52 @@ def cmd_evaluate(a):
         try:
             r = evaluate_one(torch, nn, d, device)
         except Exception as e:  # one bad folder must not hide the others
-            r = {"run": os.path.basename(os.path.normpath(d)), "ok": False,
+            r = {"run": os.path.basename(os.path.abspath(d)), "ok": False,
                  "error": "%s: %s" % (type(e).__name__, str(e)[:300])}
+            try:
+                with open(os.path.join(d, "experiment.json")) as f:
+                    exp = json.load(f)
+                r.update(mode=exp.get("mode"), device=exp.get("device"), model=exp.get("model"))
+            except Exception:
+                pass
+            r["why"] = "the evaluator failed: " + r["error"]
+        try:
+            with open(os.path.join(d, "experiment.json")) as f:
+                r["trained_on"] = "gpu" if trained_on_gpu(json.load(f)) else "cpu"
+        except Exception:
+            r["trained_on"] = None
         runs.append(r)
         if r.get("ok") is False:
             failed += 1
         rep = r.get("reported") or {}
         if "torch_accuracy" in r:
-            log("%-16s %-22s torch: accuracy %.2f%% loss %.5f | engine: accuracy %.2f%% loss %.5f | "
-                "npz=safetensors %s -> %s" % (
-                    r["run"], r["model"], 100 * r["torch_accuracy"], r["torch_loss"],
+            log("%-18s %-14s %-24s torch: accuracy %.2f%% loss %.5f | engine: accuracy %.2f%% "
+                "loss %.5f | npz=safetensors %s -> %s" % (
+                    r["run"], r["mode"], r["model"], 100 * r["torch_accuracy"], r["torch_loss"],
                     100 * rep.get("accuracy", float("nan")), rep.get("loss", float("nan")),
-                    r["npz_equals_safetensors"], "ok" if r["ok"] else "MISMATCH"))
+                    r["npz_equals_safetensors"], "ok" if r["ok"] else "MISMATCH: " + r["why"]))
         else:
-            log("%-16s %s" % (r["run"], r.get("error") or r.get("note")))
+            log("%-18s %-14s %s" % (r["run"], r.get("mode", "-"),
+                                    r.get("why") or r.get("note")))
+    # The CPU runs are the control: when they disagree too, the evaluator (or
+    # the engine's export) is at fault, not the GPU runs.
+    cpu = [r for r in runs if r["trained_on"] == "cpu" and r.get("ok") is not None]
+    gpu_bad = [r["run"] for r in runs if r["trained_on"] != "cpu" and r.get("ok") is False]
+    cpu_bad = [r["run"] for r in cpu if r["ok"] is False]
+    if not cpu:
+        verdict = "no CPU control run was compared: a disagreement cannot be told apart from " \
+                  "an evaluator fault"
+    elif cpu_bad:
+        verdict = "the CPU control runs %s disagree too: suspect the evaluator (or the engine's " \
+                  "export), not only the GPU runs" % ", ".join(cpu_bad)
+    elif gpu_bad:
+        verdict = "the CPU control runs agree; the GPU runs %s do not: their exported weights " \
+                  "are not what their own evaluation measured" % ", ".join(gpu_bad)
+    else:
+        verdict = "every compared run agrees"
+    log("verdict: " + verdict)
     return result({"ok": failed == 0, "device": device, "torch": torch.__version__,
+                   "cpu_control_ok": (not cpu_bad) if cpu else None, "verdict": verdict,
                    "runs": runs}, 0 if failed == 0 else 1)
 
 
