@@ -19,10 +19,12 @@ when it was skipped, e.g. no CUDA device, saying why in the RESULT):
                   and weights.npz), rebuilds the model as torch.nn modules
                   (nn.Sequential of Linear for mlp:, EmbeddingBag + Linear for
                   embedding-bag:), regenerates the test split (of csv: and
-                  libsvm: files) and evaluates it; compares with the run's
-                  own last test evaluation (metrics.csv, kind eval): accuracy
-                  within 0.5 points and loss within 1e-3 (relative to max(1,
-                  loss)) pass. Each run's entry carries its mode and device, and
+                  libsvm: files, and of the synthetic random:, teacher: and
+                  sparse-bow: sets, ported from core/data/synthetic.cpp) and
+                  evaluates it; compares with the run's own last test
+                  evaluation (metrics.csv, kind eval): accuracy within 0.5
+                  points and loss within 1e-3 (relative to max(1, loss))
+                  pass. Each run's entry carries its mode and device, and
                   "why" names every figure that disagrees and by how much;
                   "verdict" says whether the CPU runs (the control) agree, so
                   a GPU run's disagreement is told from the evaluator's.
@@ -80,6 +82,7 @@ class Rng:
 
     def __init__(self, seed):
         self.s = []
+        self.spare = None
         seed &= M64
         for _ in range(4):
             seed = (seed + 0x9E3779B97F4A7C15) & M64
@@ -103,6 +106,36 @@ class Rng:
     def below(self, n):
         return (self.next() * n) >> 64
 
+    def uniform(self):
+        return (self.next() >> 11) * 2.0 ** -53
+
+    @staticmethod
+    def derive(seed, a, b=0):
+        z = seed ^ ((a * 0xD1B54A32D192ED03) & M64) ^ ((b * 0x8CB92BA72F3D8DD7) & M64)
+        z = ((z ^ (z >> 33)) * 0xFF51AFD7ED558CCD) & M64
+        return z ^ (z >> 33)
+
+    def normals(self, n):
+        """n draws of normal() (Box-Muller, cos then its sin twin), as doubles.
+        A twin left over stays for the next call, as the engine's does."""
+        out = []
+        if self.spare is not None and n > 0:
+            out.append(self.spare)
+            self.spare = None
+        while len(out) < n:
+            u1 = 0.0
+            while u1 <= 0.0:
+                u1 = self.uniform()
+            u2 = self.uniform()
+            r = math.sqrt(-2.0 * math.log(u1))
+            out.append(r * math.cos(2.0 * math.pi * u2))
+            twin = r * math.sin(2.0 * math.pi * u2)
+            if len(out) < n:
+                out.append(twin)
+            else:
+                self.spare = twin
+        return out
+
 
 def engine_split(rows, fraction, seed):
     """core/data/datasources.cpp splitTrainTest: the row indices of the train
@@ -117,6 +150,97 @@ def engine_split(rows, fraction, seed):
         order[i], order[j] = order[j], order[i]
     n_train = rows - n_test
     return order[:n_train], order[n_train:]
+
+
+# ------------------------------------------ the engine's synthetic data sets
+# core/data/synthetic.cpp: rows come in blocks of 1024, block b drawn from
+# Rng(derive(seed, b, STREAM)); the split then shuffles them as any file's.
+BLOCK_ROWS = 1024
+RANDOM_STREAM, TEACHER_STREAM, TEACHER_WEIGHTS = 0x52414E444F4D, 0x54454143484552, 0x57454947485453
+BOW_STREAM, BOW_CLASSES = 0x424F57, 0x434C41535345
+
+
+def parse_synthetic(spec):
+    """(kind, rows, dim, classes, extra) of random:/teacher:/sparse-bow:
+    ROWSxDIM:CLASSES[:EXTRA] (core/data/datasetspec.cpp), or None."""
+    kind, _, rest = spec.partition(":")
+    if kind not in ("random", "teacher", "sparse-bow"):
+        return None
+    parts = rest.split(":")
+    rows, dim = (int(v) for v in parts[0].split("x"))
+    extra = int(parts[2]) if len(parts) > 2 else (32 if kind == "teacher" else 20)
+    return kind, rows, dim, int(parts[1]), extra
+
+
+def _blocks(rows, seed, stream):
+    for b in range((rows + BLOCK_ROWS - 1) // BLOCK_ROWS):
+        first = b * BLOCK_ROWS
+        yield first, min(rows, first + BLOCK_ROWS), Rng(Rng.derive(seed, b, stream))
+
+
+def _tanhf():
+    """The C library's tanhf, which the engine's std::tanh(float) calls (numpy's
+    float32 tanh may round differently); numpy's when libm cannot be loaded."""
+    try:
+        import ctypes
+        import ctypes.util
+        f = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6").tanhf
+        f.restype, f.argtypes = ctypes.c_float, [ctypes.c_float]
+        return np.vectorize(f, otypes=[np.float32])
+    except (OSError, AttributeError):
+        return np.tanh
+
+
+def make_synthetic(kind, rows, dim, classes, extra, seed):
+    """The engine's rows of a synthetic set: ("dense", X, y) or
+    ("sparse", indices, values, offsets, y)."""
+    labels = np.zeros(rows, dtype=np.int64)
+    if kind == "random":
+        X = np.zeros((rows, dim), dtype=np.float32)
+        for first, end, rng in _blocks(rows, seed, RANDOM_STREAM):
+            X[first:end] = np.asarray(rng.normals((end - first) * dim),
+                                      dtype=np.float64).reshape(end - first, dim)
+            labels[first:end] = [rng.below(classes) for _ in range(end - first)]
+        return "dense", X, labels
+    if kind == "teacher":
+        hidden = extra
+        wrng = Rng(Rng.derive(seed, TEACHER_WEIGHTS))  # W1 (transposed, dim x hidden), then W2
+        w1t = (np.asarray(wrng.normals(dim * hidden)) * (1.0 / math.sqrt(dim))).astype(
+            np.float32).reshape(dim, hidden)
+        w2 = (np.asarray(wrng.normals(classes * hidden)) * (1.0 / math.sqrt(hidden))).astype(
+            np.float32).reshape(classes, hidden)
+        tanhf = _tanhf()
+        X = np.zeros((rows, dim), dtype=np.float32)
+        for first, end, rng in _blocks(rows, seed, TEACHER_STREAM):
+            x = np.asarray(rng.normals((end - first) * dim)).astype(np.float32).reshape(-1, dim)
+            X[first:end] = x
+            # float32 sums in the engine's order (its build does not fuse multiply-adds)
+            h = np.zeros((end - first, hidden), dtype=np.float32)
+            for k in range(dim):
+                h += x[:, k:k + 1] * w1t[k]
+            h = tanhf(h).astype(np.float32)
+            z = np.zeros((end - first, classes), dtype=np.float32)
+            for j in range(hidden):
+                z += h[:, j:j + 1] * w2[:, j]
+            labels[first:end] = z.argmax(1)  # the first of equal logits, as the engine's
+        return "dense", X, labels
+    tokens, vocab = extra, dim  # sparse-bow
+    preferred = max(1, vocab // 20)
+    class_keys = [Rng.derive(seed, c, BOW_CLASSES) for c in range(classes)]
+    idx = np.zeros(rows * tokens, dtype=np.int64)
+    for first, end, rng in _blocks(rows, seed, BOW_STREAM):
+        for r in range(first, end):
+            c = rng.below(classes)
+            labels[r] = c
+            row = []
+            for _ in range(tokens):
+                if rng.uniform() < 0.8:
+                    row.append((Rng.derive(class_keys[c], rng.below(preferred)) * vocab) >> 64)
+                else:
+                    row.append(rng.below(vocab))
+            idx[r * tokens:(r + 1) * tokens] = sorted(row)
+    return ("sparse", idx, np.ones(rows * tokens, dtype=np.float32),
+            np.arange(0, rows * tokens + 1, tokens, dtype=np.int64), labels)
 
 
 # -------------------------------------------------------------------- make-data
@@ -309,8 +433,11 @@ def dataset_rows(spec, seed, run_dir, out=None):
             X, y = load_csv(path)
             return "dense", X, y
         return ("sparse",) + load_libsvm(path)
-    return ("dataset %s: its rows are not regenerated here (only csv: and libsvm: files are); "
-            "the weights were loaded into torch, no accuracy check" % spec)
+    syn = parse_synthetic(spec)
+    if syn is not None:
+        return make_synthetic(*syn, seed)
+    return ("dataset %s: its rows are not regenerated here (csv:, libsvm:, random:, teacher: and "
+            "sparse-bow: are); the weights were loaded into torch, no accuracy check" % spec)
 
 
 def forward_test(torch, model, kind, data, test, device):
