@@ -55,8 +55,8 @@ private slots:
         QCOMPARE(list.devices[0].memoryBytes, std::int64_t(150119759872));
         QCOMPARE(list.devices[0].major, 9);
         QCOMPARE(list.devices[1].multiprocessors, 132);
-        QVERIFY(!list.devices[0].exclusiveProcess);
-        QVERIFY(list.devices[1].exclusiveProcess);
+        QVERIFY(!list.devices[0].exclusiveProcess());
+        QVERIFY(list.devices[1].exclusiveProcess());
         QCOMPARE(list.versions, std::string("driver 13.0, runtime 13.0; NCCL none"));
         // A saved "no device" stays no device, and says where it came from.
         qputenv("HWL_DEVICE_REPORT",

@@ -16,6 +16,8 @@
 //
 // Threading: a trainer is used by one thread (the device process's driver
 // thread); it runs its own threads, one per GPU, inside its calls.
+#include "cuda/gpudevice.h"
+
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -24,20 +26,8 @@
 
 namespace hwl::cuda {
 
-struct Device {
-    int index = 0;
-    std::string name;
-    std::int64_t memoryBytes = 0;
-    int major = 0, minor = 0; ///< compute capability
-    int multiprocessors = 0;
-    /// cudaDeviceProp::computeMode: 0 default, 2 prohibited, 3 exclusive-process
-    /// (one process at a time holds a context: a test process and the run's
-    /// device process cannot both use the GPU)
-    int computeMode = 0;
-};
-
 struct DeviceReport {
-    std::vector<Device> devices;
+    std::vector<GpuDevice> devices;
     std::string error; ///< why there is no device ("cudaGetDeviceCount returned 35, ...")
     int driverVersion = 0, runtimeVersion = 0, ncclVersion = 0; ///< as CUDA and NCCL encode them
 };

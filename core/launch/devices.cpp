@@ -57,7 +57,7 @@ DeviceList parseReport(const std::string& text) {
         else if (f[0] == "device" && f.size() == 8)
             list.devices.push_back({std::atoi(f[1].c_str()), f[2], std::atoll(f[3].c_str()),
                                     std::atoi(f[4].c_str()), std::atoi(f[5].c_str()),
-                                    std::atoi(f[6].c_str()), f[7] == "3"});
+                                    std::atoi(f[6].c_str()), std::atoi(f[7].c_str())});
     }
     if (list.devices.empty() && list.unavailable.empty())
         list.unavailable = "no CUDA device: the device probe reported none";
@@ -206,7 +206,7 @@ std::string describeDevices(const DeviceList& list) {
         out << "cuda:" << d.index << "  " << d.name << "  " << (d.memoryBytes >> 20) << " MiB  "
             << "compute capability " << d.major << "." << d.minor << "  " << d.multiprocessors
             << " multiprocessors"
-            << (d.exclusiveProcess
+            << (d.exclusiveProcess()
                     ? "  exclusive-process compute mode: one process at a time may use it (a "
                       "run's device process cannot start while another process holds it)"
                     : "")
@@ -230,7 +230,7 @@ bool runDeviceProbeIfRequested(int argc, char** argv, int& exitCode) {
                 cuda::ncclStatus().c_str(), cuda::moduleStatus().c_str());
     if (!r.error.empty())
         std::printf("error\t%s\n", r.error.c_str());
-    for (const cuda::Device& d : r.devices)
+    for (const GpuDevice& d : r.devices)
         std::printf("device\t%d\t%s\t%lld\t%d\t%d\t%d\t%d\n", d.index, d.name.c_str(),
                     static_cast<long long>(d.memoryBytes), d.major, d.minor, d.multiprocessors,
                     d.computeMode);

@@ -6,20 +6,13 @@
 // probe role) that reports each device's name, memory and compute capability.
 // Part of the engine's public API (the window lists them; --list-devices
 // prints them). Thread-safe.
+#include "cuda/gpudevice.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace hwl {
-
-struct GpuDevice {
-    int index = 0;
-    std::string name;
-    std::int64_t memoryBytes = 0;
-    int major = 0, minor = 0; ///< compute capability
-    int multiprocessors = 0;
-    bool exclusiveProcess = false; ///< one process at a time may hold a context on it
-};
 
 struct DeviceList {
     bool built = false;      ///< whether this build has the CUDA backend
