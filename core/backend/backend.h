@@ -24,6 +24,8 @@
 
 namespace hwl {
 
+class DeviceTraining;
+
 /// Sum of per-sample loss and number of correct predictions over some rows.
 struct EvalResult {
     double lossSum = 0;
@@ -124,6 +126,9 @@ public:
     /// where the backend can; the result does not depend on how).
     virtual EvalResult evaluate(const Model& model, const float* params,
                                 const DatasetView& data) const = 0;
+    /// What the GPU modes train with on this backend's device
+    /// (backend/devicetraining.h), or null for a backend without one.
+    virtual const DeviceTraining* deviceTraining() const { return nullptr; }
 };
 
 /// The CPU backend: Eigen kernels, heap and shared-memory stores.
@@ -131,7 +136,8 @@ const Backend& cpuBackend();
 /// Every backend this build has that can run here, the CPU first. Asking
 /// loads the CUDA module and initialises CUDA in this process when the build
 /// has it (backend/cuda/cudabackend.h): a process that forks afterwards must
-/// not ask. The run itself never does (it uses cpuBackend()).
+/// not ask. A run's own process never does: its modes compute there on the
+/// CPU (Strategy::backend(BackendRole::Host)).
 std::vector<const Backend*> backends();
 /// The backends this build knows that cannot run here, each with why
 /// ("cuda", "no CUDA device: cudaGetDeviceCount returned 35, ...").

@@ -115,7 +115,7 @@ int runMpiPeer(const ExperimentConfig& config) {
         peer = preparePeer(config);
         const WorkerEnvironment env{config,
                                     *peer->model,
-                                    cpuBackend(),
+                                    peer->strategy->backend(BackendRole::Worker),
                                     telemetry,
                                     peer->data.train.view(),
                                     peer->params.data(),

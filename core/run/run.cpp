@@ -109,6 +109,7 @@ void Run::Impl::prepare(const std::function<bool()>& stopWhen) {
         throw InputError("loader-workers: " + nestedWorkersRefusal(config));
     const ModelSpec modelSpec = config.modelSpec();
     strategy = createStrategy(config);
+    backend = &strategy->backend(BackendRole::Host);
     if (const std::string why = deviceShortfall(config); !why.empty())
         throw InputError("device: " + why);
     if (config.forceUnsafeFork && cudaForbiddenHere())

@@ -53,7 +53,8 @@ struct Run::Impl {
     ExperimentConfig config;
     DatasetSplit data;
     std::unique_ptr<Model> model;
-    const Backend* backend = &cpuBackend();
+    /// The mode's Host backend (Strategy::backend), once the strategy exists.
+    const Backend* backend = nullptr;
     std::unique_ptr<Strategy> strategy;
     Telemetry telemetry;
     TelemetryReader reader{telemetry};

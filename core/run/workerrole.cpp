@@ -72,8 +72,10 @@ void trainFromSpec(const WorkerProcessSpec& spec, Telemetry& telemetry) {
     ParameterStore params = openParameters(spec, config, model->layout().total());
     const SharedDataset data = SharedDataset::open(spec.data);
     const auto strategy = createStrategy(config);
-    const WorkerEnvironment env{config,      *model,        cpuBackend(),    telemetry,
-                                data.view(), params.data(), spec.collective, params.versions()};
+    const WorkerEnvironment env{
+        config,          *model,           strategy->backend(BackendRole::Worker),
+        telemetry,       data.view(),      params.data(),
+        spec.collective, params.versions()};
     strategy->trainWorker(env, spec.rank);
 }
 void trainOrReport(const WorkerProcessSpec& spec, Telemetry& telemetry) {

@@ -1,5 +1,7 @@
 #include "strategy/devicestrategy.h"
 
+#include "backend/cuda/cudabackend.h"
+#include "backend/devicetraining.h"
 #include "launch/devices.h"
 #include "model/embeddingbag.h"
 #include "model/mlp.h"
@@ -203,13 +205,26 @@ WorkerSetup DeviceStrategy::setupWorker(const WorkerEnvironment&, std::uint32_t)
     throw std::logic_error("the GPU modes train in their device process (trainWorker)");
 }
 
+const Backend& DeviceStrategy::backend(BackendRole role) const {
+    if (role == BackendRole::Host)
+        return cpuBackend();
+    std::string why;
+    if (const Backend* cuda = cudaBackend(&why))
+        return *cuda;
+    throw RunError(why.empty() ? "no CUDA device" : why);
+}
+
 void DeviceStrategy::trainWorker(const WorkerEnvironment& env, std::uint32_t rank) const {
     if (rank != 0)
         return; // relayed: the device process drives it
     DeviceWorkers workers(env);
     bool finished = false;
     try {
-        finished = train(env, workers);
+        const DeviceTraining* device = env.backend.deviceTraining();
+        if (!device)
+            throw RunError(std::string("the GPU modes train on a device, and backend \"") +
+                           env.backend.name() + "\" has none");
+        finished = train(env, *device, workers);
     } catch (const std::exception& e) {
         workers.fail("the device process (pid " + std::to_string(getpid()) +
                      ") failed: " + e.what());
@@ -217,40 +232,37 @@ void DeviceStrategy::trainWorker(const WorkerEnvironment& env, std::uint32_t ran
     workers.leave(finished);
 }
 
-#ifdef HWL_HAVE_CUDA
-cuda::Sgd deviceSgd(const ExperimentConfig& c) {
-    return {float(c.lr), float(c.momentum), float(c.weightDecay)};
-}
+struct DeviceTestEvaluation::Impl {
+    std::unique_ptr<cuda::Evaluator> evaluator;
+};
 
-std::unique_ptr<cuda::Evaluator> deviceEvaluator(const Model& model, DeviceWorkers& workers) {
+DeviceTestEvaluation::DeviceTestEvaluation(const DeviceTraining& device, const Model& model,
+                                           DeviceWorkers& workers)
+    : impl_(std::make_unique<Impl>()), workers_(workers) {
     const DatasetView test = workers.test();
     const bool bag = dynamic_cast<const EmbeddingBag*>(&model) != nullptr;
     if (test.rows == 0 || (!bag && test.isSparse()))
-        return nullptr; // nothing to evaluate, or the MLP on sparse rows: the CPU's
+        return; // nothing to evaluate, or the MLP on sparse rows: the CPU's
     try {
-        if (bag) {
-            const cuda::BagShape shape = bagShape(model);
-            return cuda::Evaluator::create({}, &shape, hostData(test));
-        }
-        return cuda::Evaluator::create(mlpShape(model), nullptr, hostData(test));
+        impl_->evaluator = device.evaluator(model, test);
     } catch (const std::exception& e) { // e.g. no room for the test set beside the model
         workers.evaluationFailed(1, e.what());
-        return nullptr;
     }
 }
 
-void evaluateOnDevice(std::unique_ptr<cuda::Evaluator>& evaluator, const float* params, int epoch,
-                      DeviceWorkers& workers) {
-    if (!evaluator)
+DeviceTestEvaluation::~DeviceTestEvaluation() = default;
+
+void DeviceTestEvaluation::evaluate(const float* deviceParams, int epoch) {
+    if (!impl_->evaluator)
         return;
     const auto start = Telemetry::nowNs();
     try {
-        const cuda::EvalTotals e = evaluator->evaluate(params);
-        workers.evaluated(epoch, e.lossSum, e.correct, e.count,
-                          double(Telemetry::nowNs() - start) * 1e-9);
+        const cuda::EvalTotals e = impl_->evaluator->evaluate(deviceParams);
+        workers_.evaluated(epoch, e.lossSum, e.correct, e.count,
+                           double(Telemetry::nowNs() - start) * 1e-9);
     } catch (const std::exception& e) {
-        workers.evaluationFailed(epoch, e.what());
-        evaluator.reset();
+        workers_.evaluationFailed(epoch, e.what());
+        impl_->evaluator.reset();
     }
 }
 
@@ -259,7 +271,6 @@ std::vector<std::int32_t> rowsOf(const EpochPlan& plan, int epoch, std::uint32_t
     plan.rows(epoch, rank, rows);
     return {rows.begin(), rows.end()};
 }
-#endif
 
 std::vector<std::vector<std::int32_t>> replicaRows(const EpochPlan& plan, int epoch,
                                                    std::uint32_t replicas) {

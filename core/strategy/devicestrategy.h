@@ -11,16 +11,14 @@
 #include "strategy/hostparts.h"
 #include "train/keepgoing.h"
 
-#ifdef HWL_HAVE_CUDA
-#include "backend/cuda/deviceshapes.h"
-#include "cuda/cuda.h"
-#endif
-
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <vector>
 
 namespace hwl {
+
+class DeviceTraining;
 
 /// One epoch's evaluation on the device, as the device process publishes it.
 struct DeviceEvaluation {
@@ -82,6 +80,10 @@ public:
     WorkerJob job(RunResources& run, std::uint32_t rank) override {
         return host_.job(*this, run, rank, {&host_.stores().run(), linkName(), {}});
     }
+    /// Host: the CPU (the run's process never initialises a device);
+    /// Worker: the CUDA backend, whose device side trains (throws RunError
+    /// with the reason where it cannot load or finds no device).
+    const Backend& backend(BackendRole role) const override;
     WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override;
     const float* hostParameters() const override { return host_.parameters(); }
     std::optional<EvalResult> evaluation(std::uint32_t epoch, double& seconds) const override;
@@ -93,9 +95,11 @@ public:
 protected:
     /// Where the test set was evaluated, for the summary's remarks.
     void explainEvaluation(RunSummary& summary) const;
-    /// The mode's training, in the device process. Returns true when every
-    /// epoch ran; throws with CUDA's words on failure.
-    virtual bool train(const WorkerEnvironment& env, DeviceWorkers& workers) const = 0;
+    /// The mode's training, in the device process, on `device` (the Worker
+    /// backend's device side). Returns true when every epoch ran; throws
+    /// with the device's words on failure.
+    virtual bool train(const WorkerEnvironment& env, const DeviceTraining& device,
+                       DeviceWorkers& workers) const = 0;
 
 private:
     /// The device link: the test set's and the evaluations' segments.
@@ -106,21 +110,26 @@ private:
     SharedSegment evaluations_;
 };
 
-#ifdef HWL_HAVE_CUDA
-/// The experiment's SGD as the CUDA module takes it (hostData, mlpShape and
-/// bagShape: backend/cuda/deviceshapes.h).
-cuda::Sgd deviceSgd(const ExperimentConfig& c);
-/// An Evaluator of the run's test set on the device: null when the run has
-/// none, the model is the MLP on sparse rows, or the device cannot (then
-/// the reason is published and the run evaluates on the CPU).
-std::unique_ptr<cuda::Evaluator> deviceEvaluator(const Model& model, DeviceWorkers& workers);
-/// Evaluates epoch `epoch` with `params` (on device 0) and publishes it; on
-/// a failure publishes why and drops the evaluator (the CPU takes over).
-void evaluateOnDevice(std::unique_ptr<cuda::Evaluator>& evaluator, const float* params, int epoch,
-                      DeviceWorkers& workers);
+/// The test set's evaluation on the device at each epoch's end, published
+/// for the coordinator. Where the device cannot evaluate (no test set, the
+/// MLP on sparse rows, no room beside the model, a failure later) it says
+/// why once and publishes nothing more: the CPU evaluates from then on.
+class DeviceTestEvaluation {
+public:
+    DeviceTestEvaluation(const DeviceTraining& device, const Model& model, DeviceWorkers& workers);
+    ~DeviceTestEvaluation();
+    /// Evaluates epoch `epoch` with `deviceParams` (the model's flat buffer
+    /// on device 0) and publishes it.
+    void evaluate(const float* deviceParams, int epoch);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    DeviceWorkers& workers_;
+};
+
 /// Rows of one epoch as 32-bit indices (the device's).
 std::vector<std::int32_t> rowsOf(const EpochPlan& plan, int epoch, std::uint32_t rank);
-#endif
 /// Ranks 0 .. replicas-1's rows of one epoch as 32-bit indices, from one
 /// draw of the epoch's order (EpochPlan::ranksRows).
 std::vector<std::vector<std::int32_t>> replicaRows(const EpochPlan& plan, int epoch,

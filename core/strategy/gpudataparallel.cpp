@@ -4,6 +4,8 @@
 // device in replica order and across GPUs by NCCL (one rank per GPU), so the
 // replicas stay bit-identical; --sync-every K > 1 averages the parameters
 // every K steps instead. Each replica is a worker in the telemetry.
+#include "backend/cuda/deviceshapes.h"
+#include "backend/devicetraining.h"
 #include "strategy/builtin.h"
 #include "strategy/devicestrategy.h"
 #include "train/epochplan.h"
@@ -45,7 +47,8 @@ public:
 
 protected:
     int gpus() const { return gpusFor(config_); }
-    bool train(const WorkerEnvironment& env, DeviceWorkers& workers) const override;
+    bool train(const WorkerEnvironment& env, const DeviceTraining& device,
+               DeviceWorkers& workers) const override;
 
 private:
     struct Progress;
@@ -64,20 +67,21 @@ struct GpuDataParallel::Progress {
     std::vector<float> divergence;
 };
 
-bool GpuDataParallel::train(const WorkerEnvironment& env, DeviceWorkers& workers) const {
-    const cuda::DeviceReport report = cuda::initialise();
-    if (int(report.devices.size()) < gpus())
-        throw RunError(report.error.empty() ? "this machine has too few GPUs" : report.error);
+bool GpuDataParallel::train(const WorkerEnvironment& env, const DeviceTraining& device,
+                            DeviceWorkers& workers) const {
+    if (int(device.devices().devices.size()) < gpus())
+        throw RunError("this machine has " + std::to_string(device.devices().devices.size()) +
+                       " GPUs, and the run needs " + std::to_string(gpus()));
     cuda::ReplicaSettings s;
     s.mlp = mlpShape(env.model);
     s.gpus = gpus();
     s.replicasPerGpu = config_.replicasPerGpu;
     s.batch = config_.batch;
-    s.sgd = deviceSgd(config_);
+    s.sgd = deviceSgd(sgdSettings(config_));
     Progress p;
-    p.trainer = cuda::ReplicaTrainer::create(s, hostData(env.train));
+    p.trainer = device.replicas(s, env.train);
     p.trainer->setParameters(env.params);
-    auto evaluator = deviceEvaluator(env.model, workers);
+    DeviceTestEvaluation evaluation(device, env.model, workers);
     p.replicas = std::uint32_t(config_.workers);
     p.batch = s.batch;
     p.divergence.assign(p.replicas, 0.0f);
@@ -107,7 +111,7 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, DeviceWorkers& workers
         if (steps < 0)
             return false;
         // On the device: replica 0 (the replicas are one model).
-        evaluateOnDevice(evaluator, p.trainer->deviceParameters(), epoch, workers);
+        evaluation.evaluate(p.trainer->deviceParameters(), epoch);
         const auto d = p.trainer->divergences();
         std::vector<float> epochLoss(p.replicas);
         for (std::uint32_t r = 0; r < p.replicas; ++r) {

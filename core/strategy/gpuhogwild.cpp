@@ -6,6 +6,8 @@
 // run's `workers` are groups of blocks (block b is in group b mod workers):
 // the device process reads their counters from mapped memory while the
 // kernel runs and is the single producer of their telemetry.
+#include "backend/cuda/deviceshapes.h"
+#include "backend/devicetraining.h"
 #include "model/embeddingbag.h"
 #include "strategy/builtin.h"
 #include "strategy/devicestrategy.h"
@@ -34,7 +36,7 @@ cuda::HogwildSettings settingsFor(const ExperimentConfig& c, const Model& model)
     s.groups = c.workers;
     s.batch = c.batch;
     s.atomic = c.update == UpdateKind::Atomic;
-    s.sgd = deviceSgd(c);
+    s.sgd = deviceSgd(sgdSettings(c));
     return s;
 }
 
@@ -50,7 +52,8 @@ public:
     void explain(RunSummary& summary) const override;
 
 protected:
-    bool train(const WorkerEnvironment& env, DeviceWorkers& workers) const override;
+    bool train(const WorkerEnvironment& env, const DeviceTraining& device,
+               DeviceWorkers& workers) const override;
 
 private:
     /// Publishes the groups' counters; true while the kernel runs.
@@ -75,17 +78,15 @@ void GpuHogwild::publish(DeviceWorkers& workers, const cuda::HogwildTrainer& tra
     }
 }
 
-bool GpuHogwild::train(const WorkerEnvironment& env, DeviceWorkers& workers) const {
-    const cuda::DeviceReport report = cuda::initialise();
-    if (report.devices.empty())
-        throw RunError(report.error);
+bool GpuHogwild::train(const WorkerEnvironment& env, const DeviceTraining& device,
+                       DeviceWorkers& workers) const {
     const cuda::HogwildSettings settings = settingsFor(config_, env.model);
     if (!settings.bag && !env.train.dense)
         throw RunError("gpu-hogwild trains the MLP on dense rows; for sparse rows use "
                        "--model embedding-bag:V-D-C");
-    auto trainer = cuda::HogwildTrainer::create(settings, hostData(env.train));
+    auto trainer = device.hogwild(settings, env.train);
     trainer->setParameters(env.params);
-    auto evaluator = deviceEvaluator(env.model, workers);
+    DeviceTestEvaluation evaluation(device, env.model, workers);
     for (std::uint32_t g = 0; g < workers.count(); ++g)
         workers.describe(g, "cuda:0, " + std::to_string(trainer->deviceBytes() >> 20) + " MiB");
     const auto plan = epochPlan(env.train.rows);
@@ -113,7 +114,7 @@ bool GpuHogwild::train(const WorkerEnvironment& env, DeviceWorkers& workers) con
         trainer->copyParameters(env.params);
         if (stopped)
             return false;
-        evaluateOnDevice(evaluator, trainer->deviceParameters(), epoch, workers);
+        evaluation.evaluate(trainer->deviceParameters(), epoch);
         std::vector<float> epochLoss(workers.count()), divergence(workers.count(), 0.0f);
         for (std::uint32_t g = 0; g < workers.count(); ++g) {
             const auto n = lastSteps[g] - epochSteps[g];

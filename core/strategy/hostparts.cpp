@@ -115,7 +115,9 @@ WorkerJob HostTraining::job(const Strategy& strategy, RunResources& run, std::ui
                                                        why);
                     return 1;
                 }
-            strategy.trainWorker(env, rank);
+            // The worker's backend is decided here, in its own process or
+            // thread (a device backend initialises its device when asked).
+            strategy.trainWorker(env.on(strategy.backend(BackendRole::Worker)), rank);
         } catch (const std::exception& e) {
             env.telemetry.failWorker(rank, "worker " + std::to_string(rank) +
                                                " could not start: " + e.what());

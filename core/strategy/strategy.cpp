@@ -9,6 +9,10 @@ std::shared_ptr<const EpochPlan> Strategy::epochPlan(std::int64_t trainRows) con
                                             config_.split, config_.shuffle, config_.seed);
 }
 
+const Backend& Strategy::backend(BackendRole) const {
+    return cpuBackend();
+}
+
 float Strategy::finalDivergence(const Telemetry& telemetry, std::uint32_t rank) const {
     return telemetry.worker(rank).lastDivergence.load();
 }

@@ -63,7 +63,18 @@ struct WorkerEnvironment {
     std::uint32_t* versions = nullptr;
     /// The worker's resume point (WorkerSetup::resume), or null.
     WorkerResume* resume = nullptr;
+
+    /// The same environment on `other` (a worker's process decides its
+    /// backend itself: Strategy::backend(BackendRole::Worker)).
+    WorkerEnvironment on(const Backend& other) const {
+        return {config, model, other, telemetry, train, params, collective, versions, resume};
+    }
 };
+
+/// Where a mode's computing happens: Host, the run's own process (the
+/// parameter stores, the test set's evaluation; it forks workers, so it never
+/// initialises a device), or Worker, the process or thread that trains.
+enum class BackendRole { Host, Worker };
 
 class Strategy {
 public:
@@ -71,6 +82,10 @@ public:
         : traits_(traits), config_(std::move(config)) {}
     virtual ~Strategy() = default;
     const StrategyTraits& traits() const { return traits_; }
+    /// The backend this mode computes on in `role`: the CPU's for both roles
+    /// unless the mode trains on a device (then its Worker backend is the
+    /// device's, and asking for it there initialises the device).
+    virtual const Backend& backend(BackendRole role) const;
 
     virtual void prepare(RunResources& run, const float* initial) = 0;
     virtual std::shared_ptr<const EpochPlan> epochPlan(std::int64_t trainRows) const;

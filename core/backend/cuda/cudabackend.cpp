@@ -3,6 +3,7 @@
 #include "backend/cpu/cpubackend.h"
 #include "backend/cpu/modelkernel.h"
 #include "backend/cuda/deviceshapes.h"
+#include "backend/devicetraining.h"
 #include "backend/hostupdate.h"
 #include "model/embeddingbag.h"
 #include "optim/hogwild.h"
@@ -60,9 +61,27 @@ private:
     std::vector<std::int32_t> rows32_;
 };
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend, public DeviceTraining {
 public:
+    explicit CudaBackend(cuda::DeviceReport report) : report_(std::move(report)) {}
     const char* name() const override { return "cuda"; }
+    const DeviceTraining* deviceTraining() const override { return this; }
+    const cuda::DeviceReport& devices() const override { return report_; }
+    std::unique_ptr<cuda::ReplicaTrainer> replicas(const cuda::ReplicaSettings& settings,
+                                                   const DatasetView& train) const override {
+        return cuda::ReplicaTrainer::create(settings, hostData(train));
+    }
+    std::unique_ptr<cuda::HogwildTrainer> hogwild(const cuda::HogwildSettings& settings,
+                                                  const DatasetView& train) const override {
+        return cuda::HogwildTrainer::create(settings, hostData(train));
+    }
+    std::unique_ptr<cuda::Evaluator> evaluator(const Model& model,
+                                               const DatasetView& test) const override {
+        const bool bag = dynamic_cast<const EmbeddingBag*>(&model) != nullptr;
+        const cuda::BagShape shape = bag ? bagShape(model) : cuda::BagShape{};
+        return cuda::Evaluator::create(bag ? cuda::MlpShape{} : mlpShape(model, "mlp or bag"),
+                                       bag ? &shape : nullptr, hostData(test));
+    }
     std::unique_ptr<StepKernel> makeKernel(const Model& model, const DatasetView& train,
                                            const SgdSettings& sgd, std::uint32_t rank,
                                            std::uint32_t workers) const override {
@@ -75,14 +94,12 @@ public:
     }
     EvalResult evaluate(const Model& model, const float* params,
                         const DatasetView& data) const override {
-        const bool bag = dynamic_cast<const EmbeddingBag*>(&model) != nullptr;
-        const cuda::BagShape shape = bag ? bagShape(model) : cuda::BagShape{};
-        const auto evaluator =
-            cuda::Evaluator::create(bag ? cuda::MlpShape{} : mlpShape(model, "mlp or bag"),
-                                    bag ? &shape : nullptr, hostData(data));
-        const cuda::EvalTotals t = evaluator->evaluateHost(params);
+        const cuda::EvalTotals t = evaluator(model, data)->evaluateHost(params);
         return {t.lossSum, t.correct, t.count};
     }
+
+private:
+    cuda::DeviceReport report_;
 };
 
 struct Probed {
@@ -91,10 +108,10 @@ struct Probed {
 };
 
 Probed probe() {
-    const cuda::DeviceReport report = cuda::initialise();
+    cuda::DeviceReport report = cuda::initialise();
     if (report.devices.empty())
         return {nullptr, report.error};
-    static const CudaBackend backend;
+    static const CudaBackend backend(std::move(report));
     return {&backend, {}};
 }
 

@@ -4,8 +4,9 @@
 // data-parallel step runs), the SGD update is the host's rule (optim/sgd.h),
 // and Backend::evaluate runs on the device (cuda::Evaluator). It exists so
 // that tests/tst_backends (and the device bundle's tst_gpu) check the CUDA
-// arithmetic against the double CPU reference like any backend's; the GPU
-// modes drive the module's trainers directly (strategy/gpu*.cpp).
+// arithmetic against the double CPU reference like any backend's. Its
+// device side (Backend::deviceTraining, backend/devicetraining.h) is what
+// the GPU modes train with: their device process computes on this backend.
 //
 // Asking for it loads the CUDA module and initialises CUDA in the calling
 // process (cuda::initialise()): only processes that never fork afterwards ask.
