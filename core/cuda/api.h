@@ -9,7 +9,7 @@
 
 namespace hwl::cuda {
 
-inline constexpr int kApiVersion = 1;
+inline constexpr int kApiVersion = 2; // 2: ReplicaTrainer::rowsPerReplica
 
 struct Api {
     int version = kApiVersion;

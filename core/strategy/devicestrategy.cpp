@@ -206,12 +206,10 @@ WorkerSetup DeviceStrategy::setupWorker(const WorkerEnvironment&, std::uint32_t)
 }
 
 const Backend& DeviceStrategy::backend(BackendRole role) const {
-    if (role == BackendRole::Host)
-        return cpuBackend();
-    std::string why;
-    if (const Backend* cuda = cudaBackend(&why))
-        return *cuda;
-    throw RunError(why.empty() ? "no CUDA device" : why);
+    // Where CUDA cannot be had, the CPU's, which has no device side:
+    // trainWorker then fails the run with CUDA's reason.
+    const Backend* cuda = role == BackendRole::Worker ? cudaBackend() : nullptr;
+    return cuda ? *cuda : cpuBackend();
 }
 
 void DeviceStrategy::trainWorker(const WorkerEnvironment& env, std::uint32_t rank) const {
@@ -221,6 +219,9 @@ void DeviceStrategy::trainWorker(const WorkerEnvironment& env, std::uint32_t ran
     bool finished = false;
     try {
         const DeviceTraining* device = env.backend.deviceTraining();
+        std::string why;
+        if (!device && !cudaBackend(&why))
+            throw RunError(why.empty() ? "no CUDA device" : why);
         if (!device)
             throw RunError(std::string("the GPU modes train on a device, and backend \"") +
                            env.backend.name() + "\" has none");

@@ -81,8 +81,8 @@ public:
         return host_.job(*this, run, rank, {&host_.stores().run(), linkName(), {}});
     }
     /// Host: the CPU (the run's process never initialises a device);
-    /// Worker: the CUDA backend, whose device side trains (throws RunError
-    /// with the reason where it cannot load or finds no device).
+    /// Worker: the CUDA backend, whose device side trains (the CPU's where
+    /// CUDA cannot be had: trainWorker then fails the run with the reason).
     const Backend& backend(BackendRole role) const override;
     WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override;
     const float* hostParameters() const override { return host_.parameters(); }

@@ -3,6 +3,8 @@
 #include "util/random.h"
 
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 namespace hwl {
 
@@ -67,6 +69,10 @@ void StridedEpochPlan::rows(int epoch, std::uint32_t rank, std::vector<std::int6
 
 void StridedEpochPlan::ranksRows(int epoch, std::uint32_t first, std::uint32_t count,
                                  std::vector<std::vector<std::int64_t>>& out) const {
+    if (std::uint64_t(first) + count > ranks_)
+        throw std::out_of_range("ranks " + std::to_string(first) + " .. " +
+                                std::to_string(std::uint64_t(first) + count - 1) +
+                                " of a plan of " + std::to_string(ranks_));
     std::vector<std::int64_t> all;
     order(epoch, all);
     out.resize(count);
