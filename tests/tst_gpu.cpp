@@ -128,6 +128,32 @@ void dataParallelEqualsSerialWithTheBigBatch() {
     PT_CHECK2(diff < 1e-4, diff);
 }
 
+// Under a schedule (cosine with warm-up) the replicas take each step's own
+// rate: 4 replicas of batch 16 end where serial batch 64 under the same
+// schedule does, and not where a constant rate does.
+void dataParallelFollowsTheSchedule() {
+    ExperimentConfig c = fourReplicasOnOneGpu();
+    c.shuffle = false;
+    c.testFraction = 0;
+    c.epochs = 3;
+    c.lrSchedule = "cosine";
+    c.warmupSteps = 20;
+    const auto gpu = runToEnd(c);
+    PT_CHECK2(gpu->summary().state == RunState::Finished, gpu->summary().failure);
+    const auto parallel = gpu->parameters();
+    c.mode = "serial";
+    c.device = Device::Cpu;
+    c.workers = 1;
+    c.replicasPerGpu = 1;
+    c.batch = 64;
+    const auto serial = runToEnd(c)->parameters();
+    PT_CHECK2(maxAbsDiff(parallel, serial) < 1e-4, maxAbsDiff(parallel, serial));
+    c.lrSchedule = "constant";
+    c.warmupSteps = 0;
+    const auto constant = runToEnd(c)->parameters();
+    PT_CHECK2(maxAbsDiff(parallel, constant) > 1e-3, maxAbsDiff(parallel, constant));
+}
+
 // A run's test figures come from the device, and equal the CPU's evaluation
 // of the parameters it exports.
 void runEvaluatesOnTheDevice() {
@@ -282,8 +308,11 @@ void forkIsRefusedAfterCudaInit() {
 /// case that breaks either would fail there, where nobody can look, not here.
 std::string invalidRunConfigs() {
     std::string out;
-    for (const ExperimentConfig& c :
-         {twoReplicasOnOneGpu(), fourReplicasOnOneGpu(), crowdedGpuHogwild(), forkAfterCuda()}) {
+    ExperimentConfig scheduled = fourReplicasOnOneGpu();
+    scheduled.lrSchedule = "cosine";
+    scheduled.warmupSteps = 20;
+    for (const ExperimentConfig& c : {twoReplicasOnOneGpu(), fourReplicasOnOneGpu(), scheduled,
+                                      crowdedGpuHogwild(), forkAfterCuda()}) {
         if (c.device == Device::Cuda && gpusFor(c) != 1) // data-parallel's GPU count
             out += text(c.mode, ": ", c.workers, " workers at ", c.replicasPerGpu, " per GPU need ",
                         gpusFor(c), " GPUs; ");
@@ -318,6 +347,7 @@ int main(int argc, char** argv) {
     std::vector<plaintest::Case> cases = {
         {"dataParallelEqualsSerialWithTheBigBatch", dataParallelEqualsSerialWithTheBigBatch},
         {"runEvaluatesOnTheDevice", runEvaluatesOnTheDevice},
+        {"dataParallelFollowsTheSchedule", dataParallelFollowsTheSchedule},
         {"gpuHogwildLosesUpdatesOnlyWhenRacy", gpuHogwildLosesUpdatesOnlyWhenRacy},
         {"deviceStepEqualsCpuStep", deviceStepEqualsCpuStep},
         {"graphReplayEqualsEager", graphReplayEqualsEager},

@@ -93,8 +93,11 @@ private slots:
         QCOMPARE(issues[0].field, std::string("lr-schedule"));
     }
 
-    // The GPU modes step at one rate on the device: refused before the run.
-    void gpuModesRefuseASchedule() {
+    // gpu-hogwild's blocks step at one rate through an epoch's kernel:
+    // refused before the run. Data-parallel on cuda takes a schedule (each
+    // step's rate goes to the device before the step; tst_gpu checks it
+    // against serial training on a GPU machine).
+    void gpuHogwildRefusesAScheduleDataParallelTakesOne() {
         ExperimentConfig c = small();
         c.mode = "gpu-hogwild";
         c.momentum = 0;
@@ -107,6 +110,11 @@ private slots:
             refused = refused || (i.field == "warmup-steps" &&
                                   i.message.find("one fixed rate") != std::string::npos);
         QVERIFY(refused);
+        c.mode = "data-parallel";
+        c.device = Device::Cuda;
+        c.lrSchedule = "cosine";
+        for (const ConfigIssue& i : c.validate())
+            QVERIFY2(i.field != "warmup-steps" && i.field != "lr-schedule", i.message.c_str());
     }
 
     // The epochs report the rate their last step took: step:1:0.5 halves it.

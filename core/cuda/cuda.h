@@ -140,8 +140,10 @@ public:
     /// Enqueues steps [first, first + count) of the epoch (each replica's
     /// batch: its rows [step * batch, ...), the last one possibly short).
     /// `ownGradients`: each replica steps on its own gradient (local SGD)
-    /// instead of the replicas' mean.
-    virtual void enqueueSteps(std::int64_t first, std::int64_t count, bool ownGradients) = 0;
+    /// instead of the replicas' mean. `lrs`: each of the `count` steps' learning
+    /// rate (a schedule's), or null for the settings' lr.
+    virtual void enqueueSteps(std::int64_t first, std::int64_t count, bool ownGradients,
+                              const float* lrs = nullptr) = 0;
     /// Waits for what was enqueued; the mean loss of each replica's batch at
     /// each of those steps, step-major (count x replicas).
     virtual std::vector<float> finishSteps() = 0;

@@ -113,9 +113,13 @@ static __global__ void meanOfSumKernel(const double* sum, std::int64_t stride, s
 
 /// The SGD step of every replica with gradient grads[gradStride * r]
 /// (gradStride 0: the replicas' one mean gradient).
+/// The step's learning rate is lrs[step % kLossHistory] (a schedule's rate,
+/// written by the host before the step's replay).
 static __global__ void sgdKernel(float* params, float* velocity, const float* grads,
                                  std::int64_t gradStride, std::int64_t stride, int replicas,
-                                 float lr, float momentum, float weightDecay) {
+                                 const float* lrs, const long long* step, float momentum,
+                                 float weightDecay) {
+    const float lr = lrs[*step % kLossHistory];
     const std::int64_t total = std::int64_t(replicas) * stride;
     for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
          k += std::int64_t(gridDim.x) * blockDim.x) {

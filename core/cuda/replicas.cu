@@ -170,6 +170,8 @@ void Replicas::setUp(Gpu& g, const HostData& train) {
     check(cublasSetWorkspace(g.blas, g.workspace.p, std::size_t(g.workspace.n) * sizeof(float)),
           "cublasSetWorkspace");
     check(cudaMallocHost(&g.hostStep, sizeof(long long)), "cudaMallocHost");
+    check(cudaMallocHost(&g.hostLrs, kLossHistory * sizeof(float)), "cudaMallocHost");
+    g.lrs.allocate(kLossHistory, g.bytes);
     const std::int64_t perReplica = std::int64_t(R_) * s_.batch;
     std::int64_t widest = 0;
     for (const auto& l : s_.mlp.layers)
@@ -323,8 +325,8 @@ void Replicas::recordStep(Gpu& g, int n, bool own) {
         recordMean(g);
     // own: replica r steps on grads[r]; else every replica on the one mean.
     sgdKernel<<<gridFor(R_ * P_), kThreads, 0, g.stream>>>(
-        g.params.p, g.velocity.p, own ? g.grads.p : g.gradMean.p, own ? P_ : 0, P_, R_, sgd.lr,
-        sgd.momentum, sgd.weightDecay);
+        g.params.p, g.velocity.p, own ? g.grads.p : g.gradMean.p, own ? P_ : 0, P_, R_, g.lrs.p,
+        g.step.p, sgd.momentum, sgd.weightDecay);
     advanceKernel<<<1, 1, 0, g.stream>>>(g.step.p);
     check(cudaGetLastError(), "a step's kernel launch");
 }
@@ -349,11 +351,19 @@ cudaGraphExec_t Replicas::capture(Gpu& g, int n, bool own) {
     return exec;
 }
 
-void Replicas::replay(Gpu& g, std::int64_t first, std::int64_t count, bool own) {
+void Replicas::replay(Gpu& g, std::int64_t first, std::int64_t count, bool own, const float* lrs) {
     *g.hostStep = first;
     check(
         cudaMemcpyAsync(g.step.p, g.hostStep, sizeof(long long), cudaMemcpyHostToDevice, g.stream),
         "cudaMemcpy (step)");
+    // The steps' rates where the step kernel reads them (count <= kLossHistory:
+    // no two of these steps share a slot; the last copy has ended, as the
+    // last steps were drained before this call).
+    for (std::int64_t k = 0; k < count; ++k)
+        g.hostLrs[(first + k) % kLossHistory] = lrs ? lrs[k] : s_.sgd.lr;
+    check(cudaMemcpyAsync(g.lrs.p, g.hostLrs, kLossHistory * sizeof(float), cudaMemcpyHostToDevice,
+                          g.stream),
+          "cudaMemcpy (learning rates)");
     const std::int64_t steps = (rowsPerReplica_ + s_.batch - 1) / s_.batch;
     const bool eager = s_.eager;
     for (std::int64_t k = first; k < first + count; ++k) {
@@ -369,7 +379,7 @@ void Replicas::replay(Gpu& g, std::int64_t first, std::int64_t count, bool own) 
     }
 }
 
-void Replicas::enqueueSteps(std::int64_t first, std::int64_t count, bool own) {
+void Replicas::enqueueSteps(std::int64_t first, std::int64_t count, bool own, const float* lrs) {
     if (count > kLossHistory)
         throw std::logic_error("at most 64 steps are enqueued at a time");
     if (pending_)
@@ -377,7 +387,7 @@ void Replicas::enqueueSteps(std::int64_t first, std::int64_t count, bool own) {
     pending_ = true;
     lastStep_ = first;
     lastCount_ = count;
-    onEach([&](Gpu& g) { replay(g, first, count, own); });
+    onEach([&](Gpu& g) { replay(g, first, count, own, lrs); });
 }
 
 std::vector<float> Replicas::finishSteps() {

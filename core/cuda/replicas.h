@@ -61,6 +61,10 @@ struct Gpu {
     Buffer<double> distance;
     Buffer<long long> step;
     long long* hostStep = nullptr; ///< pinned: the step the next replays start from
+    /// The learning rate of step k at [k % kLossHistory], on the device and
+    /// pinned on the host (a schedule's rates, written before each replay).
+    Buffer<float> lrs;
+    float* hostLrs = nullptr;
     std::map<std::pair<int, bool>, cudaGraphExec_t> graphs;
     std::int64_t bytes = 0;
 
@@ -76,6 +80,8 @@ struct Gpu {
             cublasDestroy(blas);
         if (hostStep)
             cudaFreeHost(hostStep);
+        if (hostLrs)
+            cudaFreeHost(hostLrs);
         if (stream)
             cudaStreamDestroy(stream);
     }
@@ -88,7 +94,7 @@ public:
     void setParameters(const float* host) override;
     void setEpochRows(const std::vector<std::vector<std::int32_t>>& rows) override;
     std::int64_t rowsPerReplica() const override { return rowsPerReplica_; }
-    void enqueueSteps(std::int64_t first, std::int64_t count, bool own) override;
+    void enqueueSteps(std::int64_t first, std::int64_t count, bool own, const float* lrs) override;
     std::vector<float> finishSteps() override;
     void averageParameters() override;
     std::vector<double> divergences() override;
@@ -111,7 +117,7 @@ private:
     void recordGradients(Gpu& g, int n);
     void recordStep(Gpu& g, int n, bool own);
     void recordMean(Gpu& g);
-    void replay(Gpu& g, std::int64_t first, std::int64_t count, bool own);
+    void replay(Gpu& g, std::int64_t first, std::int64_t count, bool own, const float* lrs);
     cudaGraphExec_t capture(Gpu& g, int n, bool own);
     void forward(Gpu& g, int n);
     void backward(Gpu& g, int n);

@@ -27,7 +27,7 @@ std::pair<std::string, std::string> linkNames(const std::string& link) {
 
 DeviceWorkers::DeviceWorkers(const WorkerEnvironment& env)
     : telemetry_(env.telemetry), keepGoing_(env.telemetry, 0),
-      lastSample_(env.telemetry.workerCount(), -1.0) {
+      lastSample_(env.telemetry.workerCount(), -1.0), lr_(float(env.config.lr)) {
     const auto [test, evaluations] = linkNames(env.collective);
     if (test != "-")
         test_ = SharedDataset::open(test);
@@ -62,6 +62,7 @@ void DeviceWorkers::stepped(std::uint32_t r, int epoch, std::uint64_t steps, std
     s.time = now;
     s.loss = loss;
     s.divergence = divergence;
+    s.lr = lr_;
     w.ring.push(s);
 }
 
@@ -105,6 +106,7 @@ bool DeviceWorkers::endEpoch(int epoch, const std::vector<float>& epochLoss,
         s.time = telemetry_.elapsed();
         s.loss = epochLoss[k];
         s.divergence = divergence[k];
+        s.lr = lr_;
         w.lastDivergence.store(divergence[k], std::memory_order_relaxed);
         w.ring.push(s);
         w.lastEpochLoss.store(epochLoss[k], std::memory_order_relaxed);

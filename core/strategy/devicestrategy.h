@@ -55,6 +55,8 @@ public:
     /// worker paused); false once the run is stopped.
     bool keepGoing();
     void describe(std::uint32_t r, const std::string& where) { telemetry_.setHost(r, where); }
+    /// The learning rate the samples from now on report (the run's --lr at first).
+    void setRate(float lr) { lr_ = lr; }
     void fail(const std::string& why) { keepGoing_.fail(why); }
     bool failed() const { return keepGoing_.reason() == KeepGoing::Reason::Failed; }
     /// Every worker's final state: Finished, or Stopped (Failed stays).
@@ -65,6 +67,7 @@ private:
     Telemetry& telemetry_;
     KeepGoing keepGoing_;
     std::vector<double> lastSample_;
+    float lr_ = 0;
     /// Epoch `epoch`'s slot in the evaluations segment, or null out of range.
     DeviceEvaluation* evaluationSlot(int epoch) const;
 

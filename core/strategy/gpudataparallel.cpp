@@ -3,7 +3,9 @@
 // on their DistributedSampler shares of every epoch; gradients summed on the
 // device in replica order and across GPUs by NCCL (one rank per GPU), so the
 // replicas stay bit-identical; --sync-every K > 1 averages the parameters
-// every K steps instead. Each replica is a worker in the telemetry.
+// every K steps instead. Each replica is a worker in the telemetry. The
+// learning rate follows --lr-schedule and --warmup-steps step by step, as a
+// CPU worker's does.
 #include "backend/cuda/deviceshapes.h"
 #include "backend/devicetraining.h"
 #include "strategy/builtin.h"
@@ -61,6 +63,8 @@ private:
 /// One device process's training state.
 struct GpuDataParallel::Progress {
     std::unique_ptr<cuda::ReplicaTrainer> trainer;
+    LrSchedule schedule;
+    std::vector<float> rates; ///< the next chunk's steps' rates
     std::uint32_t replicas = 0;
     int batch = 32;
     std::uint64_t steps = 0, samples = 0;
@@ -84,6 +88,7 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, const DeviceTraining& 
     DeviceTestEvaluation evaluation(device, env.model, workers);
     p.replicas = std::uint32_t(config_.workers);
     p.batch = s.batch;
+    p.schedule = lrScheduleOf(config_);
     p.divergence.assign(p.replicas, 0.0f);
     for (std::uint32_t r = 0; r < p.replicas; ++r)
         workers.describe(r, "cuda:" + std::to_string(int(r) / s.replicasPerGpu) + ", " +
@@ -136,7 +141,13 @@ std::int64_t GpuDataParallel::trainEpoch(Progress& p, int epoch, DeviceWorkers& 
         std::int64_t count = std::min(kStepsPerSync, epochSteps - k);
         if (local) // end the chunk where the parameters are averaged
             count = std::min(count, std::int64_t(K - p.steps % K));
-        p.trainer->enqueueSteps(k, count, local);
+        // Each step's rate, as a CPU worker's: the schedule at the step's
+        // index over the whole run (every replica takes the same steps).
+        p.rates.resize(std::size_t(count));
+        for (std::int64_t j = 0; j < count; ++j)
+            p.rates[std::size_t(j)] = float(p.schedule.rate(epoch, p.steps + std::uint64_t(j)));
+        workers.setRate(p.rates.back());
+        p.trainer->enqueueSteps(k, count, local, p.rates.data());
         const std::vector<float> losses = p.trainer->finishSteps();
         for (std::int64_t j = 0; j < count * std::int64_t(p.replicas); ++j)
             if (!std::isfinite(losses[std::size_t(j)]))
@@ -167,11 +178,6 @@ std::int64_t GpuDataParallel::trainEpoch(Progress& p, int epoch, DeviceWorkers& 
 }
 
 void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
-    if (c.lrSchedule != "constant" || c.warmupSteps != 0)
-        issues.push_back(
-            {c.lrSchedule != "constant" ? "lr-schedule" : "warmup-steps",
-             "data-parallel on cuda steps on the GPU at one fixed rate: use --lr-schedule constant "
-             "and --warmup-steps 0 (the CPU modes follow a schedule)"});
     if (c.accumulate != 1)
         issues.push_back({"accumulate",
                           "data-parallel on cuda updates after every batch on the GPU: use "
