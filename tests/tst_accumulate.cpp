@@ -5,7 +5,8 @@
 // N data-parallel replicas accumulating K batches of b, with one allreduce
 // per update (DDP's no_sync pattern), end where serial batches of N*K*b do,
 // over threads and processes. An epoch's last, shorter group is one update;
-// Hogwild workers accumulate too; the GPU modes refuse it.
+// Hogwild workers accumulate too; gpu-hogwild refuses it, data-parallel on
+// cuda takes it.
 #include "config/experimentconfig.h"
 #include "enginetestutil.h"
 #include "run/run.h"
@@ -113,7 +114,9 @@ private slots:
         QVERIFY2(s.testAccuracy > 0.7, qPrintable(QString::number(s.testAccuracy))); // 86% here
     }
 
-    void gpuModesRefuseIt() {
+    // gpu-hogwild refuses it (its blocks update after every batch);
+    // data-parallel on cuda takes it (tst_gpu checks it on a GPU machine).
+    void gpuHogwildRefusesItDataParallelTakesIt() {
         ExperimentConfig c = serial("mlp:20-16-4", "teacher:2048x20:4:16");
         c.mode = "gpu-hogwild";
         c.momentum = 0;
@@ -124,8 +127,15 @@ private slots:
         for (const ConfigIssue& i : c.validate())
             refused = refused || i.field == "accumulate";
         QVERIFY(refused);
+        c.mode = "data-parallel";
+        c.device = Device::Cuda;
+        c.workers = 2;
+        for (const ConfigIssue& i : c.validate())
+            QVERIFY2(i.field != "accumulate", i.message.c_str());
         c.accumulate = 0;
         c.mode = "serial";
+        c.device = Device::Cpu;
+        c.workers = 1;
         QCOMPARE(c.validate().size(), std::size_t(1)); // 0: out of 1..1024
     }
 };

@@ -154,6 +154,33 @@ void dataParallelFollowsTheSchedule() {
     PT_CHECK2(maxAbsDiff(parallel, constant) > 1e-3, maxAbsDiff(parallel, constant));
 }
 
+// --accumulate 2 on 2 replicas of batch 8: one update per two micro-batches,
+// the mean of their gradients, as serial batch 32 takes (the epoch's 4096
+// rows end in a whole group, so every update has both).
+ExperimentConfig accumulatingReplicas() {
+    ExperimentConfig c = twoReplicasOnOneGpu();
+    c.shuffle = false;
+    c.testFraction = 0;
+    c.batch = 8;
+    c.accumulate = 2;
+    return c;
+}
+
+void dataParallelAccumulates() {
+    ExperimentConfig c = accumulatingReplicas();
+    const auto gpu = runToEnd(c);
+    PT_CHECK2(gpu->summary().state == RunState::Finished, gpu->summary().failure);
+    const auto parallel = gpu->parameters();
+    c.mode = "serial";
+    c.device = Device::Cpu;
+    c.workers = 1;
+    c.replicasPerGpu = 1;
+    c.batch = 32;
+    c.accumulate = 1;
+    const auto serial = runToEnd(c)->parameters();
+    PT_CHECK2(maxAbsDiff(parallel, serial) < 1e-4, maxAbsDiff(parallel, serial));
+}
+
 // A run's test figures come from the device, and equal the CPU's evaluation
 // of the parameters it exports.
 void runEvaluatesOnTheDevice() {
@@ -311,8 +338,9 @@ std::string invalidRunConfigs() {
     ExperimentConfig scheduled = fourReplicasOnOneGpu();
     scheduled.lrSchedule = "cosine";
     scheduled.warmupSteps = 20;
-    for (const ExperimentConfig& c : {twoReplicasOnOneGpu(), fourReplicasOnOneGpu(), scheduled,
-                                      crowdedGpuHogwild(), forkAfterCuda()}) {
+    for (const ExperimentConfig& c :
+         {twoReplicasOnOneGpu(), fourReplicasOnOneGpu(), scheduled, accumulatingReplicas(),
+          crowdedGpuHogwild(), forkAfterCuda()}) {
         if (c.device == Device::Cuda && gpusFor(c) != 1) // data-parallel's GPU count
             out += text(c.mode, ": ", c.workers, " workers at ", c.replicasPerGpu, " per GPU need ",
                         gpusFor(c), " GPUs; ");
@@ -348,6 +376,7 @@ int main(int argc, char** argv) {
         {"dataParallelEqualsSerialWithTheBigBatch", dataParallelEqualsSerialWithTheBigBatch},
         {"runEvaluatesOnTheDevice", runEvaluatesOnTheDevice},
         {"dataParallelFollowsTheSchedule", dataParallelFollowsTheSchedule},
+        {"dataParallelAccumulates", dataParallelAccumulates},
         {"gpuHogwildLosesUpdatesOnlyWhenRacy", gpuHogwildLosesUpdatesOnlyWhenRacy},
         {"deviceStepEqualsCpuStep", deviceStepEqualsCpuStep},
         {"graphReplayEqualsEager", graphReplayEqualsEager},

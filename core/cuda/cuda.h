@@ -120,6 +120,10 @@ struct ReplicaSettings {
     MlpShape mlp;
     int gpus = 1, replicasPerGpu = 1;
     int batch = 32; ///< per replica
+    /// Micro-batches per update (--accumulate): the steps the trainer
+    /// counts are micro-batches, and every `accumulate`-th (or an epoch's
+    /// last) applies the mean of its group's gradients, as the CPU's.
+    int accumulate = 1;
     Sgd sgd;
     bool eager = false; ///< launch every kernel each step instead of replaying graphs (tests)
 };

@@ -129,6 +129,21 @@ static __global__ void sgdKernel(float* params, float* velocity, const float* gr
     }
 }
 
+/// --accumulate: kept = grads (the group's first micro-batch), kept += grads
+/// (a middle one), or grads = (kept + grads) / count (its last: their mean,
+/// as optim/gradientsum.h adds and divides), over every replica.
+static __global__ void accumulateKernel(float* kept, float* grads, std::int64_t total, int phase) {
+    for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
+         k += std::int64_t(gridDim.x) * blockDim.x) {
+        if (phase == 0)
+            kept[k] = grads[k];
+        else if (phase < 0)
+            kept[k] += grads[k];
+        else
+            grads[k] = (kept[k] + grads[k]) / float(phase);
+    }
+}
+
 /// The step counter moves on (the last kernel of a step).
 static __global__ void advanceKernel(long long* step) {
     ++*step;

@@ -172,6 +172,8 @@ void Replicas::setUp(Gpu& g, const HostData& train) {
     check(cudaMallocHost(&g.hostStep, sizeof(long long)), "cudaMallocHost");
     check(cudaMallocHost(&g.hostLrs, kLossHistory * sizeof(float)), "cudaMallocHost");
     g.lrs.allocate(kLossHistory, g.bytes);
+    if (s_.accumulate > 1)
+        g.accumulated.allocate(R_ * P_, g.bytes);
     const std::int64_t perReplica = std::int64_t(R_) * s_.batch;
     std::int64_t widest = 0;
     for (const auto& l : s_.mlp.layers)
@@ -318,8 +320,25 @@ void Replicas::recordMean(Gpu& g) {
         g.sum.p, P_, std::uint32_t(R_ * s_.gpus), g.gradMean.p);
 }
 
-void Replicas::recordStep(Gpu& g, int n, bool own) {
+int Replicas::phaseOf(std::int64_t k) const {
+    const std::int64_t K = s_.accumulate;
+    const std::int64_t micro = (rowsPerReplica_ + s_.batch - 1) / s_.batch;
+    const std::int64_t group = std::min(K, micro - k / K * K); // an epoch's last may be short
+    if (k % K == group - 1)
+        return int(group);
+    return k % K == 0 ? 0 : -1;
+}
+
+void Replicas::recordStep(Gpu& g, int n, bool own, int phase) {
     recordGradients(g, n);
+    if (phase != 1)
+        accumulateKernel<<<gridFor(R_ * P_), kThreads, 0, g.stream>>>(g.accumulated.p, g.grads.p,
+                                                                      R_ * P_, phase);
+    if (phase <= 0) { // the update is not complete: no step yet
+        advanceKernel<<<1, 1, 0, g.stream>>>(g.step.p);
+        check(cudaGetLastError(), "a micro-batch's kernel launch");
+        return;
+    }
     const Sgd& sgd = s_.sgd;
     if (!own)
         recordMean(g);
@@ -331,12 +350,12 @@ void Replicas::recordStep(Gpu& g, int n, bool own) {
     check(cudaGetLastError(), "a step's kernel launch");
 }
 
-cudaGraphExec_t Replicas::capture(Gpu& g, int n, bool own) {
+cudaGraphExec_t Replicas::capture(Gpu& g, int n, bool own, int phase) {
     check(cudaStreamBeginCapture(g.stream, cudaStreamCaptureModeThreadLocal),
           "cudaStreamBeginCapture");
     cudaGraph_t graph = nullptr;
     try {
-        recordStep(g, n, own);
+        recordStep(g, n, own, phase);
     } catch (...) { // leave the stream out of capture mode
         cudaStreamEndCapture(g.stream, &graph);
         if (graph)
@@ -368,13 +387,15 @@ void Replicas::replay(Gpu& g, std::int64_t first, std::int64_t count, bool own, 
     const bool eager = s_.eager;
     for (std::int64_t k = first; k < first + count; ++k) {
         const int n = int(k + 1 < steps ? s_.batch : rowsPerReplica_ - (steps - 1) * s_.batch);
+        const int phase = phaseOf(k);
         if (eager) {
-            recordStep(g, n, own);
+            recordStep(g, n, own, phase);
             continue;
         }
-        auto it = g.graphs.find({n, own});
+        const auto key = std::make_tuple(n, own, phase);
+        auto it = g.graphs.find(key);
         if (it == g.graphs.end())
-            it = g.graphs.emplace(std::make_pair(n, own), capture(g, n, own)).first;
+            it = g.graphs.emplace(key, capture(g, n, own, phase)).first;
         check(cudaGraphLaunch(it->second, g.stream), "cudaGraphLaunch");
     }
 }

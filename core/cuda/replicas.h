@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -54,6 +55,7 @@ struct Gpu {
     cublasHandle_t blas = nullptr;
     ncclComm_t comm = nullptr; ///< with more than one GPU
     Buffer<float> params, velocity, grads, gradMean, data, x, rowLoss, losses, delta, deltaPrev;
+    Buffer<float> accumulated; ///< --accumulate: the group's gradients so far
     Buffer<float> workspace;
     std::vector<Buffer<float>> pre, post;
     Buffer<std::int32_t> labels, y, rows;
@@ -65,7 +67,8 @@ struct Gpu {
     /// pinned on the host (a schedule's rates, written before each replay).
     Buffer<float> lrs;
     float* hostLrs = nullptr;
-    std::map<std::pair<int, bool>, cudaGraphExec_t> graphs;
+    /// (rows, own gradients, phase: Replicas::phaseOf) -> the step's graph
+    std::map<std::tuple<int, bool, int>, cudaGraphExec_t> graphs;
     std::int64_t bytes = 0;
 
     void destroyGraphs() {
@@ -115,10 +118,14 @@ private:
     void warmUp(Gpu& g);
     /// gather, forward, loss, backward: every replica's own gradient.
     void recordGradients(Gpu& g, int n);
-    void recordStep(Gpu& g, int n, bool own);
+    /// Micro-batch k's part in its update: 0 the first of a group (its
+    /// gradients kept), -1 a middle one (added), c >= 1 the last of a group
+    /// of c (the mean of the c applied; 1: a step without accumulation).
+    int phaseOf(std::int64_t k) const;
+    void recordStep(Gpu& g, int n, bool own, int phase);
     void recordMean(Gpu& g);
     void replay(Gpu& g, std::int64_t first, std::int64_t count, bool own, const float* lrs);
-    cudaGraphExec_t capture(Gpu& g, int n, bool own);
+    cudaGraphExec_t capture(Gpu& g, int n, bool own, int phase);
     void forward(Gpu& g, int n);
     void backward(Gpu& g, int n);
     /// fn(gpu) on every GPU at once (one thread each when there are several:

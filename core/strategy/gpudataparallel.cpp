@@ -21,7 +21,8 @@ namespace hwl {
 
 namespace {
 
-constexpr std::int64_t kStepsPerSync = 16; // steps replayed between looks at the host
+constexpr std::int64_t kStepsPerSync = 16;  // updates replayed between looks at the host
+constexpr std::int64_t kMicroPerChunk = 64; // micro-batches at most (the device's loss history)
 
 class GpuDataParallel final : public DeviceStrategy {
 public:
@@ -81,6 +82,7 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, const DeviceTraining& 
     s.gpus = gpus();
     s.replicasPerGpu = config_.replicasPerGpu;
     s.batch = config_.batch;
+    s.accumulate = config_.accumulate;
     s.sgd = deviceSgd(sgdSettings(config_));
     Progress p;
     p.trainer = device.replicas(s, env.train);
@@ -131,39 +133,62 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, const DeviceTraining& 
 
 std::int64_t GpuDataParallel::trainEpoch(Progress& p, int epoch, DeviceWorkers& workers,
                                          std::vector<double>& lossSum) const {
+    // The device steps micro-batches of `batch` rows (the last one of an
+    // epoch may be short); an update takes `accumulate` of them (the last
+    // group of an epoch may take fewer), as a CPU worker's step does.
     const std::int64_t perReplica = p.trainer->rowsPerReplica();
-    const std::int64_t epochSteps = (perReplica + p.batch - 1) / p.batch;
+    const std::int64_t micro = (perReplica + p.batch - 1) / p.batch;
+    const std::int64_t K = config_.accumulate;
     const bool local = config_.syncEvery > 1;
-    const auto K = std::uint64_t(config_.syncEvery);
-    for (std::int64_t k = 0; k < epochSteps;) {
+    const auto S = std::uint64_t(config_.syncEvery);
+    const auto rowsOf = [&](std::int64_t m) {
+        return m + 1 < micro ? std::int64_t(p.batch) : perReplica - (micro - 1) * p.batch;
+    };
+    std::vector<double> groupLoss(p.replicas, 0.0);
+    std::vector<float> latest(p.replicas, 0.0f);
+    std::int64_t updates = 0;
+    for (std::int64_t m = 0; m < micro;) {
         if (!workers.keepGoing())
             return -1;
-        std::int64_t count = std::min(kStepsPerSync, epochSteps - k);
-        if (local) // end the chunk where the parameters are averaged
-            count = std::min(count, std::int64_t(K - p.steps % K));
-        // Each step's rate, as a CPU worker's: the schedule at the step's
-        // index over the whole run (every replica takes the same steps).
+        // Up to kStepsPerSync updates (with local SGD, to where the replicas
+        // are averaged), at most kMicroPerChunk micro-batches.
+        std::uint64_t chunkUpdates = kStepsPerSync;
+        if (local)
+            chunkUpdates = std::min(chunkUpdates, S - p.steps % S);
+        const std::int64_t end = std::min(micro, (m / K + std::int64_t(chunkUpdates)) * K);
+        const std::int64_t count = std::min(end - m, kMicroPerChunk);
+        // Each micro-batch's rate is its update's, the schedule's at that
+        // update's index over the run (as a CPU worker's step).
         p.rates.resize(std::size_t(count));
         for (std::int64_t j = 0; j < count; ++j)
-            p.rates[std::size_t(j)] = float(p.schedule.rate(epoch, p.steps + std::uint64_t(j)));
+            p.rates[std::size_t(j)] =
+                float(p.schedule.rate(epoch, p.steps + std::uint64_t((m + j) / K - m / K)));
         workers.setRate(p.rates.back());
-        p.trainer->enqueueSteps(k, count, local, p.rates.data());
+        p.trainer->enqueueSteps(m, count, local, p.rates.data());
         const std::vector<float> losses = p.trainer->finishSteps();
-        for (std::int64_t j = 0; j < count * std::int64_t(p.replicas); ++j)
-            if (!std::isfinite(losses[std::size_t(j)]))
-                throw RunError("training diverged: replica " + std::to_string(j % p.replicas) +
-                               "'s loss became " + std::to_string(losses[std::size_t(j)]) +
-                               "; lower --lr");
-        for (std::int64_t j = 0; j < count; ++j)
-            for (std::uint32_t r = 0; r < p.replicas; ++r)
-                lossSum[r] += losses[std::size_t(j * p.replicas + r)];
-        const bool last = k + count == epochSteps;
-        p.samples += std::uint64_t((count - 1) * p.batch +
-                                   (last ? perReplica - (epochSteps - 1) * p.batch : p.batch));
-        p.steps += std::uint64_t(count);
-        k += count;
-        const float* latest = losses.data() + (count - 1) * p.replicas;
-        if (local && p.steps % K == 0) {
+        bool averaged = false;
+        for (std::int64_t j = 0; j < count; ++j, ++m) {
+            for (std::uint32_t r = 0; r < p.replicas; ++r) {
+                const float loss = losses[std::size_t(j * p.replicas + r)];
+                if (!std::isfinite(loss))
+                    throw RunError("training diverged: replica " + std::to_string(r) +
+                                   "'s loss became " + std::to_string(loss) + "; lower --lr");
+                groupLoss[r] += loss;
+            }
+            p.samples += std::uint64_t(rowsOf(m));
+            const std::int64_t group = std::min(K, micro - m / K * K);
+            if (m % K != group - 1)
+                continue; // the update is not complete yet
+            for (std::uint32_t r = 0; r < p.replicas; ++r) {
+                latest[r] = float(groupLoss[r] / double(group));
+                lossSum[r] += latest[r];
+                groupLoss[r] = 0;
+            }
+            ++p.steps;
+            ++updates;
+            averaged = local && p.steps % S == 0;
+        }
+        if (averaged) {
             // The sawtooth: its top just before the averaging, 0 right after.
             const auto d = p.trainer->divergences();
             for (std::uint32_t r = 0; r < p.replicas; ++r)
@@ -174,14 +199,10 @@ std::int64_t GpuDataParallel::trainEpoch(Progress& p, int epoch, DeviceWorkers& 
         for (std::uint32_t r = 0; r < p.replicas; ++r)
             workers.stepped(r, epoch, p.steps, p.samples, latest[r], p.divergence[r]);
     }
-    return epochSteps;
+    return updates;
 }
 
 void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
-    if (c.accumulate != 1)
-        issues.push_back({"accumulate",
-                          "data-parallel on cuda updates after every batch on the GPU: use "
-                          "--accumulate 1 (the CPU modes accumulate)"});
     if (c.workers % c.replicasPerGpu != 0)
         issues.push_back(
             {"replicas-per-gpu", std::to_string(c.workers) + " replicas do not split evenly into " +
