@@ -176,27 +176,29 @@ private slots:
                                   tensorsOf(dir("drop-none/weights.safetensors"))) > 1e-4);
     }
 
-    void gpuModesRefuseIt_data() {
-        QTest::addColumn<QString>("mode");
-        QTest::newRow("gpu-hogwild") << "gpu-hogwild";
-        QTest::newRow("data-parallel on cuda") << "data-parallel";
-    }
-    void gpuModesRefuseIt() {
-        // Refused by name before the run, whether or not a GPU is here.
-        QFETCH(QString, mode);
+    // gpu-hogwild refuses it by name before the run, whether or not a GPU
+    // is here; data-parallel on cuda takes it (tst_gpu trains it there).
+    void gpuHogwildRefusesItDataParallelTakesIt() {
         ExperimentConfig c;
         c.model = "cnn:mnist";
         c.dataset = "fashion-mnist";
-        c.mode = mode.toStdString();
+        c.mode = "gpu-hogwild";
         c.device = Device::Cuda;
         c.momentum = 0;
         if (!findStrategy(c))
             QSKIP("this build has no GPU modes (HWL_CUDA off)");
         bool named = false;
         for (const ConfigIssue& i : c.validate())
-            named = named || (i.field == "model" && i.message.find("cnn:mnist trains on the CPU "
-                                                                   "only") != std::string::npos);
+            named = named || (i.field == "model" &&
+                              i.message.find("gpu-hogwild's blocks know the mlp and the "
+                                             "embedding bag") != std::string::npos);
         QVERIFY(named);
+        c.mode = "data-parallel";
+        c.workers = 2;
+        c.replicasPerGpu = 2;
+        c.momentum = 0.5;
+        for (const ConfigIssue& i : c.validate())
+            QVERIFY2(i.field != "model", i.message.c_str());
     }
 
     void whatDoesNotFitIsRefused() {

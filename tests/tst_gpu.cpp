@@ -25,6 +25,7 @@
 #include "enginetestutil.h"
 #include "plaintest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -179,6 +180,76 @@ void dataParallelAccumulates() {
     c.accumulate = 1;
     const auto serial = runToEnd(c)->parameters();
     PT_CHECK2(maxAbsDiff(parallel, serial) < 1e-4, maxAbsDiff(parallel, serial));
+}
+
+/// The CNN (cnn:mnist) on R replicas of batch 16, each `rows` rows an
+/// epoch, with dropout: data-parallel on cuda, and then on the CPU.
+ExperimentConfig cnnReplicas(int replicas, int rows, int epochs) {
+    ExperimentConfig c = gpuConfig("data-parallel");
+    c.device = Device::Cuda;
+    c.model = "cnn:mnist";
+    c.dataset = text("teacher:", replicas * rows, "x784:10");
+    c.workers = replicas;
+    c.replicasPerGpu = replicas;
+    c.epochs = epochs;
+    c.testFraction = 0;
+    c.momentum = 0.5;
+    return c;
+}
+
+/// How far the CNN trained on the GPU's replicas ends from the CPU's
+/// data-parallel replicas (the same rows and the same dropout draws: the
+/// seed, the epoch, the batch's place, the rank), tensor by tensor: the
+/// largest of the tensors' 90th-percentile differences, and the largest
+/// difference of all. A max-pool window whose two largest inputs differ by
+/// less than the GEMMs' rounding may choose the other on the GPU and move a
+/// few weights; a wrong index or another dropout draw moves most of a
+/// tensor. `cpuDropout` stands in for the CPU run's dropout (the control).
+struct CnnGap {
+    double typical = 0, largest = 0;
+};
+CnnGap cnnGpuVersusCpu(ExperimentConfig c, double cpuDropout = -1) {
+    const auto gpu = runToEnd(c);
+    PT_CHECK2(gpu->summary().state == RunState::Finished, gpu->summary().failure);
+    const auto model = makeModel(c.modelSpec());
+    c.device = Device::Cpu;
+    c.replicasPerGpu = 1;
+    if (cpuDropout >= 0)
+        c.dropout = cpuDropout;
+    const auto cpu = runToEnd(c);
+    PT_CHECK2(cpu->summary().state == RunState::Finished, cpu->summary().failure);
+    const auto a = gpu->parameters(), b = cpu->parameters();
+    CnnGap gap;
+    for (const ParamTensor& t : model->layout().tensors()) {
+        std::vector<double> d;
+        for (std::int64_t j = t.offset; j < t.offset + t.size; ++j)
+            d.push_back(std::abs(double(a[std::size_t(j)]) - double(b[std::size_t(j)])));
+        std::sort(d.begin(), d.end());
+        gap.typical = std::max(gap.typical, d[std::size_t(0.9 * double(d.size() - 1))]);
+        gap.largest = std::max(gap.largest, d.back());
+    }
+    return gap;
+}
+
+// One step of R = 1, 3 and 8 replicas: every tensor's gradient (convolutions
+// as im2col GEMMs, max-pool's choices, both dropouts' draws) lands where the
+// CPU's does; the control (the CPU without dropout) is far from both bounds.
+void cnnStepEqualsCpu() {
+    constexpr double typical = 1e-5, largest = 5e-3;
+    for (int replicas : {1, 3, 8}) {
+        const CnnGap g = cnnGpuVersusCpu(cnnReplicas(replicas, 16, 1));
+        PT_CHECK2(g.typical < typical && g.largest < largest,
+                  text("R = ", replicas, ": ", g.typical, ", at most ", g.largest));
+    }
+    const CnnGap control = cnnGpuVersusCpu(cnnReplicas(3, 16, 1), 0.0);
+    PT_CHECK2(control.typical > 10 * typical,
+              text("the CPU without dropout ends only ", control.typical, " away"));
+}
+
+// Two epochs of 10 steps on 3 replicas stay with the CPU's.
+void cnnTrainsAsTheCpu() {
+    const CnnGap g = cnnGpuVersusCpu(cnnReplicas(3, 160, 2));
+    PT_CHECK2(g.typical < 1e-4 && g.largest < 2e-2, text(g.typical, ", at most ", g.largest));
 }
 
 // A run's test figures come from the device, and equal the CPU's evaluation
@@ -340,7 +411,7 @@ std::string invalidRunConfigs() {
     scheduled.warmupSteps = 20;
     for (const ExperimentConfig& c :
          {twoReplicasOnOneGpu(), fourReplicasOnOneGpu(), scheduled, accumulatingReplicas(),
-          crowdedGpuHogwild(), forkAfterCuda()}) {
+          cnnReplicas(8, 16, 1), cnnReplicas(3, 160, 2), crowdedGpuHogwild(), forkAfterCuda()}) {
         if (c.device == Device::Cuda && gpusFor(c) != 1) // data-parallel's GPU count
             out += text(c.mode, ": ", c.workers, " workers at ", c.replicasPerGpu, " per GPU need ",
                         gpusFor(c), " GPUs; ");
@@ -377,6 +448,8 @@ int main(int argc, char** argv) {
         {"runEvaluatesOnTheDevice", runEvaluatesOnTheDevice},
         {"dataParallelFollowsTheSchedule", dataParallelFollowsTheSchedule},
         {"dataParallelAccumulates", dataParallelAccumulates},
+        {"cnnStepEqualsCpu", cnnStepEqualsCpu},
+        {"cnnTrainsAsTheCpu", cnnTrainsAsTheCpu},
         {"gpuHogwildLosesUpdatesOnlyWhenRacy", gpuHogwildLosesUpdatesOnlyWhenRacy},
         {"deviceStepEqualsCpuStep", deviceStepEqualsCpuStep},
         {"graphReplayEqualsEager", graphReplayEqualsEager},

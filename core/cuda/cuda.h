@@ -69,6 +69,21 @@ struct MlpShape {
     int activation = 0; ///< devicemath::ActivationCode
     std::int64_t total = 0;
 };
+/// PyTorch's mnist_hogwild network (model/cnn.h) as the device trains it:
+/// conv1, max-pool 2, ReLU, conv2, Dropout2d, max-pool 2, ReLU, fc1, ReLU,
+/// dropout, fc2; the offsets of its eight tensors in the flat buffer.
+struct CnnShape {
+    std::int64_t side = 28, kernel = 5, conv1 = 10, conv2 = 20, hidden = 50, classes = 10;
+    std::int64_t conv1Weight = 0, conv1Bias = 0, conv2Weight = 0, conv2Bias = 0;
+    std::int64_t fc1Weight = 0, fc1Bias = 0, fc2Weight = 0, fc2Bias = 0, total = 0;
+    double dropout = 0;     ///< both dropouts' probability (0: none)
+    std::uint64_t seed = 0; ///< the run's seed: the dropout draws' (model/modelspec.h)
+    std::int64_t side1() const { return side - kernel + 1; }            ///< conv1's output side
+    std::int64_t pooled1() const { return side1() / 2; }                ///< after the first pool
+    std::int64_t side2() const { return pooled1() - kernel + 1; }       ///< conv2's output side
+    std::int64_t pooled2() const { return side2() / 2; }                ///< after the second pool
+    std::int64_t flat() const { return conv2 * pooled2() * pooled2(); } ///< fc1's input
+};
 struct BagShape {
     std::int64_t vocab = 0, dim = 0, classes = 0;
     std::int64_t table = 0, weight = 0, bias = 0, total = 0;
@@ -118,6 +133,9 @@ inline std::int64_t commonRowCount(const std::vector<std::vector<std::int32_t>>&
 /// CUDA graphs and replayed.
 struct ReplicaSettings {
     MlpShape mlp;
+    /// The CNN instead of the MLP (`cnn` then describes it; `mlp` is unused).
+    bool cnnModel = false;
+    CnnShape cnn;
     int gpus = 1, replicasPerGpu = 1;
     int batch = 32; ///< per replica
     /// Micro-batches per update (--accumulate): the steps the trainer
@@ -137,8 +155,11 @@ public:
                                                   const HostData& train);
     /// Every replica's parameters (momentum buffers zeroed).
     virtual void setParameters(const float* host) = 0;
-    /// The next epoch's rows: rows[r] for global replica r, all of one length.
-    virtual void setEpochRows(const std::vector<std::vector<std::int32_t>>& rows) = 0;
+    /// The next epoch's rows: rows[r] for global replica r, all of one length;
+    /// `epoch` (from 1) names the dropout draws of its batches, as a CPU
+    /// worker's (the CNN's).
+    virtual void setEpochRows(const std::vector<std::vector<std::int32_t>>& rows,
+                              int epoch = 1) = 0;
     /// The length of each replica's rows in the epoch set last (0 before).
     virtual std::int64_t rowsPerReplica() const = 0;
     /// Enqueues steps [first, first + count) of the epoch (each replica's

@@ -126,7 +126,7 @@ std::int64_t Replicas::deviceBytes() const {
 }
 
 Replicas::Replicas(const ReplicaSettings& s, const HostData& train)
-    : s_(s), R_(s.replicasPerGpu), P_(s.mlp.total) {
+    : s_(s), R_(s.replicasPerGpu), P_(s.cnnModel ? s.cnn.total : s.mlp.total) {
     if (!train.dense)
         throw std::runtime_error("GPU data-parallel trains dense rows only");
     std::vector<ncclComm_t> comms(std::size_t(s.gpus), nullptr);
@@ -160,6 +160,26 @@ void Replicas::warmUp(Gpu& g) {
     drain(g, "ncclAllReduce (warm-up)");
 }
 
+std::int64_t Replicas::inputWidth() const {
+    return s_.cnnModel ? s_.cnn.side * s_.cnn.side : s_.mlp.layers.front().in;
+}
+
+void Replicas::setUpMlp(Gpu& g) {
+    const std::int64_t perReplica = std::int64_t(R_) * s_.batch;
+    std::int64_t widest = 0;
+    for (const auto& l : s_.mlp.layers)
+        widest = std::max({widest, l.in, l.out});
+    g.delta.allocate(perReplica * widest, g.bytes);
+    g.deltaPrev.allocate(perReplica * widest, g.bytes);
+    g.pre.resize(s_.mlp.layers.size());
+    g.post.resize(s_.mlp.layers.size());
+    for (std::size_t l = 0; l < s_.mlp.layers.size(); ++l) {
+        g.pre[l].allocate(perReplica * s_.mlp.layers[l].out, g.bytes);
+        if (l + 1 < s_.mlp.layers.size())
+            g.post[l].allocate(perReplica * s_.mlp.layers[l].out, g.bytes);
+    }
+}
+
 void Replicas::setUp(Gpu& g, const HostData& train) {
     check(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cublasCreate(&g.blas), "cublasCreate");
@@ -175,25 +195,17 @@ void Replicas::setUp(Gpu& g, const HostData& train) {
     if (s_.accumulate > 1)
         g.accumulated.allocate(R_ * P_, g.bytes);
     const std::int64_t perReplica = std::int64_t(R_) * s_.batch;
-    std::int64_t widest = 0;
-    for (const auto& l : s_.mlp.layers)
-        widest = std::max({widest, l.in, l.out});
     g.params.allocate(R_ * P_, g.bytes);
     g.velocity.allocate(R_ * P_, g.bytes);
     g.grads.allocate(R_ * P_, g.bytes);
     g.gradMean.allocate(P_, g.bytes);
     g.sum.allocate(P_, g.bytes);
     g.distance.allocate(std::int64_t(s_.gpus) * R_, g.bytes);
-    g.x.allocate(perReplica * s_.mlp.layers.front().in, g.bytes);
-    g.delta.allocate(perReplica * widest, g.bytes);
-    g.deltaPrev.allocate(perReplica * widest, g.bytes);
-    g.pre.resize(s_.mlp.layers.size());
-    g.post.resize(s_.mlp.layers.size());
-    for (std::size_t l = 0; l < s_.mlp.layers.size(); ++l) {
-        g.pre[l].allocate(perReplica * s_.mlp.layers[l].out, g.bytes);
-        if (l + 1 < s_.mlp.layers.size())
-            g.post[l].allocate(perReplica * s_.mlp.layers[l].out, g.bytes);
-    }
+    g.x.allocate(perReplica * inputWidth(), g.bytes);
+    if (s_.cnnModel)
+        setUpCnn(g);
+    else
+        setUpMlp(g);
     g.rowLoss.allocate(perReplica, g.bytes);
     g.losses.allocate(std::int64_t(kLossHistory) * R_, g.bytes);
     g.y.allocate(perReplica, g.bytes);
@@ -219,7 +231,8 @@ void Replicas::setParameters(const float* host) {
     });
 }
 
-void Replicas::setEpochRows(const std::vector<std::vector<std::int32_t>>& rows) {
+void Replicas::setEpochRows(const std::vector<std::vector<std::int32_t>>& rows, int epoch) {
+    epoch_ = epoch;
     const std::int64_t length = commonRowCount(rows, std::size_t(R_) * std::size_t(s_.gpus));
     const bool changed = length != rowsPerReplica_;
     rowsPerReplica_ = length;
@@ -286,19 +299,27 @@ void Replicas::backward(Gpu& g, int n) {
 
 void Replicas::recordGradients(Gpu& g, int n) {
     const int rows = R_ * n;
-    const auto& layers = s_.mlp.layers;
-    gatherKernel<<<gridFor(rows * layers.front().in), kThreads, 0, g.stream>>>(
-        g.data.p, g.labels.p, layers.front().in, g.rows.p, rowsPerReplica_, g.step.p, s_.batch, n,
-        R_, g.x.p, g.y.p);
-    forward(g, n);
-    const int classes = int(layers.back().out);
+    const std::int64_t dim = inputWidth();
+    gatherKernel<<<gridFor(rows * dim), kThreads, 0, g.stream>>>(
+        g.data.p, g.labels.p, dim, g.rows.p, rowsPerReplica_, g.step.p, s_.batch, n, R_, g.x.p,
+        g.y.p);
+    if (g.cnn)
+        forwardCnn(g, n);
+    else
+        forward(g, n);
+    const int classes = int(g.cnn ? s_.cnn.classes : s_.mlp.layers.back().out);
+    float* logits = g.cnn ? g.cnn->logits.p : g.pre.back().p;
+    float* delta = g.cnn ? g.cnn->delta.p : g.delta.p;
     // delta = d(mean loss of the replica's n rows)/d(logits): each replica's
     // gradient is that of its batch's mean loss, as the CPU's.
-    softmaxKernel<<<(rows + 127) / 128, 128, 0, g.stream>>>(g.pre.back().p, g.y.p, rows, classes, n,
-                                                            g.delta.p, g.rowLoss.p);
+    softmaxKernel<<<(rows + 127) / 128, 128, 0, g.stream>>>(logits, g.y.p, rows, classes, n, delta,
+                                                            g.rowLoss.p);
     replicaLossKernel<<<unsigned(R_ + 255) / 256, 256, 0, g.stream>>>(g.rowLoss.p, n, R_, g.step.p,
                                                                       g.losses.p);
-    backward(g, n);
+    if (g.cnn)
+        backwardCnn(g, n);
+    else
+        backward(g, n);
 }
 
 void Replicas::recordMean(Gpu& g) {
@@ -383,6 +404,7 @@ void Replicas::replay(Gpu& g, std::int64_t first, std::int64_t count, bool own, 
     check(cudaMemcpyAsync(g.lrs.p, g.hostLrs, kLossHistory * sizeof(float), cudaMemcpyHostToDevice,
                           g.stream),
           "cudaMemcpy (learning rates)");
+    writeNoiseSeeds(g, first, count);
     const std::int64_t steps = (rowsPerReplica_ + s_.batch - 1) / s_.batch;
     const bool eager = s_.eager;
     for (std::int64_t k = first; k < first + count; ++k) {

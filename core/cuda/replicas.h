@@ -46,6 +46,24 @@ struct Buffer {
     }
 };
 
+/// The CNN's activations and their gradients for every replica of a GPU,
+/// each replica's packed after the other's by the step's n rows (as the
+/// MLP's): names as backend/cpu/cnnkernel.cpp's workspace.
+struct CnnBuffers {
+    Buffer<float> p1, z1, a1, p2, z2, a2, h, h1, logits; ///< forward
+    Buffer<float> scale2, scale3;                        ///< the dropouts' factors
+    Buffer<float> delta, dh, da2, dz2, dp2, da1, dz1;    ///< backward
+    Buffer<std::int32_t> pick1, pick2;                   ///< each pool's chosen input
+    /// The dropout streams' seeds of step k's replicas at [k % kLossHistory][r],
+    /// on the device and pinned on the host (written before each replay).
+    Buffer<unsigned long long> seeds;
+    unsigned long long* hostSeeds = nullptr;
+    ~CnnBuffers() {
+        if (hostSeeds)
+            cudaFreeHost(hostSeeds);
+    }
+};
+
 /// One GPU's replicas: parameters, momentum and gradients with stride P,
 /// activations with stride batch x width.
 struct Gpu {
@@ -55,7 +73,8 @@ struct Gpu {
     cublasHandle_t blas = nullptr;
     ncclComm_t comm = nullptr; ///< with more than one GPU
     Buffer<float> params, velocity, grads, gradMean, data, x, rowLoss, losses, delta, deltaPrev;
-    Buffer<float> accumulated; ///< --accumulate: the group's gradients so far
+    Buffer<float> accumulated;       ///< --accumulate: the group's gradients so far
+    std::unique_ptr<CnnBuffers> cnn; ///< the CNN's (null for the MLP)
     Buffer<float> workspace;
     std::vector<Buffer<float>> pre, post;
     Buffer<std::int32_t> labels, y, rows;
@@ -95,7 +114,7 @@ public:
     Replicas(const ReplicaSettings& s, const HostData& train);
     ~Replicas() override;
     void setParameters(const float* host) override;
-    void setEpochRows(const std::vector<std::vector<std::int32_t>>& rows) override;
+    void setEpochRows(const std::vector<std::vector<std::int32_t>>& rows, int epoch) override;
     std::int64_t rowsPerReplica() const override { return rowsPerReplica_; }
     void enqueueSteps(std::int64_t first, std::int64_t count, bool own, const float* lrs) override;
     std::vector<float> finishSteps() override;
@@ -115,6 +134,10 @@ private:
     struct PeerFailed {};
 
     void setUp(Gpu& g, const HostData& train);
+    void setUpMlp(Gpu& g);
+    /// Floats per training row the gather copies (the MLP's input width, or
+    /// the CNN's image).
+    std::int64_t inputWidth() const;
     void warmUp(Gpu& g);
     /// gather, forward, loss, backward: every replica's own gradient.
     void recordGradients(Gpu& g, int n);
@@ -128,6 +151,13 @@ private:
     cudaGraphExec_t capture(Gpu& g, int n, bool own, int phase);
     void forward(Gpu& g, int n);
     void backward(Gpu& g, int n);
+    /// The CNN (cnnreplicas.cu): its buffers, forward and backward passes
+    /// (after the gather, before the softmax; the step's dropout factors
+    /// drawn first), and the dropout seeds of steps [first, first + count).
+    void setUpCnn(Gpu& g);
+    void forwardCnn(Gpu& g, int n);
+    void backwardCnn(Gpu& g, int n);
+    void writeNoiseSeeds(Gpu& g, std::int64_t first, std::int64_t count);
     /// fn(gpu) on every GPU at once (one thread each when there are several:
     /// NCCL ranks of one process must not wait on each other from one thread).
     template <class Fn>
@@ -146,6 +176,7 @@ private:
     std::int64_t P_;
     const Nccl* nccl_ = nullptr; ///< loaded with more than one GPU
     std::int64_t rowsPerReplica_ = 0;
+    int epoch_ = 1; ///< the epoch setEpochRows() was given (the dropout draws')
     std::int64_t lastStep_ = 0, lastCount_ = 0;
     bool pending_ = false;            ///< steps enqueued, not yet finished
     std::atomic<bool> failed_{false}; ///< a GPU's thread failed in the current onEach

@@ -8,6 +8,7 @@
 // CPU worker's does.
 #include "backend/cuda/deviceshapes.h"
 #include "backend/devicetraining.h"
+#include "model/cnn.h"
 #include "strategy/builtin.h"
 #include "strategy/devicestrategy.h"
 #include "train/epochplan.h"
@@ -78,7 +79,11 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, const DeviceTraining& 
         throw RunError("this machine has " + std::to_string(device.devices().devices.size()) +
                        " GPUs, and the run needs " + std::to_string(gpus()));
     cuda::ReplicaSettings s;
-    s.mlp = mlpShape(env.model);
+    s.cnnModel = dynamic_cast<const Cnn*>(&env.model) != nullptr;
+    if (s.cnnModel)
+        s.cnn = cnnShape(env.model);
+    else
+        s.mlp = mlpShape(env.model);
     s.gpus = gpus();
     s.replicasPerGpu = config_.replicasPerGpu;
     s.batch = config_.batch;
@@ -106,7 +111,7 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, const DeviceTraining& 
     auto next = deal(1);
     for (int epoch = 1; epoch <= config_.epochs; ++epoch) {
         std::vector<double> lossSum(p.replicas, 0.0);
-        p.trainer->setEpochRows(next.get());
+        p.trainer->setEpochRows(next.get(), epoch);
         if (epoch < config_.epochs)
             next = deal(epoch + 1);
         const std::int64_t steps = trainEpoch(p, epoch, workers, lossSum);
@@ -208,14 +213,14 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
             {"replicas-per-gpu", std::to_string(c.workers) + " replicas do not split evenly into " +
                                      std::to_string(c.replicasPerGpu) +
                                      " per GPU: make workers a multiple of replicas-per-gpu"});
-    bool bag = false; // the CNN is refused for every GPU mode (strategy/registry.cpp)
+    bool bag = false; // the MLP and the CNN train here
     try {
         bag = c.modelSpec().kind == ModelSpec::Kind::EmbeddingBag;
     } catch (const std::exception&) { // validate() reports the model text itself
     }
     if (bag)
-        issues.push_back({"model", "data-parallel on cuda trains mlp models (the embedding bag "
-                                   "runs on the GPU in mode gpu-hogwild)"});
+        issues.push_back({"model", "data-parallel on cuda trains mlp models and cnn:mnist (the "
+                                   "embedding bag runs on the GPU in mode gpu-hogwild)"});
 }
 
 } // namespace

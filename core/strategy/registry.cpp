@@ -221,21 +221,6 @@ void checkOptions(const StrategyTraits& s, const ExperimentConfig& c,
     }
 }
 
-/// The GPU modes' kernels know the MLP and the embedding bag: the CNN is
-/// refused before the run, whether or not this machine has the GPU.
-void checkModelOnDevice(const StrategyTraits* s, const ExperimentConfig& c,
-                        std::vector<ConfigIssue>& issues) {
-    if (!s || !s->cuda)
-        return;
-    try {
-        if (c.modelSpec().kind == ModelSpec::Kind::Cnn)
-            issues.push_back({"model", "model cnn:mnist trains on the CPU only: the GPU kernels "
-                                       "know the mlp and the embedding bag; use a CPU mode "
-                                       "(serial, threads, processes, data-parallel on --device "
-                                       "cpu)"});
-    } catch (const InputError&) { // validate() reports the model text itself
-    }
-}
 } // namespace
 
 void validateMode(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
@@ -245,7 +230,6 @@ void validateMode(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
         return;
     }
     const StrategyTraits* s = findStrategy(c);
-    checkModelOnDevice(s, c, issues);
     if (s && !s->unavailable.empty()) {
         if (s->takes(StrategySetting::Device))
             issues.push_back(

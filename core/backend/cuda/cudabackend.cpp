@@ -79,7 +79,9 @@ public:
                                                const DatasetView& test) const override {
         const bool bag = dynamic_cast<const EmbeddingBag*>(&model) != nullptr;
         const cuda::BagShape shape = bag ? bagShape(model) : cuda::BagShape{};
-        return cuda::Evaluator::create(bag ? cuda::MlpShape{} : mlpShape(model, "mlp or bag"),
+        return cuda::Evaluator::create(bag ? cuda::MlpShape{}
+                                           : mlpShape(model, "the device's evaluator knows the mlp "
+                                                             "and the embedding bag"),
                                        bag ? &shape : nullptr, hostData(test));
     }
     std::unique_ptr<StepKernel> makeKernel(const Model& model, const DatasetView& train,

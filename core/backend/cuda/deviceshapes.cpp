@@ -1,5 +1,6 @@
 #include "backend/cuda/deviceshapes.h"
 
+#include "model/cnn.h"
 #include "model/embeddingbag.h"
 #include "model/mlp.h"
 #include "util/errors.h"
@@ -30,6 +31,31 @@ cuda::BagShape bagShape(const Model& model) {
     const auto& bag = dynamic_cast<const EmbeddingBag&>(model);
     return {bag.vocab(),        bag.dim(),        bag.classes(),         bag.tableOffset(),
             bag.weightOffset(), bag.biasOffset(), model.layout().total()};
+}
+
+cuda::CnnShape cnnShape(const Model& model) {
+    const auto& cnn = dynamic_cast<const Cnn&>(model);
+    const Cnn::Shape& s = cnn.shape();
+    const Cnn::Offsets& o = cnn.offsets();
+    cuda::CnnShape c;
+    c.side = s.side;
+    c.kernel = s.kernel;
+    c.conv1 = s.conv1;
+    c.conv2 = s.conv2;
+    c.hidden = s.hidden;
+    c.classes = s.classes;
+    c.conv1Weight = o.conv1Weight;
+    c.conv1Bias = o.conv1Bias;
+    c.conv2Weight = o.conv2Weight;
+    c.conv2Bias = o.conv2Bias;
+    c.fc1Weight = o.fc1Weight;
+    c.fc1Bias = o.fc1Bias;
+    c.fc2Weight = o.fc2Weight;
+    c.fc2Bias = o.fc2Bias;
+    c.total = model.layout().total();
+    c.dropout = model.spec().dropout;
+    c.seed = model.spec().dropoutSeed;
+    return c;
 }
 
 } // namespace hwl

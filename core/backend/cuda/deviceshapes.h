@@ -18,5 +18,7 @@ cuda::MlpShape mlpShape(const Model& model,
                                           "embedding bag runs on the GPU in mode gpu-hogwild)");
 /// The embedding bag's layout (model must be one).
 cuda::BagShape bagShape(const Model& model);
+/// The CNN's sizes, offsets and dropout (model must be one: cnn:mnist).
+cuda::CnnShape cnnShape(const Model& model);
 
 } // namespace hwl
