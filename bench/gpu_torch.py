@@ -18,7 +18,7 @@ when it was skipped, e.g. no CUDA device, saying why in the RESULT):
   evaluate RUN... loads each --out folder (experiment.json, weights.safetensors
                   and weights.npz), rebuilds the model as torch.nn modules
                   (nn.Sequential of Linear for mlp:, EmbeddingBag + Linear for
-                  embedding-bag:), regenerates the test split (of csv: and
+                  embedding-bag:, the example's Net for cnn:mnist), regenerates the test split (of csv: and
                   libsvm: files, and of the synthetic random:, teacher: and
                   sparse-bow: sets, ported from core/data/synthetic.cpp) and
                   evaluates it; compares with the run's own last test
@@ -35,6 +35,9 @@ when it was skipped, e.g. no CUDA device, saying why in the RESULT):
                   applied to every replica (they stay identical, as DDP's and
                   the engine's do); eager and captured in one CUDA graph;
                   plus one model at batch R*B for reference. samples/s.
+                  --model cnn: mnist_hogwild's Net instead, written over the
+                  stacked parameters (cnn_forward), its two dropout masks
+                  drawn per replica outside vmap.
   cpu-bag         process Hogwild on the CPU in the blog's style (fork,
                   share_memory(), one intra-op thread per worker, every
                   worker walking all rows) on the sparse embedding bag
@@ -401,7 +404,11 @@ def build_model(torch, nn, spec):
             def forward(self, idx, offsets, weights):
                 return self.fc(self.embedding(idx, offsets, per_sample_weights=weights))
         return Bag(), "bag"
-    raise ValueError("model %r: not an mlp: or embedding-bag: spec" % spec)
+    if spec == "cnn:mnist":  # PyTorch's mnist_hogwild Net, whose state_dict names the export has
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from mnist_hogwild_net import Net
+        return Net(), "cnn"
+    raise ValueError("model %r: not an mlp:, embedding-bag: or cnn:mnist spec" % spec)
 
 
 def engine_cwd(run_dir, out):
@@ -444,7 +451,10 @@ def forward_test(torch, model, kind, data, test, device):
     """Logits of the test rows, and their labels, on `device`."""
     if data[0] == "dense":
         _, X, y = data
-        logits = model(torch.from_numpy(X[test]).to(device))
+        rows = torch.from_numpy(X[test]).to(device)
+        # the CNN reads each row of 784 as one 28x28 image (its log-softmax is
+        # its own logits' cross-entropy: log_softmax is idempotent)
+        logits = model(rows.view(-1, 1, 28, 28) if kind == "cnn" else rows)
     elif kind == "mlp":  # sparse rows into an MLP: dense, repeated indices summed (batchgather.h)
         _, idx, val, offs, y = data
         X = np.zeros((len(test), model[0].in_features), dtype=np.float32)
@@ -651,6 +661,23 @@ def timed(torch, device, step, min_s, max_steps):
     return steps, time.perf_counter() - t0
 
 
+def cnn_forward(F, p, x, m2, m3):
+    """mnist_hogwild's Net on parameters `p` (its state_dict names), with the
+    dropout masks given: m2 per sample and channel (Dropout2d), m3 per sample
+    and unit, each 0 or 1 / (1 - 0.5)."""
+    h = F.relu(F.max_pool2d(F.conv2d(x, p["conv1.weight"], p["conv1.bias"]), 2))
+    h = F.relu(F.max_pool2d(F.conv2d(h, p["conv2.weight"], p["conv2.bias"]) * m2, 2))
+    h = F.relu(F.linear(h.reshape(h.shape[0], 320), p["fc1.weight"], p["fc1.bias"])) * m3
+    return F.log_softmax(F.linear(h, p["fc2.weight"], p["fc2.bias"]), dim=1)
+
+
+def dropout_masks(torch, lead, device):
+    """The Net's two dropout masks (p = 0.5) for samples of shape `lead`."""
+    m2 = (torch.rand(*lead, 20, 1, 1, device=device) >= 0.5).float() * 2
+    m3 = (torch.rand(*lead, 50, device=device) >= 0.5).float() * 2
+    return m2, m3
+
+
 def cmd_replicas(a):
     try:
         import torch
@@ -665,9 +692,15 @@ def cmd_replicas(a):
         return result({"ok": None, "skipped": "torch.cuda.is_available() is False (torch %s, built "
                        "for CUDA %s)" % (torch.__version__, torch.version.cuda)}, 3)
     torch.manual_seed(1)
-    widths = [int(v) for v in a.model.split("-")]
-    flops = 6.0 * sum(widths[i] * widths[i + 1] for i in range(len(widths) - 1))
-    doc = {"ok": True, "torch": torch.__version__, "device": device, "model": "mlp:" + a.model,
+    cnn = a.model == "cnn"
+    if cnn:  # mnist_hogwild's Net, dropouts on; MACs: conv1 576x10x25, conv2 64x20x250, fc1, fc2
+        widths = None
+        flops = 6.0 * (576 * 10 * 25 + 64 * 20 * 250 + 320 * 50 + 50 * 10)
+    else:
+        widths = [int(v) for v in a.model.split("-")]
+        flops = 6.0 * sum(widths[i] * widths[i + 1] for i in range(len(widths) - 1))
+    doc = {"ok": True, "torch": torch.__version__, "device": device,
+           "model": "cnn:mnist" if cnn else "mlp:" + a.model,
            "batch": a.batch, "lr": a.lr, "rows": a.rows, "flops_per_sample": flops, "results": []}
     if device.startswith("cuda"):
         doc["gpu"] = torch.cuda.get_device_name(0)
@@ -680,14 +713,22 @@ def cmd_replicas(a):
     if api is None:
         log("neither torch.func nor functorch is here: the vmap variants are skipped")
 
-    layers = []
-    for i in range(len(widths) - 1):
-        layers.append(nn.Linear(widths[i], widths[i + 1]))
-        if i < len(widths) - 2:
-            layers.append(nn.ReLU())
-    base = nn.Sequential(*layers).to(device)
-    X = torch.randn(a.rows, widths[0], device=device)
-    Y = torch.randint(0, widths[-1], (a.rows,), device=device)
+    if cnn:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from mnist_hogwild_net import Net
+        base = Net().to(device).train()
+        X = torch.randn(a.rows, 1, 28, 28, device=device)
+        Y = torch.randint(0, 10, (a.rows,), device=device)
+    else:
+        layers = []
+        for i in range(len(widths) - 1):
+            layers.append(nn.Linear(widths[i], widths[i + 1]))
+            if i < len(widths) - 2:
+                layers.append(nn.ReLU())
+        base = nn.Sequential(*layers).to(device)
+        X = torch.randn(a.rows, widths[0], device=device)
+        Y = torch.randint(0, widths[-1], (a.rows,), device=device)
+    sample = tuple(X.shape[1:])
 
     def record(variant, R, steps, secs, note=None):
         rate = R * a.batch * steps / secs
@@ -715,14 +756,22 @@ def cmd_replicas(a):
             stacked = {k: v.detach().unsqueeze(0).repeat(R, *([1] * v.dim())).contiguous()
                        for k, v in base.named_parameters()}
 
-            def loss_fn(p, x, y):
-                return F.cross_entropy(functional_call(base, p, (x,)), y)
+            if cnn:  # the dropout masks drawn outside vmap, each replica its own
+                def loss_fn(p, x, y, m2, m3):
+                    return F.nll_loss(cnn_forward(F, p, x, m2, m3), y)
+            else:
+                def loss_fn(p, x, y):
+                    return F.cross_entropy(functional_call(base, p, (x,)), y)
 
             grads_of = vmap(grad(loss_fn))
 
             def vmap_step():
                 x, y = gather()
-                g = grads_of(stacked, x.view(R, a.batch, -1), y.view(R, a.batch))
+                xs, ys = x.view(R, a.batch, *sample), y.view(R, a.batch)
+                if cnn:
+                    g = grads_of(stacked, xs, ys, *dropout_masks(torch, (R, a.batch), device))
+                else:
+                    g = grads_of(stacked, xs, ys)
                 for k, p in stacked.items():  # every replica steps with the replicas' mean
                     p.sub_(a.lr * g[k].mean(0, keepdim=True))
             variants.append(("vmap", vmap_step))
@@ -730,6 +779,14 @@ def cmd_replicas(a):
 
         def single_step():  # one model at batch R*B: what identical replicas amount to
             x, y = gather()
+            if cnn:
+                p = dict(zip([k for k, _ in base.named_parameters()], params))
+                out = cnn_forward(F, p, x, *dropout_masks(torch, (n,), device))
+                gs = torch.autograd.grad(F.nll_loss(out, y), params)
+                with torch.no_grad():
+                    for q, g in zip(params, gs):
+                        q.sub_(a.lr * g)
+                return
             h = x
             for i in range(0, len(params), 2):
                 h = F.linear(h, params[i], params[i + 1])
@@ -887,7 +944,8 @@ def main():
     p = sub.add_parser("replicas")
     p.add_argument("--R", default="1,8,64,256")
     p.add_argument("--batch", type=int, default=32)
-    p.add_argument("--model", default="100-256-10", help="MLP widths")
+    p.add_argument("--model", default="100-256-10",
+                   help="MLP widths, or cnn (mnist_hogwild's Net, on random 28x28 images)")
     p.add_argument("--rows", type=int, default=262144)
     p.add_argument("--lr", type=float, default=0.01)
     p.add_argument("--device", default="cuda")

@@ -266,6 +266,15 @@ render_report() {
         echo
         render_table gpu R "engine|torch vmap, eager|torch vmap, CUDA graph|torch one model, batch R*B, eager|torch one model, batch R*B, CUDA graph" "1/2|1/3|1/5"
         echo
+        echo "## GPU: R data-parallel replicas of mnist_hogwild's CNN on one GPU, batch 32 each (samples/s)"
+        echo
+        echo "Engine: \`--model cnn:mnist\` (dropout 0.5, momentum 0.5) on random:65536x784:10, as above."
+        echo "PyTorch: the example's Net written over stacked parameters (bench/gpu_torch.py cnn_forward),"
+        echo "vmap(grad) over the replicas with each replica's dropout masks drawn outside vmap; and one"
+        echo "Net at batch R*B."
+        echo
+        render_table gpu-cnn R "engine|torch vmap, eager|torch vmap, CUDA graph|torch one model, batch R*B, eager|torch one model, batch R*B, CUDA graph" "1/2|1/3|1/5"
+        echo
         echo "## CPU: $(nproc) cores, samples/s summed over the workers"
         echo
         echo "Blog's MLP: mlp:100-256-10 on random:10000x100:10, batch 32, lr 0.01, momentum 0; threads and"
