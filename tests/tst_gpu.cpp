@@ -14,6 +14,7 @@
 #include "backend/cuda/deviceshapes.h"
 #include "cuda/cuda.h"
 #include "data/datasources.h"
+#include "io/metricslog.h"
 #include "launch/devices.h"
 #include "model/mlp.h"
 #include "run/run.h"
@@ -180,6 +181,24 @@ void dataParallelAccumulates() {
     c.accumulate = 1;
     const auto serial = runToEnd(c)->parameters();
     PT_CHECK2(maxAbsDiff(parallel, serial) < 1e-4, maxAbsDiff(parallel, serial));
+}
+
+// gpu-hogwild under step:1:0.5: each epoch's kernel runs at that epoch's
+// rate, and the epochs report it (0.05, 0.025, 0.0125).
+void gpuHogwildFollowsAnEpochSchedule() {
+    ExperimentConfig c = crowdedGpuHogwild();
+    c.epochs = 3;
+    c.lrSchedule = "step:1:0.5";
+    MetricsLog log;
+    const auto run = runToEnd(c, [&log](Run& r) { log.drain(r.telemetry()); });
+    PT_CHECK2(run->summary().state == RunState::Finished, run->summary().failure);
+    std::vector<float> rates;
+    log.forEach([&](const Sample& s) {
+        if (s.kind == Sample::EpochEnd && s.worker == 0)
+            rates.push_back(s.lr);
+    });
+    PT_CHECK2((rates == std::vector<float>{0.05f, 0.025f, 0.0125f}),
+              text(rates.size(), " epoch ends, the first at ", rates.empty() ? 0.0f : rates[0]));
 }
 
 /// The CNN (cnn:mnist) on R replicas of batch 16, each `rows` rows an
@@ -406,12 +425,14 @@ void forkIsRefusedAfterCudaInit() {
 /// case that breaks either would fail there, where nobody can look, not here.
 std::string invalidRunConfigs() {
     std::string out;
-    ExperimentConfig scheduled = fourReplicasOnOneGpu();
+    ExperimentConfig scheduled = fourReplicasOnOneGpu(), stepped = crowdedGpuHogwild();
     scheduled.lrSchedule = "cosine";
     scheduled.warmupSteps = 20;
+    stepped.lrSchedule = "step:1:0.5";
     for (const ExperimentConfig& c :
          {twoReplicasOnOneGpu(), fourReplicasOnOneGpu(), scheduled, accumulatingReplicas(),
-          cnnReplicas(8, 16, 1), cnnReplicas(3, 160, 2), crowdedGpuHogwild(), forkAfterCuda()}) {
+          cnnReplicas(8, 16, 1), cnnReplicas(3, 160, 2), crowdedGpuHogwild(), stepped,
+          forkAfterCuda()}) {
         if (c.device == Device::Cuda && gpusFor(c) != 1) // data-parallel's GPU count
             out += text(c.mode, ": ", c.workers, " workers at ", c.replicasPerGpu, " per GPU need ",
                         gpusFor(c), " GPUs; ");
@@ -448,6 +469,7 @@ int main(int argc, char** argv) {
         {"runEvaluatesOnTheDevice", runEvaluatesOnTheDevice},
         {"dataParallelFollowsTheSchedule", dataParallelFollowsTheSchedule},
         {"dataParallelAccumulates", dataParallelAccumulates},
+        {"gpuHogwildFollowsAnEpochSchedule", gpuHogwildFollowsAnEpochSchedule},
         {"cnnStepEqualsCpu", cnnStepEqualsCpu},
         {"cnnTrainsAsTheCpu", cnnTrainsAsTheCpu},
         {"gpuHogwildLosesUpdatesOnlyWhenRacy", gpuHogwildLosesUpdatesOnlyWhenRacy},

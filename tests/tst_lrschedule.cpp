@@ -93,11 +93,11 @@ private slots:
         QCOMPARE(issues[0].field, std::string("lr-schedule"));
     }
 
-    // gpu-hogwild's blocks step at one rate through an epoch's kernel:
-    // refused before the run. Data-parallel on cuda takes a schedule (each
-    // step's rate goes to the device before the step; tst_gpu checks it
-    // against serial training on a GPU machine).
-    void gpuHogwildRefusesAScheduleDataParallelTakesOne() {
+    // gpu-hogwild's blocks step at one rate through an epoch's kernel: a
+    // warm-up is refused before the run, a cosine schedule (epoch by epoch)
+    // taken. Data-parallel on cuda takes both (each step's rate goes to the
+    // device before the step; tst_gpu checks it on a GPU machine).
+    void gpuHogwildRefusesAWarmUpDataParallelTakesIt() {
         ExperimentConfig c = small();
         c.mode = "gpu-hogwild";
         c.momentum = 0;
@@ -107,9 +107,15 @@ private slots:
             QSKIP(why.c_str());
         bool refused = false;
         for (const ConfigIssue& i : c.validate())
-            refused = refused || (i.field == "warmup-steps" &&
-                                  i.message.find("one fixed rate") != std::string::npos);
+            refused =
+                refused || (i.field == "warmup-steps" &&
+                            i.message.find("run each epoch at one rate") != std::string::npos);
         QVERIFY(refused);
+        c.warmupSteps = 0;
+        c.lrSchedule = "cosine";
+        for (const ConfigIssue& i : c.validate())
+            QVERIFY2(i.field != "lr-schedule", i.message.c_str());
+        c.warmupSteps = 10;
         c.mode = "data-parallel";
         c.device = Device::Cuda;
         c.lrSchedule = "cosine";

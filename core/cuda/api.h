@@ -9,7 +9,7 @@
 
 namespace hwl::cuda {
 
-inline constexpr int kApiVersion = 2; // 2: ReplicaTrainer::rowsPerReplica
+inline constexpr int kApiVersion = 2; // 2: rowsPerReplica, setLearningRate, the CNN
 
 struct Api {
     int version = kApiVersion;

@@ -252,6 +252,9 @@ public:
     /// Starts one epoch over `order` (block b takes its share, contiguous),
     /// from where a paused launch left off when `resume`.
     virtual void launchEpoch(const std::vector<std::int32_t>& order, bool resume) = 0;
+    /// The rate of the epochs launched from now on (a schedule's, epoch by
+    /// epoch; the settings' lr at first).
+    virtual void setLearningRate(float lr) = 0;
     /// Asks the running kernel to stop after its blocks' current steps.
     virtual void requestStop() = 0;
     /// Whether the kernel is done (finished its epoch, or stopped).

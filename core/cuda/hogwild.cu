@@ -306,6 +306,7 @@ public:
                cudaMemcpyHostToDevice, "cudaMemcpy (parameters)");
     }
     void launchEpoch(const std::vector<std::int32_t>& order, bool resume) override;
+    void setLearningRate(float lr) override { a_.lr = lr; } // the kernel takes a_ by value
     void requestStop() override { *hostControl_ = 1; }
     bool done() override {
         const cudaError_t e = cudaEventQuery(finished_);

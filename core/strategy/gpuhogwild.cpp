@@ -92,7 +92,11 @@ bool GpuHogwild::train(const WorkerEnvironment& env, const DeviceTraining& devic
     const auto plan = epochPlan(env.train.rows);
     std::vector<std::uint64_t> lastSteps(workers.count(), 0), epochSteps(workers.count(), 0);
     std::vector<double> lastLoss(workers.count(), 0.0), epochLossAt(workers.count(), 0.0);
+    const LrSchedule schedule = lrScheduleOf(config_); // epoch by epoch: no warm-up here
     for (int epoch = 1; epoch <= config_.epochs; ++epoch) {
+        const auto lr = float(schedule.rate(epoch, 0));
+        trainer->setLearningRate(lr);
+        workers.setRate(lr);
         trainer->launchEpoch(rowsOf(*plan, epoch, 0), false);
         bool stopped = false;
         while (!trainer->done()) {
@@ -143,14 +147,15 @@ void GpuHogwild::explain(RunSummary& summary) const {
 }
 
 void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
-    if (c.lrSchedule != "constant" || c.warmupSteps != 0)
-        issues.push_back(
-            {c.lrSchedule != "constant" ? "lr-schedule" : "warmup-steps",
-             "gpu-hogwild steps on the GPU at one fixed rate: use --lr-schedule constant "
-             "and --warmup-steps 0 (the CPU modes follow a schedule)"});
+    if (c.warmupSteps != 0)
+        issues.push_back({"warmup-steps", "gpu-hogwild's blocks run each epoch at one rate: use "
+                                          "--warmup-steps 0 (a step or cosine --lr-schedule "
+                                          "changes the rate between epochs; the CPU modes and "
+                                          "data-parallel on cuda warm up step by step)"});
     if (c.accumulate != 1)
-        issues.push_back({"accumulate", "gpu-hogwild updates after every batch on the GPU: use "
-                                        "--accumulate 1 (the CPU modes accumulate)"});
+        issues.push_back({"accumulate",
+                          "gpu-hogwild updates after every batch on the GPU: use "
+                          "--accumulate 1 (the CPU modes and data-parallel on cuda accumulate)"});
     if (c.momentum != 0)
         issues.push_back({"momentum", "gpu-hogwild takes plain SGD (--momentum 0): each of "
                                       "thousands of blocks would need its own momentum buffer"});
