@@ -113,21 +113,35 @@ struct Fixture {
 
 // ---- through the engine (device process in a child)
 
-void dataParallelEqualsSerialWithTheBigBatch() {
-    ExperimentConfig c = fourReplicasOnOneGpu();
-    c.shuffle = false;
-    c.testFraction = 0;
+/// `c` (data-parallel on cuda) trained on the GPU, and the serial run on
+/// the CPU that its replicas together amount to: batch `serialBatch`, no
+/// accumulation, the rest as `c`.
+struct GpuAndSerial {
+    std::vector<float> gpu, serial;
+    ExperimentConfig serialConfig;
+};
+GpuAndSerial trainGpuAndSerial(ExperimentConfig c, int serialBatch) {
+    GpuAndSerial out;
     const auto gpu = runToEnd(c);
     PT_CHECK2(gpu->summary().state == RunState::Finished, gpu->summary().failure);
-    const auto parallel = gpu->parameters();
+    out.gpu = gpu->parameters();
     c.mode = "serial";
     c.device = Device::Cpu;
     c.workers = 1;
     c.replicasPerGpu = 1;
-    c.batch = 64;
-    const auto serial = runToEnd(c)->parameters();
-    const double diff = maxAbsDiff(parallel, serial);
-    PT_CHECK2(diff < 1e-4, diff);
+    c.batch = serialBatch;
+    c.accumulate = 1;
+    out.serial = runToEnd(c)->parameters();
+    out.serialConfig = c;
+    return out;
+}
+
+void dataParallelEqualsSerialWithTheBigBatch() {
+    ExperimentConfig c = fourReplicasOnOneGpu();
+    c.shuffle = false;
+    c.testFraction = 0;
+    const GpuAndSerial r = trainGpuAndSerial(c, 64);
+    PT_CHECK2(maxAbsDiff(r.gpu, r.serial) < 1e-4, maxAbsDiff(r.gpu, r.serial));
 }
 
 // Under a schedule (cosine with warm-up) the replicas take each step's own
@@ -140,20 +154,12 @@ void dataParallelFollowsTheSchedule() {
     c.epochs = 3;
     c.lrSchedule = "cosine";
     c.warmupSteps = 20;
-    const auto gpu = runToEnd(c);
-    PT_CHECK2(gpu->summary().state == RunState::Finished, gpu->summary().failure);
-    const auto parallel = gpu->parameters();
-    c.mode = "serial";
-    c.device = Device::Cpu;
-    c.workers = 1;
-    c.replicasPerGpu = 1;
-    c.batch = 64;
-    const auto serial = runToEnd(c)->parameters();
-    PT_CHECK2(maxAbsDiff(parallel, serial) < 1e-4, maxAbsDiff(parallel, serial));
-    c.lrSchedule = "constant";
-    c.warmupSteps = 0;
-    const auto constant = runToEnd(c)->parameters();
-    PT_CHECK2(maxAbsDiff(parallel, constant) > 1e-3, maxAbsDiff(parallel, constant));
+    GpuAndSerial r = trainGpuAndSerial(c, 64);
+    PT_CHECK2(maxAbsDiff(r.gpu, r.serial) < 1e-4, maxAbsDiff(r.gpu, r.serial));
+    r.serialConfig.lrSchedule = "constant";
+    r.serialConfig.warmupSteps = 0;
+    const auto constant = runToEnd(r.serialConfig)->parameters();
+    PT_CHECK2(maxAbsDiff(r.gpu, constant) > 1e-3, maxAbsDiff(r.gpu, constant));
 }
 
 // --accumulate 2 on 2 replicas of batch 8: one update per two micro-batches,
@@ -169,18 +175,8 @@ ExperimentConfig accumulatingReplicas() {
 }
 
 void dataParallelAccumulates() {
-    ExperimentConfig c = accumulatingReplicas();
-    const auto gpu = runToEnd(c);
-    PT_CHECK2(gpu->summary().state == RunState::Finished, gpu->summary().failure);
-    const auto parallel = gpu->parameters();
-    c.mode = "serial";
-    c.device = Device::Cpu;
-    c.workers = 1;
-    c.replicasPerGpu = 1;
-    c.batch = 32;
-    c.accumulate = 1;
-    const auto serial = runToEnd(c)->parameters();
-    PT_CHECK2(maxAbsDiff(parallel, serial) < 1e-4, maxAbsDiff(parallel, serial));
+    const GpuAndSerial r = trainGpuAndSerial(accumulatingReplicas(), 32);
+    PT_CHECK2(maxAbsDiff(r.gpu, r.serial) < 1e-4, maxAbsDiff(r.gpu, r.serial));
 }
 
 // gpu-hogwild under step:1:0.5: each epoch's kernel runs at that epoch's
