@@ -177,24 +177,54 @@ ExperimentConfig accumulatingReplicas() {
 void dataParallelAccumulates() {
     const GpuAndSerial r = trainGpuAndSerial(accumulatingReplicas(), 32);
     PT_CHECK2(maxAbsDiff(r.gpu, r.serial) < 1e-4, maxAbsDiff(r.gpu, r.serial));
+    // Groups of 3: an epoch's 256 micro-batches end in a group of one (a
+    // plain step), and the 64-step replays cut groups in two; serial batch 48
+    // ends its epoch on the same 16 rows.
+    ExperimentConfig three = accumulatingReplicas();
+    three.accumulate = 3;
+    const GpuAndSerial t = trainGpuAndSerial(three, 48);
+    PT_CHECK2(maxAbsDiff(t.gpu, t.serial) < 1e-4, maxAbsDiff(t.gpu, t.serial));
 }
 
-// gpu-hogwild under step:1:0.5: each epoch's kernel runs at that epoch's
-// rate, and the epochs report it (0.05, 0.025, 0.0125).
-void gpuHogwildFollowsAnEpochSchedule() {
+/// A gpu-hogwild run of `epochs` under `schedule`: each epoch's rate and
+/// mean loss, as its worker 0 reported them at the epoch's end.
+std::pair<std::vector<float>, std::vector<float>> hogwildEpochs(const char* schedule, int epochs) {
     ExperimentConfig c = crowdedGpuHogwild();
-    c.epochs = 3;
-    c.lrSchedule = "step:1:0.5";
+    c.epochs = epochs;
+    c.lrSchedule = schedule;
+    c.shuffle = false; // every block the same rows each epoch: at one set of
+                       // parameters, the same epoch loss
     MetricsLog log;
     const auto run = runToEnd(c, [&log](Run& r) { log.drain(r.telemetry()); });
     PT_CHECK2(run->summary().state == RunState::Finished, run->summary().failure);
-    std::vector<float> rates;
+    std::pair<std::vector<float>, std::vector<float>> out;
     log.forEach([&](const Sample& s) {
-        if (s.kind == Sample::EpochEnd && s.worker == 0)
-            rates.push_back(s.lr);
+        if (s.kind == Sample::EpochEnd && s.worker == 0) {
+            out.first.push_back(s.lr);
+            out.second.push_back(s.loss);
+        }
     });
-    PT_CHECK2((rates == std::vector<float>{0.05f, 0.025f, 0.0125f}),
-              text(rates.size(), " epoch ends, the first at ", rates.empty() ? 0.0f : rates[0]));
+    return out;
+}
+
+// gpu-hogwild under a step schedule: each epoch's kernel runs at that
+// epoch's rate, and the epochs report it (step:1:0.5: 0.05, 0.025, 0.0125).
+// The kernel takes it: with the rate all but 0 after the first epoch
+// (step:1:1e-6) the next two epochs' losses are the same, where at a
+// constant rate they fall.
+void gpuHogwildFollowsAnEpochSchedule() {
+    const auto halving = hogwildEpochs("step:1:0.5", 3).first;
+    PT_CHECK2(
+        (halving == std::vector<float>{0.05f, 0.025f, 0.0125f}),
+        text(halving.size(), " epoch ends, the first at ", halving.empty() ? 0.0f : halving[0]));
+    const auto still = hogwildEpochs("step:1:0.000001", 3).second;
+    const auto constant = hogwildEpochs("constant", 3).second;
+    PT_CHECK2(still.size() == 3 && constant.size() == 3,
+              text(still.size(), " and ", constant.size()));
+    const double flat = std::abs(still[2] - still[1]), falling = constant[1] - constant[2];
+    PT_CHECK2(flat < 1e-4 * still[1] && falling > 100 * flat,
+              text("losses of epochs 2 and 3: ", still[1], ", ", still[2], " (nearly no rate), ",
+                   constant[1], ", ", constant[2], " (constant)"));
 }
 
 /// The CNN (cnn:mnist) on R replicas of batch 16, each `rows` rows an

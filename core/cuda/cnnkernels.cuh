@@ -63,21 +63,28 @@ static __global__ void channelBiasKernel(float* z, int channels, std::int64_t co
     }
 }
 
-/// The bias gradient of a convolution: grads_r[c] = the sum of dz[r][c][:].
+/// The bias gradient of a convolution: grads_r[c] = the sum of dz[r][c][:],
+/// one block of kSumThreads per (replica, channel): each thread adds a
+/// stride of the row, then the block adds the threads' sums as a tree.
+constexpr int kSumThreads = 256;
 static __global__ void channelSumKernel(const float* dz, int channels, std::int64_t cols,
-                                        int replicas, float* grads, std::int64_t paramStride,
+                                        float* grads, std::int64_t paramStride,
                                         std::int64_t biasOffset) {
-    const std::int64_t total = std::int64_t(replicas) * channels;
-    for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < total;
-         e += std::int64_t(gridDim.x) * blockDim.x) {
-        const std::int64_t r = e / channels;
-        const int c = int(e % channels);
-        const float* row = dz + e * cols;
-        float sum = 0;
-        for (std::int64_t j = 0; j < cols; ++j)
-            sum += row[j];
-        grads[r * paramStride + biasOffset + c] = sum;
+    __shared__ float part[kSumThreads];
+    const std::int64_t e = blockIdx.x; // r * channels + c
+    const float* row = dz + e * cols;
+    float sum = 0;
+    for (std::int64_t j = threadIdx.x; j < cols; j += kSumThreads)
+        sum += row[j];
+    part[threadIdx.x] = sum;
+    __syncthreads();
+    for (int half = kSumThreads / 2; half > 0; half /= 2) {
+        if (int(threadIdx.x) < half)
+            part[threadIdx.x] += part[threadIdx.x + half];
+        __syncthreads();
     }
+    if (threadIdx.x == 0)
+        grads[(e / channels) * paramStride + biasOffset + e % channels] = part[0];
 }
 
 /// out[r][i][c][py][px] = ReLU(scale * the 2x2 max of z[r][c][i]) (scale per

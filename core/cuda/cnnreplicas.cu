@@ -161,8 +161,8 @@ void Replicas::backwardCnn(Gpu& g, int n) {
         b.dz2.p);
     gemm(g.blas, false, false, c2, width2, cols2, b.dz2.p, c2 * cols2, b.p2.p, cols2 * width2,
          grads + s.conv2Weight, P_, R_, "cublasSgemmStridedBatched (conv2 gradient)");
-    channelSumKernel<<<gridFor(R_ * c2), kThreads, 0, g.stream>>>(b.dz2.p, c2, cols2, R_, grads, P_,
-                                                                  s.conv2Bias);
+    channelSumKernel<<<unsigned(R_ * c2), kSumThreads, 0, g.stream>>>(b.dz2.p, c2, cols2, grads, P_,
+                                                                      s.conv2Bias);
     gemm(g.blas, true, false, cols2, width2, c2, b.dz2.p, c2 * cols2, g.params.p + s.conv2Weight,
          P_, b.dp2.p, cols2 * width2, R_, "cublasSgemmStridedBatched (conv2 input gradient)");
     col2imKernel<<<gridFor(images * c1 * s.pooled1() * s.pooled1()), kThreads, 0, g.stream>>>(
@@ -175,8 +175,8 @@ void Replicas::backwardCnn(Gpu& g, int n) {
                                          nullptr, b.dz1.p);
     gemm(g.blas, false, false, c1, k2, cols1, b.dz1.p, c1 * cols1, b.p1.p, cols1 * k2,
          grads + s.conv1Weight, P_, R_, "cublasSgemmStridedBatched (conv1 gradient)");
-    channelSumKernel<<<gridFor(R_ * c1), kThreads, 0, g.stream>>>(b.dz1.p, c1, cols1, R_, grads, P_,
-                                                                  s.conv1Bias);
+    channelSumKernel<<<unsigned(R_ * c1), kSumThreads, 0, g.stream>>>(b.dz1.p, c1, cols1, grads, P_,
+                                                                      s.conv1Bias);
 }
 
 } // namespace hwl::cuda::module
