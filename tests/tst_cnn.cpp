@@ -185,8 +185,8 @@ private slots:
         c.mode = "gpu-hogwild";
         c.device = Device::Cuda;
         c.momentum = 0;
-        if (!findStrategy(c))
-            QSKIP("this build has no GPU modes (HWL_CUDA off)");
+        if (const std::string why = whyGpuModeIsNotHere(c); !why.empty())
+            QSKIP(why.c_str());
         bool named = false;
         for (const ConfigIssue& i : c.validate())
             named = named || (i.field == "model" &&
