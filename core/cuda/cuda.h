@@ -18,6 +18,7 @@
 // thread); it runs its own threads, one per GPU, inside its calls.
 #include "cuda/gpudevice.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -102,6 +103,25 @@ struct HostData {
 
 struct Sgd {
     float lr = 0.01f, momentum = 0.0f, weightDecay = 0.0f;
+};
+
+/// One replica's epoch in steps: its `rows` in micro-batches of `batch` (the
+/// last one may be short), `accumulate` of them to an update (the last group
+/// may be short), as a CPU worker's loop takes them. The one arithmetic of
+/// the replica trainer and of the mode that drives it.
+struct EpochSteps {
+    std::int64_t rows = 0, batch = 1, accumulate = 1;
+    std::int64_t microBatches() const { return (rows + batch - 1) / batch; }
+    /// Rows of micro-batch k.
+    std::int64_t rowsOf(std::int64_t k) const {
+        return k + 1 < microBatches() ? batch : rows - (microBatches() - 1) * batch;
+    }
+    /// Micro-batches in the update that micro-batch k belongs to.
+    std::int64_t groupOf(std::int64_t k) const {
+        return std::min(accumulate, microBatches() - k / accumulate * accumulate);
+    }
+    /// Whether micro-batch k completes its update.
+    bool endsUpdate(std::int64_t k) const { return k % accumulate == groupOf(k) - 1; }
 };
 
 /// The length every replica's epoch rows share: throws std::invalid_argument

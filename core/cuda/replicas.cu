@@ -342,12 +342,10 @@ void Replicas::recordMean(Gpu& g) {
 }
 
 int Replicas::phaseOf(std::int64_t k) const {
-    const std::int64_t K = s_.accumulate;
-    const std::int64_t micro = (rowsPerReplica_ + s_.batch - 1) / s_.batch;
-    const std::int64_t group = std::min(K, micro - k / K * K); // an epoch's last may be short
-    if (k % K == group - 1)
-        return int(group);
-    return k % K == 0 ? 0 : -1;
+    const EpochSteps e = epochSteps();
+    if (e.endsUpdate(k))
+        return int(e.groupOf(k));
+    return k % e.accumulate == 0 ? 0 : -1;
 }
 
 void Replicas::recordStep(Gpu& g, int n, bool own, int phase) {
@@ -405,10 +403,10 @@ void Replicas::replay(Gpu& g, std::int64_t first, std::int64_t count, bool own, 
                           g.stream),
           "cudaMemcpy (learning rates)");
     writeNoiseSeeds(g, first, count);
-    const std::int64_t steps = (rowsPerReplica_ + s_.batch - 1) / s_.batch;
+    const EpochSteps epoch = epochSteps();
     const bool eager = s_.eager;
     for (std::int64_t k = first; k < first + count; ++k) {
-        const int n = int(k + 1 < steps ? s_.batch : rowsPerReplica_ - (steps - 1) * s_.batch);
+        const int n = int(epoch.rowsOf(k));
         const int phase = phaseOf(k);
         if (eager) {
             recordStep(g, n, own, phase);

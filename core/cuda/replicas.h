@@ -177,6 +177,8 @@ private:
     const Nccl* nccl_ = nullptr; ///< loaded with more than one GPU
     std::int64_t rowsPerReplica_ = 0;
     int epoch_ = 1; ///< the epoch setEpochRows() was given (the dropout draws')
+    /// The epoch's micro-batches and updates, for rowsPerReplica_ rows.
+    EpochSteps epochSteps() const { return {rowsPerReplica_, s_.batch, s_.accumulate}; }
     std::int64_t lastStep_ = 0, lastCount_ = 0;
     bool pending_ = false;            ///< steps enqueued, not yet finished
     std::atomic<bool> failed_{false}; ///< a GPU's thread failed in the current onEach

@@ -141,14 +141,10 @@ std::int64_t GpuDataParallel::trainEpoch(Progress& p, int epoch, DeviceWorkers& 
     // The device steps micro-batches of `batch` rows (the last one of an
     // epoch may be short); an update takes `accumulate` of them (the last
     // group of an epoch may take fewer), as a CPU worker's step does.
-    const std::int64_t perReplica = p.trainer->rowsPerReplica();
-    const std::int64_t micro = (perReplica + p.batch - 1) / p.batch;
-    const std::int64_t K = config_.accumulate;
+    const cuda::EpochSteps e{p.trainer->rowsPerReplica(), p.batch, config_.accumulate};
+    const std::int64_t micro = e.microBatches(), K = e.accumulate;
     const bool local = config_.syncEvery > 1;
     const auto S = std::uint64_t(config_.syncEvery);
-    const auto rowsOf = [&](std::int64_t m) {
-        return m + 1 < micro ? std::int64_t(p.batch) : perReplica - (micro - 1) * p.batch;
-    };
     std::vector<double> groupLoss(p.replicas, 0.0);
     std::vector<float> latest(p.replicas, 0.0f);
     std::int64_t updates = 0;
@@ -180,10 +176,10 @@ std::int64_t GpuDataParallel::trainEpoch(Progress& p, int epoch, DeviceWorkers& 
                                    "'s loss became " + std::to_string(loss) + "; lower --lr");
                 groupLoss[r] += loss;
             }
-            p.samples += std::uint64_t(rowsOf(m));
-            const std::int64_t group = std::min(K, micro - m / K * K);
-            if (m % K != group - 1)
+            p.samples += std::uint64_t(e.rowsOf(m));
+            if (!e.endsUpdate(m))
                 continue; // the update is not complete yet
+            const std::int64_t group = e.groupOf(m);
             for (std::uint32_t r = 0; r < p.replicas; ++r) {
                 latest[r] = float(groupLoss[r] / double(group));
                 lossSum[r] += latest[r];
