@@ -221,12 +221,11 @@ void DeviceStrategy::trainWorker(const WorkerEnvironment& env, std::uint32_t ran
     bool finished = false;
     try {
         const DeviceTraining* device = env.backend.deviceTraining();
-        std::string why;
-        if (!device && !cudaBackend(&why))
+        if (!device) { // backend() gave the CPU's: CUDA could not be had, and says why
+            std::string why;
+            cudaBackend(&why);
             throw RunError(why.empty() ? "no CUDA device" : why);
-        if (!device)
-            throw RunError(std::string("the GPU modes train on a device, and backend \"") +
-                           env.backend.name() + "\" has none");
+        }
         finished = train(env, *device, workers);
     } catch (const std::exception& e) {
         workers.fail("the device process (pid " + std::to_string(getpid()) +
@@ -283,6 +282,14 @@ std::vector<std::vector<std::int32_t>> replicaRows(const EpochPlan& plan, int ep
     for (std::uint32_t r = 0; r < replicas; ++r)
         rows[r].assign(wide[r].begin(), wide[r].end());
     return rows;
+}
+
+bool modelIs(const ExperimentConfig& config, ModelSpec::Kind kind) {
+    try {
+        return config.modelSpec().kind == kind;
+    } catch (const std::exception&) {
+        return false;
+    }
 }
 
 int gpusFor(const ExperimentConfig& config) {

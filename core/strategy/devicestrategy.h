@@ -138,6 +138,10 @@ std::vector<std::int32_t> rowsOf(const EpochPlan& plan, int epoch, std::uint32_t
 std::vector<std::vector<std::int32_t>> replicaRows(const EpochPlan& plan, int epoch,
                                                    std::uint32_t replicas);
 
+/// Whether the experiment's model is of `kind`; false when its text is not
+/// valid (validate() reports the model itself), for the GPU modes' checks.
+bool modelIs(const ExperimentConfig& config, ModelSpec::Kind kind);
+
 /// The GPUs data-parallel on cuda uses: workers / replicas-per-gpu, at least 1.
 int gpusFor(const ExperimentConfig& config);
 

@@ -209,12 +209,7 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
             {"replicas-per-gpu", std::to_string(c.workers) + " replicas do not split evenly into " +
                                      std::to_string(c.replicasPerGpu) +
                                      " per GPU: make workers a multiple of replicas-per-gpu"});
-    bool bag = false; // the MLP and the CNN train here
-    try {
-        bag = c.modelSpec().kind == ModelSpec::Kind::EmbeddingBag;
-    } catch (const std::exception&) { // validate() reports the model text itself
-    }
-    if (bag)
+    if (modelIs(c, ModelSpec::Kind::EmbeddingBag)) // the MLP and the CNN train here
         issues.push_back({"model", "data-parallel on cuda trains mlp models and cnn:mnist (the "
                                    "embedding bag runs on the GPU in mode gpu-hogwild)"});
 }

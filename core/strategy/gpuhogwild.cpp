@@ -159,12 +159,7 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
     if (c.momentum != 0)
         issues.push_back({"momentum", "gpu-hogwild takes plain SGD (--momentum 0): each of "
                                       "thousands of blocks would need its own momentum buffer"});
-    bool cnn = false;
-    try {
-        cnn = c.modelSpec().kind == ModelSpec::Kind::Cnn;
-    } catch (const std::exception&) { // validate() reports the model text itself
-    }
-    if (cnn)
+    if (modelIs(c, ModelSpec::Kind::Cnn))
         issues.push_back({"model", "model cnn:mnist trains on the CPU or in data-parallel on "
                                    "cuda: gpu-hogwild's blocks know the mlp and the embedding "
                                    "bag"});
