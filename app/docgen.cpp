@@ -10,6 +10,7 @@
 #include "cli/commandline.h"
 #include "config/fields.h"
 #include "config/presets.h"
+#include "strategy/catalog.h"
 
 #include <cctype>
 #include <cstdio>
@@ -215,6 +216,9 @@ std::string valueArm(const FlagInfo& f) {
             ids.push_back(p.id);
         return arm(f.flag, "COMPREPLY=($(compgen -W '" + words(ids) + "' -- \"$cur\"))");
     }
+    if (f.flag == "--mode") // the registered modes, which the catalog lists
+        return arm(f.flag,
+                   "COMPREPLY=($(compgen -W '" + words(hwl::modeNames()) + "' -- \"$cur\"))");
     if (const hwl::Field* field = hwl::findFlag(f.flag);
         field && field->type == hwl::FieldType::Choice)
         return arm(f.flag,

@@ -3,6 +3,7 @@
 // Qt-free GPU test, which the device bundle carries, includes only this).
 #include "run/run.h"
 #include "strategy/catalog.h"
+#include "strategy/validation.h"
 
 #include <algorithm>
 #include <chrono>
@@ -52,7 +53,7 @@ inline std::unique_ptr<Run> runToEnd(const ExperimentConfig& c,
 inline std::string whyGpuModeIsNotHere(const ExperimentConfig& c) {
     if (!findStrategy(c))
         return "this build has no GPU modes (HWL_CUDA off)";
-    for (const ConfigIssue& i : c.validate())
+    for (const ConfigIssue& i : validateExperiment(c))
         if (i.field == "mode")
             return c.mode + ": " + i.message;
     return {};

@@ -11,5 +11,6 @@ extern const char* const kEngineBinary;     ///< the hogwild-lab-engine executab
 extern const char* const kCpuModules;       ///< the CPU kernel modules built: "x86-64-v3,..."
 extern const bool kNativeBuild;             ///< HWL_NATIVE: built for this machine
 extern const char* const kPublicHeaderList; ///< HWL_PUBLIC_HEADERS, comma-separated
+extern const char* const kEngineObjects;    ///< the engine's object files, '|'-separated
 
 } // namespace hwl::test

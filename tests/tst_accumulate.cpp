@@ -124,21 +124,22 @@ private slots:
         if (const std::string why = whyGpuModeIsNotHere(c); !why.empty())
             QSKIP(why.c_str());
         bool refused = false;
-        for (const ConfigIssue& i : c.validate())
+        for (const ConfigIssue& i : validateExperiment(c))
             refused = refused || i.field == "accumulate";
         QVERIFY(refused);
         c.mode = "data-parallel";
         c.device = Device::Cuda;
         c.workers = 2;
-        for (const ConfigIssue& i : c.validate())
+        for (const ConfigIssue& i : validateExperiment(c))
             QVERIFY2(i.field != "accumulate", i.message.c_str());
         c.accumulate = 0;
         c.mode = "serial";
         c.device = Device::Cpu;
         c.workers = 1;
-        QCOMPARE(c.validate().size(), std::size_t(1)); // 0: out of 1..1024
+        QCOMPARE(validateExperiment(c).size(), std::size_t(1)); // 0: out of 1..1024
     }
 };
 
 QTEST_GUILESS_MAIN(TestAccumulate)
+#include "strategy/validation.h"
 #include "tst_accumulate.moc"

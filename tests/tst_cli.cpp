@@ -325,8 +325,8 @@ private slots:
                                  << "--seed: must be in 0..18446744073709551615 (got -3)";
         QTest::newRow("mode bogus")
             << QStringList{"--mode", "bogus"}
-            << "--mode: expected serial, threads, threads-locked, processes, data-parallel or "
-               "gpu-hogwild, got \"bogus\"";
+            << "mode: unknown mode \"bogus\"; expected one of \"serial\", \"threads\", "
+               "\"threads-locked\", \"processes\", \"data-parallel\", \"gpu-hogwild\"";
         QTest::newRow("split x") << QStringList{"--split", "x"}
                                  << "--split: expected shard or replicate, got \"x\"";
         QTest::newRow("serial with 2 workers") << QStringList{"--mode", "serial", "--workers", "2"}

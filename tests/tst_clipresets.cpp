@@ -102,7 +102,7 @@ private slots:
             QVERIFY2(p && p->compare.size() >= 2, id);
             QCOMPARE(p->compare.front().config.toJson(), p->config.toJson());
             for (const hwl::PresetRun& r : p->compare) {
-                QVERIFY2(r.config.validate().empty(), r.label.c_str());
+                QVERIFY2(validateExperiment(r.config).empty(), r.label.c_str());
                 QVERIFY2(QRegularExpression("^[a-z0-9-]+$")
                              .match(QString::fromStdString(r.label))
                              .hasMatch(),
@@ -381,4 +381,5 @@ private slots:
 };
 
 QTEST_GUILESS_MAIN(TestCliPresets)
+#include "strategy/validation.h"
 #include "tst_clipresets.moc"

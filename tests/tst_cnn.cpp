@@ -188,7 +188,7 @@ private slots:
         if (const std::string why = whyGpuModeIsNotHere(c); !why.empty())
             QSKIP(why.c_str());
         bool named = false;
-        for (const ConfigIssue& i : c.validate())
+        for (const ConfigIssue& i : validateExperiment(c))
             named = named || (i.field == "model" &&
                               i.message.find("gpu-hogwild's blocks know the mlp and the "
                                              "embedding bag") != std::string::npos);
@@ -197,7 +197,7 @@ private slots:
         c.workers = 2;
         c.replicasPerGpu = 2;
         c.momentum = 0.5;
-        for (const ConfigIssue& i : c.validate())
+        for (const ConfigIssue& i : validateExperiment(c))
             QVERIFY2(i.field != "model", i.message.c_str());
     }
 
@@ -250,4 +250,5 @@ print('ok')
 };
 
 QTEST_GUILESS_MAIN(TestCnn)
+#include "strategy/validation.h"
 #include "tst_cnn.moc"

@@ -266,7 +266,7 @@ private slots:
     void continueIsRefused() {
         ExperimentConfig c = dp(Transport::Processes, 2);
         c.onWorkerFailure = FailurePolicy::Continue;
-        const auto issues = c.validate();
+        const auto issues = validateExperiment(c);
         QCOMPARE(issues.size(), std::size_t(1));
         QCOMPARE(issues[0].field, std::string("on-worker-failure"));
         QVERIFY(issues[0].message.find("cannot continue without a rank") != std::string::npos);
@@ -276,7 +276,7 @@ private slots:
         ExperimentConfig c = dp(Transport::Threads, 2);
         c.mode = "threads";
         c.syncEvery = 4;
-        const auto issues = c.validate();
+        const auto issues = validateExperiment(c);
         QCOMPARE(issues.size(), std::size_t(1));
         QCOMPARE(issues[0].field, std::string("sync-every"));
         QVERIFY(issues[0].message.find("applies to mode data-parallel only") != std::string::npos);
@@ -480,4 +480,5 @@ int main(int argc, char** argv) {
     return QTest::qExec(&test, argc, argv);
 }
 
+#include "strategy/validation.h"
 #include "tst_dataparallel.moc"

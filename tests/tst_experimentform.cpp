@@ -34,7 +34,7 @@ QString json(const ExperimentConfig& c) {
 
 QString issues(const ExperimentConfig& c) {
     QString text;
-    for (const auto& issue : c.validate())
+    for (const auto& issue : validateExperiment(c))
         text += QString::fromStdString(issue.field + ": " + issue.message + "\n");
     return text;
 }
@@ -276,7 +276,7 @@ private slots:
 
         ExperimentConfig base;
         base.mergeJson(fixture(setup).toStdString(), "test setup");
-        QVERIFY2(base.validate().empty(), qPrintable(issues(base)));
+        QVERIFY2(validateExperiment(base).empty(), qPrintable(issues(base)));
         ExperimentForm form;
         form.setConfig(base);
         QVERIFY2(form.isValid(), qPrintable(hwl::test::problemText(form)));
@@ -343,7 +343,7 @@ private slots:
         ExperimentConfig c;
         c.mergeJson(fixture(config).toStdString(), "test");
         const bool runnable = c.dataset != "fashion-mnist" || hwl::fashionMnistAvailable();
-        QVERIFY2(c.validate().empty(), qPrintable(issues(c)));
+        QVERIFY2(validateExperiment(c).empty(), qPrintable(issues(c)));
         ExperimentForm form;
         QSignalSpy changed(&form, &ExperimentForm::changed);
         form.setConfig(c);
@@ -557,7 +557,7 @@ private slots:
         for (const auto& preset : all) {
             const QString name = QString::fromStdString(preset.name);
             names << name;
-            QVERIFY2(preset.config.validate().empty(),
+            QVERIFY2(validateExperiment(preset.config).empty(),
                      qPrintable(name + ": " + issues(preset.config)));
             QVERIFY(!preset.explanation.empty());
             ExperimentForm form;
@@ -589,4 +589,5 @@ private slots:
 };
 
 QTEST_MAIN(TestExperimentForm)
+#include "strategy/validation.h"
 #include "tst_experimentform.moc"

@@ -390,7 +390,7 @@ private slots:
         QCOMPARE(QString::fromStdString(next.resume), QFileInfo(dir).absoluteFilePath());
         QCOMPARE(next.epochs, 4);
         QCOMPARE(QString::fromStdString(next.model), QStringLiteral("mlp:20-16-4"));
-        QVERIFY(next.validate().empty());
+        QVERIFY(validateExperiment(next).empty());
         const auto rest = hwl::test::runToEnd(next);
         QCOMPARE(rest->summary().state, hwl::RunState::Finished);
         QCOMPARE(rest->summary().epochsCompleted, 4);
@@ -422,4 +422,5 @@ private slots:
 };
 
 HWL_GUI_TEST_MAIN(TestFileOpening)
+#include "strategy/validation.h"
 #include "tst_fileopening.moc"

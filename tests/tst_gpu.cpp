@@ -25,6 +25,7 @@
 #include "backendcheck.h"
 #include "enginetestutil.h"
 #include "plaintest.h"
+#include "strategy/validation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -465,7 +466,7 @@ std::string invalidRunConfigs() {
         if (!cudaBuilt())
             continue; // the GPU modes are listed as not built, and refused
         try {
-            c.validateOrThrow();
+            validateExperimentOrThrow(c);
         } catch (const std::exception& e) {
             out += text(c.mode, ": ", e.what(), "; ");
         }

@@ -101,7 +101,7 @@ private slots:
         RUN_CLI(serial, {"--mode", "serial", "--lost-updates"});
         QCOMPARE(serial.code, 2);
         QVERIFY2(serial.err.contains("lost-updates applies to mode threads, threads-locked or "
-                                     "processes only"),
+                                     "processes (shared) only"),
                  qPrintable(serial.err));
     }
 

@@ -60,7 +60,7 @@ private slots:
             writeFile(tmp_, "serial4.json", R"({"mode": "serial", "workers": 4})");
         const auto problems = [](const CommandLine& cl) {
             QString text;
-            for (const ConfigIssue& i : cl.config.validate())
+            for (const ConfigIssue& i : validateExperiment(cl.config))
                 text += QString::fromStdString(i.message);
             return text;
         };
@@ -81,7 +81,7 @@ private slots:
     void aSplitItsModeDoesNotTakeIsRefused() {
         const auto problems = [](const CommandLine& cl) {
             QStringList text;
-            for (const ConfigIssue& i : cl.config.validate())
+            for (const ConfigIssue& i : validateExperiment(cl.config))
                 text << QString::fromStdString(i.field + ": " + i.message);
             return text.join('\n');
         };
@@ -137,7 +137,7 @@ private slots:
         // Within int32 but past the range: the experiment's own check says the same range.
         ExperimentConfig zero;
         zero.workers = 0;
-        QCOMPARE(QString::fromStdString(zero.validate().front().message),
+        QCOMPARE(QString::fromStdString(validateExperiment(zero).front().message),
                  QStringLiteral("workers must be in 1..256 (got 0)"));
     }
 
@@ -164,9 +164,10 @@ private slots:
         // In a file an empty path is what toJson() writes for "none".
         ExperimentConfig c;
         c.mergeJson(R"({"out": "", "tensorboard": "", "init": ""})", "file");
-        QVERIFY(c.out.empty() && c.validate().empty());
+        QVERIFY(c.out.empty() && validateExperiment(c).empty());
     }
 };
 
 QTEST_GUILESS_MAIN(TestJudgements)
+#include "strategy/validation.h"
 #include "tst_judgements.moc"

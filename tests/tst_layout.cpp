@@ -4,7 +4,9 @@
 //     and a public header includes only public headers;
 //   - no source file is over 600 lines;
 //   - no function in core/ or ui/ is over 80 lines;
-//   - core/'s folders include only the folders below them (kLayers);
+//   - core/'s folders include only the folders below them (kLayers), and
+//     no object file of a folder uses a symbol defined in a folder above it
+//     (the dependency a linker makes, which no include shows);
 //   - no mode name is written out as a string outside core/strategy/;
 //   - ui/ holds its files in subfolders, one per part of the window.
 #include "config/experimentconfig.h"
@@ -15,6 +17,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QMap>
+#include <QProcess>
 #include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
@@ -155,6 +158,65 @@ const QStringList kLayers = {"util",  "toy",        "cuda",     "optim",     "st
                              "model", "config",     "backend",  "telemetry", "io",    "launch",
                              "train", "collective", "strategy", "run"};
 
+/// One object file of the engine: the core folder its source is in, and
+/// the symbols it defines (strong, global) and uses (undefined).
+struct ObjectSymbols {
+    QString source; ///< "core/config/fields.cpp"
+    QString folder; ///< "config"
+    QSet<QString> defined, used;
+};
+
+/// The engine's object files and their symbols, from `nm -P -A` (mangled
+/// names: one word each).
+QList<ObjectSymbols> engineObjects() {
+    const QStringList objects = QString::fromUtf8(hwl::test::kEngineObjects).split('|');
+    QProcess nm;
+    nm.start("nm", QStringList{"-P", "-A", "-g"} + objects);
+    if (!nm.waitForFinished(60000) || nm.exitCode() != 0)
+        qFatal("nm failed: %s", nm.readAllStandardError().constData());
+    QMap<QString, ObjectSymbols> byObject;
+    for (const QString& object : objects) {
+        const qsizetype at = object.indexOf("hwl_engine.dir/");
+        ObjectSymbols& o = byObject[object];
+        o.source = "core/" + object.mid(at + 15).chopped(2); // less ".o"
+        o.folder = o.source.section('/', 1, 1);
+    }
+    for (const QByteArray& line : nm.readAllStandardOutput().split('\n')) {
+        // "OBJECT: SYMBOL TYPE [VALUE SIZE]"
+        const QList<QByteArray> words = line.simplified().split(' ');
+        if (words.size() < 3 || !words[0].endsWith(':'))
+            continue;
+        const auto it = byObject.find(QString::fromUtf8(words[0].chopped(1)));
+        if (it == byObject.end())
+            continue;
+        const char type = words[2].isEmpty() ? '?' : words[2][0];
+        if (type == 'U')
+            it->used.insert(QString::fromUtf8(words[1]));
+        else if (QByteArray("TDBR").contains(type)) // weak and common symbols: anyone's
+            it->defined.insert(QString::fromUtf8(words[1]));
+    }
+    return byObject.values();
+}
+
+/// A use of a symbol defined in a higher layer than the user's folder: the
+/// dependency that runs up at link time ("config/x.cpp uses S, defined in
+/// strategy/y.cpp").
+QStringList upwardLinks(const QList<ObjectSymbols>& objects) {
+    QMap<QString, const ObjectSymbols*> definer;
+    for (const ObjectSymbols& o : objects)
+        for (const QString& s : o.defined)
+            definer.insert(s, &o);
+    QStringList violations;
+    for (const ObjectSymbols& o : objects)
+        for (const QString& s : o.used)
+            if (const ObjectSymbols* d = definer.value(s);
+                d && kLayers.indexOf(d->folder) > kLayers.indexOf(o.folder))
+                violations << o.source + " uses " + s + ", defined in " + d->source + " (" +
+                                  o.folder + " is below " + d->folder + ")";
+    violations.sort();
+    return violations;
+}
+
 /// The core folder an include names ("store/x.h" -> "store"), or empty.
 QString coreFolderOf(const QString& include) {
     const QString folder = include.section('/', 0, 0);
@@ -284,13 +346,33 @@ private slots:
         QVERIFY2(violations.isEmpty(), qPrintable(violations.join('\n')));
     }
 
+    // Nor do the links run up: an object file of a folder uses no symbol
+    // defined in a folder above it (a declaration below with its definition
+    // above, filled in by the linker, is the same dependency an include
+    // would be).
+    void coreLinksRunDown() {
+        const QList<ObjectSymbols> objects = engineObjects();
+        QVERIFY(objects.size() > 50);
+        const QStringList violations = upwardLinks(objects);
+        QVERIFY2(violations.isEmpty(), qPrintable(violations.join('\n')));
+        // The check finds one: config using what strategy defines.
+        ObjectSymbols low{"low object", "config", {"_Z1av"}, {"_Z1bv", "_Z1cv"}};
+        ObjectSymbols high{"high object", "strategy", {"_Z1bv"}, {"_Z1av"}};
+        QCOMPARE(upwardLinks({low, high}),
+                 QStringList{"low object uses _Z1bv, defined in high object "
+                             "(config is below strategy)"});
+    }
+
     // What a mode is, only the mode says (its traits, describeMode(), the
     // catalog's queries): nowhere else is a mode's name compared or set.
     void noModeNameOutsideTheModes() {
         QStringList violations;
         for (const QString layer : {"core", "ui", "app"})
             for (const QString& file : sourceFiles(layer)) {
-                if (file.startsWith(kRoot + "/core/strategy/"))
+                // The strategies, and config/modes.cpp, where the built-in
+                // names are spelt once.
+                if (file.startsWith(kRoot + "/core/strategy/") ||
+                    file == kRoot + "/core/config/modes.cpp")
                     continue;
                 for (const QString& literal : stringLiterals(file))
                     for (const std::string& mode : hwl::modeNames())

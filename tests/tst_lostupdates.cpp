@@ -157,7 +157,7 @@ private slots:
         c.share = share;
         c.workers = mode == "serial" ? 1 : 2;
         bool named = false;
-        for (const ConfigIssue& issue : c.validate())
+        for (const ConfigIssue& issue : validateExperiment(c))
             named |= issue.field == "lost-updates" &&
                      issue.message.find("threads, threads-locked") != std::string::npos;
         QVERIFY(named);
@@ -165,4 +165,5 @@ private slots:
 };
 
 QTEST_GUILESS_MAIN(TestLostUpdates)
+#include "strategy/validation.h"
 #include "tst_lostupdates.moc"

@@ -88,7 +88,7 @@ private slots:
         QCOMPARE(describeLrSchedule(parseLrSchedule("step:10:0.5")), std::string("step:10:0.5"));
         ExperimentConfig c = small();
         c.lrSchedule = "steps:1:0.5";
-        const auto issues = c.validate();
+        const auto issues = validateExperiment(c);
         QCOMPARE(issues.size(), std::size_t(1));
         QCOMPARE(issues[0].field, std::string("lr-schedule"));
     }
@@ -106,20 +106,20 @@ private slots:
         if (const std::string why = whyGpuModeIsNotHere(c); !why.empty())
             QSKIP(why.c_str());
         bool refused = false;
-        for (const ConfigIssue& i : c.validate())
+        for (const ConfigIssue& i : validateExperiment(c))
             refused =
                 refused || (i.field == "warmup-steps" &&
                             i.message.find("run each epoch at one rate") != std::string::npos);
         QVERIFY(refused);
         c.warmupSteps = 0;
         c.lrSchedule = "cosine";
-        for (const ConfigIssue& i : c.validate())
+        for (const ConfigIssue& i : validateExperiment(c))
             QVERIFY2(i.field != "lr-schedule", i.message.c_str());
         c.warmupSteps = 10;
         c.mode = "data-parallel";
         c.device = Device::Cuda;
         c.lrSchedule = "cosine";
-        for (const ConfigIssue& i : c.validate())
+        for (const ConfigIssue& i : validateExperiment(c))
             QVERIFY2(i.field != "warmup-steps" && i.field != "lr-schedule", i.message.c_str());
     }
 
@@ -174,4 +174,5 @@ private slots:
 };
 
 QTEST_GUILESS_MAIN(TestLrSchedule)
+#include "strategy/validation.h"
 #include "tst_lrschedule.moc"

@@ -371,7 +371,7 @@ private slots:
         c.mode = "threads";
         c.share = false;
         bool reported = false;
-        for (const auto& issue : c.validate())
+        for (const auto& issue : validateExperiment(c))
             reported = reported || (issue.field == "share" &&
                                     issue.message.find("mode processes only") != std::string::npos);
         QVERIFY(reported);
@@ -401,4 +401,5 @@ int main(int argc, char** argv) {
     return QTest::qExec(&test, argc, argv);
 }
 
+#include "strategy/validation.h"
 #include "tst_processes.moc"

@@ -100,7 +100,7 @@ private slots:
     void itsValidatorReachesEverySurface() {
         ExperimentConfig c = small();
         c.workers = 4;
-        const auto issues = c.validate();
+        const auto issues = validateExperiment(c);
         QCOMPARE(issues.size(), std::size_t(1));
         QCOMPARE(issues[0].field, std::string("workers"));
         HWL_VERIFY_THROWS(Run{c}, InputError,
@@ -123,17 +123,21 @@ private slots:
         ExperimentConfig c = ExperimentConfig::defaults();
         c.mergeJson(R"({"mode": "test-counting", "workers": 3})", "exp.json");
         QCOMPARE(c.mode, std::string("test-counting"));
-        QVERIFY(c.validate().empty());
-        // And the messages that list the modes list it.
-        HWL_VERIFY_THROWS(c.mergeJson(R"({"mode": "bogus"})", "exp.json"), InputError,
-                          "\"test-counting\"");
+        QVERIFY(validateExperiment(c).empty());
+        // And the messages that list the modes list it: a file's unknown
+        // mode is refused with the experiment (the modes are the strategies').
+        c.mergeJson(R"({"mode": "bogus"})", "exp.json");
+        const auto issues = validateExperiment(c);
+        QVERIFY(!issues.empty() && issues[0].field == "mode" &&
+                issues[0].message.find("\"test-counting\"") != std::string::npos);
     }
 
     void parsesFromTheCommandLine() {
         const CommandLine cl = parseCommandLine({"--mode", "test-counting", "--workers=5"});
         QCOMPARE(cl.config.mode, std::string("test-counting"));
         QCOMPARE(cl.config.workers, 5);
-        HWL_VERIFY_THROWS(parseCommandLine({"--mode", "nope"}), InputError, "test-counting");
+        HWL_VERIFY_THROWS(validateExperimentOrThrow(parseCommandLine({"--mode", "nope"}).config),
+                          InputError, "test-counting");
     }
 
     void appearsInHelp() {
@@ -147,7 +151,7 @@ private slots:
         QCOMPARE(describeMode(c), std::string("test-counting"));
         // Its traits take no start method and no share: share false is refused.
         c.share = false;
-        const auto issues = c.validate();
+        const auto issues = validateExperiment(c);
         QCOMPARE(issues.size(), std::size_t(1));
         QCOMPARE(issues[0].field, std::string("share"));
     }
@@ -241,4 +245,5 @@ int main(int argc, char** argv) {
     TestStrategies t;
     return QTest::qExec(&t, argc, argv);
 }
+#include "strategy/validation.h"
 #include "tst_strategies.moc"

@@ -106,8 +106,8 @@ private slots:
                                  << "--sweep workers: expected an integer";
         QTest::newRow("number") << "lr=fast"
                                 << "--sweep lr: expected a number";
-        QTest::newRow("choice") << "mode=hogwild"
-                                << "--sweep mode: expected ";
+        QTest::newRow("choice") << "split=both"
+                                << "--sweep split: expected ";
         QTest::newRow("switch") << "shuffle=yes"
                                 << "--sweep shuffle: expected true or false";
     }

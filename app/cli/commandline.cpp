@@ -5,6 +5,7 @@
 #include "config/sweep.h"
 #include "data/datasetspec.h"
 #include "strategy/catalog.h"
+#include "strategy/validation.h"
 #include "util/errors.h"
 #include "util/limits.h"
 #include "util/textutil.h"
@@ -104,8 +105,7 @@ std::vector<Flag> tokenize(const std::vector<std::string>& args) {
 /// synthetic stand-in when the default's Fashion-MNIST is not installed.
 void applyImplicitDefaults(ExperimentConfig& config, std::vector<std::string>& notes,
                            bool workersGiven, bool datasetGiven) {
-    if (const StrategyTraits* s = findStrategy(config); s && s->exactWorkers > 0 && !workersGiven)
-        config.workers = s->exactWorkers;
+    settleWorkerCount(config, workersGiven);
     if (!datasetGiven && config.dataset == "fashion-mnist" && !fashionMnistAvailable()) {
         config.dataset = "teacher:60000x784:10:64";
         notes.push_back("note: Fashion-MNIST is not installed in " + fashionMnistDir().string() +
@@ -289,7 +289,7 @@ std::string helpText() {
            "                         DIR/sweep.csv; at most 1000 runs\n"
            "  --sweep-parallel K     make K of the sweep's runs at once, each a process\n"
            "                         of its own (1 to the cores; default 1)\n" +
-           fieldsHelp() +
+           experimentHelp() +
            "\n"
            "Other:\n"
            "  --quiet                only the epoch test lines and the final summary\n"

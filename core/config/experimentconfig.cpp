@@ -221,7 +221,7 @@ DatasetSpec ExperimentConfig::datasetSpec() const {
     return parseDatasetSpec(dataset);
 }
 
-std::vector<ConfigIssue> ExperimentConfig::validate() const {
+std::vector<ConfigIssue> ExperimentConfig::validateFields() const {
     std::vector<ConfigIssue> issues;
     // The spec parsers' messages start with the field's name, which the
     // issue carries on its own (the form shows the message at the field).
@@ -258,18 +258,11 @@ std::vector<ConfigIssue> ExperimentConfig::validate() const {
         if (!f.inRange(x))
             issues.push_back({f.key, std::string(f.key) + " " + f.outOfRange(f.valueText(*this))});
     }
-    modeCatalog().validate(*this, issues);
+    // Fields that go together, whatever the mode.
+    if (!resume.empty() && !init.empty())
+        issues.push_back({"init", "init and resume both name the weights to start from; "
+                                  "drop --init (resume takes DIR's weights.safetensors)"});
     return issues;
-}
-
-void ExperimentConfig::validateOrThrow() const {
-    const auto issues = validate();
-    if (issues.empty())
-        return;
-    std::string message = "invalid experiment:";
-    for (const auto& issue : issues)
-        message += "\n  " + issue.field + ": " + issue.message;
-    throw InputError(message);
 }
 
 std::string ExperimentConfig::toJson() const {

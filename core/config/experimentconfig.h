@@ -147,12 +147,12 @@ struct ExperimentConfig {
     /// file's "sweep" object, --sweep on the command line.
     std::vector<SweepAxis> sweep;
 
-    /// Every problem, each naming its field and the allowed range. Empty: valid.
-    /// Also parses `model` and `dataset` and asks the mode's strategy (its
-    /// errors are reported here).
-    std::vector<ConfigIssue> validate() const;
-    /// Throws InputError listing every issue (one per line) when invalid.
-    void validateOrThrow() const;
+    /// Every problem of the fields themselves, each naming its field and
+    /// the allowed range: their limits, the model and dataset specs, the
+    /// fields that go together. Not the mode: what a mode takes is the
+    /// strategies' (a layer above), so an experiment is validated whole by
+    /// validateExperiment() (strategy/validation.h), which calls this.
+    std::vector<ConfigIssue> validateFields() const;
 
     ModelSpec modelSpec() const;     ///< throws InputError when `model` is invalid
     DatasetSpec datasetSpec() const; ///< throws InputError when `dataset` is invalid

@@ -1,6 +1,5 @@
 #include "config/fields.h"
 
-#include "config/modes.h"
 #include "util/errors.h"
 #include "util/textutil.h"
 
@@ -91,66 +90,108 @@ Field choice(const char* key, const char* valueName, const char* help,
     return f;
 }
 
+/// `f`, taken by the modes that take `setting` (Field::setting).
+Field takenBy(Field f, StrategySetting setting, bool advanced = false) {
+    f.setting = setting;
+    f.advanced = advanced;
+    return f;
+}
+
+/// `f`, which a mode judges itself or a form keeps unused (Field::refusedElsewhere).
+Field keptElsewhere(Field f) {
+    f.refusedElsewhere = false;
+    return f;
+}
+
+bool mpiTransport(const ExperimentConfig& c) {
+    return c.transport == Transport::Mpi;
+}
+
+bool cudaFirst(const ExperimentConfig& c) {
+    return c.cudaBeforeFork;
+}
+
 /// Transport mpi's fields, for when hogwild-lab starts mpirun.
 void addMpiFields(std::vector<Field>& fields) {
     using C = ExperimentConfig;
+    const std::size_t first = fields.size();
     fields.push_back(text("hostfile", "FILE",
-                          "transport mpi, when hogwild-lab starts mpirun: the hosts to run "
+                          "when hogwild-lab starts mpirun: the hosts to run "
                           "ranks on (mpirun --hostfile; rank 0 on the first, this machine)",
                           &C::hostfile));
     fields.push_back(text("mpirun-args", "ARGS",
-                          "transport mpi, when hogwild-lab starts mpirun: more mpirun "
+                          "when hogwild-lab starts mpirun: more mpirun "
                           "arguments, separated by spaces (e.g. \"--mca btl self,tcp\")",
                           &C::mpirunArgs));
     fields.push_back(choice("reduce", "R",
-                            "transport mpi: how the ranks average: mpi (Open MPI's "
+                            "how the ranks average: mpi (Open MPI's "
                             "collectives: each rank moves at most twice the gradients per "
                             "step, however many ranks) | "
                             "exact (through rank 0, which carries every rank's gradients); "
                             "both give the threads transport's weights bit for bit",
                             {Reduce::Mpi, Reduce::Exact}, &C::reduce, &parseReduce));
+    for (std::size_t i = first; i < fields.size(); ++i) {
+        fields[i].setting = StrategySetting::Transport;
+        fields[i].needs = &mpiTransport;
+        fields[i].needsText = "--transport mpi";
+    }
 }
 
 /// The GPU modes' fields (--device, replicas, blocks) and the CUDA-before-fork pitfall.
 void addGpuFields(std::vector<Field>& fields) {
     using C = ExperimentConfig;
-    fields.push_back(choice("device", "D",
-                            "data-parallel: where the replicas run: cpu | cuda (GPUs; "
-                            "--workers replicas, --replicas-per-gpu of them on each GPU)",
-                            {Device::Cpu, Device::Cuda}, &C::device, &parseDevice));
-    fields.push_back(integer("replicas-per-gpu",
-                             "data-parallel on cuda: replicas that share one GPU (batched "
-                             "together); the run uses workers / replicas-per-gpu GPUs",
-                             1, limits::kMaxReplicasPerGpu, &C::replicasPerGpu));
-    fields.push_back(integer("blocks", "gpu-hogwild: CUDA thread blocks training at once", 1,
-                             limits::kMaxBlocks, &C::blocks));
-    fields.push_back(choice("update", "U",
-                            "gpu-hogwild: how blocks write updates: racy (lose some, "
-                            "counted) | atomic (atomicAdd, none lost)",
-                            {UpdateKind::Racy, UpdateKind::Atomic}, &C::update, &parseUpdateKind));
-    fields.push_back(toggle("cuda-before-fork",
-                            "the pitfall: the run's process initialises CUDA before its "
-                            "workers start (then start-method fork is refused)",
-                            nullptr, nullptr, &C::cudaBeforeFork));
-    fields.push_back(toggle("force-unsafe-fork",
-                            "with cuda-before-fork: fork the workers anyway, and report what "
-                            "CUDA does in them",
-                            nullptr, nullptr, &C::forceUnsafeFork));
+    fields.push_back(
+        keptElsewhere(takenBy(choice("device", "D",
+                                     "where the replicas run: cpu | cuda (GPUs; "
+                                     "--workers replicas, --replicas-per-gpu of them on each GPU)",
+                                     {Device::Cpu, Device::Cuda}, &C::device, &parseDevice),
+                              StrategySetting::Device)));
+    fields.push_back(takenBy(integer("replicas-per-gpu",
+                                     "replicas that share one GPU (batched "
+                                     "together); the run uses workers / replicas-per-gpu GPUs",
+                                     1, limits::kMaxReplicasPerGpu, &C::replicasPerGpu),
+                             StrategySetting::GpuReplicas));
+    fields.push_back(takenBy(
+        integer("blocks", "CUDA thread blocks training at once", 1, limits::kMaxBlocks, &C::blocks),
+        StrategySetting::GpuBlocks));
+    fields.push_back(
+        takenBy(choice("update", "U",
+                       "how blocks write updates: racy (lose some, "
+                       "counted) | atomic (atomicAdd, none lost)",
+                       {UpdateKind::Racy, UpdateKind::Atomic}, &C::update, &parseUpdateKind),
+                StrategySetting::GpuBlocks));
+    fields.push_back(takenBy(toggle("cuda-before-fork",
+                                    "the pitfall: the run's process initialises CUDA before its "
+                                    "workers start (then start-method fork is refused)",
+                                    nullptr, nullptr, &C::cudaBeforeFork),
+                             StrategySetting::StartMethod, true));
+    fields.push_back(
+        takenBy(toggle("force-unsafe-fork",
+                       "with cuda-before-fork: fork the workers anyway, and report what "
+                       "CUDA does in them",
+                       nullptr, nullptr, &C::forceUnsafeFork),
+                StrategySetting::StartMethod, true));
+    fields.back().needs = &cudaFirst;
+    fields.back().needsText = "--cuda-before-fork";
 }
 
 /// The pitfalls of process workers that are not about CUDA.
 void addProcessPitfallFields(std::vector<Field>& fields) {
     using C = ExperimentConfig;
-    fields.push_back(toggle("spawn-before-share",
-                            "the pitfall: spawn or forkserver workers start before the "
-                            "parameters are put in shared memory (PyTorch: share_memory() not "
-                            "called before mp.spawn); each worker fails to open the segment",
-                            nullptr, nullptr, &C::spawnBeforeShare));
-    fields.push_back(integer("loader-workers",
-                             "loader processes each worker would start (PyTorch DataLoader "
-                             "num_workers inside a worker): anything but 0 is refused, and "
-                             "the refusal says why (nested processes)",
-                             0, limits::kMaxLoaderWorkers, &C::loaderWorkers));
+    fields.push_back(
+        takenBy(toggle("spawn-before-share",
+                       "the pitfall: spawn or forkserver workers start before the "
+                       "parameters are put in shared memory (PyTorch: share_memory() not "
+                       "called before mp.spawn); each worker fails to open the segment",
+                       nullptr, nullptr, &C::spawnBeforeShare),
+                StrategySetting::SpawnBeforeShare, true));
+    Field loaders = integer("loader-workers",
+                            "loader processes each worker would start (PyTorch DataLoader "
+                            "num_workers inside a worker): anything but 0 is refused, and "
+                            "the refusal says why (nested processes)",
+                            0, limits::kMaxLoaderWorkers, &C::loaderWorkers);
+    loaders.advanced = true;
+    fields.push_back(loaders);
 }
 
 void addOptimiserFields(std::vector<Field>& fields) {
@@ -183,11 +224,11 @@ void addStartFields(std::vector<Field>& fields) {
     Field init = text("init", "FILE", "start from weights in a safetensors file", &C::init);
     init.pathKind = "safetensors file";
     fields.push_back(init);
-    Field resume = text("resume", "DIR",
-                        "continue the run whose --out was DIR: its weights, momentum "
-                        "and place in the data; --epochs counts from its start "
-                        "(modes serial, threads, threads-locked)",
-                        &C::resume);
+    Field resume = takenBy(text("resume", "DIR",
+                                "continue the run whose --out was DIR: its weights, momentum "
+                                "and place in the data; --epochs counts from its start",
+                                &C::resume),
+                           StrategySetting::Resume);
     resume.pathKind = "directory";
     fields.push_back(resume);
 }
@@ -211,6 +252,61 @@ void addOutputFields(std::vector<Field>& fields) {
     }
 }
 
+/// The mode and what the modes take of it: workers, processes, replicas.
+void addParallelFields(std::vector<Field>& fields) {
+    using C = ExperimentConfig;
+    // The modes are the registered strategies, a layer above: their names
+    // are checked with the mode (strategy/validation.h), and --help lists
+    // them from the catalog (modeLines).
+    fields.push_back(text("mode", "M", "the parallel mode (see Modes below)", &C::mode));
+    fields.push_back(
+        keptElsewhere(takenBy(integer("workers", "workers", 1, limits::kMaxWorkers, &C::workers),
+                              StrategySetting::Workers)));
+    fields.push_back(keptElsewhere(
+        takenBy(choice("start-method", "S", "how process workers start: fork | spawn | forkserver",
+                       {StartMethod::Fork, StartMethod::Spawn, StartMethod::Forkserver},
+                       &C::startMethod, &parseStartMethod),
+                StrategySetting::StartMethod)));
+    fields.push_back(keptElsewhere(
+        takenBy(toggle("share", "the default: one shared copy of the parameters", "no-share",
+                       "the \"forgot to share the parameters\" pitfall: each worker "
+                       "trains a private copy",
+                       &C::share),
+                StrategySetting::Share)));
+    fields.push_back(
+        keptElsewhere(takenBy(choice("on-worker-failure", "P", "stop | continue when a worker dies",
+                                     {FailurePolicy::Stop, FailurePolicy::Continue},
+                                     &C::onWorkerFailure, &parseFailurePolicy),
+                              StrategySetting::FailurePolicy)));
+    fields.push_back(
+        takenBy(toggle("lost-updates",
+                       "count the updates that overlapped another "
+                       "worker's update of the same 32 parameters (lost ones), per worker",
+                       nullptr, nullptr, &C::lostUpdates),
+                StrategySetting::LostUpdates));
+    fields.push_back(
+        takenBy(choice("transport", "T", "how the replicas talk: threads | processes | mpi",
+                       {Transport::Threads, Transport::Processes, Transport::Mpi}, &C::transport,
+                       &parseTransport),
+                StrategySetting::Transport));
+    fields.push_back(takenBy(integer("sync-every",
+                                     "1 averages the gradients every step "
+                                     "(DDP); K > 1 averages the parameters every K steps "
+                                     "(local SGD)",
+                                     1, limits::kMaxSyncEvery, &C::syncEvery),
+                             StrategySetting::Replicas));
+    fields.push_back(takenBy(number("bucket-mb", "the cap of a gradient bucket, MiB", 0, true,
+                                    limits::kMaxBucketMb, false, &C::bucketMb),
+                             StrategySetting::Replicas, true));
+    fields.push_back(
+        takenBy(toggle("drop-last",
+                       "drop the last rows that do not divide evenly among "
+                       "the replicas (without it each epoch is padded by wrapping around, "
+                       "as DistributedSampler does)",
+                       nullptr, nullptr, &C::dropLast),
+                StrategySetting::Replicas, true));
+}
+
 std::vector<Field> makeFields() {
     using C = ExperimentConfig;
     std::vector<Field> fields;
@@ -225,43 +321,7 @@ std::vector<Field> makeFields() {
                           "sparse-bow:ROWSxVOCAB:CLASSES[:TOKENS]\n"
                           "fashion-mnist | idx:DIR | csv:FILE | libsvm:FILE",
                           &C::dataset));
-    Field mode = base("mode", FieldType::Choice, "M", ""); // --help lists the registered modes
-    mode.choices = [] { return modeCatalog().names(); };
-    mode.get = [](const C& c) { return FieldValue(c.mode); };
-    mode.set = [](C& c, const FieldValue& v) { c.mode = as<std::string>(v); };
-    fields.push_back(mode);
-    fields.push_back(integer("workers", "workers", 1, limits::kMaxWorkers, &C::workers));
-    fields.push_back(choice("start-method", "S",
-                            "how process workers start: fork | spawn | forkserver",
-                            {StartMethod::Fork, StartMethod::Spawn, StartMethod::Forkserver},
-                            &C::startMethod, &parseStartMethod));
-    fields.push_back(toggle("share", "the default: one shared copy of the parameters", "no-share",
-                            "the \"forgot to share the parameters\" pitfall: each worker "
-                            "trains a private copy (modes with process workers)",
-                            &C::share));
-    fields.push_back(choice("on-worker-failure", "P", "stop | continue when a worker dies",
-                            {FailurePolicy::Stop, FailurePolicy::Continue}, &C::onWorkerFailure,
-                            &parseFailurePolicy));
-    fields.push_back(toggle("lost-updates",
-                            "Hogwild modes: count the updates that overlapped another "
-                            "worker's update of the same 32 parameters (lost ones), per worker",
-                            nullptr, nullptr, &C::lostUpdates));
-    fields.push_back(choice("transport", "T",
-                            "how data-parallel replicas talk: threads | processes | mpi",
-                            {Transport::Threads, Transport::Processes, Transport::Mpi},
-                            &C::transport, &parseTransport));
-    fields.push_back(integer("sync-every",
-                             "data-parallel: 1 averages the gradients every step "
-                             "(DDP); K > 1 averages the parameters every K steps "
-                             "(local SGD)",
-                             1, limits::kMaxSyncEvery, &C::syncEvery));
-    fields.push_back(number("bucket-mb", "data-parallel: the cap of a gradient bucket, MiB", 0,
-                            true, limits::kMaxBucketMb, false, &C::bucketMb));
-    fields.push_back(toggle("drop-last",
-                            "data-parallel: drop the last rows that do not divide evenly among "
-                            "the replicas (without it each epoch is padded by wrapping around, "
-                            "as DistributedSampler does)",
-                            nullptr, nullptr, &C::dropLast));
+    addParallelFields(fields);
     addMpiFields(fields);
     addGpuFields(fields);
     addProcessPitfallFields(fields);
@@ -270,11 +330,13 @@ std::vector<Field> makeFields() {
     seed.get = [](const C& c) { return FieldValue(c.seed); };
     seed.set = [](C& c, const FieldValue& v) { c.seed = as<std::uint64_t>(v); };
     fields.push_back(seed);
-    fields.push_back(choice("split", "S",
-                            "shard: each sample once per epoch across workers\n"
-                            "replicate: every worker walks all samples (serial and "
-                            "the Hogwild modes; data-parallel always shards)",
-                            {DataSplit::Shard, DataSplit::Replicate}, &C::split, &parseDataSplit));
+    fields.push_back(
+        takenBy(choice("split", "S",
+                       "shard: each sample once per epoch across workers\n"
+                       "replicate: every worker walks all samples (data-parallel "
+                       "always shards)",
+                       {DataSplit::Shard, DataSplit::Replicate}, &C::split, &parseDataSplit),
+                StrategySetting::Split));
     fields.push_back(number("test-fraction",
                             "held-out share of the rows\n"
                             "ignored by datasets with their own test set (fashion-mnist, idx)",
@@ -284,13 +346,6 @@ std::vector<Field> makeFields() {
     addStartFields(fields);
     addOutputFields(fields);
     return fields;
-}
-
-std::string join(const std::vector<std::string>& parts, const char* separator) {
-    std::string text;
-    for (const auto& p : parts)
-        text += (text.empty() ? "" : separator) + p;
-    return text;
 }
 
 std::string shortNumber(double v) {
@@ -486,19 +541,22 @@ void applyFlag(ExperimentConfig& config, std::string_view flag,
     f->set(config, parseFieldText(*f, *value, flag));
 }
 
-std::string fieldsHelp() {
+std::string fieldsHelp(const std::function<std::string(const Field&)>& appliesTo,
+                       const std::vector<std::pair<std::string, std::string>>& modeLines) {
     const ExperimentConfig defaults = ExperimentConfig::defaults();
     std::string out;
     for (const auto& f : experimentFields()) {
         std::string text = f.help;
+        const std::size_t firstEnd = std::min(text.find('\n'), text.size());
+        std::string extra;
         if (f.ranged())
-            text = text.substr(0, text.find('\n')) + ", " + f.rangeText() +
-                   (text.find('\n') == std::string::npos ? "" : text.substr(text.find('\n')));
-        if (text.empty()) // a choice whose names change (the modes): list them
-            text = join(f.choices(), " | ") + " (see Modes below)";
+            extra += ", " + f.rangeText();
+        if (const std::string modes = appliesTo(f); !modes.empty())
+            extra += " (" + modes + ")";
+        text.insert(firstEnd, extra);
         if (f.type == FieldType::Switch) {
             if (f.negation)
-                helpEntry(out, std::string("--") + f.negation, f.negationHelp);
+                helpEntry(out, std::string("--") + f.negation, std::string(f.negationHelp) + extra);
             helpEntry(out, std::string("--") + f.key, text);
             continue;
         }
@@ -508,7 +566,7 @@ std::string fieldsHelp() {
         helpEntry(out, std::string("--") + f.key + " " + f.valueName, text);
     }
     out += "\nModes (--mode):\n";
-    for (const auto& [name, help] : modeCatalog().helpLines())
+    for (const auto& [name, help] : modeLines)
         helpEntry(out, name, help);
     return out;
 }

@@ -5,12 +5,14 @@
 // of its editors) are all made from it, so each field is described once.
 // Part of the engine's public API. Thread-safe (the table never changes).
 #include "config/experimentconfig.h"
+#include "config/modes.h"
 
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -43,6 +45,22 @@ struct Field {
     /// A path, and what it names ("directory", "safetensors file"): an
     /// empty value on the command line is a mistake, not "none".
     const char* pathKind = nullptr;
+    /// Which modes take the field: those whose traits take this setting
+    /// (strategy/catalog.h); none: every mode. The validator, the form's
+    /// rows and --help's "applies to" are made from it (fieldApplies() in
+    /// strategy/catalog.h decides it for an experiment).
+    std::optional<StrategySetting> setting;
+    /// ... and only where the experiment is thus: the MPI fields need
+    /// transport mpi. Null: always.
+    bool (*needs)(const ExperimentConfig&) = nullptr;
+    const char* needsText = nullptr; ///< what `needs` asks, for messages: "--transport mpi"
+    /// Set away from its default for a mode it does not apply to: refused,
+    /// naming the modes it applies to. False for the fields the mode itself
+    /// judges (workers: a count it fixes; share and device: they pick the
+    /// mode's variant) and for start-method, which a form keeps unused.
+    bool refusedElsewhere = true;
+    /// Behind the form's "Advanced" toggle: a pitfall, or tuning most runs leave alone.
+    bool advanced = false;
     std::function<FieldValue(const ExperimentConfig&)> get;
     std::function<void(ExperimentConfig&, const FieldValue&)> set;
 
@@ -83,8 +101,12 @@ FieldValue parseFieldText(const Field& f, const std::string& text, std::string_v
 /// Whether `flag` (a field's flag) takes a value; false for switches.
 bool flagTakesValue(std::string_view flag);
 
-/// The experiment part of --help: each field's flag, help and default (from
-/// ExperimentConfig::defaults()), then the modes with their one-line help.
-std::string fieldsHelp();
+/// The experiment part of --help: each field's flag, help, the modes it
+/// applies to (`appliesTo`: "modes data-parallel" or empty for every mode)
+/// and default (from ExperimentConfig::defaults()), then `modeLines`, the
+/// modes with their one-line help. strategy/validation.h's experimentHelp()
+/// passes the catalog's.
+std::string fieldsHelp(const std::function<std::string(const Field&)>& appliesTo,
+                       const std::vector<std::pair<std::string, std::string>>& modeLines);
 
 } // namespace hwl

@@ -1,21 +1,12 @@
 #include "config/modes.h"
 
-#include <stdexcept>
+namespace hwl::modes {
 
-namespace hwl {
+const char* const serial = "serial";
+const char* const threads = "threads";
+const char* const threadsLocked = "threads-locked";
+const char* const processes = "processes";
+const char* const dataParallel = "data-parallel";
+const char* const gpuHogwild = "gpu-hogwild";
 
-namespace {
-ModeCatalog installed; // constant-initialised: filled before main(), read after
-} // namespace
-
-void installModeCatalog(const ModeCatalog& catalog) {
-    installed = catalog;
-}
-
-const ModeCatalog& modeCatalog() {
-    if (!installed.names || !installed.helpLines || !installed.validate)
-        throw std::logic_error("no mode catalog: run/modecatalog.cpp was not linked");
-    return installed;
-}
-
-} // namespace hwl
+} // namespace hwl::modes

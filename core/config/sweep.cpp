@@ -148,24 +148,6 @@ std::vector<PresetRun> sweepRuns(const ExperimentConfig& config) {
     return runs;
 }
 
-void validateSweepRuns(const std::vector<PresetRun>& runs) {
-    std::string message;
-    std::size_t refused = 0;
-    for (const PresetRun& run : runs) {
-        const std::vector<ConfigIssue> issues = run.config.validate();
-        if (issues.empty())
-            continue;
-        ++refused;
-        message += "\n  run " + run.label + ":";
-        for (const ConfigIssue& issue : issues)
-            message += "\n    " + issue.field + ": " + issue.message;
-    }
-    if (refused > 0)
-        throw InputError("sweep: " + std::to_string(refused) + " of its " +
-                         std::to_string(runs.size()) + " runs " + (refused == 1 ? "is" : "are") +
-                         " invalid:" + message);
-}
-
 std::vector<std::string> sweepKeys(const ExperimentConfig& config) {
     std::vector<std::string> keys;
     for (const SweepAxis& axis : config.sweep)

@@ -30,10 +30,6 @@ void addSweepAxis(std::vector<SweepAxis>& sweep, SweepAxis axis);
 /// value, or has more than limits::kMaxSweepRuns runs.
 std::vector<PresetRun> sweepRuns(const ExperimentConfig& config);
 
-/// Validates every run (ExperimentConfig::validate); throws one InputError
-/// that lists each refused run by its label with its problems.
-void validateSweepRuns(const std::vector<PresetRun>& runs);
-
 /// The keys config.sweep varies, in order.
 std::vector<std::string> sweepKeys(const ExperimentConfig& config);
 

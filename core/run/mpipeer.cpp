@@ -9,6 +9,7 @@
 #include "launch/workerargs.h"
 #include "model/model.h"
 #include "strategy/registry.h"
+#include "strategy/validation.h"
 #include "telemetry/telemetry.h"
 #include "train/keepgoing.h"
 #include "train/workerloop.h"
@@ -97,7 +98,7 @@ void leaveMpiJob(bool clean) {
 int runMpiPeer(const ExperimentConfig& config) {
     const std::int64_t launchNs = Telemetry::nowNs();
     const mpi::JobInfo& job = mpi::job();
-    config.validateOrThrow(); // rank 0 reports the same problems
+    validateExperimentOrThrow(config); // rank 0 reports the same problems
     // This rank's own telemetry: rank 0 relays it into the run's.
     Telemetry telemetry = Telemetry::create(job.size, std::uint32_t(config.epochs));
     telemetry.unlink();

@@ -12,6 +12,7 @@
 #include "store/sharedsegment.h"
 #include "strategy/devicestrategy.h"
 #include "strategy/registry.h"
+#include "strategy/validation.h"
 #include "util/alignedvector.h"
 #include "util/cancel.h"
 #include "util/errors.h"
@@ -235,7 +236,7 @@ void Run::Impl::launchWorkers() {
 }
 
 Run::Run(ExperimentConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {
-    impl_->config.validateOrThrow();
+    validateExperimentOrThrow(impl_->config);
 }
 
 Run::~Run() {

@@ -17,23 +17,6 @@ namespace hwl {
 
 struct ExperimentConfig;
 
-/// Experiment fields a strategy may take besides the ones every mode takes.
-enum class StrategySetting : unsigned {
-    Workers = 1u << 0,           ///< a worker count (else exactWorkers)
-    StartMethod = 1u << 1,       ///< fork / spawn / forkserver
-    Share = 1u << 2,             ///< share true / false picks between two variants
-    FailurePolicy = 1u << 3,     ///< what happens when a worker dies
-    Transport = 1u << 4,         ///< threads / processes / mpi; processes take the start method
-    Replicas = 1u << 5,          ///< data-parallel options: sync-every, bucket-mb, drop-last
-    Device = 1u << 6,            ///< --device picks between a CPU and a CUDA variant of the name
-    GpuReplicas = 1u << 7,       ///< replicas-per-gpu
-    GpuBlocks = 1u << 8,         ///< blocks and update (gpu-hogwild)
-    LostUpdates = 1u << 9,       ///< lost-updates (CPU Hogwild, locked as the contrast)
-    SpawnBeforeShare = 1u << 10, ///< the pitfall of workers started before the share
-    Split = 1u << 11,            ///< split: shard or replicate the rows among Hogwild workers
-    Resume = 1u << 12,           ///< --out saves the optimizer's state; resume continues it
-};
-
 /// What a worker's divergence (telemetry, charts, summary) measures.
 enum class DivergenceKind {
     None,           ///< one worker: nothing to diverge from
@@ -89,6 +72,16 @@ bool locksEachUpdate(const ExperimentConfig& config);
 std::string describeMode(const ExperimentConfig& config);
 /// Why this build cannot use a transport ("not built: ..."), or empty.
 std::string transportUnavailable(int transport);
+/// The worker count the config's mode fixes (serial: 1), or 0 where the
+/// user chooses it (and for an unknown mode).
+int fixedWorkerCount(const ExperimentConfig& config);
+/// The one rule for the worker count: unless the user chose one
+/// (`userChose`: --workers, a file's "workers", a swept count), a mode that
+/// fixes it gets its count. A count the user chose stays, for the validator
+/// to refuse where the mode fixes another. The command line, the window's
+/// form, file opening and sweeps all settle it here.
+void settleWorkerCount(ExperimentConfig& config, bool userChose);
+
 /// What a divergence of this kind means, in a few words (chart titles, help).
 const char* divergenceMeaning(DivergenceKind kind);
 

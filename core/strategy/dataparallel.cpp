@@ -28,8 +28,6 @@
 
 namespace hwl {
 
-const char* const modes::dataParallel = "data-parallel";
-
 namespace {
 
 /// The collective's capacity: the largest bucket, at least 16 KiB (the

@@ -20,8 +20,6 @@
 
 namespace hwl {
 
-const char* const modes::gpuHogwild = "gpu-hogwild";
-
 namespace {
 
 cuda::HogwildSettings settingsFor(const ExperimentConfig& c, const Model& model) {

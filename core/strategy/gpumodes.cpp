@@ -9,8 +9,6 @@
 
 namespace hwl {
 
-const char* const modes::gpuHogwild = "gpu-hogwild";
-
 namespace {
 StrategyEntry notBuilt(const char* name, const char* label, const char* help, unsigned settings) {
     StrategyTraits t;

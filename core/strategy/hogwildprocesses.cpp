@@ -8,8 +8,6 @@
 
 namespace hwl {
 
-const char* const modes::processes = "processes";
-
 unsigned processSettings() {
     return unsigned(StrategySetting::Workers) | unsigned(StrategySetting::StartMethod) |
            unsigned(StrategySetting::Share) | unsigned(StrategySetting::FailurePolicy) |

@@ -14,7 +14,7 @@ using StrategyFactory =
     std::function<std::unique_ptr<Strategy>(const StrategyTraits&, const ExperimentConfig&)>;
 
 /// Checks a strategy makes of an experiment beyond what its traits say
-/// (ExperimentConfig::validate() calls them): issues to append, each naming
+/// (validateExperiment() calls them): issues to append, each naming
 /// its field.
 using StrategyValidator = std::function<void(const ExperimentConfig&, std::vector<ConfigIssue>&)>;
 
@@ -35,10 +35,10 @@ StrategyFactory factoryOf() {
 /// Adds a strategy. Throws std::logic_error when its name and share value
 /// are taken, or its name is empty.
 void registerStrategy(StrategyEntry entry);
-/// What the mode says of `config`: an unknown mode, one this build cannot
-/// run, share false without an unshared variant, a worker count the mode
-/// cannot run, then the strategy's own validator.
-void validateMode(const ExperimentConfig& config, std::vector<ConfigIssue>& issues);
+/// The own checks of the strategy `config` selects (StrategyEntry::validate),
+/// appended to `issues`; nothing for an unknown mode. validateExperiment()
+/// (strategy/validation.h) calls it after what the traits say.
+void validateWithStrategy(const ExperimentConfig& config, std::vector<ConfigIssue>& issues);
 /// The strategy the config's mode and share select, made for it. Throws
 /// InputError naming the mode when there is none.
 std::unique_ptr<Strategy> createStrategy(const ExperimentConfig& config);

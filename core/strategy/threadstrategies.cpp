@@ -8,10 +8,6 @@
 
 namespace hwl {
 
-const char* const modes::serial = "serial";
-const char* const modes::threads = "threads";
-const char* const modes::threadsLocked = "threads-locked";
-
 namespace {
 
 /// Threads that train one shared store. Hogwild (Locked false): every

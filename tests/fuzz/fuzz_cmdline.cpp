@@ -22,6 +22,7 @@
 #include "cli/commandline.h"
 #include "config/experimentconfig.h"
 #include "fuzzutil.h"
+#include "strategy/validation.h"
 
 #include <sys/stat.h>
 
@@ -95,7 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     return hwl::fuzz::expectingInputErrors([&] {
         const hwl::CommandLine cl = hwl::parseCommandLine(args);
-        (void)cl.config.validate();
+        (void)validateExperiment(cl.config);
         (void)cl.config.toJson();
     });
 }

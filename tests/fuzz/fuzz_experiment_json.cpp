@@ -15,6 +15,7 @@
 // failed round trip (__builtin_trap).
 #include "config/experimentconfig.h"
 #include "fuzzutil.h"
+#include "strategy/validation.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -29,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         config.mergeJson(text, "fuzz");
         merged = true;
     });
-    (void)config.validate();
+    (void)validateExperiment(config);
     const std::string json = config.toJson();
     if (!merged) {
         static const std::string defaults = hwl::ExperimentConfig::defaults().toJson();

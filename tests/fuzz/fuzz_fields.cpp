@@ -25,6 +25,7 @@
 #include "config/experimentconfig.h"
 #include "config/fields.h"
 #include "fuzzutil.h"
+#include "strategy/validation.h"
 
 #include <nlohmann/json.hpp>
 
@@ -111,7 +112,7 @@ Answer judge(Set&& set) {
     } catch (const hwl::InputError& e) {
         return {false, e.what()};
     }
-    const auto issues = c.validate();
+    const auto issues = validateExperiment(c);
     if (!issues.empty())
         return {false, issues.front().field + ": " + issues.front().message};
     return {true, c.toJson()};

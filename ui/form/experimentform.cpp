@@ -9,6 +9,7 @@
 #include "config/preflight.h"
 #include "launch/devices.h"
 #include "strategy/catalog.h"
+#include "strategy/validation.h"
 #include "util/errors.h"
 
 #include <QAbstractSpinBox>
@@ -374,7 +375,7 @@ QMap<QString, QString> ExperimentForm::findProblems() const {
         if (const StrategyTraits* s = findStrategy(c); s && s->cuda && s->unavailable.empty())
             add(s->takes(StrategySetting::Device) ? "device" : "mode", gpuMissing_);
 
-    std::vector<ConfigIssue> issues = c.validate();
+    std::vector<ConfigIssue> issues = validateExperiment(c);
     const std::vector<ConfigIssue> before = checkBeforeLoading(c);
     issues.insert(issues.end(), before.begin(), before.end());
     for (const auto& issue : issues) {

@@ -3,6 +3,7 @@
 #include "form/formstyle.h"
 
 #include "config/fields.h"
+#include "strategy/validation.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -56,6 +57,8 @@ ParallelismFields::ParallelismFields(QWidget* parent) : QGroupBox(tr("Parallelis
     buildGpuRows(form);
     buildDataRows(form);
     buildAdvancedRows(form);
+    listEditors();
+    updateEnablement();
     connect(mode_, &QComboBox::currentIndexChanged, this, &ParallelismFields::onModeChanged);
     connect(workers_, &QSpinBox::valueChanged, this, &ParallelismFields::onEdited);
     connect(syncEvery_, &QSpinBox::valueChanged, this, &ParallelismFields::onEdited);
@@ -304,7 +307,7 @@ void ParallelismFields::setAdvancedOpen(bool open) {
     advanced_->setChecked(open);
     advanced_->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
     if (mode_)
-        showModeRows(listed(modeName().toStdString()));
+        updateEnablement();
 }
 
 QString ParallelismFields::modeName() const {
@@ -351,87 +354,86 @@ void ParallelismFields::setConfig(const ExperimentConfig& c) {
     setGpuConfig(c);
     // An experiment that sets an Advanced field (a pitfall's preset) shows it.
     const ExperimentConfig d;
-    if (c.spawnBeforeShare != d.spawnBeforeShare || c.loaderWorkers != d.loaderWorkers ||
-        c.cudaBeforeFork != d.cudaBeforeFork || c.forceUnsafeFork != d.forceUnsafeFork ||
-        c.bucketMb != d.bucketMb || c.dropLast != d.dropLast)
-        setAdvancedOpen(true);
+    for (const Field& f : experimentFields())
+        if (f.advanced && editors_.contains(QLatin1String(f.key)) && f.get(c) != f.get(d))
+            setAdvancedOpen(true);
     filling_ = false;
     updateEnablement();
 }
 
-void ParallelismFields::apply(ExperimentConfig& c) const {
-    const StrategyTraits* t = listed(modeName().toStdString());
+void ParallelismFields::readEditors(ExperimentConfig& c) const {
     c.mode = modeName().toStdString();
-    c.workers = t && t->exactWorkers > 0 ? t->exactWorkers : workers_->value();
+    c.workers = workers_->value();
     c.startMethod = StartMethod(startMethod_->currentData().toInt());
-    // Modes without an unshared variant always share; the box means nothing there.
-    c.share = !(t && t->takes(StrategySetting::Share)) || share_->isChecked();
+    c.share = share_->isChecked();
     c.onWorkerFailure = FailurePolicy(failure_->currentData().toInt());
-    const StrategyTraits* chosen = strategy();
-    c.lostUpdates =
-        chosen && chosen->takes(StrategySetting::LostUpdates) && lostUpdates_->isChecked();
-    c.spawnBeforeShare = spawnBeforeShare_->isEnabled() && spawnBeforeShare_->isChecked();
+    c.lostUpdates = lostUpdates_->isChecked();
+    c.spawnBeforeShare = spawnBeforeShare_->isChecked();
     c.loaderWorkers = loaderWorkers_->value();
     c.shuffle = shuffle_->isChecked();
-    // Options only some modes take keep their defaults elsewhere (the
-    // validator refuses them set for a mode that does not take them).
-    const ExperimentConfig defaults;
-    c.split = t && t->takes(StrategySetting::Split) ? DataSplit(split_->currentData().toInt())
-                                                    : defaults.split;
-    const bool transport = t && t->takes(StrategySetting::Transport);
-    const bool replicas = t && t->takes(StrategySetting::Replicas);
-    c.transport = transport ? Transport(transport_->currentData().toInt()) : defaults.transport;
-    c.syncEvery = replicas ? syncEvery_->value() : defaults.syncEvery;
-    c.bucketMb = replicas ? bucketMb_->value() : defaults.bucketMb;
-    c.dropLast = replicas ? dropLast_->isChecked() : defaults.dropLast;
-    const bool mpi = transport && c.transport == Transport::Mpi;
-    c.hostfile = mpi ? hostfile_->text().trimmed().toStdString() : defaults.hostfile;
-    c.mpirunArgs = mpi ? mpirunArgs_->text().trimmed().toStdString() : defaults.mpirunArgs;
-    c.reduce = mpi ? Reduce(reduce_->currentData().toInt()) : defaults.reduce;
-    applyGpu(c, t);
+    c.split = DataSplit(split_->currentData().toInt());
+    c.transport = Transport(transport_->currentData().toInt());
+    c.syncEvery = syncEvery_->value();
+    c.bucketMb = bucketMb_->value();
+    c.dropLast = dropLast_->isChecked();
+    c.hostfile = hostfile_->text().trimmed().toStdString();
+    c.mpirunArgs = mpirunArgs_->text().trimmed().toStdString();
+    c.reduce = Reduce(reduce_->currentData().toInt());
+    readGpuEditors(c);
+}
+
+void ParallelismFields::apply(ExperimentConfig& c) const {
+    readEditors(c);
+    // A field the chosen mode does not take keeps its default (the field
+    // table's setting; the validator refuses it set), as a hidden row does;
+    // then the count a mode fixes.
+    const ExperimentConfig read = c, defaults;
+    for (const Field& f : experimentFields())
+        if ((f.setting || f.needs) && editors_.contains(QLatin1String(f.key)) &&
+            !fieldApplies(f, read))
+            f.set(c, f.get(defaults));
+    settleWorkerCount(c, false);
 }
 
 QWidget* ParallelismFields::fieldWidget(const QString& field) const {
-    const struct {
-        const char* name;
-        QWidget* widget;
-    } fields[] = {{"mode", mode_},
-                  {"workers", workers_},
-                  {"start-method", startMethod_},
-                  {"share", share_},
-                  {"lost-updates", lostUpdates_},
-                  {"spawn-before-share", spawnBeforeShare_},
-                  {"loader-workers", loaderWorkers_},
-                  {"on-worker-failure", failure_},
-                  {"split", split_},
-                  {"shuffle", shuffle_},
-                  {"transport", transport_},
-                  {"sync-every", syncEvery_},
-                  {"bucket-mb", bucketMb_},
-                  {"drop-last", dropLast_},
-                  {"hostfile", hostfile_},
-                  {"mpirun-args", mpirunArgs_},
-                  {"reduce", reduce_},
-                  {"device", device_},
-                  {"replicas-per-gpu", replicasPerGpu_},
-                  {"blocks", blocks_},
-                  {"update", update_},
-                  {"cuda-before-fork", cudaBeforeFork_},
-                  {"force-unsafe-fork", forceUnsafeFork_}};
-    for (const auto& f : fields)
-        if (field == QLatin1String(f.name))
-            return f.widget;
-    return nullptr;
+    return editors_.value(field);
+}
+
+void ParallelismFields::listEditors() {
+    editors_ = {{"mode", mode_},
+                {"workers", workers_},
+                {"start-method", startMethod_},
+                {"share", share_},
+                {"lost-updates", lostUpdates_},
+                {"spawn-before-share", spawnBeforeShare_},
+                {"loader-workers", loaderWorkers_},
+                {"on-worker-failure", failure_},
+                {"split", split_},
+                {"shuffle", shuffle_},
+                {"transport", transport_},
+                {"sync-every", syncEvery_},
+                {"bucket-mb", bucketMb_},
+                {"drop-last", dropLast_},
+                {"hostfile", hostfile_},
+                {"mpirun-args", mpirunArgs_},
+                {"reduce", reduce_},
+                {"device", device_},
+                {"replicas-per-gpu", replicasPerGpu_},
+                {"blocks", blocks_},
+                {"update", update_},
+                {"cuda-before-fork", cudaBeforeFork_},
+                {"force-unsafe-fork", forceUnsafeFork_}};
 }
 
 void ParallelismFields::onModeChanged() {
     if (filling_)
         return;
     // Remember the count a mode that fixes it (serial) replaces, for the way back.
-    const StrategyTraits* now = listed(modeName().toStdString());
-    const StrategyTraits* before = listed(shownMode_.toStdString());
-    const bool fixedNow = now && now->exactWorkers > 0;
-    const bool fixedBefore = before && before->exactWorkers > 0;
+    ExperimentConfig now, before;
+    now.mode = modeName().toStdString();
+    before.mode = shownMode_.toStdString();
+    const bool fixedNow = fixedWorkerCount(now) > 0;
+    const bool fixedBefore = fixedWorkerCount(before) > 0;
     if (fixedNow && !fixedBefore) {
         workersBeforeFixed_ = workers_->value();
     } else if (!fixedNow && fixedBefore) {
@@ -450,37 +452,26 @@ void ParallelismFields::onEdited() {
 }
 
 void ParallelismFields::updateEnablement() {
+    ExperimentConfig read;
+    readEditors(read);
+    showModeRows(read);
     const StrategyTraits* t = listed(modeName().toStdString());
-    const bool fixed = t && t->exactWorkers > 0;
-    if (fixed && workers_->value() != t->exactWorkers) {
+    const int fixed = fixedWorkerCount(read);
+    if (fixed > 0 && workers_->value() != fixed) {
         const QSignalBlocker block(workers_);
-        workers_->setValue(t->exactWorkers);
+        workers_->setValue(fixed);
     }
-    workers_->setEnabled(t && t->takes(StrategySetting::Workers));
-    setBaseToolTip(workers_, fixed ? tr("This mode runs exactly %1 worker(s); choose another mode "
-                                        "for more")
-                                         .arg(t->exactWorkers)
-                                   : tr("Parallel workers, 1..%1").arg(fieldMax("workers")));
-    const bool hasTransport = t && t->takes(StrategySetting::Transport);
-    const auto transport = Transport(transport_->currentData().toInt());
-    // What the form's choices make, asked of the engine's catalog.
-    ExperimentConfig chosenConfig;
-    apply(chosenConfig);
-    const bool startsProcesses = usesStartMethod(chosenConfig);
+    setBaseToolTip(workers_, fixed > 0 ? tr("This mode runs exactly %1 worker(s); choose another "
+                                            "mode for more")
+                                             .arg(fixed)
+                                       : tr("Parallel workers, 1..%1").arg(fieldMax("workers")));
+    // Process workers this app starts: not threads, nor MPI ranks.
+    ExperimentConfig chosen;
+    apply(chosen);
+    const bool startsProcesses = usesStartMethod(chosen);
     startMethod_->setEnabled(startsProcesses);
-    transport_->setEnabled(hasTransport);
-    const bool replicas = t && t->takes(StrategySetting::Replicas);
-    for (QWidget* w : std::initializer_list<QWidget*>{syncEvery_, bucketMb_, dropLast_})
-        w->setEnabled(replicas);
-    for (QWidget* w :
-         std::initializer_list<QWidget*>{hostfile_, hostfileBrowse_, mpirunArgs_, reduce_})
-        w->setEnabled(hasTransport && transport == Transport::Mpi);
-    updateGpuEnablement(t);
-    showModeRows(t);
-    share_->setEnabled(t && t->takes(StrategySetting::Share));
-    // The workers that open the parameters' segment by name: process Hogwild.
-    spawnBeforeShare_->setEnabled(t && t->takes(StrategySetting::Share) && !hasTransport);
-    failure_->setEnabled(t && t->takes(StrategySetting::FailurePolicy));
+    hostfileBrowse_->setEnabled(hostfile_->isEnabled());
+    updateGpuNotes(t);
 
     const int cores = QThread::idealThreadCount();
     const int workers = workers_->value();
@@ -489,10 +480,9 @@ void ParallelismFields::updateEnablement() {
                                                    .arg(workers)
                                                    .arg(cores)
                                              : QString());
-    const StrategyTraits* chosen = strategy();
-    lostUpdates_->setEnabled(chosen && chosen->takes(StrategySetting::LostUpdates));
+    const StrategyTraits* mode = strategy();
     setNote(shareWarning_,
-            chosen && chosen->takes(StrategySetting::Share) && !chosen->share
+            mode && mode->takes(StrategySetting::Share) && !mode->share
                 ? tr("Not shared: each worker trains a private copy; the test accuracy (measured "
                      "on the parent's copy) will not move and the exported model is the initial "
                      "one.")
@@ -504,41 +494,27 @@ void ParallelismFields::updateEnablement() {
                              : QString());
 }
 
-void ParallelismFields::setRowShown(QWidget* field, bool shown) {
-    if (auto* form = qobject_cast<QFormLayout*>(layout()))
-        form->setRowVisible(field, shown);
-}
-
-void ParallelismFields::showModeRows(const StrategyTraits* t) {
-    auto takes = [t](StrategySetting s) { return t && t->takes(s); };
-    const bool hasTransport = takes(StrategySetting::Transport);
-    const auto transport = Transport(transport_->currentData().toInt());
-    const StrategyTraits* chosen = strategy();
-    const bool advanced = advanced_->isChecked(); // the rows after the toggle
-    setRowShown(lostUpdates_, chosen && chosen->takes(StrategySetting::LostUpdates));
-    setRowShown(startMethod_, takes(StrategySetting::StartMethod));
-    setRowShown(share_, takes(StrategySetting::Share));
-    setRowShown(spawnBeforeShare_, advanced && takes(StrategySetting::Share) && !hasTransport);
-    setRowShown(loaderWorkers_, advanced);
-    setRowShown(failure_, takes(StrategySetting::FailurePolicy));
-    setRowShown(split_, takes(StrategySetting::Split));
-    setRowShown(transport_, hasTransport);
-    setRowShown(syncEvery_, takes(StrategySetting::Replicas));
-    for (QWidget* w : std::initializer_list<QWidget*>{bucketMb_, dropLast_})
-        setRowShown(w, advanced && takes(StrategySetting::Replicas));
-    const bool mpi = hasTransport && transport == Transport::Mpi;
-    if (auto* form = qobject_cast<QFormLayout*>(layout()))
-        form->setRowVisible(hostfileRow_, mpi);
-    setRowShown(mpirunArgs_, mpi);
-    setRowShown(reduce_, mpi);
-    setRowShown(device_, takes(StrategySetting::Device));
-    setRowShown(replicasPerGpu_, chosen && chosen->takes(StrategySetting::GpuReplicas));
-    setRowShown(blocks_, takes(StrategySetting::GpuBlocks));
-    setRowShown(update_, takes(StrategySetting::GpuBlocks));
-    // The CUDA-before-fork pitfall: for the modes that start processes.
-    const bool processes = chosen && chosen->takes(StrategySetting::StartMethod);
-    setRowShown(cudaBeforeFork_, advanced && processes);
-    setRowShown(forceUnsafeFork_, advanced && processes);
+void ParallelismFields::showModeRows(const ExperimentConfig& read) {
+    // Each editor as the field table says: shown and enabled where its
+    // field applies to the chosen mode (fieldApplies), an Advanced one only
+    // while the Advanced rows are open. The worker count stays in sight,
+    // greyed, where the mode fixes it.
+    auto* form = qobject_cast<QFormLayout*>(layout());
+    const bool open = advanced_->isChecked();
+    for (const Field& f : experimentFields()) {
+        QWidget* editor = editors_.value(QLatin1String(f.key));
+        if (!editor)
+            continue;
+        const bool applies = (!f.setting && !f.needs) || fieldApplies(f, read);
+        editor->setEnabled(applies);
+        const bool shown = (applies || editor == workers_) && (!f.advanced || open);
+        if (!form)
+            continue;
+        if (editor == hostfile_)
+            form->setRowVisible(hostfileRow_, shown);
+        else
+            form->setRowVisible(editor, shown);
+    }
 }
 
 } // namespace hwl::ui

@@ -38,8 +38,9 @@ public:
     /// Shows the config's mode, workers, start method, share, failure
     /// policy, split and shuffle (without emitting edited()).
     void setConfig(const ExperimentConfig& c);
-    /// Writes those fields into `c`: a mode that fixes the worker count gets
-    /// it, a mode without the share setting gets share = true.
+    /// Writes those fields into `c`: a field the mode does not take gets its
+    /// default (the field table's setting), a mode that fixes the worker
+    /// count gets it (settleWorkerCount).
     void apply(ExperimentConfig& c) const;
 
     /// The strategy the mode combo and the share box select (null for an
@@ -83,18 +84,24 @@ private:
     void buildAdvancedRows(QFormLayout* form);
     void setAdvancedOpen(bool open);
     void setGpuConfig(const ExperimentConfig& c);
-    void applyGpu(ExperimentConfig& c, const StrategyTraits* t) const;
-    void updateGpuEnablement(const StrategyTraits* t);
+    /// Every editor's value into `c` as it stands, before the mode's rules
+    /// (apply() keeps a field the mode does not take at its default).
+    void readEditors(ExperimentConfig& c) const;
+    void readGpuEditors(ExperimentConfig& c) const;
+    /// The devices found and why the GPU modes are off, under their rows.
+    void updateGpuNotes(const StrategyTraits* t);
+    /// The editors by field key (the field table's names).
+    void listEditors();
     /// The mode list's and the device list's GPU items as gpuMissing_ says.
     void showGpuItems();
     void addErrorRow(QFormLayout* form, const char* field);
     void onModeChanged();
     void onEdited();
     void updateEnablement();
-    /// Shows the rows the chosen mode takes and hides the others (a hidden
-    /// field keeps its value; apply() writes the default for it).
-    void showModeRows(const StrategyTraits* t);
-    void setRowShown(QWidget* field, bool shown);
+    /// Shows and enables the rows whose field applies to the experiment the
+    /// editors make (fieldApplies), hides the others (a hidden field keeps
+    /// its value; apply() writes the default for it).
+    void showModeRows(const ExperimentConfig& read);
     QString modeName() const;
 
     QComboBox* mode_ = nullptr;
@@ -131,6 +138,7 @@ private:
     QString gpuDevices_;            ///< the devices the probe found; empty: not known yet
     QToolButton* advanced_ = nullptr; ///< opens and closes the Advanced rows
     QMap<QString, QLabel*> errorLabels_;
+    QMap<QString, QWidget*> editors_; ///< by field key
     QString shownMode_;
     int workersBeforeFixed_ = 0; ///< the count before a mode fixed it (serial)
     bool filling_ = false;

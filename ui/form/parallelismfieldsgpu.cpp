@@ -131,32 +131,17 @@ void ParallelismFields::setGpuConfig(const ExperimentConfig& c) {
     forceUnsafeFork_->setChecked(c.forceUnsafeFork);
 }
 
-void ParallelismFields::applyGpu(ExperimentConfig& c, const StrategyTraits* t) const {
-    const ExperimentConfig d;
-    const bool device = t && t->takes(StrategySetting::Device);
-    c.device = device ? Device(device_->currentData().toInt()) : d.device;
-    const StrategyTraits* chosen = strategy();
-    c.replicasPerGpu = chosen && chosen->takes(StrategySetting::GpuReplicas)
-                           ? replicasPerGpu_->value()
-                           : d.replicasPerGpu;
-    const bool blocks = t && t->takes(StrategySetting::GpuBlocks);
-    c.blocks = blocks ? blocks_->value() : d.blocks;
-    c.update = blocks ? UpdateKind(update_->currentData().toInt()) : d.update;
-    const bool processes = chosen && chosen->takes(StrategySetting::StartMethod);
-    c.cudaBeforeFork = processes && cudaBeforeFork_->isChecked();
-    c.forceUnsafeFork = c.cudaBeforeFork && forceUnsafeFork_->isChecked();
+void ParallelismFields::readGpuEditors(ExperimentConfig& c) const {
+    c.device = Device(device_->currentData().toInt());
+    c.replicasPerGpu = replicasPerGpu_->value();
+    c.blocks = blocks_->value();
+    c.update = UpdateKind(update_->currentData().toInt());
+    c.cudaBeforeFork = cudaBeforeFork_->isChecked();
+    c.forceUnsafeFork = forceUnsafeFork_->isChecked();
 }
 
-void ParallelismFields::updateGpuEnablement(const StrategyTraits* t) {
-    device_->setEnabled(t && t->takes(StrategySetting::Device));
+void ParallelismFields::updateGpuNotes(const StrategyTraits* t) {
     const StrategyTraits* chosen = strategy();
-    replicasPerGpu_->setEnabled(chosen && chosen->takes(StrategySetting::GpuReplicas));
-    const bool blocks = t && t->takes(StrategySetting::GpuBlocks);
-    blocks_->setEnabled(blocks);
-    update_->setEnabled(blocks);
-    const bool processes = chosen && chosen->takes(StrategySetting::StartMethod);
-    cudaBeforeFork_->setEnabled(processes);
-    forceUnsafeFork_->setEnabled(processes && cudaBeforeFork_->isChecked());
     // The devices, once a GPU mode is chosen, as the background probe found
     // them (a child process looks: this one never initialises CUDA). With
     // none, the form shows why as the chosen mode's error.

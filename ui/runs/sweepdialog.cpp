@@ -5,6 +5,7 @@
 #include "config/fields.h"
 #include "config/sweep.h"
 #include "strategy/catalog.h"
+#include "strategy/validation.h"
 #include "util/errors.h"
 
 #include <QComboBox>
@@ -214,12 +215,10 @@ std::vector<PresetRun> SweepDialog::plan(ExperimentConfig base, std::vector<Swee
                                           [](const SweepAxis& a) { return a.key == "workers"; });
     base.sweep = std::move(axes);
     std::vector<PresetRun> runs = sweepRuns(base);
-    // As the command line does (applyImplicitDefaults): a mode that runs an
-    // exact number of workers (serial: 1) gets it, unless workers are swept.
-    if (!workersSwept)
-        for (PresetRun& run : runs)
-            if (const StrategyTraits* s = findStrategy(run.config); s && s->exactWorkers > 0)
-                run.config.workers = s->exactWorkers;
+    // A mode that runs an exact number of workers (serial: 1) gets it,
+    // unless workers are swept.
+    for (PresetRun& run : runs)
+        settleWorkerCount(run.config, workersSwept);
     validateSweepRuns(runs);
     return runs;
 }

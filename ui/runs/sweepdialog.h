@@ -10,6 +10,7 @@
 // "Start sweep" is enabled only for a valid grid. GUI thread only.
 #include "config/experimentconfig.h"
 #include "config/presets.h"
+#include "strategy/validation.h"
 
 #include <QDialog>
 #include <QList>

@@ -13,6 +13,7 @@
 #include "config/sweep.h"
 #include "io/atomicfile.h"
 #include "strategy/catalog.h"
+#include "strategy/validation.h"
 #include "util/errors.h"
 
 #include <QAction>
@@ -69,16 +70,17 @@ bool MainWindow::openLastStarted(bool quiet) {
 }
 
 namespace {
-/// A file that sets workers its mode does not take ({"mode": "serial",
-/// "workers": 4}) is refused as the command line refuses it: the form
-/// shows a mode's fixed count, so it would run another count silently.
-void refuseWorkersTheModeFixes(const ExperimentConfig& config, const std::vector<std::string>& keys,
-                               const QString& path) {
-    const StrategyTraits* mode = findStrategy(config);
-    if (!mode || mode->exactWorkers <= 0 || config.workers == mode->exactWorkers ||
-        std::find(keys.begin(), keys.end(), "workers") == keys.end())
+/// The worker count as the command line settles it (settleWorkerCount): a
+/// file that sets a count its mode fixes otherwise ({"mode": "serial",
+/// "workers": 4}) is refused as the command line refuses it, since the form
+/// shows the mode's fixed count and would run another count silently.
+void settleWorkers(ExperimentConfig& config, const std::vector<std::string>& keys,
+                   const QString& path) {
+    const bool chosen = std::find(keys.begin(), keys.end(), "workers") != keys.end();
+    settleWorkerCount(config, chosen);
+    if (!chosen || fixedWorkerCount(config) == 0 || config.workers == fixedWorkerCount(config))
         return;
-    for (const ConfigIssue& issue : config.validate())
+    for (const ConfigIssue& issue : validateExperiment(config))
         if (issue.field == "workers")
             throw InputError(QString("Cannot open %1: workers: %2")
                                  .arg(path, QString::fromStdString(issue.message))
@@ -99,7 +101,7 @@ bool MainWindow::openExperiment(const QString& path, bool quiet, QString* why) {
     ExperimentConfig config = form_->config();
     try {
         const std::vector<std::string> keys = config.mergeJsonFile(path.toStdString());
-        refuseWorkersTheModeFixes(config, keys, path);
+        settleWorkers(config, keys, path);
     } catch (const std::exception& e) {
         if (why)
             *why = QString::fromUtf8(e.what());

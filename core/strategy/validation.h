@@ -1,0 +1,43 @@
+#pragma once
+// An experiment validated whole: its fields (ExperimentConfig::validateFields:
+// limits, specs, fields that go together) and its mode (the strategy catalog:
+// an unknown mode, one this build cannot run, a setting the mode does not
+// take, a worker count it cannot run, the strategy's own checks). Every
+// caller that asks "may this run?" asks here: the Run, an MPI rank, the
+// window's form and file opening, a sweep's runs, the presets. Part of the
+// engine's public API. Thread-safe.
+#include "config/experimentconfig.h"
+
+#include <string>
+#include <vector>
+
+namespace hwl {
+
+struct Field;
+struct PresetRun;
+struct StrategyTraits;
+
+/// Every problem, each naming its field. Empty: the experiment may run.
+std::vector<ConfigIssue> validateExperiment(const ExperimentConfig& config);
+/// Throws InputError "invalid experiment:" listing every issue, one per line.
+void validateExperimentOrThrow(const ExperimentConfig& config);
+/// Throws InputError naming each run of a sweep that is invalid, and why
+/// ("sweep: 2 of its 6 runs are invalid: ...").
+void validateSweepRuns(const std::vector<PresetRun>& runs);
+/// Whether field `f` (config/fields.h) applies to the experiment `config`
+/// describes: its mode takes the field's setting and the experiment is as
+/// the field needs (transport mpi). Fields without a setting apply to every
+/// mode. The validator refuses a field set where it does not apply, the
+/// window shows and enables its editor where it does.
+bool fieldApplies(const Field& f, const ExperimentConfig& config);
+bool fieldApplies(const Field& f, const StrategyTraits& mode, const ExperimentConfig& config);
+/// The modes a field applies to, for --help and tooltips: "mode
+/// data-parallel, with --transport mpi", "modes serial, threads or
+/// threads-locked"; empty for a field of every mode.
+std::string fieldModesText(const Field& f);
+
+/// The experiment part of --help: the field table's flags, then the
+/// registered modes with their one-line help.
+std::string experimentHelp();
+
+} // namespace hwl
