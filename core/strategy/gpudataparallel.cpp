@@ -88,14 +88,14 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, const DeviceTraining& 
     s.replicasPerGpu = config_.replicasPerGpu;
     s.batch = config_.batch;
     s.accumulate = config_.accumulate;
-    s.sgd = deviceSgd(sgdSettings(config_));
+    s.sgd = deviceSgd(optimizerOf(config_).sgd);
     Progress p;
     p.trainer = device.replicas(s, env.train);
     p.trainer->setParameters(env.params);
     DeviceTestEvaluation evaluation(device, env.model, workers);
     p.replicas = std::uint32_t(config_.workers);
     p.batch = s.batch;
-    p.schedule = lrScheduleOf(config_);
+    p.schedule = optimizerOf(config_).schedule;
     p.divergence.assign(p.replicas, 0.0f);
     for (std::uint32_t r = 0; r < p.replicas; ++r)
         workers.describe(r, "cuda:" + std::to_string(int(r) / s.replicasPerGpu) + ", " +

@@ -34,7 +34,7 @@ cuda::HogwildSettings settingsFor(const ExperimentConfig& c, const Model& model)
     s.groups = c.workers;
     s.batch = c.batch;
     s.atomic = c.update == UpdateKind::Atomic;
-    s.sgd = deviceSgd(sgdSettings(c));
+    s.sgd = deviceSgd(optimizerOf(c).sgd);
     return s;
 }
 
@@ -90,7 +90,7 @@ bool GpuHogwild::train(const WorkerEnvironment& env, const DeviceTraining& devic
     const auto plan = epochPlan(env.train.rows);
     std::vector<std::uint64_t> lastSteps(workers.count(), 0), epochSteps(workers.count(), 0);
     std::vector<double> lastLoss(workers.count(), 0.0), epochLossAt(workers.count(), 0.0);
-    const LrSchedule schedule = lrScheduleOf(config_); // epoch by epoch: no warm-up here
+    const LrSchedule schedule = optimizerOf(config_).schedule; // epoch by epoch: no warm-up here
     for (int epoch = 1; epoch <= config_.epochs; ++epoch) {
         const auto lr = float(schedule.rate(epoch, 0));
         trainer->setLearningRate(lr);

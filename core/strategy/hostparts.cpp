@@ -150,17 +150,18 @@ void HostTraining::finish() {
 WorkerSetup hostWorkerSetup(const WorkerEnvironment& env, std::uint32_t rank,
                             std::unique_ptr<UpdateRule> rule, std::shared_ptr<const EpochPlan> plan,
                             bool watchPeers) {
+    const OptimizerSettings optimizer = optimizerOf(env.config);
     WorkerSetup setup;
     setup.rank = rank;
     setup.epochs = env.config.epochs;
     setup.batch = env.config.batch;
     setup.telemetry = &env.telemetry;
     setup.params = env.params;
-    setup.kernel = env.backend.makeKernel(env.model, env.train, sgdSettings(env.config), rank,
+    setup.kernel = env.backend.makeKernel(env.model, env.train, optimizer.sgd, rank,
                                           std::uint32_t(env.config.workers));
     setup.rule = std::move(rule);
     setup.plan = std::move(plan);
-    setup.schedule = lrScheduleOf(env.config);
+    setup.schedule = optimizer.schedule;
     setup.accumulate = env.config.accumulate;
     setup.watchPeers = watchPeers;
     return setup;

@@ -23,16 +23,14 @@ void Strategy::trainWorker(const WorkerEnvironment& env, std::uint32_t rank) con
     runWorker(setup);
 }
 
-LrSchedule lrScheduleOf(const ExperimentConfig& config) {
-    LrSchedule s = parseLrSchedule(config.lrSchedule);
-    s.base = config.lr;
-    s.epochs = config.epochs;
-    s.warmupSteps = config.warmupSteps;
-    return s;
-}
-
-SgdSettings sgdSettings(const ExperimentConfig& config) {
-    return {float(config.lr), float(config.momentum), float(config.weightDecay)};
+OptimizerSettings optimizerOf(const ExperimentConfig& config) {
+    OptimizerSettings o;
+    o.schedule = parseLrSchedule(config.lrSchedule);
+    o.schedule.base = config.lr;
+    o.schedule.epochs = config.epochs;
+    o.schedule.warmupSteps = config.warmupSteps;
+    o.sgd = {float(o.schedule.base), float(config.momentum), float(config.weightDecay)};
+    return o;
 }
 
 } // namespace hwl

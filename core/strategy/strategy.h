@@ -120,10 +120,15 @@ protected:
     const ExperimentConfig config_;
 };
 
-/// The SGD settings an experiment asks for.
-SgdSettings sgdSettings(const ExperimentConfig& config);
-/// The experiment's learning-rate schedule (lr-schedule, lr, epochs,
-/// warmup-steps); config must be valid.
-LrSchedule lrScheduleOf(const ExperimentConfig& config);
+/// The optimizer an experiment asks for, decided in this one place: the
+/// SGD rule (its rate the schedule's base, in float; momentum, weight decay)
+/// and the schedule that moves the rate (lr-schedule, lr, epochs,
+/// warmup-steps). Every mode, on the CPU and on a device, trains with it;
+/// config must be valid.
+struct OptimizerSettings {
+    SgdSettings sgd;
+    LrSchedule schedule;
+};
+OptimizerSettings optimizerOf(const ExperimentConfig& config);
 
 } // namespace hwl
