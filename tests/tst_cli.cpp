@@ -5,8 +5,8 @@
 #include "clitest.h"
 #include "testpaths.h"
 
-#include "config/presets.h"
 #include "launch/devices.h"
+#include "preset/presets.h"
 
 #include <limits>
 
