@@ -8,7 +8,9 @@
 #include "util/textutil.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
 namespace hwl {
@@ -32,8 +34,9 @@ std::optional<std::string> embeddedText(const std::string& name) {
     return std::nullopt;
 }
 
-void sortByMenuOrder(std::vector<Preset>& presets) {
-    std::stable_sort(presets.begin(), presets.end(), [](const Preset& a, const Preset& b) {
+/// Sorts [first, last) into menu order: by "order", then by id.
+void sortByMenuOrder(std::vector<Preset>::iterator first, std::vector<Preset>::iterator last) {
+    std::stable_sort(first, last, [](const Preset& a, const Preset& b) {
         return a.order != b.order ? a.order < b.order : a.id < b.id;
     });
 }
@@ -58,7 +61,7 @@ std::vector<Preset> readBuiltins(bool fashion, std::vector<PresetProblem>& probl
             problems.push_back({id, "resources/presets/" + name, e.what()});
         }
     }
-    sortByMenuOrder(out);
+    sortByMenuOrder(out.begin(), out.end());
     return out;
 }
 
@@ -111,7 +114,8 @@ Preset readUserPreset(const fs::path& json, const std::string& id, bool fashion)
 }
 
 /// The presets of one folder that no earlier folder (nor the program)
-/// holds, added to `out`; what cannot be used, to `problems`.
+/// holds, added to `out` (which holds every preset read so far, whose
+/// titles a new one must not take); what cannot be used, to `problems`.
 void readFolder(const fs::path& folder, bool fashion, std::set<std::string>& taken,
                 const std::set<std::string>& builtinIds, std::vector<Preset>& out,
                 std::vector<PresetProblem>& problems) {
@@ -188,13 +192,10 @@ std::vector<Preset> presets(std::vector<PresetProblem>* problems) {
         if (const std::string name = f.name; name.size() > 5 && !isStandIn(name))
             builtinIds.insert(name.substr(0, name.rfind('.')));
     std::set<std::string> taken;
-    std::vector<Preset> users = all; // a user's title must differ from every other
-    const std::size_t builtins = users.size();
-    for (const fs::path& folder : presetFolders())
-        readFolder(folder, fashion, taken, builtinIds, users, found);
-    std::vector<Preset> added(users.begin() + std::ptrdiff_t(builtins), users.end());
-    sortByMenuOrder(added);
-    all.insert(all.end(), added.begin(), added.end());
+    const std::ptrdiff_t builtins = std::ptrdiff_t(all.size());
+    for (const fs::path& folder : presetFolders()) // each adds its presets to `all`
+        readFolder(folder, fashion, taken, builtinIds, all, found);
+    sortByMenuOrder(all.begin() + builtins, all.end()); // the user's, after the built-in ones
     if (problems)
         *problems = std::move(found);
     return all;
