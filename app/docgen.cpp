@@ -9,7 +9,7 @@
 //                              between the markers kBegin and kEnd below
 #include "cli/commandline.h"
 #include "config/fields.h"
-#include "config/presets.h"
+#include "preset/presets.h"
 #include "strategy/catalog.h"
 
 #include <cctype>
@@ -212,7 +212,7 @@ std::string arm(const std::string& flag, const std::string& action) {
 std::string valueArm(const FlagInfo& f) {
     if (f.flag == "--preset") {
         std::vector<std::string> ids;
-        for (const hwl::Preset& p : hwl::presets())
+        for (const hwl::Preset& p : hwl::builtinPresets()) // not the builder's own
             ids.push_back(p.id);
         return arm(f.flag, "COMPREPLY=($(compgen -W '" + words(ids) + "' -- \"$cur\"))");
     }

@@ -20,12 +20,15 @@ in bench/RESULTS.md with --mpi-scaling FILE. Exit 1 when nothing ran.
 """
 import argparse
 import os
-import platform
 import re
 import shutil
 import statistics
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report_util  # noqa: E402
 
 OP_RE = re.compile(r"^  (allreduce 113 KB, \w+, [^\n]*?)\s+([\d.]+) us\s", re.M)
 RATIO_RE = re.compile(r"^  ratio 113 KB, (\w+): reduce mpi at (\d+)% of MPI_Allreduce's speed "
@@ -83,16 +86,8 @@ def byte_counts(bench, ranks):
 
 
 def machine():
-    cpu = platform.processor() or "?"
-    try:
-        with open("/proc/cpuinfo") as f:
-            m = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.M)
-            cpu = m.group(1).strip() if m else cpu
-    except OSError:
-        pass
     mpi = subprocess.run(["mpirun", "--version"], capture_output=True, text=True).stdout
-    return "%s, %d cores; %s" % (cpu, os.cpu_count() or 0,
-                                 (mpi.splitlines() or ["mpirun ?"])[0].strip())
+    return "%s; %s" % (report_util.machine(), (mpi.splitlines() or ["mpirun ?"])[0].strip())
 
 
 def kb(x):

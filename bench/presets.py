@@ -193,8 +193,10 @@ def check_claims(app, claims, repeats, log):
 
 
 def preset_ids(app):
+    """The built-in presets' ids: a user's own (listed with "from FILE") are
+    not the program's to time."""
     out = subprocess.run([app, "--list-presets"], stdout=subprocess.PIPE, text=True).stdout
-    return [m.group(1) for m in re.finditer(r"^([a-z0-9-]+)  \(", out, re.M)]
+    return [m.group(1) for m in re.finditer(r"^([a-z0-9-]+)  \(.*\n(?!    from )", out, re.M)]
 
 
 def check_durations(app, ids, known, log):

@@ -11,14 +11,19 @@ PRESERVED = "<!-- other bench groups: kept by bench/report.py -->"
 
 
 def machine():
-    """This machine's processor model and CPU count, from /proc/cpuinfo."""
+    """This machine's processor model and CPU count, from /proc/cpuinfo: the
+    line every bench report names its machine with ("?" for a model it
+    cannot read)."""
     model = "?"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    return "%s, %d CPUs" % (model, os.cpu_count())
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return "%s, %d CPUs" % (model, os.cpu_count() or 0)
 
 
 def write_preserved(path, title, text):

@@ -416,14 +416,8 @@ def bytes_note(models, runs):
 
 
 def machine():
-    name = "?"
-    try:
-        with open("/proc/cpuinfo") as f:
-            name = re.search(r"^model name\s*:\s*(.*)$", f.read(), re.M).group(1).strip()
-    except (OSError, AttributeError):
-        pass
-    return "%s, %d CPUs (`lscpu` model name; `nproc`), load average %s at the start" % (
-        name, os.cpu_count() or 0, " ".join("%.2f" % x for x in os.getloadavg()))
+    return "%s (`lscpu` model name; `nproc`), load average %s at the start" % (
+        report.machine(), " ".join("%.2f" % x for x in os.getloadavg()))
 
 
 INTRO = (

@@ -262,3 +262,27 @@ valuesOf(const std::vector<hwl::Tensor>& tensors) {
     QVERIFY2(r.status == QProcess::NormalExit, qPrintable(r.describe()));                          \
     QVERIFY2(r.shmLeftovers.isEmpty(),                                                             \
              qPrintable("left in /dev/shm: " + r.shmLeftovers.join(", ") + "\n" + r.describe()))
+
+namespace hwl::test {
+
+/// The run with every flag off its default (everyFlagChanged) that a test
+/// makes once and shares between its output, --init and python cases.
+struct BaseRun {
+    QTemporaryDir tmp;
+    QString out;      ///< its --out, tmp/base/nested
+    QStringList args; ///< its flags
+    std::vector<hwl::Tensor> weights;
+
+    /// For initTestCase: checks that hogwild-lab is built, then makes the run.
+    void make() {
+        QVERIFY2(QFileInfo(QString::fromUtf8(kAppBinary)).isExecutable(), kAppBinary);
+        QVERIFY(tmp.isValid());
+        out = tmp.filePath("base/nested");
+        args = everyFlagChanged(out);
+        RUN_CLI(r, args);
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        weights = hwl::readSafetensors((out + "/weights.safetensors").toStdString());
+    }
+};
+
+} // namespace hwl::test

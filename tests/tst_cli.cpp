@@ -5,8 +5,8 @@
 #include "clitest.h"
 #include "testpaths.h"
 
-#include "config/presets.h"
 #include "launch/devices.h"
+#include "preset/presets.h"
 
 #include <limits>
 
@@ -16,21 +16,12 @@ class TestCli : public QObject {
     Q_OBJECT
 
     QTemporaryDir tmp_;
-    QString baseOut_;      ///< --out of the standard run made in initTestCase
-    QStringList baseArgs_; ///< its flags
-    std::vector<hwl::Tensor> baseWeights_;
+    BaseRun base_; ///< the standard run, made in initTestCase
 
 private slots:
     void initTestCase() {
-        QVERIFY2(QFileInfo(QString::fromUtf8(hwl::test::kAppBinary)).isExecutable(),
-                 hwl::test::kAppBinary);
+        base_.make();
         QVERIFY(tmp_.isValid());
-        // One run with every flag off its default, for the output, --init and python cases.
-        baseOut_ = tmp_.filePath("base/nested");
-        baseArgs_ = everyFlagChanged(baseOut_);
-        RUN_CLI(r, baseArgs_);
-        QVERIFY2(r.code == 0, qPrintable(r.describe()));
-        baseWeights_ = hwl::readSafetensors((baseOut_ + "/weights.safetensors").toStdString());
     }
 
     void help_data() {
@@ -121,10 +112,10 @@ private slots:
     }
 
     void outputFiles() {
-        QCOMPARE(dirEntries(baseOut_), kOutputFiles); // no temp files left over
+        QCOMPARE(dirEntries(base_.out), kOutputFiles); // no temp files left over
 
         // metrics.csv
-        const QStringList csv = readLines(baseOut_ + "/metrics.csv");
+        const QStringList csv = readLines(base_.out + "/metrics.csv");
         QVERIFY(!csv.isEmpty());
         QCOMPARE(csv.first(), QStringLiteral("worker,epoch,step,samples,loss,time,kind,divergence,"
                                              "accuracy"));
@@ -148,7 +139,7 @@ private slots:
         QCOMPARE(epochRows, (QSet<QPair<int, int>>{{1, 0}, {1, 1}, {2, 0}, {2, 1}}));
 
         // experiment.json records the flags.
-        const QJsonObject e = readJsonObject(baseOut_ + "/experiment.json");
+        const QJsonObject e = readJsonObject(base_.out + "/experiment.json");
         QCOMPARE(e.value("model").toString(), QStringLiteral("mlp:20-32-4"));
         QCOMPARE(e.value("dataset").toString(), QStringLiteral("teacher:2000x20:4"));
         QCOMPARE(e.value("mode").toString(), QStringLiteral("threads-locked"));
@@ -163,12 +154,12 @@ private slots:
         QCOMPARE(e.value("test-fraction").toDouble(), 0.2);
         QCOMPARE(e.value("shuffle"), QJsonValue(false));
         QCOMPARE(e.value("init").toString(), QString());
-        QCOMPARE(e.value("out").toString(), baseOut_);
+        QCOMPARE(e.value("out").toString(), base_.out);
 
         // weights.safetensors: the PyTorch state_dict names and shapes.
         std::map<std::string, std::string> meta;
         const auto tensors =
-            hwl::readSafetensors((baseOut_ + "/weights.safetensors").toStdString(), &meta);
+            hwl::readSafetensors((base_.out + "/weights.safetensors").toStdString(), &meta);
         std::map<std::string, std::vector<std::int64_t>> shapes;
         for (const auto& t : tensors) {
             shapes[t.name] = t.shape;
@@ -196,7 +187,7 @@ private slots:
     }
 
     void initFromWeights() {
-        const QString weights = baseOut_ + "/weights.safetensors";
+        const QString weights = base_.out + "/weights.safetensors";
         const QString out = tmp_.filePath("fromInit");
         // A vanishing learning rate: the result must be the loaded weights.
         RUN_CLI(r, kSmall + QStringList{"--init", weights, "--epochs", "1", "--lr", "1e-9", "--out",
@@ -204,18 +195,18 @@ private slots:
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
         QCOMPARE(readJsonObject(out + "/experiment.json").value("init").toString(), weights);
         const auto after = hwl::readSafetensors((out + "/weights.safetensors").toStdString());
-        QCOMPARE(after.size(), baseWeights_.size());
+        QCOMPARE(after.size(), base_.weights.size());
         for (std::size_t i = 0; i < after.size(); ++i) {
-            QCOMPARE(after[i].name, baseWeights_[i].name);
-            QVERIFY(after[i].shape == baseWeights_[i].shape);
+            QCOMPARE(after[i].name, base_.weights[i].name);
+            QVERIFY(after[i].shape == base_.weights[i].shape);
             for (std::size_t k = 0; k < after[i].data.size(); ++k)
-                QVERIFY2(std::abs(after[i].data[k] - baseWeights_[i].data[k]) < 1e-4f,
+                QVERIFY2(std::abs(after[i].data[k] - base_.weights[i].data[k]) < 1e-4f,
                          after[i].name.c_str());
         }
     }
 
     void initShapeMismatch() {
-        const QString weights = baseOut_ + "/weights.safetensors";
+        const QString weights = base_.out + "/weights.safetensors";
         const QString out = tmp_.filePath("mismatch");
         RUN_CLI(r, QStringList{"--dataset", "teacher:2000x20:4", "--model", "mlp:20-16-4",
                                "--epochs", "1", "--init", weights, "--out", out});
@@ -236,7 +227,7 @@ private slots:
     void initWithNonFiniteWeightsIsRefused() {
         for (const float bad :
              {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
-            auto tensors = baseWeights_;
+            auto tensors = base_.weights;
             tensors[2].data[5] = bad;
             const QString weights = tmp_.filePath("nonfinite.safetensors");
             std::vector<hwl::TensorRef> refs;

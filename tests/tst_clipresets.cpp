@@ -8,7 +8,7 @@
 #include "testpaths.h"
 
 #include "config/fields.h"
-#include "config/presets.h"
+#include "preset/presets.h"
 #include "run/comparison.h"
 
 #include <thread>

@@ -1,8 +1,8 @@
 // ExperimentForm and the presets: every field's validation is shown at the
 // field, setConfig/config round trips, mode-dependent widgets, the GUI
 // modes this build does not have, and every preset validates.
-#include "config/presets.h"
 #include "form/experimentform.h"
+#include "preset/presets.h"
 #include "uitestutil.h"
 
 #include "strategy/catalog.h"

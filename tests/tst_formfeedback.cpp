@@ -3,9 +3,9 @@
 // at the top of the form and as Start's reason, messages in the form's
 // words, the wheel that no longer edits an unfocused field, an error under
 // the field it is about, and spin boxes that keep their arrows in red.
-#include "config/presets.h"
 #include "form/experimentform.h"
 #include "guitestmain.h"
+#include "preset/presets.h"
 #include "uitestutil.h"
 
 #include "launch/devices.h"

@@ -10,24 +10,10 @@ using namespace hwl::test;
 class TestInterop : public QObject {
     Q_OBJECT
 
-    QTemporaryDir tmp_;
-    QString baseOut_;      ///< --out of the standard run made in initTestCase
-    QStringList baseArgs_; ///< its flags
-    std::vector<hwl::Tensor> baseWeights_;
+    BaseRun base_; ///< the standard run, made in initTestCase
 
 private slots:
-    void initTestCase() {
-        QVERIFY2(QFileInfo(QString::fromUtf8(hwl::test::kAppBinary)).isExecutable(),
-                 hwl::test::kAppBinary);
-        QVERIFY(tmp_.isValid());
-        // One run with every flag set away from its default, shared by the
-        // output, --init and python cases.
-        baseOut_ = tmp_.filePath("base/nested");
-        baseArgs_ = everyFlagChanged(baseOut_);
-        RUN_CLI(r, baseArgs_);
-        QVERIFY2(r.code == 0, qPrintable(r.describe()));
-        baseWeights_ = hwl::readSafetensors((baseOut_ + "/weights.safetensors").toStdString());
-    }
+    void initTestCase() { base_.make(); }
 
     void pythonReadsSafetensorsHeader() {
         if (!QFileInfo::exists(QString::fromLatin1(kPython)))
@@ -59,7 +45,7 @@ assert end == len(body), 'trailing bytes'
 print(json.dumps({'shapes': {k: v['shape'] for k, v in header.items()},
                   'meta': meta, 'values': values}))
 )PY");
-        const PyResult py = runPython(script, {baseOut_ + "/weights.safetensors"});
+        const PyResult py = runPython(script, {base_.out + "/weights.safetensors"});
         QVERIFY2(py.code == 0, py.err.constData());
         const QJsonObject o = QJsonDocument::fromJson(py.out).object();
         const QJsonObject shapes = o.value("shapes").toObject();
@@ -71,7 +57,7 @@ print(json.dumps({'shapes': {k: v['shape'] for k, v in header.items()},
         const QJsonObject meta = o.value("meta").toObject();
         QCOMPARE(meta.value("format").toString(), QStringLiteral("pt"));
         QCOMPARE(meta.value("model").toString(), QStringLiteral("mlp:20-32-4"));
-        QVERIFY(valuesFromJson(o.value("values").toObject()) == valuesOf(baseWeights_));
+        QVERIFY(valuesFromJson(o.value("values").toObject()) == valuesOf(base_.weights));
     }
 
     void pythonNumpyLoadsNpz() {
@@ -89,11 +75,11 @@ with np.load(sys.argv[1]) as npz:
         out[name] = {'shape': list(a.shape), 'values': [float(x) for x in a.ravel()]}
 print(json.dumps(out))
 )PY");
-        const PyResult py = runPython(script, {baseOut_ + "/weights.npz"});
+        const PyResult py = runPython(script, {base_.out + "/weights.npz"});
         QVERIFY2(py.code == 0, py.err.constData());
         const QJsonObject o = QJsonDocument::fromJson(py.out).object();
-        QCOMPARE(o.size(), qsizetype(baseWeights_.size()));
-        for (const auto& t : baseWeights_) {
+        QCOMPARE(o.size(), qsizetype(base_.weights.size()));
+        for (const auto& t : base_.weights) {
             const QJsonObject entry = o.value(QString::fromStdString(t.name)).toObject();
             QVERIFY2(!entry.isEmpty(), t.name.c_str());
             std::vector<std::int64_t> shape;
@@ -132,7 +118,7 @@ assert y.shape == (1, 4)
 assert torch.equal(model[0].bias, state['0.bias'])
 print('ok')
 )PY");
-        const PyResult py = runPython(script, {baseOut_ + "/weights.safetensors"});
+        const PyResult py = runPython(script, {base_.out + "/weights.safetensors"});
         QVERIFY2(py.code == 0, py.err.constData());
         QCOMPARE(py.out.trimmed(), QByteArray("ok"));
     }

@@ -156,7 +156,7 @@ QStringList longFunctions(const QString& path, int limit) {
 /// the folders before it in this list, never one after it.
 const QStringList kLayers = {"util",  "toy",        "cuda",     "optim",     "store", "data",
                              "model", "config",     "backend",  "telemetry", "io",    "launch",
-                             "train", "collective", "strategy", "run"};
+                             "train", "collective", "strategy", "run",       "preset"};
 
 /// One object file of the engine: the core folder its source is in, and
 /// the symbols it defines (strong, global) and uses (undefined).

@@ -5,9 +5,9 @@
 // verdict leave no chart label elided and no plot below a readable height.
 #include "charts/chartlabels.h"
 #include "charts/trainingchart.h"
-#include "config/presets.h"
 #include "form/experimentform.h"
 #include "guitestmain.h"
+#include "preset/presets.h"
 #include "teaching/verdict.h"
 #include "testutil.h"
 #include "window/mainwindow.h"

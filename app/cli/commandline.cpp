@@ -1,9 +1,9 @@
 #include "cli/commandline.h"
 
 #include "config/fields.h"
-#include "config/presets.h"
 #include "config/sweep.h"
 #include "data/datasetspec.h"
+#include "preset/presets.h"
 #include "strategy/catalog.h"
 #include "strategy/validation.h"
 #include "util/errors.h"
@@ -176,10 +176,11 @@ struct SortedFlags {
 };
 
 Preset presetNamed(const Flag& f) {
-    const std::vector<Preset> all = presets();
+    std::vector<PresetProblem> problems;
+    const std::vector<Preset> all = presets(&problems);
     const Preset* p = findPreset(all, *f.value);
     if (!p)
-        badFlag(f.name, "no preset named \"" + *f.value + "\"; the presets are " + presetIds(all));
+        badFlag(f.name, presetNotFound(*f.value, all, problems));
     return *p;
 }
 
@@ -300,7 +301,11 @@ std::string helpText() {
            "  --version              the version\n"
            "  --list-devices         the CUDA devices the GPU modes can use (found by a\n"
            "                         child process: this one never initialises CUDA)\n"
-           "  --list-presets         the teaching presets, with what each one shows\n"
+           "  --list-presets         the teaching presets, with what each one shows: the\n"
+           "                         built-in ones, then the user's (each ID.json with\n"
+           "                         ID.html in ~/.local/share/hogwild-lab/presets/ or\n"
+           "                         another XDG data folder's hogwild-lab/presets/); a\n"
+           "                         file that cannot be used is named, and why\n"
            "  --counter-toy          the shared-counter race: --workers threads each add 1\n"
            "                         to one float --increments M times (default 1000000),\n"
            "                         plainly, atomically and under a lock; prints what\n"
@@ -350,11 +355,13 @@ std::string plainParagraphs(const std::string& html, std::size_t indent, std::si
 }
 } // namespace
 
-std::string presetsText() {
+std::string presetsText(const std::vector<Preset>& all) {
     std::string text = "The teaching presets (hogwild-lab --preset ID, or --headless --preset ID;\n"
                        "further flags change the preset's experiment):\n";
-    for (const Preset& p : presets()) {
+    for (const Preset& p : all) {
         text += "\n" + p.id + "  (" + p.name + ")\n";
+        if (!p.file.empty())
+            text += "    from " + p.file.string() + "\n";
         if (!p.compare.empty()) {
             std::string labels;
             for (std::size_t i = 0; i < p.compare.size(); ++i)

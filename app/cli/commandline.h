@@ -5,7 +5,7 @@
 // --version, --list-devices, --list-presets, --counter-toy, --increments,
 // --pace).
 #include "config/experimentconfig.h"
-#include "config/presets.h"
+#include "preset/presets.h"
 
 #include <cstdint>
 #include <string>
@@ -48,7 +48,8 @@ struct CommandLine {
 /// Throws InputError naming the flag and the problem.
 CommandLine parseCommandLine(const std::vector<std::string>& args);
 std::string helpText();
-/// What --list-presets prints: each preset's id, name and explanation.
-std::string presetsText();
+/// What --list-presets prints: each preset's id, name and explanation (a
+/// user's with the file it came from).
+std::string presetsText(const std::vector<Preset>& all);
 
 } // namespace hwl

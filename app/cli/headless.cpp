@@ -13,6 +13,7 @@
 #include "io/tensorboardlog.h"
 #include "io/tensorfile.h"
 #include "launch/devices.h"
+#include "preset/presets.h"
 #include "run/comparison.h"
 #include "run/mpirank.h"
 #include "run/run.h"
@@ -310,7 +311,11 @@ int runHeadless(const std::vector<std::string>& args) {
             return 0;
         }
         if (cl.listPresets) {
-            std::fputs(presetsText().c_str(), stdout);
+            std::vector<PresetProblem> problems;
+            std::fputs(presetsText(presets(&problems)).c_str(), stdout);
+            std::fflush(stdout);
+            for (const PresetProblem& p : problems) // each left out, the others listed
+                std::fprintf(stderr, "warning: %s\n", p.message.c_str());
             return 0;
         }
         if (cl.listDevices) {

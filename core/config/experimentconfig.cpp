@@ -335,6 +335,8 @@ std::vector<std::string> ExperimentConfig::mergeJson(const std::string& text,
     ExperimentConfig merged = *this;
     std::vector<std::string> keys;
     for (const auto& [key, value] : j.items()) {
+        if (key == kPresetKey)
+            continue;
         keys.push_back(key);
         if (key == "sweep") {
             merged.sweep = sweepFromJson(value, origin);

@@ -159,8 +159,14 @@ struct ExperimentConfig {
 
     /// JSON text (2-space indented) with every field.
     std::string toJson() const;
+    /// The key of an experiment file that the experiment leaves alone: a
+    /// preset's description beside its experiment (preset/presets.h), so a
+    /// preset file is an experiment file too.
+    static constexpr const char* kPresetKey = "preset";
+
     /// Fields present in `json` override this config's; unknown fields, wrong
-    /// types and malformed JSON throw InputError naming `origin` and the field.
+    /// types and malformed JSON throw InputError naming `origin` and the field;
+    /// the key kPresetKey is skipped.
     /// Returns the keys the text set (so that a caller knows what the file
     /// chose: a "workers" there is the user's choice, as --workers is).
     std::vector<std::string> mergeJson(const std::string& json, const std::string& origin);

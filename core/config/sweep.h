@@ -8,7 +8,7 @@
 // Every value is judged by the field's own check (config/fields.h), and
 // every run is validated before the first one starts.
 #include "config/experimentconfig.h"
-#include "config/presets.h"
+#include "config/presetrun.h"
 
 #include <string>
 #include <vector>

@@ -3,7 +3,7 @@
 // monitors drive (the window's Start and `--headless --preset`). Each run is
 // made whatever the last one's outcome, except that a run the user stopped
 // (Stop in the window, a signal headless) ends the comparison.
-#include "config/presets.h"
+#include "config/presetrun.h"
 
 #include <cstddef>
 #include <vector>

@@ -9,7 +9,7 @@
 // "N runs: first … last" or the first problem, in the form's error red, and
 // "Start sweep" is enabled only for a valid grid. GUI thread only.
 #include "config/experimentconfig.h"
-#include "config/presets.h"
+#include "config/presetrun.h"
 #include "strategy/validation.h"
 
 #include <QDialog>

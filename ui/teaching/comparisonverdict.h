@@ -6,7 +6,7 @@
 // headless monitor prints the same table in its words (app/cli/report.cpp).
 #include "teaching/verdict.h"
 
-#include "config/presets.h"
+#include "preset/presets.h"
 #include "run/run.h"
 
 #include <QList>

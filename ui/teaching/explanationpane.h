@@ -6,7 +6,7 @@
 // that is not a preset (opened from a file, or edited past recognition) describes its mode instead,
 // so it is never stale. GUI thread only.
 #include "config/experimentconfig.h"
-#include "config/presets.h"
+#include "preset/presets.h"
 
 #include <QTextBrowser>
 

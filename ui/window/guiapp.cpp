@@ -1,7 +1,7 @@
 #include "window/guiapp.h"
 
 #include "charts/trainingchart.h"
-#include "config/presets.h"
+#include "preset/presets.h"
 #include "teaching/racestepper.h"
 #include "teaching/verdict.h"
 #include "window/mainwindow.h"
@@ -308,10 +308,11 @@ int runGui(int argc, char** argv) {
         return 2;
     }
     if (parser.isSet(preset) && !window.applyPreset(parser.value(preset))) {
-        std::fprintf(stderr,
-                     "error: no preset named \"%s\"; the presets are %s "
-                     "(hogwild-lab --list-presets describes them)\n",
-                     qPrintable(parser.value(preset)), hwl::presetIds(hwl::presets()).c_str());
+        std::vector<hwl::PresetProblem> problems;
+        const std::vector<hwl::Preset> all = hwl::presets(&problems);
+        std::fprintf(
+            stderr, "error: %s (hogwild-lab --list-presets describes them)\n",
+            hwl::presetNotFound(parser.value(preset).toStdString(), all, problems).c_str());
         return 2;
     }
     // Like a drop on the window: each that cannot be opened is said and

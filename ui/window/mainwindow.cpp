@@ -116,10 +116,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(form_, &ExperimentForm::changed, this,
             [this] { explanation_->formChanged(form_->config()); });
-    if (!presets_.empty()) { // the default experiment's
-        explanation_->showPreset(presets_.back());
-        runName_ = QString::fromStdString(presets_.back().name);
+    if (const hwl::Preset* p = hwl::findPreset(presets_, hwl::kDefaultPresetId)) {
+        explanation_->showPreset(*p); // the default experiment's
+        runName_ = QString::fromStdString(p->name);
     }
+    for (const hwl::PresetProblem& problem : presetProblems_)
+        logEvent(QString::fromStdString(problem.message), true);
     updateActions();
 }
 

@@ -6,7 +6,7 @@
 #include "run/comparison.h"
 #include "runs/runcontroller.h"
 
-#include "config/presets.h"
+#include "preset/presets.h"
 
 #include <QMainWindow>
 #include <QSet>
@@ -279,9 +279,12 @@ private:
     QTabWidget* bottomTabs_ = nullptr;
     QString runName_;        ///< what the run being made is called in the run list
     QSet<int> deathsMarked_; ///< ranks whose death the loss chart marks
-    /// The teaching presets, made once: whether Fashion-MNIST is installed
-    /// is checked on disk when the window opens, not at every use.
-    const std::vector<hwl::Preset> presets_ = hwl::presets();
+    /// The teaching presets, read once: the built-in ones and the user's
+    /// preset folders, and whether Fashion-MNIST is installed, when the window
+    /// opens, not at every use. The user's files that were left out, each
+    /// with why (said in the event log).
+    std::vector<hwl::PresetProblem> presetProblems_;
+    const std::vector<hwl::Preset> presets_ = hwl::presets(&presetProblems_);
     /// The comparison Start is making (the engine's sequence); empty: none.
     std::optional<hwl::Comparison> comparison_;
     /// Its rows so far, for the table at its end (null: no comparison).
