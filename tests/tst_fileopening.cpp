@@ -71,7 +71,7 @@ QList<QAction*> recentEntries(const MainWindow& w) {
 class TestFileOpening : public QObject {
     Q_OBJECT
 
-    QTemporaryDir tmp_;
+    hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
     QString experiment_, metrics_, outFolder_, weights_, unknown_, brokenJson_, brokenWeights_,
         missing_;
 
@@ -96,8 +96,6 @@ class TestFileOpening : public QObject {
 
 private slots:
     void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        hwl::test::isolateSettings(tmp_.path());
         ExperimentConfig config;
         config.epochs = 7;
         experiment_ = path("seven-epochs.json");

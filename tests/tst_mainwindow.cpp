@@ -90,14 +90,9 @@ quint64 totalSteps(const WorkerTableModel* m) {
 class TestMainWindow : public QObject {
     Q_OBJECT
 
-    QTemporaryDir tmp_;
+    hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
 
 private slots:
-    void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        hwl::test::isolateSettings(tmp_.path());
-    }
-
     void runFillsSeriesAndTableThenStopLeavesNothing() {
         MainWindow w;
         w.show();

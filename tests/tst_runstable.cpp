@@ -120,16 +120,11 @@ QList<QPointF> points(const QLineSeries* s) {
 class TestRunsTable : public QObject {
     Q_OBJECT
 
-    QTemporaryDir tmp_;
+    hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
 
     QString file(const QString& name) { return QDir(tmp_.path()).filePath(name); }
 
 private slots:
-    void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        hwl::test::isolateSettings(tmp_.path());
-    }
-
     void theColumnsAreTheFieldsThatVaryThenTheFigures() {
         RunLibrary lib(file("cols/runs.json"));
         for (const SavedRun& r : sweepRuns())

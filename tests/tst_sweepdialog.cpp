@@ -22,7 +22,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 #include <QToolButton>
@@ -82,14 +81,9 @@ void onDialog(MainWindow* w, std::function<void(SweepDialog*)> work) {
 class TestSweepDialog : public QObject {
     Q_OBJECT
 
-    QTemporaryDir tmp_;
+    hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
 
 private slots:
-    void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        hwl::test::isolateSettings(tmp_.path());
-    }
-
     void rowsOfFieldsPrefilledFromTheExperiment() {
         SweepDialog d(tinyRun(3));
         QCOMPARE(d.rowCount(), 1);
