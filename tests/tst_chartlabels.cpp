@@ -8,7 +8,7 @@
 #include "charts/chartaxes.h"
 #include "charts/chartlabels.h"
 #include "charts/chartsizedialog.h"
-#include "charts/chartview.h"
+#include "widgets/chartview.h"
 #include "charts/trainingchart.h"
 
 #include <QApplication>

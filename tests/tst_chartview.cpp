@@ -5,7 +5,7 @@
 // notation, and the dark theme. Offscreen platform.
 #include "charts/chartaxes.h"
 #include "charts/chartlabels.h"
-#include "charts/chartview.h"
+#include "widgets/chartview.h"
 #include "charts/trainingchart.h"
 
 #include <QApplication>

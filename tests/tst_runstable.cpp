@@ -5,7 +5,7 @@
 // line per value of a second field through the runs the table shows.
 // Curves made elsewhere open as baselines: TensorBoard's scalar export and
 // a PyTorch script's CSV, each refused by line when malformed.
-#include "charts/scalingchart.h"
+#include "runs/scalingchart.h"
 #include "charts/trainingchart.h"
 #include "guitestmain.h"
 #include "runs/runlibrary.h"

@@ -1,8 +1,8 @@
 #include "charts/trainingchart.h"
 
 #include "charts/chartaxes.h"
-#include "charts/chartview.h"
-#include "charts/numbers.h"
+#include "widgets/chartview.h"
+#include "widgets/numbers.h"
 
 #include <QCategoryAxis>
 #include <QChart>

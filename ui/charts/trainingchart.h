@@ -29,7 +29,7 @@
 // size (fewer ticks, "14M" rather than "14000000", short names when narrow),
 // so that Qt Charts never cuts one short with "...".
 #include "charts/chartaxes.h"
-#include "charts/chartsample.h"
+#include "widgets/chartsample.h"
 #include "charts/downsampler.h"
 #include "charts/smoothing.h"
 

@@ -1,7 +1,7 @@
 #include "form/experimentform.h"
 
 #include "form/datasetfields.h"
-#include "form/formstyle.h"
+#include "widgets/formstyle.h"
 #include "form/modelfields.h"
 #include "form/parallelismfields.h"
 

@@ -1,6 +1,6 @@
 #include "form/modelfields.h"
 
-#include "form/formstyle.h"
+#include "widgets/formstyle.h"
 #include "model/modelspec.h"
 #include "util/limits.h"
 

@@ -1,6 +1,6 @@
 #include "runs/runlistpanel.h"
 
-#include "charts/scalingchart.h"
+#include "runs/scalingchart.h"
 #include "runs/runlibrary.h"
 #include "runs/runstablemodel.h"
 

@@ -1,6 +1,6 @@
 #include "runs/runstablemodel.h"
 
-#include "charts/numbers.h"
+#include "widgets/numbers.h"
 #include "config/fields.h"
 #include "runs/runlibrary.h"
 

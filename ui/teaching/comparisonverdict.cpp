@@ -1,6 +1,6 @@
 #include "teaching/comparisonverdict.h"
 
-#include "charts/numbers.h"
+#include "widgets/numbers.h"
 #include "io/metricslog.h"
 #include "telemetry/sample.h"
 

@@ -1,6 +1,6 @@
 #include "teaching/verdict.h"
 
-#include "charts/numbers.h"
+#include "widgets/numbers.h"
 #include "strategy/catalog.h"
 
 #include <QHBoxLayout>

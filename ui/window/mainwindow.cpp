@@ -1,6 +1,6 @@
 #include "window/mainwindow.h"
 
-#include "charts/numbers.h"
+#include "widgets/numbers.h"
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
 #include "runs/metricsexport.h"

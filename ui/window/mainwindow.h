@@ -2,7 +2,7 @@
 // MainWindow: configure an experiment, start / pause / stop it, and watch
 // every worker's loss and divergence live. Talks to the engine only through
 // RunController (the run API and the telemetry segment). GUI thread only.
-#include "charts/chartsample.h"
+#include "widgets/chartsample.h"
 #include "run/comparison.h"
 #include "runs/runcontroller.h"
 

@@ -2,7 +2,7 @@
 // and the paced redraw.
 #include "window/mainwindow.h"
 
-#include "charts/numbers.h"
+#include "widgets/numbers.h"
 #include "charts/trainingchart.h"
 #include "teaching/comparisonverdict.h"
 

@@ -2,7 +2,7 @@
 // and a comparison's runs made one after another.
 #include "window/mainwindow.h"
 
-#include "charts/numbers.h"
+#include "widgets/numbers.h"
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
 #include "runs/runlibrary.h"

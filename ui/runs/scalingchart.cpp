@@ -1,6 +1,6 @@
-#include "charts/scalingchart.h"
+#include "runs/scalingchart.h"
 
-#include "charts/chartview.h"
+#include "widgets/chartview.h"
 
 #include <QCategoryAxis>
 #include <QChart>

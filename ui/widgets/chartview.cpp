@@ -1,4 +1,4 @@
-#include "charts/chartview.h"
+#include "widgets/chartview.h"
 
 #include <QHelpEvent>
 #include <QKeyEvent>
