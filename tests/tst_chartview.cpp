@@ -23,6 +23,7 @@
 #include <QValueAxis>
 
 #include <cmath>
+#include <memory>
 
 using namespace hwl::ui;
 
@@ -53,6 +54,21 @@ class TestChartView : public QObject {
     Q_OBJECT
 
 private slots:
+    // Every chart of the window (the training charts, the runs' scaling
+    // chart) starts from ChartView::makeChart(): the room goes to the curves.
+    void everyChartIsSetUpAlike() {
+        std::unique_ptr<QChart> made(ChartView::makeChart());
+        QCOMPARE(made->animationOptions(), QChart::NoAnimation);
+        QCOMPARE(made->legend()->alignment(), Qt::AlignBottom);
+        QVERIFY(made->legend()->showToolTips());
+        QCOMPARE(made->margins(), QMargins(4, 2, 4, 2));
+        QCOMPARE(made->backgroundRoundness(), 0.0);
+        TrainingChart chart("loss", "loss");
+        QCOMPARE(chart.chart()->margins(), made->margins());
+        QCOMPARE(chart.chart()->legend()->alignment(), Qt::AlignBottom);
+        QCOMPARE(chart.chart()->animationOptions(), QChart::NoAnimation);
+    }
+
     void hoverDescribesTheNearestPoint() {
         QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
         TrainingChart chart("loss", "loss");

@@ -9,7 +9,6 @@
 #include <QChartView>
 #include <QCursor>
 #include <QFontMetricsF>
-#include <QGraphicsLayout>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -70,15 +69,8 @@ const double ChartSample::*TrainingChart::xFieldOf(XAxis axis) {
 
 TrainingChart::TrainingChart(const QString& title, const QString& yTitle, QWidget* parent)
     : QWidget(parent), title_(title), yTitle_(yTitle) {
-    chart_ = new QChart;
+    chart_ = ChartView::makeChart();
     chart_->setTitle(title);
-    chart_->setAnimationOptions(QChart::NoAnimation);
-    chart_->legend()->setAlignment(Qt::AlignBottom);
-    chart_->legend()->setShowToolTips(true);
-    // Room for the curves: no rounded frame nor wide margins around them.
-    chart_->setMargins(QMargins(4, 2, 4, 2));
-    chart_->setBackgroundRoundness(0);
-    chart_->layout()->setContentsMargins(0, 0, 0, 0);
 
     view_ = new ChartView(chart_, this); // takes ownership of chart_
     view_->setRenderHint(QPainter::Antialiasing);
