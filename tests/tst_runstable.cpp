@@ -5,12 +5,12 @@
 // line per value of a second field through the runs the table shows.
 // Curves made elsewhere open as baselines: TensorBoard's scalar export and
 // a PyTorch script's CSV, each refused by line when malformed.
-#include "runs/scalingchart.h"
 #include "charts/trainingchart.h"
 #include "guitestmain.h"
 #include "runs/runlibrary.h"
 #include "runs/runlistpanel.h"
 #include "runs/runstablemodel.h"
+#include "runs/scalingchart.h"
 #include "testpaths.h"
 #include "testutil.h"
 #include "window/mainwindow.h"

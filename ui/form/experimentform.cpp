@@ -1,9 +1,9 @@
 #include "form/experimentform.h"
 
 #include "form/datasetfields.h"
-#include "widgets/formstyle.h"
 #include "form/modelfields.h"
 #include "form/parallelismfields.h"
+#include "widgets/formstyle.h"
 
 #include "config/fields.h"
 #include "config/preflight.h"

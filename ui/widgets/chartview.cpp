@@ -3,8 +3,8 @@
 #include <QChart>
 #include <QGraphicsLayout>
 #include <QHelpEvent>
-#include <QLegend>
 #include <QKeyEvent>
+#include <QLegend>
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QWheelEvent>

@@ -1,8 +1,8 @@
 #pragma once
 // ChartView: the QChartView of a TrainingChart (and of the runs' scaling
-// chart), with the interactions a reader expects: drag a rectangle to zoom into it, turn the wheel to zoom
-// in or out about the pointer, double-click (or press 0) to go back to the
-// whole run. While zoomed the chart stops fitting its axes to new data.
+// chart), with the interactions a reader expects: drag a rectangle to zoom into it, turn the wheel
+// to zoom in or out about the pointer, double-click (or press 0) to go back to the whole run. While
+// zoomed the chart stops fitting its axes to new data.
 #include <QChartView>
 
 namespace hwl::ui {
