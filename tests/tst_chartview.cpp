@@ -5,8 +5,8 @@
 // notation, and the dark theme. Offscreen platform.
 #include "charts/chartaxes.h"
 #include "charts/chartlabels.h"
-#include "widgets/chartview.h"
 #include "charts/trainingchart.h"
+#include "widgets/chartview.h"
 
 #include <QApplication>
 #include <QCategoryAxis>
@@ -173,15 +173,14 @@ private slots:
             const QColor c = line->pen().color();
             QCOMPARE(c, chart.overlayColor(i));
             QVERIFY(line->pen().style() != Qt::SolidLine);
-            QVERIFY2(TrainingChart::colorDistance(c, QColor(31, 119, 180)) >= 80,
-                     qPrintable(c.name()));
+            QVERIFY2(OverlayPalette::distance(c, QColor(31, 119, 180)) >= 80, qPrintable(c.name()));
             for (int rank = 0; rank < chart.workerCount(); ++rank)
-                QVERIFY2(TrainingChart::colorDistance(c, TrainingChart::workerColor(rank)) >=
-                             TrainingChart::kMinColorDistance,
+                QVERIFY2(OverlayPalette::distance(c, TrainingChart::workerColor(rank)) >=
+                             OverlayPalette::kMinDistance,
                          qPrintable(
                              QString("run %1 %2 by worker %3").arg(i + 1).arg(c.name()).arg(rank)));
             for (const QColor& other : drawn) // and apart from each other
-                QVERIFY(TrainingChart::colorDistance(c, other) >= TrainingChart::kMinColorDistance);
+                QVERIFY(OverlayPalette::distance(c, other) >= OverlayPalette::kMinDistance);
             drawn << c;
             // Its own legend entry, with its name.
             const QList<QLegendMarker*> markers = chart.chart()->legend()->markers(line);

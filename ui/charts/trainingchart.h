@@ -29,9 +29,12 @@
 // size (fewer ticks, "14M" rather than "14000000", short names when narrow),
 // so that Qt Charts never cuts one short with "...".
 #include "charts/chartaxes.h"
-#include "widgets/chartsample.h"
+#include "charts/chartband.h"
+#include "charts/chartseries.h"
 #include "charts/downsampler.h"
+#include "charts/overlaypalette.h"
 #include "charts/smoothing.h"
+#include "widgets/chartsample.h"
 
 #include <QColor>
 #include <QFont>
@@ -47,7 +50,6 @@
 #include <vector>
 
 QT_BEGIN_NAMESPACE
-class QAreaSeries;
 class QCategoryAxis;
 class QChart;
 class QChartView;
@@ -71,18 +73,7 @@ public:
     static constexpr int kOverlayBase = -1000;
     static constexpr int overlaySeries(int index) { return kOverlayBase - index; }
 
-    /// A curve of an earlier run, drawn under this run's curves: dashed, or
-    /// dotted when `dashed` (a test curve), never solid like a worker's.
-    struct Overlay {
-        QString name;
-        QColor color;
-        bool dashed = false;
-        QList<ChartSample> points;
-        /// Another curve of the run of overlay `companionOf` (an earlier
-        /// index; its test loss beside its training loss): drawn in that
-        /// overlay's colour, without a legend entry of its own. -1: none.
-        int companionOf = -1;
-    };
+    using Overlay = ChartOverlay; ///< an earlier run's curve (overlaypalette.h)
     /// Fewest downsampling buckets, whatever the plot width.
     static constexpr int kMinBuckets = 200;
 
@@ -106,9 +97,8 @@ public:
     /// the legend.
     void setOverlays(const QList<Overlay>& overlays);
     int overlayCount() const { return int(overlays_.size()); }
-    /// The colour overlay `index` is drawn in: its own colour, unless that is
-    /// within kMinColorDistance of a worker colour shown (or of another
-    /// overlay's), then turned about the hue circle until it is not.
+    /// The colour overlay `index` is drawn in (OverlayPalette::colorOf()),
+    /// apart from the workers' colours shown and the test series'.
     QColor overlayColor(int index) const;
     /// The run's worker count, for charts that show fewer workers than the
     /// run has (accuracy: none): overlay colours keep clear of the first
@@ -116,9 +106,6 @@ public:
     /// one colour across the window. Applied at the next setOverlays() or
     /// setWorkerCount().
     void setOverlayColorPeers(int workers) { colorPeers_ = workers; }
-    /// How far apart (in RGB, 0..441) an overlay's colour stays from workers'.
-    static constexpr double kMinColorDistance = 90;
-    static double colorDistance(const QColor& a, const QColor& b);
     /// Whether the axes fit the overlays too. Off by default: the axes fit
     /// the live run and overlays are clipped to it (an earlier run of 14M
     /// steps does not squeeze this one into the left edge); overlays set the
@@ -145,7 +132,7 @@ public:
     /// (smoothed like the lines) and a shaded band from the lowest to the
     /// highest worker, in buckets of about a pixel column. Redraws.
     void setBandView(bool on);
-    bool bandView() const { return band_; }
+    bool bandView() const { return bandView_; }
     /// The band's points after the last refresh: mean, lower and upper.
     QList<QPointF> bandPoints(int which) const;
 
@@ -258,23 +245,7 @@ Q_SIGNALS: // (Q_ spelling: usable with QT_NO_KEYWORDS)
     void seriesVisibilityChanged(int seriesId, bool visible);
 
 private:
-    struct Series {
-        int id = 0;
-        QLineSeries* line = nullptr; // owned by chart_
-        QList<ChartSample> raw;
-        bool dirty = true; // displayed points are out of date
-        // Extent of the displayed points; empty when none.
-        bool hasExtent = false;
-        double minX = 0, maxX = 0, minY = 0, maxY = 0;
-
-        // Derived from raw[0, processed) for the current display settings:
-        // the smoothed, drawable-or-NaN values and their min/max blocks.
-        MinMaxDecimator decimated;
-        EmaSmoother ema{0};
-        qsizetype processed = 0;
-        double lastX = -std::numeric_limits<double>::infinity();
-        bool sorted = true; // x never went backwards; else the O(n) fallback
-    };
+    using Series = ChartSeries;
     /// The ChartSample field an x axis mode shows.
     static const double ChartSample::*xFieldOf(XAxis axis);
     Series* find(int seriesId);
@@ -302,12 +273,7 @@ private:
     void queueFitTexts(); ///< fitTexts() once the events queued now are handled
     bool textsQueued_ = false;
     void markAllDirty();
-    /// Display settings changed: derived data is recomputed from the raw data.
-    void resetDerived(Series& s);
     void resetAllDerived();
-    void extendDerived(Series& s);
-    /// Thins s.raw until it holds at most rawLimit_ points (see rawPoints()).
-    void enforceRawLimit(Series& s);
     int wantedBuckets() const;
     bool bucketsOutOfDate(int wanted) const;
     void onPlotAreaChanged();
@@ -331,9 +297,6 @@ private:
     bool legendElided() const;
     double yFloor_ = std::numeric_limits<double>::quiet_NaN();
     double yCeiling_ = std::numeric_limits<double>::quiet_NaN();
-    /// y as the axis holds it: log10(y) on a log scale.
-    double toAxisY(double y) const;
-    double fromAxisY(double y) const;
 
     std::vector<Series> workers_;
     std::optional<Series> test_; // apart, so that a worker's rank indexes workers_
@@ -361,11 +324,8 @@ private:
     void applyFonts();
     bool presentation_ = false;
     void rebuildBand();
-    bool band_ = false;
-    QAreaSeries* bandArea_ = nullptr; // owned by chart_ (with its two lines)
-    QLineSeries* bandMean_ = nullptr; // owned by chart_
-    bool hasBand_ = false;
-    double bandMinX_ = 0, bandMaxX_ = 0, bandMinY_ = 0, bandMaxY_ = 0;
+    bool bandView_ = false;
+    ChartBand band_;
     void rebuildMarkers();
     QList<Overlay> overlayDefs_; // names, colours and styles of overlays_
 

@@ -31,8 +31,7 @@ void TrainingChart::recreateLines() {
         s.line = nullptr;
     });
     chart_->removeAllSeries(); // deletes them, and their legend markers
-    bandArea_ = nullptr;
-    bandMean_ = nullptr;
+    band_.detach();
     for (std::size_t i = 0; i < overlays_.size(); ++i) {
         // Dashed (dotted: a test curve), a hue apart from the workers, named
         // in the legend: an earlier run is never taken for a worker of this one.
@@ -49,7 +48,7 @@ void TrainingChart::recreateLines() {
     addMarkerSeries(); // under the workers' lines, over the overlays
     for (Series& s : workers_)
         s.line = addLineSeries(QStringLiteral("worker %1").arg(s.id), workerColor(s.id), false);
-    if (band_)
+    if (bandView_)
         addBandSeries(); // hides the workers' lines
     if (test_)
         test_->line = addLineSeries(QStringLiteral("test"), testColor_, true);
@@ -138,7 +137,7 @@ void TrainingChart::addMarkerSeries() {
             const QString text = on ? QStringLiteral("%1 at %2 %3, value %4")
                                           .arg(scatter->name(), xAxisItem_->titleText(),
                                                formatCount(std::int64_t(std::llround(p.x()))),
-                                               formatSignificant(fromAxisY(p.y()), 4))
+                                               formatSignificant(fromAxisY(p.y(), logScale_), 4))
                                     : QString();
             view_->setHoverText(text);
             if (text.isEmpty())
@@ -175,7 +174,7 @@ void TrainingChart::rebuildMarkers() {
         for (const ChartSample& c : m.raw) {
             const double x = c.*xFieldOf(xMode_);
             if (std::isfinite(x) && std::isfinite(c.value) && (!logScale_ || c.value > 0))
-                pts.append(QPointF(x, toAxisY(c.value)));
+                pts.append(QPointF(x, toAxisY(c.value, logScale_)));
         }
         m.scatter->replace(pts);
         m.dirty = false;
