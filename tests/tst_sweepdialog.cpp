@@ -11,6 +11,7 @@
 #include "testutil.h"
 #include "uitestutil.h"
 #include "window/mainwindow.h"
+#include "window/tensorboardlogs.h"
 
 #include "config/fields.h"
 #include "config/sweep.h"
@@ -222,8 +223,8 @@ private slots:
         QVERIFY2(w.form()->isValid(), qPrintable(hwl::test::problemText(*w.form())));
         const int before = w.runLibrary()->size();
         const QString events = tmp_.filePath("tb");
-        w.setTensorBoardFolder(events);
-        QVERIFY(w.tensorBoardAction()->isChecked());
+        w.tensorBoard()->setFolder(events);
+        QVERIFY(w.tensorBoard()->action()->isChecked());
         std::vector<PresetRun> chosen;
         onDialog(&w, [&chosen](SweepDialog* d) {
             d->setRows({{"workers", "1,2"}, {"mode", "threads,threads-locked"}});
@@ -259,8 +260,8 @@ private slots:
                 1);
         }
         QCOMPARE(w.eventLogText().count("TensorBoard: wrote"), 4);
-        w.setTensorBoardFolder({});
-        QVERIFY(!w.tensorBoardAction()->isChecked());
+        w.tensorBoard()->setFolder({});
+        QVERIFY(!w.tensorBoard()->action()->isChecked());
 
         // Cancelled: nothing starts.
         onDialog(&w, [](SweepDialog* d) { d->reject(); });
