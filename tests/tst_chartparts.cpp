@@ -1,12 +1,16 @@
 // A TrainingChart's parts, each alone: ChartSeries (a curve's bounded
 // history and what is drawn of it), ChartBand (the workers' mean and range
-// per bucket) and OverlayPalette (earlier runs' colours kept apart from the
-// colours shown).
+// per bucket), ChartMarks (epoch ends and deaths) and OverlayPalette (earlier runs' colours kept
+// apart from the colours shown).
 #include "charts/chartband.h"
+#include "charts/chartmarks.h"
 #include "charts/chartseries.h"
 #include "charts/overlaypalette.h"
 
+#include <QChart>
+#include <QScatterSeries>
 #include <QTest>
+#include <QValueAxis>
 
 #include <cmath>
 
@@ -101,6 +105,37 @@ private slots:
         QVERIFY(!ChartBand::compute({}, 5).extent.any);
         ChartBand unattached;
         QVERIFY(unattached.points(0).isEmpty());
+    }
+
+    void marksStayBoundedAndFollowTheAxes() {
+        ChartMarks marks;
+        QList<ChartSample> many;
+        for (int i = 1; i <= 600; ++i)
+            many.append({double(i), 10.0 * i, 0.1 * i, i % 2 ? 1.0 : 0.0});
+        marks.add(ChartMarker::EpochEnd, many);
+        const QList<ChartSample>& kept = marks.points(ChartMarker::EpochEnd);
+        QVERIFY(kept.size() <= ChartMarks::kMaxMarks);
+        QCOMPARE(kept.last().step, 600.0); // every other one went, the last kept
+        QVERIFY(marks.points(ChartMarker::WorkerDeath).isEmpty());
+        marks.rebuild(&ChartSample::step, false); // not attached: nothing to draw on
+
+        QChart chart;
+        auto *x = new QValueAxis, *y = new QValueAxis;
+        chart.addAxis(x, Qt::AlignBottom);
+        chart.addAxis(y, Qt::AlignLeft);
+        const QList<QScatterSeries*> series = marks.attach(&chart, x, y, 2.0);
+        QCOMPARE(series.size(), 2);
+        QCOMPARE(series[1]->markerSize(), 22.0); // a death's square, scaled
+        marks.add(ChartMarker::WorkerDeath, {{5, 50, 0.5, 2.5}});
+        marks.rebuild(&ChartSample::samples, false);
+        QCOMPARE(series[1]->points(), QList<QPointF>{QPointF(50, 2.5)});
+        QCOMPARE(series[0]->points().size(), kept.size());
+        marks.markDirty(); // a log axis draws no mark at 0
+        marks.rebuild(&ChartSample::step, true);
+        QVERIFY(series[0]->points().size() < kept.size());
+        marks.clear();
+        marks.rebuild(&ChartSample::step, false);
+        QVERIFY(series[0]->points().isEmpty() && series[1]->points().isEmpty());
     }
 
     void overlayColoursKeepApart() {

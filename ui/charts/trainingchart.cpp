@@ -179,8 +179,7 @@ QLineSeries* TrainingChart::addLineSeries(const QString& name, const QColor& col
 void TrainingChart::setWorkerCount(int n, bool withTestSeries) {
     workers_.clear();
     test_.reset();
-    for (Marks& m : marks_)
-        m.raw.clear();
+    marks_.clear();
     n = std::max(n, 0);
     workers_.resize(std::size_t(n));
     for (int rank = 0; rank < n; ++rank) {
@@ -214,17 +213,13 @@ void TrainingChart::clear() {
         s.resetDerived(smoothing_);
         s.dirty = true;
     });
-    for (Marks& m : marks_) {
-        m.raw.clear();
-        m.dirty = true;
-    }
+    marks_.clear();
     refresh();
 }
 
 void TrainingChart::markAllDirty() {
     forEachSeries([](Series& s) { s.dirty = true; });
-    for (Marks& m : marks_)
-        m.dirty = true;
+    marks_.markDirty();
 }
 
 void TrainingChart::resetAllDerived() {
@@ -232,8 +227,7 @@ void TrainingChart::resetAllDerived() {
         s.resetDerived(smoothing_);
         s.dirty = true;
     });
-    for (Marks& m : marks_)
-        m.dirty = true;
+    marks_.markDirty();
 }
 
 void TrainingChart::setSmoothing(double weight) {
@@ -288,9 +282,7 @@ void TrainingChart::replaceYAxis() {
     chart_->addAxis(axis, Qt::AlignLeft);
     applyFonts(); // the new axis has the theme's
     forEachSeries([axis](Series& s) { s.line->attachAxis(axis); });
-    for (Marks& m : marks_)
-        if (m.scatter)
-            m.scatter->attachAxis(axis);
+    marks_.attachY(axis);
 }
 
 void TrainingChart::setSeriesVisible(int seriesId, bool visible) {

@@ -30,6 +30,7 @@
 // so that Qt Charts never cuts one short with "...".
 #include "charts/chartaxes.h"
 #include "charts/chartband.h"
+#include "charts/chartmarks.h"
 #include "charts/chartseries.h"
 #include "charts/downsampler.h"
 #include "charts/overlaypalette.h"
@@ -117,12 +118,10 @@ public:
     /// NaN for none. Redraws.
     void setYBounds(double floor, double ceiling);
 
-    /// Marks on the curves: a worker's epoch ends (grey dots at its epoch's
-    /// mean loss) and worker deaths (red crosses where it stopped). Test
-    /// evaluations are the test series' own dots. At most kMaxMarkers of a
-    /// kind are kept (every other one goes when full). Drawn at refresh().
-    enum class Marker { EpochEnd, WorkerDeath };
-    static constexpr qsizetype kMaxMarkers = 512;
+    /// Marks on the curves (ChartMarks): epoch ends and worker deaths, drawn
+    /// at refresh(); test evaluations are the test series' own dots.
+    using Marker = ChartMarker;
+    static constexpr qsizetype kMaxMarkers = ChartMarks::kMaxMarks;
     /// The test series dots each evaluation up to this many of them.
     static constexpr qsizetype kMaxDottedEvaluations = 150;
     void addMarkers(Marker kind, const QList<ChartSample>& points);
@@ -301,17 +300,11 @@ private:
     std::vector<Series> workers_;
     std::optional<Series> test_; // apart, so that a worker's rank indexes workers_
     std::vector<Series> overlays_;
-    struct Marks {
-        QScatterSeries* scatter = nullptr; // owned by chart_
-        QList<ChartSample> raw;
-        bool dirty = false;
-    };
-    Marks marks_[2]; // by Marker
+    ChartMarks marks_;
     void addMarkerSeries();
     void addBandSeries();
-    /// A line's width, a marker's size: `normal` scaled in presentation.
+    /// A line's width: `normal` scaled in presentation.
     double lineWidth(double normal) const;
-    double markerSize(double normal) const;
     /// The theme's fonts, read after it set them; the chart's shown fonts
     /// are these, scaled in presentation (applyFonts()).
     struct Fonts {
