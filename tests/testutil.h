@@ -53,6 +53,20 @@ inline void isolateSettings(const QString& dir) {
     QCoreApplication::setOrganizationName("HogwildLabTests");
 }
 
+/// A window test's own folder, with its settings and run list isolated in
+/// it (isolateSettings()) from the moment the test object is made, before
+/// any window: a member of the test class stands for the temporary folder
+/// and the initTestCase() that each window test would otherwise write.
+class IsolatedSettings : public QTemporaryDir {
+public:
+    IsolatedSettings() {
+        if (!isValid())
+            qFatal("cannot make a temporary folder for the test's settings: %s",
+                   qPrintable(errorString()));
+        isolateSettings(path());
+    }
+};
+
 /// Writes raw bytes to a file (test fixtures); returns the path as std::filesystem::path.
 inline std::filesystem::path writeBytes(const QString& path, const QByteArray& bytes) {
     QFile f(path);

@@ -8,8 +8,8 @@
 #include "charts/chartaxes.h"
 #include "charts/chartlabels.h"
 #include "charts/chartsizedialog.h"
-#include "charts/chartview.h"
 #include "charts/trainingchart.h"
+#include "widgets/chartview.h"
 
 #include <QApplication>
 #include <QCategoryAxis>

@@ -5,8 +5,8 @@
 // notation, and the dark theme. Offscreen platform.
 #include "charts/chartaxes.h"
 #include "charts/chartlabels.h"
-#include "charts/chartview.h"
 #include "charts/trainingchart.h"
+#include "widgets/chartview.h"
 
 #include <QApplication>
 #include <QCategoryAxis>
@@ -23,6 +23,7 @@
 #include <QValueAxis>
 
 #include <cmath>
+#include <memory>
 
 using namespace hwl::ui;
 
@@ -53,6 +54,21 @@ class TestChartView : public QObject {
     Q_OBJECT
 
 private slots:
+    // Every chart of the window (the training charts, the runs' scaling
+    // chart) starts from ChartView::makeChart(): the room goes to the curves.
+    void everyChartIsSetUpAlike() {
+        std::unique_ptr<QChart> made(ChartView::makeChart());
+        QCOMPARE(made->animationOptions(), QChart::NoAnimation);
+        QCOMPARE(made->legend()->alignment(), Qt::AlignBottom);
+        QVERIFY(made->legend()->showToolTips());
+        QCOMPARE(made->margins(), QMargins(4, 2, 4, 2));
+        QCOMPARE(made->backgroundRoundness(), 0.0);
+        TrainingChart chart("loss", "loss");
+        QCOMPARE(chart.chart()->margins(), made->margins());
+        QCOMPARE(chart.chart()->legend()->alignment(), Qt::AlignBottom);
+        QCOMPARE(chart.chart()->animationOptions(), QChart::NoAnimation);
+    }
+
     void hoverDescribesTheNearestPoint() {
         QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
         TrainingChart chart("loss", "loss");
@@ -157,15 +173,14 @@ private slots:
             const QColor c = line->pen().color();
             QCOMPARE(c, chart.overlayColor(i));
             QVERIFY(line->pen().style() != Qt::SolidLine);
-            QVERIFY2(TrainingChart::colorDistance(c, QColor(31, 119, 180)) >= 80,
-                     qPrintable(c.name()));
+            QVERIFY2(OverlayPalette::distance(c, QColor(31, 119, 180)) >= 80, qPrintable(c.name()));
             for (int rank = 0; rank < chart.workerCount(); ++rank)
-                QVERIFY2(TrainingChart::colorDistance(c, TrainingChart::workerColor(rank)) >=
-                             TrainingChart::kMinColorDistance,
+                QVERIFY2(OverlayPalette::distance(c, TrainingChart::workerColor(rank)) >=
+                             OverlayPalette::kMinDistance,
                          qPrintable(
                              QString("run %1 %2 by worker %3").arg(i + 1).arg(c.name()).arg(rank)));
             for (const QColor& other : drawn) // and apart from each other
-                QVERIFY(TrainingChart::colorDistance(c, other) >= TrainingChart::kMinColorDistance);
+                QVERIFY(OverlayPalette::distance(c, other) >= OverlayPalette::kMinDistance);
             drawn << c;
             // Its own legend entry, with its name.
             const QList<QLegendMarker*> markers = chart.chart()->legend()->markers(line);

@@ -18,7 +18,10 @@
 #include "teaching/racestepper.h"
 #include "teaching/verdict.h"
 #include "testutil.h"
+#include "window/experimentfiles.h"
+#include "window/helpmenu.h"
 #include "window/mainwindow.h"
+#include "window/windowtheme.h"
 
 #include <QAction>
 #include <QApplication>
@@ -35,7 +38,6 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 #include <QUrl>
@@ -94,14 +96,9 @@ void dismissBoxes(QTimer& timer) {
 class TestClassroom : public QObject {
     Q_OBJECT
 
-    QTemporaryDir tmp_;
+    hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
 
 private slots:
-    void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        hwl::test::isolateSettings(tmp_.path());
-    }
-
     void paceAndSingleStep() {
         MainWindow w;
         ExperimentConfig c = longRun();
@@ -141,7 +138,7 @@ private slots:
         QVERIFY(!w.applyPreset("lost-updates"));
         QCOMPARE(w.form()->config().model, longRun().model); // the form is untouched
         QVERIFY(w.eventLogText().contains("Presets wait until the run ends"));
-        QVERIFY(!w.openExperiment(tmp_.filePath("none.json"), true));
+        QVERIFY(!w.files()->openExperiment(tmp_.filePath("none.json"), true));
         QVERIFY(w.eventLogText().contains("An experiment opens once the run ends"));
         w.stopRun();
         QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 10000);
@@ -176,7 +173,7 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(file.toJson().c_str());
         f.close();
-        QVERIFY(w.openExperiment(path, true));
+        QVERIFY(w.files()->openExperiment(path, true));
         const QString text = w.explanationText();
         QVERIFY2(text.contains("Your experiment") && text.contains("Opened from mine.json"),
                  qPrintable(text));
@@ -196,9 +193,9 @@ private slots:
                                 .arg(screen.width())
                                 .arg(screen.height())));
         // A chart saved without a suffix is a PNG; a suffix Qt cannot write is named.
-        QVERIFY(w.saveChart(w.lossChart(), tmp_.filePath("chart"), true));
+        QVERIFY(w.files()->saveChart(w.lossChart(), tmp_.filePath("chart"), true));
         QVERIFY(QFile::exists(tmp_.filePath("chart.png")));
-        QVERIFY(!w.saveChart(w.lossChart(), tmp_.filePath("chart.xyz"), true));
+        QVERIFY(!w.files()->saveChart(w.lossChart(), tmp_.filePath("chart.xyz"), true));
         QVERIFY(w.eventLogText().contains("Cannot save a chart as .xyz: name the file .png"));
         QVERIFY(!QFile::exists(tmp_.filePath("chart.xyz")));
         // The Events log shows its newest line when its tab is opened.
@@ -412,14 +409,14 @@ private slots:
 
     void helpMenuAndShortcuts() {
         MainWindow w;
-        const QString modes = w.helpText("modes");
+        const QString modes = HelpMenu::text("modes");
         for (const StrategyTraits* t : allStrategies())
             QVERIFY2(modes.contains(QString::fromStdString(t->label).toHtmlEscaped()),
                      qPrintable(QString::fromStdString(t->label)));
         QVERIFY(modes.contains("Parameters not shared") && modes.contains("Lost updates"));
-        QVERIFY(w.helpText("shortcuts").contains("Ctrl+E"));
-        QVERIFY(w.helpText("about").contains(QStringLiteral(HWL_VERSION)));
-        QVERIFY(w.helpText("about").contains("MIT License")); // as LICENSE and the package say
+        QVERIFY(HelpMenu::text("shortcuts").contains("Ctrl+E"));
+        QVERIFY(HelpMenu::text("about").contains(QStringLiteral(HWL_VERSION)));
+        QVERIFY(HelpMenu::text("about").contains("MIT License")); // as LICENSE and the package say
         // Alt+N picks the N-th preset.
         QList<QString> shortcuts;
         for (QAction* a : w.findChildren<QAction*>())
@@ -511,12 +508,12 @@ private slots:
         QVERIFY(w.controller()->run());
         QVERIFY(w.controller()->run()->parameters() == trained);
         const QString csv = tmp_.filePath("kept.csv");
-        QVERIFY(w.exportMetrics(csv, true));
+        QVERIFY(w.files()->exportMetrics(csv, true));
         QFile m(csv);
         QVERIFY(m.open(QIODevice::ReadOnly));
         m.readLine();                              // the header
         QVERIFY(m.readAll().count(",eval,") == 2); // the last run's rows, not just a header
-        QVERIFY(w.exportWeights(tmp_.filePath("kept.safetensors"), true));
+        QVERIFY(w.files()->exportWeights(tmp_.filePath("kept.safetensors"), true));
     }
 
     void darkThemeReachesTheForm() {
@@ -526,7 +523,7 @@ private slots:
         w.show();
         QWidget* lr = w.form()->fieldWidget("lr");
         QVERIFY(lr);
-        w.setDarkTheme(true, true);
+        w.theme()->set(true, true);
         QCoreApplication::processEvents();
         QVERIFY2(lr->palette().color(QPalette::Base).lightness() < 100,
                  qPrintable(lr->palette().color(QPalette::Base).name()));
@@ -534,7 +531,7 @@ private slots:
         // A form locked during a run reads as locked: grey text, not the white.
         QVERIFY(lr->palette().color(QPalette::Disabled, QPalette::Text) !=
                 lr->palette().color(QPalette::Active, QPalette::Text));
-        w.setDarkTheme(false, true);
+        w.theme()->set(false, true);
         QCoreApplication::processEvents();
         QVERIFY2(lr->palette().color(QPalette::Base).lightness() > 150,
                  qPrintable(lr->palette().color(QPalette::Base).name()));

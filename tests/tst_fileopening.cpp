@@ -9,8 +9,10 @@
 #include "guitestmain.h"
 #include "runs/runlibrary.h"
 #include "testutil.h"
+#include "window/experimentfiles.h"
 #include "window/guiapp.h"
 #include "window/mainwindow.h"
+#include "window/recentfiles.h"
 
 #include "charts/trainingchart.h"
 #include "io/metricslog.h"
@@ -58,7 +60,7 @@ QList<QUrl> urlsOf(const QStringList& paths) {
 /// The Open recent menu's file entries (not its separator and Clear).
 QList<QAction*> recentEntries(const MainWindow& w) {
     QList<QAction*> entries;
-    for (QAction* a : w.recentMenu()->actions()) {
+    for (QAction* a : w.recent()->menu()->actions()) {
         if (a->isSeparator())
             break;
         entries << a;
@@ -71,7 +73,7 @@ QList<QAction*> recentEntries(const MainWindow& w) {
 class TestFileOpening : public QObject {
     Q_OBJECT
 
-    QTemporaryDir tmp_;
+    hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
     QString experiment_, metrics_, outFolder_, weights_, unknown_, brokenJson_, brokenWeights_,
         missing_;
 
@@ -96,8 +98,6 @@ class TestFileOpening : public QObject {
 
 private slots:
     void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        hwl::test::isolateSettings(tmp_.path());
         ExperimentConfig config;
         config.epochs = 7;
         experiment_ = path("seven-epochs.json");
@@ -153,14 +153,14 @@ private slots:
     void commandLineOpensEachKind() {
         MainWindow w;
         const int runsBefore = w.runLibrary()->size();
-        const QStringList failed = w.openFiles(filesToOpen(
+        const QStringList failed = w.files()->openFiles(filesToOpen(
             {experiment_, metrics_, QUrl::fromLocalFile(outFolder_).toString(), weights_}));
         QVERIFY2(failed.isEmpty(), qPrintable(failed.join('\n')));
         QCOMPARE(w.form()->config().epochs, 7);
         QCOMPARE(w.runLibrary()->size(), runsBefore + 2);
         QCOMPARE(QString::fromStdString(w.form()->config().init), weights_);
         // An experiment sets every field, `init` too (this one: none).
-        QVERIFY(w.openFile(experiment_, true));
+        QVERIFY(w.files()->openFile(experiment_, true));
         QVERIFY(w.form()->config().init.empty());
     }
 
@@ -173,7 +173,7 @@ private slots:
         f.write(R"({"epochs": 3, "sweep": {"workers": [1, 2], "lr": [0.1, 0.2]}})");
         f.close();
         MainWindow w;
-        QVERIFY(w.openFile(file, true));
+        QVERIFY(w.files()->openFile(file, true));
         QCOMPARE(w.form()->config().epochs, 3);
         QVERIFY(w.form()->config().sweep.empty());
         const QString log = w.eventLogText();
@@ -193,7 +193,7 @@ private slots:
         MainWindow w;
         const int epochs = w.form()->config().epochs;
         QString why;
-        QVERIFY(!w.openFile(file, true, &why));
+        QVERIFY(!w.files()->openFile(file, true, &why));
         QVERIFY2(why.contains("workers: serial mode runs exactly 1 worker (got 4)"),
                  qPrintable(why));
         QCOMPARE(w.form()->config().epochs, epochs); // nothing of it applied
@@ -202,7 +202,7 @@ private slots:
 
     void experimentsOpenBeforeTheWeightsGivenWithThem() {
         MainWindow w;
-        const QStringList failed = w.openFiles({weights_, experiment_});
+        const QStringList failed = w.files()->openFiles({weights_, experiment_});
         QVERIFY2(failed.isEmpty(), qPrintable(failed.join('\n')));
         QCOMPARE(w.form()->config().epochs, 7);
         QCOMPARE(QString::fromStdString(w.form()->config().init), weights_);
@@ -222,7 +222,7 @@ private slots:
         MainWindow w;
         const ExperimentConfig before = w.form()->config();
         const QStringList bad{unknown_, brokenJson_, brokenWeights_, missing_};
-        const QStringList failed = w.openFiles(bad);
+        const QStringList failed = w.files()->openFiles(bad);
         QCOMPARE(failed.size(), bad.size());
         const auto saidOf = [&failed](const QString& file) {
             for (const QString& why : failed)
@@ -317,11 +317,11 @@ private slots:
         QStringList expected;
         {
             MainWindow w;
-            QVERIFY(w.openFile(experiment_, true));
-            QVERIFY(w.openFile(outFolder_, true));
-            QVERIFY(w.openFile(weights_, true));
+            QVERIFY(w.files()->openFile(experiment_, true));
+            QVERIFY(w.files()->openFile(outFolder_, true));
+            QVERIFY(w.files()->openFile(weights_, true));
             expected = QStringList{weights_, outFolder_, experiment_};
-            QCOMPARE(w.recentFiles().mid(0, 3), expected);
+            QCOMPARE(w.recent()->files().mid(0, 3), expected);
             const QList<QAction*> entries = recentEntries(w);
             QVERIFY(entries.size() >= 3);
             QCOMPARE(entries[0]->text(), weights_);
@@ -333,33 +333,33 @@ private slots:
             QCOMPARE(w.form()->config().epochs, 2);
             entries[2]->trigger();
             QCOMPARE(w.form()->config().epochs, 7);
-            QCOMPARE(w.recentFiles().first(), experiment_); // now the newest
-            QVERIFY(w.recentFiles().size() <= MainWindow::kRecentFiles);
+            QCOMPARE(w.recent()->files().first(), experiment_); // now the newest
+            QVERIFY(w.recent()->files().size() <= RecentFiles::kMaxFiles);
         }
         {
             MainWindow restarted; // the list comes back from QSettings
-            QCOMPARE(restarted.recentFiles().mid(0, 3),
+            QCOMPARE(restarted.recent()->files().mid(0, 3),
                      (QStringList{experiment_, weights_, outFolder_}));
             QCOMPARE(recentEntries(restarted).first()->text(), experiment_);
             // A file gone since shows as missing, disabled, at the next opening.
             const QString moved = path("moved.json");
             QVERIFY(QFile::copy(experiment_, moved));
-            QVERIFY(restarted.openFile(moved, true));
+            QVERIFY(restarted.files()->openFile(moved, true));
             QVERIFY(QFile::remove(moved));
-            emit restarted.recentMenu()->aboutToShow();
+            emit restarted.recent()->menu()->aboutToShow();
             const QAction* gone = recentEntries(restarted).first();
             QCOMPARE(gone->text(), moved + " (missing)");
             QVERIFY(!gone->isEnabled());
             // Clear empties the list, and the menu has nothing to offer.
-            QAction* clear = restarted.recentMenu()->actions().last();
+            QAction* clear = restarted.recent()->menu()->actions().last();
             QCOMPARE(clear->text().remove('&'), QStringLiteral("Clear the list"));
             clear->trigger();
-            QVERIFY(restarted.recentFiles().isEmpty());
+            QVERIFY(restarted.recent()->files().isEmpty());
             QVERIFY(recentEntries(restarted).isEmpty());
-            QVERIFY(!restarted.recentMenu()->isEnabled());
+            QVERIFY(!restarted.recent()->menu()->isEnabled());
         }
         MainWindow again;
-        QVERIFY(again.recentFiles().isEmpty());
+        QVERIFY(again.recent()->files().isEmpty());
     }
 
     // File > Continue a run: a --out folder with the optimizer's state fills
@@ -385,7 +385,7 @@ private slots:
         experiment.close();
         MainWindow w;
         QString why;
-        QVERIFY2(w.continueRun(dir, true, &why), qPrintable(why));
+        QVERIFY2(w.files()->continueRun(dir, true, &why), qPrintable(why));
         hwl::ExperimentConfig next = w.form()->config();
         QCOMPARE(QString::fromStdString(next.resume), QFileInfo(dir).absoluteFilePath());
         QCOMPARE(next.epochs, 4);
@@ -403,21 +403,21 @@ private slots:
         QVERIFY(w.form()->config().resume.empty());
         QVERIFY(!forget->isEnabled());
         QVERIFY(QFile::remove(dir + "/optimizer.safetensors"));
-        QVERIFY(!w.continueRun(dir, true, &why));
+        QVERIFY(!w.files()->continueRun(dir, true, &why));
         QVERIFY2(why.contains("holds no optimizer.safetensors"), qPrintable(why));
     }
 
     void recentKeepsTheLastTen() {
         MainWindow w;
-        for (int i = 0; i < MainWindow::kRecentFiles + 3; ++i) {
+        for (int i = 0; i < RecentFiles::kMaxFiles + 3; ++i) {
             const QString copy = path(QStringLiteral("e%1.json").arg(i));
             QFile::remove(copy);
             QVERIFY(QFile::copy(experiment_, copy));
-            QVERIFY(w.openFile(copy, true));
+            QVERIFY(w.files()->openFile(copy, true));
         }
-        QCOMPARE(w.recentFiles().size(), MainWindow::kRecentFiles);
-        QCOMPARE(w.recentFiles().first(), path(QStringLiteral("e%1.json").arg(12)));
-        QCOMPARE(recentEntries(w).size(), MainWindow::kRecentFiles);
+        QCOMPARE(w.recent()->files().size(), RecentFiles::kMaxFiles);
+        QCOMPARE(w.recent()->files().first(), path(QStringLiteral("e%1.json").arg(12)));
+        QCOMPARE(recentEntries(w).size(), RecentFiles::kMaxFiles);
     }
 };
 

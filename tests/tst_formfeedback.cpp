@@ -4,6 +4,7 @@
 // words, the wheel that no longer edits an unfocused field, an error under
 // the field it is about, and spin boxes that keep their arrows in red.
 #include "form/experimentform.h"
+#include "form/formwords.h"
 #include "guitestmain.h"
 #include "preset/presets.h"
 #include "uitestutil.h"
@@ -30,6 +31,7 @@
 
 using hwl::ExperimentConfig;
 using hwl::ui::ExperimentForm;
+using hwl::ui::FormWords;
 
 namespace {
 
@@ -246,6 +248,26 @@ private slots:
         wheel(workers);
         QCOMPARE(workers->value(), before - 1);
         QVERIFY(changed.count() >= 1);
+    }
+
+    // FormWords alone, with labels of its own: a key first, a switch's
+    // value, flags anywhere (a flag of no label kept), a mode's name first.
+    void formWordsMapKeysFlagsAndModes() {
+        const FormWords words([](const QString& field) {
+            return field == QLatin1String("lr")      ? QString("Step size")
+                   : field == QLatin1String("share") ? QString("Sharing")
+                                                     : field;
+        });
+        QCOMPARE(words.say("lr", "lr must be positive (--lr 0)"),
+                 QString("Step size must be positive (Step size 0)"));
+        QCOMPARE(words.say("share", "share true needs --no-share off"),
+                 QString("Sharing ticked needs Sharing unticked off"));
+        QCOMPARE(words.say("out", "see --out"), QString("See --out"));
+        const std::string mode = hwl::allStrategies().front()->name;
+        QString said = FormWords::modeLabel(mode) + " takes it";
+        said[0] = said[0].toUpper();
+        QCOMPARE(words.say("mode", QString::fromStdString(mode) + " takes it"), said);
+        QVERIFY(FormWords::modeLabel("no such mode").isEmpty());
     }
 
     // Messages say what the form calls things, never the command line.

@@ -21,7 +21,6 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
-#include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
 
@@ -99,14 +98,9 @@ QToolButton* advancedToggle(const ExperimentForm& form) {
 class TestFormRows : public QObject {
     Q_OBJECT
 
-    QTemporaryDir tmp_;
+    hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
 
 private slots:
-    void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        hwl::test::isolateSettings(tmp_.path());
-    }
-
     void threadHogwildHidesWhatItDoesNotTake() {
         ExperimentForm form;
         const StrategyTraits* threads = hwl::findStrategy("threads", true);

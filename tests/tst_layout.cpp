@@ -8,7 +8,10 @@
 //     no object file of a folder uses a symbol defined in a folder above it
 //     (the dependency a linker makes, which no include shows);
 //   - no mode name is written out as a string outside core/strategy/;
-//   - ui/ holds its files in subfolders, one per part of the window.
+//   - ui/ holds its files in subfolders, one per part of the window (its
+//     rooms), and a room includes only its own headers and the shared
+//     widgets (ui/widgets/); window/, which composes the window out of the
+//     other rooms, includes any room.
 #include "config/experimentconfig.h"
 #include "strategy/catalog.h"
 #include "testpaths.h"
@@ -224,6 +227,30 @@ QString coreFolderOf(const QString& include) {
                                                                                  : QString();
 }
 
+/// ui/'s rooms: one folder per part of the window, and widgets/, what
+/// several of them share. A room includes its own headers and widgets/'s;
+/// window/ (the composition root) includes every room.
+const QStringList kUiRooms = {"charts", "form", "runs", "teaching", "widgets", "window"};
+const QString kSharedRoom = QStringLiteral("widgets");
+const QString kCompositionRoot = QStringLiteral("window");
+
+/// The includes of `file` (a path inside ui/, "runs/x.cpp") that reach into
+/// another room than its own or widgets/, "ui/file includes inc (...)".
+/// Includes of anything but a ui room (the engine, Qt) are not this rule's.
+QStringList crossRoomIncludes(const QString& file, const QStringList& includes) {
+    const QString room = file.section('/', 0, 0);
+    QStringList found;
+    if (room == kCompositionRoot)
+        return found;
+    for (const QString& inc : includes) {
+        const QString to = inc.section('/', 0, 0);
+        if (inc.contains('/') && kUiRooms.contains(to) && to != room && to != kSharedRoom)
+            found << "ui/" + file + " includes " + inc + " (" + room + "/ includes only " + room +
+                         "/ and " + kSharedRoom + "/)";
+    }
+    return found;
+}
+
 /// The string literals of a source file, comments skipped (a small
 /// scanner: escapes are kept as written).
 QStringList stringLiterals(const QString& path) {
@@ -397,6 +424,33 @@ private slots:
             if (entry.fileName() != "CMakeLists.txt")
                 loose << "ui/" + entry.fileName();
         QVERIFY2(loose.isEmpty(), qPrintable("not in a part's subfolder: " + loose.join(", ")));
+    }
+
+    // A room includes its own headers and widgets/'s; only window/ builds
+    // the window out of the other rooms. The same function judges a made-up
+    // list, so the rule is seen to fail where it must.
+    void uiRoomsIncludeOnlyThemselvesAndWidgets() {
+        QStringList violations;
+        for (const QFileInfo& dir :
+             QDir(kRoot + "/ui").entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            if (!kUiRooms.contains(dir.fileName())) {
+                violations << "ui/" + dir.fileName() + " is not in the room list (kUiRooms)";
+                continue;
+            }
+            for (const QString& file : sourceFiles("ui/" + dir.fileName()))
+                violations << crossRoomIncludes(file.mid(kRoot.size() + 4), quotedIncludes(file));
+        }
+        QVERIFY2(violations.isEmpty(), qPrintable(violations.join('\n')));
+
+        const QStringList includes = {"runs/runlibrary.h", "widgets/numbers.h",
+                                      "charts/trainingchart.h", "config/fields.h", "QChart"};
+        const QStringList bad = crossRoomIncludes("runs/x.cpp", includes);
+        QCOMPARE(bad.size(), 1);
+        QVERIFY2(bad[0].endsWith("runs/x.cpp includes charts/trainingchart.h (runs/ includes "
+                                 "only runs/ and widgets/)"),
+                 qPrintable(bad[0]));
+        QCOMPARE(crossRoomIncludes("widgets/x.h", {"form/experimentform.h"}).size(), 1);
+        QVERIFY(crossRoomIncludes("window/x.cpp", includes).isEmpty());
     }
 
     // The checker itself finds what it must (a regression guard for the

@@ -14,7 +14,6 @@
 #include <QAction>
 #include <QMenuBar>
 #include <QSpinBox>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
@@ -42,14 +41,9 @@ ExperimentConfig scheduledRun() {
 class TestLrChart : public QObject {
     Q_OBJECT
 
-    QTemporaryDir tmp_;
+    hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
 
 private slots:
-    void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        hwl::test::isolateSettings(tmp_.path());
-    }
-
     void aScheduledRunDrawsItsRatePerWorker() {
         MainWindow w;
         TrainingChart* chart = w.learningRateChart();

@@ -13,6 +13,7 @@
 #include "teaching/verdict.h"
 #include "testutil.h"
 #include "uitestutil.h"
+#include "window/experimentfiles.h"
 #include "window/mainwindow.h"
 
 #include <QAction>
@@ -90,14 +91,9 @@ quint64 totalSteps(const WorkerTableModel* m) {
 class TestMainWindow : public QObject {
     Q_OBJECT
 
-    QTemporaryDir tmp_;
+    hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
 
 private slots:
-    void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        hwl::test::isolateSettings(tmp_.path());
-    }
-
     void runFillsSeriesAndTableThenStopLeavesNothing() {
         MainWindow w;
         w.show();
@@ -203,20 +199,20 @@ private slots:
         c.batch = 48;
         {
             MainWindow w;
-            QVERIFY(!w.openLastStarted(true)); // nothing started yet
+            QVERIFY(!w.files()->openLastStarted(true)); // nothing started yet
             w.form()->setConfig(c);
             w.startRun();
             QTRY_VERIFY_WITH_TIMEOUT(w.controller()->run() && !w.controller()->busy(), 60000);
         }
         MainWindow w;
         w.form()->setConfig(ExperimentConfig::defaults());
-        QVERIFY(w.openLastStarted(true));
+        QVERIFY(w.files()->openLastStarted(true));
         QCOMPARE(QString::fromStdString(w.form()->config().toJson()),
                  QString::fromStdString(c.toJson()));
         // A corrupt value is refused and changes nothing.
         QSettings().setValue("lastStartedExperiment", "{not json");
         w.form()->setConfig(ExperimentConfig::defaults());
-        QVERIFY(!w.openLastStarted(true));
+        QVERIFY(!w.files()->openLastStarted(true));
         QCOMPARE(QString::fromStdString(w.form()->config().toJson()),
                  QString::fromStdString(ExperimentConfig::defaults().toJson()));
     }
@@ -238,9 +234,9 @@ private slots:
         c.shuffle = false;
         w.form()->setConfig(c);
         const QString path = tmp_.filePath("saved.json");
-        QVERIFY(w.saveExperiment(path, true));
+        QVERIFY(w.files()->saveExperiment(path, true));
         w.form()->setConfig(ExperimentConfig::defaults());
-        QVERIFY(w.openExperiment(path, true));
+        QVERIFY(w.files()->openExperiment(path, true));
         QCOMPARE(QString::fromStdString(w.form()->config().toJson()),
                  QString::fromStdString(c.toJson()));
         // Recent experiments persist.
@@ -250,7 +246,7 @@ private slots:
         QVERIFY(bad.open(QIODevice::WriteOnly));
         bad.write("{\"workers\": \"many\"}");
         bad.close();
-        QVERIFY(!w.openExperiment(bad.fileName(), true));
+        QVERIFY(!w.files()->openExperiment(bad.fileName(), true));
         QCOMPARE(QString::fromStdString(w.form()->config().toJson()),
                  QString::fromStdString(c.toJson()));
         QVERIFY(w.eventLogText().contains("field \"workers\" must be an integer"));
@@ -258,15 +254,15 @@ private slots:
 
     void exportsWriteValidFiles() {
         MainWindow w;
-        QVERIFY(!w.exportWeights(tmp_.filePath("early.safetensors"), true)); // nothing yet
+        QVERIFY(!w.files()->exportWeights(tmp_.filePath("early.safetensors"), true)); // nothing yet
         w.form()->setConfig(smallRun(2, 2));
         w.startRun();
         QTRY_VERIFY_WITH_TIMEOUT(w.controller()->run() && !w.controller()->busy(), 60000);
         const QString st = tmp_.filePath("w.safetensors"), npz = tmp_.filePath("w.npz"),
                       csv = tmp_.filePath("m.csv");
-        QVERIFY(w.exportWeights(st, true));
-        QVERIFY(w.exportWeights(npz, true));
-        QVERIFY(w.exportMetrics(csv, true));
+        QVERIFY(w.files()->exportWeights(st, true));
+        QVERIFY(w.files()->exportWeights(npz, true));
+        QVERIFY(w.files()->exportMetrics(csv, true));
         const auto tensors = readSafetensors(st.toStdString());
         QCOMPARE(tensors.size(), std::size_t(4));
         QCOMPARE(tensors[0].name, std::string("0.weight"));
@@ -282,7 +278,7 @@ private slots:
         QCOMPARE(m.readLine().trimmed(),
                  QByteArray("worker,epoch,step,samples,loss,time,kind,divergence,accuracy"));
         QVERIFY(m.readAll().count(",eval,") == 2);
-        QVERIFY(!w.exportWeights("/proc/nope/w.safetensors", true)); // unwritable: refused
+        QVERIFY(!w.files()->exportWeights("/proc/nope/w.safetensors", true)); // unwritable: refused
     }
 
     // A start that fails while loading (a malformed CSV the form cannot see

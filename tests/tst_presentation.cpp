@@ -25,7 +25,6 @@
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
-#include <QTemporaryDir>
 #include <QTest>
 
 using namespace hwl;
@@ -69,14 +68,9 @@ const Preset* findPreset(const std::vector<Preset>& all, const QString& id) {
 class TestPresentation : public QObject {
     Q_OBJECT
 
-    QTemporaryDir tmp_;
+    hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
 
 private slots:
-    void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        hwl::test::isolateSettings(tmp_.path());
-    }
-
     void timeLeftInWords_data() {
         QTest::addColumn<double>("elapsed");
         QTest::addColumn<double>("done");

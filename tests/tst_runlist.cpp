@@ -24,7 +24,6 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QTableView>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <limits>
@@ -105,14 +104,9 @@ bool tick(QAbstractItemModel* table, int row, bool ticked) {
 class TestRunList : public QObject {
     Q_OBJECT
 
-    QTemporaryDir tmp_;
+    hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
 
 private slots:
-    void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        hwl::test::isolateSettings(tmp_.path());
-    }
-
     void curvesAreBoundedMeans() {
         CurveBuilder b;
         const std::uint64_t steps = 100000;

@@ -5,12 +5,12 @@
 // line per value of a second field through the runs the table shows.
 // Curves made elsewhere open as baselines: TensorBoard's scalar export and
 // a PyTorch script's CSV, each refused by line when malformed.
-#include "charts/scalingchart.h"
 #include "charts/trainingchart.h"
 #include "guitestmain.h"
 #include "runs/runlibrary.h"
 #include "runs/runlistpanel.h"
 #include "runs/runstablemodel.h"
+#include "runs/scalingchart.h"
 #include "testpaths.h"
 #include "testutil.h"
 #include "window/mainwindow.h"
@@ -120,16 +120,11 @@ QList<QPointF> points(const QLineSeries* s) {
 class TestRunsTable : public QObject {
     Q_OBJECT
 
-    QTemporaryDir tmp_;
+    hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
 
     QString file(const QString& name) { return QDir(tmp_.path()).filePath(name); }
 
 private slots:
-    void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        hwl::test::isolateSettings(tmp_.path());
-    }
-
     void theColumnsAreTheFieldsThatVaryThenTheFigures() {
         RunLibrary lib(file("cols/runs.json"));
         for (const SavedRun& r : sweepRuns())

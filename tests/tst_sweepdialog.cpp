@@ -11,6 +11,7 @@
 #include "testutil.h"
 #include "uitestutil.h"
 #include "window/mainwindow.h"
+#include "window/tensorboardlogs.h"
 
 #include "config/fields.h"
 #include "config/sweep.h"
@@ -22,7 +23,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 #include <QToolButton>
@@ -82,14 +82,9 @@ void onDialog(MainWindow* w, std::function<void(SweepDialog*)> work) {
 class TestSweepDialog : public QObject {
     Q_OBJECT
 
-    QTemporaryDir tmp_;
+    hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
 
 private slots:
-    void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        hwl::test::isolateSettings(tmp_.path());
-    }
-
     void rowsOfFieldsPrefilledFromTheExperiment() {
         SweepDialog d(tinyRun(3));
         QCOMPARE(d.rowCount(), 1);
@@ -228,8 +223,8 @@ private slots:
         QVERIFY2(w.form()->isValid(), qPrintable(hwl::test::problemText(*w.form())));
         const int before = w.runLibrary()->size();
         const QString events = tmp_.filePath("tb");
-        w.setTensorBoardFolder(events);
-        QVERIFY(w.tensorBoardAction()->isChecked());
+        w.tensorBoard()->setFolder(events);
+        QVERIFY(w.tensorBoard()->action()->isChecked());
         std::vector<PresetRun> chosen;
         onDialog(&w, [&chosen](SweepDialog* d) {
             d->setRows({{"workers", "1,2"}, {"mode", "threads,threads-locked"}});
@@ -265,8 +260,8 @@ private slots:
                 1);
         }
         QCOMPARE(w.eventLogText().count("TensorBoard: wrote"), 4);
-        w.setTensorBoardFolder({});
-        QVERIFY(!w.tensorBoardAction()->isChecked());
+        w.tensorBoard()->setFolder({});
+        QVERIFY(!w.tensorBoard()->action()->isChecked());
 
         // Cancelled: nothing starts.
         onDialog(&w, [](SweepDialog* d) { d->reject(); });

@@ -1,15 +1,14 @@
 #include "charts/trainingchart.h"
 
 #include "charts/chartaxes.h"
-#include "charts/chartview.h"
-#include "charts/numbers.h"
+#include "widgets/chartview.h"
+#include "widgets/numbers.h"
 
 #include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
 #include <QFontMetricsF>
-#include <QGraphicsLayout>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -70,15 +69,8 @@ const double ChartSample::*TrainingChart::xFieldOf(XAxis axis) {
 
 TrainingChart::TrainingChart(const QString& title, const QString& yTitle, QWidget* parent)
     : QWidget(parent), title_(title), yTitle_(yTitle) {
-    chart_ = new QChart;
+    chart_ = ChartView::makeChart();
     chart_->setTitle(title);
-    chart_->setAnimationOptions(QChart::NoAnimation);
-    chart_->legend()->setAlignment(Qt::AlignBottom);
-    chart_->legend()->setShowToolTips(true);
-    // Room for the curves: no rounded frame nor wide margins around them.
-    chart_->setMargins(QMargins(4, 2, 4, 2));
-    chart_->setBackgroundRoundness(0);
-    chart_->layout()->setContentsMargins(0, 0, 0, 0);
 
     view_ = new ChartView(chart_, this); // takes ownership of chart_
     view_->setRenderHint(QPainter::Antialiasing);
@@ -187,18 +179,17 @@ QLineSeries* TrainingChart::addLineSeries(const QString& name, const QColor& col
 void TrainingChart::setWorkerCount(int n, bool withTestSeries) {
     workers_.clear();
     test_.reset();
-    for (Marks& m : marks_)
-        m.raw.clear();
+    marks_.clear();
     n = std::max(n, 0);
     workers_.resize(std::size_t(n));
     for (int rank = 0; rank < n; ++rank) {
         workers_[std::size_t(rank)].id = rank;
-        resetDerived(workers_[std::size_t(rank)]); // the current smoothing weight
+        workers_[std::size_t(rank)].resetDerived(smoothing_); // the current smoothing weight
     }
     if (withTestSeries) {
         test_ = Series(); // not emplace(): clang 14 deems Series not yet default-constructible here
         test_->id = kTestSeries;
-        resetDerived(*test_);
+        test_->resetDerived(smoothing_);
     }
     recreateLines();
     fitAxes();
@@ -208,96 +199,35 @@ void TrainingChart::appendPoints(int seriesId, const QList<ChartSample>& points)
     Series* s = find(seriesId);
     if (!s || points.isEmpty())
         return;
-    s->raw.append(points);
-    s->dirty = true;
-    enforceRawLimit(*s);
-}
-
-namespace {
-
-/// Halves a history in place: keeps the first and the last sample and, of
-/// each run of 4 samples in between, those with the lowest and the highest
-/// finite value, in their order (the first of the run when none is finite).
-void thinKeepingExtremes(QList<ChartSample>& raw) {
-    const qsizetype n = raw.size();
-    if (n < 4)
-        return;
-    qsizetype out = 1; // raw[0] stays where it is
-    for (qsizetype begin = 1; begin < n - 1; begin += 4) {
-        const qsizetype end = std::min(begin + 4, n - 1);
-        qsizetype lo = -1, hi = -1;
-        for (qsizetype i = begin; i < end; ++i) {
-            const double v = raw[i].value;
-            if (!std::isfinite(v))
-                continue;
-            if (lo < 0 || v < raw[lo].value)
-                lo = i;
-            if (hi < 0 || v > raw[hi].value)
-                hi = i;
-        }
-        if (lo < 0) {
-            raw[out++] = raw[begin];
-        } else if (lo == hi) {
-            raw[out++] = raw[lo];
-        } else {
-            raw[out++] = raw[std::min(lo, hi)];
-            raw[out++] = raw[std::max(lo, hi)];
-        }
-    }
-    raw[out++] = raw[n - 1];
-    raw.resize(out);
-}
-
-} // namespace
-
-void TrainingChart::enforceRawLimit(Series& s) {
-    if (s.raw.size() <= rawLimit_)
-        return;
-    while (s.raw.size() > rawLimit_)
-        thinKeepingExtremes(s.raw);
-    resetDerived(s); // the indices the derived data refers to moved
-    s.dirty = true;
+    s->append(points, rawLimit_, smoothing_);
 }
 
 void TrainingChart::setRawPointLimit(qsizetype limit) {
     rawLimit_ = std::max<qsizetype>(16, limit);
-    forEachSeries([this](Series& s) { enforceRawLimit(s); });
+    forEachSeries([this](Series& s) { s.enforceLimit(rawLimit_, smoothing_); });
 }
 
 void TrainingChart::clear() {
     forEachSeries([this](Series& s) {
         s.raw = QList<ChartSample>(); // frees the memory, unlike QList::clear()
-        resetDerived(s);
+        s.resetDerived(smoothing_);
         s.dirty = true;
     });
-    for (Marks& m : marks_) {
-        m.raw.clear();
-        m.dirty = true;
-    }
+    marks_.clear();
     refresh();
 }
 
 void TrainingChart::markAllDirty() {
     forEachSeries([](Series& s) { s.dirty = true; });
-    for (Marks& m : marks_)
-        m.dirty = true;
-}
-
-void TrainingChart::resetDerived(Series& s) {
-    s.decimated.clear();
-    s.ema = EmaSmoother(smoothing_);
-    s.processed = 0;
-    s.lastX = -std::numeric_limits<double>::infinity();
-    s.sorted = true;
+    marks_.markDirty();
 }
 
 void TrainingChart::resetAllDerived() {
     forEachSeries([this](Series& s) {
-        resetDerived(s);
+        s.resetDerived(smoothing_);
         s.dirty = true;
     });
-    for (Marks& m : marks_)
-        m.dirty = true;
+    marks_.markDirty();
 }
 
 void TrainingChart::setSmoothing(double weight) {
@@ -352,9 +282,7 @@ void TrainingChart::replaceYAxis() {
     chart_->addAxis(axis, Qt::AlignLeft);
     applyFonts(); // the new axis has the theme's
     forEachSeries([axis](Series& s) { s.line->attachAxis(axis); });
-    for (Marks& m : marks_)
-        if (m.scatter)
-            m.scatter->attachAxis(axis);
+    marks_.attachY(axis);
 }
 
 void TrainingChart::setSeriesVisible(int seriesId, bool visible) {
@@ -424,88 +352,15 @@ void TrainingChart::refresh() {
     bool workersChanged = false;
     for (const Series& s : workers_)
         workersChanged = workersChanged || s.dirty;
-    if (band_ && workersChanged)
+    if (bandView_ && workersChanged)
         rebuildBand();
     rebuildMarkers();
     fitAxes();
 }
 
-namespace {
-// Points the axes cannot draw are dropped: non-finite values, and y <= 0 on a
-// log axis. After smoothing, so that the average sees the same data in both
-// scales.
-bool drawable(double x, double y, bool log) {
-    return std::isfinite(x) && std::isfinite(y) && (!log || y > 0);
-}
-} // namespace
-
-void TrainingChart::extendDerived(Series& s) {
-    if (!s.sorted)
-        return;
-    const bool log = logScale_;
-    const double ChartSample::*xField = xFieldOf(xMode_);
-    const qsizetype n = s.raw.size();
-    if (n - s.processed > 4096) // a recompute, or a hidden series catching up
-        s.decimated.reserve(n);
-    for (qsizetype i = s.processed; i < n; ++i) {
-        const ChartSample& c = s.raw[i];
-        const double x = c.*xField;
-        if (x < s.lastX) { // e.g. time stamps from different clocks; rare
-            s.sorted = false;
-            s.decimated.clear();
-            return;
-        }
-        s.lastX = x;
-        const double y = s.ema.next(c.value);
-        const bool ok = drawable(x, y, log);
-        s.decimated.append(ok ? toAxisY(y) : y, ok);
-    }
-    s.processed = n;
-}
-
 void TrainingChart::rebuild(Series& s) {
-    extendDerived(s); // O(points appended since the last rebuild)
-    const double ChartSample::*xField = xFieldOf(xMode_);
-    QList<QPointF> shown;
-    if (s.sorted) {
-        // O(buckets) on top of the new points, see MinMaxDecimator.
-        const std::vector<qsizetype>& kept = s.decimated.select(buckets_);
-        shown.reserve(qsizetype(kept.size()));
-        for (const qsizetype i : kept)
-            shown.append(QPointF(s.raw[i].*xField, s.decimated.value(i)));
-    } else {
-        // x went backwards: sort, smooth, filter and downsample it all, O(n).
-        const bool log = logScale_;
-        QList<QPointF>& pts = scratch_;
-        pts.clear(); // keeps the capacity
-        pts.reserve(s.raw.size());
-        for (const ChartSample& c : s.raw)
-            pts.append(QPointF(c.*xField, c.value));
-        std::stable_sort(pts.begin(), pts.end(),
-                         [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
-        smoothEmaInPlace(pts, smoothing_);
-        pts.erase(std::remove_if(pts.begin(), pts.end(),
-                                 [&](const QPointF& p) { return !drawable(p.x(), p.y(), log); }),
-                  pts.end());
-        shown = downsampleMinMax(pts, buckets_);
-        if (shown.constData() == pts.constData())
-            shown.detach(); // small series: keep scratch_ ours alone
-        if (log)
-            for (QPointF& p : shown)
-                p.setY(toAxisY(p.y()));
-    }
-
-    s.hasExtent = !shown.isEmpty();
-    if (s.hasExtent) {
-        s.minX = shown.front().x();
-        s.maxX = shown.back().x();
-        s.minY = std::numeric_limits<double>::infinity();
-        s.maxY = -std::numeric_limits<double>::infinity();
-        for (const QPointF& p : shown) {
-            s.minY = std::min(s.minY, p.y());
-            s.maxY = std::max(s.maxY, p.y());
-        }
-    }
+    const QList<QPointF> shown =
+        s.displayPoints(xFieldOf(xMode_), smoothing_, logScale_, buckets_, scratch_);
     // Replacing makes Qt Charts recompute the series' geometry: not for nothing.
     if (shown != s.line->points())
         s.line->replace(shown);
@@ -516,22 +371,8 @@ QString TrainingChart::describePoint(int seriesId, double x) const {
     const Series* s = find(seriesId);
     if (!s || s->raw.isEmpty())
         return {};
-    const double ChartSample::*xField = xFieldOf(xMode_);
-    // The nearest raw sample in x (raw is in x order unless !sorted).
-    qsizetype best = 0;
-    if (s->sorted) {
-        const auto it =
-            std::lower_bound(s->raw.begin(), s->raw.end(), x,
-                             [&](const ChartSample& c, double v) { return c.*xField < v; });
-        best = std::min<qsizetype>(it - s->raw.begin(), s->raw.size() - 1);
-        if (best > 0 &&
-            std::abs(s->raw[best - 1].*xField - x) <= std::abs(s->raw[best].*xField - x))
-            --best;
-    } else {
-        for (qsizetype i = 1; i < s->raw.size(); ++i)
-            if (std::abs(s->raw[i].*xField - x) < std::abs(s->raw[best].*xField - x))
-                best = i;
-    }
+    // The nearest raw sample in x.
+    const qsizetype best = s->nearest(xFieldOf(xMode_), x);
     const ChartSample& c = s->raw[best];
     QString text = QStringLiteral("%1\nstep %2 · samples %3 · %4 s\nvalue %5")
                        .arg(s->line->name(), formatCount(std::int64_t(std::llround(c.step))),
@@ -539,7 +380,7 @@ QString TrainingChart::describePoint(int seriesId, double x) const {
                             formatDecimal(c.time, 2), formatSignificant(c.value));
     if (smoothing_ > 0 && s->sorted && best < s->processed)
         text += QStringLiteral(", smoothed %1")
-                    .arg(formatSignificant(fromAxisY(s->decimated.value(best))));
+                    .arg(formatSignificant(fromAxisY(s->decimated.value(best), logScale_)));
     return text;
 }
 
@@ -550,7 +391,7 @@ QList<QPointF> TrainingChart::displayedPoints(int seriesId) const {
     QList<QPointF> points = s->line->points();
     if (logScale_) // as the values are, not as the axis holds them
         for (QPointF& p : points)
-            p.setY(fromAxisY(p.y()));
+            p.setY(fromAxisY(p.y(), logScale_));
     return points;
 }
 

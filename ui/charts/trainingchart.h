@@ -29,9 +29,13 @@
 // size (fewer ticks, "14M" rather than "14000000", short names when narrow),
 // so that Qt Charts never cuts one short with "...".
 #include "charts/chartaxes.h"
-#include "charts/chartsample.h"
+#include "charts/chartband.h"
+#include "charts/chartmarks.h"
+#include "charts/chartseries.h"
 #include "charts/downsampler.h"
+#include "charts/overlaypalette.h"
 #include "charts/smoothing.h"
+#include "widgets/chartsample.h"
 
 #include <QColor>
 #include <QFont>
@@ -47,7 +51,6 @@
 #include <vector>
 
 QT_BEGIN_NAMESPACE
-class QAreaSeries;
 class QCategoryAxis;
 class QChart;
 class QChartView;
@@ -71,18 +74,7 @@ public:
     static constexpr int kOverlayBase = -1000;
     static constexpr int overlaySeries(int index) { return kOverlayBase - index; }
 
-    /// A curve of an earlier run, drawn under this run's curves: dashed, or
-    /// dotted when `dashed` (a test curve), never solid like a worker's.
-    struct Overlay {
-        QString name;
-        QColor color;
-        bool dashed = false;
-        QList<ChartSample> points;
-        /// Another curve of the run of overlay `companionOf` (an earlier
-        /// index; its test loss beside its training loss): drawn in that
-        /// overlay's colour, without a legend entry of its own. -1: none.
-        int companionOf = -1;
-    };
+    using Overlay = ChartOverlay; ///< an earlier run's curve (overlaypalette.h)
     /// Fewest downsampling buckets, whatever the plot width.
     static constexpr int kMinBuckets = 200;
 
@@ -106,9 +98,8 @@ public:
     /// the legend.
     void setOverlays(const QList<Overlay>& overlays);
     int overlayCount() const { return int(overlays_.size()); }
-    /// The colour overlay `index` is drawn in: its own colour, unless that is
-    /// within kMinColorDistance of a worker colour shown (or of another
-    /// overlay's), then turned about the hue circle until it is not.
+    /// The colour overlay `index` is drawn in (OverlayPalette::colorOf()),
+    /// apart from the workers' colours shown and the test series'.
     QColor overlayColor(int index) const;
     /// The run's worker count, for charts that show fewer workers than the
     /// run has (accuracy: none): overlay colours keep clear of the first
@@ -116,9 +107,6 @@ public:
     /// one colour across the window. Applied at the next setOverlays() or
     /// setWorkerCount().
     void setOverlayColorPeers(int workers) { colorPeers_ = workers; }
-    /// How far apart (in RGB, 0..441) an overlay's colour stays from workers'.
-    static constexpr double kMinColorDistance = 90;
-    static double colorDistance(const QColor& a, const QColor& b);
     /// Whether the axes fit the overlays too. Off by default: the axes fit
     /// the live run and overlays are clipped to it (an earlier run of 14M
     /// steps does not squeeze this one into the left edge); overlays set the
@@ -130,12 +118,10 @@ public:
     /// NaN for none. Redraws.
     void setYBounds(double floor, double ceiling);
 
-    /// Marks on the curves: a worker's epoch ends (grey dots at its epoch's
-    /// mean loss) and worker deaths (red crosses where it stopped). Test
-    /// evaluations are the test series' own dots. At most kMaxMarkers of a
-    /// kind are kept (every other one goes when full). Drawn at refresh().
-    enum class Marker { EpochEnd, WorkerDeath };
-    static constexpr qsizetype kMaxMarkers = 512;
+    /// Marks on the curves (ChartMarks): epoch ends and worker deaths, drawn
+    /// at refresh(); test evaluations are the test series' own dots.
+    using Marker = ChartMarker;
+    static constexpr qsizetype kMaxMarkers = ChartMarks::kMaxMarks;
     /// The test series dots each evaluation up to this many of them.
     static constexpr qsizetype kMaxDottedEvaluations = 150;
     void addMarkers(Marker kind, const QList<ChartSample>& points);
@@ -145,7 +131,7 @@ public:
     /// (smoothed like the lines) and a shaded band from the lowest to the
     /// highest worker, in buckets of about a pixel column. Redraws.
     void setBandView(bool on);
-    bool bandView() const { return band_; }
+    bool bandView() const { return bandView_; }
     /// The band's points after the last refresh: mean, lower and upper.
     QList<QPointF> bandPoints(int which) const;
 
@@ -258,23 +244,7 @@ Q_SIGNALS: // (Q_ spelling: usable with QT_NO_KEYWORDS)
     void seriesVisibilityChanged(int seriesId, bool visible);
 
 private:
-    struct Series {
-        int id = 0;
-        QLineSeries* line = nullptr; // owned by chart_
-        QList<ChartSample> raw;
-        bool dirty = true; // displayed points are out of date
-        // Extent of the displayed points; empty when none.
-        bool hasExtent = false;
-        double minX = 0, maxX = 0, minY = 0, maxY = 0;
-
-        // Derived from raw[0, processed) for the current display settings:
-        // the smoothed, drawable-or-NaN values and their min/max blocks.
-        MinMaxDecimator decimated;
-        EmaSmoother ema{0};
-        qsizetype processed = 0;
-        double lastX = -std::numeric_limits<double>::infinity();
-        bool sorted = true; // x never went backwards; else the O(n) fallback
-    };
+    using Series = ChartSeries;
     /// The ChartSample field an x axis mode shows.
     static const double ChartSample::*xFieldOf(XAxis axis);
     Series* find(int seriesId);
@@ -302,12 +272,7 @@ private:
     void queueFitTexts(); ///< fitTexts() once the events queued now are handled
     bool textsQueued_ = false;
     void markAllDirty();
-    /// Display settings changed: derived data is recomputed from the raw data.
-    void resetDerived(Series& s);
     void resetAllDerived();
-    void extendDerived(Series& s);
-    /// Thins s.raw until it holds at most rawLimit_ points (see rawPoints()).
-    void enforceRawLimit(Series& s);
     int wantedBuckets() const;
     bool bucketsOutOfDate(int wanted) const;
     void onPlotAreaChanged();
@@ -331,24 +296,15 @@ private:
     bool legendElided() const;
     double yFloor_ = std::numeric_limits<double>::quiet_NaN();
     double yCeiling_ = std::numeric_limits<double>::quiet_NaN();
-    /// y as the axis holds it: log10(y) on a log scale.
-    double toAxisY(double y) const;
-    double fromAxisY(double y) const;
 
     std::vector<Series> workers_;
     std::optional<Series> test_; // apart, so that a worker's rank indexes workers_
     std::vector<Series> overlays_;
-    struct Marks {
-        QScatterSeries* scatter = nullptr; // owned by chart_
-        QList<ChartSample> raw;
-        bool dirty = false;
-    };
-    Marks marks_[2]; // by Marker
+    ChartMarks marks_;
     void addMarkerSeries();
     void addBandSeries();
-    /// A line's width, a marker's size: `normal` scaled in presentation.
+    /// A line's width: `normal` scaled in presentation.
     double lineWidth(double normal) const;
-    double markerSize(double normal) const;
     /// The theme's fonts, read after it set them; the chart's shown fonts
     /// are these, scaled in presentation (applyFonts()).
     struct Fonts {
@@ -361,11 +317,8 @@ private:
     void applyFonts();
     bool presentation_ = false;
     void rebuildBand();
-    bool band_ = false;
-    QAreaSeries* bandArea_ = nullptr; // owned by chart_ (with its two lines)
-    QLineSeries* bandMean_ = nullptr; // owned by chart_
-    bool hasBand_ = false;
-    double bandMinX_ = 0, bandMaxX_ = 0, bandMinY_ = 0, bandMaxY_ = 0;
+    bool bandView_ = false;
+    ChartBand band_;
     void rebuildMarkers();
     QList<Overlay> overlayDefs_; // names, colours and styles of overlays_
 

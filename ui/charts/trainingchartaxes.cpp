@@ -17,14 +17,6 @@
 
 namespace hwl::ui {
 
-double TrainingChart::toAxisY(double y) const {
-    return logScale_ ? (y > 0 ? std::log10(y) : std::numeric_limits<double>::quiet_NaN()) : y;
-}
-
-double TrainingChart::fromAxisY(double y) const {
-    return logScale_ ? std::pow(10.0, y) : y;
-}
-
 void TrainingChart::fitAxes() {
     if (zoomed_)
         return; // the user's range stays until resetZoom()
@@ -42,8 +34,8 @@ void TrainingChart::fitAxes() {
         if (s.line->isVisible() && s.hasExtent && s.id > kOverlayBase)
             cover(s.minX, s.maxX, s.minY, s.maxY);
     });
-    if (band_ && hasBand_)
-        cover(bandMinX_, bandMaxX_, bandMinY_, bandMaxY_);
+    if (const ChartBand::Extent& band = band_.extent(); bandView_ && band.any)
+        cover(band.minX, band.maxX, band.minY, band.maxY);
     // Overlays are clipped to the live run's range, unless asked to fit or
     // there is no live data yet.
     if (overlaysFitAxes_ || !any)
@@ -124,7 +116,7 @@ AxisTicks TrainingChart::yTicks(double lo, double hi, bool roundOut) const {
 void TrainingChart::clipToBounds(AxisTicks& t) const {
     // The bounds after rounding: accuracy stops at 100, not at the next
     // tick; before fitting, so that the ticks fitted are those shown.
-    const double floor = toAxisY(yFloor_), ceiling = toAxisY(yCeiling_);
+    const double floor = toAxisY(yFloor_, logScale_), ceiling = toAxisY(yCeiling_, logScale_);
     if (std::isfinite(floor) && t.lo < floor)
         t.lo = floor;
     if (std::isfinite(ceiling) && t.hi > ceiling)

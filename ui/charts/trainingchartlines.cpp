@@ -4,8 +4,8 @@
 #include "charts/trainingchart.h"
 
 #include "charts/chartaxes.h"
-#include "charts/chartview.h"
-#include "charts/numbers.h"
+#include "widgets/chartview.h"
+#include "widgets/numbers.h"
 
 #include <QCategoryAxis>
 #include <QChart>
@@ -31,8 +31,7 @@ void TrainingChart::recreateLines() {
         s.line = nullptr;
     });
     chart_->removeAllSeries(); // deletes them, and their legend markers
-    bandArea_ = nullptr;
-    bandMean_ = nullptr;
+    band_.detach();
     for (std::size_t i = 0; i < overlays_.size(); ++i) {
         // Dashed (dotted: a test curve), a hue apart from the workers, named
         // in the legend: an earlier run is never taken for a worker of this one.
@@ -49,7 +48,7 @@ void TrainingChart::recreateLines() {
     addMarkerSeries(); // under the workers' lines, over the overlays
     for (Series& s : workers_)
         s.line = addLineSeries(QStringLiteral("worker %1").arg(s.id), workerColor(s.id), false);
-    if (band_)
+    if (bandView_)
         addBandSeries(); // hides the workers' lines
     if (test_)
         test_->line = addLineSeries(QStringLiteral("test"), testColor_, true);
@@ -115,30 +114,13 @@ void TrainingChart::setDarkTheme(bool dark) {
 }
 
 void TrainingChart::addMarkerSeries() {
-    const struct {
-        const char* name;
-        QScatterSeries::MarkerShape shape;
-        QColor color;
-        qreal size;
-    } kinds[2] = {{"epoch ends", QScatterSeries::MarkerShapeCircle, QColor(128, 128, 128), 5},
-                  {"worker died", QScatterSeries::MarkerShapeRectangle, QColor(220, 30, 30), 11}};
-    for (int k = 0; k < 2; ++k) {
-        auto* scatter = new QScatterSeries;
-        scatter->setName(QString::fromLatin1(kinds[k].name));
-        scatter->setMarkerShape(kinds[k].shape);
-        scatter->setMarkerSize(markerSize(kinds[k].size));
-        chart_->addSeries(scatter);
-        scatter->attachAxis(xAxisItem_);
-        scatter->attachAxis(yAxisItem_);
-        scatter->setColor(kinds[k].color);
-        scatter->setBorderColor(kinds[k].color);
-        for (QLegendMarker* marker : chart_->legend()->markers(scatter))
-            marker->setVisible(false); // named on hover, not in the legend
+    const double scale = presentation_ ? kPresentationMarkerScale : 1.0;
+    for (QScatterSeries* scatter : marks_.attach(chart_, xAxisItem_, yAxisItem_, scale))
         connect(scatter, &QScatterSeries::hovered, this, [this, scatter](QPointF p, bool on) {
             const QString text = on ? QStringLiteral("%1 at %2 %3, value %4")
                                           .arg(scatter->name(), xAxisItem_->titleText(),
                                                formatCount(std::int64_t(std::llround(p.x()))),
-                                               formatSignificant(fromAxisY(p.y()), 4))
+                                               formatSignificant(fromAxisY(p.y(), logScale_), 4))
                                     : QString();
             view_->setHoverText(text);
             if (text.isEmpty())
@@ -146,48 +128,22 @@ void TrainingChart::addMarkerSeries() {
             else
                 QToolTip::showText(QCursor::pos(), text, view_);
         });
-        marks_[k].scatter = scatter;
-        marks_[k].dirty = true;
-    }
 }
 
 void TrainingChart::addMarkers(Marker kind, const QList<ChartSample>& points) {
-    Marks& m = marks_[int(kind)];
-    m.raw.append(points);
-    while (m.raw.size() > kMaxMarkers) { // every other one, the last kept
-        QList<ChartSample> half;
-        for (qsizetype i = m.raw.size() - 1; i >= 0; i -= 2)
-            half.prepend(m.raw[i]);
-        m.raw = half;
-    }
-    m.dirty = true;
+    marks_.add(kind, points);
 }
 
 const QList<ChartSample>& TrainingChart::markers(Marker kind) const {
-    return marks_[int(kind)].raw;
+    return marks_.points(kind);
 }
 
 void TrainingChart::rebuildMarkers() {
-    for (Marks& m : marks_) {
-        if (!m.dirty || !m.scatter)
-            continue;
-        QList<QPointF> pts;
-        for (const ChartSample& c : m.raw) {
-            const double x = c.*xFieldOf(xMode_);
-            if (std::isfinite(x) && std::isfinite(c.value) && (!logScale_ || c.value > 0))
-                pts.append(QPointF(x, toAxisY(c.value)));
-        }
-        m.scatter->replace(pts);
-        m.dirty = false;
-    }
+    marks_.rebuild(xFieldOf(xMode_), logScale_);
 }
 
 double TrainingChart::lineWidth(double normal) const {
     return presentation_ ? normal * kPresentationPenScale : normal;
-}
-
-double TrainingChart::markerSize(double normal) const {
-    return presentation_ ? normal * kPresentationMarkerScale : normal;
 }
 
 void TrainingChart::setPresentation(bool on) {

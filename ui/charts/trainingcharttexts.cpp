@@ -4,7 +4,7 @@
 // an image or SVG at a chosen size, laid out for that size.
 #include "charts/trainingchart.h"
 
-#include "charts/chartview.h"
+#include "widgets/chartview.h"
 
 #include <QCategoryAxis>
 #include <QChart>

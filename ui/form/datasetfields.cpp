@@ -1,6 +1,6 @@
 #include "form/datasetfields.h"
 
-#include "form/formstyle.h"
+#include "widgets/formstyle.h"
 
 #include "util/limits.h"
 

@@ -1,9 +1,10 @@
 #include "form/experimentform.h"
+#include "form/formwords.h"
 
 #include "form/datasetfields.h"
-#include "form/formstyle.h"
 #include "form/modelfields.h"
 #include "form/parallelismfields.h"
+#include "widgets/formstyle.h"
 
 #include "config/fields.h"
 #include "config/preflight.h"
@@ -20,7 +21,6 @@
 #include <QGroupBox>
 #include <QLineEdit>
 #include <QMap>
-#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QThread>
@@ -117,14 +117,6 @@ QString rowLabel(QWidget* field) {
         return text ? text->text().remove(QLatin1Char('&')) : QString();
     }
     return {};
-}
-
-/// The mode list's label of a mode name ("GPU Hogwild (CUDA blocks)"), or empty.
-QString modeLabel(const std::string& name) {
-    const StrategyTraits* t = findStrategy(name, true);
-    if (!t)
-        t = findStrategy(name, false);
-    return t ? QString::fromStdString(t->label) : QString();
 }
 
 } // namespace
@@ -406,51 +398,8 @@ QString ExperimentForm::fieldLabel(const QString& field) const {
 }
 
 QString ExperimentForm::inFormWords(const QString& field, QString message) const {
-    // A mode's name first ("gpu-hogwild takes ..."): as the mode list says it.
-    for (const std::string& name : modeNames()) {
-        const QString n = QString::fromStdString(name);
-        if (message.startsWith(n + ' ') || message.startsWith(n + ':')) {
-            message.replace(0, n.size(), modeLabel(name));
-            break;
-        }
-    }
-    // The field's key first ("lr must be ...", "share false ..."): its label.
-    const Field* own = findField(field.toStdString());
-    if (own && own->type == FieldType::Switch) {
-        for (const bool on : {false, true}) {
-            const QString prefix = field + (on ? QLatin1String(" true") : QLatin1String(" false"));
-            if (message.startsWith(prefix + ' '))
-                message.replace(0, prefix.size(),
-                                fieldLabel(field) + (on ? tr(" ticked") : tr(" unticked")));
-        }
-    }
-    if (message.startsWith(field + ' '))
-        message.replace(0, field.size(), fieldLabel(field));
-    // Flags anywhere ("(--momentum 0)", "--no-share"): the label of the
-    // field they set, for the fields the form shows.
-    static const QRegularExpression flag(QStringLiteral("--[a-z][a-z0-9-]*"));
-    QString out;
-    qsizetype at = 0;
-    for (auto it = flag.globalMatch(message); it.hasNext();) {
-        const QRegularExpressionMatch m = it.next();
-        out += message.mid(at, m.capturedStart() - at);
-        at = m.capturedEnd();
-        const Field* f = findFlag(m.captured().toStdString());
-        const QString key = f ? QString::fromLatin1(f->key) : QString();
-        const QString label = f ? fieldLabel(key) : QString();
-        if (!f || label == key) {
-            out += m.captured();
-        } else if (f->type == FieldType::Switch) {
-            const bool off = f->negation && m.captured() == QLatin1String("--") + f->negation;
-            out += label + (off ? tr(" unticked") : tr(" ticked"));
-        } else {
-            out += label;
-        }
-    }
-    out += message.mid(at);
-    if (!out.isEmpty() && out.at(0).isLower())
-        out[0] = out.at(0).toUpper();
-    return out;
+    return FormWords([this](const QString& key) { return fieldLabel(key); })
+        .say(field, std::move(message));
 }
 
 QStringList ExperimentForm::orderedProblemFields() const {

@@ -100,11 +100,7 @@ public:
     /// rate"), a check box's text in quotes, the group's title for model
     /// and dataset; the name itself for fields the form does not show.
     QString fieldLabel(const QString& field) const;
-    /// An engine message about `field` in the form's words, the one place
-    /// that maps them: the field's key first and any flag become the labels
-    /// of their rows ("--momentum 0" -> "Momentum 0", "--no-share" ->
-    /// "\"Share parameters\" unticked"), a mode name first its label in
-    /// the mode list, and the first letter a capital.
+    /// An engine message about `field` in the form's words (FormWords).
     QString inFormWords(const QString& field, QString message) const;
 
     /// Looks for CUDA devices once, in the background (nothing in builds

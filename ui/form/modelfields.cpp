@@ -1,8 +1,8 @@
 #include "form/modelfields.h"
 
-#include "form/formstyle.h"
 #include "model/modelspec.h"
 #include "util/limits.h"
+#include "widgets/formstyle.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

@@ -1,6 +1,6 @@
 #include "form/parallelismfields.h"
 
-#include "form/formstyle.h"
+#include "widgets/formstyle.h"
 
 #include "config/fields.h"
 #include "strategy/validation.h"

@@ -5,7 +5,7 @@
 // the background and hands its answer to setGpuState()).
 #include "form/parallelismfields.h"
 
-#include "form/formstyle.h"
+#include "widgets/formstyle.h"
 
 #include "config/fields.h"
 #include "launch/devices.h"

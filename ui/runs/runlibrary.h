@@ -15,7 +15,7 @@
 // accuracy charts only when the user ticked it.
 //
 // Threading: GUI thread (it is plain data, no widgets).
-#include "charts/chartsample.h"
+#include "widgets/chartsample.h"
 
 #include <QColor>
 #include <QDateTime>

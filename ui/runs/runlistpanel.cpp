@@ -1,8 +1,8 @@
 #include "runs/runlistpanel.h"
 
-#include "charts/scalingchart.h"
 #include "runs/runlibrary.h"
 #include "runs/runstablemodel.h"
+#include "runs/scalingchart.h"
 
 #include <QAction>
 #include <QHBoxLayout>

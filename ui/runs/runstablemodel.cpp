@@ -1,8 +1,8 @@
 #include "runs/runstablemodel.h"
 
-#include "charts/numbers.h"
 #include "config/fields.h"
 #include "runs/runlibrary.h"
+#include "widgets/numbers.h"
 
 #include <QIcon>
 #include <QPainter>

@@ -1,6 +1,6 @@
 #include "runs/sweepdialog.h"
 
-#include "form/formstyle.h"
+#include "widgets/formstyle.h"
 
 #include "config/fields.h"
 #include "config/sweep.h"

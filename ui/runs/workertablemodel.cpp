@@ -1,6 +1,6 @@
 #include "runs/workertablemodel.h"
 
-#include "charts/numbers.h"
+#include "widgets/numbers.h"
 
 #include <QBrush>
 #include <QColor>

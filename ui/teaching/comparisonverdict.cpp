@@ -1,8 +1,8 @@
 #include "teaching/comparisonverdict.h"
 
-#include "charts/numbers.h"
 #include "io/metricslog.h"
 #include "telemetry/sample.h"
+#include "widgets/numbers.h"
 
 #include <QObject>
 

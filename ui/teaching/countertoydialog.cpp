@@ -1,6 +1,6 @@
 #include "teaching/countertoydialog.h"
 
-#include "charts/numbers.h"
+#include "widgets/numbers.h"
 
 #include <QFormLayout>
 #include <QHeaderView>

@@ -1,7 +1,7 @@
 #include "teaching/verdict.h"
 
-#include "charts/numbers.h"
 #include "strategy/catalog.h"
+#include "widgets/numbers.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

@@ -1,5 +1,7 @@
 #include "window/guiapp.h"
 
+#include "window/experimentfiles.h"
+
 #include "charts/trainingchart.h"
 #include "preset/presets.h"
 #include "teaching/racestepper.h"
@@ -303,7 +305,7 @@ int runGui(int argc, char** argv) {
 
     MainWindow window;
     if (QString why;
-        parser.isSet(config) && !window.openExperiment(parser.value(config), true, &why)) {
+        parser.isSet(config) && !window.files()->openExperiment(parser.value(config), true, &why)) {
         std::fprintf(stderr, "error: %s\n", qPrintable(why)); // names the file and the reason
         return 2;
     }
@@ -317,7 +319,7 @@ int runGui(int argc, char** argv) {
     }
     // Like a drop on the window: each that cannot be opened is said and
     // skipped, and the window opens (a file manager shows no stderr).
-    for (const QString& why : window.openFiles(filesToOpen(parser.positionalArguments())))
+    for (const QString& why : window.files()->openFiles(filesToOpen(parser.positionalArguments())))
         std::fprintf(stderr, "warning: %s\n", qPrintable(why));
     if (parser.isSet(shot))
         return picture(app, window, parser.value(shot), parser.value(after), parser.value(size),

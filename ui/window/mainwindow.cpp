@@ -1,6 +1,5 @@
 #include "window/mainwindow.h"
 
-#include "charts/numbers.h"
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
 #include "runs/metricsexport.h"
@@ -12,7 +11,16 @@
 #include "teaching/explanationpane.h"
 #include "teaching/racestepper.h"
 #include "teaching/verdict.h"
+#include "widgets/numbers.h"
+#include "window/chartcontrols.h"
+#include "window/chartgrid.h"
+#include "window/comparisondriver.h"
+#include "window/experimentfiles.h"
+#include "window/presentationmode.h"
 #include "window/progress.h"
+#include "window/runcharts.h"
+#include "window/tensorboardlogs.h"
+#include "window/windowtheme.h"
 
 #include "io/tensorfile.h"
 #include "strategy/catalog.h"
@@ -32,6 +40,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QResizeEvent>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -56,16 +65,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(tr("Hogwild Lab"));
     setObjectName("MainWindow");
     controller_ = new RunController(this);
+    charts_ = new RunCharts(this);
+    connect(charts_, &RunCharts::redrawDue, this, &MainWindow::refreshCharts);
+    connect(charts_, &RunCharts::eventLogged, this, &MainWindow::logEvent);
+    comparison_ = new ComparisonDriver(this);
     buildActions();
     buildLayout();
+    buildParts();
     buildRunList();
     buildMenus();
-
-    // Charts redraw at most every 40 ms, coalescing all telemetry in between.
-    redrawTimer_ = new QTimer(this);
-    redrawTimer_->setSingleShot(true);
-    redrawTimer_->setInterval(kMinRedrawMs);
-    connect(redrawTimer_, &QTimer::timeout, this, &MainWindow::refreshCharts);
 
     connect(controller_, &RunController::preparing, this, [this](const QString& what) {
         statusLabel_->setText(what);
@@ -74,7 +82,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     connect(controller_, &RunController::started, this, &MainWindow::onStarted);
     connect(controller_, &RunController::failedToStart, this, [this](const QString& message) {
-        comparison_.reset(); // a comparison stops at a run that cannot start
+        comparison_->stop(); // a comparison stops at a run that cannot start
         logEvent(tr("Could not start: %1").arg(message), true);
         statusLabel_->setText(tr("Could not start"));
         updateActions();
@@ -84,12 +92,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         statusLabel_->setText(tr("Stopped while loading"));
         updateActions();
     });
-    connect(controller_, &RunController::samplesArrived, this, &MainWindow::onSamples);
+    connect(controller_, &RunController::samplesArrived, this, [this](const QList<Sample>& s) {
+        const Run* run = controller_->run();
+        charts_->addSamples(s, run ? run->config().epochs : 1, run ? run->config().workers : 1,
+                            run && run->info().testRows > 0);
+    });
     connect(
         controller_, &RunController::workersUpdated, this, [this](const QList<WorkerRow>& rows) {
             workerModel_->setRows(rows);
-            chartLostUpdates(rows);
-            chartRates(rows);
+            charts_->addWorkerRows(rows, controller_->elapsed());
             double rate = 0;
             for (const auto& r : rows)
                 rate += r.samplesPerSecond;
@@ -106,7 +117,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     form_->startGpuProbe();
 
     restoreSettings();
-    if (QSettings().value(kPresentationKey, false).toBool())
+    if (QSettings().value(PresentationMode::kSettingsKey, false).toBool())
         setPresentation(true);
     connect(explanation_, &ExplanationPane::instrumentRequested, this, [this](const QString& what) {
         if (what == QLatin1String("race-stepper"))
@@ -126,6 +137,35 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::buildParts() {
+    theme_ = new WindowTheme(this);
+    connect(theme_, &WindowTheme::changed, this, [this](bool dark) {
+        form_->setDarkStyle(dark);
+        for (TrainingChart* chart : charts_->all())
+            chart->setDarkTheme(dark);
+    });
+    files_ = new ExperimentFiles(form_, explanation_, controller_, this);
+    connect(files_, &ExperimentFiles::eventLogged, this, &MainWindow::logEvent);
+    connect(files_, &ExperimentFiles::statusShown, statusBar(), &QStatusBar::showMessage);
+    files_->setRunOpener([this](const QString& path, bool quiet, QString* why) {
+        return openRun(path, quiet, why);
+    });
+}
+
+void MainWindow::prepareCharts(const ExperimentConfig& config) {
+    charts_->prepare(config, comparison_->record());
+    runOnCharts_.clear();
+    // Many workers read best as a mean and a band, unless the user chose.
+    if (chartControls_->suggestBand(config.workers))
+        logEvent(tr("%1 workers: the charts show their mean and range (untick Mean and "
+                    "band for a line each)")
+                     .arg(config.workers));
+}
+
+void MainWindow::refreshCharts() {
+    charts_->refresh(isVisible());
+}
 
 void MainWindow::buildActions() {
     startAction_ = new QAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Start"), this);
@@ -151,38 +191,15 @@ void MainWindow::buildActions() {
 
 void MainWindow::buildLayout() {
     buildDock();
-    buildToolbar();
+    QToolBar* toolbar = buildToolbar();
     buildCentre();
+    presentation_ = new PresentationMode(
+        {this, dock_, explanation_, mainSplitter_, centreSplitter_, bottomTabs_, grid_}, toolbar);
     statusLabel_ = new QLabel(tr("Ready"));
     statusBar()->addWidget(statusLabel_, 1);
     progress_ = new RunProgress;
     statusBar()->addPermanentWidget(progress_);
     wireProgress();
-    connect(smoothing_, &QSlider::valueChanged, this, [this](int v) {
-        smoothingValue_->setText(QString::number(v / 100.0, 'f', 2) + ' ');
-        for (TrainingChart* chart : charts())
-            chart->setSmoothing(v / 100.0);
-        refreshCharts();
-    });
-    connect(xAxis_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        for (TrainingChart* chart : charts())
-            chart->setXAxis(TrainingChart::XAxis(i));
-        refreshCharts();
-    });
-    connect(band_, &QCheckBox::clicked, this, [this] { bandTouched_ = true; });
-    connect(band_, &QCheckBox::toggled, this, [this](bool on) {
-        for (TrainingChart* chart :
-             {lossChart_, divergenceChart_, rateChart_, lostChart_, lrChart_})
-            chart->setBandView(on);
-        refreshCharts();
-    });
-    connect(logScale_, &QCheckBox::toggled, this, [this](bool on) {
-        for (TrainingChart* chart : charts())
-            chart->setLogScale(on);
-        refreshCharts();
-    });
-    for (TrainingChart* chart : charts())
-        chart->setSmoothing(smoothing_->value() / 100.0);
 }
 
 void MainWindow::wireProgress() {
@@ -215,11 +232,10 @@ void MainWindow::buildDock() {
     addDockWidget(Qt::LeftDockWidgetArea, dock);
 }
 
-void MainWindow::buildToolbar() {
+QToolBar* MainWindow::buildToolbar() {
     // Run control and chart controls.
     auto* toolbar = addToolBar(tr("Run"));
     toolbar->setObjectName("RunToolbar");
-    buildPresentationActions(toolbar);
     toolbar->addAction(startAction_);
     toolbar->addAction(pauseAction_);
     toolbar->addAction(stopAction_);
@@ -237,67 +253,23 @@ void MainWindow::buildToolbar() {
             [this](int v) { controller_->setPace(std::uint32_t(v)); });
     toolbar->addWidget(pace_);
     toolbar->addSeparator();
-    toolbar->addWidget(new QLabel(tr(" Smoothing ")));
-    smoothing_ = new QSlider(Qt::Horizontal);
-    smoothing_->setRange(0, 99);
-    smoothing_->setValue(60);
-    smoothing_->setMaximumWidth(140);
-    smoothing_->setToolTip(tr("Exponential moving average, debiased (as TensorBoard)"));
-    toolbar->addWidget(smoothing_);
-    smoothingValue_ = new QLabel(QStringLiteral("0.60 "));
-    toolbar->addWidget(smoothingValue_);
-    toolbar->addWidget(new QLabel(tr(" X axis ")));
-    xAxis_ = new QComboBox;
-    xAxis_->addItems({tr("Step"), tr("Samples"), tr("Wall time (s)")});
-    toolbar->addWidget(xAxis_);
-    logScale_ = new QCheckBox(tr("Log scale"));
-    toolbar->addWidget(logScale_);
-    band_ = new QCheckBox(tr("Mean and band"));
-    band_->setObjectName("bandView");
-    band_->setToolTip(tr("Instead of a line per worker: their mean and a band from the lowest "
-                         "to the highest worker. On by itself for 8 workers or more"));
-    toolbar->addWidget(band_);
+    chartControls_ = new ChartControls(charts_, toolbar);
+    connect(chartControls_, &ChartControls::redrawRequested, this, &MainWindow::refreshCharts);
+    return toolbar;
 }
 
 void MainWindow::buildCentre() {
     // The charts above, workers and events below; explanation on the right.
-    buildCharts();
-    // The loss over the width; below, two rows of two (the second may hold
-    // a third, the learning rate) side by side (a hidden
-    // chart gives its room to its neighbour, a row of hidden ones goes).
-    chartSplitter_ = new QSplitter(Qt::Vertical);
-    chartSplitter_->addWidget(lossChart_);
-    chartSplitter_->setChildrenCollapsible(false); // a chart is shown readable, or not at all
-    for (int i = 0; i < 2; ++i) {
-        auto* row = chartRows_[i] = new QSplitter(Qt::Horizontal);
-        row->setChildrenCollapsible(false);
-        row->addWidget(i == 0 ? accuracyChart_ : rateChart_);
-        row->addWidget(i == 0 ? divergenceChart_ : lostChart_);
-        if (i == 1)
-            row->addWidget(lrChart_);
-        chartSplitter_->addWidget(row);
-    }
-    chartSplitter_->setStretchFactor(0, 3); // the loss chart gets the most room
-    chartSplitter_->setStretchFactor(1, 2);
-    chartSplitter_->setStretchFactor(2, 2);
-
     workerModel_ = new WorkerTableModel(this);
-    workerTable_ = new QTableView;
-    workerModel_->setUpView(workerTable_);
+    auto* workerTable = new QTableView;
+    workerModel_->setUpView(workerTable);
     eventLog_ = new QPlainTextEdit;
     eventLog_->setReadOnly(true);
     eventLog_->setMaximumBlockCount(5000);
     auto* bottom = bottomTabs_ = new QTabWidget;
-    bottom->addTab(workerTable_, tr("Workers"));
+    bottom->addTab(workerTable, tr("Workers"));
     bottom->addTab(eventLog_, tr("Events"));
     // Lines that came while the tab was hidden: show the newest on opening it.
-    // In presentation the tabs are a strip: a click opens them, a click on
-    // the open tab folds them again.
-    connect(bottom, &QTabWidget::tabBarClicked, this, [this](int i) {
-        if (presentation_)
-            setBottomTabsCollapsed(!bottomTabs_->property("collapsed").toBool() &&
-                                   i == bottomTabs_->currentIndex());
-    });
     connect(bottom, &QTabWidget::currentChanged, this, [this](int) {
         if (eventLog_->isVisible() && eventLog_->textCursor().atEnd())
             eventLog_->verticalScrollBar()->setValue(eventLog_->verticalScrollBar()->maximum());
@@ -305,7 +277,8 @@ void MainWindow::buildCentre() {
 
     explanation_ = new ExplanationPane;
 
-    QWidget* charts = buildChartsArea();
+    verdict_ = new VerdictBanner;
+    QWidget* charts = grid_ = new ChartGrid(charts_, verdict_);
     auto* centre = centreSplitter_ = new QSplitter(Qt::Vertical);
     centre->addWidget(charts);
     centre->addWidget(bottom);
@@ -317,28 +290,6 @@ void MainWindow::buildCentre() {
     mainSplitter_->setStretchFactor(0, 4);
     mainSplitter_->setStretchFactor(1, 1);
     setCentralWidget(mainSplitter_);
-}
-
-QWidget* MainWindow::buildChartsArea() {
-    // The verdict banner sits over the charts, where the eye is; a long one
-    // scrolls rather than squeezing the charts (fitChartRows() bounds it).
-    verdict_ = new VerdictBanner;
-    verdictScroll_ = new QScrollArea;
-    verdictScroll_->setObjectName("verdictArea");
-    verdictScroll_->setWidget(verdict_);
-    verdictScroll_->setWidgetResizable(true);
-    verdictScroll_->setFrameShape(QFrame::NoFrame);
-    verdictScroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    verdict_->hide();       // setWidget() showed it: hidden until a run ends
-    verdictScroll_->hide(); // with the banner
-    verdict_->installEventFilter(this);
-    auto* charts = chartsArea_ = new QWidget;
-    charts->installEventFilter(this);
-    auto* chartsLayout = new QVBoxLayout(charts);
-    chartsLayout->setContentsMargins(0, 0, 0, 0);
-    chartsLayout->addWidget(verdictScroll_);
-    chartsLayout->addWidget(chartSplitter_, 1);
-    return charts;
 }
 
 void MainWindow::updateActions() {
@@ -391,41 +342,20 @@ void MainWindow::startRun() {
                 startComparison(p.compare);
                 return;
             }
-    comparison_.reset();
+    comparison_->stop();
     startConfig(form_->config());
-}
-
-bool MainWindow::startComparison(const std::vector<PresetRun>& runs) {
-    if (controller_->busy() || runs.empty())
-        return false;
-    comparison_.emplace(runs);
-    // What it compares comes from its preset (a comparison of no preset: samples/s).
-    const hwl::Preset* preset = comparingPreset(presets_, explanation_->activePreset(), runs);
-    compared_ = std::make_unique<ComparisonRecord>();
-    compared_->title = preset ? QString::fromStdString(preset->name) : tr("Comparison");
-    compared_->figure = preset ? preset->compares : hwl::ComparedFigure::None;
-    compared_->planned = int(runs.size());
-    // The comparison overlays its own runs, not whatever was ticked before.
-    if (const QString why = runs_->untickAll(); !why.isEmpty())
-        logEvent(why, true);
-    logEvent(tr("Comparison: %1 runs, one after another; each stays in the Runs tab, "
-                "overlaid on the next (earlier runs are unticked, not deleted). Stop ends "
-                "the comparison")
-                 .arg(formatCount(std::uint64_t(runs.size()))));
-    startConfig(comparison_->current()->config);
-    return true;
 }
 
 void MainWindow::startConfig(const ExperimentConfig& experiment) {
     ExperimentConfig config = experiment;
     if (config.tensorboard.empty())
-        config.tensorboard = tensorBoardDir_.toStdString();
+        config.tensorboard = tensorBoard_->folder().toStdString();
     if (!config.tensorboard.empty()) // each run its own folder under the chosen one
         config.tensorboard =
-            tensorBoardRunFolder(QString::fromStdString(config.tensorboard),
-                                 comparison_ && comparison_->current()
-                                     ? QString::fromStdString(comparison_->current()->label)
-                                     : QString())
+            TensorBoardLogs::runFolder(QString::fromStdString(config.tensorboard),
+                                       comparison_->current()
+                                           ? QString::fromStdString(comparison_->current()->label)
+                                           : QString())
                 .toStdString();
     if (config.workers > QThread::idealThreadCount())
         logEvent(tr("%1 workers on %2 cores: they will time-share the CPUs, so adding workers "
@@ -433,28 +363,15 @@ void MainWindow::startConfig(const ExperimentConfig& experiment) {
                      .arg(config.workers)
                      .arg(QThread::idealThreadCount()),
                  true);
-    if (comparison_ && comparison_->current() && compared_) {
-        compared_->current = QString::fromStdString(comparison_->current()->label);
-        const QString run = formatCount(std::uint64_t(comparison_->index() + 1));
-        const QString of = formatCount(std::uint64_t(comparison_->size()));
-        logEvent(tr("Comparison run %1 of %2: %3").arg(run, of, compared_->current));
-        comparisonStatus_->setText(tr("Run %1 of %2: %3").arg(run, of, compared_->current));
-        comparisonStatus_->show();
-    } else {
-        endComparison(); // a run of its own: no comparison table at its end
-    }
+    comparison_->runStarting(); // a run of its own ends the comparison
     chartedModel_ = QString::fromStdString(config.model);
     chartedDataset_ = QString::fromStdString(config.dataset);
     prepareCharts(config);
-    deathsMarked_.clear();
     verdict_->hide();
     workerModel_->setRows({});
     updateOverlays(); // against this run's model and dataset
     controller_->start(config);
-    // Kept at once (and synced), so that a crash of the app loses no experiment.
-    QSettings settings;
-    settings.setValue(kLastStartedKey, QString::fromStdString(experiment.toJson()));
-    settings.sync();
+    ExperimentFiles::rememberStarted(experiment); // at once: a crash loses no experiment
     lastStartedAction_->setEnabled(true);
     updateActions();
 }
@@ -476,9 +393,9 @@ void MainWindow::stopRun() {
     if (!controller_->busy())
         return;
     controller_->stop();
-    if (comparison_)
+    if (comparison_->runIndex() >= 0)
         logEvent(tr("The comparison ends with this run"));
-    comparison_.reset();
+    comparison_->stop();
     logEvent(tr("Stop requested"));
 }
 
@@ -491,16 +408,18 @@ void MainWindow::onStarted(int workers, const QStringList& notes) {
                  .arg(formatCount(c.epochs)));
     for (const auto& note : notes)
         logEvent(note, true);
-    showChart(accuracyChart_,
-              controller_->run()->info().testRows > 0 || accuracyChart_->overlayCount() > 0);
+    charts_->show(charts_->accuracy(), controller_->run()->info().testRows > 0 ||
+                                           charts_->accuracy()->overlayCount() > 0);
     updateActions();
 }
 
 void MainWindow::onFinished(const RunSummary& s) {
     refreshCharts();
     keepFinishedRun(s);
-    recordComparedRun(s);
-    continueComparison(s);
+    if (const Run* run = controller_->run())
+        comparison_->recordRun(s, workersAreProcesses(run->config()),
+                               meanDivergence(controller_->metrics()));
+    comparison_->runEnded(s);
     QString line = tr("Run %1 after %2 epochs: %3 samples/s over %4 s")
                        .arg(QString::fromLatin1(stateName(s.state)), formatCount(s.epochsCompleted),
                             formatDecimal(s.samplesPerSecond, 0), formatDecimal(s.trainSeconds, 2));
@@ -509,9 +428,9 @@ void MainWindow::onFinished(const RunSummary& s) {
     logEvent(line, s.state == RunState::Failed);
     // A comparison's verdict is its table, once its last run ended (while
     // its next run starts: none).
-    if (!comparison_ && compared_)
-        endComparison();
-    else if (!comparison_ && controller_->run())
+    if (comparison_->runIndex() < 0 && comparison_->record())
+        comparison_->end();
+    else if (comparison_->runIndex() < 0 && controller_->run())
         verdict_->showVerdict(verdictOf(controller_->run()->config(), s, controller_->pace()));
     if (!s.failure.empty())
         logEvent(tr("Failure: %1").arg(QString::fromStdString(s.failure)), true);
@@ -534,7 +453,6 @@ bool MainWindow::applyPreset(const QString& name) {
         pace_->setValue(int(preset.pace));
         // The new explanation is not left under the last run's verdict and curves.
         verdict_->hide();
-        deathsMarked_.clear();
         workerModel_->setRows({});
         chartedModel_ = QString::fromStdString(preset.config.model);
         chartedDataset_ = QString::fromStdString(preset.config.dataset);
@@ -558,20 +476,55 @@ void MainWindow::restoreSettings() {
     }
     restoreState(settings.value("window/state").toByteArray());
     mainSplitter_->restoreState(settings.value("window/mainSplitter").toByteArray());
-    chartSplitter_->restoreState(settings.value("window/chartRows").toByteArray());
+    grid_->restoreState(settings.value("window/chartRows").toByteArray());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
     // In presentation, the layout to come back to is the one it replaced.
-    settings.setValue("window/state", presentation_ ? normalState_ : saveState());
-    settings.setValue("window/mainSplitter",
-                      presentation_ ? normalMain_ : mainSplitter_->saveState());
-    settings.setValue("window/chartRows", chartSplitter_->saveState());
-    comparison_.reset(); // no next run
+    settings.setValue("window/state", presentation_->normalWindowState());
+    settings.setValue("window/mainSplitter", presentation_->normalMainState());
+    settings.setValue("window/chartRows", grid_->saveState());
+    comparison_->stop(); // no next run
     controller_->stop(); // the controller's destructor waits for the workers
     event->accept();
+}
+
+void MainWindow::setPresentation(bool on, bool remember) {
+    presentation_->setOn(on, remember);
+}
+
+int MainWindow::comparisonRun() const {
+    return comparison_->runIndex();
+}
+
+QCheckBox* MainWindow::bandBox() const {
+    return chartControls_->band();
+}
+
+bool MainWindow::presentation() const {
+    return presentation_->isOn();
+}
+
+QAction* MainWindow::presentationAction() const {
+    return presentation_->action();
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    // Once per window: a small window squeezes the charts, presentation
+    // gives them the room.
+    if (!smallHintShown_ && !presentation_->isOn() &&
+        (event->size().width() < kSmallWidth || event->size().height() < kSmallHeight)) {
+        smallHintShown_ = true;
+        // Once the window shows: a message given before would be drawn over
+        // the status bar's own text.
+        QTimer::singleShot(0, this, [this] {
+            statusBar()->showMessage(
+                tr("Small window: View > Presentation gives the charts the room (F5)"), 20000);
+        });
+    }
 }
 
 } // namespace hwl::ui

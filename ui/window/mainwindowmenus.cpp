@@ -10,6 +10,9 @@
 #include "teaching/countertoydialog.h"
 #include "teaching/explanationpane.h"
 #include "teaching/racestepper.h"
+#include "window/experimentfiles.h"
+#include "window/helpmenu.h"
+#include "window/recentfiles.h"
 
 #include "io/atomicfile.h"
 #include "strategy/catalog.h"
@@ -56,7 +59,7 @@ void addChartSaving(QMenu* file, MainWindow* window) {
                 path += filter.contains(QLatin1String("*.svg")) ? QStringLiteral(".svg")
                                                                 : QStringLiteral(".png");
             if (!path.isEmpty())
-                window->saveChart(c.chart, path, false, *size);
+                window->files()->saveChart(c.chart, path, false, *size);
         });
 }
 
@@ -68,41 +71,43 @@ void MainWindow::buildMenus() {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open experiment"), {},
                                                           tr("Experiments (*.json)"));
         if (!path.isEmpty())
-            openExperiment(path);
+            files_->openExperiment(path);
     });
-    recentMenu_ = file->addMenu(tr("Open &recent"));
-    // Anew at each opening: a file deleted since shows as missing.
-    connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
-    lastStartedAction_ =
-        file->addAction(tr("Open &last started experiment"), this, [this] { openLastStarted(); });
-    lastStartedAction_->setEnabled(!QSettings().value(kLastStartedKey).toString().isEmpty());
+    recent_ = new RecentFiles(file->addMenu(tr("Open &recent")), this);
+    connect(files_, &ExperimentFiles::fileUsed, recent_, &RecentFiles::add);
+    connect(recent_, &RecentFiles::openRequested, this,
+            [this](const QString& path) { files_->openFile(path); });
+    lastStartedAction_ = file->addAction(tr("Open &last started experiment"), this,
+                                         [this] { files_->openLastStarted(); });
+    lastStartedAction_->setEnabled(
+        !QSettings().value(ExperimentFiles::kLastStartedKey).toString().isEmpty());
     file->addAction(tr("&Save experiment…"), QKeySequence::Save, this, [this] {
         const QString path = QFileDialog::getSaveFileName(
             this, tr("Save experiment"), "experiment.json", tr("Experiments (*.json)"));
         if (!path.isEmpty())
-            saveExperiment(path);
+            files_->saveExperiment(path);
     });
     file->addAction(tr("Open r&un (metrics.csv)…"), this, [this] { chooseRunToOpen(false); });
     file->addAction(tr("Open run from a --out &folder…"), this, [this] { chooseRunToOpen(true); });
-    addInitialWeightsActions(file);
+    files_->addInitialWeightsActions(file);
     file->addSeparator();
     file->addAction(tr("Export weights (&safetensors)…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(
             this, tr("Export weights"), "weights.safetensors", tr("safetensors (*.safetensors)"));
         if (!path.isEmpty())
-            exportWeights(path);
+            files_->exportWeights(path);
     });
     file->addAction(tr("Export weights (&NumPy .npz)…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export weights"), "weights.npz",
                                                           tr("NumPy (*.npz)"));
         if (!path.isEmpty())
-            exportWeights(path);
+            files_->exportWeights(path);
     });
     file->addAction(tr("Export &metrics CSV…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export metrics"), "metrics.csv",
                                                           tr("CSV (*.csv)"));
         if (!path.isEmpty())
-            exportMetrics(path);
+            files_->exportMetrics(path);
     });
     addChartSaving(file, this);
     file->addSeparator();
@@ -133,77 +138,8 @@ void MainWindow::buildMenus() {
     presetsMenu_->addAction(tr("&Race stepper…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
                             this, [this] { raceStepper()->show(); });
     buildViewMenu();
-    buildHelpMenu();
-    rebuildRecentMenu();
-    acceptFileDrops();
-}
-
-QString MainWindow::helpText(const QString& topic) const {
-    if (topic == QLatin1String("shortcuts"))
-        return tr("<h3>Keyboard shortcuts</h3><table>"
-                  "<tr><td>Ctrl+R</td><td>Start</td></tr>"
-                  "<tr><td>Ctrl+P</td><td>Pause / Resume</td></tr>"
-                  "<tr><td>Ctrl+E</td><td>One step while paused</td></tr>"
-                  "<tr><td>Ctrl+T</td><td>Stop</td></tr>"
-                  "<tr><td>Alt+1 ... Alt+9</td><td>The first nine presets, in menu order</td></tr>"
-                  "<tr><td>Alt+0</td><td>The shared-counter toy</td></tr>"
-                  "<tr><td>Ctrl+Shift+R</td><td>The race stepper</td></tr>"
-                  "<tr><td>Ctrl+O / Ctrl+S</td><td>Open / save an experiment</td></tr>"
-                  "<tr><td>Ctrl+1 / 2 / 3</td><td>The Workers, Events and Runs tabs</td></tr>"
-                  "<tr><td>On a chart</td><td>drag: zoom into a rectangle; wheel or + / -: "
-                  "zoom; double-click or 0: the whole run; right click: zoom out; hover: "
-                  "the point's step, time and value</td></tr>"
-                  "<tr><td>F1</td><td>The modes and pitfalls</td></tr>"
-                  "<tr><td>F5</td><td>Presentation, for a projector (on / off)</td></tr></table>");
-    if (topic == QLatin1String("modes")) {
-        QString html = tr("<h3>The modes</h3><ul>");
-        for (const StrategyTraits* t : allStrategies())
-            html +=
-                QStringLiteral("<li><b>%1</b>: %2%3</li>")
-                    .arg(QString::fromStdString(t->label).toHtmlEscaped(),
-                         QString::fromStdString(t->help).toHtmlEscaped(),
-                         t->unavailable.empty()
-                             ? QString()
-                             : QStringLiteral(" <i>(%1)</i>")
-                                   .arg(QString::fromStdString(t->unavailable).toHtmlEscaped()));
-        return html +
-               tr("</ul><h3>The pitfalls, and where to see them</h3><ul>"
-                  "<li><b>Parameters not shared</b> (untick Share parameters): each process "
-                  "trains a private copy and the test accuracy never moves.</li>"
-                  "<li><b>CUDA before fork</b>: a forked child cannot use its parent's CUDA "
-                  "context; fork is refused, spawn and forkserver work.</li>"
-                  "<li><b>Lost updates</b> (Count lost updates): lock-free writes of the same "
-                  "parameters overlap and one replaces the other; the lock loses none.</li>"
-                  "<li><b>fork from a process with threads</b>: the child gets only the "
-                  "forking thread; forkserver avoids it.</li></ul>"
-                  "<p>Each preset says what to look at, beside the charts.</p>");
-    }
-    return tr("<h3>Hogwild Lab %1</h3><p>A workbench for parallel SGD: serial, Hogwild over "
-              "threads and processes, locked, data-parallel (threads, processes, MPI; CUDA "
-              "where built), with live loss, divergence and lost updates from shared "
-              "memory, and weights for PyTorch and NumPy.</p><p>Built with Qt %2.</p>"
-              "<p>Free software under the MIT License (the LICENSE file; Debian calls it "
-              "Expat): use, copy, change and share it, keeping the copyright notice.</p>")
-        .arg(QStringLiteral(HWL_VERSION), QString::fromLatin1(qVersion()));
-}
-
-void MainWindow::buildHelpMenu() {
-    auto* help = menuBar()->addMenu(tr("&Help"));
-    const struct {
-        QString label, topic;
-        QKeySequence keys;
-    } entries[] = {{tr("&Modes and pitfalls"), "modes", QKeySequence::HelpContents},
-                   {tr("&Keyboard shortcuts"), "shortcuts", {}},
-                   {tr("&About Hogwild Lab"), "about", {}}};
-    for (const auto& e : entries)
-        help->addAction(e.label, e.keys, this, [this, e] {
-            QMessageBox box(this);
-            // The menu's text without its mnemonic marker ("&Modes ...").
-            box.setWindowTitle(QString(e.label).remove(QLatin1Char('&')));
-            box.setTextFormat(Qt::RichText);
-            box.setText(helpText(e.topic));
-            box.exec();
-        });
+    new HelpMenu(menuBar(), this);
+    files_->acceptFileDrops();
 }
 
 RaceStepperDialog* MainWindow::raceStepper() {

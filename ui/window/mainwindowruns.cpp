@@ -1,8 +1,7 @@
-// MainWindow's run list: finished runs kept, overlaid, opened from files,
-// and a comparison's runs made one after another.
+// MainWindow's run list: finished runs kept, overlaid, opened from files;
+// the comparison driver's signals wired.
 #include "window/mainwindow.h"
 
-#include "charts/numbers.h"
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
 #include "runs/runlibrary.h"
@@ -10,6 +9,10 @@
 #include "teaching/comparisonverdict.h"
 #include "teaching/explanationpane.h"
 #include "teaching/verdict.h"
+#include "widgets/numbers.h"
+#include "window/comparisondriver.h"
+#include "window/recentfiles.h"
+#include "window/runcharts.h"
 
 #include "strategy/catalog.h"
 
@@ -45,12 +48,15 @@ void MainWindow::buildRunList() {
             [this](const QString& why) { logEvent(why, true); });
     connect(runPanel_, &RunListPanel::runTicked, this, &MainWindow::onRunTicked);
     // Where a comparison is, on screen while it goes (the event log scrolls).
-    comparisonStatus_ = new QLabel;
-    comparisonStatus_->setObjectName("comparisonStatus");
-    comparisonStatus_->hide();
-    statusBar()->addPermanentWidget(comparisonStatus_);
-    connect(controller_, &RunController::failedToStart, this, &MainWindow::endComparison);
-    connect(controller_, &RunController::stoppedWhileLoading, this, &MainWindow::endComparison);
+    statusBar()->addPermanentWidget(comparison_->statusLabel());
+    connect(controller_, &RunController::failedToStart, comparison_, &ComparisonDriver::end);
+    connect(controller_, &RunController::stoppedWhileLoading, comparison_, &ComparisonDriver::end);
+    connect(comparison_, &ComparisonDriver::eventLogged, this, &MainWindow::logEvent);
+    connect(comparison_, &ComparisonDriver::verdictReady, verdict_, &VerdictBanner::showVerdict);
+    connect(comparison_, &ComparisonDriver::nextRunDue, this, [this] {
+        if (comparison_->current() && !controller_->busy())
+            startConfig(comparison_->current()->config);
+    });
     const ExperimentConfig shown = form_->config();
     chartedModel_ = QString::fromStdString(shown.model);
     chartedDataset_ = QString::fromStdString(shown.dataset);
@@ -74,9 +80,9 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
                        .arg(QString::fromStdString(run->config().mode))
                        .arg(run->config().workers);
     // A comparison's runs overlay each other (the one going: run 2 of 2 shows run 1).
-    const bool compared = compared_ != nullptr;
+    const bool compared = comparison_->record() != nullptr;
     if (compared)
-        what = QStringLiteral("%1: %2").arg(runName_, compared_->current);
+        what = QStringLiteral("%1: %2").arg(runName_, comparison_->record()->current);
     else if (explanation_->modified())
         what = tr("%1 (modified) · %2").arg(runName_, what);
     else if (!explanation_->activePreset().isEmpty())
@@ -110,22 +116,6 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
                                  .arg(saved.name));
 }
 
-void MainWindow::recordComparedRun(const RunSummary& summary) {
-    const Run* run = controller_->run();
-    if (!compared_ || !run)
-        return;
-    compared_->rows.append({compared_->current, summary, workersAreProcesses(run->config()),
-                            meanDivergence(controller_->metrics())});
-}
-
-void MainWindow::endComparison() {
-    if (compared_ && !compared_->rows.isEmpty())
-        verdict_->showVerdict(comparisonVerdict(*compared_));
-    compared_.reset();
-    comparisonStatus_->clear();
-    comparisonStatus_->hide();
-}
-
 void MainWindow::onRunTicked(int index) {
     if (index < 0 || index >= runs_->size())
         return;
@@ -140,29 +130,6 @@ void MainWindow::onRunTicked(int index) {
     logEvent(tr("%1, while the charts show %2 on %3: its loss and accuracy are drawn there "
                 "only because you ticked it")
                  .arg(what, chartedModel_, chartedDataset_));
-}
-
-void MainWindow::continueComparison(const RunSummary& summary) {
-    if (!comparison_)
-        return;
-    const std::size_t run = comparison_->index() + 1;
-    if (summary.state == RunState::Failed)
-        logEvent(tr("Comparison run %1 failed; the next one starts").arg(run), true);
-    if (!comparison_->ended(/*stopped=*/summary.state == RunState::Stopped)) {
-        if (comparison_->stoppedEarly())
-            logEvent(tr("The comparison stops: run %1 was stopped").arg(run), true);
-        else
-            logEvent(tr("Comparison done: its %1 runs are overlaid, side by side in the table "
-                        "over the charts (and under Runs)")
-                         .arg(formatCount(std::uint64_t(comparison_->size()))));
-        comparison_.reset();
-        return;
-    }
-    // A moment between runs, for the eye and for the workers to be gone.
-    QTimer::singleShot(300, this, [this] {
-        if (comparison_ && comparison_->current() && !controller_->busy())
-            startConfig(comparison_->current()->config);
-    });
 }
 
 void MainWindow::updateOverlays() {
@@ -186,13 +153,13 @@ void MainWindow::updateOverlays() {
         if (!r.accuracy.isEmpty())
             accuracy.append({r.name, r.color, true, r.accuracy});
     }
-    lossChart_->setOverlays(loss);
-    accuracyChart_->setOverlays(accuracy);
-    rateChart_->setOverlays(rate);
-    divergenceChart_->setOverlays(divergence);
+    charts_->loss()->setOverlays(loss);
+    charts_->accuracy()->setOverlays(accuracy);
+    charts_->rate()->setOverlays(rate);
+    charts_->divergence()->setOverlays(divergence);
     // The accuracy chart is worth its room once there is an accuracy to show.
     const Run* run = controller_->run();
-    showChart(accuracyChart_, !accuracy.isEmpty() || (run && run->info().testRows > 0));
+    charts_->show(charts_->accuracy(), !accuracy.isEmpty() || (run && run->info().testRows > 0));
 }
 
 bool MainWindow::openRun(const QString& path, bool quiet, QString* why) {
@@ -209,7 +176,7 @@ bool MainWindow::openRun(const QString& path, bool quiet, QString* why) {
     run.visible = run.userTicked = true; // opened to be compared: overlaid at once
     if (const QString saveError = runs_->add(run); !saveError.isEmpty())
         logEvent(saveError, true);
-    addRecent(path);
+    recent_->add(path);
     logEvent(tr("Opened run \"%1\" (%2)").arg(run.name, run.description));
     onRunTicked(runs_->size() - 1);
     bottomTabs_->setCurrentWidget(runPanel_);

@@ -1,24 +1,42 @@
-// MainWindow's Run menu beyond Start and Stop: Sweep…, a grid of runs over
+// MainWindow's comparisons: a preset's runs (what Start makes of a comparison
+// preset) or a sweep's, made one after another by the ComparisonDriver. And
+// the Run menu beyond Start and Stop: Sweep…, a grid of runs over
 // experiment fields (the command line's --sweep), chosen in a SweepDialog
 // and made one after another as a comparison (each kept in the Runs tab and
-// overlaid; Stop ends it); TensorBoard logs…, the folder every run writes
-// its event file under (the command line's --tensorboard).
+// overlaid; Stop ends it); TensorBoard logs… (TensorBoardLogs), the folder
+// every run writes its event file under (the command line's --tensorboard).
 #include "window/mainwindow.h"
 
 #include "form/experimentform.h"
+#include "runs/runlibrary.h"
 #include "runs/sweepdialog.h"
-#include "teaching/comparisonverdict.h"
-
-#include "config/sweep.h"
+#include "teaching/explanationpane.h"
+#include "widgets/numbers.h"
+#include "window/comparisondriver.h"
+#include "window/tensorboardlogs.h"
 
 #include <QAction>
-#include <QDateTime>
-#include <QDir>
-#include <QFileDialog>
 #include <QMenu>
-#include <QSettings>
 
 namespace hwl::ui {
+
+bool MainWindow::startComparison(const std::vector<PresetRun>& runs) {
+    if (controller_->busy() || runs.empty())
+        return false;
+    // What it compares comes from its preset (a comparison of no preset: samples/s).
+    const hwl::Preset* preset = comparingPreset(presets_, explanation_->activePreset(), runs);
+    comparison_->begin(runs, preset ? QString::fromStdString(preset->name) : tr("Comparison"),
+                       preset ? preset->compares : hwl::ComparedFigure::None);
+    // The comparison overlays its own runs, not whatever was ticked before.
+    if (const QString why = runs_->untickAll(); !why.isEmpty())
+        logEvent(why, true);
+    logEvent(tr("Comparison: %1 runs, one after another; each stays in the Runs tab, "
+                "overlaid on the next (earlier runs are unticked, not deleted). Stop ends "
+                "the comparison")
+                 .arg(formatCount(std::uint64_t(runs.size()))));
+    startConfig(comparison_->current()->config);
+    return true;
+}
 
 void MainWindow::addSweepAction(QMenu* run) {
     sweepAction_ = run->addAction(tr("S&weep…"), this, [this] { openSweep(); });
@@ -45,8 +63,7 @@ bool MainWindow::openSweep() {
         r.config.tensorboard = form_->config().tensorboard;
     if (!startComparison(runs))
         return false;
-    if (compared_) // its table's title: a sweep, not a preset's comparison
-        compared_->title = tr("Sweep");
+    comparison_->setTitle(tr("Sweep")); // not a preset's comparison
     logEvent(tr("Sweep: %1 … %2")
                  .arg(QString::fromStdString(runs.front().label),
                       QString::fromStdString(runs.back().label)));
@@ -54,44 +71,9 @@ bool MainWindow::openSweep() {
 }
 
 void MainWindow::addTensorBoardAction(QMenu* run) {
-    tensorBoardAction_ = run->addAction(tr("&TensorBoard logs…"));
-    tensorBoardAction_->setObjectName(QStringLiteral("tensorBoardAction"));
-    tensorBoardAction_->setCheckable(true);
-    connect(tensorBoardAction_, &QAction::triggered, this, [this](bool on) {
-        QString dir;
-        if (on)
-            dir = QFileDialog::getExistingDirectory(this, tr("Folder for TensorBoard logs"),
-                                                    tensorBoardDir_);
-        setTensorBoardFolder(dir); // cancelled: off
-    });
-    setTensorBoardFolder(QSettings().value(kTensorBoardKey).toString());
-}
-
-void MainWindow::setTensorBoardFolder(const QString& dir) {
-    const bool changed = dir != tensorBoardDir_;
-    tensorBoardDir_ = dir.isEmpty() ? QString() : QDir(dir).absolutePath();
-    QSettings().setValue(kTensorBoardKey, tensorBoardDir_);
-    tensorBoardAction_->setChecked(!tensorBoardDir_.isEmpty());
-    tensorBoardAction_->setToolTip(
-        tensorBoardDir_.isEmpty()
-            ? tr("Write each run's TensorBoard event file (losses, test figures, samples/s, "
-                 "divergence, the experiment as HParams) under a folder of your choice")
-            : tr("Each run writes its TensorBoard event file into a folder of its own under "
-                 "%1 (tensorboard --logdir %1). Untick to stop")
-                  .arg(tensorBoardDir_));
-    if (changed)
-        logEvent(tensorBoardDir_.isEmpty()
-                     ? tr("TensorBoard logs: off")
-                     : tr("TensorBoard logs: each run writes into a folder of its own under %1")
-                           .arg(tensorBoardDir_));
-}
-
-QString MainWindow::tensorBoardRunFolder(const QString& base, const QString& label) {
-    QString name = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-    if (!label.isEmpty())
-        name += QLatin1Char('-') +
-                QString::fromStdString(sweepFolderName(label.toStdString())).left(100);
-    return QDir(base).filePath(name);
+    tensorBoard_ = new TensorBoardLogs(run, this);
+    connect(tensorBoard_, &TensorBoardLogs::eventLogged, this,
+            [this](const QString& text) { logEvent(text); });
 }
 
 } // namespace hwl::ui

@@ -1,6 +1,6 @@
 #include "window/progress.h"
 
-#include "charts/numbers.h"
+#include "widgets/numbers.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

@@ -1,7 +1,10 @@
-#include "charts/chartview.h"
+#include "widgets/chartview.h"
 
+#include <QChart>
+#include <QGraphicsLayout>
 #include <QHelpEvent>
 #include <QKeyEvent>
+#include <QLegend>
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QWheelEvent>
@@ -13,6 +16,18 @@ ChartView::ChartView(QChart* chart, QWidget* parent) : QChartView(chart, parent)
     setFocusPolicy(Qt::ClickFocus);
     setToolTip(tr("Drag a rectangle to zoom, turn the wheel to zoom about the pointer, "
                   "double-click (or press 0) to see the whole run"));
+}
+
+QChart* ChartView::makeChart() {
+    auto* chart = new QChart;
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->legend()->setShowToolTips(true);
+    // Room for the curves: no rounded frame nor wide margins around them.
+    chart->setMargins(QMargins(4, 2, 4, 2));
+    chart->setBackgroundRoundness(0);
+    chart->layout()->setContentsMargins(0, 0, 0, 0);
+    return chart;
 }
 
 void ChartView::zoomAbout(QPointF at, double factor) {

@@ -1,8 +1,8 @@
 #pragma once
-// ChartView: the QChartView of a TrainingChart, with the interactions a
-// reader expects: drag a rectangle to zoom into it, turn the wheel to zoom
-// in or out about the pointer, double-click (or press 0) to go back to the
-// whole run. While zoomed the chart stops fitting its axes to new data.
+// ChartView: the QChartView of a TrainingChart (and of the runs' scaling
+// chart), with the interactions a reader expects: drag a rectangle to zoom into it, turn the wheel
+// to zoom in or out about the pointer, double-click (or press 0) to go back to the whole run. While
+// zoomed the chart stops fitting its axes to new data.
 #include <QChartView>
 
 namespace hwl::ui {
@@ -12,6 +12,11 @@ class ChartView : public QChartView {
 
 public:
     explicit ChartView(QChart* chart, QWidget* parent = nullptr);
+    /// A new chart as the window's charts are drawn: no animation, the legend
+    /// at the bottom with tooltips for the names it shortens, and the room for
+    /// the curves (no rounded frame, narrow margins). The caller owns it until
+    /// a view takes it.
+    static QChart* makeChart();
     /// Zoom by `factor` (< 1 zooms in) about `at`, a point in view coordinates.
     void zoomAbout(QPointF at, double factor);
     /// What hovering a curve shows (empty when the pointer is on none): the

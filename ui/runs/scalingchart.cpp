@@ -1,11 +1,10 @@
-#include "charts/scalingchart.h"
+#include "runs/scalingchart.h"
 
-#include "charts/chartview.h"
+#include "widgets/chartview.h"
 
 #include <QCategoryAxis>
 #include <QChart>
 #include <QComboBox>
-#include <QGraphicsLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
@@ -67,13 +66,7 @@ ScalingChart::ScalingChart(QWidget* parent) : QWidget(parent) {
     choices->addWidget(new QLabel(tr("one line per")));
     choices->addWidget(line_, 1);
 
-    chart_ = new QChart;
-    chart_->setAnimationOptions(QChart::NoAnimation);
-    chart_->legend()->setAlignment(Qt::AlignBottom);
-    chart_->legend()->setShowToolTips(true);
-    chart_->setMargins(QMargins(4, 2, 4, 2));
-    chart_->setBackgroundRoundness(0);
-    chart_->layout()->setContentsMargins(0, 0, 0, 0);
+    chart_ = ChartView::makeChart();
     view_ = new ChartView(chart_, this); // takes ownership of chart_
     view_->setObjectName("scalingChart");
     view_->setRenderHint(QPainter::Antialiasing);
