@@ -26,8 +26,8 @@
 //
 //   mpirun -np 2 [--mca btl self,tcp] build/bench/mpicollective [--quick] [LABEL]
 //   mpirun -np N --mca btl self,tcp build/bench/mpicollective --bytes
-#include "collective/mpi/mpicollective.h"
-#include "collective/mpi/mpijob.h"
+#include "mpi/mpicollective.h"
+#include "mpi/mpijob.h"
 #include "telemetry/telemetry.h"
 #include "train/keepgoing.h"
 

@@ -153,7 +153,7 @@ QStringList longFunctions(const QString& path, int limit) {
 /// the folders before it in this list, never one after it.
 const QStringList kLayers = {"util",  "toy",        "cuda",     "optim",     "store", "data",
                              "model", "config",     "backend",  "telemetry", "io",    "launch",
-                             "train", "collective", "strategy", "run"};
+                             "train", "collective", "strategy", "mpi",       "run"};
 
 /// The core folder an include names ("store/x.h" -> "store"), or empty.
 QString coreFolderOf(const QString& include) {

@@ -106,7 +106,8 @@ public:
         prepareParameters(run, initial, needs, place());
     }
     /// Places the training data, and the experiment for process workers of
-    /// this machine (not for MPI ranks).
+    /// this machine that the app starts by the start method (not for MPI
+    /// ranks, which are told it on their command line).
     void placeData(RunResources& run);
     ParameterStores& stores() { return stores_; }
     const ParameterStores& stores() const { return stores_; }

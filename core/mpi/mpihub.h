@@ -2,8 +2,8 @@
 // MpiCollective's class, shared by its two halves: mpicollective.cpp (the
 // operations) and mpipeers.cpp (meeting the peers, relays, farewells,
 // liveness, leaving). Private to collective/mpi.
-#include "collective/mpi/mpicollective.h"
-#include "collective/mpi/mpiwire.h"
+#include "mpi/mpicollective.h"
+#include "mpi/mpiwire.h"
 
 #include <mpi.h>
 

@@ -1,13 +1,14 @@
 // The ranks beyond 0 of a data-parallel run over MPI, and the public face of
 // the MPI job (run/mpirank.h).
-#include "run/mpirank.h"
+#include "mpi/mpirank.h"
 
 #include "backend/backend.h"
-#include "collective/mpi/mpicollective.h"
-#include "collective/mpi/mpijob.h"
 #include "data/datasources.h"
 #include "launch/workerargs.h"
 #include "model/model.h"
+#include "mpi/mpicollective.h"
+#include "mpi/mpijob.h"
+#include "mpi/mpilaunchers.h"
 #include "strategy/registry.h"
 #include "telemetry/telemetry.h"
 #include "train/keepgoing.h"
