@@ -39,6 +39,19 @@ MpirunCommand mpirunCommand(const ExperimentConfig& c) {
     return {std::uint32_t(c.workers), c.hostfile, splitMpirunArgs(c.mpirunArgs, error)};
 }
 
+/// The checks of an experiment on MPI ranks that this app starts mpirun for.
+void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
+    std::string error;
+    splitMpirunArgs(c.mpirunArgs, error);
+    if (!error.empty())
+        issues.push_back({"mpirun-args", "mpirun-args \"" + c.mpirunArgs + "\" refused: " + error});
+    std::error_code ec;
+    if (!c.hostfile.empty() && !std::filesystem::is_regular_file(c.hostfile, ec))
+        issues.push_back({"hostfile", "hostfile \"" + c.hostfile + "\" is not a file" +
+                                          " (one host per line, e.g. \"node1 slots=4\"; this "
+                                          "machine first, where rank 0 runs)"});
+}
+
 class MpiTransport final : public ReplicaTransport {
 public:
     explicit MpiTransport(const ExperimentConfig& config) : config_(config) {}
@@ -74,18 +87,6 @@ public:
 private:
     const ExperimentConfig& config_; ///< the owning strategy's
 };
-
-void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
-    std::string error;
-    splitMpirunArgs(c.mpirunArgs, error);
-    if (!error.empty())
-        issues.push_back({"mpirun-args", "mpirun-args \"" + c.mpirunArgs + "\" refused: " + error});
-    std::error_code ec;
-    if (!c.hostfile.empty() && !std::filesystem::is_regular_file(c.hostfile, ec))
-        issues.push_back({"hostfile", "hostfile \"" + c.hostfile + "\" is not a file" +
-                                          " (one host per line, e.g. \"node1 slots=4\"; this "
-                                          "machine first, where rank 0 runs)"});
-}
 
 } // namespace
 

@@ -8,29 +8,27 @@ namespace hwl {
 
 namespace {
 
-/// The transports by id: the built-in ones first, then what was registered.
-struct TransportTable {
-    TransportTable() {
+std::mutex gTableMutex; ///< guards table()
+
+/// The transports by id: the built-in ones, or what was registered in
+/// their place.
+std::map<Transport, TransportEntry>& table() {
+    static std::map<Transport, TransportEntry> entries = [] {
+        std::map<Transport, TransportEntry> builtIn;
         for (TransportEntry e : {sharedMemoryTransport(Transport::Threads),
                                  sharedMemoryTransport(Transport::Processes), mpiTransport()})
-            entries.emplace(e.id, std::move(e));
-    }
-    std::mutex mutex;
-    std::map<Transport, TransportEntry> entries;
-};
-
-TransportTable& table() {
-    static TransportTable t;
-    return t;
+            builtIn.emplace(e.id, std::move(e));
+        return builtIn;
+    }();
+    return entries;
 }
 
 } // namespace
 
 TransportEntry transportEntry(Transport id) {
-    TransportTable& t = table();
-    const std::lock_guard<std::mutex> lock(t.mutex);
-    const auto it = t.entries.find(id);
-    if (it == t.entries.end())
+    const std::lock_guard<std::mutex> lock(gTableMutex);
+    const auto it = table().find(id);
+    if (it == table().end())
         throw std::logic_error("no transport " + std::to_string(int(id)) + " is listed");
     return it->second;
 }
@@ -39,9 +37,8 @@ void registerTransport(TransportEntry entry) {
     if (!entry.make)
         throw std::logic_error(std::string("transport ") + toString(entry.id) +
                                " registered without a factory");
-    TransportTable& t = table();
-    const std::lock_guard<std::mutex> lock(t.mutex);
-    t.entries.insert_or_assign(entry.id, std::move(entry));
+    const std::lock_guard<std::mutex> lock(gTableMutex);
+    table().insert_or_assign(entry.id, std::move(entry));
 }
 
 std::unique_ptr<ReplicaTransport> makeTransport(const ExperimentConfig& config) {
