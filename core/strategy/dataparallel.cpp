@@ -9,7 +9,7 @@
 #include "collective/allreduceupdate.h"
 #include "model/mlp.h"
 #include "strategy/builtin.h"
-#include "strategy/hostparts.h"
+#include "strategy/hoststrategy.h"
 #include "strategy/replicatransport.h"
 #include "train/epochplan.h"
 
@@ -38,10 +38,12 @@ std::int64_t gradientArea(const ExperimentConfig& c, const Model& model) {
     return c.syncEvery == 1 && dynamic_cast<const Mlp*>(&model) ? model.layout().total() : 0;
 }
 
-class DataParallel final : public Strategy {
+/// The run's store is rank 0's; ranks 1 .. n-1 of this process have worker
+/// stores (none under MPI: the other replicas live in mpirun's ranks).
+class DataParallel final : public HostStrategy {
 public:
     DataParallel(const StrategyTraits& traits, ExperimentConfig config)
-        : Strategy(traits, std::move(config)), host_(config_), transport_(makeTransport(config_)) {}
+        : HostStrategy(traits, std::move(config)), transport_(makeTransport(config_)) {}
 
     void prepare(RunResources& run, const float* initial) override;
     std::shared_ptr<const EpochPlan> epochPlan(std::int64_t trainRows) const override {
@@ -59,9 +61,8 @@ public:
         return host_.job(*this, run, rank, {&store, transport_->collectiveName(), {}});
     }
     WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override {
-        return hostWorkerSetup(env, rank, makeRule(env, rank), epochPlan(env.train.rows), true);
+        return hostSetup(env, rank, makeRule(env, rank), true);
     }
-    const float* hostParameters() const override { return host_.parameters(); }
     void explain(RunSummary& summary) const override;
     void finish() override {
         host_.finish();
@@ -71,10 +72,6 @@ public:
 private:
     std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env, std::uint32_t rank) const;
 
-    /// The run's store is rank 0's; ranks 1 .. n-1 of this process have
-    /// worker stores (none under MPI: the other replicas live in mpirun's
-    /// ranks).
-    HostTraining host_;
     std::unique_ptr<ReplicaTransport> transport_; ///< how the replicas reach each other
 };
 

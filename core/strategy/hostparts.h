@@ -1,7 +1,8 @@
 #pragma once
 // The parts a mode owns when its workers train parameters in host memory
 // (every mode: the GPU modes' device process copies them in and out). A mode
-// derives from Strategy and HAS these, instead of inheriting hooks and state:
+// HAS these (through HostStrategy, strategy/hoststrategy.h, or DeviceStrategy)
+// instead of inheriting their state:
 //   ParameterStores   the store the run trains, evaluates and exports (on the
 //                     heap for thread workers, in /dev/shm for process
 //                     workers, as the traits say), plus the mode's own
