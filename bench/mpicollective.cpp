@@ -2,7 +2,7 @@
 // and this machine's memcpy, between the ranks mpirun started (2 on one
 // machine: over shared memory by default, over TCP with --mca btl
 // self,tcp):
-//   MpiCollective (reduce mpi)    the default (collective/mpi): Open MPI's
+//   MpiCollective (reduce mpi)    the default (core/mpi): Open MPI's
 //                                 reduce-scatter then allgather, polled
 //                                 under the liveness check;
 //   MpiCollective (reduce exact)  every rank sends its buffer to rank 0,

@@ -1,7 +1,7 @@
 #pragma once
 // MpiCollective's class, shared by its two halves: mpicollective.cpp (the
 // operations) and mpipeers.cpp (meeting the peers, relays, farewells,
-// liveness, leaving). Private to collective/mpi.
+// liveness, leaving). Private to mpi/.
 #include "mpi/mpicollective.h"
 #include "mpi/mpiwire.h"
 

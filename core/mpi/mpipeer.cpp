@@ -1,5 +1,5 @@
 // The ranks beyond 0 of a data-parallel run over MPI, and the public face of
-// the MPI job (run/mpirank.h).
+// the MPI job (mpi/mpirank.h).
 #include "mpi/mpirank.h"
 
 #include "backend/backend.h"
