@@ -2,7 +2,7 @@
 // and this machine's memcpy, between the ranks mpirun started (2 on one
 // machine: over shared memory by default, over TCP with --mca btl
 // self,tcp):
-//   MpiCollective (reduce mpi)    the default (collective/mpi): Open MPI's
+//   MpiCollective (reduce mpi)    the default (core/mpi): Open MPI's
 //                                 reduce-scatter then allgather, polled
 //                                 under the liveness check;
 //   MpiCollective (reduce exact)  every rank sends its buffer to rank 0,
@@ -26,8 +26,8 @@
 //
 //   mpirun -np 2 [--mca btl self,tcp] build/bench/mpicollective [--quick] [LABEL]
 //   mpirun -np N --mca btl self,tcp build/bench/mpicollective --bytes
-#include "collective/mpi/mpicollective.h"
-#include "collective/mpi/mpijob.h"
+#include "mpi/mpicollective.h"
+#include "mpi/mpijob.h"
 #include "telemetry/telemetry.h"
 #include "train/keepgoing.h"
 

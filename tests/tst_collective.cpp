@@ -6,11 +6,11 @@
 // mpirun's log says about the rank that ended first.
 #include "collective/allreduceupdate.h"
 #include "collective/buckets.h"
-#include "collective/mpi/mpirunlog.h"
 #include "collective/rankmean.h"
 #include "collective/shmcollective.h"
 #include "cuda/cuda.h"
 #include "model/model.h"
+#include "mpi/mpirunlog.h"
 #include "strategy/devicestrategy.h"
 #include "telemetry/telemetry.h"
 #include "train/epochplan.h"

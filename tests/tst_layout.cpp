@@ -157,9 +157,9 @@ QStringList longFunctions(const QString& path, int limit) {
 /// core/'s folders from the bottom of the data path up (docs/architecture.md,
 /// "Layers inside core/"): a folder includes its own headers and those of
 /// the folders before it in this list, never one after it.
-const QStringList kLayers = {"util",  "toy",        "cuda",     "optim",     "store", "data",
-                             "model", "config",     "backend",  "telemetry", "io",    "launch",
-                             "train", "collective", "strategy", "run",       "preset"};
+const QStringList kLayers = {"util",  "toy",        "cuda",    "optim",     "store", "data",
+                             "model", "config",     "backend", "telemetry", "io",    "launch",
+                             "train", "collective", "mpi",     "strategy",  "run",   "preset"};
 
 /// One object file of the engine: the core folder its source is in, and
 /// the symbols it defines (strong, global) and uses (undefined).
@@ -181,8 +181,11 @@ QList<ObjectSymbols> engineObjects() {
     for (const QString& object : objects) {
         const qsizetype at = object.indexOf("hwl_engine.dir/");
         ObjectSymbols& o = byObject[object];
-        o.source = "core/" + object.mid(at + 15).chopped(2); // less ".o"
+        // ".../hwl_engine.dir/./FOLDER/NAME.cpp.o" -> "core/FOLDER/NAME.cpp"
+        o.source = QDir::cleanPath("core/" + object.mid(at + 15).chopped(2));
         o.folder = o.source.section('/', 1, 1);
+        if (!kLayers.contains(o.folder))
+            qFatal("object %s is in no layer (kLayers)", qPrintable(object));
     }
     for (const QByteArray& line : nm.readAllStandardOutput().split('\n')) {
         // "OBJECT: SYMBOL TYPE [VALUE SIZE]"

@@ -320,7 +320,7 @@ private slots:
             << "hostfile: hostfile applies to --transport mpi only";
         QTest::newRow("reduce without mpi")
             << QStringList{"--transport", "processes", "--reduce", "exact"}
-            << "reduce: reduce applies to --transport mpi only (threads and processes always "
+            << "reduce: reduce exact applies to --transport mpi only (threads and processes always "
                "average in rank order";
         QTest::newRow("unknown reduce")
             << QStringList{"--reduce", "ring"} << "--reduce: expected mpi or exact, got \"ring\"";

@@ -8,7 +8,7 @@
 #include "launch/devices.h"
 #include "run/run.h"
 #include "run/workerrole.h"
-#include "strategy/hostparts.h"
+#include "strategy/hoststrategy.h"
 #include "strategy/registry.h"
 #include "util/errors.h"
 
@@ -32,31 +32,19 @@ std::atomic<int> gRulesMade{0};
 
 /// Hogwild threads that count the update rules they make (so a run proves
 /// it ran this strategy) and take a failure policy: a set of settings no
-/// built-in mode has. Like every mode it derives from Strategy and owns the
-/// parts it needs (strategy/hostparts.h): here the run's one store and data.
-class CountingStrategy final : public Strategy {
+/// built-in mode has. Like every mode that trains host parameters it derives
+/// from HostStrategy (strategy/hoststrategy.h), which owns the parts it needs
+/// (strategy/hostparts.h): here the run's one store and data.
+class CountingStrategy final : public HostStrategy {
 public:
-    CountingStrategy(const StrategyTraits& traits, ExperimentConfig config)
-        : Strategy(traits, std::move(config)), host_(config_) {}
+    using HostStrategy::HostStrategy;
 
-    void prepare(RunResources& run, const float* initial) override {
-        host_.prepareParameters(run, initial);
-        host_.placeData(run);
-    }
-    WorkerJob job(RunResources& run, std::uint32_t rank) override {
-        return host_.job(*this, run, rank, {&host_.stores().run(), {}, {}});
-    }
     WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override {
         ++gRulesMade;
         auto rule = makeHogwildUpdate(env.model.layout().total(), config_.workers > 1,
                                       countedUpdates(env, rank));
-        return hostWorkerSetup(env, rank, std::move(rule), epochPlan(env.train.rows));
+        return hostSetup(env, rank, std::move(rule));
     }
-    const float* hostParameters() const override { return host_.parameters(); }
-    void finish() override { host_.finish(); }
-
-private:
-    HostTraining host_;
 };
 
 StrategyTraits testTraits() {

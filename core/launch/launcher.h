@@ -15,10 +15,7 @@
 //               was single-threaded; its child runs the worker role;
 //   device:     the GPU modes: one device process (by the start method)
 //               drives all logical workers, relayed through it;
-//   mpi:        rank 0 is a thread of this process when mpirun started it
-//               (makeMpiRankLauncher), or this process starts mpirun, whose
-//               rank 0 runs the worker role on this machine
-//               (makeMpirunLauncher); the other ranks are mpirun's, relayed.
+//   mpi:        mpirun's ranks (mpi/mpilaunchers.h, with the rest of MPI).
 // Every worker process gets PR_SET_PDEATHSIG = kParentDeathSignal (via the
 // server for forkserver), so none outlives the parent and the last of them
 // unlinks the run's segments even when the parent was killed with SIGKILL;
@@ -31,7 +28,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <sys/types.h>
@@ -99,26 +95,5 @@ std::unique_ptr<Launcher> makeProcessLauncher(StartMethod method,
 /// The GPU modes: `inner` starts one device process for rank 0, which
 /// drives every logical worker; the others are relayed through it.
 std::unique_ptr<Launcher> makeDeviceLauncher(std::unique_ptr<Launcher> inner);
-/// Rank 0 of a job mpirun started (this process): rank 0 as a thread here;
-/// the other ranks were started by mpirun and are relayed.
-std::unique_ptr<Launcher> makeMpiRankLauncher();
-
-/// How this process starts mpirun for a run.
-struct MpirunCommand {
-    std::uint32_t ranks = 2;
-    std::string hostfile;               ///< empty: every rank on this machine
-    std::vector<std::string> extraArgs; ///< more mpirun arguments
-};
-/// mpirun, started by this process for rank 0's job (its roleArgs: the
-/// worker role, whose rank 0 must land on this machine) on `command.ranks`
-/// ranks; ranks beyond 0 are relayed. RunError when mpirun is not found.
-std::unique_ptr<Launcher> makeMpirunLauncher(MpirunCommand command);
-/// The arguments the app adds for mpirun on its own (--allow-run-as-root
-/// when run as root; --oversubscribe when there are more ranks than cores
-/// and no hostfile), with the reasons, for the run's notes.
-std::vector<std::pair<std::string, std::string>> automaticMpirunArgs(const MpirunCommand& command);
-/// `text` split at spaces into mpirun arguments; `error` says what is wrong
-/// (quotes, or an argument the app sets itself such as -np).
-std::vector<std::string> splitMpirunArgs(const std::string& text, std::string& error);
 
 } // namespace hwl

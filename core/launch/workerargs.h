@@ -27,10 +27,6 @@ std::vector<char*> execArgv(std::vector<std::string>& strings);
 
 /// The first argument that marks a worker-role invocation.
 constexpr const char* kWorkerRoleFlag = "--worker-role";
-/// WorkerProcessSpec::collective of a data-parallel run over MPI: the worker
-/// role joins mpirun's job (rank 0 maps this run; the others train on their
-/// own and relay).
-constexpr const char* kMpiCollective = "mpi";
 
 struct WorkerProcessSpec {
     std::string telemetry;  ///< segment names

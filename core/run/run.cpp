@@ -12,6 +12,7 @@
 #include "store/sharedsegment.h"
 #include "strategy/devicestrategy.h"
 #include "strategy/registry.h"
+#include "strategy/replicatransport.h"
 #include "strategy/validation.h"
 #include "util/alignedvector.h"
 #include "util/cancel.h"
@@ -282,10 +283,10 @@ void Run::step() {
 }
 
 bool Run::canStep() const {
-    // MPI ranks have a telemetry segment of their own on their host.
+    // Remote ranks (MPI's) have a telemetry segment of their own on their host.
     const StrategyTraits* t = findStrategy(impl_->config);
     return !(t && t->takes(StrategySetting::Transport) &&
-             impl_->config.transport == Transport::Mpi);
+             transportEntry(impl_->config.transport).remoteRanks);
 }
 
 void Run::stop() {

@@ -8,6 +8,7 @@
 #include "launch/parentdeath.h"
 #include "launch/workerargs.h"
 #include "model/model.h"
+#include "mpi/mpilaunchers.h"
 #include "run/mpirank.h"
 #include "run/runimpl.h"
 #include "store/parameterstore.h"

@@ -7,24 +7,14 @@
 // machine or several, over MPI); replica 0 is what the run evaluates and
 // exports.
 #include "collective/allreduceupdate.h"
-#include "collective/mpi/mpicollective.h"
-#include "collective/mpi/mpijob.h"
-#include "collective/shmcollective.h"
-#include "config/fields.h"
-#include "data/fingerprint.h"
-#include "launch/workerargs.h"
 #include "model/mlp.h"
-#include "store/sharedsegment.h"
 #include "strategy/builtin.h"
-#include "strategy/hostparts.h"
+#include "strategy/hoststrategy.h"
+#include "strategy/replicatransport.h"
 #include "train/epochplan.h"
 
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
-#include <string_view>
-
-#include <unistd.h>
 
 namespace hwl {
 
@@ -46,31 +36,12 @@ std::int64_t gradientArea(const ExperimentConfig& c, const Model& model) {
     return c.syncEvery == 1 && dynamic_cast<const Mlp*>(&model) ? model.layout().total() : 0;
 }
 
-/// What an MPI rank says of itself: what must equal rank 0's (every
-/// experiment field but the ones only rank 0 uses, the training data, the
-/// program's version).
-mpi::Greeting greetingOf(const WorkerEnvironment& env) {
-    mpi::Greeting g;
-    g.pid = std::int32_t(getpid());
-    g.host = mpi::job().host;
-    for (const Field& f : experimentFields())
-        if (std::string_view key = f.key;
-            !f.output && key != "init" && key != "hostfile" && key != "mpirun-args")
-            g.facts.emplace_back(f.key, f.valueText(env.config));
-    g.facts.emplace_back("training data", describeFingerprint(env.train));
-    g.facts.emplace_back("hogwild-lab", HWL_VERSION);
-    return g;
-}
-
-MpirunCommand mpirunCommand(const ExperimentConfig& c) {
-    std::string error;
-    return {std::uint32_t(c.workers), c.hostfile, splitMpirunArgs(c.mpirunArgs, error)};
-}
-
-class DataParallel final : public Strategy {
+/// The run's store is rank 0's; ranks 1 .. n-1 of this process have worker
+/// stores (none under MPI: the other replicas live in mpirun's ranks).
+class DataParallel final : public HostStrategy {
 public:
     DataParallel(const StrategyTraits& traits, ExperimentConfig config)
-        : Strategy(traits, std::move(config)), host_(config_) {}
+        : HostStrategy(traits, std::move(config)), transport_(makeTransport(config_)) {}
 
     void prepare(RunResources& run, const float* initial) override;
     std::shared_ptr<const EpochPlan> epochPlan(std::int64_t trainRows) const override {
@@ -78,60 +49,41 @@ public:
                                                   config_.shuffle, config_.dropLast, config_.seed);
     }
     std::unique_ptr<Launcher> makeLauncher(const RunResources& /*run*/) const override {
-        if (!mpi())
-            return nullptr;
-        // Under mpirun this process is rank 0; else it starts mpirun.
-        return mpi::joined() ? makeMpiRankLauncher() : makeMpirunLauncher(mpirunCommand(config_));
+        return transport_->makeLauncher();
     }
     WorkerJob job(RunResources& run, std::uint32_t rank) override {
-        if (mpi() && rank > 0)
-            return {}; // mpirun starts it
+        if (rank >= transport_->localRanks())
+            return {}; // started elsewhere (mpirun)
         ParameterStores& stores = host_.stores();
-        ParameterStore& store = rank == 0 || mpi() ? stores.run() : stores.worker(rank - 1);
-        return host_.job(*this, run, rank, {&store, collectiveName(), {}});
+        ParameterStore& store = rank == 0 ? stores.run() : stores.worker(rank - 1);
+        return host_.job(*this, run, rank, {&store, transport_->collectiveName(), {}});
     }
     WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override {
-        return hostWorkerSetup(env, rank, makeRule(env, rank), epochPlan(env.train.rows), true);
+        return hostSetup(env, rank, makeRule(env, rank), true);
     }
-    const float* hostParameters() const override { return host_.parameters(); }
     void explain(RunSummary& summary) const override;
     void finish() override {
         host_.finish();
-        collective_.unlink();
+        transport_->finish();
     }
 
 private:
-    bool mpi() const { return config_.transport == Transport::Mpi; }
-    std::string collectiveName() const {
-        return mpi() ? std::string(kMpiCollective) : collective_.name();
-    }
     std::unique_ptr<UpdateRule> makeRule(const WorkerEnvironment& env, std::uint32_t rank) const;
 
-    /// The run's store is rank 0's; ranks 1 .. N-1 have worker stores (none
-    /// under MPI: the other replicas live in mpirun's ranks).
-    HostTraining host_;
-    SharedSegment collective_;
-    std::int64_t capacity_ = 4096;
+    std::unique_ptr<ReplicaTransport> transport_; ///< how the replicas reach each other
 };
 
 void DataParallel::prepare(RunResources& run, const float* initial) {
-    capacity_ = collectiveCapacity(config_, run.model.layout());
-    const std::int64_t gradients = gradientArea(config_, run.model);
-    const SharedNeeds needs{
-        mpi() ? 0 : std::size_t(config_.workers) - 1,
-        mpi() ? 0 : ShmCollective::bytesFor(std::uint32_t(config_.workers), capacity_, gradients)};
-    host_.prepareParameters(run, initial, needs);
-    if (!mpi()) {
-        // The other replicas start empty: each worker takes rank 0's
-        // parameters by a broadcast before its first step.
-        for (int r = 1; r < config_.workers; ++r)
-            host_.stores().addWorker(run, host_.place(), "replica" + std::to_string(r), nullptr);
-        collective_ = ShmCollective::create(std::uint32_t(config_.workers), capacity_, gradients);
-    }
+    const CollectiveSize size{collectiveCapacity(config_, run.model.layout()),
+                              gradientArea(config_, run.model)};
+    const std::uint32_t local = transport_->localRanks();
+    host_.prepareParameters(run, initial, {local - 1, transport_->sharedBytes(size)});
+    // The other replicas start empty: each worker takes rank 0's parameters
+    // by a broadcast before its first step.
+    for (std::uint32_t r = 1; r < local; ++r)
+        host_.stores().addWorker(run, host_.place(), "replica" + std::to_string(r), nullptr);
+    transport_->prepare(run, size);
     host_.placeData(run);
-    if (mpi() && !mpi::joined())
-        for (const auto& [arg, why] : automaticMpirunArgs(mpirunCommand(config_)))
-            run.notes.push_back("mpirun gets " + arg + ": " + why);
     if (config_.syncEvery > 1)
         run.notes.push_back(
             "sync-every " + std::to_string(config_.syncEvery) + ": each replica takes " +
@@ -146,27 +98,19 @@ std::unique_ptr<UpdateRule> DataParallel::makeRule(const WorkerEnvironment& env,
     settings.layout = &env.model.layout();
     settings.buckets = makeBuckets(env.model.layout(), env.config.bucketMb);
     settings.syncEvery = env.config.syncEvery;
-    std::unique_ptr<Collective> collective;
-    if (mpi())
-        collective = makeMpiCollective(
-            env.telemetry, rank, collectiveCapacity(env.config, *settings.layout), greetingOf(env),
-            env.config.reduce == Reduce::Exact ? MpiReduction::Hub : MpiReduction::Collective);
-    else
-        collective = std::make_unique<ShmCollective>(env.collective, rank);
+    auto collective =
+        transport_->makeCollective(env, rank, collectiveCapacity(env.config, *settings.layout));
     return makeAllreduceUpdate(std::move(collective), std::move(settings), env.telemetry, rank);
 }
 
 void DataParallel::explain(RunSummary& summary) const {
-    // Replicas in this process are compared bit for bit; MPI ranks by the
-    // distance from their mean each measured after its last step (exactly
-    // 0 only when every rank holds the same bits).
+    // Replicas in this process are compared bit for bit; the others as
+    // their transport can (MPI ranks by their final divergence).
     const std::size_t bytes = std::size_t(host_.stores().run().size()) * sizeof(float);
     bool identical = true;
     for (const auto& r : host_.stores().workers())
         identical = identical && std::memcmp(r.data(), host_.parameters(), bytes) == 0;
-    if (mpi())
-        for (const double d : summary.divergence)
-            identical = identical && d == 0.0;
+    identical = identical && transport_->othersIdentical(summary);
     const std::string n = std::to_string(config_.workers);
     if (summary.state == RunState::Failed && summary.steps == 0)
         return; // nothing was trained: nothing to say of the replicas
@@ -191,29 +135,12 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
                                   "collective needs all " +
                                       std::to_string(c.workers) +
                                       " replicas, so a dead rank stops the run; use stop"});
-    if (const std::string why = transportUnavailable(int(c.transport)); !why.empty())
+    const TransportEntry transport = transportEntry(c.transport);
+    if (!transport.unavailable.empty())
         issues.push_back({"transport", std::string("transport ") + toString(c.transport) +
-                                           " cannot be used: " + why});
-    if (c.transport != Transport::Mpi) {
-        for (const auto& [key, value] :
-             {std::pair{"hostfile", &c.hostfile}, std::pair{"mpirun-args", &c.mpirunArgs}})
-            if (!value->empty())
-                issues.push_back({key, std::string(key) + " applies to --transport mpi only"});
-        if (c.reduce != ExperimentConfig{}.reduce)
-            issues.push_back({"reduce", "reduce applies to --transport mpi only (threads and "
-                                        "processes always average in rank order, in double, "
-                                        "as both MPI reductions do)"});
-        return;
-    }
-    std::string error;
-    splitMpirunArgs(c.mpirunArgs, error);
-    if (!error.empty())
-        issues.push_back({"mpirun-args", "mpirun-args \"" + c.mpirunArgs + "\" refused: " + error});
-    std::error_code ec;
-    if (!c.hostfile.empty() && !std::filesystem::is_regular_file(c.hostfile, ec))
-        issues.push_back({"hostfile", "hostfile \"" + c.hostfile + "\" is not a file" +
-                                          " (one host per line, e.g. \"node1 slots=4\"; this "
-                                          "machine first, where rank 0 runs)"});
+                                           " cannot be used: " + transport.unavailable});
+    if (transport.validate)
+        transport.validate(c, issues);
 }
 
 } // namespace

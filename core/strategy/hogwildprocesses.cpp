@@ -4,7 +4,7 @@
 // (--spawn-before-share): the parameters never put in a segment before the
 // workers start; that pitfall's state and checks are this mode's.
 #include "strategy/builtin.h"
-#include "strategy/hostparts.h"
+#include "strategy/hoststrategy.h"
 
 namespace hwl {
 
@@ -16,10 +16,9 @@ unsigned processSettings() {
 
 namespace {
 
-class HogwildProcesses final : public Strategy {
+class HogwildProcesses final : public HostStrategy {
 public:
-    HogwildProcesses(const StrategyTraits& traits, ExperimentConfig config)
-        : Strategy(traits, std::move(config)), host_(config_) {}
+    using HostStrategy::HostStrategy;
 
     void prepare(RunResources& run, const float* initial) override {
         // The scene-2 pitfall: the parameters stay in this process's private
@@ -37,14 +36,11 @@ public:
     WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override {
         auto rule = makeHogwildUpdate(env.model.layout().total(), config_.workers > 1,
                                       countedUpdates(env, rank));
-        return hostWorkerSetup(env, rank, std::move(rule), epochPlan(env.train.rows));
+        return hostSetup(env, rank, std::move(rule));
     }
-    const float* hostParameters() const override { return host_.parameters(); }
     void explain(RunSummary& summary) const override;
-    void finish() override { host_.finish(); }
 
 private:
-    HostTraining host_;
     /// --spawn-before-share: the name the workers are told their parameters
     /// are under, where no segment was ever made (the store stays on the heap).
     std::string neverShared_;

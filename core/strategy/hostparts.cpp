@@ -84,7 +84,7 @@ void HostTraining::prepareParameters(RunResources& run, const float* initial,
 
 void HostTraining::placeData(RunResources& run) {
     train_.place(run, place());
-    if (place() == StorePlace::SharedMemory && config_.transport != Transport::Mpi)
+    if (place() == StorePlace::SharedMemory && usesStartMethod(config_))
         experiment_.create(run.config);
 }
 

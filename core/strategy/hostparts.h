@@ -1,7 +1,8 @@
 #pragma once
 // The parts a mode owns when its workers train parameters in host memory
 // (every mode: the GPU modes' device process copies them in and out). A mode
-// derives from Strategy and HAS these, instead of inheriting hooks and state:
+// HAS these (through HostStrategy, strategy/hoststrategy.h, or DeviceStrategy)
+// instead of inheriting their state:
 //   ParameterStores   the store the run trains, evaluates and exports (on the
 //                     heap for thread workers, in /dev/shm for process
 //                     workers, as the traits say), plus the mode's own
@@ -106,7 +107,8 @@ public:
         prepareParameters(run, initial, needs, place());
     }
     /// Places the training data, and the experiment for process workers of
-    /// this machine (not for MPI ranks).
+    /// this machine that the app starts by the start method (not for MPI
+    /// ranks, which are told it on their command line).
     void placeData(RunResources& run);
     ParameterStores& stores() { return stores_; }
     const ParameterStores& stores() const { return stores_; }

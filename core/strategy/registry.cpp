@@ -1,9 +1,9 @@
 #include "strategy/registry.h"
 
-#include "collective/mpi/mpijob.h"
 #include "config/experimentconfig.h"
 #include "config/fields.h"
 #include "strategy/builtin.h"
+#include "strategy/replicatransport.h"
 #include "util/errors.h"
 
 #include <algorithm>
@@ -150,7 +150,7 @@ void settleWorkerCount(ExperimentConfig& config, bool userChose) {
 bool workersAreProcesses(const ExperimentConfig& config) {
     const StrategyTraits* t = findStrategy(config);
     if (t && t->takes(StrategySetting::Transport))
-        return config.transport != Transport::Threads;
+        return transportEntry(config.transport).processes;
     return t && t->processes;
 }
 
@@ -158,7 +158,7 @@ bool usesStartMethod(const ExperimentConfig& config) {
     const StrategyTraits* t = findStrategy(config);
     if (!t || !t->takes(StrategySetting::StartMethod))
         return false;
-    return t->takes(StrategySetting::Transport) ? config.transport == Transport::Processes
+    return t->takes(StrategySetting::Transport) ? transportEntry(config.transport).startMethod
                                                 : workersAreProcesses(config);
 }
 
@@ -186,9 +186,7 @@ std::string describeMode(const ExperimentConfig& config) {
 }
 
 std::string transportUnavailable(int transport) {
-    if (Transport(transport) == Transport::Mpi && !mpi::built())
-        return mpi::kNotBuiltReason;
-    return {};
+    return transportEntry(Transport(transport)).unavailable;
 }
 
 const char* divergenceMeaning(DivergenceKind kind) {

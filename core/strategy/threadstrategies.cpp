@@ -2,7 +2,7 @@
 // copy of the parameters on the heap: serial (one worker, the reference),
 // Hogwild (no lock) and locked (one mutex around each update).
 #include "strategy/builtin.h"
-#include "strategy/hostparts.h"
+#include "strategy/hoststrategy.h"
 
 #include <mutex>
 
@@ -14,40 +14,43 @@ namespace {
 /// worker updates it without a lock (serial is the case of one worker, who
 /// has nobody to race with). Locked: one mutex around every update.
 template <bool Locked>
-class SharedStoreThreads final : public Strategy {
+class SharedStoreThreads final : public HostStrategy {
 public:
-    SharedStoreThreads(const StrategyTraits& traits, ExperimentConfig config)
-        : Strategy(traits, std::move(config)), host_(config_) {}
+    using HostStrategy::HostStrategy;
 
-    void prepare(RunResources& run, const float* initial) override {
-        host_.prepareParameters(run, initial);
-        host_.placeData(run);
-    }
-    WorkerJob job(RunResources& run, std::uint32_t rank) override {
-        return host_.job(*this, run, rank, {&host_.stores().run(), {}, {}});
-    }
     WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override {
         const std::int64_t total = env.model.layout().total();
         auto rule =
             Locked ? makeLockedUpdate(lock_, total, config_.workers > 1, countedUpdates(env, rank))
                    : makeHogwildUpdate(total, config_.workers > 1, countedUpdates(env, rank));
-        return hostWorkerSetup(env, rank, std::move(rule), epochPlan(env.train.rows));
+        return hostSetup(env, rank, std::move(rule));
     }
-    const float* hostParameters() const override { return host_.parameters(); }
     void explain(RunSummary& summary) const override {
         explainLostUpdates(summary, config_,
                            Locked ? "; under the lock one worker writes at a time, so none is lost"
                                   : "");
     }
-    void finish() override { host_.finish(); }
 
 private:
-    HostTraining host_;
     mutable std::mutex lock_; ///< Locked: around every update of every worker
 };
 
 using HogwildThreads = SharedStoreThreads<false>;
 using LockedThreads = SharedStoreThreads<true>;
+
+/// The entry of a mode of N threads on one store (Hogwild, locked): they
+/// differ in their names and their update only.
+StrategyEntry threadsEntry(const char* name, const char* label, const char* help,
+                           StrategyFactory make) {
+    StrategyTraits t;
+    t.name = name;
+    t.label = label;
+    t.help = help;
+    t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates) |
+                 unsigned(StrategySetting::Split) | unsigned(StrategySetting::Resume);
+    t.divergence = DivergenceKind::Staleness;
+    return {t, std::move(make), {}};
+}
 
 } // namespace
 
@@ -66,25 +69,16 @@ StrategyEntry serialStrategy() {
 }
 
 StrategyEntry hogwildThreadsStrategy() {
-    StrategyTraits t;
-    t.name = modes::threads;
-    t.label = "threads (Hogwild)";
-    t.help = "N threads update one shared copy of the parameters without locks (Hogwild)";
-    t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates) |
-                 unsigned(StrategySetting::Split) | unsigned(StrategySetting::Resume);
-    t.divergence = DivergenceKind::Staleness;
-    return {t, factoryOf<HogwildThreads>(), {}};
+    return threadsEntry(modes::threads, "threads (Hogwild)",
+                        "N threads update one shared copy of the parameters without locks "
+                        "(Hogwild)",
+                        factoryOf<HogwildThreads>());
 }
 
 StrategyEntry lockedThreadsStrategy() {
-    StrategyTraits t;
-    t.name = modes::threadsLocked;
-    t.label = "threads (locked)";
-    t.help = "N threads, one mutex around each update: the baseline Hogwild beats";
-    t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates) |
-                 unsigned(StrategySetting::Split) | unsigned(StrategySetting::Resume);
-    t.divergence = DivergenceKind::Staleness;
-    return {t, factoryOf<LockedThreads>(), {}};
+    return threadsEntry(modes::threadsLocked, "threads (locked)",
+                        "N threads, one mutex around each update: the baseline Hogwild beats",
+                        factoryOf<LockedThreads>());
 }
 
 } // namespace hwl

@@ -4,7 +4,7 @@
 // copy, which the run evaluates and exports, never changes.
 #include "optim/hogwild.h"
 #include "strategy/builtin.h"
-#include "strategy/hostparts.h"
+#include "strategy/hoststrategy.h"
 
 #include <cstring>
 
@@ -12,10 +12,11 @@ namespace hwl {
 
 namespace {
 
-class UnsharedReplicas final : public Strategy {
+/// The parent's store (host_'s run store) and one worker store per worker,
+/// the replicas.
+class UnsharedReplicas final : public HostStrategy {
 public:
-    UnsharedReplicas(const StrategyTraits& traits, ExperimentConfig config)
-        : Strategy(traits, std::move(config)), host_(config_) {}
+    using HostStrategy::HostStrategy;
 
     void prepare(RunResources& run, const float* initial) override {
         host_.prepareParameters(run, initial, {std::size_t(config_.workers), 0});
@@ -29,10 +30,8 @@ public:
         return host_.job(*this, run, rank, {&host_.stores().worker(rank), {}, {}});
     }
     WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override {
-        return hostWorkerSetup(env, rank, makePrivateUpdate(env.telemetry.worker(rank)),
-                               epochPlan(env.train.rows));
+        return hostSetup(env, rank, makePrivateUpdate(env.telemetry.worker(rank)));
     }
-    const float* hostParameters() const override { return host_.parameters(); }
     void measureDivergence(Telemetry& telemetry) override {
         std::vector<const float*> views;
         for (const auto& r : host_.stores().workers())
@@ -46,14 +45,12 @@ public:
         return telemetry.worker(rank).replicaDistance.load();
     }
     void explain(RunSummary& summary) const override;
-    void finish() override { host_.finish(); }
 
 private:
     bool unchanged(const float* params) const {
         return std::memcmp(params, initial_.data(), initial_.size() * sizeof(float)) == 0;
     }
 
-    HostTraining host_;            ///< the parent's store, and one per worker (the replicas)
     AlignedVector<float> initial_; ///< to prove the parent's copy never changed
 };
 

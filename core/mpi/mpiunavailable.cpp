@@ -1,6 +1,6 @@
 // The MPI job in a build without MPI: nothing can join one.
-#include "collective/mpi/mpicollective.h"
-#include "collective/mpi/mpijob.h"
+#include "mpi/mpicollective.h"
+#include "mpi/mpijob.h"
 
 #include "util/errors.h"
 

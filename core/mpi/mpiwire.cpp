@@ -1,4 +1,4 @@
-#include "collective/mpi/mpiwire.h"
+#include "mpi/mpiwire.h"
 
 #include <cstring>
 #include <stdexcept>

@@ -1,6 +1,6 @@
 // Reading mpirun's log: what it said, on one line, and which rank it saw
 // end first.
-#include "collective/mpi/mpirunlog.h"
+#include "mpi/mpirunlog.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,9 +1,10 @@
 // The MPI launchers: rank 0 as a thread of a process mpirun started, or
 // mpirun started by this process.
-#include "collective/mpi/mpirunlog.h"
-#include "launch/launcher.h"
+#include "mpi/mpilaunchers.h"
+
 #include "launch/parentdeath.h"
 #include "launch/workerargs.h"
+#include "mpi/mpirunlog.h"
 #include "util/errors.h"
 #include "util/fileio.h"
 

@@ -1,10 +1,10 @@
 // MpiCollective around its operations (the class: mpihub.h): meeting the
 // peers (greetings, refusals, the welcome), the relays of telemetry to rank
 // 0, rank 0's farewells, the liveness of ranks on this host, and leaving.
-#include "collective/mpi/mpihub.h"
+#include "mpi/mpihub.h"
 
-#include "collective/mpi/mpijob.h"
 #include "launch/waitstatus.h"
+#include "mpi/mpijob.h"
 #include "telemetry/telemetry.h"
 #include "train/keepgoing.h"
 

@@ -1,6 +1,6 @@
 // What the MPI job needs with or without MPI: whether mpirun started this
 // process, and the handler that notes mpirun ending the job.
-#include "collective/mpi/mpijob.h"
+#include "mpi/mpijob.h"
 
 #include "telemetry/telemetry.h"
 

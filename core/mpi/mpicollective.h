@@ -39,9 +39,9 @@
 //   died is noticed this way: mpirun ends the job about 1 s after; inside
 //   one of MPI's collectives no rank knows who is missing, and rank 0 says
 //   that the reduction stalled and that mpirun's message names the rank).
-// The wire format of everything but the data is collective/mpi/mpiwire.h.
+// The wire format of everything but the data is mpi/mpiwire.h.
 #include "collective/collective.h"
-#include "collective/mpi/mpiwire.h"
+#include "mpi/mpiwire.h"
 
 #include <cstdint>
 #include <memory>

@@ -1,9 +1,9 @@
 // MpiCollective's operations (the class: mpihub.h; meeting the peers and
 // leaving: mpipeers.cpp).
-#include "collective/mpi/mpihub.h"
+#include "mpi/mpihub.h"
 
-#include "collective/mpi/mpijob.h"
 #include "collective/rankmean.h"
+#include "mpi/mpijob.h"
 #include "telemetry/telemetry.h"
 #include "train/keepgoing.h"
 #include "util/errors.h"

@@ -9,7 +9,7 @@
 // Every rank posts them in the same order (collective.h: every rank makes
 // the same calls in the same order), and every wait is await()'s, which
 // looks around (relays, farewells, liveness) while MPI progresses them.
-#include "collective/mpi/mpihub.h"
+#include "mpi/mpihub.h"
 
 #include "collective/rankmean.h"
 

@@ -1,5 +1,5 @@
 // Joining and leaving the MPI job (this build has MPI).
-#include "collective/mpi/mpijob.h"
+#include "mpi/mpijob.h"
 
 #include "util/errors.h"
 

@@ -1,9 +1,9 @@
 #pragma once
 // MpiCollective's class, shared by its two halves: mpicollective.cpp (the
 // operations) and mpipeers.cpp (meeting the peers, relays, farewells,
-// liveness, leaving). Private to collective/mpi.
-#include "collective/mpi/mpicollective.h"
-#include "collective/mpi/mpiwire.h"
+// liveness, leaving). Private to mpi/.
+#include "mpi/mpicollective.h"
+#include "mpi/mpiwire.h"
 
 #include <mpi.h>
 
