@@ -1,4 +1,4 @@
-#include "charts/trainingchart.h"
+#include "charts/trainingchartparts.h"
 
 #include "charts/chartaxes.h"
 #include "widgets/chartview.h"
@@ -55,7 +55,7 @@ QColor TrainingChart::workerColor(int rank) {
     return QColor::fromHsvF(float(hue), 0.70f, rank % 2 ? 0.85f : 0.60f);
 }
 
-const double ChartSample::*TrainingChart::xFieldOf(XAxis axis) {
+const double ChartSample::*TrainingChart::Parts::xFieldOf(XAxis axis) {
     switch (axis) {
     case TrainingChart::XAxis::Step:
         return &ChartSample::step;
@@ -68,48 +68,49 @@ const double ChartSample::*TrainingChart::xFieldOf(XAxis axis) {
 }
 
 TrainingChart::TrainingChart(const QString& title, const QString& yTitle, QWidget* parent)
-    : QWidget(parent), title_(title), yTitle_(yTitle) {
-    chart_ = ChartView::makeChart();
-    chart_->setTitle(title);
+    : QWidget(parent), p_(std::make_unique<Parts>(*this, title, yTitle)) {
+    p_->chart_ = ChartView::makeChart();
+    p_->chart_->setTitle(title);
 
-    view_ = new ChartView(chart_, this); // takes ownership of chart_
-    view_->setRenderHint(QPainter::Antialiasing);
-    connect(view_, &ChartView::zoomed, this, [this] {
-        zoomed_ = true; // said after the zoom: both axes have their new range
-        relabelAxis(xAxisItem_);
-        relabelAxis(yAxisItem_);
+    p_->view_ = new ChartView(p_->chart_, this); // takes ownership of chart_
+    p_->view_->setRenderHint(QPainter::Antialiasing);
+    connect(p_->view_, &ChartView::zoomed, this, [this] {
+        p_->zoomed_ = true; // said after the zoom: both axes have their new range
+        p_->relabelAxis(p_->xAxisItem_);
+        p_->relabelAxis(p_->yAxisItem_);
     });
-    connect(view_, &ChartView::resetRequested, this, &TrainingChart::resetZoom);
+    connect(p_->view_, &ChartView::resetRequested, this, &TrainingChart::resetZoom);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(view_);
+    layout->addWidget(p_->view_);
 
-    xAxisItem_ = new QCategoryAxis;
-    xAxisItem_->setTitleText(xTitle(xMode_));
-    xAxisItem_->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    p_->xAxisItem_ = new QCategoryAxis;
+    p_->xAxisItem_->setTitleText(xTitle(p_->xMode_));
+    p_->xAxisItem_->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     // The ticks are chosen so that their labels fit (chartaxes.h); Qt
     // Charts could still cut them to "..." at the room of earlier, shorter
     // labels until a later layout, so it may not cut them at all.
-    xAxisItem_->setTruncateLabels(false);
-    chart_->addAxis(xAxisItem_, Qt::AlignBottom);
-    readThemeFonts(); // as the theme gave them to the chart and the new axis
-    replaceYAxis();
+    p_->xAxisItem_->setTruncateLabels(false);
+    p_->chart_->addAxis(p_->xAxisItem_, Qt::AlignBottom);
+    p_->readThemeFonts(); // as the theme gave them to the chart and the new axis
+    p_->replaceYAxis();
     // A zoom moves the range: ticks at round values inside it, told apart.
-    connect(xAxisItem_, &QCategoryAxis::rangeChanged, this, [this] {
-        if (zoomed_)
-            relabelAxis(xAxisItem_);
+    connect(p_->xAxisItem_, &QCategoryAxis::rangeChanged, this, [this] {
+        if (p_->zoomed_)
+            p_->relabelAxis(p_->xAxisItem_);
     });
 
     // The plot area follows the widget size: more pixel columns want more
     // downsampling buckets.
-    connect(chart_, &QChart::plotAreaChanged, this, [this] { onPlotAreaChanged(); });
+    connect(p_->chart_, &QChart::plotAreaChanged, this, [this] { p_->onPlotAreaChanged(); });
     // The legend elides its labels as it is laid out: fit them to its width.
-    connect(chart_->legend(), &QGraphicsWidget::geometryChanged, this, [this] { queueFitTexts(); });
+    connect(p_->chart_->legend(), &QGraphicsWidget::geometryChanged, this,
+            [this] { p_->queueFitTexts(); });
 }
 
 TrainingChart::~TrainingChart() = default;
 
-TrainingChart::Series* TrainingChart::find(int seriesId) {
+ChartSeries* TrainingChart::Parts::find(int seriesId) {
     if (seriesId == kTestSeries)
         return test_ ? &*test_ : nullptr;
     if (seriesId <= kOverlayBase) {
@@ -121,13 +122,13 @@ TrainingChart::Series* TrainingChart::find(int seriesId) {
     return &workers_[std::size_t(seriesId)];
 }
 
-const TrainingChart::Series* TrainingChart::find(int seriesId) const {
-    return const_cast<TrainingChart*>(this)->find(seriesId);
+const ChartSeries* TrainingChart::Parts::find(int seriesId) const {
+    return const_cast<Parts*>(this)->find(seriesId);
 }
 
-TrainingChart::Series* TrainingChart::find(const QLineSeries* line) {
-    Series* found = nullptr;
-    forEachSeries([&](Series& s) {
+ChartSeries* TrainingChart::Parts::find(const QLineSeries* line) {
+    ChartSeries* found = nullptr;
+    forEachSeries([&](ChartSeries& s) {
         if (s.line == line)
             found = &s;
     });
@@ -135,11 +136,12 @@ TrainingChart::Series* TrainingChart::find(const QLineSeries* line) {
 }
 
 QLineSeries* TrainingChart::series(int seriesId) const {
-    const Series* s = find(seriesId);
+    const ChartSeries* s = p_->find(seriesId);
     return s ? s->line : nullptr;
 }
 
-QLineSeries* TrainingChart::addLineSeries(const QString& name, const QColor& color, bool isTest) {
+QLineSeries* TrainingChart::Parts::addLineSeries(const QString& name, const QColor& color,
+                                                 bool isTest) {
     auto* line = new QLineSeries;
     line->setName(name);
     chart_->addSeries(line); // takes ownership
@@ -154,11 +156,11 @@ QLineSeries* TrainingChart::addLineSeries(const QString& name, const QColor& col
     if (isTest)
         line->setPointsVisible(true); // each test evaluation is a marked point
     line->setMarkerSize(6);           // the test's dots: their outline grows with the pen
-    connect(line, &QLineSeries::hovered, this, [this, line](const QPointF& p, bool entered) {
-        const Series* s = find(line);
+    QObject::connect(line, &QLineSeries::hovered, &q, [this, line](const QPointF& p, bool entered) {
+        const ChartSeries* s = find(line);
         // The view keeps the text, so that its own tooltip ("Drag a
         // rectangle...") does not replace it while the pointer stays.
-        const QString text = entered && s ? describePoint(s->id, p.x()) : QString();
+        const QString text = entered && s ? q.describePoint(s->id, p.x()) : QString();
         view_->setHoverText(text);
         if (text.isEmpty())
             QToolTip::hideText();
@@ -168,62 +170,64 @@ QLineSeries* TrainingChart::addLineSeries(const QString& name, const QColor& col
 
     const QList<QLegendMarker*> markers = chart_->legend()->markers(line);
     for (QLegendMarker* marker : markers) {
-        connect(marker, &QLegendMarker::clicked, this, [this, line] {
-            if (Series* s = find(line))
-                setSeriesVisible(s->id, !line->isVisible());
+        QObject::connect(marker, &QLegendMarker::clicked, &q, [this, line] {
+            if (ChartSeries* s = find(line))
+                q.setSeriesVisible(s->id, !line->isVisible());
         });
     }
     return line;
 }
 
 void TrainingChart::setWorkerCount(int n, bool withTestSeries) {
-    workers_.clear();
-    test_.reset();
-    marks_.clear();
+    p_->workers_.clear();
+    p_->test_.reset();
+    p_->marks_.clear();
     n = std::max(n, 0);
-    workers_.resize(std::size_t(n));
+    p_->workers_.resize(std::size_t(n));
     for (int rank = 0; rank < n; ++rank) {
-        workers_[std::size_t(rank)].id = rank;
-        workers_[std::size_t(rank)].resetDerived(smoothing_); // the current smoothing weight
+        p_->workers_[std::size_t(rank)].id = rank;
+        p_->workers_[std::size_t(rank)].resetDerived(
+            p_->smoothing_); // the current smoothing weight
     }
     if (withTestSeries) {
-        test_ = Series(); // not emplace(): clang 14 deems Series not yet default-constructible here
-        test_->id = kTestSeries;
-        test_->resetDerived(smoothing_);
+        p_->test_ = ChartSeries(); // not emplace(): clang 14 deems ChartSeries not yet
+                                   // default-constructible here
+        p_->test_->id = kTestSeries;
+        p_->test_->resetDerived(p_->smoothing_);
     }
-    recreateLines();
-    fitAxes();
+    p_->recreateLines();
+    p_->fitAxes();
 }
 
 void TrainingChart::appendPoints(int seriesId, const QList<ChartSample>& points) {
-    Series* s = find(seriesId);
+    ChartSeries* s = p_->find(seriesId);
     if (!s || points.isEmpty())
         return;
-    s->append(points, rawLimit_, smoothing_);
+    s->append(points, p_->rawLimit_, p_->smoothing_);
 }
 
 void TrainingChart::setRawPointLimit(qsizetype limit) {
-    rawLimit_ = std::max<qsizetype>(16, limit);
-    forEachSeries([this](Series& s) { s.enforceLimit(rawLimit_, smoothing_); });
+    p_->rawLimit_ = std::max<qsizetype>(16, limit);
+    p_->forEachSeries([this](ChartSeries& s) { s.enforceLimit(p_->rawLimit_, p_->smoothing_); });
 }
 
 void TrainingChart::clear() {
-    forEachSeries([this](Series& s) {
+    p_->forEachSeries([this](ChartSeries& s) {
         s.raw = QList<ChartSample>(); // frees the memory, unlike QList::clear()
-        s.resetDerived(smoothing_);
+        s.resetDerived(p_->smoothing_);
         s.dirty = true;
     });
-    marks_.clear();
+    p_->marks_.clear();
     refresh();
 }
 
-void TrainingChart::markAllDirty() {
-    forEachSeries([](Series& s) { s.dirty = true; });
+void TrainingChart::Parts::markAllDirty() {
+    forEachSeries([](ChartSeries& s) { s.dirty = true; });
     marks_.markDirty();
 }
 
-void TrainingChart::resetAllDerived() {
-    forEachSeries([this](Series& s) {
+void TrainingChart::Parts::resetAllDerived() {
+    forEachSeries([this](ChartSeries& s) {
         s.resetDerived(smoothing_);
         s.dirty = true;
     });
@@ -232,37 +236,37 @@ void TrainingChart::resetAllDerived() {
 
 void TrainingChart::setSmoothing(double weight) {
     const double w = clampSmoothingWeight(weight);
-    if (w == smoothing_)
+    if (w == p_->smoothing_)
         return;
-    smoothing_ = w;
-    resetAllDerived();
+    p_->smoothing_ = w;
+    p_->resetAllDerived();
     refresh();
 }
 
 void TrainingChart::setXAxis(XAxis axis) {
-    if (axis == xMode_)
+    if (axis == p_->xMode_)
         return;
-    xMode_ = axis;
-    xAxisItem_->setTitleText(xTitle(axis));
-    resetAllDerived();
+    p_->xMode_ = axis;
+    p_->xAxisItem_->setTitleText(xTitle(axis));
+    p_->resetAllDerived();
     refresh();
 }
 
 void TrainingChart::setXTitleVisible(bool visible) {
-    xTitleWanted_ = visible;
-    fitTexts();
+    p_->xTitleWanted_ = visible;
+    p_->fitTexts();
 }
 
 void TrainingChart::setLogScale(bool on) {
-    if (on == logScale_)
+    if (on == p_->logScale_)
         return;
-    logScale_ = on;
-    replaceYAxis();
-    resetAllDerived();
+    p_->logScale_ = on;
+    p_->replaceYAxis();
+    p_->resetAllDerived();
     refresh();
 }
 
-void TrainingChart::replaceYAxis() {
+void TrainingChart::Parts::replaceYAxis() {
     // A log scale is a linear axis over log10(y), labelled with the values:
     // Qt's QLogValueAxis labels powers of ten only ("1e+05", one label over
     // less than a decade) and warns about every zero it is shown.
@@ -270,7 +274,7 @@ void TrainingChart::replaceYAxis() {
     axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     axis->setTruncateLabels(false); // as the x axis: the ticks fit by choice
     axis->setTitleText(yTitle_);
-    connect(axis, &QCategoryAxis::rangeChanged, this, [this, axis] {
+    QObject::connect(axis, &QCategoryAxis::rangeChanged, &q, [this, axis] {
         if (zoomed_)
             relabelAxis(axis);
     });
@@ -281,40 +285,40 @@ void TrainingChart::replaceYAxis() {
     yAxisItem_ = axis;
     chart_->addAxis(axis, Qt::AlignLeft);
     applyFonts(); // the new axis has the theme's
-    forEachSeries([axis](Series& s) { s.line->attachAxis(axis); });
+    forEachSeries([axis](ChartSeries& s) { s.line->attachAxis(axis); });
     marks_.attachY(axis);
 }
 
 void TrainingChart::setSeriesVisible(int seriesId, bool visible) {
-    Series* s = find(seriesId);
+    ChartSeries* s = p_->find(seriesId);
     if (!s || s->line->isVisible() == visible)
         return;
     s->line->setVisible(visible); // also hides its legend marker...
-    for (QLegendMarker* marker : chart_->legend()->markers(s->line))
-        styleMarker(marker, visible); // ...which comes back, dimmed
+    for (QLegendMarker* marker : p_->chart_->legend()->markers(s->line))
+        p_->styleMarker(marker, visible); // ...which comes back, dimmed
     if (visible && s->dirty)
-        rebuild(*s); // hidden series are not rebuilt by refresh()
-    fitAxes();
+        p_->rebuild(*s); // hidden series are not rebuilt by refresh()
+    p_->fitAxes();
     Q_EMIT seriesVisibilityChanged(seriesId, visible);
 }
 
 bool TrainingChart::seriesVisible(int seriesId) const {
-    const Series* s = find(seriesId);
+    const ChartSeries* s = p_->find(seriesId);
     return s && s->line->isVisible();
 }
 
-int TrainingChart::wantedBuckets() const {
+int TrainingChart::Parts::wantedBuckets() const {
     return std::max(kMinBuckets, int(std::lround(chart_->plotArea().width())));
 }
 
-bool TrainingChart::bucketsOutOfDate(int wanted) const {
+bool TrainingChart::Parts::bucketsOutOfDate(int wanted) const {
     // Axis labels change width as the data grows and move the plot area by a
     // few pixels; rebuilding every series for that would make each refresh a
     // full one, and could chain refreshes through plotAreaChanged.
     return std::abs(wanted - buckets_) * 10 > buckets_;
 }
 
-void TrainingChart::onPlotAreaChanged() {
+void TrainingChart::Parts::onPlotAreaChanged() {
     const int wanted = wantedBuckets();
     const QRectF area = chart_->plotArea();
     // The y ticks are chosen again when the height moves by a label's worth.
@@ -328,37 +332,38 @@ void TrainingChart::onPlotAreaChanged() {
         return;
     refreshQueued_ = true;
     QMetaObject::invokeMethod(
-        this,
+        &q,
         [this] {
             refreshQueued_ = false;
-            refresh();
+            q.refresh();
         },
         Qt::QueuedConnection);
 }
 
 void TrainingChart::refresh() {
-    const int wanted = wantedBuckets();
-    if (bucketsOutOfDate(wanted)) {
-        buckets_ = wanted;
-        markAllDirty();
+    const int wanted = p_->wantedBuckets();
+    if (p_->bucketsOutOfDate(wanted)) {
+        p_->buckets_ = wanted;
+        p_->markAllDirty();
     }
-    forEachSeries([this](Series& s) {
+    p_->forEachSeries([this](ChartSeries& s) {
         if (s.dirty && s.line->isVisible())
-            rebuild(s);
+            p_->rebuild(s);
     });
     // A dot per evaluation while they can be told apart; a line past that.
-    if (test_ && test_->line->pointsVisible() != (test_->raw.size() <= kMaxDottedEvaluations))
-        test_->line->setPointsVisible(test_->raw.size() <= kMaxDottedEvaluations);
+    if (p_->test_ &&
+        p_->test_->line->pointsVisible() != (p_->test_->raw.size() <= kMaxDottedEvaluations))
+        p_->test_->line->setPointsVisible(p_->test_->raw.size() <= kMaxDottedEvaluations);
     bool workersChanged = false;
-    for (const Series& s : workers_)
+    for (const ChartSeries& s : p_->workers_)
         workersChanged = workersChanged || s.dirty;
-    if (bandView_ && workersChanged)
-        rebuildBand();
-    rebuildMarkers();
-    fitAxes();
+    if (p_->bandView_ && workersChanged)
+        p_->rebuildBand();
+    p_->rebuildMarkers();
+    p_->fitAxes();
 }
 
-void TrainingChart::rebuild(Series& s) {
+void TrainingChart::Parts::rebuild(ChartSeries& s) {
     const QList<QPointF> shown =
         s.displayPoints(xFieldOf(xMode_), smoothing_, logScale_, buckets_, scratch_);
     // Replacing makes Qt Charts recompute the series' geometry: not for nothing.
@@ -368,37 +373,93 @@ void TrainingChart::rebuild(Series& s) {
 }
 
 QString TrainingChart::describePoint(int seriesId, double x) const {
-    const Series* s = find(seriesId);
+    const ChartSeries* s = p_->find(seriesId);
     if (!s || s->raw.isEmpty())
         return {};
     // The nearest raw sample in x.
-    const qsizetype best = s->nearest(xFieldOf(xMode_), x);
+    const qsizetype best = s->nearest(Parts::xFieldOf(p_->xMode_), x);
     const ChartSample& c = s->raw[best];
     QString text = QStringLiteral("%1\nstep %2 · samples %3 · %4 s\nvalue %5")
                        .arg(s->line->name(), formatCount(std::int64_t(std::llround(c.step))),
                             formatCount(std::int64_t(std::llround(c.samples))),
                             formatDecimal(c.time, 2), formatSignificant(c.value));
-    if (smoothing_ > 0 && s->sorted && best < s->processed)
+    if (p_->smoothing_ > 0 && s->sorted && best < s->processed)
         text += QStringLiteral(", smoothed %1")
-                    .arg(formatSignificant(fromAxisY(s->decimated.value(best), logScale_)));
+                    .arg(formatSignificant(fromAxisY(s->decimated.value(best), p_->logScale_)));
     return text;
 }
 
 QList<QPointF> TrainingChart::displayedPoints(int seriesId) const {
-    const Series* s = find(seriesId);
+    const ChartSeries* s = p_->find(seriesId);
     if (!s)
         return {};
     QList<QPointF> points = s->line->points();
-    if (logScale_) // as the values are, not as the axis holds them
+    if (p_->logScale_) // as the values are, not as the axis holds them
         for (QPointF& p : points)
-            p.setY(fromAxisY(p.y(), logScale_));
+            p.setY(fromAxisY(p.y(), p_->logScale_));
     return points;
 }
 
 const QList<ChartSample>& TrainingChart::rawPoints(int seriesId) const {
     static const QList<ChartSample> kEmpty;
-    const Series* s = find(seriesId);
+    const ChartSeries* s = p_->find(seriesId);
     return s ? s->raw : kEmpty;
+}
+
+} // namespace hwl::ui
+
+namespace hwl::ui {
+
+int TrainingChart::workerCount() const {
+    return int(p_->workers_.size());
+}
+bool TrainingChart::hasTestSeries() const {
+    return p_->test_.has_value();
+}
+int TrainingChart::overlayCount() const {
+    return int(p_->overlays_.size());
+}
+void TrainingChart::setOverlayColorPeers(int workers) {
+    p_->colorPeers_ = workers;
+}
+bool TrainingChart::overlaysFitAxes() const {
+    return p_->overlaysFitAxes_;
+}
+bool TrainingChart::bandView() const {
+    return p_->bandView_;
+}
+bool TrainingChart::zoomed() const {
+    return p_->zoomed_;
+}
+ChartView* TrainingChart::view() const {
+    return p_->view_;
+}
+double TrainingChart::smoothing() const {
+    return p_->smoothing_;
+}
+TrainingChart::XAxis TrainingChart::xAxis() const {
+    return p_->xMode_;
+}
+bool TrainingChart::logScale() const {
+    return p_->logScale_;
+}
+qsizetype TrainingChart::rawPointLimit() const {
+    return p_->rawLimit_;
+}
+int TrainingChart::bucketCount() const {
+    return p_->buckets_;
+}
+QChart* TrainingChart::chart() const {
+    return p_->chart_;
+}
+const QString& TrainingChart::title() const {
+    return p_->title_;
+}
+bool TrainingChart::darkTheme() const {
+    return p_->dark_;
+}
+bool TrainingChart::presentation() const {
+    return p_->presentation_;
 }
 
 } // namespace hwl::ui

@@ -1,7 +1,7 @@
 // TrainingChart's axes: fitted to the live data (overlays clipped to it
 // unless asked), ticks the plot has room for, a floor and a ceiling, the
 // log scale as log10 of the values on a linear axis, relabelled after a zoom.
-#include "charts/trainingchart.h"
+#include "charts/trainingchartparts.h"
 
 #include "charts/chartaxes.h"
 
@@ -17,7 +17,7 @@
 
 namespace hwl::ui {
 
-void TrainingChart::fitAxes() {
+void TrainingChart::Parts::fitAxes() {
     if (zoomed_)
         return; // the user's range stays until resetZoom()
     double minX = std::numeric_limits<double>::infinity();
@@ -30,7 +30,7 @@ void TrainingChart::fitAxes() {
         minY = std::min(minY, y0);
         maxY = std::max(maxY, y1);
     };
-    forEachSeries([&](Series& s) {
+    forEachSeries([&](ChartSeries& s) {
         if (s.line->isVisible() && s.hasExtent && s.id > kOverlayBase)
             cover(s.minX, s.maxX, s.minY, s.maxY);
     });
@@ -39,7 +39,7 @@ void TrainingChart::fitAxes() {
     // Overlays are clipped to the live run's range, unless asked to fit or
     // there is no live data yet.
     if (overlaysFitAxes_ || !any)
-        for (const Series& s : overlays_)
+        for (const ChartSeries& s : overlays_)
             if (s.line && s.line->isVisible() && s.hasExtent)
                 cover(s.minX, s.maxX, s.minY, s.maxY);
     const double dataMinY = minY;
@@ -71,7 +71,7 @@ void TrainingChart::fitAxes() {
     }
 }
 
-void TrainingChart::fitRightMargin() {
+void TrainingChart::Parts::fitRightMargin() {
     // The last x label is centred on the plot's right edge: half of it lies
     // beyond, where the view would cut it ("80" for "80k").
     const QStringList labels = xAxisItem_->categoriesLabels();
@@ -87,7 +87,7 @@ void TrainingChart::fitRightMargin() {
     }
 }
 
-void TrainingChart::relabelAxis(QCategoryAxis* axis) {
+void TrainingChart::Parts::relabelAxis(QCategoryAxis* axis) {
     // Only this axis: the other one may not have its zoomed range yet.
     const double lo = axis->min(), hi = axis->max();
     const AxisTicks t =
@@ -98,7 +98,7 @@ void TrainingChart::relabelAxis(QCategoryAxis* axis) {
     }
 }
 
-AxisTicks TrainingChart::yTicks(double lo, double hi, bool roundOut) const {
+AxisTicks TrainingChart::Parts::yTicks(double lo, double hi, bool roundOut) const {
     // As many as the plot's height has room for: Qt Charts elides labels
     // taller than their share of the axis.
     const double labelHeight = QFontMetricsF(yAxisItem_->labelsFont()).height();
@@ -113,7 +113,7 @@ AxisTicks TrainingChart::yTicks(double lo, double hi, bool roundOut) const {
         true);
 }
 
-void TrainingChart::clipToBounds(AxisTicks& t) const {
+void TrainingChart::Parts::clipToBounds(AxisTicks& t) const {
     // The bounds after rounding: accuracy stops at 100, not at the next
     // tick; before fitting, so that the ticks fitted are those shown.
     const double floor = toAxisY(yFloor_, logScale_), ceiling = toAxisY(yCeiling_, logScale_);
@@ -132,9 +132,9 @@ void TrainingChart::clipToBounds(AxisTicks& t) const {
 }
 
 void TrainingChart::setYBounds(double floor, double ceiling) {
-    yFloor_ = floor;
-    yCeiling_ = ceiling;
-    fitAxes();
+    p_->yFloor_ = floor;
+    p_->yCeiling_ = ceiling;
+    p_->fitAxes();
 }
 
 } // namespace hwl::ui

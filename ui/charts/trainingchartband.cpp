@@ -1,6 +1,6 @@
 // TrainingChart's band view: the workers' mean and their min-max range per
 // bucket of x (ChartBand), drawn instead of one line per worker.
-#include "charts/trainingchart.h"
+#include "charts/trainingchartparts.h"
 
 #include <QCategoryAxis>
 #include <QChart>
@@ -13,15 +13,15 @@
 namespace hwl::ui {
 
 void TrainingChart::setBandView(bool on) {
-    if (on == bandView_)
+    if (on == p_->bandView_)
         return;
-    bandView_ = on;
-    recreateLines();
+    p_->bandView_ = on;
+    p_->recreateLines();
     refresh();
 }
 
-void TrainingChart::addBandSeries() {
-    for (Series& s : workers_) { // hidden, legend and all: the band stands for them
+void TrainingChart::Parts::addBandSeries() {
+    for (ChartSeries& s : workers_) { // hidden, legend and all: the band stands for them
         s.line->setProperty("inBand", true);
         s.line->setVisible(false);
         for (QLegendMarker* marker : chart_->legend()->markers(s.line))
@@ -31,13 +31,13 @@ void TrainingChart::addBandSeries() {
                  lineWidth(2.0));
 }
 
-void TrainingChart::rebuildBand() {
+void TrainingChart::Parts::rebuildBand() {
     if (!bandView_ || !band_.attached())
         return;
     const double ChartSample::*xField = xFieldOf(xMode_);
     // Each worker's drawn points (smoothed, downsampled), then the band over them.
     std::vector<QList<QPointF>> curves;
-    for (Series& s : workers_) {
+    for (ChartSeries& s : workers_) {
         s.extendDerived(xField, logScale_);
         s.dirty = false;
         if (!s.sorted)
@@ -53,7 +53,7 @@ void TrainingChart::rebuildBand() {
 }
 
 QList<QPointF> TrainingChart::bandPoints(int which) const {
-    return band_.points(which);
+    return p_->band_.points(which);
 }
 
 } // namespace hwl::ui

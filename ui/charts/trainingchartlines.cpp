@@ -1,7 +1,7 @@
 // TrainingChart's lines: making them (earlier runs' overlays first, so that
 // the live series draw over them), their legend markers, the theme and the
 // presentation's larger fonts and lines, the zoom, the epoch and death markers.
-#include "charts/trainingchart.h"
+#include "charts/trainingchartparts.h"
 
 #include "charts/chartaxes.h"
 #include "widgets/chartview.h"
@@ -23,9 +23,9 @@
 
 namespace hwl::ui {
 
-void TrainingChart::recreateLines() {
+void TrainingChart::Parts::recreateLines() {
     QHash<int, bool> hidden;
-    forEachSeries([&](Series& s) {
+    forEachSeries([&](ChartSeries& s) {
         if (s.line && !s.line->isVisible() && !s.line->property("inBand").toBool())
             hidden.insert(s.id, true);
         s.line = nullptr;
@@ -36,7 +36,7 @@ void TrainingChart::recreateLines() {
         // Dashed (dotted: a test curve), a hue apart from the workers, named
         // in the legend: an earlier run is never taken for a worker of this one.
         const Overlay& o = overlayDefs_[qsizetype(i)];
-        overlays_[i].line = addLineSeries(o.name, overlayColor(int(i)), false);
+        overlays_[i].line = addLineSeries(o.name, q.overlayColor(int(i)), false);
         QPen pen = overlays_[i].line->pen();
         pen.setWidthF(lineWidth(2.0));
         pen.setStyle(o.dashed ? Qt::DotLine : Qt::DashLine);
@@ -46,13 +46,13 @@ void TrainingChart::recreateLines() {
                 marker->setVisible(false);
     }
     addMarkerSeries(); // under the workers' lines, over the overlays
-    for (Series& s : workers_)
+    for (ChartSeries& s : workers_)
         s.line = addLineSeries(QStringLiteral("worker %1").arg(s.id), workerColor(s.id), false);
     if (bandView_)
         addBandSeries(); // hides the workers' lines
     if (test_)
         test_->line = addLineSeries(QStringLiteral("test"), testColor_, true);
-    forEachSeries([&](Series& s) {
+    forEachSeries([&](ChartSeries& s) {
         s.dirty = true;
         if (hidden.contains(s.id) && !s.line->property("inBand").toBool()) {
             s.line->setVisible(false);
@@ -64,7 +64,7 @@ void TrainingChart::recreateLines() {
     queueFitTexts();
 }
 
-void TrainingChart::styleMarker(QLegendMarker* marker, bool visible) {
+void TrainingChart::Parts::styleMarker(QLegendMarker* marker, bool visible) {
     // As in the qtcharts legendmarkers example: a hidden series keeps its
     // marker, drawn at half opacity, so that it can be clicked back on.
     marker->setVisible(true);
@@ -86,7 +86,7 @@ void TrainingChart::styleMarker(QLegendMarker* marker, bool visible) {
     marker->setPen(pen);
 }
 
-int TrainingChart::xTicks(double lo, double hi) const {
+int TrainingChart::Parts::xTicks(double lo, double hi) const {
     // As many as have room for their labels: Qt Charts elides the rest ("2000…").
     const QFontMetricsF metrics(xAxisItem_->labelsFont());
     return ticksThatFit(
@@ -95,67 +95,69 @@ int TrainingChart::xTicks(double lo, double hi) const {
 }
 
 void TrainingChart::resetZoom() {
-    zoomed_ = false;
-    chart_->zoomReset();
-    fitAxes();
+    p_->zoomed_ = false;
+    p_->chart_->zoomReset();
+    p_->fitAxes();
 }
 
 void TrainingChart::setDarkTheme(bool dark) {
-    if (dark == dark_)
+    if (dark == p_->dark_)
         return;
-    dark_ = dark;
-    testColor_ = dark ? QColor(Qt::white) : QColor(Qt::black);
-    chart_->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
-    chart_->setAnimationOptions(QChart::NoAnimation);
-    readThemeFonts(); // the theme put back its own fonts...
-    applyFonts();     // ...scaled again in presentation
-    recreateLines();  // the theme repainted the pens
+    p_->dark_ = dark;
+    p_->testColor_ = dark ? QColor(Qt::white) : QColor(Qt::black);
+    p_->chart_->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    p_->chart_->setAnimationOptions(QChart::NoAnimation);
+    p_->readThemeFonts(); // the theme put back its own fonts...
+    p_->applyFonts();     // ...scaled again in presentation
+    p_->recreateLines();  // the theme repainted the pens
     refresh();
 }
 
-void TrainingChart::addMarkerSeries() {
+void TrainingChart::Parts::addMarkerSeries() {
     const double scale = presentation_ ? kPresentationMarkerScale : 1.0;
     for (QScatterSeries* scatter : marks_.attach(chart_, xAxisItem_, yAxisItem_, scale))
-        connect(scatter, &QScatterSeries::hovered, this, [this, scatter](QPointF p, bool on) {
-            const QString text = on ? QStringLiteral("%1 at %2 %3, value %4")
+        QObject::connect(scatter, &QScatterSeries::hovered, &q,
+                         [this, scatter](QPointF p, bool on) {
+                             const QString text =
+                                 on ? QStringLiteral("%1 at %2 %3, value %4")
                                           .arg(scatter->name(), xAxisItem_->titleText(),
                                                formatCount(std::int64_t(std::llround(p.x()))),
                                                formatSignificant(fromAxisY(p.y(), logScale_), 4))
                                     : QString();
-            view_->setHoverText(text);
-            if (text.isEmpty())
-                QToolTip::hideText();
-            else
-                QToolTip::showText(QCursor::pos(), text, view_);
-        });
+                             view_->setHoverText(text);
+                             if (text.isEmpty())
+                                 QToolTip::hideText();
+                             else
+                                 QToolTip::showText(QCursor::pos(), text, view_);
+                         });
 }
 
 void TrainingChart::addMarkers(Marker kind, const QList<ChartSample>& points) {
-    marks_.add(kind, points);
+    p_->marks_.add(kind, points);
 }
 
 const QList<ChartSample>& TrainingChart::markers(Marker kind) const {
-    return marks_.points(kind);
+    return p_->marks_.points(kind);
 }
 
-void TrainingChart::rebuildMarkers() {
+void TrainingChart::Parts::rebuildMarkers() {
     marks_.rebuild(xFieldOf(xMode_), logScale_);
 }
 
-double TrainingChart::lineWidth(double normal) const {
+double TrainingChart::Parts::lineWidth(double normal) const {
     return presentation_ ? normal * kPresentationPenScale : normal;
 }
 
 void TrainingChart::setPresentation(bool on) {
-    if (on == presentation_)
+    if (on == p_->presentation_)
         return;
-    presentation_ = on;
-    applyFonts();
-    recreateLines(); // every line and marker made at its width
-    refresh();       // ticks for the labels' new size
+    p_->presentation_ = on;
+    p_->applyFonts();
+    p_->recreateLines(); // every line and marker made at its width
+    refresh();           // ticks for the labels' new size
 }
 
-void TrainingChart::readThemeFonts() {
+void TrainingChart::Parts::readThemeFonts() {
     themeFonts_.title = chart_->titleFont();
     themeFonts_.legend = chart_->legend()->font();
     themeFonts_.labels = xAxisItem_->labelsFont();
@@ -174,7 +176,7 @@ QFont scaled(QFont font, double scale) {
 }
 } // namespace
 
-void TrainingChart::applyFonts() {
+void TrainingChart::Parts::applyFonts() {
     const double scale = presentation_ ? kPresentationFontScale : 1.0;
     const QFont title = scaled(themeFonts_.title, scale);
     if (chart_->titleFont() != title)

@@ -1,7 +1,7 @@
 // TrainingChart's overlays: earlier runs' curves under the live ones, in a
 // colour kept apart from every worker's (OverlayPalette), dashed, named in
 // the legend.
-#include "charts/trainingchart.h"
+#include "charts/trainingchartparts.h"
 
 #include <QLineSeries>
 
@@ -10,33 +10,33 @@
 namespace hwl::ui {
 
 void TrainingChart::setOverlays(const QList<Overlay>& overlays) {
-    overlayDefs_ = overlays;
-    overlays_.clear();
-    overlays_.resize(std::size_t(overlays.size()));
+    p_->overlayDefs_ = overlays;
+    p_->overlays_.clear();
+    p_->overlays_.resize(std::size_t(overlays.size()));
     for (qsizetype i = 0; i < overlays.size(); ++i) {
-        Series& s = overlays_[std::size_t(i)];
+        ChartSeries& s = p_->overlays_[std::size_t(i)];
         s.id = overlaySeries(int(i));
         s.raw = overlays[i].points;
-        s.resetDerived(smoothing_);
+        s.resetDerived(p_->smoothing_);
     }
-    recreateLines();
+    p_->recreateLines();
     refresh();
 }
 
 void TrainingChart::setOverlaysFitAxes(bool on) {
-    if (on == overlaysFitAxes_)
+    if (on == p_->overlaysFitAxes_)
         return;
-    overlaysFitAxes_ = on;
-    fitAxes();
+    p_->overlaysFitAxes_ = on;
+    p_->fitAxes();
 }
 
 QColor TrainingChart::overlayColor(int index) const {
     // Every worker shown (worker 0 even before a run has any), and the test series.
     QList<QColor> shown;
-    for (int rank = 0; rank < std::max({1, workerCount(), colorPeers_}); ++rank)
+    for (int rank = 0; rank < std::max({1, workerCount(), p_->colorPeers_}); ++rank)
         shown << workerColor(rank);
-    shown << testColor_;
-    return OverlayPalette::colorOf(overlayDefs_, index, shown);
+    shown << p_->testColor_;
+    return OverlayPalette::colorOf(p_->overlayDefs_, index, shown);
 }
 
 } // namespace hwl::ui

@@ -2,7 +2,7 @@
 // with "...": the title and the y title lose words (a parenthesis first), the
 // legend names workers by rank, then by colour alone. And the chart saved as
 // an image or SVG at a chosen size, laid out for that size.
-#include "charts/trainingchart.h"
+#include "charts/trainingchartparts.h"
 
 #include "widgets/chartview.h"
 
@@ -66,12 +66,12 @@ bool isWorker(const QString& name) {
 } // namespace
 
 void TrainingChart::setTitle(const QString& title) {
-    title_ = title;
-    shownTitle_ = chart_->title(); // not a title set on chart() directly
-    fitTexts();
+    p_->title_ = title;
+    p_->shownTitle_ = p_->chart_->title(); // not a title set on chart() directly
+    p_->fitTexts();
 }
 
-void TrainingChart::fitTexts() {
+void TrainingChart::Parts::fitTexts() {
     // The title: across the chart, less its margins (and the room Qt Charts
     // keeps beside a title).
     if (chart_->title() != shownTitle_) // set on chart() directly
@@ -102,14 +102,14 @@ void TrainingChart::fitTexts() {
         fitLegend();
 }
 
-void TrainingChart::queueFitTexts() {
+void TrainingChart::Parts::queueFitTexts() {
     // New legend markers are laid out (and their labels reset to the series'
     // names) once the chart has handled their series: fit them after that.
     if (textsQueued_)
         return;
     textsQueued_ = true;
     QMetaObject::invokeMethod(
-        this,
+        &q,
         [this] {
             textsQueued_ = false;
             fitTexts();
@@ -117,7 +117,7 @@ void TrainingChart::queueFitTexts() {
         Qt::QueuedConnection);
 }
 
-bool TrainingChart::legendElided() const {
+bool TrainingChart::Parts::legendElided() const {
     QList<QGraphicsItem*> items = chart_->legend()->childItems();
     while (!items.isEmpty()) {
         QGraphicsItem* item = items.takeLast();
@@ -130,7 +130,7 @@ bool TrainingChart::legendElided() const {
     return false;
 }
 
-void TrainingChart::fitLegend() {
+void TrainingChart::Parts::fitLegend() {
     // Full names when they fit; then workers by rank ("0 1 2 3", in the
     // colours the loss chart names in full) and the others shortened; then
     // workers by colour alone; then every entry by colour alone. Each tried
@@ -209,17 +209,17 @@ bool TrainingChart::saveImage(const QString& path, QSize size, QString* error) {
                         .arg(size.height()));
     // Laid out for that size (ticks, titles, legend, the curves' buckets),
     // rendered, and put back as it was on screen.
-    const QSizeF onScreen = chart_->size();
+    const QSizeF onScreen = p_->chart_->size();
     const auto layOut = [this](QSizeF s) {
-        chart_->resize(s);
-        chart_->layout()->invalidate();
-        chart_->layout()->activate();
-        fitTexts();
+        p_->chart_->resize(s);
+        p_->chart_->layout()->invalidate();
+        p_->chart_->layout()->activate();
+        p_->fitTexts();
         refresh();
-        chart_->layout()->activate();
+        p_->chart_->layout()->activate();
     };
     layOut(size);
-    const QRectF source(chart_->scenePos(), QSizeF(size));
+    const QRectF source(p_->chart_->scenePos(), QSizeF(size));
     const QRectF target(QPointF(0, 0), QSizeF(size));
     bool ok = false;
     if (suffix == QLatin1String("svg")) {
@@ -227,21 +227,21 @@ bool TrainingChart::saveImage(const QString& path, QSize size, QString* error) {
         svg.setFileName(path);
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(0, 0), size));
-        svg.setTitle(title_);
+        svg.setTitle(p_->title_);
         svg.setResolution(96); // its width in mm is then as many CSS pixels as `size`
         QPainter painter;
         if (painter.begin(&svg)) {
             painter.setRenderHint(QPainter::Antialiasing);
-            chart_->scene()->render(&painter, target, source);
+            p_->chart_->scene()->render(&painter, target, source);
             ok = painter.end();
         }
         ok = ok && QFileInfo(path).size() > 0;
     } else {
         QImage image(size, QImage::Format_ARGB32_Premultiplied);
-        image.fill(dark_ ? Qt::black : Qt::white);
+        image.fill(p_->dark_ ? Qt::black : Qt::white);
         QPainter painter(&image);
         painter.setRenderHint(QPainter::Antialiasing);
-        chart_->scene()->render(&painter, target, source);
+        p_->chart_->scene()->render(&painter, target, source);
         painter.end();
         ok = image.save(path);
     }
