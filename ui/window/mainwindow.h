@@ -162,10 +162,8 @@ private:
     RunListPanel* runPanel_ = nullptr;
     QTabWidget* bottomTabs_ = nullptr;
     QString runName_; ///< what the run being made is called in the run list
-    /// The teaching presets, read once: the built-in ones and the user's
-    /// preset folders, and whether Fashion-MNIST is installed, when the window
-    /// opens, not at every use. The user's files that were left out, each
-    /// with why (said in the event log).
+    /// The teaching presets, built-in and the user's, read once when the
+    /// window opens; the user's files left out, each with why (event log).
     std::vector<hwl::PresetProblem> presetProblems_;
     const std::vector<hwl::Preset> presets_ = hwl::presets(&presetProblems_);
     /// What the charts show (the run on them, or the preset chosen): another
