@@ -10,6 +10,7 @@
 // unshared-replicas pitfall. Part of the engine's public API; read-only here
 // (strategies register in strategy/registry.h). Thread-safe once built.
 #include "config/modes.h"
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,9 @@ const StrategyTraits* findStrategy(const std::string& name, bool share);
 const StrategyTraits* findStrategy(const ExperimentConfig& config);
 /// The distinct mode names, in registration order.
 std::vector<std::string> modeNames();
+/// The distinct names of the modes with a variant `pick` selects, in
+/// registration order.
+std::vector<std::string> modeNamesWhere(const std::function<bool(const StrategyTraits&)>& pick);
 /// The distinct names of the modes that take setting `s`, in registration
 /// order (for "applies to mode ... only", and which modes enable a field).
 std::vector<std::string> modesTaking(StrategySetting s);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 
@@ -113,20 +114,20 @@ const StrategyTraits* findStrategy(const ExperimentConfig& config) {
     return e ? &e->traits : nullptr;
 }
 
-std::vector<std::string> modeNames() {
+std::vector<std::string> modeNamesWhere(const std::function<bool(const StrategyTraits&)>& pick) {
     std::vector<std::string> names;
     for (const StrategyTraits* t : allStrategies())
-        if (std::find(names.begin(), names.end(), t->name) == names.end())
+        if (pick(*t) && std::find(names.begin(), names.end(), t->name) == names.end())
             names.push_back(t->name);
     return names;
 }
 
+std::vector<std::string> modeNames() {
+    return modeNamesWhere([](const StrategyTraits&) { return true; });
+}
+
 std::vector<std::string> modesTaking(StrategySetting s) {
-    std::vector<std::string> names;
-    for (const StrategyTraits* t : allStrategies())
-        if (t->takes(s) && std::find(names.begin(), names.end(), t->name) == names.end())
-            names.push_back(t->name);
-    return names;
+    return modeNamesWhere([s](const StrategyTraits& t) { return t.takes(s); });
 }
 
 std::vector<const StrategyTraits*> variantsOf(const std::string& name) {

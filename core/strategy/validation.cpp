@@ -11,16 +11,6 @@ namespace hwl {
 
 namespace {
 
-/// The distinct names of the modes `pick` selects, in registration order.
-template <class Pick>
-std::vector<std::string> namesOf(Pick pick) {
-    std::vector<std::string> names;
-    for (const StrategyTraits* t : allStrategies())
-        if (pick(*t) && std::find(names.begin(), names.end(), t->name) == names.end())
-            names.push_back(t->name);
-    return names;
-}
-
 /// The modes that take setting `s`, each named by its variant ("processes
 /// (shared)", "data-parallel with --device cuda") where not every variant
 /// of the name takes it.
@@ -52,7 +42,7 @@ void checkWorkers(const StrategyTraits& s, const ExperimentConfig& c,
                   std::vector<ConfigIssue>& issues) {
     if (s.exactWorkers <= 0 || c.workers == s.exactWorkers)
         return;
-    const std::vector<std::string> others = namesOf([](const StrategyTraits& t) {
+    const std::vector<std::string> others = modeNamesWhere([](const StrategyTraits& t) {
         return t.share && t.takes(StrategySetting::Workers) && t.unavailable.empty();
     });
     issues.push_back({"workers", s.name + " mode runs exactly " + std::to_string(s.exactWorkers) +
@@ -66,7 +56,7 @@ void checkDevice(const StrategyTraits& s, const ExperimentConfig& c,
                  std::vector<ConfigIssue>& issues) {
     if (c.device == ExperimentConfig{}.device || s.takes(StrategySetting::Device) || s.cuda)
         return;
-    const auto cudaOnly = namesOf(
+    const auto cudaOnly = modeNamesWhere(
         [](const StrategyTraits& t) { return t.cuda && !t.takes(StrategySetting::Device); });
     issues.push_back(
         {"device",
@@ -140,7 +130,7 @@ void validateMode(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
         return;
     }
     if (!s) {
-        const auto unshared = namesOf([](const StrategyTraits& t) { return !t.share; });
+        const auto unshared = modeNamesWhere([](const StrategyTraits& t) { return !t.share; });
         issues.push_back({"share", "share false (--no-share) applies to mode " +
                                        listChoices(unshared, false) +
                                        " only: the workers of mode " + c.mode +
