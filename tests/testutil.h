@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -117,6 +118,21 @@ protected:
         return std::filesystem::path(tmp_.filePath(name).toStdString());
     }
 };
+
+/// A generated dataset's spec ("kind:ROWSxCOLS:...") with at most `most`
+/// rows; any other spec as it is. Tests that run presets cut their data so:
+/// under AddressSanitizer the presets' full epochs took minutes each.
+inline std::string fewerRows(const std::string& spec, std::uint64_t most) {
+    const std::size_t colon = spec.find(':');
+    const std::size_t x = colon == std::string::npos ? colon : spec.find('x', colon);
+    if (x == std::string::npos)
+        return spec;
+    const std::string rows = spec.substr(colon + 1, x - colon - 1);
+    if (rows.empty() || rows.find_first_not_of("0123456789") != std::string::npos)
+        return spec;
+    return spec.substr(0, colon + 1) +
+           std::to_string(std::min<std::uint64_t>(std::stoull(rows), most)) + spec.substr(x);
+}
 
 } // namespace hwl::test
 
