@@ -34,6 +34,7 @@ const char* const kFieldNames[] = {
     "reduce",
     "device", "replicas-per-gpu", "blocks", "update", "cuda-before-fork", "force-unsafe-fork",
     "lost-updates", "spawn-before-share", "loader-workers", "lr-schedule", "warmup-steps", "accumulate", "dropout",
+    "normalize",
     "tensorboard", "resume"};
 // clang-format on
 

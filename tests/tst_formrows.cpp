@@ -73,8 +73,10 @@ void checkHeights(const ExperimentForm& form) {
                                 .arg(note->text())));
     }
     QList<QWidget*> editors;
+    // A spin box's or an editable combo's own edit is checked as that box.
     for (QWidget* e : form.findChildren<QLineEdit*>())
-        if (!qobject_cast<QAbstractSpinBox*>(e->parentWidget()))
+        if (!qobject_cast<QAbstractSpinBox*>(e->parentWidget()) &&
+            !qobject_cast<QComboBox*>(e->parentWidget()))
             editors << e;
     for (QWidget* e : form.findChildren<QAbstractSpinBox*>())
         editors << e;

@@ -113,7 +113,8 @@ std::string writeOutputs(const OutputFolder* folder, Run& run, const MetricsLog&
                            s,
                            run.telemetry().workers(),
                            started,
-                           std::chrono::system_clock::now()};
+                           std::chrono::system_clock::now(),
+                           run.info().normalization};
     const OutputReport report = folder->write(run, log, withWeights, record);
     failed = report.failed;
     std::string line = "wrote " + run.config().out + "/{";

@@ -2,6 +2,7 @@
 
 #include "config/fields.h"
 #include "config/modes.h"
+#include "data/normalize.h"
 #include "optim/lrschedule.h"
 #include "util/errors.h"
 
@@ -244,6 +245,8 @@ std::vector<ConfigIssue> ExperimentConfig::validateFields() const {
     } catch (const InputError& e) {
         parseIssue("dataset", e);
     }
+    if (const std::string why = normalizeSettingProblem(normalize); !why.empty())
+        issues.push_back({"normalize", why});
     try {
         (void)parseLrSchedule(lrSchedule);
     } catch (const InputError& e) {

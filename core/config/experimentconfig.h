@@ -85,6 +85,9 @@ struct ExperimentConfig {
     /// step:EPOCHS:GAMMA or cosine; and a linear warm-up over each worker's
     /// first warmupSteps steps (0: none).
     std::string lrSchedule = "constant";
+    /// Input normalisation (data/normalize.h): none | global | per-feature |
+    /// MEAN,STD.
+    std::string normalize = "none";
     int warmupSteps = 0;
     /// Gradient accumulation: each update takes the mean gradient of this
     /// many batches (1: every batch updates).

@@ -341,6 +341,10 @@ std::vector<Field> makeFields() {
                             "held-out share of the rows\n"
                             "ignored by datasets with their own test set (fashion-mnist, idx)",
                             0, false, 1, true, &C::testFraction));
+    fields.push_back(text("normalize", "N",
+                          "none | global | per-feature (mean and std of the training\n"
+                          "rows) | MEAN,STD (given): x' = (x - mean) / std, dense data",
+                          &C::normalize));
     fields.push_back(toggle("shuffle", "a new random order every epoch (the default)", "no-shuffle",
                             "visit samples in file order (exact comparisons)", &C::shuffle));
     addStartFields(fields);

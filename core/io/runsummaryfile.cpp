@@ -183,6 +183,10 @@ std::string runSummaryJson(const RunRecord& r) {
                 {"remarks", s.remarks}};
     if (!s.failure.empty())
         doc["failure"] = s.failure;
+    if (r.normalization.applies())
+        doc["normalization"] = {{"setting", r.normalization.setting},
+                                {"mean", r.normalization.mean},
+                                {"std", r.normalization.stddev}};
     return doc.dump(2) + "\n";
 }
 

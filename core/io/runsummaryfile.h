@@ -4,6 +4,7 @@
 // output (docs/file-formats.md, "summary.json"). Written into every --out
 // folder after the run, beside experiment.json and metrics.csv.
 #include "config/experimentconfig.h"
+#include "data/normalize.h"
 #include "telemetry/runsummary.h"
 #include "telemetry/telemetryreader.h"
 
@@ -22,6 +23,7 @@ struct RunRecord {
     RunSummary summary;
     std::vector<WorkerSnapshot> workers; ///< the telemetry's last word on each
     std::chrono::system_clock::time_point started, ended;
+    Normalization normalization; ///< what --normalize applied (none: no "normalization")
 };
 
 /// The summary.json text of `record` (UTF-8, 2-space indent, ends in a

@@ -3,12 +3,12 @@
 #include "run/mpirank.h"
 
 #include "backend/backend.h"
-#include "data/datasources.h"
 #include "launch/workerargs.h"
 #include "model/model.h"
 #include "mpi/mpicollective.h"
 #include "mpi/mpijob.h"
 #include "mpi/mpilaunchers.h"
+#include "run/trainingdata.h"
 #include "strategy/registry.h"
 #include "strategy/validation.h"
 #include "telemetry/telemetry.h"
@@ -40,13 +40,10 @@ struct PeerRun {
 
 std::unique_ptr<PeerRun> preparePeer(const ExperimentConfig& config) {
     auto p = std::make_unique<PeerRun>();
-    p->data = loadDataset(config.datasetSpec(), config.testFraction, config.seed);
-    if (p->data.train.rows == 0)
-        throw InputError("dataset: \"" + config.dataset + "\" has no training rows");
+    Normalization normalization; // the same on every rank: the same training rows
+    p->data = loadTrainingData(config, normalization);
     p->model = makeModel(config.modelSpec());
-    if (const auto why = p->model->incompatibility(p->data.train.view().shape()); !why.empty())
-        throw InputError("model: " + config.model + " does not fit dataset " + config.dataset +
-                         ": " + why);
+    checkModelFits(*p->model, p->data, config);
     p->strategy = createStrategy(config);
     // Filled by rank 0's broadcast before the first step.
     p->params.assign(std::size_t(p->model->layout().total()), 0.0f);

@@ -1,13 +1,13 @@
 #include "run/run.h"
 
 #include "config/fields.h"
-#include "data/datasources.h"
 #include "io/optimizerstate.h"
 #include "io/weightsio.h"
 #include "launch/devices.h"
 #include "launch/forksafety.h"
 #include "launch/forkserver.h"
 #include "run/runimpl.h"
+#include "run/trainingdata.h"
 #include "run/workerrole.h"
 #include "store/sharedsegment.h"
 #include "strategy/devicestrategy.h"
@@ -122,14 +122,10 @@ void Run::Impl::prepare(const std::function<bool()>& stopWhen) {
     if (config.cudaBeforeFork)
         notes.push_back(initialiseCudaOnPurpose());
     checkStartMethodNow(*this, 0, nullptr);
-    data = loadDataset(config.datasetSpec(), config.testFraction, config.seed);
+    data = loadTrainingData(config, info.normalization);
     throwIfCancelled();
-    if (data.train.rows == 0)
-        throw InputError("dataset: \"" + config.dataset + "\" has no training rows");
     model = makeModel(modelSpec);
-    if (const auto why = model->incompatibility(data.train.view().shape()); !why.empty())
-        throw InputError("model: " + config.model + " does not fit dataset " + config.dataset +
-                         ": " + why);
+    checkModelFits(*model, data, config);
     const std::int64_t total = model->layout().total();
     AlignedVector<float> initial(std::size_t(total), 0.0f);
     initialParameters(initial.data());

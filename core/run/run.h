@@ -13,6 +13,7 @@
 // monitor follows it through telemetry() (drain it on a timer) and the query
 // functions, which are safe to call at any time.
 #include "config/experimentconfig.h"
+#include "data/normalize.h"
 #include "strategy/catalog.h"
 #include "telemetry/runsummary.h"
 #include "telemetry/sample.h"
@@ -37,6 +38,7 @@ struct RunInfo {
     std::uint64_t samplesPerEpoch = 0; ///< training samples of all workers in one epoch
     bool processes = false;            ///< workers are processes (else threads)
     DivergenceKind divergence = DivergenceKind::None;
+    Normalization normalization; ///< --normalize's statistics, as applied to the data
 };
 
 class Run {

@@ -7,8 +7,11 @@
 #include "strategy/registry.h"
 #include "util/errors.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <numeric>
 
 namespace hwl {
@@ -164,12 +167,19 @@ void Run::writeWeights(const std::filesystem::path& file) const {
         writeNpz(file, refs);
         return;
     }
-    writeSafetensors(file, refs,
-                     {{"format", "pt"},
-                      {"producer", std::string("hogwild-lab ") + HWL_VERSION},
-                      {"model", impl_->config.model},
-                      {"dataset", impl_->config.dataset},
-                      {"epochs_completed", std::to_string(summary().epochsCompleted)}});
+    std::map<std::string, std::string> metadata{
+        {"format", "pt"},
+        {"producer", std::string("hogwild-lab ") + HWL_VERSION},
+        {"model", impl_->config.model},
+        {"dataset", impl_->config.dataset},
+        {"epochs_completed", std::to_string(summary().epochsCompleted)}};
+    // What the inputs must go through first, for whoever loads the weights.
+    if (const Normalization& n = impl_->info.normalization; n.applies()) {
+        metadata["normalize"] = n.setting;
+        metadata["normalize_mean"] = nlohmann::json(n.mean).dump();
+        metadata["normalize_std"] = nlohmann::json(n.stddev).dump();
+    }
+    writeSafetensors(file, refs, metadata);
 }
 
 } // namespace hwl

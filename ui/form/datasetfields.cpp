@@ -48,6 +48,7 @@ DatasetFields::DatasetFields(bool fashionMnistAvailable, QWidget* parent)
         connect(spin, &QSpinBox::valueChanged, this, &DatasetFields::onEdited);
     connect(path_, &QLineEdit::textChanged, this, &DatasetFields::onEdited);
     connect(testFraction_, &QDoubleSpinBox::valueChanged, this, &DatasetFields::onEdited);
+    connect(normalize_, &QComboBox::currentTextChanged, this, &DatasetFields::onEdited);
     connect(browse_, &QPushButton::clicked, this, &DatasetFields::browse);
     setSpecText("random:10000x100:10");
     setTestFraction(0.1);
@@ -133,6 +134,20 @@ void DatasetFields::buildPathRows() {
     testFractionError_ = makeNoteLabel("error");
     testFractionError_->setObjectName("testFractionError");
     form_->addRow(testFractionError_);
+
+    normalize_ = new QComboBox;
+    normalize_->setObjectName("normalize");
+    normalize_->setEditable(true);
+    normalize_->addItems({QStringLiteral("none"), QStringLiteral("global"),
+                          QStringLiteral("per-feature"), QStringLiteral("0.1307,0.3081")});
+    normalize_->setToolTip(
+        tr("Input normalisation, x' = (x - mean) / std: none; global or per-feature (the mean "
+           "and standard deviation of the training rows); or MEAN,STD typed in (0.1307,0.3081 "
+           "is PyTorch's MNIST example). Dense data only."));
+    form_->addRow(tr("Normalize"), normalize_);
+    normalizeError_ = makeNoteLabel("error");
+    normalizeError_->setObjectName("normalizeError");
+    form_->addRow(normalizeError_);
     note_ = makeNoteLabel("warning");
     note_->setObjectName("datasetNote");
     form_->addRow(note_);
@@ -212,6 +227,16 @@ void DatasetFields::setTestFraction(double fraction) {
     filling_ = false;
 }
 
+QString DatasetFields::normalizeText() const {
+    return normalize_->currentText().trimmed();
+}
+
+void DatasetFields::setNormalizeText(const QString& text) {
+    filling_ = true;
+    normalize_->setCurrentText(text);
+    filling_ = false;
+}
+
 QWidget* DatasetFields::mainEditor() const {
     return isFileKind(kind()) ? static_cast<QWidget*>(path_) : kind_;
 }
@@ -219,7 +244,7 @@ QWidget* DatasetFields::mainEditor() const {
 void DatasetFields::onEdited() {
     if (filling_)
         return;
-    if (sender() != testFraction_)
+    if (sender() != testFraction_ && sender() != normalize_)
         raw_ = QString();
     emit edited();
 }

@@ -35,6 +35,9 @@ public:
     double testFraction() const;
     /// Range 0..0.99, 4 decimals.
     void setTestFraction(double fraction);
+    /// --normalize's text (data/normalize.h), as typed or chosen.
+    QString normalizeText() const;
+    void setNormalizeText(const QString& text);
 
     DatasetSpec::Kind kind() const;
     /// The main editor: the path edit for file kinds, the kind combo otherwise.
@@ -52,6 +55,8 @@ public:
     QLineEdit* pathEdit() const { return path_; }
     QPushButton* browseButton() const { return browse_; }
     QDoubleSpinBox* testFractionSpin() const { return testFraction_; }
+    QComboBox* normalizeCombo() const { return normalize_; }
+    QLabel* normalizeErrorLabel() const { return normalizeError_; }
 
 signals:
     /// Any edit (by the user or programmatic, not by setSpecText()).
@@ -78,6 +83,8 @@ private:
     QLabel* error_ = nullptr;
     QDoubleSpinBox* testFraction_ = nullptr;
     QLabel* testFractionError_ = nullptr;
+    QComboBox* normalize_ = nullptr; ///< editable: the three names, or MEAN,STD typed
+    QLabel* normalizeError_ = nullptr;
     QLabel* note_ = nullptr;
     QString raw_; ///< an unparsable text from setSpecText(), until the next edit
     bool filling_ = false;

@@ -72,7 +72,7 @@ QString numberTip(const char* key, const QString& what) {
 /// which the problem summary looks for the first problem.
 // clang-format off
 const char* const kFormFields[] = {
-    "model", "dropout", "dataset", "test-fraction", "mode", "workers", "lost-updates",
+    "model", "dropout", "dataset", "test-fraction", "normalize", "mode", "workers", "lost-updates",
     "start-method", "share", "on-worker-failure", "transport", "sync-every", "hostfile",
     "mpirun-args", "reduce", "device", "replicas-per-gpu", "blocks", "update", "split", "shuffle",
     "bucket-mb", "drop-last", "spawn-before-share", "loader-workers", "cuda-before-fork",
@@ -153,6 +153,7 @@ ExperimentForm::ExperimentForm(QWidget* parent) : QWidget(parent) {
     errorLabels_.insert("model", model_->errorLabel());
     errorLabels_.insert("dataset", dataset_->errorLabel());
     errorLabels_.insert("test-fraction", dataset_->testFractionErrorLabel());
+    errorLabels_.insert("normalize", dataset_->normalizeErrorLabel());
     for (auto it = parallelism_->errorLabels().begin(); it != parallelism_->errorLabels().end();
          ++it)
         errorLabels_.insert(it.key(), it.value());
@@ -247,6 +248,7 @@ hwl::ExperimentConfig ExperimentForm::config() const {
     c.dropout = model_->dropout();
     c.dataset = dataset_->specText().toStdString();
     c.testFraction = dataset_->testFraction();
+    c.normalize = dataset_->normalizeText().toStdString();
     parallelism_->apply(c);
     c.batch = batch_->value();
     c.epochs = epochs_->value();
@@ -271,6 +273,7 @@ void ExperimentForm::setConfig(const hwl::ExperimentConfig& c) {
     model_->setDropout(c.dropout);
     dataset_->setSpecText(QString::fromStdString(c.dataset));
     dataset_->setTestFraction(c.testFraction);
+    dataset_->setNormalizeText(QString::fromStdString(c.normalize));
     parallelism_->setConfig(c);
     batch_->setValue(c.batch);
     epochs_->setValue(c.epochs);
@@ -298,6 +301,8 @@ QWidget* ExperimentForm::fieldWidget(const QString& field) const {
         return dataset_->mainEditor();
     if (field == QLatin1String("test-fraction"))
         return dataset_->testFractionSpin();
+    if (field == QLatin1String("normalize"))
+        return dataset_->normalizeCombo();
     if (field == QLatin1String("dropout"))
         return model_->dropoutSpin();
     if (QWidget* w = parallelism_->fieldWidget(field))

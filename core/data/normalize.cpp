@@ -1,0 +1,103 @@
+#include "data/normalize.h"
+
+#include "util/errors.h"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace hwl {
+
+namespace {
+
+constexpr const char* kForms = "none, global, per-feature, or MEAN,STD (e.g. 0.1307,0.3081)";
+
+bool parseNumber(const std::string& text, double& out) {
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())))
+        return false;
+    char* end = nullptr;
+    out = std::strtod(text.c_str(), &end);
+    return end == text.c_str() + text.size() && std::isfinite(out);
+}
+
+/// MEAN,STD of a given setting; false when `setting` is not of that form.
+bool givenPair(const std::string& setting, double& mean, double& sd) {
+    const std::size_t comma = setting.find(',');
+    return comma != std::string::npos && parseNumber(setting.substr(0, comma), mean) &&
+           parseNumber(setting.substr(comma + 1), sd);
+}
+
+/// Mean and population std of `count` values at `first`, `first + stride`, ...
+/// (doubles, so 47 million pixels do not lose the mean to rounding).
+void moments(const float* first, std::int64_t count, std::int64_t stride, float& mean, float& sd) {
+    double sum = 0, squares = 0;
+    for (std::int64_t i = 0; i < count; ++i)
+        sum += first[i * stride];
+    const double m = count > 0 ? sum / double(count) : 0.0;
+    for (std::int64_t i = 0; i < count; ++i) {
+        const double d = first[i * stride] - m;
+        squares += d * d;
+    }
+    const double s = count > 0 ? std::sqrt(squares / double(count)) : 0.0;
+    mean = float(m);
+    sd = s > 0 ? float(s) : 1.0f; // a constant feature becomes 0, not a division by 0
+}
+
+} // namespace
+
+std::string normalizeSettingProblem(const std::string& setting) {
+    if (setting == "none" || setting == "global" || setting == "per-feature")
+        return {};
+    double mean = 0, sd = 0;
+    if (!givenPair(setting, mean, sd))
+        return "expected " + std::string(kForms) + ", got \"" + setting + "\"";
+    if (!(sd > 0))
+        return "the standard deviation in \"" + setting + "\" must be above 0";
+    return {};
+}
+
+Normalization normalizationFor(const std::string& setting, const Dataset& train) {
+    if (const std::string why = normalizeSettingProblem(setting); !why.empty())
+        throw InputError("normalize: " + why);
+    Normalization n;
+    n.setting = setting;
+    if (setting == "none")
+        return n;
+    if (train.isSparse())
+        throw InputError("normalize: " + train.description +
+                         " is sparse, and subtracting a mean would make every row dense; use "
+                         "--normalize none for sparse data");
+    if (double mean = 0, sd = 0; givenPair(setting, mean, sd)) {
+        n.mean = {float(mean)};
+        n.stddev = {float(sd)};
+    } else if (setting == "global") {
+        n.mean.resize(1);
+        n.stddev.resize(1);
+        moments(train.dense.data(), std::int64_t(train.dense.size()), 1, n.mean[0], n.stddev[0]);
+    } else {
+        const auto dim = std::size_t(train.dim);
+        n.mean.resize(dim);
+        n.stddev.resize(dim);
+        for (std::size_t f = 0; f < dim; ++f)
+            moments(train.dense.data() + f, train.rows, train.dim, n.mean[f], n.stddev[f]);
+    }
+    return n;
+}
+
+void normalize(Dataset& data, const Normalization& n) {
+    if (!n.applies() || data.dense.empty())
+        return;
+    const std::size_t dim = std::size_t(data.dim), stats = n.mean.size();
+    for (std::size_t i = 0; i < data.dense.size(); ++i) {
+        const std::size_t f = stats == 1 ? 0 : i % dim;
+        data.dense[i] = (data.dense[i] - n.mean[f]) / n.stddev[f];
+    }
+}
+
+Normalization normalizeSplit(DatasetSplit& split, const std::string& setting) {
+    Normalization n = normalizationFor(setting, split.train);
+    normalize(split.train, n);
+    normalize(split.test, n);
+    return n;
+}
+
+} // namespace hwl
