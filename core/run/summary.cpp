@@ -1,4 +1,5 @@
 // Evaluation at each epoch's end, the run's summary, and exporting weights.
+#include "io/onnxexport.h"
 #include "io/optimizerstate.h"
 #include "io/tensorfile.h"
 #include "io/weightsio.h"
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <numeric>
 
 namespace hwl {
@@ -156,20 +158,26 @@ void Run::writeOptimizerState(const std::filesystem::path& file) const {
 void Run::writeWeights(const std::filesystem::path& file) const {
     if (!impl_->prepared)
         throw InputError("there are no weights yet: the run was never prepared");
-    const auto refs = tensorRefs(impl_->model->layout(), impl_->strategy->hostParameters());
+    const float* params = impl_->strategy->hostParameters();
     std::string suffix = file.extension().string();
     for (auto& c : suffix)
         c = char(std::tolower(static_cast<unsigned char>(c)));
     if (suffix == ".npz") {
-        writeNpz(file, refs);
+        writeNpz(file, tensorRefs(impl_->model->layout(), params));
         return;
     }
-    writeSafetensors(file, refs,
-                     {{"format", "pt"},
-                      {"producer", std::string("hogwild-lab ") + HWL_VERSION},
-                      {"model", impl_->config.model},
-                      {"dataset", impl_->config.dataset},
-                      {"epochs_completed", std::to_string(summary().epochsCompleted)}});
+    const std::map<std::string, std::string> metadata{
+        {"producer", std::string("hogwild-lab ") + HWL_VERSION},
+        {"model", impl_->config.model},
+        {"dataset", impl_->config.dataset},
+        {"epochs_completed", std::to_string(summary().epochsCompleted)}};
+    if (suffix == ".onnx") {
+        writeOnnx(file, *impl_->model, params, metadata);
+        return;
+    }
+    auto withFormat = metadata;
+    withFormat.emplace("format", "pt");
+    writeSafetensors(file, tensorRefs(impl_->model->layout(), params), withFormat);
 }
 
 } // namespace hwl
