@@ -155,8 +155,8 @@ private slots:
             QVERIFY(sh.waitForFinished(60000));
             const QString out = QString::fromUtf8(sh.readAllStandardOutput());
             QVERIFY2(sh.exitCode() == 0, qPrintable(out + sh.readAllStandardError()));
-            for (const char* file :
-                 {"experiment.json", "metrics.csv", "weights.npz", "weights.safetensors"})
+            for (const char* file : {"experiment.json", "metrics.csv", "model.onnx", "weights.npz",
+                                     "weights.safetensors"})
                 QVERIFY2(out.contains(QLatin1String(file) + "\n"), qPrintable(out));
         }
     }
@@ -198,12 +198,12 @@ private slots:
         r.pid = p.processId();
         collect(p, r, 60000);
         QCOMPARE(r.code, 1);
-        QVERIFY2(
-            r.out.contains("wrote " + out +
-                           "/{weights.npz, optimizer.safetensors, metrics.csv, experiment.json, "
-                           "summary.json}; not written: "
-                           "the others (see the error)"),
-            qPrintable(r.describe()));
+        QVERIFY2(r.out.contains("wrote " + out +
+                                "/{weights.npz, model.onnx, optimizer.safetensors, metrics.csv, "
+                                "experiment.json, "
+                                "summary.json}; not written: "
+                                "the others (see the error)"),
+                 qPrintable(r.describe()));
         QVERIFY2(r.err.contains("error: out: could not write weights.safetensors: cannot write "
                                 "weights file \"" +
                                 out + "/weights.safetensors\""),

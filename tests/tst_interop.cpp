@@ -1,7 +1,7 @@
 // What the command line writes, read by other tools: python reads the
-// safetensors header, numpy loads the npz, and torch.nn.Sequential takes
-// the weights with load_state_dict (each skipped, with the reason, when the
-// tool is not installed).
+// safetensors header, numpy loads the npz, onnx's checker takes model.onnx,
+// and torch.nn.Sequential takes the weights with load_state_dict (each
+// skipped, with the reason, when the tool is not installed).
 #include "clitest.h"
 #include "testpaths.h"
 
@@ -91,6 +91,27 @@ print(json.dumps(out))
             for (qsizetype i = 0; i < values.size(); ++i)
                 QVERIFY2(values[i].toDouble() == double(t.data[std::size_t(i)]), t.name.c_str());
         }
+    }
+
+    // The command line's model.onnx is one onnx 1.12's checker takes, and
+    // its initializers are weights.safetensors' tensors (tst_onnxinterop
+    // runs such files and compares their outputs with the engine's).
+    void onnxCheckerTakesModelOnnx() {
+        if (!pythonCan("onnx"))
+            QSKIP("/usr/bin/python3 cannot import onnx (apt-get install python3-onnx)");
+        const QString script = QStringLiteral(R"PY(
+import json, sys
+import onnx
+from onnx import numpy_helper
+model = onnx.load(sys.argv[1])
+onnx.checker.check_model(model, full_check=True)
+print(json.dumps({t.name: [float(x) for x in numpy_helper.to_array(t).ravel()]
+                  for t in model.graph.initializer}))
+)PY");
+        const PyResult py = runPython(script, {base_.out + "/model.onnx"});
+        QVERIFY2(py.code == 0, py.err.constData());
+        QVERIFY(valuesFromJson(QJsonDocument::fromJson(py.out).object()) ==
+                valuesOf(base_.weights));
     }
 
     void pythonTorchLoadsStateDict() {

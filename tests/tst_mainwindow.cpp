@@ -273,6 +273,14 @@ private slots:
         QFile z(npz);
         QVERIFY(z.open(QIODevice::ReadOnly));
         QCOMPARE(z.read(2), QByteArray("PK"));
+        // File > Export model (ONNX): ModelProto's first field, ir_version 7.
+        QStringList actions;
+        for (QAction* a : w.findChildren<QAction*>())
+            actions << a->text();
+        QVERIFY(actions.contains(QStringLiteral("Export model (&ONNX)…")));
+        QVERIFY(w.files()->exportWeights(tmp_.filePath("w.onnx"), true));
+        QFile o(tmp_.filePath("w.onnx"));
+        QVERIFY(o.open(QIODevice::ReadOnly) && o.read(2) == QByteArray("\x08\x07", 2));
         QFile m(csv);
         QVERIFY(m.open(QIODevice::ReadOnly));
         QCOMPARE(m.readLine().trimmed(),

@@ -121,6 +121,8 @@ std::string writeOutputs(const OutputFolder* folder, Run& run, const MetricsLog&
     for (std::size_t i = 0; i < report.written.size(); ++i)
         line.append(i ? ", " : "").append(report.written[i]);
     line += "}";
+    for (const std::string& file : report.leftOut)
+        line += "; left out: " + file;
     if (!withWeights)
         return line + "; no weights: the run failed";
     if (!failed.empty())
@@ -197,10 +199,11 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     }
     printPrepared(run);
     // Checked and held before training: a long run never ends in a write
-    // that could not happen, or one mixed with another run's.
+    // that could not happen, or one mixed with another run's. The weights
+    // go out three times: safetensors, npz, ONNX.
     std::optional<OutputFolder> folder;
     if (!c.out.empty())
-        folder.emplace(c.out, 2 * std::uint64_t(run.info().parameters) * sizeof(float) +
+        folder.emplace(c.out, 3 * std::uint64_t(run.info().parameters) * sizeof(float) +
                                   (std::uint64_t(4) << 20));
     std::fflush(stdout);
     if (stopSignal() != 0) // while the last of the loading was not polled

@@ -6,6 +6,7 @@
 #include "run/run.h"
 #include "util/errors.h"
 #include "util/fileio.h"
+#include "util/limits.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -24,9 +25,9 @@ namespace hwl {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr const char* kOutputNames[] = {"weights.safetensors",   "weights.npz",
-                                        "optimizer.safetensors", "metrics.csv",
-                                        "experiment.json",       "summary.json"};
+constexpr const char* kOutputNames[] = {"weights.safetensors",   "weights.npz", "model.onnx",
+                                        "optimizer.safetensors", "metrics.csv", "experiment.json",
+                                        "summary.json"};
 
 std::string mib(std::uint64_t bytes) {
     char text[32];
@@ -99,6 +100,10 @@ OutputReport OutputFolder::write(const Run& run, const MetricsLog& log, bool wit
     if (withWeights) {
         attempt("weights.safetensors", [&] { run.writeWeights(base / "weights.safetensors"); });
         attempt("weights.npz", [&] { run.writeWeights(base / "weights.npz"); });
+        if (run.info().parameters <= limits::kMaxOnnxParameters)
+            attempt("model.onnx", [&] { run.writeWeights(base / "model.onnx"); });
+        else
+            report.leftOut.emplace_back("model.onnx (the parameters pass ONNX's 2 GiB)");
         if (run.savesOptimizerState())
             attempt("optimizer.safetensors",
                     [&] { run.writeOptimizerState(base / "optimizer.safetensors"); });

@@ -17,6 +17,8 @@ struct RunRecord;
 struct OutputReport {
     std::vector<std::string> written;
     std::vector<std::string> failed;
+    /// Files this run does not have, with why: "model.onnx (...)".
+    std::vector<std::string> leftOut;
 };
 
 /// Holds the folder for this run while it lives (an exclusive lock on the
@@ -33,10 +35,12 @@ public:
     OutputFolder(const OutputFolder&) = delete;
     OutputFolder& operator=(const OutputFolder&) = delete;
 
-    /// Writes the weights (safetensors first, then npz, and the optimizer's
-    /// state where the mode keeps one: unless `withWeights` is false), experiment.json, metrics.csv
-    /// and summary.json (`record`), each through a temporary file and a rename; a file that fails
-    /// is reported, the others still written.
+    /// Writes the weights (safetensors first, then npz, then the network as
+    /// model.onnx where the parameters fit ONNX's 2 GiB, and the optimizer's
+    /// state where the mode keeps one: unless `withWeights` is false),
+    /// experiment.json, metrics.csv and summary.json (`record`), each through
+    /// a temporary file and a rename; a file that fails is reported, the
+    /// others still written.
     OutputReport write(const Run& run, const MetricsLog& log, bool withWeights,
                        const RunRecord& record) const;
 

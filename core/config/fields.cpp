@@ -237,7 +237,8 @@ void addStartFields(std::vector<Field>& fields) {
 void addOutputFields(std::vector<Field>& fields) {
     using C = ExperimentConfig;
     for (Field f : {text("out", "DIR",
-                         "write weights.safetensors, weights.npz, metrics.csv, "
+                         "write weights.safetensors, weights.npz, model.onnx (the "
+                         "network for ONNX runtimes), metrics.csv, "
                          "experiment.json and summary.json into DIR, and "
                          "optimizer.safetensors where the mode can --resume",
                          &C::out),

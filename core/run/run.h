@@ -89,9 +89,10 @@ public:
     /// run, the copy races with their updates.
     std::vector<float> parameters() const;
     /// Writes the parameters as NumPy .npz when `file` ends in .npz (any
-    /// case), else as safetensors with the run's metadata (model, dataset,
-    /// epochs completed). Temp file + rename; InputError when it cannot be
-    /// written.
+    /// case), the whole network (graph and weights) as ONNX when it ends in
+    /// .onnx (io/onnxexport.h), else as safetensors; safetensors and ONNX
+    /// carry the run's metadata (model, dataset, epochs completed). Temp
+    /// file + rename; InputError when it cannot be written.
     void writeWeights(const std::filesystem::path& file) const;
     /// Whether the mode keeps an optimizer state to save (serial and the
     /// thread Hogwild modes: strategy/catalog.h's Resume), after prepare().

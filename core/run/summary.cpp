@@ -1,4 +1,5 @@
 // Evaluation at each epoch's end, the run's summary, and exporting weights.
+#include "io/onnxexport.h"
 #include "io/optimizerstate.h"
 #include "io/tensorfile.h"
 #include "io/weightsio.h"
@@ -159,16 +160,15 @@ void Run::writeOptimizerState(const std::filesystem::path& file) const {
 void Run::writeWeights(const std::filesystem::path& file) const {
     if (!impl_->prepared)
         throw InputError("there are no weights yet: the run was never prepared");
-    const auto refs = tensorRefs(impl_->model->layout(), impl_->strategy->hostParameters());
+    const float* params = impl_->strategy->hostParameters();
     std::string suffix = file.extension().string();
     for (auto& c : suffix)
         c = char(std::tolower(static_cast<unsigned char>(c)));
     if (suffix == ".npz") {
-        writeNpz(file, refs);
+        writeNpz(file, tensorRefs(impl_->model->layout(), params));
         return;
     }
     std::map<std::string, std::string> metadata{
-        {"format", "pt"},
         {"producer", std::string("hogwild-lab ") + HWL_VERSION},
         {"model", impl_->config.model},
         {"dataset", impl_->config.dataset},
@@ -179,7 +179,13 @@ void Run::writeWeights(const std::filesystem::path& file) const {
         metadata["normalize_mean"] = nlohmann::json(n.mean).dump();
         metadata["normalize_std"] = nlohmann::json(n.stddev).dump();
     }
-    writeSafetensors(file, refs, metadata);
+    if (suffix == ".onnx") {
+        writeOnnx(file, *impl_->model, params, metadata);
+        return;
+    }
+    auto withFormat = metadata;
+    withFormat.emplace("format", "pt");
+    writeSafetensors(file, tensorRefs(impl_->model->layout(), params), withFormat);
 }
 
 } // namespace hwl

@@ -24,6 +24,10 @@ constexpr int kMaxAccumulate = 1024;     ///< --accumulate: batches per update
 // Models (--model).
 constexpr std::int64_t kMaxWidth = 1 << 24;                    ///< one layer's width, V, D or C
 constexpr std::int64_t kMaxParameters = std::int64_t(1) << 31; ///< 8 GiB of floats
+/// The most parameters model.onnx holds (io/onnxexport.h): protobuf parses
+/// no message of 2 GiB or more; 1 MiB of it is left for the graph.
+constexpr std::int64_t kMaxOnnxParameters =
+    ((std::int64_t(1) << 31) - (std::int64_t(1) << 20)) / std::int64_t(sizeof(float));
 
 // Synthetic datasets (--dataset random / teacher / sparse-bow).
 constexpr std::int64_t kMaxRows = 100'000'000;

@@ -53,7 +53,8 @@ public:
     /// false when there is none or it no longer parses.
     bool openLastStarted(bool quiet = false);
     /// Export actions; false with a message when the file cannot be written.
-    bool exportWeights(const QString& path, bool quiet = false); ///< .safetensors or .npz by suffix
+    bool exportWeights(const QString& path,
+                       bool quiet = false); ///< .safetensors, .npz or .onnx by suffix
     bool exportMetrics(const QString& path, bool quiet = false);
     /// Saves a chart as PNG or SVG (.png when the name has no suffix), laid
     /// out at `size` pixels; false with a message naming the formats when the

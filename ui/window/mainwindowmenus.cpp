@@ -63,6 +63,27 @@ void addChartSaving(QMenu* file, MainWindow* window) {
         });
 }
 
+/// File > Export weights in each format Run::writeWeights() writes, which
+/// it picks by the file's suffix: safetensors, NumPy .npz, and the whole
+/// network as ONNX.
+void addWeightExports(QMenu* file, MainWindow* window) {
+    const struct {
+        QString label, file, filter;
+    } formats[] = {
+        {MainWindow::tr("Export weights (&safetensors)…"), "weights.safetensors",
+         MainWindow::tr("safetensors (*.safetensors)")},
+        {MainWindow::tr("Export weights (&NumPy .npz)…"), "weights.npz",
+         MainWindow::tr("NumPy (*.npz)")},
+        {MainWindow::tr("Export model (&ONNX)…"), "model.onnx", MainWindow::tr("ONNX (*.onnx)")}};
+    for (const auto& f : formats)
+        file->addAction(f.label, window, [window, f] {
+            const QString path = QFileDialog::getSaveFileName(
+                window, MainWindow::tr("Export weights"), f.file, f.filter);
+            if (!path.isEmpty())
+                window->files()->exportWeights(path);
+        });
+}
+
 } // namespace
 
 void MainWindow::buildMenus() {
@@ -91,18 +112,7 @@ void MainWindow::buildMenus() {
     file->addAction(tr("Open run from a --out &folder…"), this, [this] { chooseRunToOpen(true); });
     files_->addInitialWeightsActions(file);
     file->addSeparator();
-    file->addAction(tr("Export weights (&safetensors)…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export weights"), "weights.safetensors", tr("safetensors (*.safetensors)"));
-        if (!path.isEmpty())
-            files_->exportWeights(path);
-    });
-    file->addAction(tr("Export weights (&NumPy .npz)…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export weights"), "weights.npz",
-                                                          tr("NumPy (*.npz)"));
-        if (!path.isEmpty())
-            files_->exportWeights(path);
-    });
+    addWeightExports(file, this);
     file->addAction(tr("Export &metrics CSV…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export metrics"), "metrics.csv",
                                                           tr("CSV (*.csv)"));

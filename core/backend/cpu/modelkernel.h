@@ -29,6 +29,12 @@ public:
     /// Loss sum and correct count over rows [begin, end) of `data`.
     virtual EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
                                 std::int64_t end, Workspace<float>& ws) const = 0;
+    /// The forward pass that evaluate() scores (no dropout: PyTorch's
+    /// eval()) of rows [begin, end) of `data`: (end - begin) x classes
+    /// logits into `out`, row-major. What an exported ONNX model
+    /// (io/onnxexport.h) is checked against.
+    virtual void forwardLogits(const float* params, const DatasetView& data, std::int64_t begin,
+                               std::int64_t end, float* out, Workspace<float>& ws) const = 0;
 };
 
 /// The CPU arithmetic of `model` (an Mlp or an EmbeddingBag). Keeps copies of

@@ -9,6 +9,8 @@
 #include "backend/cpu/modelkernel.h"
 #include "backend/cpu/softmaxloss.h"
 
+#include <algorithm>
+
 namespace hwl {
 
 template <class Derived>
@@ -30,6 +32,14 @@ public:
             accumulateEval(z, n, self().classes(), data.labels, first, result);
         });
         return result;
+    }
+    void forwardLogits(const float* params, const DatasetView& data, std::int64_t begin,
+                       std::int64_t end, float* out, Workspace<float>& ws) const final {
+        const std::int64_t classes = self().classes();
+        forEachChunk(begin, end, [&](std::int64_t first, std::int64_t n, const std::int64_t* rows) {
+            const float* z = self().logits(params, data, rows, n, ws);
+            std::copy(z, z + n * classes, out + (first - begin) * classes);
+        });
     }
 
 private:
