@@ -91,9 +91,8 @@ def section(rows, args, load):
              "momentum 0.5, dropout 0.5), then test. PyTorch %s runs the example's own code "
              "(`bench/mnist_hogwild_torch.py`, %d intra-op threads a process, its default); "
              "Hogwild Lab runs `--preset mnist-hogwild`. Medians of the rounds; ratios are "
-             "PyTorch / Hogwild Lab. The example normalises the pixels ((x - 0.1307) / "
-             "0.3081) and Hogwild Lab trains on them as loaded, in [0, 1]; whether that is "
-             "the whole of the accuracies' difference is not measured."
+             "PyTorch / Hogwild Lab. Both normalise the pixels as the example does, "
+             "(x - 0.1307) / 0.3081 (the preset's `--normalize 0.1307,0.3081`)."
              % (args.app, args.epochs, args.rounds, time.strftime("%Y-%m-%d %H:%M UTC",
                                                                    time.gmtime()),
                 machine(), load, args.torch_version, rows[0]["torch"]["threads"]), "",
