@@ -12,24 +12,18 @@ void applyUpdate(float* params, const Gradient<float>& grad, float* velocity,
     hwl::detail::sgdSegments(params, grad, velocity, sgd, rank, workers);
 }
 
-namespace {
-/// One block's read-modify-write between two reads of its version.
-void countedRange(float* params, std::uint32_t& version, const float* g, float* velocity,
-                  std::int64_t offset, std::int64_t length, const SgdSettings& sgd,
-                  UpdateTally& tally) {
-    std::atomic_ref<std::uint32_t> v(version);
-    const std::uint32_t before = v.load(std::memory_order_acquire);
-    hwl::detail::sgdRange(params + offset, g, velocity ? velocity + offset : nullptr, length, sgd);
-    const std::uint32_t at = v.fetch_add(1, std::memory_order_acq_rel);
-    ++tally.writes;
-    if (at != before)
-        ++tally.lost;
+void applyUpdate(float* params, const Gradient<float>& grad, OptimizerState state,
+                 const OptimizerSpec& spec, const StepFactors& f, std::uint32_t rank,
+                 std::uint32_t workers) {
+    applyOptimizer(params, grad, state, spec, f, rank, workers);
 }
-} // namespace
 
-void applyCountedUpdate(float* params, std::uint32_t* versions, const Gradient<float>& grad,
-                        float* velocity, const SgdSettings& sgd, UpdateTally& tally,
-                        std::uint32_t rank, std::uint32_t workers) {
+namespace {
+/// The gradient's segments block by block, each block's read-modify-write
+/// `range(g, offset, length)` between two reads of its version.
+template <class Range>
+void countedBlocks(std::uint32_t* versions, const Gradient<float>& grad, UpdateTally& tally,
+                   std::uint32_t rank, std::uint32_t workers, Range range) {
     for (const auto& seg : grad.segments) {
         if (seg.length <= 0)
             continue;
@@ -44,10 +38,35 @@ void applyCountedUpdate(float* params, std::uint32_t* versions, const Gradient<f
             const std::int64_t b = first + (start + k) % blocks;
             const std::int64_t lo = std::max(seg.offset, b * kVersionBlock);
             const std::int64_t hi = std::min(seg.offset + seg.length, (b + 1) * kVersionBlock);
-            countedRange(params, versions[b], g + (lo - seg.offset), velocity, lo, hi - lo, sgd,
-                         tally);
+            std::atomic_ref<std::uint32_t> v(versions[b]);
+            const std::uint32_t before = v.load(std::memory_order_acquire);
+            range(g + (lo - seg.offset), lo, hi - lo);
+            const std::uint32_t at = v.fetch_add(1, std::memory_order_acq_rel);
+            ++tally.writes;
+            if (at != before)
+                ++tally.lost;
         }
     }
+}
+} // namespace
+
+void applyCountedUpdate(float* params, std::uint32_t* versions, const Gradient<float>& grad,
+                        float* velocity, const SgdSettings& sgd, UpdateTally& tally,
+                        std::uint32_t rank, std::uint32_t workers) {
+    countedBlocks(versions, grad, tally, rank, workers,
+                  [&](const float* g, std::int64_t offset, std::int64_t length) {
+                      hwl::detail::sgdRange(params + offset, g,
+                                            velocity ? velocity + offset : nullptr, length, sgd);
+                  });
+}
+
+void applyCountedUpdate(float* params, std::uint32_t* versions, const Gradient<float>& grad,
+                        OptimizerState state, const OptimizerSpec& spec, const StepFactors& f,
+                        UpdateTally& tally, std::uint32_t rank, std::uint32_t workers) {
+    countedBlocks(versions, grad, tally, rank, workers,
+                  [&](const float* g, std::int64_t offset, std::int64_t length) {
+                      optimizerRange(params, g, state, offset, length, spec, f);
+                  });
 }
 
 void snapshot(const float* params, std::int64_t count, float* out) {

@@ -9,6 +9,7 @@
 // resources/tsan.supp names these functions so ThreadSanitizer reports
 // nothing else. Locked mode calls the same functions under a mutex.
 #include "optim/gradient.h"
+#include "optim/optimizerrule.h"
 #include "optim/sgd.h"
 
 #include <cstdint>
@@ -22,6 +23,11 @@ namespace hogwild {
 /// read and write them (the race). Only the gradient's segments are written.
 void applyUpdate(float* params, const Gradient<float>& grad, float* velocity,
                  const SgdSettings& sgd, std::uint32_t rank = 0, std::uint32_t workers = 1);
+/// Any other rule (optim/optimizerrule.h) on the shared parameters, the same
+/// race; `state` is the worker's own.
+void applyUpdate(float* params, const Gradient<float>& grad, OptimizerState state,
+                 const OptimizerSpec& spec, const StepFactors& f, std::uint32_t rank = 0,
+                 std::uint32_t workers = 1);
 
 /// The lost-update counter (--lost-updates): one version per block of
 /// kVersionBlock parameters (two cache lines; one row of a 32-wide
@@ -46,6 +52,10 @@ struct UpdateTally {
 void applyCountedUpdate(float* params, std::uint32_t* versions, const Gradient<float>& grad,
                         float* velocity, const SgdSettings& sgd, UpdateTally& tally,
                         std::uint32_t rank = 0, std::uint32_t workers = 1);
+/// The same, block by block, for any other rule.
+void applyCountedUpdate(float* params, std::uint32_t* versions, const Gradient<float>& grad,
+                        OptimizerState state, const OptimizerSpec& spec, const StepFactors& f,
+                        UpdateTally& tally, std::uint32_t rank = 0, std::uint32_t workers = 1);
 
 /// Copies params[0..count) into `out` (a racy read of the shared buffer).
 void snapshot(const float* params, std::int64_t count, float* out);
