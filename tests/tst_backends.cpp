@@ -40,6 +40,8 @@ public:
         inner_->updateRange(params, gradient, offset, length);
     }
     void setLearningRate(float lr) override { inner_->setLearningRate(lr); }
+    void setStepCount(std::uint64_t done) override { inner_->setStepCount(done); }
+    std::span<float> optimizerState() override { return inner_->optimizerState(); }
     void accumulateGradient() override { inner_->accumulateGradient(); }
     void finishAccumulation(int count) override { inner_->finishAccumulation(count); }
     EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
@@ -59,10 +61,10 @@ public:
     RecipeBackend(const char* name, float lossScale) : name_(name), lossScale_(lossScale) {}
     const char* name() const override { return name_; }
     std::unique_ptr<StepKernel> makeKernel(const Model& model, const DatasetView& train,
-                                           const SgdSettings& sgd, std::uint32_t rank,
+                                           const OptimizerSpec& optimizer, std::uint32_t rank,
                                            std::uint32_t workers) const override {
         return std::make_unique<ForwardingKernel>(
-            cpuBackend().makeKernel(model, train, sgd, rank, workers), lossScale_);
+            cpuBackend().makeKernel(model, train, optimizer, rank, workers), lossScale_);
     }
     ParameterStore allocate(std::int64_t count, StorePlace place, const std::string& purpose,
                             bool versions) const override {

@@ -35,7 +35,8 @@ const char* const kFieldNames[] = {
     "device", "replicas-per-gpu", "blocks", "update", "cuda-before-fork", "force-unsafe-fork",
     "lost-updates", "spawn-before-share", "loader-workers", "lr-schedule", "warmup-steps", "accumulate", "dropout",
     "normalize",
-    "tensorboard", "resume"};
+    "tensorboard", "resume", "optimizer", "nesterov", "beta1", "beta2", "eps", "alpha", "lr-decay",
+    "initial-accumulator"};
 // clang-format on
 
 QString issuesText(const std::vector<ConfigIssue>& issues) {
@@ -47,24 +48,8 @@ QString issuesText(const std::vector<ConfigIssue>& issues) {
 
 /// Compares every field, reporting the first that differs by name.
 void compareConfigs(const ExperimentConfig& a, const ExperimentConfig& b) {
-    QCOMPARE(a.model, b.model);
-    QCOMPARE(a.dataset, b.dataset);
-    QCOMPARE(a.mode, b.mode);
-    QCOMPARE(a.workers, b.workers);
-    QCOMPARE(a.epochs, b.epochs);
-    QCOMPARE(a.batch, b.batch);
-    QCOMPARE(a.lr, b.lr);
-    QCOMPARE(a.momentum, b.momentum);
-    QCOMPARE(a.weightDecay, b.weightDecay);
-    QCOMPARE(a.seed, b.seed);
-    QCOMPARE(a.split, b.split);
-    QCOMPARE(a.testFraction, b.testFraction);
-    QCOMPARE(a.shuffle, b.shuffle);
-    QCOMPARE(a.startMethod, b.startMethod);
-    QCOMPARE(a.share, b.share);
-    QCOMPARE(a.onWorkerFailure, b.onWorkerFailure);
-    QCOMPARE(a.init, b.init);
-    QCOMPARE(a.out, b.out);
+    for (const hwl::Field& f : hwl::experimentFields())
+        QVERIFY2(f.get(a) == f.get(b), f.key);
 }
 
 /// Sets one field from text, bypassing mergeJson's own range checks so that
@@ -187,7 +172,15 @@ private slots:
             c.batch = 100;
             c.lr = 0.1 + 0.2; // not exactly 0.3: needs a shortest round-trip dump
             c.momentum = 0.0;
+            c.nesterov = true;
             c.weightDecay = 1e-5;
+            c.optimizer = hwl::OptimizerKind::AdamW;
+            c.beta1 = 0.85;
+            c.beta2 = 0.995;
+            c.eps = 1e-7;
+            c.alpha = 0.9;
+            c.lrDecay = 0.125;
+            c.initialAccumulator = 0.5;
             c.seed = 0;
             c.split = hwl::DataSplit::Replicate;
             c.testFraction = 0.25;

@@ -7,13 +7,13 @@
 // itself in backends().
 //
 // Threading: a Backend is immutable and shared; a StepKernel belongs to one
-// worker (its scratch, its gradient, its momentum buffer) and is used by that
+// worker (its scratch, its gradient, its optimizer state) and is used by that
 // worker's thread only.
 #include "data/dataset.h"
 #include "model/model.h"
 #include "optim/gradient.h"
 #include "optim/hogwild.h"
-#include "optim/sgd.h"
+#include "optim/optimizerspec.h"
 #include "store/parameterstore.h"
 
 #include <cstdint>
@@ -76,7 +76,7 @@ public:
     /// say); the sum starts empty again.
     virtual void finishAccumulation(int count) = 0;
     /// The rate of the updates from now on (a schedule's, optim/lrschedule.h;
-    /// the kernel starts at the SgdSettings' lr it was made with).
+    /// the kernel starts at the OptimizerSpec's lr it was made with).
     virtual void setLearningRate(float lr) = 0;
     /// Loss sum and correct count over rows [begin, end) of `data`.
     virtual EvalResult evaluate(const float* params, const DatasetView& data, std::int64_t begin,
@@ -97,9 +97,14 @@ public:
     /// epoch's row order, so a resumed run draws what an uninterrupted one
     /// would; the kernel adds its rank. Models without randomness ignore it.
     virtual void setNoiseKey(std::uint64_t /*key*/) {}
-    /// The momentum buffer the updates keep (the model's total floats), to
-    /// save and to continue from (--out, --resume); empty without momentum.
-    virtual std::span<float> momentumBuffer() { return {}; }
+    /// How many updates this worker made before the next one (the worker
+    /// loop's step count, a resumed run's included): Adam's bias correction
+    /// and Adagrad's rate decay count from it. Call before each update.
+    virtual void setStepCount(std::uint64_t /*done*/) {}
+    /// The optimizer's state the updates keep, to save and to continue from
+    /// (--out, --resume): OptimizerSpec::stateNames() buffers of the model's
+    /// total floats one after another; empty for SGD without momentum.
+    virtual std::span<float> optimizerState() { return {}; }
 };
 
 /// Where a parameter store lives.
@@ -114,9 +119,10 @@ public:
     /// "cpu", "cuda": as --device would name it.
     virtual const char* name() const = 0;
     /// A kernel for worker `rank` of `workers`: `model` on training data
-    /// `train` (which must outlive it), SGD with `sgd`.
+    /// `train` (which must outlive it), updating with `optimizer`.
     virtual std::unique_ptr<StepKernel> makeKernel(const Model& model, const DatasetView& train,
-                                                   const SgdSettings& sgd, std::uint32_t rank,
+                                                   const OptimizerSpec& optimizer,
+                                                   std::uint32_t rank,
                                                    std::uint32_t workers) const = 0;
     /// `count` floats, zero-filled, with the lost-update counter's block
     /// versions when `versions`. Throws RunError when there is no room.

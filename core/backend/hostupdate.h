@@ -1,7 +1,9 @@
 #pragma once
-// A step kernel's SGD update on parameters in host memory, from a gradient
-// the host holds: the momentum buffer, the race-free rule, the Hogwild
-// entry point and the counted update (optim/). The CPU kernel and the CUDA
+// A step kernel's update on parameters in host memory, from a gradient the
+// host holds: the optimizer's state (SGD's momentum buffer, Adam's moments,
+// ...), the race-free rule, the Hogwild entry point and the counted update
+// (optim/). Plain SGD runs the SIMD kernels; the other rules
+// optim/optimizerrule.h. The CPU kernel and the CUDA
 // backend's kernel (whose gradient comes back from the device) both derive
 // from HostUpdateKernel, so the rule and its entry points are written once.
 #include "backend/backend.h"
@@ -14,35 +16,67 @@ namespace hwl {
 
 class HostUpdate {
 public:
-    HostUpdate(std::int64_t total, const SgdSettings& sgd, std::uint32_t rank,
+    HostUpdate(std::int64_t total, const OptimizerSpec& optimizer, std::uint32_t rank,
                std::uint32_t workers)
-        : sgd_(sgd), rank_(rank), workers_(workers),
-          velocity_(sgd.momentum > 0 ? std::size_t(total) : 0, 0.0f) {}
+        : spec_(optimizer), rank_(rank), workers_(workers), total_(total),
+          state_(std::size_t(total) * optimizer.stateNames().size(), optimizer.initialState()) {
+        refactor();
+    }
 
     void update(float* params, const Gradient<float>& grad, UpdateAccess access) {
-        if (access == UpdateAccess::Shared)
-            hogwild::applyUpdate(params, grad, velocity(), sgd_, rank_, workers_);
-        else
-            applySgd(params, grad, velocity(), sgd_, rank_, workers_);
+        if (!spec_.usesSgdKernels()) {
+            if (access == UpdateAccess::Shared)
+                hogwild::applyUpdate(params, grad, state(), spec_, factors_, rank_, workers_);
+            else
+                applyOptimizer(params, grad, state(), spec_, factors_, rank_, workers_);
+        } else if (access == UpdateAccess::Shared) {
+            hogwild::applyUpdate(params, grad, velocity(), spec_.sgd, rank_, workers_);
+        } else {
+            applySgd(params, grad, velocity(), spec_.sgd, rank_, workers_);
+        }
     }
     void counted(float* params, std::uint32_t* versions, const Gradient<float>& grad,
                  hogwild::UpdateTally& tally) {
-        hogwild::applyCountedUpdate(params, versions, grad, velocity(), sgd_, tally, rank_,
-                                    workers_);
+        if (spec_.usesSgdKernels())
+            hogwild::applyCountedUpdate(params, versions, grad, velocity(), spec_.sgd, tally, rank_,
+                                        workers_);
+        else
+            hogwild::applyCountedUpdate(params, versions, grad, state(), spec_, factors_, tally,
+                                        rank_, workers_);
     }
-    void setLearningRate(float lr) { sgd_.lr = lr; }
-    std::span<float> momentum() { return {velocity_.data(), velocity_.size()}; }
+    void setLearningRate(float lr) {
+        spec_.sgd.lr = lr;
+        refactor();
+    }
+    void setStepCount(std::uint64_t done) {
+        if (done + 1 == step_)
+            return;
+        step_ = done + 1;
+        refactor();
+    }
+    std::span<float> optimizerState() { return {state_.data(), state_.size()}; }
     void range(float* params, const float* gradient, std::int64_t offset, std::int64_t length) {
-        detail::sgdRange(params + offset, gradient,
-                         velocity_.empty() ? nullptr : velocity_.data() + offset, length, sgd_);
+        if (spec_.usesSgdKernels())
+            detail::sgdRange(params + offset, gradient,
+                             state_.empty() ? nullptr : state_.data() + offset, length, spec_.sgd);
+        else
+            optimizerRange(params, gradient, state(), offset, length, spec_, factors_);
     }
 
 private:
-    float* velocity() { return velocity_.empty() ? nullptr : velocity_.data(); }
+    float* velocity() { return state_.empty() ? nullptr : state_.data(); }
+    OptimizerState state() { return {velocity(), total_}; }
+    /// The step's factors, from the rate and the update's number.
+    void refactor() { factors_ = stepFactors(spec_, spec_.sgd.lr, step_); }
 
-    SgdSettings sgd_;
+    OptimizerSpec spec_;
     std::uint32_t rank_, workers_;
-    AlignedVector<float> velocity_; ///< the momentum buffer (empty without momentum)
+    std::int64_t total_;
+    std::uint64_t step_ = 1; ///< the number of the next update (1: the first)
+    StepFactors factors_;
+    /// The optimizer's state buffers (OptimizerSpec::stateNames(), each
+    /// `total_` floats; SGD's momentum buffer; empty for plain SGD).
+    AlignedVector<float> state_;
 };
 
 /// A StepKernel whose gradient lands in `ws_.grad` on the host: the update
@@ -64,16 +98,17 @@ public:
         update_.range(params, gradient, offset, length);
     }
     void setLearningRate(float lr) override { update_.setLearningRate(lr); }
-    std::span<float> momentumBuffer() override { return update_.momentum(); }
+    void setStepCount(std::uint64_t done) override { update_.setStepCount(done); }
+    std::span<float> optimizerState() override { return update_.optimizerState(); }
     void accumulateGradient() override { sum_.add(ws_.grad, ws_.gradientBuffer); }
     void finishAccumulation(int count) override {
         sum_.finish(ws_.grad, ws_.gradientBuffer, count);
     }
 
 protected:
-    HostUpdateKernel(std::int64_t total, const SgdSettings& sgd, std::uint32_t rank,
+    HostUpdateKernel(std::int64_t total, const OptimizerSpec& optimizer, std::uint32_t rank,
                      std::uint32_t workers)
-        : update_(total, sgd, rank, workers), sum_(total) {}
+        : update_(total, optimizer, rank, workers), sum_(total) {}
 
     Workspace<float> ws_; ///< the gradient and the host arithmetic's scratch
 

@@ -265,6 +265,10 @@ std::vector<ConfigIssue> ExperimentConfig::validateFields() const {
     if (!resume.empty() && !init.empty())
         issues.push_back({"init", "init and resume both name the weights to start from; "
                                   "drop --init (resume takes DIR's weights.safetensors)"});
+    if (nesterov && optimizer == OptimizerKind::Sgd && !(momentum > 0))
+        issues.push_back({"nesterov", "nesterov needs a momentum above 0 (torch.optim.SGD: "
+                                      "\"Nesterov momentum requires a momentum\"); set "
+                                      "--momentum or drop --nesterov"});
     return issues;
 }
 

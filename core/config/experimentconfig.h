@@ -6,6 +6,7 @@
 #include "config/modes.h"
 #include "data/datasetspec.h"
 #include "model/modelspec.h"
+#include "optim/optimizerkind.h"
 #include "util/limits.h"
 
 #include <cstdint>
@@ -79,8 +80,21 @@ struct ExperimentConfig {
     int epochs = 5;
     int batch = 32;
     double lr = 0.01;
+    /// The update rule (optim/optimizerspec.h), as torch.optim 1.13 has it,
+    /// and its hyper-parameters: momentum and nesterov for SGD only, betas
+    /// for Adam and AdamW, alpha for RMSprop, lrDecay and
+    /// initialAccumulator for Adagrad; eps for all but SGD (0: the
+    /// optimizer's own default, 1e-8, Adagrad's 1e-10).
+    OptimizerKind optimizer = OptimizerKind::Sgd;
     double momentum = 0.9;
+    bool nesterov = false;
     double weightDecay = 0.0;
+    double beta1 = 0.9;
+    double beta2 = 0.999;
+    double eps = 0.0;
+    double alpha = 0.99;
+    double lrDecay = 0.0;
+    double initialAccumulator = 0.0;
     /// How the rate changes over the run (optim/lrschedule.h): constant,
     /// step:EPOCHS:GAMMA or cosine; and a linear warm-up over each worker's
     /// first warmupSteps steps (0: none).

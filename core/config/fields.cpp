@@ -1,5 +1,7 @@
 #include "config/fields.h"
 
+#include "config/fieldmaking.h"
+
 #include "util/errors.h"
 #include "util/textutil.h"
 
@@ -13,95 +15,7 @@ namespace hwl {
 
 namespace {
 
-// Accessors for the table: each field reads and writes one member.
-template <class T>
-T as(const FieldValue& v) {
-    return std::get<T>(v);
-}
-
-Field base(const char* key, FieldType type, const char* valueName, const char* help) {
-    Field f;
-    f.key = key;
-    f.type = type;
-    f.valueName = valueName;
-    f.help = help;
-    return f;
-}
-
-Field text(const char* key, const char* valueName, const char* help,
-           std::string ExperimentConfig::*member) {
-    Field f = base(key, FieldType::Text, valueName, help);
-    f.get = [member](const ExperimentConfig& c) { return FieldValue(c.*member); };
-    f.set = [member](ExperimentConfig& c, const FieldValue& v) { c.*member = as<std::string>(v); };
-    return f;
-}
-
-Field integer(const char* key, const char* help, int lo, int hi, int ExperimentConfig::*member) {
-    Field f = base(key, FieldType::Integer, "N", help);
-    f.min = lo;
-    f.max = hi;
-    f.get = [member](const ExperimentConfig& c) { return FieldValue(std::int64_t(c.*member)); };
-    f.set = [member](ExperimentConfig& c, const FieldValue& v) {
-        // Out-of-range values stay visible to validate(); clamp only what int cannot hold.
-        const std::int64_t x = as<std::int64_t>(v);
-        c.*member = int(std::clamp<std::int64_t>(x, INT32_MIN, INT32_MAX));
-    };
-    return f;
-}
-
-Field number(const char* key, const char* help, double lo, bool loOpen, double hi, bool hiOpen,
-             double ExperimentConfig::*member) {
-    Field f = base(key, FieldType::Number, "X", help);
-    f.min = lo;
-    f.max = hi;
-    f.minOpen = loOpen;
-    f.maxOpen = hiOpen;
-    f.get = [member](const ExperimentConfig& c) { return FieldValue(c.*member); };
-    f.set = [member](ExperimentConfig& c, const FieldValue& v) { c.*member = as<double>(v); };
-    return f;
-}
-
-Field toggle(const char* key, const char* help, const char* negation, const char* negationHelp,
-             bool ExperimentConfig::*member) {
-    Field f = base(key, FieldType::Switch, nullptr, help);
-    f.negation = negation;
-    f.negationHelp = negationHelp;
-    f.get = [member](const ExperimentConfig& c) { return FieldValue(c.*member); };
-    f.set = [member](ExperimentConfig& c, const FieldValue& v) { c.*member = as<bool>(v); };
-    return f;
-}
-
-/// A field whose value is one of an enum's names (toString / parse).
-template <class Enum>
-Field choice(const char* key, const char* valueName, const char* help,
-             std::initializer_list<Enum> values, Enum ExperimentConfig::*member,
-             std::optional<Enum> (*parse)(const std::string&)) {
-    Field f = base(key, FieldType::Choice, valueName, help);
-    std::vector<std::string> names;
-    for (Enum e : values)
-        names.emplace_back(toString(e));
-    f.choices = [names] { return names; };
-    f.get = [member](const ExperimentConfig& c) {
-        return FieldValue(std::string(toString(c.*member)));
-    };
-    f.set = [member, parse](ExperimentConfig& c, const FieldValue& v) {
-        c.*member = *parse(as<std::string>(v));
-    };
-    return f;
-}
-
-/// `f`, taken by the modes that take `setting` (Field::setting).
-Field takenBy(Field f, StrategySetting setting, bool advanced = false) {
-    f.setting = setting;
-    f.advanced = advanced;
-    return f;
-}
-
-/// `f`, which a mode judges itself or a form keeps unused (Field::refusedElsewhere).
-Field keptElsewhere(Field f) {
-    f.refusedElsewhere = false;
-    return f;
-}
+using namespace fieldmaking;
 
 bool mpiTransport(const ExperimentConfig& c) {
     return c.transport == Transport::Mpi;
@@ -199,8 +113,7 @@ void addOptimiserFields(std::vector<Field>& fields) {
     fields.push_back(integer("epochs", "passes over the data", 1, limits::kMaxEpochs, &C::epochs));
     fields.push_back(integer("batch", "samples per step", 1, limits::kMaxBatch, &C::batch));
     fields.push_back(number("lr", "learning rate", 0, true, 100, false, &C::lr));
-    fields.push_back(number("momentum", "SGD momentum", 0, false, 1, true, &C::momentum));
-    fields.push_back(number("weight-decay", "L2 penalty", 0, false, 1, false, &C::weightDecay));
+    addOptimizerFields(fields);
     fields.push_back(text("lr-schedule", "S",
                           "constant | step:EPOCHS:GAMMA (StepLR) | cosine (CosineAnnealingLR\n"
                           "over the run's epochs), per worker, as PyTorch's schedulers",

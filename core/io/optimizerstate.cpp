@@ -1,5 +1,6 @@
 #include "io/optimizerstate.h"
 
+#include "config/optimizerconfig.h"
 #include "io/tensorfile.h"
 #include "util/errors.h"
 #include "util/textutil.h"
@@ -17,19 +18,35 @@ using nlohmann::json;
 
 constexpr const char* kFormat = "hogwild-lab optimizer state 1";
 
-/// torch.optim.SGD's param_groups as its state_dict() says them.
-std::string paramGroups(const ExperimentConfig& c, std::size_t tensors) {
+/// The optimizer's param_groups as its torch.optim state_dict() says them.
+std::string paramGroups(const ExperimentConfig& c, const OptimizerSpec& spec, std::size_t tensors) {
     json params = json::array();
     for (std::size_t i = 0; i < tensors; ++i)
         params.push_back(i);
-    return json::array({{{"lr", c.lr},
-                         {"momentum", c.momentum},
-                         {"dampening", 0},
-                         {"weight_decay", c.weightDecay},
-                         {"nesterov", false},
-                         {"maximize", false},
-                         {"params", params}}})
-        .dump();
+    json group = {{"lr", c.lr}, {"weight_decay", c.weightDecay}, {"maximize", false}};
+    switch (spec.kind) {
+    case OptimizerKind::Sgd:
+        group.update({{"momentum", c.momentum}, {"dampening", 0}, {"nesterov", c.nesterov}});
+        break;
+    case OptimizerKind::Adam:
+    case OptimizerKind::AdamW:
+        group.update(
+            {{"betas", {spec.beta1, spec.beta2}}, {"eps", double(spec.eps)}, {"amsgrad", false}});
+        break;
+    case OptimizerKind::RmsProp:
+        group.update({{"alpha", spec.alpha},
+                      {"eps", double(spec.eps)},
+                      {"momentum", 0},
+                      {"centered", false}});
+        break;
+    case OptimizerKind::Adagrad:
+        group.update({{"lr_decay", spec.lrDecay},
+                      {"eps", double(spec.eps)},
+                      {"initial_accumulator_value", double(spec.initialAccumulator)}});
+        break;
+    }
+    group["params"] = params;
+    return json::array({group}).dump();
 }
 
 /// The fields that decide which rows an epoch visits and in what order. A
@@ -114,50 +131,85 @@ void checkStream(const std::map<std::string, std::string>& meta,
     }
 }
 
-/// Each worker's momentum buffer from its tensors, checked against `layout`.
-void momentumOf(std::vector<WorkerResume>& workers, const std::vector<Tensor>& tensors,
-                const ParamLayout& layout, const std::filesystem::path& file) {
+/// Each worker's state buffers (`names`) from its tensors, checked against `layout`.
+void stateOf(std::vector<WorkerResume>& workers, const std::vector<Tensor>& tensors,
+             const std::vector<const char*>& names, const ParamLayout& layout,
+             const std::filesystem::path& file) {
     const auto n = std::uint32_t(workers.size());
+    const auto total = std::size_t(layout.total());
     std::size_t expected = 0;
     for (std::uint32_t r = 0; r < n; ++r) {
-        std::vector<float>& momentum = workers[r].momentum;
-        momentum.assign(std::size_t(layout.total()), 0.0f);
-        for (std::size_t i = 0; i < layout.tensors().size(); ++i) {
-            const ParamTensor& want = layout.tensors()[i];
-            const std::string name = momentumBufferName(r, n, i);
-            const auto t = std::find_if(tensors.begin(), tensors.end(),
-                                        [&](const Tensor& x) { return x.name == name; });
-            if (t == tensors.end())
-                refuse(file, "has no tensor \"" + name + "\" " + bracketedList(want.shape) +
-                                 " (the momentum buffer of " + want.name + ")");
-            if (t->shape != want.shape)
-                refuse(file, "has tensor \"" + name + "\" of shape " + bracketedList(t->shape) +
-                                 " but the model's " + want.name + " is " +
-                                 bracketedList(want.shape));
-            if (!std::all_of(t->data.begin(), t->data.end(),
-                             [](float v) { return std::isfinite(v); }))
-                refuse(file, "has tensor \"" + name +
-                                 "\" holding NaN or Inf: the run it "
-                                 "continues had diverged");
-            std::copy(t->data.begin(), t->data.end(), momentum.begin() + want.offset);
-            ++expected;
-        }
+        std::vector<float>& state = workers[r].state;
+        state.assign(total * names.size(), 0.0f);
+        for (std::size_t k = 0; k < names.size(); ++k)
+            for (std::size_t i = 0; i < layout.tensors().size(); ++i) {
+                const ParamTensor& want = layout.tensors()[i];
+                const std::string name = stateTensorName(r, n, i, names[k]);
+                const auto t = std::find_if(tensors.begin(), tensors.end(),
+                                            [&](const Tensor& x) { return x.name == name; });
+                if (t == tensors.end())
+                    refuse(file, "has no tensor \"" + name + "\" " + bracketedList(want.shape) +
+                                     " (the " + names[k] + " of " + want.name + ")");
+                if (t->shape != want.shape)
+                    refuse(file, "has tensor \"" + name + "\" of shape " + bracketedList(t->shape) +
+                                     " but the model's " + want.name + " is " +
+                                     bracketedList(want.shape));
+                if (!std::all_of(t->data.begin(), t->data.end(),
+                                 [](float v) { return std::isfinite(v); }))
+                    refuse(file, "has tensor \"" + name +
+                                     "\" holding NaN or Inf: the run it "
+                                     "continues had diverged");
+                std::copy(t->data.begin(), t->data.end(),
+                          state.begin() + std::ptrdiff_t(k * total) + want.offset);
+                ++expected;
+            }
     }
     if (tensors.size() != expected)
         refuse(file, "holds " + std::to_string(tensors.size()) + " tensors where " +
-                         std::to_string(n) + " worker" + (n == 1 ? "" : "s") + "' buffers make " +
+                         std::to_string(n) + " worker" + (n == 1 ? "" : "s") + "' state makes " +
                          std::to_string(expected));
+}
+
+/// Refuses a state of another optimizer, or one whose buffers do not fit
+/// this run's (SGD with and without momentum).
+void checkOptimizer(const std::map<std::string, std::string>& meta,
+                    const std::vector<Tensor>& tensors, const std::vector<WorkerResume>& workers,
+                    const ExperimentConfig& config, const OptimizerSpec& spec,
+                    const std::filesystem::path& file) {
+    // Files written before --optimizer existed are SGD's.
+    const auto it = meta.find("optimizer");
+    const std::string saved = it == meta.end() ? "sgd" : it->second;
+    const std::string now = toString(config.optimizer);
+    if (saved != now)
+        refuse(file, "holds the state of optimizer " + saved + ", and this run has --optimizer " +
+                         now + ": resume with --optimizer " + saved);
+    const bool keeps = !spec.stateNames().empty();
+    if (config.optimizer != OptimizerKind::Sgd) {
+        if (tensors.empty() && workers.front().steps > 0)
+            refuse(file, "holds no " + now + " state for a run that made updates");
+        return;
+    }
+    if (keeps && tensors.empty() && workers.front().steps > 0)
+        refuse(file, "holds no momentum buffers: the run it continues had --momentum 0; "
+                     "resume with --momentum 0");
+    if (!keeps && !tensors.empty())
+        refuse(file, "holds momentum buffers, and this run has --momentum 0: resume with the "
+                     "momentum of the run it continues");
 }
 } // namespace
 
-std::string momentumBufferName(std::uint32_t rank, std::uint32_t workers, std::size_t index) {
-    const std::string name = "state." + std::to_string(index) + ".momentum_buffer";
+std::string stateTensorName(std::uint32_t rank, std::uint32_t workers, std::size_t index,
+                            const std::string& key) {
+    const std::string name = "state." + std::to_string(index) + "." + key;
     return workers == 1 ? name : "worker." + std::to_string(rank) + "." + name;
 }
 
 void writeOptimizerState(const std::filesystem::path& file, const ParamLayout& layout,
                          const ExperimentConfig& config, const std::vector<WorkerResume>& workers) {
     const auto n = std::uint32_t(workers.size());
+    const OptimizerSpec spec = optimizerSpecOf(config);
+    const std::vector<const char*> names = spec.stateNames();
+    const auto total = std::size_t(layout.total());
     std::vector<TensorRef> refs;
     json positions = json::array();
     for (std::uint32_t r = 0; r < n; ++r) {
@@ -165,16 +217,19 @@ void writeOptimizerState(const std::filesystem::path& file, const ParamLayout& l
         positions.push_back({{"epochs_done", w.epochsDone},
                              {"steps_in_epoch", w.stepsInEpoch},
                              {"steps", w.steps}});
-        if (w.momentum.size() != std::size_t(layout.total()))
-            continue; // no momentum (or none yet): PyTorch's state is empty too
-        for (std::size_t i = 0; i < layout.tensors().size(); ++i) {
-            const ParamTensor& t = layout.tensors()[i];
-            refs.push_back({momentumBufferName(r, n, i), t.shape, w.momentum.data() + t.offset});
-        }
+        if (names.empty() || w.state.size() != total * names.size())
+            continue; // no state (SGD without momentum): PyTorch's state is empty too
+        for (std::size_t k = 0; k < names.size(); ++k)
+            for (std::size_t i = 0; i < layout.tensors().size(); ++i) {
+                const ParamTensor& t = layout.tensors()[i];
+                refs.push_back({stateTensorName(r, n, i, names[k]), t.shape,
+                                w.state.data() + k * total + std::size_t(t.offset)});
+            }
     }
     writeSafetensors(file, refs,
                      {{"format", kFormat},
-                      {"param_groups", paramGroups(config, layout.tensors().size())},
+                      {"optimizer", toString(config.optimizer)},
+                      {"param_groups", paramGroups(config, spec, layout.tensors().size())},
                       {"workers", positions.dump()},
                       {"stream", streamOf(config).dump()},
                       {"model", config.model},
@@ -201,14 +256,10 @@ std::vector<WorkerResume> readOptimizerState(const std::filesystem::path& file,
                          std::to_string(config.workers) + "; resume with --workers " +
                          std::to_string(workers.size()));
     checkStream(meta, workers, config, file);
-    if (config.momentum > 0 && tensors.empty() && workers.front().steps > 0)
-        refuse(file, "holds no momentum buffers: the run it continues had --momentum 0; "
-                     "resume with --momentum 0");
-    if (config.momentum == 0 && !tensors.empty())
-        refuse(file, "holds momentum buffers, and this run has --momentum 0: resume with the "
-                     "momentum of the run it continues");
+    const OptimizerSpec spec = optimizerSpecOf(config);
+    checkOptimizer(meta, tensors, workers, config, spec, file);
     if (!tensors.empty())
-        momentumOf(workers, tensors, layout, file);
+        stateOf(workers, tensors, spec.stateNames(), layout, file);
     const auto least = std::min_element(workers.begin(), workers.end(), [](auto& a, auto& b) {
         return a.epochsDone < b.epochsDone;
     });

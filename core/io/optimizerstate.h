@@ -1,13 +1,15 @@
 #pragma once
 // optimizer.safetensors: what --out keeps of the optimizer so that --resume
 // continues a run where it stood (optim/resumepoint.h). Tensors under
-// torch.optim.SGD's state names, "state.<i>.momentum_buffer" for parameter
-// i of the model's state_dict order (with several workers, each has its own
-// optimizer as in PyTorch's mnist_hogwild: "worker.<r>.state.<i>...");
-// metadata: "format", "param_groups" (SGD's, as its state_dict says them),
+// torch.optim's state names, "state.<i>.<key>" for parameter i of the
+// model's state_dict order and each key of OptimizerSpec::stateNames()
+// ("momentum_buffer"; "exp_avg", "exp_avg_sq"; "square_avg"; "sum"); with
+// several workers, each has its own optimizer as in PyTorch's mnist_hogwild:
+// "worker.<r>.state.<i>.<key>"; metadata: "format", "optimizer" (its
+// --optimizer name; absent: sgd), "param_groups" (as its state_dict says them),
 // "workers" (each worker's epochs done, steps in the next epoch and steps
-// in all), "model" and "seed". The file is written as the weights are
-// (temporary file, then rename).
+// in all: Adam's and Adagrad's step), "model" and "seed". The file is
+// written as the weights are (temporary file, then rename).
 #include "config/experimentconfig.h"
 #include "model/paramlayout.h"
 #include "optim/resumepoint.h"
@@ -17,9 +19,10 @@
 
 namespace hwl {
 
-/// The name of parameter tensor `index`'s momentum buffer for worker
-/// `rank` of `workers`.
-std::string momentumBufferName(std::uint32_t rank, std::uint32_t workers, std::size_t index);
+/// The name of state `key` ("momentum_buffer", "exp_avg", ...) of
+/// parameter tensor `index` for worker `rank` of `workers`.
+std::string stateTensorName(std::uint32_t rank, std::uint32_t workers, std::size_t index,
+                            const std::string& key);
 
 /// Writes `workers`' state for a run of `config` on `layout`. InputError
 /// naming the file when it cannot be written.
@@ -28,7 +31,7 @@ void writeOptimizerState(const std::filesystem::path& file, const ParamLayout& l
 
 /// Reads the state a run of `config` continues from. InputError (field
 /// "resume") naming the file and what does not fit: another model, worker
-/// count or momentum, a tensor missing or mis-shaped, a value not finite, a
+/// count, optimizer or momentum, a tensor missing or mis-shaped, a value not finite, a
 /// position past the run's epochs.
 std::vector<WorkerResume> readOptimizerState(const std::filesystem::path& file,
                                              const ParamLayout& layout,

@@ -13,9 +13,11 @@ struct WorkerResume {
     std::uint32_t epochsDone = 0;   ///< epochs this worker finished, gate included
     std::uint64_t stepsInEpoch = 0; ///< updates it made in epoch epochsDone + 1
     std::uint64_t steps = 0;        ///< updates in all (the schedule's step count)
-    /// torch.optim.SGD's momentum buffer over the flat parameters; empty
-    /// without momentum (or before the first update, as PyTorch's state).
-    std::vector<float> momentum;
+    /// The optimizer's state buffers over the flat parameters, one after
+    /// another (OptimizerSpec::stateNames(): SGD's momentum buffer, Adam's
+    /// exp_avg and exp_avg_sq, ...); empty for SGD without momentum. Adam's
+    /// and Adagrad's step is `steps`.
+    std::vector<float> state;
 };
 
 } // namespace hwl

@@ -88,7 +88,7 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, const DeviceTraining& 
     s.replicasPerGpu = config_.replicasPerGpu;
     s.batch = config_.batch;
     s.accumulate = config_.accumulate;
-    s.sgd = deviceSgd(optimizerOf(config_).sgd);
+    s.sgd = deviceSgd(optimizerOf(config_).spec.sgd);
     Progress p;
     p.trainer = device.replicas(s, env.train);
     p.trainer->setParameters(env.params);

@@ -34,7 +34,7 @@ cuda::HogwildSettings settingsFor(const ExperimentConfig& c, const Model& model)
     s.groups = c.workers;
     s.batch = c.batch;
     s.atomic = c.update == UpdateKind::Atomic;
-    s.sgd = deviceSgd(optimizerOf(c).sgd);
+    s.sgd = deviceSgd(optimizerOf(c).spec.sgd);
     return s;
 }
 

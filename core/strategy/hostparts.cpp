@@ -157,7 +157,7 @@ WorkerSetup hostWorkerSetup(const WorkerEnvironment& env, std::uint32_t rank,
     setup.batch = env.config.batch;
     setup.telemetry = &env.telemetry;
     setup.params = env.params;
-    setup.kernel = env.backend.makeKernel(env.model, env.train, optimizer.sgd, rank,
+    setup.kernel = env.backend.makeKernel(env.model, env.train, optimizer.spec, rank,
                                           std::uint32_t(env.config.workers));
     setup.rule = std::move(rule);
     setup.plan = std::move(plan);

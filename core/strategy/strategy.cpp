@@ -1,5 +1,6 @@
 #include "strategy/strategy.h"
 
+#include "config/optimizerconfig.h"
 #include "train/epochplan.h"
 
 namespace hwl {
@@ -29,7 +30,8 @@ OptimizerSettings optimizerOf(const ExperimentConfig& config) {
     o.schedule.base = config.lr;
     o.schedule.epochs = config.epochs;
     o.schedule.warmupSteps = config.warmupSteps;
-    o.sgd = {float(o.schedule.base), float(config.momentum), float(config.weightDecay)};
+    o.spec = optimizerSpecOf(config);
+    o.spec.sgd.lr = float(o.schedule.base);
     return o;
 }
 

@@ -121,12 +121,13 @@ protected:
 };
 
 /// The optimizer an experiment asks for, decided in this one place: the
-/// SGD rule (its rate the schedule's base, in float; momentum, weight decay)
-/// and the schedule that moves the rate (lr-schedule, lr, epochs,
-/// warmup-steps). Every mode, on the CPU and on a device, trains with it;
-/// config must be valid.
+/// update rule (optim/optimizerspec.h: its rate the schedule's base, in
+/// float; momentum, weight decay, the other rules' hyper-parameters) and the
+/// schedule that moves the rate (lr-schedule, lr, epochs, warmup-steps).
+/// Every mode, on the CPU and on a device, trains with it (the GPU modes
+/// take plain SGD only, and refuse the rest); config must be valid.
 struct OptimizerSettings {
-    SgdSettings sgd;
+    OptimizerSpec spec;
     LrSchedule schedule;
 };
 OptimizerSettings optimizerOf(const ExperimentConfig& config);

@@ -28,9 +28,9 @@ public:
             epochsDone_ = r->epochsDone;
             skipSteps_ = stepsInEpoch_ = r->stepsInEpoch;
             steps_ = r->steps;
-            const std::span<float> momentum = setup.kernel->momentumBuffer();
-            if (!r->momentum.empty() && r->momentum.size() == momentum.size())
-                std::copy(r->momentum.begin(), r->momentum.end(), momentum.begin());
+            const std::span<float> state = setup.kernel->optimizerState();
+            if (!r->state.empty() && r->state.size() == state.size())
+                std::copy(r->state.begin(), r->state.end(), state.begin());
         }
     }
 
@@ -44,7 +44,7 @@ public:
                 return false;
         return true;
     }
-    /// Where the worker stands and its momentum, into its setup's resume point.
+    /// Where the worker stands and its optimizer's state, into its setup's resume point.
     void save() const {
         WorkerResume* r = s_.resume;
         if (!r)
@@ -52,8 +52,8 @@ public:
         r->epochsDone = epochsDone_;
         r->stepsInEpoch = stepsInEpoch_;
         r->steps = steps_;
-        const std::span<const float> momentum = s_.kernel->momentumBuffer();
-        r->momentum.assign(momentum.begin(), momentum.end());
+        const std::span<const float> state = s_.kernel->optimizerState();
+        r->state.assign(state.begin(), state.end());
     }
     void fail(const std::string& why) { keepGoing_.fail(why); }
     bool failed() const { return keepGoing_.reason() == KeepGoing::Reason::Failed; }
@@ -111,6 +111,7 @@ private:
                  "; lower --lr");
             return false;
         }
+        s_.kernel->setStepCount(steps_);
         if (!s_.rule->apply(*s_.kernel, s_.params, keepGoing_))
             return false;
         ++steps_;

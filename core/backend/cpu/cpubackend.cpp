@@ -16,9 +16,9 @@ namespace {
 
 class CpuStepKernel final : public HostUpdateKernel {
 public:
-    CpuStepKernel(const Model& model, const DatasetView& train, const SgdSettings& sgd,
+    CpuStepKernel(const Model& model, const DatasetView& train, const OptimizerSpec& optimizer,
                   std::uint32_t rank, std::uint32_t workers)
-        : HostUpdateKernel(model.layout().total(), sgd, rank, workers),
+        : HostUpdateKernel(model.layout().total(), optimizer, rank, workers),
           math_(makeModelKernel(model)), train_(train),
           dense_(dynamic_cast<const EmbeddingBagKernel*>(math_.get()) == nullptr), rank_(rank) {}
 
@@ -58,9 +58,10 @@ std::unique_ptr<ModelKernel> makeModelKernel(const Model& model) {
 }
 
 std::unique_ptr<StepKernel> CpuBackend::makeKernel(const Model& model, const DatasetView& train,
-                                                   const SgdSettings& sgd, std::uint32_t rank,
+                                                   const OptimizerSpec& optimizer,
+                                                   std::uint32_t rank,
                                                    std::uint32_t workers) const {
-    return std::make_unique<CpuStepKernel>(model, train, sgd, rank, workers);
+    return std::make_unique<CpuStepKernel>(model, train, optimizer, rank, workers);
 }
 
 ParameterStore CpuBackend::allocate(std::int64_t count, StorePlace place,

@@ -11,7 +11,7 @@ class CpuBackend final : public Backend {
 public:
     const char* name() const override { return "cpu"; }
     std::unique_ptr<StepKernel> makeKernel(const Model& model, const DatasetView& train,
-                                           const SgdSettings& sgd, std::uint32_t rank,
+                                           const OptimizerSpec& optimizer, std::uint32_t rank,
                                            std::uint32_t workers) const override;
     ParameterStore allocate(std::int64_t count, StorePlace place, const std::string& purpose,
                             bool versions) const override;

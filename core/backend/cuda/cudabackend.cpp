@@ -27,9 +27,9 @@ cuda::HostData denseRows(const DatasetView& train) {
 
 class CudaStepKernel final : public HostUpdateKernel {
 public:
-    CudaStepKernel(const Model& model, const DatasetView& train, const SgdSettings& sgd,
+    CudaStepKernel(const Model& model, const DatasetView& train, const OptimizerSpec& optimizer,
                    std::uint32_t rank, std::uint32_t workers)
-        : HostUpdateKernel(model.layout().total(), sgd, rank, workers),
+        : HostUpdateKernel(model.layout().total(), optimizer, rank, workers),
           runner_(cuda::StepRunner::create(
               mlpShape(model, "the CUDA backend's step kernel trains mlp models (the embedding "
                               "bag trains on the GPU in mode gpu-hogwild)"),
@@ -85,9 +85,9 @@ public:
                                        bag ? &shape : nullptr, hostData(test));
     }
     std::unique_ptr<StepKernel> makeKernel(const Model& model, const DatasetView& train,
-                                           const SgdSettings& sgd, std::uint32_t rank,
+                                           const OptimizerSpec& optimizer, std::uint32_t rank,
                                            std::uint32_t workers) const override {
-        return std::make_unique<CudaStepKernel>(model, train, sgd, rank, workers);
+        return std::make_unique<CudaStepKernel>(model, train, optimizer, rank, workers);
     }
     /// Stores live where the CPU's do: the kernel uploads what it reads.
     ParameterStore allocate(std::int64_t count, StorePlace place, const std::string& purpose,
