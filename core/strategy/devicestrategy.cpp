@@ -296,4 +296,16 @@ int gpusFor(const ExperimentConfig& config) {
     return std::max(1, config.workers / std::max(1, config.replicasPerGpu));
 }
 
+void checkDeviceOptimizer(const ExperimentConfig& config, const std::string& mode,
+                          std::vector<ConfigIssue>& issues) {
+    if (config.optimizer != OptimizerKind::Sgd)
+        issues.push_back({"optimizer", mode + " on the GPU takes --optimizer sgd, not " +
+                                           toString(config.optimizer) +
+                                           ": its device kernels apply SGD only (the CPU modes "
+                                           "take every optimizer)"});
+    else if (config.nesterov)
+        issues.push_back({"nesterov", mode + " on the GPU takes SGD without --nesterov: its "
+                                             "device kernels apply plain momentum only"});
+}
+
 } // namespace hwl

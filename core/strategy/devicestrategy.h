@@ -142,6 +142,12 @@ std::vector<std::vector<std::int32_t>> replicaRows(const EpochPlan& plan, int ep
 /// valid (validate() reports the model itself), for the GPU modes' checks.
 bool modelIs(const ExperimentConfig& config, ModelSpec::Kind kind);
 
+/// The GPU modes' one check of the optimizer: their device kernels apply
+/// SGD (gpu-hogwild without momentum), so another --optimizer or
+/// --nesterov is refused before the run, naming `mode` and what it takes.
+void checkDeviceOptimizer(const ExperimentConfig& config, const std::string& mode,
+                          std::vector<ConfigIssue>& issues);
+
 /// The GPUs data-parallel on cuda uses: workers / replicas-per-gpu, at least 1.
 int gpusFor(const ExperimentConfig& config);
 

@@ -212,6 +212,7 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
     if (modelIs(c, ModelSpec::Kind::EmbeddingBag)) // the MLP and the CNN train here
         issues.push_back({"model", "data-parallel on cuda trains mlp models and cnn:mnist (the "
                                    "embedding bag runs on the GPU in mode gpu-hogwild)"});
+    checkDeviceOptimizer(c, modes::dataParallel, issues);
 }
 
 } // namespace
