@@ -48,8 +48,8 @@ FieldValue otherValue(const Field& f) {
     case FieldType::Integer:
         return std::get<std::int64_t>(d) == std::int64_t(f.max) ? std::int64_t(f.min)
                                                                 : std::int64_t(f.max);
-    case FieldType::Number:
-        return std::get<double>(d) == f.max ? (f.min + f.max) / 2 : f.max;
+    case FieldType::Number: // the middle where the maximum is not in the range (momentum)
+        return std::get<double>(d) == f.max || f.maxOpen ? (f.min + f.max) / 2 : f.max;
     case FieldType::Seed:
         return std::get<std::uint64_t>(d) + 1;
     case FieldType::Choice:

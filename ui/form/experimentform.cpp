@@ -2,7 +2,9 @@
 #include "form/formwords.h"
 
 #include "form/datasetfields.h"
+#include "form/formeditors.h"
 #include "form/modelfields.h"
+#include "form/optimizerfields.h"
 #include "form/parallelismfields.h"
 #include "widgets/formstyle.h"
 
@@ -34,38 +36,12 @@ namespace hwl::ui {
 
 namespace {
 
-/// The editor's text judged as field `key`'s flag judges it (the field
-/// table's parser: one judgement per value, whichever road), surrounding
-/// spaces aside; nothing when it refuses.
-template <class T>
-std::optional<T> judged(const char* key, const QLineEdit* edit) {
-    try {
-        return std::get<T>(
-            hwl::parseFieldText(*hwl::findField(key), edit->text().trimmed().toStdString(), key));
-    } catch (const hwl::InputError&) {
-        return std::nullopt;
-    }
-}
-
-QLineEdit* makeNumberEdit(const char* name, const QString& tip) {
-    auto* edit = new QLineEdit;
-    edit->setObjectName(QString::fromLatin1(name));
-    edit->setToolTip(tip);
-    return edit;
-}
-
 /// An integer field's editor, its range from the engine's field table, and
 /// one below it: a 0 typed into Epochs is shown and refused at the field
 /// (the validator's message), not silently turned back into the old value.
 QSpinBox* makeFieldSpin(const char* key, const QString& tip) {
     const Field* f = findField(key);
     return makeCountSpin(key, int(f->min) - 1, int(f->max), tip);
-}
-
-/// A number field's tooltip: what it is and its interval from the field table.
-QString numberTip(const char* key, const QString& what) {
-    return QStringLiteral("%1, in %2")
-        .arg(what, QString::fromStdString(findField(key)->rangeText()));
 }
 
 /// The fields the form shows, in display order (JSON names): the order in
@@ -76,8 +52,9 @@ const char* const kFormFields[] = {
     "start-method", "share", "on-worker-failure", "transport", "sync-every", "hostfile",
     "mpirun-args", "reduce", "device", "replicas-per-gpu", "blocks", "update", "split", "shuffle",
     "bucket-mb", "drop-last", "spawn-before-share", "loader-workers", "cuda-before-fork",
-    "force-unsafe-fork", "batch", "lr", "momentum", "weight-decay", "lr-schedule", "warmup-steps",
-    "accumulate", "epochs", "seed"};
+    "force-unsafe-fork", "batch", "lr", "optimizer", "momentum", "nesterov", "weight-decay",
+    "beta1", "beta2", "eps", "alpha", "lr-decay", "initial-accumulator", "lr-schedule",
+    "warmup-steps", "accumulate", "epochs", "seed"};
 // clang-format on
 
 /// Lets a spin box or a combo box take the mouse wheel only once it has the
@@ -144,6 +121,7 @@ ExperimentForm::ExperimentForm(QWidget* parent) : QWidget(parent) {
     model_ = new ModelFields;
     dataset_ = new DatasetFields(hwl::fashionMnistAvailable());
     parallelism_ = new ParallelismFields;
+    optimizer_ = new OptimizerFields(this);
     column->addWidget(model_);
     column->addWidget(dataset_);
     column->addWidget(parallelism_);
@@ -191,24 +169,26 @@ QLabel* ExperimentForm::startMethodNote() const {
 }
 
 void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
-    auto* box = new QGroupBox(tr("Optimiser (SGD)"));
+    auto* box = new QGroupBox(tr("Optimiser"));
     QFormLayout* form = makeForm(box);
-    auto add = [&](const QString& label, QWidget* editor, const char* field) {
-        form->addRow(label, editor);
+    optimiserForm_ = form;
+    auto addError = [&](const char* field, bool keepRoom) {
         QLabel* error = makeNoteLabel("error");
         // Typed fields keep their message's room, so that the fields below
-        // do not jump while the user types.
+        // do not jump while the user types (but rows the optimizer hides).
         QSizePolicy keep = error->sizePolicy();
-        keep.setRetainSizeWhenHidden(true);
+        keep.setRetainSizeWhenHidden(keepRoom);
         error->setSizePolicy(keep);
         error->setObjectName(QString::fromLatin1(field) + QStringLiteral("Error"));
         errorLabels_.insert(QString::fromLatin1(field), error);
         form->addRow(error);
     };
+    auto add = [&](const QString& label, QWidget* editor, const char* field, bool keepRoom) {
+        form->addRow(label, editor);
+        addError(field, keepRoom);
+    };
     batch_ = makeFieldSpin("batch", tr("Samples per step"));
     lr_ = makeNumberEdit("lr", numberTip("lr", tr("Learning rate")) + tr(", e.g. 0.01 or 1e-3"));
-    momentum_ = makeNumberEdit("momentum", numberTip("momentum", tr("SGD momentum")) +
-                                               tr("; each worker keeps its own buffer"));
     weightDecay_ = makeNumberEdit(
         "weightDecay", numberTip("weight-decay", tr("L2 penalty added to the gradient")));
     lrSchedule_ = new QLineEdit;
@@ -225,21 +205,22 @@ void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
     seed_ = new QLineEdit;
     seed_->setObjectName("seed");
     seed_->setToolTip(tr("Seeds the data, the initialisation and the sample order"));
-    add(tr("Batch"), batch_, "batch");
-    add(tr("Learning rate"), lr_, "lr");
-    add(tr("Momentum"), momentum_, "momentum");
-    add(tr("Weight decay"), weightDecay_, "weight-decay");
-    add(tr("LR schedule"), lrSchedule_, "lr-schedule");
-    add(tr("Warm-up steps"), warmupSteps_, "warmup-steps");
-    add(tr("Accumulate batches"), accumulate_, "accumulate");
-    add(tr("Epochs"), epochs_, "epochs");
-    add(tr("Seed"), seed_, "seed");
+    add(tr("Batch"), batch_, "batch", true);
+    add(tr("Learning rate"), lr_, "lr", true);
+    optimizer_->addRows(form, addError);
+    add(tr("Weight decay"), weightDecay_, "weight-decay", true);
+    add(tr("LR schedule"), lrSchedule_, "lr-schedule", true);
+    add(tr("Warm-up steps"), warmupSteps_, "warmup-steps", true);
+    add(tr("Accumulate batches"), accumulate_, "accumulate", true);
+    add(tr("Epochs"), epochs_, "epochs", true);
+    add(tr("Seed"), seed_, "seed", true);
     column->addWidget(box);
 
     for (QSpinBox* spin : {batch_, warmupSteps_, accumulate_, epochs_})
         connect(spin, &QSpinBox::valueChanged, this, &ExperimentForm::onEdited);
-    for (QLineEdit* edit : {lr_, momentum_, weightDecay_, lrSchedule_, seed_})
+    for (QLineEdit* edit : {lr_, weightDecay_, lrSchedule_, seed_})
         connect(edit, &QLineEdit::textChanged, this, &ExperimentForm::onEdited);
+    connect(optimizer_, &OptimizerFields::edited, this, &ExperimentForm::onEdited);
 }
 
 hwl::ExperimentConfig ExperimentForm::config() const {
@@ -254,8 +235,8 @@ hwl::ExperimentConfig ExperimentForm::config() const {
     c.epochs = epochs_->value();
     const double nan = std::numeric_limits<double>::quiet_NaN();
     c.lr = judged<double>("lr", lr_).value_or(nan);
-    c.momentum = judged<double>("momentum", momentum_).value_or(nan);
     c.weightDecay = judged<double>("weight-decay", weightDecay_).value_or(nan);
+    optimizer_->apply(c);
     c.lrSchedule = lrSchedule_->text().trimmed().toStdString();
     c.warmupSteps = warmupSteps_->value();
     c.accumulate = accumulate_->value();
@@ -278,7 +259,7 @@ void ExperimentForm::setConfig(const hwl::ExperimentConfig& c) {
     batch_->setValue(c.batch);
     epochs_->setValue(c.epochs);
     lr_->setText(shortestNumber(c.lr));
-    momentum_->setText(shortestNumber(c.momentum));
+    optimizer_->setConfig(c);
     weightDecay_->setText(shortestNumber(c.weightDecay));
     lrSchedule_->setText(QString::fromStdString(c.lrSchedule));
     warmupSteps_->setValue(c.warmupSteps);
@@ -307,12 +288,13 @@ QWidget* ExperimentForm::fieldWidget(const QString& field) const {
         return model_->dropoutSpin();
     if (QWidget* w = parallelism_->fieldWidget(field))
         return w;
+    if (QWidget* w = optimizer_->fieldWidget(field))
+        return w;
     const struct {
         const char* name;
         QWidget* widget;
     } fields[] = {{"batch", batch_},
                   {"lr", lr_},
-                  {"momentum", momentum_},
                   {"weight-decay", weightDecay_},
                   {"lr-schedule", lrSchedule_},
                   {"warmup-steps", warmupSteps_},
@@ -355,12 +337,14 @@ QMap<QString, QString> ExperimentForm::findProblems() const {
         const char* field;
         const QLineEdit* edit;
         const char* example;
-    } numbers[] = {
-        {"lr", lr_, "0.01"}, {"momentum", momentum_, "0.9"}, {"weight-decay", weightDecay_, "0"}};
+    } numbers[] = {{"lr", lr_, "0.01"}, {"weight-decay", weightDecay_, "0"}};
     for (const auto& n : numbers)
         if (!judged<double>(n.field, n.edit))
             add(n.field, tr("\"%1\" is not a number; e.g. %2")
                              .arg(n.edit->text(), QLatin1String(n.example)));
+    const QMap<QString, QString> unparsed = optimizer_->unparsedNumbers(c);
+    for (auto it = unparsed.begin(); it != unparsed.end(); ++it)
+        add(it.key(), it.value());
     if (!judged<std::uint64_t>("seed", seed_))
         add("seed", tr("\"%1\" is not a whole number in 0..%2")
                         .arg(seed_->text())
@@ -378,7 +362,7 @@ QMap<QString, QString> ExperimentForm::findProblems() const {
     for (const auto& issue : issues) {
         const QString field = QString::fromStdString(issue.field);
         if (found.contains(field) &&
-            (field == "lr" || field == "momentum" || field == "weight-decay"))
+            (field == "lr" || field == "weight-decay" || optimizer_->isNumber(field)))
             continue;
         QString message = QString::fromStdString(issue.message);
         // The form's widgets already show the accepted model forms.
@@ -508,6 +492,7 @@ void ExperimentForm::showProblems(const QMap<QString, QString>& found) {
 }
 
 void ExperimentForm::revalidate() {
+    optimizer_->showRows(optimiserForm_, config());
     const QMap<QString, QString> found = findProblems();
     showProblems(found);
     // Problems with fields the form has no editor for still count.

@@ -35,6 +35,7 @@
 #include <QStringList>
 #include <QWidget>
 
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
@@ -44,6 +45,7 @@ namespace hwl::ui {
 
 class ModelFields;
 class DatasetFields;
+class OptimizerFields;
 class ParallelismFields;
 
 class ExperimentForm : public QWidget {
@@ -142,7 +144,8 @@ private:
     QWidget* content_ = nullptr;
     QSpinBox* batch_ = nullptr;
     QLineEdit* lr_ = nullptr;
-    QLineEdit* momentum_ = nullptr;
+    OptimizerFields* optimizer_ = nullptr; ///< the optimizer and its hyper-parameters
+    QFormLayout* optimiserForm_ = nullptr;
     QLineEdit* weightDecay_ = nullptr;
     QLineEdit* lrSchedule_ = nullptr;
     QSpinBox* warmupSteps_ = nullptr;

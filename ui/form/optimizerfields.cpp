@@ -1,0 +1,142 @@
+#include "form/optimizerfields.h"
+
+#include "form/formeditors.h"
+
+#include "strategy/validation.h"
+#include "widgets/formstyle.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+
+#include <limits>
+
+namespace hwl::ui {
+
+OptimizerFields::OptimizerFields(QObject* parent) : QObject(parent) {
+    optimizer_ = new QComboBox;
+    optimizer_->setObjectName("optimizer");
+    optimizer_->setToolTip(tr("The update rule, as torch.optim applies it; each worker keeps "
+                              "its own state (AdamW: decoupled weight decay)"));
+    for (const std::string& name : findField("optimizer")->choices())
+        optimizer_->addItem(QString::fromStdString(name));
+    nesterov_ = new QCheckBox(tr("Nesterov"));
+    nesterov_->setObjectName("nesterov");
+    nesterov_->setToolTip(tr("SGD with Nesterov momentum (needs a momentum above 0)"));
+    using C = ExperimentConfig;
+    auto number = [this](const char* key, const char* name, const QString& what, double C::*member,
+                         const char* example) {
+        numbers_.push_back({key, makeNumberEdit(name, numberTip(key, what)), member, example});
+    };
+    number("momentum", "momentum", tr("SGD momentum; each worker keeps its own buffer"),
+           &C::momentum, "0.9");
+    number("beta1", "beta1", tr("Adam's first moment decay (betas[0])"), &C::beta1, "0.9");
+    number("beta2", "beta2", tr("Adam's second moment decay (betas[1])"), &C::beta2, "0.999");
+    number("eps", "eps", tr("The term added to the denominator; 0: the optimizer's default"),
+           &C::eps, "1e-8");
+    number("alpha", "alpha", tr("RMSprop's smoothing constant"), &C::alpha, "0.99");
+    number("lr-decay", "lrDecay", tr("Adagrad's rate decay"), &C::lrDecay, "0");
+    number("initial-accumulator", "initialAccumulator", tr("Adagrad's initial accumulator value"),
+           &C::initialAccumulator, "0");
+    connect(optimizer_, &QComboBox::currentIndexChanged, this, [this] {
+        if (!filling_)
+            emit edited();
+    });
+    connect(nesterov_, &QCheckBox::toggled, this, [this] {
+        if (!filling_)
+            emit edited();
+    });
+    for (const Number& n : numbers_)
+        connect(n.edit, &QLineEdit::textChanged, this, [this] {
+            if (!filling_)
+                emit edited();
+        });
+}
+
+void OptimizerFields::addRows(QFormLayout* form, const AddError& addError) {
+    form->addRow(tr("Optimizer"), optimizer_);
+    addError("optimizer", false); // a choice: no typing to keep the room for
+    auto* row = new QHBoxLayout;
+    row->setContentsMargins(0, 0, 0, 0);
+    row->addWidget(numbers_.front().edit, 1);
+    row->addWidget(nesterov_);
+    momentumRow_ = row;
+    form->addRow(tr("Momentum"), row);
+    addError("momentum", false);
+    addError("nesterov", false);
+    const QString labels[] = {tr("Beta 1"), tr("Beta 2"),   tr("Epsilon"),
+                              tr("Alpha"),  tr("LR decay"), tr("Initial accumulator")};
+    for (std::size_t i = 1; i < numbers_.size(); ++i) {
+        form->addRow(labels[i - 1], numbers_[i].edit);
+        addError(numbers_[i].key, false);
+    }
+}
+
+void OptimizerFields::apply(ExperimentConfig& c) const {
+    c.optimizer =
+        parseOptimizerKind(optimizer_->currentText().toStdString()).value_or(OptimizerKind::Sgd);
+    c.nesterov = nesterov_->isChecked();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (const Number& n : numbers_)
+        c.*n.member = judged<double>(n.key, n.edit).value_or(nan);
+    const ExperimentConfig read = c, defaults;
+    for (const char* key : {"momentum", "nesterov", "beta1", "beta2", "eps", "alpha", "lr-decay",
+                            "initial-accumulator"}) {
+        const Field& f = *findField(key);
+        if (!fieldApplies(f, read))
+            f.set(c, f.get(defaults));
+    }
+}
+
+void OptimizerFields::setConfig(const ExperimentConfig& c) {
+    filling_ = true;
+    optimizer_->setCurrentText(QString::fromLatin1(toString(c.optimizer)));
+    nesterov_->setChecked(c.nesterov);
+    for (const Number& n : numbers_)
+        n.edit->setText(shortestNumber(c.*n.member));
+    filling_ = false;
+}
+
+void OptimizerFields::showRows(QFormLayout* form, const ExperimentConfig& c) const {
+    for (const char* key : {"momentum", "nesterov", "beta1", "beta2", "eps", "alpha", "lr-decay",
+                            "initial-accumulator"}) {
+        QWidget* editor = fieldWidget(QLatin1String(key));
+        const bool applies = fieldApplies(*findField(key), c);
+        editor->setEnabled(applies);
+        if (momentumRow_->indexOf(editor) < 0)
+            form->setRowVisible(editor, applies);
+    }
+    // Momentum and Nesterov share a row: SGD's.
+    form->setRowVisible(momentumRow_, fieldApplies(*findField("momentum"), c));
+}
+
+QWidget* OptimizerFields::fieldWidget(const QString& field) const {
+    if (field == QLatin1String("optimizer"))
+        return optimizer_;
+    if (field == QLatin1String("nesterov"))
+        return nesterov_;
+    for (const Number& n : numbers_)
+        if (field == QLatin1String(n.key))
+            return n.edit;
+    return nullptr;
+}
+
+QMap<QString, QString> OptimizerFields::unparsedNumbers(const ExperimentConfig& c) const {
+    QMap<QString, QString> found;
+    for (const Number& n : numbers_)
+        if (fieldApplies(*findField(n.key), c) && !judged<double>(n.key, n.edit))
+            found.insert(QString::fromLatin1(n.key),
+                         tr("\"%1\" is not a number; e.g. %2")
+                             .arg(n.edit->text(), QLatin1String(n.example)));
+    return found;
+}
+
+bool OptimizerFields::isNumber(const QString& field) const {
+    for (const Number& n : numbers_)
+        if (field == QLatin1String(n.key))
+            return true;
+    return false;
+}
+
+} // namespace hwl::ui

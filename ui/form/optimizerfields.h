@@ -1,0 +1,73 @@
+#pragma once
+// The optimizer's rows of the experiment form's Optimiser group: the
+// update rule (--optimizer) and each rule's hyper-parameters (momentum and
+// Nesterov for SGD, the betas, eps, RMSprop's alpha, Adagrad's rate decay
+// and initial accumulator). A row is shown and enabled where the field
+// table says its field applies (fieldApplies(): the chosen optimizer), and
+// a hidden row's field is written as its default, as the validator wants.
+// GUI thread only.
+#include "config/experimentconfig.h"
+
+#include <QMap>
+#include <QObject>
+#include <QString>
+
+#include <functional>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QFormLayout;
+class QLayout;
+class QLineEdit;
+class QWidget;
+
+namespace hwl::ui {
+
+class OptimizerFields : public QObject {
+    Q_OBJECT
+public:
+    /// Adds the row of a field's error under the last row: the field's JSON
+    /// key, and whether the error keeps its room while hidden (false for
+    /// rows that come and go with the optimizer).
+    using AddError = std::function<void(const char*, bool)>;
+
+    explicit OptimizerFields(QObject* parent = nullptr);
+
+    /// Adds the optimizer's row and its hyper-parameters' to `form`
+    /// (momentum and Nesterov on one row), each followed by its error's.
+    void addRows(QFormLayout* form, const AddError& addError);
+    /// Reads the editors into `c` (a number that does not parse: NaN), then
+    /// writes the default of every field that does not apply to `c`.
+    void apply(ExperimentConfig& c) const;
+    void setConfig(const ExperimentConfig& c);
+    /// Shows and enables each row in `form` where its field applies to `c`.
+    void showRows(QFormLayout* form, const ExperimentConfig& c) const;
+    /// The editor of a field (JSON key), or null.
+    QWidget* fieldWidget(const QString& field) const;
+    /// The number fields that apply to `c` and whose text does not parse:
+    /// JSON key -> "\"text\" is not a number; e.g. 0.9".
+    QMap<QString, QString> unparsedNumbers(const ExperimentConfig& c) const;
+    /// Whether `field` is a number these rows edit.
+    bool isNumber(const QString& field) const;
+
+signals:
+    /// Any edit by the user or programmatic (not by setConfig()).
+    void edited();
+
+private:
+    struct Number {
+        const char* key;
+        QLineEdit* edit;
+        double ExperimentConfig::*member;
+        const char* example;
+    };
+
+    QComboBox* optimizer_ = nullptr;
+    QCheckBox* nesterov_ = nullptr;
+    QLayout* momentumRow_ = nullptr; ///< the momentum's edit and nesterov_
+    std::vector<Number> numbers_;
+    bool filling_ = false;
+};
+
+} // namespace hwl::ui
