@@ -163,11 +163,84 @@ private slots:
         QVERIFY(half.at("state.0.momentum_buffer") != std::vector<float>(16 * 20, 0.0f));
     }
 
+    // Each optimizer's state (its buffers under torch's state keys, the
+    // step count Adam's bias correction and Adagrad's decay take) comes
+    // back bit for bit: 4 epochs equal 2 + 2 resumed, weights and state.
+    // Resumed with another optimizer (one that takes the same fields), the
+    // state is refused by name.
+    void eachOptimizerResumesBitForBit_data() {
+        QTest::addColumn<QStringList>("flags");
+        QTest::addColumn<QStringList>("keys");
+        QTest::addColumn<QString>("other");
+        QTest::newRow("sgd nesterov")
+            << QStringList{"--optimizer", "sgd", "--nesterov", "--weight-decay", "0.001"}
+            << QStringList{"momentum_buffer"} << "";
+        QTest::newRow("adam") << QStringList{"--optimizer", "adam", "--weight-decay", "0.01"}
+                              << QStringList{"exp_avg", "exp_avg_sq"} << "adamw";
+        QTest::newRow("adamw") << QStringList{"--optimizer", "adamw", "--weight-decay", "0.01"}
+                               << QStringList{"exp_avg", "exp_avg_sq"} << "adam";
+        QTest::newRow("rmsprop") << QStringList{"--optimizer", "rmsprop", "--weight-decay", "0.01"}
+                                 << QStringList{"square_avg"} << "adagrad";
+        QTest::newRow("adagrad")
+            << QStringList{"--optimizer",           "adagrad", "--lr-decay", "0.01",
+                           "--initial-accumulator", "0.1"}
+            << QStringList{"sum"} << "";
+    }
+    void eachOptimizerResumesBitForBit() {
+        QFETCH(QStringList, flags);
+        QFETCH(QStringList, keys);
+        QFETCH(QString, other);
+        const QString name = flags.at(1) + QString::number(flags.size());
+        const QStringList run =
+            QStringList{"--model", "mlp:20-16-4", "--dataset", "teacher:2000x20:4:16",
+                        "--lr",    "0.01",        "--mode",    "serial",
+                        "--quiet"}
+            << flags;
+        train(QStringList(run) << "--epochs"
+                               << "4"
+                               << "--out" << dir(qPrintable(name + "4")));
+        train(QStringList(run) << "--epochs"
+                               << "2"
+                               << "--out" << dir(qPrintable(name + "2")));
+        const QString half = dir(qPrintable(name + "2"));
+        std::map<std::string, std::string> meta;
+        const auto state = tensorsOf(half + "/optimizer.safetensors", &meta);
+        QCOMPARE(meta.at("optimizer"), flags.at(1).toStdString());
+        QCOMPARE(int(state.size()), 4 * int(keys.size()));
+        for (const QString& key : keys) {
+            const auto& buffer = state.at("state.0." + key.toStdString());
+            QCOMPARE(int(buffer.size()), 16 * 20);
+            QVERIFY(buffer != std::vector<float>(buffer.size(), 0.0f));
+        }
+        const QString resumed = dir(qPrintable(name + "2+2"));
+        train({"--resume", half, "--epochs", "4", "--out", resumed, "--quiet"});
+        const QByteArray full = bytesOf(dir(qPrintable(name + "4/weights.safetensors")));
+        QVERIFY(!full.isEmpty());
+        QVERIFY2(full == bytesOf(resumed + "/weights.safetensors"),
+                 "4 epochs and 2 + 2 resumed differ");
+        QCOMPARE(tensorsOf(resumed + "/optimizer.safetensors"),
+                 tensorsOf(dir(qPrintable(name + "4/optimizer.safetensors"))));
+        if (other.isEmpty()) // its own fields would be refused first, for another optimizer
+            return;
+        refused({"--resume", half, "--epochs", "4", "--optimizer", other},
+                "holds the state of optimizer " + flags.at(1) + ", and this run has --optimizer " +
+                    other + ": resume with --optimizer " + flags.at(1));
+    }
+
     // Stopped in the middle of an epoch (here after 70 steps of 113 per
     // epoch... of a 6-epoch cosine schedule): resumed at that step, it ends
-    // where the uninterrupted run ends.
+    // where the uninterrupted run ends; Adam's step count with it.
+    void aRunStoppedMidEpochResumesAtItsStep_data() {
+        QTest::addColumn<int>("optimizer");
+        QTest::newRow("sgd") << int(OptimizerKind::Sgd);
+        QTest::newRow("adam") << int(OptimizerKind::Adam);
+    }
     void aRunStoppedMidEpochResumesAtItsStep() {
-        const ExperimentConfig c = smallSerial();
+        QFETCH(int, optimizer);
+        ExperimentConfig c = smallSerial();
+        c.optimizer = OptimizerKind(optimizer);
+        if (c.optimizer != OptimizerKind::Sgd)
+            c.lr = 0.003;
         const auto whole = runToEnd(c);
         QCOMPARE(whole->summary().state, RunState::Finished);
         Run cut(c);
@@ -178,7 +251,8 @@ private slots:
         cut.stop();
         QVERIFY(cut.wait(std::chrono::seconds(60)));
         QCOMPARE(cut.summary().state, RunState::Stopped);
-        const std::filesystem::path folder = dir("cut").toStdString();
+        const std::filesystem::path folder =
+            dir(qPrintable("cut-" + QString(toString(c.optimizer)))).toStdString();
         std::filesystem::create_directories(folder);
         cut.writeWeights(folder / "weights.safetensors");
         cut.writeOptimizerState(folder / "optimizer.safetensors");
