@@ -202,7 +202,8 @@ private slots:
     // racy update; with --lost-updates, the counted one), locked threads,
     // Hogwild processes (spawned: the worker builds its optimizer from the
     // experiment), unshared replicas (the parent's copy stays, as the
-    // pitfall says, while each replica learns) and data-parallel.
+    // pitfall says, while each replica learns) and data-parallel (whose
+    // replicas, each with its own state, stay bit-identical).
     void everyCpuModeTrainsWithEachRule_data() {
         QTest::addColumn<QStringList>("mode");
         QTest::newRow("serial") << QStringList{"--mode", "serial", "--workers", "1"};
@@ -239,6 +240,11 @@ private slots:
             QVERIFY2(s.state == RunState::Finished, qPrintable(what + ": " + s.failure.c_str()));
             QVERIFY2(s.trainLoss < 1.0,
                      qPrintable(what + QString(": train loss %1").arg(s.trainLoss)));
+            if (mode.contains("data-parallel")) { // the replicas stay one model, state and all
+                QCOMPARE(int(s.divergence.size()), c.workers);
+                for (const double d : s.divergence)
+                    QVERIFY2(d == 0, qPrintable(what + QString(": divergence %1").arg(d)));
+            }
             if (unshared) // the pitfall: the parent's copy, which is tested, never changes
                 QVERIFY2(s.testAccuracy < 0.5, qPrintable(what));
             else
