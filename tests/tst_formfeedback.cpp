@@ -275,6 +275,8 @@ private slots:
         ExperimentForm form;
         QCOMPARE(form.fieldLabel("momentum"), QString("Momentum"));
         QCOMPARE(form.fieldLabel("lr"), QString("Learning rate"));
+        QCOMPARE(form.fieldLabel("optimizer"), QString("Optimizer")); // beside the rate, named
+        QCOMPARE(form.fieldLabel("nesterov"), QString("\"Nesterov\""));
         QCOMPARE(form.fieldLabel("hostfile"), QString("Hostfile"));
         QCOMPARE(form.fieldLabel("share"), QString("\"Share parameters\""));
         QCOMPARE(form.fieldLabel("model"), QString("Model"));

@@ -21,6 +21,7 @@
 #include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLineEdit>
 #include <QMap>
 #include <QScrollArea>
@@ -206,7 +207,16 @@ void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
     seed_->setObjectName("seed");
     seed_->setToolTip(tr("Seeds the data, the initialisation and the sample order"));
     add(tr("Batch"), batch_, "batch", true);
-    add(tr("Learning rate"), lr_, "lr", true);
+    // The rate and the rule on one row (the rule's name in the combo, its
+    // accessible name "Optimizer"), so that the thread Hogwild form still
+    // fits a 1400x900 window.
+    auto* rate = new QHBoxLayout;
+    rate->setContentsMargins(0, 0, 0, 0);
+    rate->addWidget(lr_, 1);
+    rate->addWidget(optimizer_->fieldWidget(QStringLiteral("optimizer")));
+    form->addRow(tr("Learning rate"), rate);
+    addError("lr", true);
+    addError("optimizer", false); // a choice: no typing to keep the room for
     optimizer_->addRows(form, addError);
     add(tr("Weight decay"), weightDecay_, "weight-decay", true);
     add(tr("LR schedule"), lrSchedule_, "lr-schedule", true);
@@ -382,6 +392,8 @@ QString ExperimentForm::fieldLabel(const QString& field) const {
     QWidget* w = fieldWidget(field);
     if (const auto* check = qobject_cast<QCheckBox*>(w))
         return QLatin1Char('"') + check->text().remove(QLatin1Char('&')) + QLatin1Char('"');
+    if (w && !w->accessibleName().isEmpty()) // an editor beside another on its row
+        return w->accessibleName();
     const QString label = w ? rowLabel(w) : QString();
     return label.isEmpty() ? field : label;
 }

@@ -17,6 +17,7 @@ namespace hwl::ui {
 OptimizerFields::OptimizerFields(QObject* parent) : QObject(parent) {
     optimizer_ = new QComboBox;
     optimizer_->setObjectName("optimizer");
+    optimizer_->setAccessibleName(tr("Optimizer"));
     optimizer_->setToolTip(tr("The update rule, as torch.optim applies it; each worker keeps "
                               "its own state (AdamW: decoupled weight decay)"));
     for (const std::string& name : findField("optimizer")->choices())
@@ -55,8 +56,6 @@ OptimizerFields::OptimizerFields(QObject* parent) : QObject(parent) {
 }
 
 void OptimizerFields::addRows(QFormLayout* form, const AddError& addError) {
-    form->addRow(tr("Optimizer"), optimizer_);
-    addError("optimizer", false); // a choice: no typing to keep the room for
     auto* row = new QHBoxLayout;
     row->setContentsMargins(0, 0, 0, 0);
     row->addWidget(numbers_.front().edit, 1);

@@ -34,8 +34,10 @@ public:
 
     explicit OptimizerFields(QObject* parent = nullptr);
 
-    /// Adds the optimizer's row and its hyper-parameters' to `form`
-    /// (momentum and Nesterov on one row), each followed by its error's.
+    /// Adds the hyper-parameters' rows to `form` (momentum and Nesterov on
+    /// one row), each followed by its error's. The optimizer's combo
+    /// (fieldWidget("optimizer")) goes where the form puts it: beside the
+    /// learning rate.
     void addRows(QFormLayout* form, const AddError& addError);
     /// Reads the editors into `c` (a number that does not parse: NaN), then
     /// writes the default of every field that does not apply to `c`.
