@@ -16,6 +16,7 @@
 #include "strategy/catalog.h"
 #include "train/keepgoing.h"
 #include "util/errors.h"
+#include "workertestmain.h"
 
 #include "testutil.h"
 
@@ -469,16 +470,7 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    // Spawned workers run this binary again (/proc/self/exe) in the worker role.
-    if (int code = 0; runWorkerRoleIfRequested(argc, argv, code))
-        return code;
-    if (const std::string why = startForkServer(); !why.empty()) // while single-threaded
-        qFatal("%s", why.c_str());
-    QCoreApplication app(argc, argv);
-    TestDataParallel test;
-    return QTest::qExec(&test, argc, argv);
-}
+HWL_WORKER_TEST_MAIN(TestDataParallel)
 
 #include "strategy/validation.h"
 #include "tst_dataparallel.moc"

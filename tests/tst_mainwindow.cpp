@@ -15,6 +15,7 @@
 #include "uitestutil.h"
 #include "window/experimentfiles.h"
 #include "window/mainwindow.h"
+#include "workertestmain.h"
 
 #include <QAction>
 #include <QApplication>
@@ -584,14 +585,6 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    if (int code = 0; runWorkerRoleIfRequested(argc, argv, code))
-        return code;
-    if (const std::string why = startForkServer(); !why.empty()) // while single-threaded
-        qFatal("%s", why.c_str());
-    QApplication app(argc, argv);
-    TestMainWindow test;
-    return QTest::qExec(&test, argc, argv);
-}
+HWL_WORKER_TEST_MAIN_WITH(TestMainWindow, QApplication)
 
 #include "tst_mainwindow.moc"

@@ -21,6 +21,7 @@
 #include "strategy/strategy.h"
 #include "strategy/validation.h"
 #include "testpaths.h"
+#include "workertestmain.h"
 
 #include <QtTest>
 
@@ -353,14 +354,5 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    // Spawned workers run this binary again (/proc/self/exe) in the worker role.
-    if (int code = 0; runWorkerRoleIfRequested(argc, argv, code))
-        return code;
-    if (const std::string why = startForkServer(); !why.empty()) // while single-threaded
-        qFatal("%s", why.c_str());
-    QCoreApplication app(argc, argv);
-    TestOptimizers test;
-    return QTest::qExec(&test, argc, argv);
-}
+HWL_WORKER_TEST_MAIN(TestOptimizers)
 #include "tst_optimizers.moc"

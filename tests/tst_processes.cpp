@@ -7,6 +7,7 @@
 #include "run/workerrole.h"
 #include "store/sharedsegment.h"
 #include "util/errors.h"
+#include "workertestmain.h"
 
 #include "testutil.h"
 
@@ -396,16 +397,7 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    // Spawned workers run this binary again (/proc/self/exe) in the worker role.
-    if (int code = 0; runWorkerRoleIfRequested(argc, argv, code))
-        return code;
-    if (const std::string why = startForkServer(); !why.empty()) // while single-threaded
-        qFatal("%s", why.c_str());
-    QCoreApplication app(argc, argv);
-    TestProcesses test;
-    return QTest::qExec(&test, argc, argv);
-}
+HWL_WORKER_TEST_MAIN(TestProcesses)
 
 #include "strategy/validation.h"
 #include "tst_processes.moc"

@@ -28,19 +28,7 @@ HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cnn-parity")
 SOURCE = "/usr/share/datasets/fashion-mnist"
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 from mnist_hogwild_net import Net  # noqa: E402  (the example's network)
-
-
-def write_safetensors(path, state):
-    header, body = {}, b""
-    for name, t in state.items():
-        data = t.detach().contiguous().float().numpy().tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape),
-                        "data_offsets": [len(body), len(body) + len(data)]}
-        body += data
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + body)
+from safetensors_out import write_safetensors  # noqa: E402
 
 
 def main():

@@ -18,9 +18,10 @@ engine's fields name them. The flat order is the state_dict's.
 """
 import json
 import os
-import struct
 
 import torch
+
+from safetensors_out import write_safetensors
 
 STEPS, ROWS, BATCH = 100, 64, 8
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "optimizer-parity.safetensors")
@@ -74,19 +75,6 @@ def run(name, kind, kwargs):
     for key in keys:
         out["state." + key] = flat([opt.state[p][key] for p in params])
     return {name + "." + k: v for k, v in out.items()}
-
-
-def write_safetensors(path, tensors, metadata):
-    header, body = {"__metadata__": metadata}, b""
-    for name, t in tensors.items():
-        data = t.contiguous().numpy().tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape),
-                        "data_offsets": [len(body), len(body) + len(data)]}
-        body += data
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + body)
 
 
 def main():
