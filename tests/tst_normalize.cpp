@@ -165,6 +165,19 @@ private slots:
             QVERIFY2(QString(e.what()).contains("--normalize none for sparse data"), e.what());
         }
         QCOMPARE(normalizeSplit(split, "none").applies(), false);
+        // Known from the spec, it is refused with the experiment, before a
+        // run loads anything (the window marks the field before Start).
+        ExperimentConfig c = smallRun("per-feature");
+        c.model = "embedding-bag:50-8-2";
+        c.dataset = "sparse-bow:100x50:2";
+        const auto issues = validateExperiment(c);
+        QVERIFY(std::any_of(issues.begin(), issues.end(), [](const ConfigIssue& i) {
+            return i.field == "normalize" &&
+                   i.message == "sparse-bow:100x50:2 is sparse, and subtracting a mean would make "
+                                "every row dense; use --normalize none for sparse data";
+        }));
+        c.normalize = "none";
+        QVERIFY(validateExperiment(c).empty());
     }
 
     void aRunRecordsWhatItApplied_data() {

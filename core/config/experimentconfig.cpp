@@ -240,13 +240,16 @@ std::vector<ConfigIssue> ExperimentConfig::validateFields() const {
     } catch (const InputError& e) {
         parseIssue("model", e);
     }
+    bool sparse = false; // known from the spec alone: sparse-bow, libsvm
     try {
-        (void)datasetSpec();
+        sparse = shapeBeforeLoading(datasetSpec()).sparse;
     } catch (const InputError& e) {
         parseIssue("dataset", e);
     }
     if (const std::string why = normalizeSettingProblem(normalize); !why.empty())
         issues.push_back({"normalize", why});
+    else if (sparse && normalize != "none")
+        issues.push_back({"normalize", sparseNormalizeRefusal(dataset)});
     try {
         (void)parseLrSchedule(lrSchedule);
     } catch (const InputError& e) {

@@ -55,6 +55,12 @@ std::string normalizeSettingProblem(const std::string& setting) {
     return {};
 }
 
+std::string sparseNormalizeRefusal(const std::string& what) {
+    return what +
+           " is sparse, and subtracting a mean would make every row dense; use --normalize none "
+           "for sparse data";
+}
+
 Normalization normalizationFor(const std::string& setting, const Dataset& train) {
     if (const std::string why = normalizeSettingProblem(setting); !why.empty())
         throw InputError("normalize: " + why);
@@ -63,9 +69,7 @@ Normalization normalizationFor(const std::string& setting, const Dataset& train)
     if (setting == "none")
         return n;
     if (train.isSparse())
-        throw InputError("normalize: " + train.description +
-                         " is sparse, and subtracting a mean would make every row dense; use "
-                         "--normalize none for sparse data");
+        throw InputError("normalize: " + sparseNormalizeRefusal(train.description));
     if (double mean = 0, sd = 0; givenPair(setting, mean, sd)) {
         n.mean = {float(mean)};
         n.stddev = {float(sd)};

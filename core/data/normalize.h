@@ -28,6 +28,9 @@ struct Normalization {
 /// Why `setting` is not a --normalize value; empty when it is one.
 std::string normalizeSettingProblem(const std::string& setting);
 
+/// Why sparse data (`what`: its spec or description) takes no normalisation.
+std::string sparseNormalizeRefusal(const std::string& what);
+
 /// The statistics `setting` names for `train` (computed on its rows when
 /// global or per-feature). InputError when the setting is malformed or the
 /// data is sparse (a sparse bag of words would become dense).
