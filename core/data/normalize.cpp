@@ -1,9 +1,10 @@
 #include "data/normalize.h"
 
 #include "util/errors.h"
+#include "util/textutil.h"
 
 #include <cmath>
-#include <cstdlib>
+#include <string_view>
 
 namespace hwl {
 
@@ -11,19 +12,18 @@ namespace {
 
 constexpr const char* kForms = "none, global, per-feature, or MEAN,STD (e.g. 0.1307,0.3081)";
 
-bool parseNumber(const std::string& text, double& out) {
-    if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())))
-        return false;
-    char* end = nullptr;
-    out = std::strtod(text.c_str(), &end);
-    return end == text.c_str() + text.size() && std::isfinite(out);
-}
-
 /// MEAN,STD of a given setting; false when `setting` is not of that form.
 bool givenPair(const std::string& setting, double& mean, double& sd) {
     const std::size_t comma = setting.find(',');
-    return comma != std::string::npos && parseNumber(setting.substr(0, comma), mean) &&
-           parseNumber(setting.substr(comma + 1), sd);
+    if (comma == std::string::npos)
+        return false;
+    const auto m = parseNumber(std::string_view(setting).substr(0, comma));
+    const auto s = parseNumber(std::string_view(setting).substr(comma + 1));
+    if (!m || !s)
+        return false;
+    mean = *m;
+    sd = *s;
+    return true;
 }
 
 /// Mean and population std of `count` values at `first`, `first + stride`, ...
