@@ -26,20 +26,30 @@ bool givenPair(const std::string& setting, double& mean, double& sd) {
     return true;
 }
 
-/// Mean and population std of `count` values at `first`, `first + stride`, ...
-/// (doubles, so 47 million pixels do not lose the mean to rounding).
-void moments(const float* first, std::int64_t count, std::int64_t stride, float& mean, float& sd) {
-    double sum = 0, squares = 0;
-    for (std::int64_t i = 0; i < count; ++i)
-        sum += first[i * stride];
-    const double m = count > 0 ? sum / double(count) : 0.0;
-    for (std::int64_t i = 0; i < count; ++i) {
-        const double d = first[i * stride] - m;
-        squares += d * d;
+/// Mean and population std of each of `dim` interleaved features over
+/// `rows` rows of `data` (row-major; dim 1: every value as one feature), in
+/// two row-wise passes, in doubles so 47 million pixels do not lose the mean
+/// to rounding. A constant feature gets std 1: it becomes 0, not a division by 0.
+void moments(const float* data, std::int64_t rows, std::size_t dim, std::vector<float>& mean,
+             std::vector<float>& sd) {
+    std::vector<double> sum(dim, 0.0), squares(dim, 0.0);
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (std::size_t f = 0; f < dim; ++f)
+            sum[f] += data[std::size_t(r) * dim + f];
+    for (double& m : sum)
+        m = rows > 0 ? m / double(rows) : 0.0;
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (std::size_t f = 0; f < dim; ++f) {
+            const double d = data[std::size_t(r) * dim + f] - sum[f];
+            squares[f] += d * d;
+        }
+    mean.resize(dim);
+    sd.resize(dim);
+    for (std::size_t f = 0; f < dim; ++f) {
+        const double s = rows > 0 ? std::sqrt(squares[f] / double(rows)) : 0.0;
+        mean[f] = float(sum[f]);
+        sd[f] = s > 0 ? float(s) : 1.0f;
     }
-    const double s = count > 0 ? std::sqrt(squares / double(count)) : 0.0;
-    mean = float(m);
-    sd = s > 0 ? float(s) : 1.0f; // a constant feature becomes 0, not a division by 0
 }
 
 } // namespace
@@ -74,15 +84,9 @@ Normalization normalizationFor(const std::string& setting, const Dataset& train)
         n.mean = {float(mean)};
         n.stddev = {float(sd)};
     } else if (setting == "global") {
-        n.mean.resize(1);
-        n.stddev.resize(1);
-        moments(train.dense.data(), std::int64_t(train.dense.size()), 1, n.mean[0], n.stddev[0]);
+        moments(train.dense.data(), std::int64_t(train.dense.size()), 1, n.mean, n.stddev);
     } else {
-        const auto dim = std::size_t(train.dim);
-        n.mean.resize(dim);
-        n.stddev.resize(dim);
-        for (std::size_t f = 0; f < dim; ++f)
-            moments(train.dense.data() + f, train.rows, train.dim, n.mean[f], n.stddev[f]);
+        moments(train.dense.data(), train.rows, std::size_t(train.dim), n.mean, n.stddev);
     }
     return n;
 }
