@@ -253,6 +253,30 @@ valuesOf(const std::vector<hwl::Tensor>& tensors) {
     return values;
 }
 
+/// A safetensors file's tensors: name -> values (and its metadata into `meta`).
+inline std::map<std::string, std::vector<float>>
+tensorsOf(const QString& file, std::map<std::string, std::string>* meta = nullptr) {
+    std::map<std::string, std::vector<float>> out;
+    for (Tensor& t : readSafetensors(file.toStdString(), meta))
+        out[t.name] = std::move(t.data);
+    return out;
+}
+
+/// The largest difference between a's tensors and b's of the same names
+/// (infinity when b lacks one or its size differs).
+inline double largestDifference(const std::map<std::string, std::vector<float>>& a,
+                                const std::map<std::string, std::vector<float>>& b) {
+    double worst = 0;
+    for (const auto& [name, values] : a) {
+        const auto other = b.find(name);
+        if (other == b.end() || other->second.size() != values.size())
+            return INFINITY;
+        for (std::size_t i = 0; i < values.size(); ++i)
+            worst = std::max(worst, double(std::abs(values[i] - other->second[i])));
+    }
+    return worst;
+}
+
 } // namespace hwl::test
 
 /// Runs the CLI and checks that it ended on its own and left no segment behind.

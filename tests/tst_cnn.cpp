@@ -26,27 +26,6 @@ QString parityDir() {
     return QString::fromUtf8(kSourceDir) + "/tests/data/cnn-parity";
 }
 
-std::map<std::string, std::vector<float>> tensorsOf(const QString& file) {
-    std::map<std::string, std::vector<float>> out;
-    for (Tensor& t : readSafetensors(file.toStdString()))
-        out[t.name] = std::move(t.data);
-    return out;
-}
-
-/// The largest difference between two files' tensors of the same names.
-double largestDifference(const std::map<std::string, std::vector<float>>& a,
-                         const std::map<std::string, std::vector<float>>& b) {
-    double worst = 0;
-    for (const auto& [name, values] : a) {
-        const auto& other = b.at(name);
-        if (other.size() != values.size())
-            return INFINITY;
-        for (std::size_t i = 0; i < values.size(); ++i)
-            worst = std::max(worst, double(std::abs(values[i] - other[i])));
-    }
-    return worst;
-}
-
 /// The small CNN run every mode below makes: the parity images, 2 epochs.
 QStringList smallRun(const QString& out) {
     return {"--model",         "cnn:mnist", "--dataset", "idx:" + parityDir(),
@@ -203,7 +182,7 @@ private slots:
 
     void whatDoesNotFitIsRefused() {
         const Result r = runCli({"--model", "mlp:784-10", "--dropout", "0.2", "--quiet"});
-        QVERIFY2(r.code == 2 && r.err.contains("dropout applies to model cnn:mnist only"),
+        QVERIFY2(r.code == 2 && r.err.contains("dropout applies to the model's dropout layers"),
                  qPrintable(r.describe()));
         const Result shape = runCli({"--model", "cnn:mnist", "--dataset", "teacher:100x20:4"});
         QVERIFY2(shape.code == 2 && shape.err.contains("784 features"),

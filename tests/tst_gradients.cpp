@@ -144,6 +144,42 @@ private slots:
         QVERIFY2(kinks <= 2, qPrintable(QString::number(kinks))); // of its 330 probes
     }
 
+    void layerList_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<double>("dropout");
+        QTest::addColumn<int>("rows");
+        // Each step and order of the CPU kernel: padding and stride, a
+        // convolution reading another's channel-major output, overlapping
+        // max-pool windows, average pooling, a Dropout2d on its own (and
+        // fused before a max-pool), flatten of a channel-major image, every
+        // activation.
+        QTest::newRow("conv padding and stride, gelu, avgpool")
+            << "net:2x7x7:conv3k3s2p1,gelu,avgpool2,flatten,fc5,sigmoid,fc3" << 0.0 << 6;
+        QTest::newRow("conv after conv, overlapping maxpool, tanh")
+            << "net:1x9x9:conv3k3,tanh,conv4k2p1,maxpool3s2,relu,flatten,fc3" << 0.0 << 6;
+        QTest::newRow("dropout2d alone and before a pool, dropout (fixed draws)")
+            << "net:2x8x8:conv4k3,dropout2d,relu,conv4k3,dropout2d,maxpool2,flatten,fc6,relu,"
+               "dropout,fc3"
+            << 0.3 << 6;
+        QTest::newRow("flatten straight after a conv, explicit probabilities")
+            << "net:1x6x6:conv3k3p1,flatten,dropout0.2,fc4,gelu,fc3" << 0.5 << 6;
+        QTest::newRow("a vector list") << "net:12:fc7,gelu,fc5,tanh,dropout0.25,fc3" << 0.5 << 8;
+    }
+    void layerList() {
+        QFETCH(QString, model);
+        QFETCH(double, dropout);
+        QFETCH(int, rows);
+        ModelSpec spec = parseModelSpec(model.toStdString());
+        spec.dropout = dropout;
+        spec.dropoutSeed = 11;
+        const auto m = makeModel(spec);
+        const Dataset data = makeTeacher(rows, spec.inputWidth(), 3, 8, 17);
+        int kinks = 0;
+        const double worst = worstError(*m, data.view(), 40, &kinks);
+        QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
+        QVERIFY2(kinks <= 2, qPrintable(QString::number(kinks)));
+    }
+
     void cnnDropoutDrawsFollowTheKey() {
         // The same noise key drops the same units; another key others; p = 0
         // and evaluation drop none.

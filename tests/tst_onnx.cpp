@@ -96,6 +96,17 @@ private slots:
                              << "Conv MaxPool Relu Conv MaxPool Relu Flatten Gemm Relu Gemm"
                              << "input:1:batch,1,28,28"
                              << "logits:1:batch,10";
+        QTest::newRow("layer list")
+            << "net:2x8x8:conv4k3s2p1,gelu,maxpool2,dropout2d,avgpool2s1,tanh,flatten,fc6,"
+               "sigmoid,dropout,fc3"
+            << "Constant Constant Constant Conv Div Erf Add Mul Mul MaxPool AveragePool Tanh "
+               "Flatten Gemm Sigmoid Gemm"
+            << "input:1:batch,2,8,8"
+            << "logits:1:batch,3";
+        QTest::newRow("layer list over a vector") << "net:6:fc5,relu,dropout0.5,fc3"
+                                                  << "Gemm Relu Gemm"
+                                                  << "input:1:batch,6"
+                                                  << "logits:1:batch,3";
         QTest::newRow("embedding bag")
             << "embedding-bag:50-8-4"
             << "Constant Constant Constant Constant Constant Constant Constant Slice Slice "

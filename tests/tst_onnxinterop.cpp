@@ -72,12 +72,13 @@ Dataset raggedBags(std::int64_t vocab) {
 }
 
 /// The graph's inputs for `data`'s rows, as the engine sees them: the
-/// dense rows (the CNN's as [n, 1, 28, 28]), or the bags as CSR.
-QJsonObject writeInputs(const QString& dir, const Dataset& data, bool images) {
+/// dense rows (a layer list's over an image as [n, C, H, W]), or the bags as CSR.
+QJsonObject writeInputs(const QString& dir, const Dataset& data, const TensorShape& sample) {
     if (!data.isSparse()) {
         const std::vector<std::int64_t> shape =
-            images ? std::vector<std::int64_t>{data.rows, 1, 28, 28}
-                   : std::vector<std::int64_t>{data.rows, data.dim};
+            sample.image()
+                ? std::vector<std::int64_t>{data.rows, sample.channels, sample.height, sample.width}
+                : std::vector<std::int64_t>{data.rows, data.dim};
         writeNpy(dir + "/input.npy", "<f4", shape, data.dense);
         return {{"input", "input.npy"}};
     }
@@ -126,6 +127,12 @@ private slots:
                                   << "teacher:600x20:4" << false << false;
         QTest::newRow("cnn") << "cnn:mnist"
                              << "random:400x784:10" << false << false;
+        QTest::newRow("layer list") << "net:2x8x8:conv4k3s2p1,gelu,maxpool2,dropout2d,avgpool2s1,"
+                                       "tanh,flatten,fc6,sigmoid,dropout,fc3"
+                                    << "teacher:400x128:3" << false << false;
+        QTest::newRow("layer list, 3 channels")
+            << "net:3x6x6:conv5k3p1,relu,conv4k2s2,maxpool3s1,flatten,fc4"
+            << "teacher:400x108:4" << false << false;
         // OpenCV 4.6's importer takes neither Shape of a dynamic input nor a
         // Gather whose indices are not constants: the skip quotes its words.
         QTest::newRow("embedding bag") << "embedding-bag:200-8-4"
@@ -164,7 +171,7 @@ private slots:
         if (!ragged) // the logits are those the run scored its test set by
             QCOMPARE(run->summary().testAccuracy, accuracyOf(logits, data, classes));
         writeNpy(dir + "/logits.npy", "<f4", {data.rows, classes}, logits);
-        const QJsonObject inputs = writeInputs(dir, data, m->spec().kind == ModelSpec::Kind::Cnn);
+        const QJsonObject inputs = writeInputs(dir, data, m->spec().input);
         QFile caseFile(dir + "/case.json");
         QVERIFY(caseFile.open(QIODevice::WriteOnly));
         caseFile.write(QJsonDocument(QJsonObject{{"inputs", inputs}}).toJson());

@@ -213,7 +213,7 @@ private slots:
         row("unknown field", fields(R"("epoch": 2)"), "unknown field \"epoch\"");
         row("field out of range", fields(R"("workers": 0)"), "field \"workers\" must be in 1..");
         row("experiment invalid", fields(R"("dropout": 0.3)"),
-            "invalid experiment:\n  dropout: dropout applies to model cnn:mnist only");
+            "invalid experiment:\n  dropout: dropout applies to the model's dropout layers");
         row("pace", described(R"("pace": -1)"), "\"pace\" must be a whole number from 0");
         row("invites no field", described(R"("invites": ["shares"])"),
             "\"invites\" names \"shares\", not a field");

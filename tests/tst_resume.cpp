@@ -33,15 +33,6 @@ QByteArray bytesOf(const QString& file) {
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
-/// The tensors of a safetensors file, by name.
-std::map<std::string, std::vector<float>> tensorsOf(const QString& file,
-                                                    std::map<std::string, std::string>* meta = {}) {
-    std::map<std::string, std::vector<float>> out;
-    for (Tensor& t : readSafetensors(file.toStdString(), meta))
-        out[t.name] = std::move(t.data);
-    return out;
-}
-
 ExperimentConfig smallSerial() {
     ExperimentConfig c;
     c.model = "mlp:20-16-4";

@@ -234,9 +234,10 @@ std::vector<ConfigIssue> ExperimentConfig::validateFields() const {
         issues.push_back({field, std::move(message)});
     };
     try {
-        if (modelSpec().kind != ModelSpec::Kind::Cnn && dropout != ExperimentConfig().dropout)
-            issues.push_back({"dropout", "dropout applies to model cnn:mnist only (the mlp and "
-                                         "the embedding bag have no dropout layer)"});
+        if (!modelSpec().usesDropoutField() && dropout != ExperimentConfig().dropout)
+            issues.push_back({"dropout", "dropout applies to the model's dropout layers "
+                                         "written without a probability (cnn:mnist's, a net: "
+                                         "list's dropout and dropout2d), and this model has none"});
     } catch (const InputError& e) {
         parseIssue("model", e);
     }

@@ -126,8 +126,9 @@ void addOptimiserFields(std::vector<Field>& fields) {
                              "accumulation; data-parallel: one allreduce per N batches)",
                              1, limits::kMaxAccumulate, &C::accumulate));
     fields.push_back(number("dropout",
-                            "model cnn: the dropout probability\n"
-                            "of conv2's channels and fc1's units while training; 0: none",
+                            "the probability of a dropout layer\n"
+                            "written without its own, while training (cnn:mnist: conv2's\n"
+                            "channels and fc1's units; net: dropout and dropout2d); 0: none",
                             0, false, 1, true, &C::dropout));
 }
 
@@ -227,7 +228,12 @@ std::vector<Field> makeFields() {
     fields.push_back(text("model", "SPEC",
                           "mlp:IN-H1-...-OUT[:relu|tanh|sigmoid]\n"
                           "embedding-bag:V-D-C (sparse datasets)\n"
-                          "cnn:mnist (mnist_hogwild's network, 28x28 images)",
+                          "cnn:mnist (mnist_hogwild's network, 28x28 images)\n"
+                          "net:SHAPE:LAYER,... a layer list over CxHxW images or N\n"
+                          "features: convCkK[sS][pP], maxpoolK[sS], avgpoolK[sS],\n"
+                          "relu, tanh, sigmoid, gelu, dropout[P], dropout2d[P],\n"
+                          "flatten, fcN (e.g. net:1x28x28:conv8k3,relu,maxpool2,\n"
+                          "flatten,fc10; docs/models-and-data.md)",
                           &C::model));
     fields.push_back(text("dataset", "SPEC",
                           "random:ROWSxDIM:CLASSES (randn data, random labels)\n"

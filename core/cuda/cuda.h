@@ -70,7 +70,7 @@ struct MlpShape {
     int activation = 0; ///< devicemath::ActivationCode
     std::int64_t total = 0;
 };
-/// PyTorch's mnist_hogwild network (model/cnn.h) as the device trains it:
+/// PyTorch's mnist_hogwild network (model/net.h, cnn:mnist) as the device trains it:
 /// conv1, max-pool 2, ReLU, conv2, Dropout2d, max-pool 2, ReLU, fc1, ReLU,
 /// dropout, fc2; the offsets of its eight tensors in the flat buffer.
 struct CnnShape {

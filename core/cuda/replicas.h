@@ -48,7 +48,7 @@ struct Buffer {
 
 /// The CNN's activations and their gradients for every replica of a GPU,
 /// each replica's packed after the other's by the step's n rows (as the
-/// MLP's): names as backend/cpu/cnnkernel.cpp's workspace.
+/// MLP's): after backend/cpu/netkernel.cpp's steps.
 struct CnnBuffers {
     Buffer<float> p1, z1, a1, p2, z2, a2, h, h1, logits; ///< forward
     Buffer<float> scale2, scale3;                        ///< the dropouts' factors

@@ -3,11 +3,12 @@
 #include "io/atomicfile.h"
 #include "io/onnxgraph.h"
 #include "io/weightsio.h"
-#include "model/cnn.h"
+#include "model/net.h"
 #include "util/errors.h"
 #include "util/limits.h"
 
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -39,6 +40,8 @@ const char* activationOp(Activation a) {
         return "Tanh";
     case Activation::Sigmoid:
         return "Sigmoid";
+    case Activation::Gelu:
+        break;
     }
     throw std::invalid_argument("unknown activation");
 }
@@ -64,29 +67,91 @@ void mlpGraph(OnnxGraph& g, const Model& model, const float* params) {
     g.output("logits", OnnxType::Float, {kBatch, spec.layers.back()});
 }
 
-/// PyTorch's mnist_hogwild Net in eval(): Dropout2d and dropout are the
-/// identity, so they are not in the graph.
-void cnnGraph(OnnxGraph& g, const Cnn& model, const float* params) {
+/// x * Phi(x), PyTorch's exact GELU, as opset 13 spells it (its Gelu op
+/// came in opset 20): x * 0.5 * (1 + Erf(x / sqrt(2))), over the constants
+/// of geluConstants().
+void gelu(OnnxGraph& g, const std::string& name, const std::string& x, const std::string& y) {
+    g.node("Div", name + "_scaled", {x, "gelu_sqrt2"}, {name + "_scaled"});
+    g.node("Erf", name + "_erf", {name + "_scaled"}, {name + "_erf"});
+    g.node("Add", name + "_cdf2", {name + "_erf", "gelu_one"}, {name + "_cdf2"});
+    g.node("Mul", name + "_x_cdf2", {x, name + "_cdf2"}, {name + "_x_cdf2"});
+    g.node("Mul", name, {name + "_x_cdf2", "gelu_half"}, {y});
+}
+
+void geluConstants(OnnxGraph& g) {
+    g.constantFloat("gelu_sqrt2", float(M_SQRT2));
+    g.constantFloat("gelu_one", 1.0f);
+    g.constantFloat("gelu_half", 0.5f);
+}
+
+/// The layer list in eval(), as torch.onnx writes the nn.Sequential of the
+/// same layers: dropout is the identity, so it is not in the graph. Node and
+/// value names are the Sequential's indices (cnn:mnist: its tensors' names
+/// at its conv and fc layers), the last layer's output "logits".
+void netGraph(OnnxGraph& g, const Net& model, const float* params) {
     const std::vector<TensorRef> t = initializers(g, model, params);
-    const Cnn::Shape& s = model.shape();
-    g.input("input", OnnxType::Float, {kBatch, 1, s.side, s.side});
-    const std::vector<OnnxAttribute> pool{OnnxAttribute::integers("kernel_shape", {2, 2}),
-                                          OnnxAttribute::integers("strides", {2, 2})};
-    const std::vector<OnnxAttribute> conv{
-        OnnxAttribute::integers("kernel_shape", {s.kernel, s.kernel})};
-    // x = relu(max_pool2d(conv1(x), 2)); x = relu(max_pool2d(conv2_drop(conv2(x)), 2))
-    g.node("Conv", "conv1", {"input", t[0].name, t[1].name}, {"conv1"}, conv);
-    g.node("MaxPool", "pool1", {"conv1"}, {"pool1"}, pool);
-    g.node("Relu", "relu1", {"pool1"}, {"relu1"});
-    g.node("Conv", "conv2", {"relu1", t[2].name, t[3].name}, {"conv2"}, conv);
-    g.node("MaxPool", "pool2", {"conv2"}, {"pool2"}, pool);
-    g.node("Relu", "relu2", {"pool2"}, {"relu2"});
-    // x = x.view(-1, 320); x = relu(fc1(x)); dropout; fc2(x)
-    g.node("Flatten", "flatten", {"relu2"}, {"flatten"}, {OnnxAttribute::integer("axis", 1)});
-    linear(g, "fc1", "flatten", t[4], t[5], "fc1");
-    g.node("Relu", "relu3", {"fc1"}, {"relu3"});
-    linear(g, "fc2", "relu3", t[6], t[7], "logits");
-    g.output("logits", OnnxType::Float, {kBatch, s.classes});
+    const ModelSpec& spec = model.spec();
+    const TensorShape& in = spec.input;
+    g.input("input", OnnxType::Float,
+            in.image() ? std::vector<OnnxDim>{kBatch, in.channels, in.height, in.width}
+                       : std::vector<OnnxDim>{kBatch, in.channels});
+    std::string x = "input";
+    std::size_t tensor = 0;
+    const auto& layers = model.layers();
+    for (const auto& placed : layers)
+        if (placed.info.layer.op == Layer::Op::Gelu) {
+            geluConstants(g);
+            break;
+        }
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const Layer& layer = layers[i].info.layer;
+        if (layer.isDropout())
+            continue;
+        const std::string name = layer.hasParameters() || spec.kind != ModelSpec::Kind::Cnn
+                                     ? tensorPrefix(spec, i)
+                                     : toString(layer) + "_" + std::to_string(i);
+        const std::string y = i + 1 == layers.size() ? "logits" : name;
+        const std::vector<OnnxAttribute> window{
+            OnnxAttribute::integers("kernel_shape", {layer.kernel, layer.kernel}),
+            OnnxAttribute::integers("strides", {layer.stride, layer.stride})};
+        switch (layer.op) {
+        case Layer::Op::Conv: {
+            std::vector<OnnxAttribute> conv = window;
+            conv.push_back(OnnxAttribute::integers(
+                "pads", {layer.padding, layer.padding, layer.padding, layer.padding}));
+            g.node("Conv", name, {x, t[tensor].name, t[tensor + 1].name}, {y}, conv);
+            tensor += 2;
+            break;
+        }
+        case Layer::Op::MaxPool:
+        case Layer::Op::AvgPool:
+            g.node(layer.op == Layer::Op::MaxPool ? "MaxPool" : "AveragePool", name, {x}, {y},
+                   window);
+            break;
+        case Layer::Op::Relu:
+        case Layer::Op::Tanh:
+        case Layer::Op::Sigmoid:
+            g.node(layer.op == Layer::Op::Relu   ? "Relu"
+                   : layer.op == Layer::Op::Tanh ? "Tanh"
+                                                 : "Sigmoid",
+                   name, {x}, {y});
+            break;
+        case Layer::Op::Gelu:
+            gelu(g, name, x, y);
+            break;
+        case Layer::Op::Flatten:
+            g.node("Flatten", name, {x}, {y}, {OnnxAttribute::integer("axis", 1)});
+            break;
+        case Layer::Op::Fc:
+            linear(g, name, x, t[tensor], t[tensor + 1], y);
+            tensor += 2;
+            break;
+        default:
+            break;
+        }
+        x = y;
+    }
+    g.output("logits", OnnxType::Float, {kBatch, spec.classes});
 }
 
 /// The bag's weighted mean as the engine computes it (cpu::bagMean): bag r
@@ -159,7 +224,8 @@ std::string onnxModel(const Model& model, const float* params,
         mlpGraph(g, model, params);
         break;
     case ModelSpec::Kind::Cnn:
-        cnnGraph(g, dynamic_cast<const Cnn&>(model), params);
+    case ModelSpec::Kind::Net:
+        netGraph(g, dynamic_cast<const Net&>(model), params);
         break;
     case ModelSpec::Kind::EmbeddingBag:
         embeddingBagGraph(g, model, params);

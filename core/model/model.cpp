@@ -1,16 +1,16 @@
 #include "model/model.h"
 
-#include "model/cnn.h"
 #include "model/embeddingbag.h"
 #include "model/mlp.h"
+#include "model/net.h"
 
 namespace hwl {
 
 std::unique_ptr<Model> makeModel(const ModelSpec& spec) {
     if (spec.kind == ModelSpec::Kind::EmbeddingBag)
         return std::make_unique<EmbeddingBag>(spec);
-    if (spec.kind == ModelSpec::Kind::Cnn)
-        return std::make_unique<Cnn>(spec);
+    if (spec.hasLayerList())
+        return std::make_unique<Net>(spec);
     return std::make_unique<Mlp>(spec);
 }
 

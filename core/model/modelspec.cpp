@@ -4,6 +4,8 @@
 #include "util/limits.h"
 #include "util/textutil.h"
 
+#include <optional>
+
 namespace hwl {
 
 namespace {
@@ -14,7 +16,8 @@ using limits::kMaxWidth;
     throw InputError("model: \"" + text + "\" is not valid: " + why +
                      ". Accepted forms: mlp:IN-H1-...-OUT[:relu|tanh|sigmoid] (e.g. "
                      "mlp:100-256-10, mlp:784-128-10:tanh) or embedding-bag:V-D-C (e.g. "
-                     "embedding-bag:5000-32-4) or cnn:mnist (PyTorch's mnist_hogwild network)");
+                     "embedding-bag:5000-32-4) or cnn:mnist (PyTorch's mnist_hogwild network) or "
+                     "net:SHAPE:LAYERS (e.g. net:1x28x28:conv8k3,relu,maxpool2,flatten,fc10)");
 }
 
 std::vector<std::int64_t> parseWidths(const std::string& text, const std::string& list) {
@@ -37,8 +40,70 @@ const char* toString(Activation a) {
         return "tanh";
     case Activation::Sigmoid:
         return "sigmoid";
+    case Activation::Gelu:
+        return "gelu";
     }
     return "relu";
+}
+
+std::vector<Layer> mnistLayers() {
+    return parseLayers("conv10k5,maxpool2,relu,conv20k5,dropout2d,maxpool2,relu,flatten,fc50,relu,"
+                       "dropout,fc10");
+}
+
+namespace {
+/// The layer list's spec: the layers over the shape, checked.
+ModelSpec layerListSpec(const std::string& text, const std::string& shape,
+                        const std::string& list) {
+    ModelSpec spec;
+    spec.kind = ModelSpec::Kind::Net;
+    spec.layers.clear();
+    try {
+        spec.input = parseInputShape(shape);
+        spec.net = parseLayers(list);
+        spec.classes = describeLayers(spec.input, spec.net).back().out.size();
+    } catch (const InputError& e) {
+        throw InputError("model: \"" + text + "\" is not valid: " + e.what());
+    }
+    return spec;
+}
+} // namespace
+
+bool ModelSpec::usesDropoutField() const {
+    for (const Layer& layer : net)
+        if (layer.isDropout() && layer.p < 0)
+            return true;
+    return false;
+}
+
+std::string ModelSpec::mlpEquivalent() const {
+    if (kind == Kind::Mlp)
+        return toString(*this);
+    if (kind != Kind::Net || input.image())
+        return {};
+    std::string text = "mlp:" + std::to_string(input.size());
+    std::optional<Layer::Op> activation;
+    for (std::size_t i = 0; i < net.size(); ++i) {
+        const bool fcHere = i % 2 == 0;
+        if (fcHere != (net[i].op == Layer::Op::Fc))
+            return {};
+        if (fcHere) {
+            text += '-';
+            text += std::to_string(net[i].size);
+            continue;
+        }
+        const Layer::Op op = net[i].op;
+        if (op != Layer::Op::Relu && op != Layer::Op::Tanh && op != Layer::Op::Sigmoid)
+            return {};
+        if (activation && *activation != op)
+            return {};
+        activation = op;
+    }
+    if (activation == Layer::Op::Tanh)
+        text += ":tanh";
+    else if (activation == Layer::Op::Sigmoid)
+        text += ":sigmoid";
+    return text;
 }
 
 ModelSpec parseModelSpec(const std::string& text) {
@@ -98,7 +163,15 @@ ModelSpec parseModelSpec(const std::string& text) {
         spec.kind = ModelSpec::Kind::Cnn;
         spec.layers.clear();
         spec.classes = 10;
+        spec.input = {1, 28, 28};
+        spec.net = mnistLayers();
         return spec;
+    }
+    if (parts[0] == "net") {
+        if (parts.size() != 3)
+            bad(text, "expected net:SHAPE:LAYER,LAYER,... (e.g. net:1x28x28:conv8k3,relu,"
+                      "maxpool2,flatten,fc10 or net:784:fc128,relu,fc10)");
+        return layerListSpec(text, parts[1], parts[2]);
     }
     bad(text, "unknown model kind \"" + parts[0] + "\"");
 }
@@ -106,6 +179,15 @@ ModelSpec parseModelSpec(const std::string& text) {
 std::string toString(const ModelSpec& spec) {
     if (spec.kind == ModelSpec::Kind::Cnn)
         return "cnn:mnist";
+    if (spec.kind == ModelSpec::Kind::Net) {
+        std::string text = "net:" + toString(spec.input) + ":";
+        for (std::size_t i = 0; i < spec.net.size(); ++i) {
+            if (i)
+                text += ',';
+            text += toString(spec.net[i]);
+        }
+        return text;
+    }
     if (spec.kind == ModelSpec::Kind::EmbeddingBag)
         return "embedding-bag:" + std::to_string(spec.vocab) + "-" + std::to_string(spec.dim) +
                "-" + std::to_string(spec.classes);

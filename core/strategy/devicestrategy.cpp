@@ -296,6 +296,37 @@ int gpusFor(const ExperimentConfig& config) {
     return std::max(1, config.workers / std::max(1, config.replicasPerGpu));
 }
 
+void checkDeviceModel(const ExperimentConfig& config, const std::string& mode,
+                      std::vector<ConfigIssue>& issues) {
+    ModelSpec spec;
+    try {
+        spec = config.modelSpec();
+    } catch (const std::exception&) {
+        return; // the model field's own issue says what is wrong
+    }
+    if (spec.kind != ModelSpec::Kind::Net)
+        return;
+    std::string why;
+    if (const std::string mlp = spec.mlpEquivalent(); !mlp.empty())
+        why = "this network is " + mlp + ": write it so";
+    else if (spec.input == TensorShape{1, 28, 28} && spec.net == mnistLayers())
+        why = "this network is mnist_hogwild's: write cnn:mnist";
+    else
+        for (std::size_t i = 0; i < spec.net.size() && why.empty(); ++i) {
+            const Layer::Op op = spec.net[i].op;
+            if (op != Layer::Op::Fc && op != Layer::Op::Relu && op != Layer::Op::Tanh &&
+                op != Layer::Op::Sigmoid)
+                why = "its layer " + std::to_string(i + 1) + " (" + toString(spec.net[i]) +
+                      ") is not one of theirs; run it in a CPU mode";
+        }
+    if (why.empty())
+        why = "run it in a CPU mode";
+    issues.push_back({"model", mode +
+                                   " on the GPU trains mlp: networks and cnn:mnist, not a "
+                                   "net: layer list: " +
+                                   why});
+}
+
 void checkDeviceOptimizer(const ExperimentConfig& config, const std::string& mode,
                           std::vector<ConfigIssue>& issues) {
     if (config.optimizer != OptimizerKind::Sgd)

@@ -142,6 +142,12 @@ std::vector<std::vector<std::int32_t>> replicaRows(const EpochPlan& plan, int ep
 /// valid (validate() reports the model itself), for the GPU modes' checks.
 bool modelIs(const ExperimentConfig& config, ModelSpec::Kind kind);
 
+/// Refuses a net: layer list (model "net:..."), which the GPU modes do not
+/// run, naming its first layer that is not an fc or an activation, or the
+/// mlp: or cnn:mnist that spells the same network.
+void checkDeviceModel(const ExperimentConfig& config, const std::string& mode,
+                      std::vector<ConfigIssue>& issues);
+
 /// The GPU modes' one check of the optimizer: their device kernels apply
 /// SGD (gpu-hogwild without momentum), so another --optimizer or
 /// --nesterov is refused before the run, naming `mode` and what it takes.

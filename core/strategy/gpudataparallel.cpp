@@ -8,7 +8,6 @@
 // CPU worker's does.
 #include "backend/cuda/deviceshapes.h"
 #include "backend/devicetraining.h"
-#include "model/cnn.h"
 #include "strategy/builtin.h"
 #include "strategy/devicestrategy.h"
 #include "train/epochplan.h"
@@ -79,7 +78,7 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, const DeviceTraining& 
         throw RunError("this machine has " + std::to_string(device.devices().devices.size()) +
                        " GPUs, and the run needs " + std::to_string(gpus()));
     cuda::ReplicaSettings s;
-    s.cnnModel = dynamic_cast<const Cnn*>(&env.model) != nullptr;
+    s.cnnModel = env.model.spec().kind == ModelSpec::Kind::Cnn;
     if (s.cnnModel)
         s.cnn = cnnShape(env.model);
     else
@@ -212,6 +211,7 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
     if (modelIs(c, ModelSpec::Kind::EmbeddingBag)) // the MLP and the CNN train here
         issues.push_back({"model", "data-parallel on cuda trains mlp models and cnn:mnist (the "
                                    "embedding bag runs on the GPU in mode gpu-hogwild)"});
+    checkDeviceModel(c, modes::dataParallel, issues);
     checkDeviceOptimizer(c, modes::dataParallel, issues);
 }
 

@@ -154,6 +154,7 @@ void validate(const ExperimentConfig& c, std::vector<ConfigIssue>& issues) {
         issues.push_back({"accumulate",
                           "gpu-hogwild updates after every batch on the GPU: use "
                           "--accumulate 1 (the CPU modes and data-parallel on cuda accumulate)"});
+    checkDeviceModel(c, modes::gpuHogwild, issues);
     checkDeviceOptimizer(c, modes::gpuHogwild, issues);
     if (c.optimizer == OptimizerKind::Sgd && c.momentum != 0)
         issues.push_back({"momentum", "gpu-hogwild takes plain SGD (--momentum 0): each of "

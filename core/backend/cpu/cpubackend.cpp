@@ -1,8 +1,8 @@
 #include "backend/cpu/cpubackend.h"
 
-#include "backend/cpu/cnnkernel.h"
 #include "backend/cpu/embeddingbagkernel.h"
 #include "backend/cpu/mlpkernel.h"
+#include "backend/cpu/netkernel.h"
 #include "backend/hostupdate.h"
 #include "optim/hogwild.h"
 #include "util/parallel.h"
@@ -52,8 +52,8 @@ private:
 std::unique_ptr<ModelKernel> makeModelKernel(const Model& model) {
     if (const auto* bag = dynamic_cast<const EmbeddingBag*>(&model))
         return std::make_unique<EmbeddingBagKernel>(*bag);
-    if (const auto* cnn = dynamic_cast<const Cnn*>(&model))
-        return std::make_unique<CnnKernel>(*cnn);
+    if (const auto* net = dynamic_cast<const Net*>(&model))
+        return std::make_unique<NetKernel>(*net);
     return std::make_unique<MlpKernel>(dynamic_cast<const Mlp&>(model));
 }
 

@@ -1,5 +1,6 @@
 #include "backend/cpu/mlpkernel.h"
 
+#include "backend/cpu/activations.h"
 #include "backend/cpu/batchgather.h"
 #include "backend/cpu/cpuproducts.h"
 #include "backend/cpu/softmaxloss.h"
@@ -8,45 +9,6 @@
 #include <cmath>
 
 namespace hwl {
-
-namespace {
-template <class T>
-void activate(Activation a, const T* in, T* out, std::int64_t size) {
-    switch (a) {
-    case Activation::Relu:
-        for (std::int64_t i = 0; i < size; ++i)
-            out[i] = in[i] > T(0) ? in[i] : T(0);
-        break;
-    case Activation::Tanh:
-        for (std::int64_t i = 0; i < size; ++i)
-            out[i] = std::tanh(in[i]);
-        break;
-    case Activation::Sigmoid:
-        for (std::int64_t i = 0; i < size; ++i)
-            out[i] = T(1) / (T(1) + std::exp(-in[i]));
-        break;
-    }
-}
-
-/// delta *= act'(pre) where post = act(pre).
-template <class T>
-void activationBackward(Activation a, const T* pre, const T* post, T* delta, std::int64_t size) {
-    switch (a) {
-    case Activation::Relu:
-        for (std::int64_t i = 0; i < size; ++i)
-            delta[i] = pre[i] > T(0) ? delta[i] : T(0);
-        break;
-    case Activation::Tanh:
-        for (std::int64_t i = 0; i < size; ++i)
-            delta[i] *= T(1) - post[i] * post[i];
-        break;
-    case Activation::Sigmoid:
-        for (std::int64_t i = 0; i < size; ++i)
-            delta[i] *= post[i] * (T(1) - post[i]);
-        break;
-    }
-}
-} // namespace
 
 template <class T>
 void MlpKernel::forward(const T* params, std::int64_t n, Workspace<T>& ws) const {

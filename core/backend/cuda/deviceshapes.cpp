@@ -1,9 +1,11 @@
 #include "backend/cuda/deviceshapes.h"
 
-#include "model/cnn.h"
 #include "model/embeddingbag.h"
 #include "model/mlp.h"
+#include "model/net.h"
 #include "util/errors.h"
+
+#include <stdexcept>
 
 namespace hwl {
 
@@ -34,24 +36,25 @@ cuda::BagShape bagShape(const Model& model) {
 }
 
 cuda::CnnShape cnnShape(const Model& model) {
-    const auto& cnn = dynamic_cast<const Cnn&>(model);
-    const Cnn::Shape& s = cnn.shape();
-    const Cnn::Offsets& o = cnn.offsets();
+    // cnn:mnist's layers (mnistLayers()): conv1 0, conv2 3, fc1 8, fc2 11.
+    const auto& layers = dynamic_cast<const Net&>(model).layers();
+    if (model.spec().kind != ModelSpec::Kind::Cnn || layers.size() != 12)
+        throw std::invalid_argument("the GPU's CNN is cnn:mnist");
     cuda::CnnShape c;
-    c.side = s.side;
-    c.kernel = s.kernel;
-    c.conv1 = s.conv1;
-    c.conv2 = s.conv2;
-    c.hidden = s.hidden;
-    c.classes = s.classes;
-    c.conv1Weight = o.conv1Weight;
-    c.conv1Bias = o.conv1Bias;
-    c.conv2Weight = o.conv2Weight;
-    c.conv2Bias = o.conv2Bias;
-    c.fc1Weight = o.fc1Weight;
-    c.fc1Bias = o.fc1Bias;
-    c.fc2Weight = o.fc2Weight;
-    c.fc2Bias = o.fc2Bias;
+    c.side = model.spec().input.height;
+    c.kernel = layers[0].info.layer.kernel;
+    c.conv1 = layers[0].info.layer.size;
+    c.conv2 = layers[3].info.layer.size;
+    c.hidden = layers[8].info.layer.size;
+    c.classes = layers[11].info.layer.size;
+    c.conv1Weight = layers[0].weight;
+    c.conv1Bias = layers[0].bias;
+    c.conv2Weight = layers[3].weight;
+    c.conv2Bias = layers[3].bias;
+    c.fc1Weight = layers[8].weight;
+    c.fc1Bias = layers[8].bias;
+    c.fc2Weight = layers[11].weight;
+    c.fc2Bias = layers[11].bias;
     c.total = model.layout().total();
     c.dropout = model.spec().dropout;
     c.seed = model.spec().dropoutSeed;
