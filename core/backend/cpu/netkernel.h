@@ -38,7 +38,8 @@ private:
                         std::int64_t n, Workspace<float>& ws) const;
     std::int64_t classes() const { return classes_; }
     template <class T>
-    const T* forward(const T* params, std::int64_t n, bool training, Workspace<T>& ws) const;
+    const T* forward(const T* params, std::int64_t n, bool training, Rng& rng,
+                     Workspace<T>& ws) const;
     template <class T>
     void forwardStep(std::size_t s, const T* params, std::int64_t n, bool training, Rng& rng,
                      Workspace<T>& ws) const;
@@ -55,6 +56,10 @@ private:
 
     std::vector<Step> steps_;
     std::size_t firstWithParameters_ = 0;
+    /// Rows a training step takes through the network at once (0: all): a
+    /// list with convolutions goes group by group, so that each group's
+    /// patches and activations stay in the core's cache.
+    std::int64_t group_ = 0;
     std::int64_t total_, classes_;
     std::uint64_t seed_;
 };

@@ -9,11 +9,14 @@
 namespace hwl {
 
 /// Returns the SUM of per-row losses for logits (n x classes, row-major) and
-/// writes d(mean loss)/d(logits) = (softmax - onehot) / n into delta.
+/// writes d(mean loss)/d(logits) = (softmax - onehot) / batch into delta,
+/// batch the rows of the whole batch these n are part of (0: n).
 /// labels[rows[r]] is row r's class.
 template <class T>
 T softmaxCrossEntropy(const T* logits, std::int64_t n, std::int64_t classes,
-                      const std::int32_t* labels, const std::int64_t* rows, T* delta) {
+                      const std::int32_t* labels, const std::int64_t* rows, T* delta,
+                      std::int64_t batch = 0) {
+    const T mean = T(batch ? batch : n);
     T lossSum = 0;
     for (std::int64_t r = 0; r < n; ++r) {
         const T* z = logits + r * classes;
@@ -26,10 +29,10 @@ T softmaxCrossEntropy(const T* logits, std::int64_t n, std::int64_t classes,
         }
         const auto y = labels[rows[r]];
         lossSum += std::log(sum) - (z[y] - zmax);
-        const T scale = T(1) / (sum * T(n));
+        const T scale = T(1) / (sum * mean);
         for (std::int64_t c = 0; c < classes; ++c)
             d[c] *= scale;
-        d[y] -= T(1) / T(n);
+        d[y] -= T(1) / mean;
     }
     return lossSum;
 }

@@ -14,6 +14,7 @@ struct Workspace {
     AlignedVector<T> input;                  ///< batch x input width (gathered rows)
     std::vector<AlignedVector<T>> pre, post; ///< per layer: batch x width
     AlignedVector<T> delta, deltaPrev;       ///< backward buffers
+    AlignedVector<T> partial;                ///< a layer list's gradient of one group of rows
     std::vector<std::int32_t> rowMark;       ///< embedding bag: row -> slot stamp
     std::vector<std::int64_t> rowSlot;
     std::int64_t stamp = 0;
