@@ -8,6 +8,9 @@
 //   BM_MatmulCeiling/blog_layer1  Z = A * W^T, A 32 x 100, W 256 x 100 (the blog
 //                                 MLP's first layer at batch 32, as the engine maps it)
 //   BM_Step/<mlp>                 gather + forward + backward + SGD update, batch 32
+//   BM_Step/<cnn>                 the same for cnn:mnist at batch 64 (the mnist_hogwild
+//                                 example's), for the same network written as a net:
+//                                 layer list, and for a list of padded 3x3 convolutions
 //   BM_LossAndGradient/<mlp>      gather + forward + backward only
 //   BM_Update/<mlp>               hogwild::applyUpdate only (SgdSettings{0.01, 0, 0})
 //   BM_Gather/<mlp>               gatherRows of 32 rows only
@@ -19,7 +22,7 @@
 // After the usual Google Benchmark output (all --benchmark_* flags work) it
 // prints a plain-text summary: the ceilings, each MLP's step in GFLOP/s
 // (Model::flopsPerSample) and samples/s, the step as a share of the 1024^3
-// ceiling, and how the step's time splits between gather, forward+backward
+// ceiling (each CNN's too), and how the step's time splits between gather, forward+backward
 // and update, and what the staleness sampling of shared (Hogwild) modes costs
 // per step. With --benchmark_format=json|csv the summary goes to stderr.
 #include "backend/cpu/batchgather.h"
@@ -98,18 +101,22 @@ struct Setup {
     std::vector<float> params;
     std::vector<std::int64_t> order;         // a shuffled epoch order, walked batch by batch
     std::unique_ptr<hwl::StepKernel> kernel; ///< the CPU backend's, as a worker has it
+    std::int64_t batch = kBatch;
     std::size_t next = 0;
 
     const std::int64_t* nextBatch() {
-        if (next + std::size_t(kBatch) > order.size())
+        if (next + std::size_t(batch) > order.size())
             next = 0;
         const std::int64_t* rows = order.data() + next;
-        next += std::size_t(kBatch);
+        next += std::size_t(batch);
         return rows;
     }
 };
 
-enum class Which { Blog, Fashion };
+enum class Which { Blog, Fashion, Cnn, CnnList, Conv3 };
+
+/// The CNNs' batch: the mnist_hogwild example's.
+constexpr std::int64_t kCnnBatch = 64;
 
 const hwl::SgdSettings kSgd{0.01f, 0.0f, 0.0f};
 
@@ -126,8 +133,17 @@ Setup& setup(Which which) {
         s.spec = "mlp:100-256-10"; // the blog's MLP on its random data
         s.data = hwl::makeRandom(kRows, 100, 10, 42);
     } else {
-        s.spec = "mlp:784-128-10"; // the default experiment's MLP, Fashion-MNIST shaped
+        // Fashion-MNIST shaped: the default experiment's MLP, or a CNN.
+        s.spec = which == Which::Fashion ? "mlp:784-128-10"
+                 : which == Which::Cnn   ? "cnn:mnist"
+                 : which == Which::CnnList
+                     ? "net:1x28x28:conv10k5,maxpool2,relu,conv20k5,dropout2d,maxpool2,relu,"
+                       "flatten,fc50,relu,dropout,fc10"
+                     : "net:1x28x28:conv16k3p1,relu,maxpool2,conv32k3p1,relu,maxpool2,flatten,"
+                       "fc10";
         s.data = hwl::makeTeacher(kRows, 784, 10, 64, 42);
+        if (which != Which::Fashion)
+            s.batch = kCnnBatch;
     }
     s.model = hwl::makeModel(hwl::parseModelSpec(s.spec));
     s.view = s.data.view();
@@ -139,23 +155,23 @@ Setup& setup(Which which) {
     std::shuffle(s.order.begin(), s.order.end(), rng);
     s.kernel = hwl::cpuBackend().makeKernel(*s.model, s.view, kSgd, 0, 1);
     // One warm-up step: the workspace grows once and then never allocates again.
-    s.kernel->lossAndGradient(s.params.data(), s.order.data(), kBatch);
+    s.kernel->lossAndGradient(s.params.data(), s.order.data(), s.batch);
     return s;
 }
 
 void setCounters(benchmark::State& state, const Setup& s, bool flops) {
     state.counters["samples/s"] =
-        benchmark::Counter(double(kBatch), benchmark::Counter::kIsIterationInvariantRate);
+        benchmark::Counter(double(s.batch), benchmark::Counter::kIsIterationInvariantRate);
     if (flops)
         state.counters["GFLOP/s"] =
-            benchmark::Counter(s.model->flopsPerSample() * double(kBatch) * 1e-9,
+            benchmark::Counter(s.model->flopsPerSample() * double(s.batch) * 1e-9,
                                benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_Step(benchmark::State& state, Which which) {
     Setup& s = setup(which);
     for (auto _ : state) {
-        const float loss = s.kernel->lossAndGradient(s.params.data(), s.nextBatch(), kBatch);
+        const float loss = s.kernel->lossAndGradient(s.params.data(), s.nextBatch(), s.batch);
         benchmark::DoNotOptimize(loss);
         s.kernel->update(s.params.data(), hwl::UpdateAccess::Shared);
         benchmark::ClobberMemory();
@@ -166,7 +182,7 @@ void BM_Step(benchmark::State& state, Which which) {
 void BM_LossAndGradient(benchmark::State& state, Which which) {
     Setup& s = setup(which);
     for (auto _ : state) {
-        const float loss = s.kernel->lossAndGradient(s.params.data(), s.nextBatch(), kBatch);
+        const float loss = s.kernel->lossAndGradient(s.params.data(), s.nextBatch(), s.batch);
         benchmark::DoNotOptimize(loss);
         benchmark::ClobberMemory();
     }
@@ -195,7 +211,7 @@ void BM_Gather(benchmark::State& state, Which which) {
     Setup& s = setup(which);
     hwl::AlignedVector<float> out;
     for (auto _ : state) {
-        hwl::gatherRows(s.view, s.nextBatch(), kBatch, out);
+        hwl::gatherRows(s.view, s.nextBatch(), s.batch, out);
         benchmark::DoNotOptimize(out.data());
         benchmark::ClobberMemory();
     }
@@ -224,6 +240,13 @@ HWL_STEP_BENCH(BM_LossAndGradient);
 HWL_STEP_BENCH(BM_Update);
 HWL_STEP_BENCH(BM_Gather);
 HWL_STEP_BENCH(BM_Staleness);
+
+#define HWL_CNN_BENCH(fn)                                                                          \
+    BENCHMARK_CAPTURE(fn, cnn_mnist, Which::Cnn)->Unit(benchmark::kMicrosecond);                   \
+    BENCHMARK_CAPTURE(fn, cnn_mnist_as_net, Which::CnnList)->Unit(benchmark::kMicrosecond);        \
+    BENCHMARK_CAPTURE(fn, net_conv3x3, Which::Conv3)->Unit(benchmark::kMicrosecond)
+
+HWL_CNN_BENCH(BM_Step);
 
 // ---------------------------------------------------------------- summary
 
@@ -318,7 +341,10 @@ void printSummary(std::FILE* out, const Recorder& r) {
         const char* suffix;
         Which which;
     } mlps[] = {{"blog MLP 100-256-10", "blog_100_256_10", Which::Blog},
-                {"MLP 784-128-10", "mlp_784_128_10", Which::Fashion}};
+                {"MLP 784-128-10", "mlp_784_128_10", Which::Fashion},
+                {"CNN cnn:mnist (batch 64)", "cnn_mnist", Which::Cnn},
+                {"the same CNN as a net: list", "cnn_mnist_as_net", Which::CnnList},
+                {"net: 3x3 padded convolutions 16-32", "net_conv3x3", Which::Conv3}};
     for (const auto& m : mlps) {
         const std::string step = std::string("BM_Step/") + m.suffix;
         const double gflops = r.counter(step, "GFLOP/s");

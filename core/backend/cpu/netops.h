@@ -188,14 +188,19 @@ void maxPoolBackward(const T* dout, const T* out, const std::vector<std::int32_t
                      const Planes& p, const Window& w, const T* scale, bool relu, T* dz) {
     const std::int64_t outArea = w.outHeight * w.outWidth;
     const bool overlap = w.stride < w.kernel;
-    for (std::size_t j = 0; j < pick.size(); ++j) {
-        if (relu && !(out[j] > T(0)))
-            continue;
-        const std::int64_t plane = std::int64_t(j) / outArea; // i * channels + c
-        const T g = scale ? dout[j] * scale[plane] : dout[j];
-        T& target = dz[p.at(plane / p.channels, plane % p.channels) + pick[j]];
-        target = overlap ? target + g : g;
-    }
+    for (std::int64_t i = 0; i < p.n; ++i)
+        for (std::int64_t c = 0; c < p.channels; ++c) {
+            T* plane = dz + p.at(i, c);
+            const std::int64_t first = (i * p.channels + c) * outArea;
+            const T s = scale ? scale[i * p.channels + c] : T(1);
+            for (std::int64_t j = first; j < first + outArea; ++j) {
+                if (relu && !(out[j] > T(0)))
+                    continue;
+                const T g = scale ? dout[j] * s : dout[j];
+                T& target = plane[pick[std::size_t(j)]];
+                target = overlap ? target + g : g;
+            }
+        }
 }
 
 /// out [n][channels][outHeight][outWidth] = each window's mean (PyTorch's
