@@ -29,6 +29,7 @@ from report_util import (PRESERVED, med, pooled, rate, sh, stats, table,  # noqa
                          verdict)
 
 TARGET_CEILING_SHARE = 50.0   # % of the single-core matmul ceiling, serial step
+TARGET_CNN_CEILING_SHARE = 60.0  # % of that ceiling, cnn:mnist's step (batch 64)
 TARGET_VS_PYTORCH = 10.0      # engine serial / PyTorch serial loop
 TARGET_SPAWN_MS = 50.0
 TARGET_FORK_MS = 5.0          # fork and forkserver
@@ -98,6 +99,25 @@ SCALING_LIMITS = (
     "of the targets table set them against the long runs' ceiling.")
 
 
+def cnn_ceiling_rows(sk):
+    """cnn:mnist's step against the ceiling, and a layer list's against it."""
+    cnn = stepkernel_figures(sk, "CNN cnn:mnist (batch 64)")
+    listed = stepkernel_figures(sk, "the same CNN as a net: list")
+    name = "cnn:mnist step ≥ %.0f%% of the single-core matmul ceiling" % TARGET_CNN_CEILING_SHARE
+    if not cnn:
+        return [[name, "stepkernel's CNN line not found; not measured in this run",
+                 "not measured"]]
+    rows = [[name, "stepkernel: step %.1f GFLOP/s = %.0f%% of %.1f GFLOP/s (1024^3), batch 64, "
+             "%s samples/s" % (cnn[2], cnn[0], cnn[1], rate(cnn[3])),
+             verdict(cnn[0], TARGET_CNN_CEILING_SHARE)]]
+    if listed:
+        rows.append(["the same network as a net: layer list no slower than cnn:mnist",
+                     "%.1f / %.1f GFLOP/s = %.2f× (one kernel: a difference is noise)" %
+                     (listed[2], cnn[2], listed[2] / cnn[2]),
+                     verdict(listed[2] / cnn[2], 0.95)])
+    return rows
+
+
 def targets_table(eng, pt, sk, pair=None):
     rows = []
     serial = med(eng["results"].get("blog/serial/1/-", []), "samples_per_s")
@@ -118,6 +138,7 @@ def targets_table(eng, pt, sk, pair=None):
                "stepkernel's summary line not found")
         rows.append(["serial step ≥ %.0f%% of the single-core matmul ceiling" %
                      TARGET_CEILING_SHARE, why + "; not measured in this run", "not measured"])
+    rows += cnn_ceiling_rows(sk)
     ps = med(pt["results"].get("serial/1", []), "samples_per_s") if pt else None
     rows.append(["serial ≥ %.0f× PyTorch's serial loop" % TARGET_VS_PYTORCH,
                  "%s / %s = %.1f×" % (rate(serial), rate(ps), serial / ps) if serial and ps else

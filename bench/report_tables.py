@@ -275,15 +275,17 @@ def pytorch_memory_table(doc):
                   "helper processes"], rows)
 
 
-STEP_RE = re.compile(r"blog MLP 100-256-10 step: ([\d.]+) GFLOP/s = (\d+)% of the 1024\^3 ceiling "
-                     r"\(([\d.]+) GFLOP/s\), ([\d.]+)([kM]?) samples/s")
+STEP_RE = (r" step: ([\d.]+) GFLOP/s = (\d+)% of the 1024\^3 ceiling "
+           r"\(([\d.]+) GFLOP/s\), ([\d.]+)([kM]?) samples/s")
 
 
-def stepkernel_figures(sk):
-    """(share %, ceiling GFLOP/s, step GFLOP/s, step samples/s) from the summary."""
+def stepkernel_figures(sk, label="blog MLP 100-256-10"):
+    """(share %, ceiling GFLOP/s, step GFLOP/s, step samples/s) of the step
+    stepkernel's summary names `label`."""
     if not sk or not sk.get("ok"):
         return None
-    m = STEP_RE.search(sk.get("stdout", "") + "\n" + sk.get("stderr", ""))
+    m = re.search("^" + re.escape(label) + STEP_RE,
+                  sk.get("stdout", "") + "\n" + sk.get("stderr", ""), re.M)
     if not m:
         return None
     units = {"": 1, "k": 1e3, "M": 1e6}
