@@ -215,29 +215,33 @@ UpdateCounting countedUpdates(const WorkerEnvironment& env, std::uint32_t rank) 
 void explainOptimizerState(RunSummary& summary, const ExperimentConfig& config,
                            const ParameterStore& store) {
     const std::string kind = toString(config.optimizer);
-    if (optimizerOf(config).spec.stateNames().empty() || summary.workerSteps.size() < 2)
+    const bool adam =
+        config.optimizer == OptimizerKind::Adam || config.optimizer == OptimizerKind::AdamW;
+    if (summary.workerSteps.size() < 2)
         return;
     std::string each;
     for (const std::uint64_t steps : summary.workerSteps)
         each += (each.empty() ? "" : ", ") + std::to_string(steps);
     const SharedStateResume shared = copySharedState(store);
-    if (shared.state.empty()) {
+    if (!shared.state.empty()) {
         summary.remarks.push_back(
-            "optimizer steps: per worker " + each + " (--optimizer-state per-worker: each " +
-            "worker's " + kind + " counted its own updates and kept its own state, of its " +
-            "own gradients only" +
-            (config.optimizer == OptimizerKind::Adam || config.optimizer == OptimizerKind::AdamW
-                 ? "; its bias correction went by its own count)"
-                 : ")"));
+            "optimizer steps: shared " + std::to_string(shared.steps) + " (--optimizer-state " +
+            "shared: one " + kind + " step count for the " +
+            std::to_string(summary.workerSteps.size()) + " workers' updates, theirs " + each +
+            ", counted atomically so none is lost; its state beside the parameters, updated " +
+            "without a lock like them" +
+            (config.lostUpdates ? ", in the same counted blocks" : "") + ")");
         return;
     }
-    summary.remarks.push_back(
-        "optimizer steps: shared " + std::to_string(shared.steps) + " (--optimizer-state " +
-        "shared: one " + kind + " step count for the " +
-        std::to_string(summary.workerSteps.size()) + " workers' updates, theirs " + each +
-        ", counted atomically so none is lost; its state beside the parameters, updated " +
-        "without a lock like them" + (config.lostUpdates ? ", in the same counted blocks" : "") +
-        ")");
+    // Per worker, the counts matter where the update depends on them.
+    if (!adam && config.optimizer != OptimizerKind::Adagrad)
+        return;
+    summary.remarks.push_back("optimizer steps: per worker " + each +
+                              " (--optimizer-state per-worker: each worker's " + kind +
+                              " counted its own updates and kept its own state, of its own "
+                              "gradients only; its " +
+                              (adam ? "bias correction" : "rate decay") +
+                              " went by its own count)");
 }
 
 void explainLostUpdates(RunSummary& summary, const ExperimentConfig& config,

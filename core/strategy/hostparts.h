@@ -146,9 +146,10 @@ WorkerSetup hostWorkerSetup(const WorkerEnvironment& env, std::uint32_t rank,
                             bool watchPeers = false);
 /// --lost-updates: what worker `rank`'s rule counts with (else empty).
 UpdateCounting countedUpdates(const WorkerEnvironment& env, std::uint32_t rank);
-/// With an optimizer that keeps state and more than one worker: its step
-/// counts, "optimizer steps: shared N (...)" from `store` with
-/// --optimizer-state shared, else "optimizer steps: per worker a, b, ...".
+/// With more than one worker, the optimizer's step counts: "optimizer
+/// steps: shared N (...)" from `store` with --optimizer-state shared, else
+/// for Adam, AdamW and Adagrad (whose updates depend on the count)
+/// "optimizer steps: per worker a, b, ... (...)".
 void explainOptimizerState(RunSummary& summary, const ExperimentConfig& config,
                            const ParameterStore& store);
 /// With --lost-updates: what the count means, and `note` (what the mode adds).
