@@ -1,11 +1,13 @@
 #pragma once
 // A step kernel's update on parameters in host memory, from a gradient the
 // host holds: the optimizer's state (SGD's momentum buffer, Adam's moments,
-// ...), the race-free rule, the Hogwild entry point and the counted update
-// (optim/). Plain SGD runs the SIMD kernels; the other rules
-// optim/optimizerrule.h. The CPU kernel and the CUDA
-// backend's kernel (whose gradient comes back from the device) both derive
-// from HostUpdateKernel, so the rule and its entry points are written once.
+// ...: the worker's own, or with --optimizer-state shared the run's, beside
+// its parameters: StepKernel::shareOptimizerState), the race-free rule, the
+// Hogwild entry point and the counted update (optim/). Plain SGD runs the
+// SIMD kernels; the other rules optim/optimizerrule.h. The CPU kernel and
+// the CUDA backend's kernel (whose gradient comes back from the device) both
+// derive from HostUpdateKernel, so the rule and its entry points are written
+// once.
 #include "backend/backend.h"
 #include "backend/cpu/workspace.h"
 #include "optim/gradientsum.h"

@@ -6,7 +6,6 @@
 #include "util/textutil.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 
 namespace hwl {
@@ -177,7 +176,7 @@ SharedStateResume copySharedState(const ParameterStore& store) {
     SharedStateResume copy;
     if (const float* state = store.optimizerState()) {
         copy.state.assign(state, state + store.stateBuffers() * store.size());
-        copy.steps = std::atomic_ref<const std::uint64_t>(*store.stateSteps()).load();
+        copy.steps = *store.stateSteps(); // the workers are gone: nobody adds to it now
     }
     return copy;
 }

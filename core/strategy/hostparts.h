@@ -137,7 +137,8 @@ private:
 StoreExtras storeExtras(const ExperimentConfig& config);
 /// The shared optimizer state in `store` (empty when it holds none).
 SharedOptimizerState sharedStateOf(ParameterStore& store);
-/// A copy of it, to save (empty when the store holds none).
+/// A copy of it, to save or report once the workers are gone (empty when
+/// the store holds none).
 SharedStateResume copySharedState(const ParameterStore& store);
 
 /// Worker `rank`'s setup on the CPU: the backend's kernel, `rule`, `plan`.

@@ -111,7 +111,8 @@ public:
     virtual float finalDivergence(const Telemetry& telemetry, std::uint32_t rank) const;
     virtual const float* hostParameters() const = 0;
     /// --optimizer-state shared: a copy of the state beside the run's
-    /// parameters, to save once the workers are gone (else empty).
+    /// parameters, to save once the workers are gone (else empty); called
+    /// only then.
     virtual SharedStateResume sharedOptimizerState() const { return {}; }
     /// Epoch `epoch`'s test evaluation when the strategy's workers made it
     /// (the GPU modes evaluate on the device), and the seconds it took
