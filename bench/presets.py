@@ -26,7 +26,7 @@ import procmon  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLAIMS = os.path.join(HERE, "preset-claims.txt")
-KINDS = ("rate", "acc", "train", "comm", "mb", "startup", "lost", "wall")
+KINDS = ("rate", "acc", "train", "comm", "mb", "startup", "lost", "steps", "wall")
 # A claim that holds at some load only ("if others 20..50": other processes
 # took 20-50% of the CPUs during the repeat) is checked against such repeats.
 WHEN = {"quiet": (0, 15), "busy": (40, 100)}
@@ -73,6 +73,7 @@ ACC = re.compile(r"^summary: final test accuracy ([\d.]+)%")
 STARTUP = re.compile(r"(\d+): ([\d.]+) ms")
 COMM = re.compile(r"\d+: [\d.]+ s, (\d+)%, ([\d.]+) MB")
 LOST = re.compile(r"^summary: lost updates: \d+ of \d+ \(([\d.]+)%\)")
+STEPS = re.compile(r"^summary: optimizer steps: (?:shared|per worker) ([\d, ]+) \(")
 
 
 def parse(out):
@@ -93,6 +94,8 @@ def parse(out):
             r["acc"].append(float(m.group(1)))
         elif (m := LOST.match(line)):
             r["lost"].append(float(m.group(1)))
+        elif (m := STEPS.match(line)):
+            r["steps"] += [float(v) for v in m.group(1).split(",")]
         elif line.startswith("summary: worker start-up"):
             r["startup"] += [float(v) for _, v in STARTUP.findall(line)]
         elif line.startswith("summary: communication"):

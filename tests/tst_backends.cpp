@@ -67,8 +67,8 @@ public:
             cpuBackend().makeKernel(model, train, optimizer, rank, workers), lossScale_);
     }
     ParameterStore allocate(std::int64_t count, StorePlace place, const std::string& purpose,
-                            bool versions) const override {
-        return cpuBackend().allocate(count, place, purpose, versions);
+                            StoreExtras extras) const override {
+        return cpuBackend().allocate(count, place, purpose, extras);
     }
     EvalResult evaluate(const Model& model, const float* params,
                         const DatasetView& data) const override {

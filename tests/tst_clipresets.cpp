@@ -97,7 +97,7 @@ private slots:
     void comparisonPresetsAreWellFormed() {
         const std::vector<hwl::Preset> all = hwl::presets();
         for (const char* id : {"hogwild-vs-locked", "ddp-vs-hogwild", "local-sgd", "start-methods",
-                               "accumulate-hogwild"}) {
+                               "accumulate-hogwild", "optimizer-state"}) {
             const hwl::Preset* p = hwl::findPreset(all, id);
             QVERIFY2(p && p->compare.size() >= 2, id);
             QCOMPARE(p->compare.front().config.toJson(), p->config.toJson());
@@ -135,6 +135,14 @@ private slots:
                               QString::number(r.config.accumulate);
         }
         QCOMPARE(accumulate, (QStringList{"accumulate-1=1", "accumulate-8=8"}));
+        // Optimizer state: Adam per worker, then shared, on the same run.
+        QStringList sharing;
+        for (const hwl::PresetRun& r : hwl::findPreset(all, "optimizer-state")->compare) {
+            QCOMPARE(r.config.optimizer, hwl::OptimizerKind::Adam);
+            sharing << r.label.c_str() + QStringLiteral("=") +
+                           QString::fromLatin1(hwl::toString(r.config.optimizerState));
+        }
+        QCOMPARE(sharing, (QStringList{"per-worker=per-worker", "shared=shared"}));
         QStringList methods;
         for (const hwl::PresetRun& r : hwl::findPreset(all, "start-methods")->compare)
             methods << hwl::toString(r.config.startMethod);

@@ -54,7 +54,7 @@ private slots:
         std::vector<float> plain(std::size_t(model.layout().total()));
         model.initialize(plain.data(), 3);
         std::vector<float> counted = plain;
-        ParameterStore store = ParameterStore::onHeap(model.layout().total(), true);
+        ParameterStore store = ParameterStore::onHeap(model.layout().total(), {.versions = true});
         QVERIFY(store.versions() != nullptr);
         const SgdSettings sgd{0.5f, 0, 0.01f};
         const auto kernel = cpuBackend().makeKernel(model, data.view(), sgd, 1, 3);
@@ -84,16 +84,18 @@ private slots:
     }
 
     void sharedStoreCarriesTheVersions() {
-        ParameterStore store = ParameterStore::inSharedMemory(1000, "lost-update-test", true);
+        ParameterStore store =
+            ParameterStore::inSharedMemory(1000, "lost-update-test", {.versions = true});
         std::fill(store.data(), store.data() + 1000, 1.0f);
         store.versions()[hogwild::versionBlocks(1000) - 1] = 7;
-        const ParameterStore opened = ParameterStore::open(store.segmentName(), 1000, true);
+        const ParameterStore opened =
+            ParameterStore::open(store.segmentName(), 1000, {.versions = true});
         QCOMPARE(opened.data()[999], 1.0f);
-        ParameterStore again = ParameterStore::open(store.segmentName(), 1000, true);
+        ParameterStore again = ParameterStore::open(store.segmentName(), 1000, {.versions = true});
         QCOMPARE(again.versions()[hogwild::versionBlocks(1000) - 1], 7u);
         // A worker that expects no versions sees the size mismatch, named.
         try {
-            ParameterStore::open(store.segmentName(), 1000, false);
+            ParameterStore::open(store.segmentName(), 1000, {});
             QFAIL("a store with versions opened as one without");
         } catch (const std::exception& e) {
             QVERIFY2(QString(e.what()).contains("4000"), e.what());

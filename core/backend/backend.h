@@ -105,6 +105,13 @@ public:
     /// (--out, --resume): OptimizerSpec::stateNames() buffers of the model's
     /// total floats one after another; empty for SGD without momentum.
     virtual std::span<float> optimizerState() { return {}; }
+    /// --optimizer-state shared: from now on the updates keep the
+    /// optimizer's state in `shared` (every worker's, updated without a lock
+    /// as the shared parameters are) and take each update's number from its
+    /// step count (setStepCount() is then ignored); optimizerState() is
+    /// empty, the worker keeping none of its own. False where the kernel
+    /// cannot (its state is on a device), and nothing changes.
+    virtual bool shareOptimizerState(SharedOptimizerState /*shared*/) { return false; }
 };
 
 /// Where a parameter store lives.
@@ -125,9 +132,10 @@ public:
                                                    std::uint32_t rank,
                                                    std::uint32_t workers) const = 0;
     /// `count` floats, zero-filled, with the lost-update counter's block
-    /// versions when `versions`. Throws RunError when there is no room.
+    /// versions and the shared optimizer state when `extras` asks
+    /// (store/parameterstore.h). Throws RunError when there is no room.
     virtual ParameterStore allocate(std::int64_t count, StorePlace place,
-                                    const std::string& purpose, bool versions) const = 0;
+                                    const std::string& purpose, StoreExtras extras) const = 0;
     /// Loss and accuracy of `params` over every row of `data` (in parallel
     /// where the backend can; the result does not depend on how).
     virtual EvalResult evaluate(const Model& model, const float* params,

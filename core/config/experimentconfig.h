@@ -95,6 +95,10 @@ struct ExperimentConfig {
     double alpha = 0.99;
     double lrDecay = 0.0;
     double initialAccumulator = 0.0;
+    /// Where the Hogwild modes keep that state (--optimizer-state): each
+    /// worker its own (the default, as runs before the field were), or one
+    /// shared copy beside the parameters, updated as racily as they are.
+    StateSharing optimizerState = StateSharing::PerWorker;
     /// How the rate changes over the run (optim/lrschedule.h): constant,
     /// step:EPOCHS:GAMMA or cosine; and a linear warm-up over each worker's
     /// first warmupSteps steps (0: none).

@@ -26,6 +26,7 @@ enum class StrategySetting : unsigned {
     SpawnBeforeShare = 1u << 10, ///< the pitfall of workers started before the share
     Split = 1u << 11,            ///< split: shard or replicate the rows among Hogwild workers
     Resume = 1u << 12,           ///< --out saves the optimizer's state; resume continues it
+    SharedState = 1u << 13,      ///< optimizer-state shared: one state beside shared parameters
 };
 
 namespace modes {

@@ -19,6 +19,10 @@ bool rmspropOptimizer(const ExperimentConfig& c) {
 bool adagradOptimizer(const ExperimentConfig& c) {
     return c.optimizer == OptimizerKind::Adagrad;
 }
+/// An optimizer that keeps state (OptimizerSpec::stateNames() not empty).
+bool statefulOptimizer(const ExperimentConfig& c) {
+    return c.optimizer != OptimizerKind::Sgd || c.momentum > 0;
+}
 
 /// `f`, for the optimizers `needs` accepts (Field::needs).
 Field forOptimizer(Field f, bool (*needs)(const ExperimentConfig&), const char* text) {
@@ -74,6 +78,19 @@ void addOptimizerFields(std::vector<Field>& fields) {
                                          "Adagrad's initial_accumulator_value (the sum's start)", 0,
                                          false, 100, false, &C::initialAccumulator),
                                   &adagradOptimizer, adagrad));
+    Field sharing = takenBy(
+        choice("optimizer-state", "WHERE",
+               "per-worker | shared: where the Hogwild modes keep the optimizer's state\n"
+               "per-worker (the default, as before the option): each worker its own moments "
+               "and step count, as PyTorch's mnist_hogwild; shared: one copy beside the shared "
+               "parameters, updated without a lock like them, one step count for all "
+               "(A3C's SharedAdam)",
+               {StateSharing::PerWorker, StateSharing::Shared}, &C::optimizerState,
+               &parseStateSharing),
+        StrategySetting::SharedState);
+    fields.push_back(forOptimizer(sharing, &statefulOptimizer,
+                                  "an optimizer that keeps state (sgd with momentum above 0, "
+                                  "adam, adamw, rmsprop, adagrad)"));
 }
 
 } // namespace hwl::fieldmaking

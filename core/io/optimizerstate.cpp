@@ -131,43 +131,80 @@ void checkStream(const std::map<std::string, std::string>& meta,
     }
 }
 
-/// Each worker's state buffers (`names`) from its tensors, checked against `layout`.
-void stateOf(std::vector<WorkerResume>& workers, const std::vector<Tensor>& tensors,
-             const std::vector<const char*>& names, const ParamLayout& layout,
-             const std::filesystem::path& file) {
-    const auto n = std::uint32_t(workers.size());
+/// One state's buffers (`names`) from the tensors named for worker `rank`
+/// of `n` (stateTensorName()), checked against `layout`; the tensors taken.
+std::size_t buffersOf(std::vector<float>& state, const std::vector<Tensor>& tensors,
+                      const std::vector<const char*>& names, const ParamLayout& layout,
+                      std::uint32_t rank, std::uint32_t n, const std::filesystem::path& file) {
     const auto total = std::size_t(layout.total());
+    std::size_t taken = 0;
+    state.assign(total * names.size(), 0.0f);
+    for (std::size_t k = 0; k < names.size(); ++k)
+        for (std::size_t i = 0; i < layout.tensors().size(); ++i) {
+            const ParamTensor& want = layout.tensors()[i];
+            const std::string name = stateTensorName(rank, n, i, names[k]);
+            const auto t = std::find_if(tensors.begin(), tensors.end(),
+                                        [&](const Tensor& x) { return x.name == name; });
+            if (t == tensors.end())
+                refuse(file, "has no tensor \"" + name + "\" " + bracketedList(want.shape) +
+                                 " (the " + names[k] + " of " + want.name + ")");
+            if (t->shape != want.shape)
+                refuse(file, "has tensor \"" + name + "\" of shape " + bracketedList(t->shape) +
+                                 " but the model's " + want.name + " is " +
+                                 bracketedList(want.shape));
+            if (!std::all_of(t->data.begin(), t->data.end(),
+                             [](float v) { return std::isfinite(v); }))
+                refuse(file, "has tensor \"" + name +
+                                 "\" holding NaN or Inf: the run it "
+                                 "continues had diverged");
+            std::copy(t->data.begin(), t->data.end(),
+                      state.begin() + std::ptrdiff_t(k * total) + want.offset);
+            ++taken;
+        }
+    return taken;
+}
+
+/// The state buffers (`names`): each worker's, or with `shared` the one
+/// state all shared; every tensor of the file taken.
+void stateOf(std::vector<WorkerResume>& workers, SharedStateResume* shared,
+             const std::vector<Tensor>& tensors, const std::vector<const char*>& names,
+             const ParamLayout& layout, const std::filesystem::path& file) {
+    const auto n = std::uint32_t(workers.size());
     std::size_t expected = 0;
-    for (std::uint32_t r = 0; r < n; ++r) {
-        std::vector<float>& state = workers[r].state;
-        state.assign(total * names.size(), 0.0f);
-        for (std::size_t k = 0; k < names.size(); ++k)
-            for (std::size_t i = 0; i < layout.tensors().size(); ++i) {
-                const ParamTensor& want = layout.tensors()[i];
-                const std::string name = stateTensorName(r, n, i, names[k]);
-                const auto t = std::find_if(tensors.begin(), tensors.end(),
-                                            [&](const Tensor& x) { return x.name == name; });
-                if (t == tensors.end())
-                    refuse(file, "has no tensor \"" + name + "\" " + bracketedList(want.shape) +
-                                     " (the " + names[k] + " of " + want.name + ")");
-                if (t->shape != want.shape)
-                    refuse(file, "has tensor \"" + name + "\" of shape " + bracketedList(t->shape) +
-                                     " but the model's " + want.name + " is " +
-                                     bracketedList(want.shape));
-                if (!std::all_of(t->data.begin(), t->data.end(),
-                                 [](float v) { return std::isfinite(v); }))
-                    refuse(file, "has tensor \"" + name +
-                                     "\" holding NaN or Inf: the run it "
-                                     "continues had diverged");
-                std::copy(t->data.begin(), t->data.end(),
-                          state.begin() + std::ptrdiff_t(k * total) + want.offset);
-                ++expected;
-            }
-    }
+    if (shared)
+        expected = buffersOf(shared->state, tensors, names, layout, 0, 1, file);
+    else
+        for (std::uint32_t r = 0; r < n; ++r)
+            expected += buffersOf(workers[r].state, tensors, names, layout, r, n, file);
     if (tensors.size() != expected)
-        refuse(file, "holds " + std::to_string(tensors.size()) + " tensors where " +
-                         std::to_string(n) + " worker" + (n == 1 ? "" : "s") + "' state makes " +
-                         std::to_string(expected));
+        refuse(file,
+               "holds " + std::to_string(tensors.size()) + " tensors where " +
+                   (shared ? std::string("the workers' shared state")
+                           : std::to_string(n) + " worker" + (n == 1 ? "" : "s") + "' state") +
+                   " makes " + std::to_string(expected));
+}
+
+/// Refuses a state kept otherwise than this run keeps it (per worker, or
+/// shared); reads the shared step count into `shared`.
+void checkSharing(const std::map<std::string, std::string>& meta, const ExperimentConfig& config,
+                  SharedStateResume* shared, const std::filesystem::path& file) {
+    const auto it = meta.find("optimizer_state");
+    const std::string saved = it == meta.end() ? toString(StateSharing::PerWorker) : it->second;
+    const std::string now = toString(config.optimizerState);
+    if (saved != now)
+        refuse(file, "holds the optimizer state of a run of --optimizer-state " + saved +
+                         ", and this run has --optimizer-state " + now +
+                         ": resume with --optimizer-state " + saved);
+    if (config.optimizerState != StateSharing::Shared)
+        return;
+    if (!shared)
+        throw std::logic_error("readOptimizerState: a shared state needs somewhere to go");
+    const auto step = meta.find("shared_step");
+    const json value =
+        step == meta.end() ? json() : json::parse(step->second, nullptr, false, true);
+    if (!value.is_number_unsigned())
+        refuse(file, "has no whole number \"shared_step\" metadata for its shared state");
+    shared->steps = value.get<std::uint64_t>();
 }
 
 /// Refuses a state of another optimizer, or one whose buffers do not fit
@@ -205,40 +242,53 @@ std::string stateTensorName(std::uint32_t rank, std::uint32_t workers, std::size
 }
 
 void writeOptimizerState(const std::filesystem::path& file, const ParamLayout& layout,
-                         const ExperimentConfig& config, const std::vector<WorkerResume>& workers) {
+                         const ExperimentConfig& config, const std::vector<WorkerResume>& workers,
+                         const SharedStateResume* shared) {
     const auto n = std::uint32_t(workers.size());
     const OptimizerSpec spec = optimizerSpecOf(config);
     const std::vector<const char*> names = spec.stateNames();
     const auto total = std::size_t(layout.total());
     std::vector<TensorRef> refs;
+    // One state's tensors, named for worker `r` of `of` (of 1: no prefix).
+    auto add = [&](const std::vector<float>& state, std::uint32_t r, std::uint32_t of) {
+        if (names.empty() || state.size() != total * names.size())
+            return; // no state (SGD without momentum): PyTorch's state is empty too
+        for (std::size_t k = 0; k < names.size(); ++k)
+            for (std::size_t i = 0; i < layout.tensors().size(); ++i) {
+                const ParamTensor& t = layout.tensors()[i];
+                refs.push_back({stateTensorName(r, of, i, names[k]), t.shape,
+                                state.data() + k * total + std::size_t(t.offset)});
+            }
+    };
     json positions = json::array();
     for (std::uint32_t r = 0; r < n; ++r) {
         const WorkerResume& w = workers[r];
         positions.push_back({{"epochs_done", w.epochsDone},
                              {"steps_in_epoch", w.stepsInEpoch},
                              {"steps", w.steps}});
-        if (names.empty() || w.state.size() != total * names.size())
-            continue; // no state (SGD without momentum): PyTorch's state is empty too
-        for (std::size_t k = 0; k < names.size(); ++k)
-            for (std::size_t i = 0; i < layout.tensors().size(); ++i) {
-                const ParamTensor& t = layout.tensors()[i];
-                refs.push_back({stateTensorName(r, n, i, names[k]), t.shape,
-                                w.state.data() + k * total + std::size_t(t.offset)});
-            }
+        if (!shared)
+            add(w.state, r, n);
     }
-    writeSafetensors(file, refs,
-                     {{"format", kFormat},
-                      {"optimizer", toString(config.optimizer)},
-                      {"param_groups", paramGroups(config, spec, layout.tensors().size())},
-                      {"workers", positions.dump()},
-                      {"stream", streamOf(config).dump()},
-                      {"model", config.model},
-                      {"seed", std::to_string(config.seed)}});
+    std::map<std::string, std::string> meta{
+        {"format", kFormat},
+        {"optimizer", toString(config.optimizer)},
+        {"param_groups", paramGroups(config, spec, layout.tensors().size())},
+        {"workers", positions.dump()},
+        {"stream", streamOf(config).dump()},
+        {"model", config.model},
+        {"seed", std::to_string(config.seed)}};
+    if (shared) {
+        add(shared->state, 0, 1);
+        meta["optimizer_state"] = toString(StateSharing::Shared);
+        meta["shared_step"] = std::to_string(shared->steps);
+    }
+    writeSafetensors(file, refs, meta);
 }
 
 std::vector<WorkerResume> readOptimizerState(const std::filesystem::path& file,
                                              const ParamLayout& layout,
-                                             const ExperimentConfig& config) {
+                                             const ExperimentConfig& config,
+                                             SharedStateResume* shared) {
     std::map<std::string, std::string> meta;
     const std::vector<Tensor> tensors = readSafetensors(file, &meta);
     if (const auto f = meta.find("format"); f == meta.end() || f->second != kFormat)
@@ -258,8 +308,10 @@ std::vector<WorkerResume> readOptimizerState(const std::filesystem::path& file,
     checkStream(meta, workers, config, file);
     const OptimizerSpec spec = optimizerSpecOf(config);
     checkOptimizer(meta, tensors, workers, config, spec, file);
+    checkSharing(meta, config, shared, file);
+    const bool isShared = config.optimizerState == StateSharing::Shared;
     if (!tensors.empty())
-        stateOf(workers, tensors, spec.stateNames(), layout, file);
+        stateOf(workers, isShared ? shared : nullptr, tensors, spec.stateNames(), layout, file);
     const auto least = std::min_element(workers.begin(), workers.end(), [](auto& a, auto& b) {
         return a.epochsDone < b.epochsDone;
     });

@@ -8,8 +8,12 @@
 // "worker.<r>.state.<i>.<key>"; metadata: "format", "optimizer" (its
 // --optimizer name; absent: sgd), "param_groups" (as its state_dict says them),
 // "workers" (each worker's epochs done, steps in the next epoch and steps
-// in all: Adam's and Adagrad's step), "model" and "seed". The file is
-// written as the weights are (temporary file, then rename).
+// in all: Adam's and Adagrad's step), "model" and "seed". With
+// --optimizer-state shared the workers had one state: its tensors are
+// "state.<i>.<key>" whatever the worker count, and the metadata adds
+// "optimizer_state" ("shared"; absent: per-worker) and "shared_step" (the
+// step count all workers shared). The file is written as the weights are
+// (temporary file, then rename).
 #include "config/experimentconfig.h"
 #include "model/paramlayout.h"
 #include "optim/resumepoint.h"
@@ -24,17 +28,22 @@ namespace hwl {
 std::string stateTensorName(std::uint32_t rank, std::uint32_t workers, std::size_t index,
                             const std::string& key);
 
-/// Writes `workers`' state for a run of `config` on `layout`. InputError
-/// naming the file when it cannot be written.
+/// Writes `workers`' state for a run of `config` on `layout` (with
+/// `shared`: that one state, and the workers' positions). InputError naming
+/// the file when it cannot be written.
 void writeOptimizerState(const std::filesystem::path& file, const ParamLayout& layout,
-                         const ExperimentConfig& config, const std::vector<WorkerResume>& workers);
+                         const ExperimentConfig& config, const std::vector<WorkerResume>& workers,
+                         const SharedStateResume* shared = nullptr);
 
 /// Reads the state a run of `config` continues from. InputError (field
 /// "resume") naming the file and what does not fit: another model, worker
 /// count, optimizer or momentum, a tensor missing or mis-shaped, a value not finite, a
-/// position past the run's epochs.
+/// position past the run's epochs, a state kept otherwise than
+/// config.optimizerState says. A shared state goes to `shared` (which a
+/// run of --optimizer-state shared must pass).
 std::vector<WorkerResume> readOptimizerState(const std::filesystem::path& file,
                                              const ParamLayout& layout,
-                                             const ExperimentConfig& config);
+                                             const ExperimentConfig& config,
+                                             SharedStateResume* shared = nullptr);
 
 } // namespace hwl

@@ -69,6 +69,10 @@ void applyCountedUpdate(float* params, std::uint32_t* versions, const Gradient<f
                   });
 }
 
+std::uint64_t claimStep(std::uint64_t* steps) {
+    return std::atomic_ref<std::uint64_t>(*steps).fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 void snapshot(const float* params, std::int64_t count, float* out) {
     std::memcpy(out, params, std::size_t(count) * sizeof(float));
 }

@@ -57,6 +57,12 @@ void applyCountedUpdate(float* params, std::uint32_t* versions, const Gradient<f
                         OptimizerState state, const OptimizerSpec& spec, const StepFactors& f,
                         UpdateTally& tally, std::uint32_t rank = 0, std::uint32_t workers = 1);
 
+/// --optimizer-state shared: the number of the update a worker is about to
+/// make (1 for the run's first), from the step count all workers share. An
+/// atomic add, not the racy update the buffers get: no worker's step is
+/// lost, so after the run the count is every worker's updates together.
+std::uint64_t claimStep(std::uint64_t* steps);
+
 /// Copies params[0..count) into `out` (a racy read of the shared buffer).
 void snapshot(const float* params, std::int64_t count, float* out);
 

@@ -12,4 +12,15 @@ enum class OptimizerKind { Sgd, Adam, AdamW, RmsProp, Adagrad };
 const char* toString(OptimizerKind k);
 std::optional<OptimizerKind> parseOptimizerKind(const std::string& text);
 
+/// Where a Hogwild run keeps the optimizer's state (--optimizer-state):
+/// PerWorker, each worker its own buffers and step count (PyTorch's
+/// mnist_hogwild, whose workers each build their optimizer); Shared, one
+/// set of buffers and one step count beside the shared parameters, which
+/// every worker updates without a lock as it does the parameters (the
+/// SharedAdam of A3C implementations).
+enum class StateSharing { PerWorker, Shared };
+/// "per-worker", "shared".
+const char* toString(StateSharing s);
+std::optional<StateSharing> parseStateSharing(const std::string& text);
+
 } // namespace hwl

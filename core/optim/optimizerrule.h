@@ -33,6 +33,16 @@ struct OptimizerState {
     std::int64_t stride = 0;
 };
 
+/// --optimizer-state shared: the state every worker of a Hogwild run
+/// updates, beside the shared parameters (store/parameterstore.h): its
+/// buffers, laid out as OptimizerState says, and the step count the workers
+/// share (hogwild::claimStep()). Both null: each worker keeps its own.
+struct SharedOptimizerState {
+    float* buffers = nullptr;
+    std::uint64_t* steps = nullptr;
+    explicit operator bool() const { return buffers != nullptr; }
+};
+
 /// The rule over parameters [offset, offset + n): `p` and `state` address
 /// the whole flat buffer, `g` holds the n gradient values.
 void optimizerRange(float* p, const float* g, OptimizerState state, std::int64_t offset,

@@ -30,6 +30,17 @@ std::optional<OptimizerKind> parseOptimizerKind(const std::string& text) {
     return std::nullopt;
 }
 
+const char* toString(StateSharing s) {
+    return s == StateSharing::Shared ? "shared" : "per-worker";
+}
+
+std::optional<StateSharing> parseStateSharing(const std::string& text) {
+    for (StateSharing s : {StateSharing::PerWorker, StateSharing::Shared})
+        if (text == toString(s))
+            return s;
+    return std::nullopt;
+}
+
 std::vector<const char*> OptimizerSpec::stateNames() const {
     switch (kind) {
     case OptimizerKind::Sgd:

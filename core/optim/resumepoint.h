@@ -20,4 +20,13 @@ struct WorkerResume {
     std::vector<float> state;
 };
 
+/// --optimizer-state shared: the one state every worker updated (laid out
+/// as WorkerResume::state) and the step count they shared (Adam's and
+/// Adagrad's step: all workers' updates together). Each worker's
+/// WorkerResume then holds its position only.
+struct SharedStateResume {
+    std::vector<float> state;
+    std::uint64_t steps = 0;
+};
+
 } // namespace hwl

@@ -141,7 +141,7 @@ void Run::Impl::prepare(const std::function<bool()>& stopWhen) {
     info.samplesPerEpoch = strategy->epochPlan(data.train.rows)->samplesPerEpoch();
 
     resources = std::make_unique<RunResources>(
-        RunResources{config, *model, *backend, telemetry, data, notes, resume});
+        RunResources{config, *model, *backend, telemetry, data, notes, resume, &sharedResume});
     strategy->prepare(*resources, initial.data());
     telemetry = Telemetry::create(std::uint32_t(config.workers), std::uint32_t(config.epochs));
     checkStartMethodNow(*this, 1 /* the coordinator */, &notes);
@@ -168,7 +168,8 @@ void Run::Impl::initialParameters(float* initial) {
                              listChoices(modesTaking(StrategySetting::Resume), false));
     }
     loadWeights(dir / "weights.safetensors", model->layout(), initial, "resume");
-    resume = readOptimizerState(dir / "optimizer.safetensors", model->layout(), config);
+    resume =
+        readOptimizerState(dir / "optimizer.safetensors", model->layout(), config, &sharedResume);
     firstEpoch = 1 + std::min_element(resume.begin(), resume.end(), [](auto& a, auto& b) {
                          return a.epochsDone < b.epochsDone;
                      })->epochsDone;

@@ -76,6 +76,8 @@ struct Run::Impl {
     /// Each worker's resume point for modes that take resume (else empty):
     /// where it starts, and after the run where it stood.
     std::vector<WorkerResume> resume;
+    /// --optimizer-state shared with --resume: the state the run's store starts with.
+    SharedStateResume sharedResume;
     /// The first epoch the coordinator gates: 1, or a resumed run's next
     /// (decided before the workers start: they rewrite `resume` as they end).
     std::uint32_t firstEpoch = 1;

@@ -90,6 +90,7 @@ void Run::Impl::summarise() {
     for (std::uint32_t r = 0; r < workers; ++r) {
         const auto& w = telemetry.worker(r);
         s.steps += w.steps.load();
+        s.workerSteps.push_back(w.steps.load());
         s.samples += w.samples.load();
         s.droppedSamples += w.ring.dropped.load();
         const auto startup = w.startupNs.load();
@@ -154,7 +155,9 @@ void Run::writeOptimizerState(const std::filesystem::path& file) const {
         throw InputError("mode " + impl_->config.mode + " keeps no optimizer state to save");
     if (!finished())
         throw InputError("the optimizer's state is saved once the run has ended");
-    hwl::writeOptimizerState(file, impl_->model->layout(), impl_->config, impl_->resume);
+    const SharedStateResume shared = impl_->strategy->sharedOptimizerState();
+    hwl::writeOptimizerState(file, impl_->model->layout(), impl_->config, impl_->resume,
+                             shared.state.empty() ? nullptr : &shared);
 }
 
 void Run::writeWeights(const std::filesystem::path& file) const {

@@ -13,6 +13,7 @@
 #include "run/runimpl.h"
 #include "store/parameterstore.h"
 #include "store/sharedsegment.h"
+#include "strategy/hostparts.h"
 #include "strategy/registry.h"
 #include "telemetry/telemetry.h"
 #include "util/errors.h"
@@ -52,7 +53,7 @@ std::string experimentOf(const WorkerProcessSpec& spec) {
 ParameterStore openParameters(const WorkerProcessSpec& spec, const ExperimentConfig& config,
                               std::int64_t count) {
     try {
-        return ParameterStore::open(spec.parameters, count, config.lostUpdates);
+        return ParameterStore::open(spec.parameters, count, storeExtras(config));
     } catch (const RunError& e) {
         if (!config.spawnBeforeShare)
             throw;
@@ -73,10 +74,16 @@ void trainFromSpec(const WorkerProcessSpec& spec, Telemetry& telemetry) {
     ParameterStore params = openParameters(spec, config, model->layout().total());
     const SharedDataset data = SharedDataset::open(spec.data);
     const auto strategy = createStrategy(config);
-    const WorkerEnvironment env{
-        config,          *model,           strategy->backend(BackendRole::Worker),
-        telemetry,       data.view(),      params.data(),
-        spec.collective, params.versions()};
+    const WorkerEnvironment env{config,
+                                *model,
+                                strategy->backend(BackendRole::Worker),
+                                telemetry,
+                                data.view(),
+                                params.data(),
+                                spec.collective,
+                                params.versions(),
+                                nullptr,
+                                sharedStateOf(params)};
     strategy->trainWorker(env, spec.rank);
 }
 void trainOrReport(const WorkerProcessSpec& spec, Telemetry& telemetry) {

@@ -60,6 +60,7 @@ void HogwildProcesses::explain(RunSummary& summary) const {
             "it into shared memory by itself, and the error comes when the segment is gone "
             "by the time the child opens it.) Fix: share the parameters before starting the "
             "workers: drop --spawn-before-share (in the window, untick the pitfall).");
+    explainOptimizerState(summary, config_, host_.stores().run());
     explainLostUpdates(summary, config_);
 }
 
@@ -81,7 +82,8 @@ StrategyEntry hogwildProcessesStrategy() {
     t.label = "processes (Hogwild)";
     t.help = "N processes update one copy in POSIX shared memory without locks (Hogwild)";
     t.settings = processSettings() | unsigned(StrategySetting::LostUpdates) |
-                 unsigned(StrategySetting::SpawnBeforeShare);
+                 unsigned(StrategySetting::SpawnBeforeShare) |
+                 unsigned(StrategySetting::SharedState);
     t.processes = true;
     t.divergence = DivergenceKind::Staleness;
     return {t, factoryOf<HogwildProcesses>(), &validate};

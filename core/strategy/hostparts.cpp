@@ -5,21 +5,33 @@
 #include "util/errors.h"
 #include "util/textutil.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace hwl {
 
 void ParameterStores::allocateRun(const RunResources& run, const float* initial, StorePlace place,
-                                  bool versions) {
+                                  StoreExtras extras) {
     const std::int64_t total = run.model.layout().total();
-    run_ = run.backend.allocate(total, place, "parameters", versions);
+    run_ = run.backend.allocate(total, place, "parameters", extras);
     std::memcpy(run_.data(), initial, std::size_t(total) * sizeof(float));
+    float* state = run_.optimizerState();
+    if (!state)
+        return;
+    const std::size_t n = std::size_t(run_.stateBuffers()) * std::size_t(total);
+    const SharedStateResume* resumed = run.sharedState;
+    if (resumed && resumed->state.size() == n) {
+        std::copy(resumed->state.begin(), resumed->state.end(), state);
+        *run_.stateSteps() = resumed->steps;
+    } else {
+        std::fill_n(state, n, optimizerOf(run.config).spec.initialState());
+    }
 }
 
 ParameterStore& ParameterStores::addWorker(const RunResources& run, StorePlace place,
                                            const std::string& name, const float* initial) {
     const std::int64_t total = run.model.layout().total();
-    workers_.push_back(run.backend.allocate(total, place, name, false));
+    workers_.push_back(run.backend.allocate(total, place, name, {}));
     if (initial)
         std::memcpy(workers_.back().data(), initial, std::size_t(total) * sizeof(float));
     return workers_.back();
@@ -62,7 +74,7 @@ StorePlace HostTraining::place() const {
 void HostTraining::checkSharedMemory(const RunResources& run, const SharedNeeds& needs) const {
     // Everything the workers share lives in /dev/shm: say up front when it does not fit.
     const std::int64_t total = run.model.layout().total();
-    const std::size_t needed = ParameterStore::segmentBytes(total, config_.lostUpdates) +
+    const std::size_t needed = ParameterStore::segmentBytes(total, storeExtras(config_)) +
                                std::size_t(total) * sizeof(float) * needs.workerStores +
                                SharedDataset::bytesFor(run.data.train) + needs.otherBytes +
                                (std::size_t(config_.workers) + 1) * 200000;
@@ -79,7 +91,7 @@ void HostTraining::prepareParameters(RunResources& run, const float* initial,
                                      const SharedNeeds& needs, StorePlace where) {
     if (place() == StorePlace::SharedMemory)
         checkSharedMemory(run, needs);
-    stores_.allocateRun(run, initial, where, config_.lostUpdates);
+    stores_.allocateRun(run, initial, where, storeExtras(config_));
 }
 
 void HostTraining::placeData(RunResources& run) {
@@ -101,7 +113,8 @@ WorkerJob HostTraining::job(const Strategy& strategy, RunResources& run, std::ui
                                 worker.collective,
                                 worker.store->versions(),
                                 !processes && rank < run.resume.size() ? &run.resume[rank]
-                                                                       : nullptr};
+                                                                       : nullptr,
+                                sharedStateOf(*worker.store)};
     const bool forceUnsafeFork = config_.forceUnsafeFork;
     job.body = [&strategy, env, rank, forceUnsafeFork] {
         try {
@@ -147,6 +160,27 @@ void HostTraining::finish() {
     experiment_.unlink();
 }
 
+StoreExtras storeExtras(const ExperimentConfig& config) {
+    StoreExtras extras;
+    extras.versions = config.lostUpdates;
+    if (config.optimizerState == StateSharing::Shared)
+        extras.stateBuffers = std::int64_t(optimizerOf(config).spec.stateNames().size());
+    return extras;
+}
+
+SharedOptimizerState sharedStateOf(ParameterStore& store) {
+    return {store.optimizerState(), store.stateSteps()};
+}
+
+SharedStateResume copySharedState(const ParameterStore& store) {
+    SharedStateResume copy;
+    if (const float* state = store.optimizerState()) {
+        copy.state.assign(state, state + store.stateBuffers() * store.size());
+        copy.steps = *store.stateSteps(); // the workers are gone: nobody adds to it now
+    }
+    return copy;
+}
+
 WorkerSetup hostWorkerSetup(const WorkerEnvironment& env, std::uint32_t rank,
                             std::unique_ptr<UpdateRule> rule, std::shared_ptr<const EpochPlan> plan,
                             bool watchPeers) {
@@ -159,6 +193,10 @@ WorkerSetup hostWorkerSetup(const WorkerEnvironment& env, std::uint32_t rank,
     setup.params = env.params;
     setup.kernel = env.backend.makeKernel(env.model, env.train, optimizer.spec, rank,
                                           std::uint32_t(env.config.workers));
+    if (env.sharedState && !setup.kernel->shareOptimizerState(env.sharedState))
+        throw RunError(std::string("--optimizer-state shared: the ") + env.backend.name() +
+                       " backend's kernels keep their optimizer state where other workers "
+                       "cannot share it");
     setup.rule = std::move(rule);
     setup.plan = std::move(plan);
     setup.schedule = optimizer.schedule;
@@ -173,6 +211,38 @@ UpdateCounting countedUpdates(const WorkerEnvironment& env, std::uint32_t rank) 
     return {env.versions, &env.telemetry.worker(rank)};
 }
 
+void explainOptimizerState(RunSummary& summary, const ExperimentConfig& config,
+                           const ParameterStore& store) {
+    const std::string kind = toString(config.optimizer);
+    const bool adam =
+        config.optimizer == OptimizerKind::Adam || config.optimizer == OptimizerKind::AdamW;
+    if (summary.workerSteps.size() < 2)
+        return;
+    std::string each;
+    for (const std::uint64_t steps : summary.workerSteps)
+        each += (each.empty() ? "" : ", ") + std::to_string(steps);
+    const SharedStateResume shared = copySharedState(store);
+    if (!shared.state.empty()) {
+        summary.remarks.push_back(
+            "optimizer steps: shared " + std::to_string(shared.steps) + " (--optimizer-state " +
+            "shared: one " + kind + " step count for the " +
+            std::to_string(summary.workerSteps.size()) + " workers' updates, theirs " + each +
+            ", counted atomically so none is lost; its state beside the parameters, updated " +
+            "without a lock like them" +
+            (config.lostUpdates ? ", in the same counted blocks" : "") + ")");
+        return;
+    }
+    // Per worker, the counts matter where the update depends on them.
+    if (!adam && config.optimizer != OptimizerKind::Adagrad)
+        return;
+    summary.remarks.push_back("optimizer steps: per worker " + each +
+                              " (--optimizer-state per-worker: each worker's " + kind +
+                              " counted its own updates and kept its own state, of its own "
+                              "gradients only; its " +
+                              (adam ? "bias correction" : "rate decay") +
+                              " went by its own count)");
+}
+
 void explainLostUpdates(RunSummary& summary, const ExperimentConfig& config,
                         const std::string& note) {
     if (!config.lostUpdates)
@@ -183,6 +253,11 @@ void explainLostUpdates(RunSummary& summary, const ExperimentConfig& config,
         "read of it and its own write, so that one of the two writes may have replaced the "
         "other's unseen (an upper bound per value: two overlapping writes can miss each "
         "other element by element)" +
+        std::string(
+            config.optimizerState == StateSharing::Shared
+                ? "; with --optimizer-state shared a block's write is also the write of its "
+                  "parameters' shared moments, so a lost block may have lost those as well"
+                : "") +
         note);
 }
 

@@ -28,10 +28,11 @@ namespace hwl {
 /// The run's parameter store and the mode's worker stores.
 class ParameterStores {
 public:
-    /// Allocates the run's store on `place` (with the lost-update counter's
-    /// block versions when `versions`), a copy of `initial`.
+    /// Allocates the run's store on `place` with `extras` (storeExtras()), a
+    /// copy of `initial`; its shared optimizer state, if any, is the run's
+    /// resumed one or the optimizer's start (Adagrad's initial accumulator).
     void allocateRun(const RunResources& run, const float* initial, StorePlace place,
-                     bool versions);
+                     StoreExtras extras);
     /// Adds a worker store `name` on `place`: a copy of `initial`, or (null)
     /// left for its worker to fill.
     ParameterStore& addWorker(const RunResources& run, StorePlace place, const std::string& name,
@@ -130,12 +131,28 @@ private:
     ExperimentSegment experiment_;
 };
 
+/// What the run's store holds beside the parameters for `config`: the
+/// block versions with --lost-updates, the optimizer's state buffers with
+/// --optimizer-state shared. A spawned worker opens the store with the same.
+StoreExtras storeExtras(const ExperimentConfig& config);
+/// The shared optimizer state in `store` (empty when it holds none).
+SharedOptimizerState sharedStateOf(ParameterStore& store);
+/// A copy of it, to save or report once the workers are gone (empty when
+/// the store holds none).
+SharedStateResume copySharedState(const ParameterStore& store);
+
 /// Worker `rank`'s setup on the CPU: the backend's kernel, `rule`, `plan`.
 WorkerSetup hostWorkerSetup(const WorkerEnvironment& env, std::uint32_t rank,
                             std::unique_ptr<UpdateRule> rule, std::shared_ptr<const EpochPlan> plan,
                             bool watchPeers = false);
 /// --lost-updates: what worker `rank`'s rule counts with (else empty).
 UpdateCounting countedUpdates(const WorkerEnvironment& env, std::uint32_t rank);
+/// With more than one worker, the optimizer's step counts: "optimizer
+/// steps: shared N (...)" from `store` with --optimizer-state shared, else
+/// for Adam, AdamW and Adagrad (whose updates depend on the count)
+/// "optimizer steps: per worker a, b, ... (...)".
+void explainOptimizerState(RunSummary& summary, const ExperimentConfig& config,
+                           const ParameterStore& store);
 /// With --lost-updates: what the count means, and `note` (what the mode adds).
 void explainLostUpdates(RunSummary& summary, const ExperimentConfig& config,
                         const std::string& note = {});

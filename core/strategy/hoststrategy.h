@@ -28,6 +28,9 @@ public:
         return host_.job(*this, run, rank, {&host_.stores().run(), {}, {}});
     }
     const float* hostParameters() const override { return host_.parameters(); }
+    SharedStateResume sharedOptimizerState() const override {
+        return copySharedState(host_.stores().run());
+    }
     void finish() override { host_.finish(); }
 
 protected:

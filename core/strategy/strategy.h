@@ -48,6 +48,9 @@ struct RunResources {
     /// One per worker, where modes that take resume start their thread
     /// workers and where those leave their state (else empty).
     std::vector<WorkerResume>& resume;
+    /// --optimizer-state shared and --resume: the state the run's store
+    /// starts with (null or empty: the optimizer's own start).
+    const SharedStateResume* sharedState = nullptr;
 };
 
 /// What one worker needs, in whatever process runs it.
@@ -63,11 +66,15 @@ struct WorkerEnvironment {
     std::uint32_t* versions = nullptr;
     /// The worker's resume point (WorkerSetup::resume), or null.
     WorkerResume* resume = nullptr;
+    /// --optimizer-state shared: the state beside the shared parameters
+    /// (else empty: the worker's kernel keeps its own).
+    SharedOptimizerState sharedState = {};
 
     /// The same environment on `other` (a worker's process decides its
     /// backend itself: Strategy::backend(BackendRole::Worker)).
     WorkerEnvironment on(const Backend& other) const {
-        return {config, model, other, telemetry, train, params, collective, versions, resume};
+        return {config, model,      other,    telemetry, train,
+                params, collective, versions, resume,    sharedState};
     }
 };
 
@@ -103,6 +110,10 @@ public:
     /// The divergence the summary reports for worker `rank`.
     virtual float finalDivergence(const Telemetry& telemetry, std::uint32_t rank) const;
     virtual const float* hostParameters() const = 0;
+    /// --optimizer-state shared: a copy of the state beside the run's
+    /// parameters, to save once the workers are gone (else empty); called
+    /// only then.
+    virtual SharedStateResume sharedOptimizerState() const { return {}; }
     /// Epoch `epoch`'s test evaluation when the strategy's workers made it
     /// (the GPU modes evaluate on the device), and the seconds it took
     /// there; empty: the run evaluates hostParameters() on the CPU.

@@ -26,6 +26,7 @@ public:
         return hostSetup(env, rank, std::move(rule));
     }
     void explain(RunSummary& summary) const override {
+        explainOptimizerState(summary, config_, host_.stores().run());
         explainLostUpdates(summary, config_,
                            Locked ? "; under the lock one worker writes at a time, so none is lost"
                                   : "");
@@ -47,7 +48,8 @@ StrategyEntry threadsEntry(const char* name, const char* label, const char* help
     t.label = label;
     t.help = help;
     t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates) |
-                 unsigned(StrategySetting::Split) | unsigned(StrategySetting::Resume);
+                 unsigned(StrategySetting::Split) | unsigned(StrategySetting::Resume) |
+                 unsigned(StrategySetting::SharedState);
     t.divergence = DivergenceKind::Staleness;
     return {t, std::move(make), {}};
 }

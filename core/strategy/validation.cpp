@@ -66,6 +66,24 @@ void checkDevice(const StrategyTraits& s, const ExperimentConfig& c,
                                : " (" + listChoices(cudaOnly, false) + " always runs on CUDA)")});
 }
 
+/// Why optimizer-state shared means nothing to mode `s`, and the fix.
+std::string sharedStateNote(const StrategyTraits& s) {
+    const std::string fix = "; drop --optimizer-state shared";
+    if (s.cuda)
+        return ": " + s.name + " on the GPU keeps its SGD momentum on the device, per block " +
+               "or replica, as its kernels apply it" + fix;
+    std::string why;
+    if (s.takes(StrategySetting::Replicas))
+        why = "its replicas apply the same averaged update, so their states stay identical "
+              "without sharing";
+    else if (s.takes(StrategySetting::Share) && !s.share)
+        why = "each replica trains its own copy, and its state stays beside it";
+    else
+        why = "its one worker's state is the only one, per-worker and shared alike";
+    return ": " + s.name + (s.takes(StrategySetting::Share) && !s.share ? " --no-share" : "") +
+           " has no parameters that several workers update (" + why + ")" + fix;
+}
+
 /// Why a mode has no use for a field, where the table's words need more.
 std::string noteFor(std::string_view key, const StrategyTraits& s, bool taken) {
     if (key == "lost-updates" && s.takes(StrategySetting::GpuBlocks))
@@ -75,6 +93,10 @@ std::string noteFor(std::string_view key, const StrategyTraits& s, bool taken) {
     if (key == "resume")
         return ": " + s.name +
                "'s workers keep their momentum in processes or on a device that end with the run";
+    if (key == "optimizer-state")
+        return taken ? ": sgd without momentum keeps no state to share; set --momentum above 0 "
+                       "or drop --optimizer-state shared"
+                     : sharedStateNote(s);
     if (key == "spawn-before-share")
         return ": the workers that open the parameters' segment by name";
     if (key == "reduce" && taken)

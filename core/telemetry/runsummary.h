@@ -21,14 +21,15 @@ struct RunSummary {
     double wallSeconds = 0;    ///< launch of the first worker to the end
     /// First worker's first step to the last worker leaving its loop, minus evaluation.
     double trainSeconds = 0;
-    double evalSeconds = 0;                ///< the test evaluations (the workers wait meanwhile)
-    double samplesPerSecond = 0;           ///< samples / trainSeconds
-    bool evaluated = false;                ///< false when the test set is empty
-    double testLoss = 0, testAccuracy = 0; ///< after the last completed epoch
-    double trainLoss = 0;                  ///< mean of the workers' last epoch losses
-    std::vector<double> startupSeconds;    ///< per worker, launch to first step
-    std::uint64_t droppedSamples = 0;      ///< telemetry samples lost to full rings
-    std::string failure;                   ///< why the run failed, for the user
+    double evalSeconds = 0;                 ///< the test evaluations (the workers wait meanwhile)
+    double samplesPerSecond = 0;            ///< samples / trainSeconds
+    bool evaluated = false;                 ///< false when the test set is empty
+    double testLoss = 0, testAccuracy = 0;  ///< after the last completed epoch
+    double trainLoss = 0;                   ///< mean of the workers' last epoch losses
+    std::vector<double> startupSeconds;     ///< per worker, launch to first step
+    std::vector<std::uint64_t> workerSteps; ///< per worker, its updates (a resumed run's included)
+    std::uint64_t droppedSamples = 0;       ///< telemetry samples lost to full rings
+    std::string failure;                    ///< why the run failed, for the user
     /// Every worker that died, e.g. "worker 2 (pid 4711) killed by SIGKILL after 1234 steps".
     std::vector<std::string> workerFailures;
     /// Per worker, the last divergence, as the mode defines it (RunInfo::divergence).

@@ -54,8 +54,8 @@ const char* const kFormFields[] = {
     "mpirun-args", "reduce", "device", "replicas-per-gpu", "blocks", "update", "split", "shuffle",
     "bucket-mb", "drop-last", "spawn-before-share", "loader-workers", "cuda-before-fork",
     "force-unsafe-fork", "batch", "lr", "optimizer", "momentum", "nesterov", "weight-decay",
-    "beta1", "beta2", "eps", "alpha", "lr-decay", "initial-accumulator", "lr-schedule",
-    "warmup-steps", "accumulate", "epochs", "seed"};
+    "beta1", "beta2", "eps", "alpha", "lr-decay", "initial-accumulator", "optimizer-state",
+    "lr-schedule", "warmup-steps", "accumulate", "epochs", "seed"};
 // clang-format on
 
 /// Lets a spin box or a combo box take the mouse wheel only once it has the
@@ -214,9 +214,11 @@ void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
     rate->setContentsMargins(0, 0, 0, 0);
     rate->addWidget(lr_, 1);
     rate->addWidget(optimizer_->fieldWidget(QStringLiteral("optimizer")));
+    rate->addWidget(optimizer_->fieldWidget(QStringLiteral("optimizer-state")));
     form->addRow(tr("Learning rate"), rate);
     addError("lr", true);
     addError("optimizer", false); // a choice: no typing to keep the room for
+    addError("optimizer-state", false);
     optimizer_->addRows(form, addError);
     add(tr("Weight decay"), weightDecay_, "weight-decay", true);
     add(tr("LR schedule"), lrSchedule_, "lr-schedule", true);

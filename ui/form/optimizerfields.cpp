@@ -14,6 +14,20 @@
 
 namespace hwl::ui {
 
+namespace {
+/// The fields of the rows that come and go with the optimizer (and, for
+/// optimizer-state, the mode).
+constexpr const char* kRowFields[] = {"momentum",
+                                      "nesterov",
+                                      "beta1",
+                                      "beta2",
+                                      "eps",
+                                      "alpha",
+                                      "lr-decay",
+                                      "initial-accumulator",
+                                      "optimizer-state"};
+} // namespace
+
 OptimizerFields::OptimizerFields(QObject* parent) : QObject(parent) {
     optimizer_ = new QComboBox;
     optimizer_->setObjectName("optimizer");
@@ -22,6 +36,15 @@ OptimizerFields::OptimizerFields(QObject* parent) : QObject(parent) {
                               "its own state (AdamW: decoupled weight decay)"));
     for (const std::string& name : findField("optimizer")->choices())
         optimizer_->addItem(QString::fromStdString(name));
+    sharing_ = new QComboBox;
+    sharing_->setObjectName("optimizerState");
+    sharing_->setAccessibleName(tr("Optimizer state"));
+    sharing_->setToolTip(tr("Where the Hogwild workers keep the optimizer's state: per-worker "
+                            "(each its own moments and step count, as PyTorch's mnist_hogwild) "
+                            "or shared (one copy beside the shared parameters, updated without "
+                            "a lock like them, one step count for all)"));
+    for (const std::string& name : findField("optimizer-state")->choices())
+        sharing_->addItem(QString::fromStdString(name));
     nesterov_ = new QCheckBox(tr("Nesterov"));
     nesterov_->setObjectName("nesterov");
     nesterov_->setToolTip(tr("SGD with Nesterov momentum (needs a momentum above 0)"));
@@ -41,6 +64,10 @@ OptimizerFields::OptimizerFields(QObject* parent) : QObject(parent) {
     number("initial-accumulator", "initialAccumulator", tr("Adagrad's initial accumulator value"),
            &C::initialAccumulator, "0");
     connect(optimizer_, &QComboBox::currentIndexChanged, this, [this] {
+        if (!filling_)
+            emit edited();
+    });
+    connect(sharing_, &QComboBox::currentIndexChanged, this, [this] {
         if (!filling_)
             emit edited();
     });
@@ -76,12 +103,13 @@ void OptimizerFields::apply(ExperimentConfig& c) const {
     c.optimizer =
         parseOptimizerKind(optimizer_->currentText().toStdString()).value_or(OptimizerKind::Sgd);
     c.nesterov = nesterov_->isChecked();
+    c.optimizerState =
+        parseStateSharing(sharing_->currentText().toStdString()).value_or(StateSharing::PerWorker);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (const Number& n : numbers_)
         c.*n.member = judged<double>(n.key, n.edit).value_or(nan);
     const ExperimentConfig read = c, defaults;
-    for (const char* key : {"momentum", "nesterov", "beta1", "beta2", "eps", "alpha", "lr-decay",
-                            "initial-accumulator"}) {
+    for (const char* key : kRowFields) {
         const Field& f = *findField(key);
         if (!fieldApplies(f, read))
             f.set(c, f.get(defaults));
@@ -92,18 +120,20 @@ void OptimizerFields::setConfig(const ExperimentConfig& c) {
     filling_ = true;
     optimizer_->setCurrentText(QString::fromLatin1(toString(c.optimizer)));
     nesterov_->setChecked(c.nesterov);
+    sharing_->setCurrentText(QString::fromLatin1(toString(c.optimizerState)));
     for (const Number& n : numbers_)
         n.edit->setText(shortestNumber(c.*n.member));
     filling_ = false;
 }
 
 void OptimizerFields::showRows(QFormLayout* form, const ExperimentConfig& c) const {
-    for (const char* key : {"momentum", "nesterov", "beta1", "beta2", "eps", "alpha", "lr-decay",
-                            "initial-accumulator"}) {
+    for (const char* key : kRowFields) {
         QWidget* editor = fieldWidget(QLatin1String(key));
         const bool applies = fieldApplies(*findField(key), c);
         editor->setEnabled(applies);
-        if (momentumRow_->indexOf(editor) < 0)
+        if (editor == sharing_) // beside the rule, on the rate's row
+            editor->setVisible(applies);
+        else if (momentumRow_->indexOf(editor) < 0)
             form->setRowVisible(editor, applies);
     }
     // Momentum and Nesterov share a row: SGD's.
@@ -115,6 +145,8 @@ QWidget* OptimizerFields::fieldWidget(const QString& field) const {
         return optimizer_;
     if (field == QLatin1String("nesterov"))
         return nesterov_;
+    if (field == QLatin1String("optimizer-state"))
+        return sharing_;
     for (const Number& n : numbers_)
         if (field == QLatin1String(n.key))
             return n.edit;

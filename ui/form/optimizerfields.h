@@ -2,7 +2,8 @@
 // The optimizer's rows of the experiment form's Optimiser group: the
 // update rule (--optimizer) and each rule's hyper-parameters (momentum and
 // Nesterov for SGD, the betas, eps, RMSprop's alpha, Adagrad's rate decay
-// and initial accumulator). A row is shown and enabled where the field
+// and initial accumulator) and where the Hogwild modes keep its state
+// (--optimizer-state: per-worker or shared). A row is shown and enabled where the field
 // table says its field applies (fieldApplies(): the chosen optimizer), and
 // a hidden row's field is written as its default, as the validator wants.
 // GUI thread only.
@@ -36,7 +37,8 @@ public:
 
     /// Adds the hyper-parameters' rows to `form` (momentum and Nesterov on
     /// one row), each followed by its error's. The optimizer's combo
-    /// (fieldWidget("optimizer")) goes where the form puts it: beside the
+    /// (fieldWidget("optimizer")) and the state's (fieldWidget("optimizer-state"),
+    /// shown where it applies) go where the form puts them: beside the
     /// learning rate.
     void addRows(QFormLayout* form, const AddError& addError);
     /// Reads the editors into `c` (a number that does not parse: NaN), then
@@ -66,6 +68,7 @@ private:
     };
 
     QComboBox* optimizer_ = nullptr;
+    QComboBox* sharing_ = nullptr; ///< optimizer-state: per-worker | shared
     QCheckBox* nesterov_ = nullptr;
     QLayout* momentumRow_ = nullptr; ///< the momentum's edit and nesterov_
     std::vector<Number> numbers_;

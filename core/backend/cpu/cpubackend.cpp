@@ -65,9 +65,9 @@ std::unique_ptr<StepKernel> CpuBackend::makeKernel(const Model& model, const Dat
 }
 
 ParameterStore CpuBackend::allocate(std::int64_t count, StorePlace place,
-                                    const std::string& purpose, bool versions) const {
-    return place == StorePlace::Heap ? ParameterStore::onHeap(count, versions)
-                                     : ParameterStore::inSharedMemory(count, purpose, versions);
+                                    const std::string& purpose, StoreExtras extras) const {
+    return place == StorePlace::Heap ? ParameterStore::onHeap(count, extras)
+                                     : ParameterStore::inSharedMemory(count, purpose, extras);
 }
 
 EvalResult CpuBackend::evaluate(const Model& model, const float* params,

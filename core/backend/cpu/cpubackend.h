@@ -14,7 +14,7 @@ public:
                                            const OptimizerSpec& optimizer, std::uint32_t rank,
                                            std::uint32_t workers) const override;
     ParameterStore allocate(std::int64_t count, StorePlace place, const std::string& purpose,
-                            bool versions) const override;
+                            StoreExtras extras) const override;
     EvalResult evaluate(const Model& model, const float* params,
                         const DatasetView& data) const override;
 };

@@ -91,8 +91,8 @@ public:
     }
     /// Stores live where the CPU's do: the kernel uploads what it reads.
     ParameterStore allocate(std::int64_t count, StorePlace place, const std::string& purpose,
-                            bool versions) const override {
-        return cpuBackend().allocate(count, place, purpose, versions);
+                            StoreExtras extras) const override {
+        return cpuBackend().allocate(count, place, purpose, extras);
     }
     EvalResult evaluate(const Model& model, const float* params,
                         const DatasetView& data) const override {
