@@ -253,6 +253,26 @@ valuesOf(const std::vector<hwl::Tensor>& tensors) {
     return values;
 }
 
+/// The rows of a data-driven test over every CPU mode: column "mode", the
+/// flags that choose it (MPI's row: skip it where whyMpiCannotRun() says).
+inline void addEveryCpuModeRows() {
+    QTest::addColumn<QStringList>("mode");
+    QTest::newRow("serial") << QStringList{"--mode", "serial", "--workers", "1"};
+    QTest::newRow("threads") << QStringList{"--mode", "threads", "--workers", "2"};
+    QTest::newRow("threads-locked") << QStringList{"--mode", "threads-locked"};
+    QTest::newRow("processes, fork")
+        << QStringList{"--mode", "processes", "--start-method", "fork"};
+    QTest::newRow("processes, spawn")
+        << QStringList{"--mode", "processes", "--start-method", "spawn"};
+    QTest::newRow("processes --no-share") << QStringList{"--mode", "processes", "--no-share"};
+    QTest::newRow("data-parallel, threads")
+        << QStringList{"--mode", "data-parallel", "--transport", "threads"};
+    QTest::newRow("data-parallel, processes")
+        << QStringList{"--mode", "data-parallel", "--transport", "processes"};
+    QTest::newRow("data-parallel, mpi")
+        << QStringList{"--mode", "data-parallel", "--transport", "mpi"};
+}
+
 /// A safetensors file's tensors: name -> values (and its metadata into `meta`).
 inline std::map<std::string, std::vector<float>>
 tensorsOf(const QString& file, std::map<std::string, std::string>* meta = nullptr) {

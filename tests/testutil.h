@@ -13,6 +13,7 @@
 #include "enginetestutil.h"
 
 #include "config/experimentconfig.h"
+#include "config/fields.h"
 #include "run/run.h"
 #include "strategy/catalog.h"
 #include "telemetry/sample.h"
@@ -24,6 +25,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -118,6 +120,19 @@ protected:
         return std::filesystem::path(tmp_.filePath(name).toStdString());
     }
 };
+
+/// Applies command-line flags to `c` as the CLI would ("--optimizer adam
+/// --lr 0.01 --nesterov": a flag takes the next word as its value unless
+/// that word is a flag too).
+inline void applyFlags(hwl::ExperimentConfig& c, const QStringList& flags) {
+    for (qsizetype i = 0; i < flags.size(); ++i) {
+        const std::string flag = flags[i].toStdString();
+        std::optional<std::string> value;
+        if (i + 1 < flags.size() && !flags[i + 1].startsWith("--"))
+            value = flags[++i].toStdString();
+        hwl::applyFlag(c, flag, value);
+    }
+}
 
 /// A generated dataset's spec ("kind:ROWSxCOLS:...") with at most `most`
 /// rows; any other spec as it is. Tests that run presets cut their data so:

@@ -159,23 +159,7 @@ private slots:
         QCOMPARE(tensorsOf(weights[0]).count("conv1.weight"), std::size_t(alias == "cnn:mnist"));
     }
 
-    void everyCpuModeTrainsAList_data() {
-        QTest::addColumn<QStringList>("mode");
-        QTest::newRow("serial") << QStringList{"--mode", "serial", "--workers", "1"};
-        QTest::newRow("threads") << QStringList{"--mode", "threads", "--workers", "2"};
-        QTest::newRow("threads-locked") << QStringList{"--mode", "threads-locked"};
-        QTest::newRow("processes, fork")
-            << QStringList{"--mode", "processes", "--start-method", "fork"};
-        QTest::newRow("processes, spawn")
-            << QStringList{"--mode", "processes", "--start-method", "spawn"};
-        QTest::newRow("processes --no-share") << QStringList{"--mode", "processes", "--no-share"};
-        QTest::newRow("data-parallel, threads")
-            << QStringList{"--mode", "data-parallel", "--transport", "threads"};
-        QTest::newRow("data-parallel, processes")
-            << QStringList{"--mode", "data-parallel", "--transport", "processes"};
-        QTest::newRow("data-parallel, mpi")
-            << QStringList{"--mode", "data-parallel", "--transport", "mpi"};
-    }
+    void everyCpuModeTrainsAList_data() { addEveryCpuModeRows(); }
     void everyCpuModeTrainsAList() {
         QFETCH(QStringList, mode);
         if (mode.contains("mpi") && !whyMpiCannotRun().isEmpty())

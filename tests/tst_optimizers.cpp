@@ -21,6 +21,7 @@
 #include "strategy/strategy.h"
 #include "strategy/validation.h"
 #include "testpaths.h"
+#include "testutil.h"
 #include "workertestmain.h"
 
 #include <QtTest>
@@ -228,13 +229,7 @@ private slots:
             c.dataset = "teacher:4000x20:4:16";
             c.epochs = 3;
             const QStringList flags = mode + ("--optimizer " + QString(rule)).split(' ');
-            for (qsizetype i = 0; i < flags.size(); ++i) {
-                const std::string flag = flags[i].toStdString();
-                std::optional<std::string> value;
-                if (i + 1 < flags.size() && !flags[i + 1].startsWith("--"))
-                    value = flags[++i].toStdString();
-                applyFlag(c, flag, value);
-            }
+            test::applyFlags(c, flags);
             const auto run = test::runToEnd(c);
             const RunSummary& s = run->summary();
             const QString what = flags.join(' ');

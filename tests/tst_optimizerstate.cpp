@@ -42,14 +42,7 @@ ExperimentConfig small(const char* mode, int workers, const QString& rule,
     c.workers = workers;
     c.epochs = 2;
     c.batch = 32;
-    const QStringList flags = rule.split(' ', Qt::SkipEmptyParts);
-    for (qsizetype i = 0; i < flags.size(); ++i) {
-        const std::string flag = flags[i].toStdString();
-        std::optional<std::string> value;
-        if (i + 1 < flags.size() && !flags[i + 1].startsWith("--"))
-            value = flags[++i].toStdString();
-        applyFlag(c, flag, value);
-    }
+    test::applyFlags(c, rule.split(' ', Qt::SkipEmptyParts));
     c.optimizerState = sharing;
     return c;
 }

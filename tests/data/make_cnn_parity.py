@@ -28,7 +28,7 @@ HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cnn-parity")
 SOURCE = "/usr/share/datasets/fashion-mnist"
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 from mnist_hogwild_net import Net  # noqa: E402  (the example's network)
-from safetensors_out import write_safetensors  # noqa: E402
+from safetensors_out import train_in_file_order, write_safetensors  # noqa: E402
 
 
 def main():
@@ -48,14 +48,7 @@ def main():
     write_safetensors(os.path.join(HERE, "init.safetensors"), model.state_dict())
     x = torch.tensor(list(images), dtype=torch.uint8).float().div(255).view(ROWS, 1, 28, 28)
     y = torch.tensor(list(labels), dtype=torch.long)
-    model.eval()  # no dropout: the run compared uses --dropout 0
-    opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM)
-    for _ in range(EPOCHS):
-        for start in range(0, ROWS, BATCH):  # file order, as --no-shuffle
-            opt.zero_grad()
-            loss = F.nll_loss(model(x[start:start + BATCH]), y[start:start + BATCH])
-            loss.backward()
-            opt.step()
+    train_in_file_order(model, x, y, F.nll_loss, EPOCHS, BATCH, LR, MOMENTUM)
     write_safetensors(os.path.join(HERE, "expected.safetensors"), model.state_dict())
     with open(os.path.join(HERE, "settings.json"), "w") as f:
         json.dump({"rows": ROWS, "epochs": EPOCHS, "batch": BATCH, "lr": LR,

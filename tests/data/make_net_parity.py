@@ -26,7 +26,7 @@ MODEL = ("net:2x8x8:conv6k3p1,gelu,maxpool3s2,conv8k3s2p1,tanh,avgpool2,dropout2
          "fc12,sigmoid,dropout,fc4")
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "net-parity")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from safetensors_out import write_safetensors  # noqa: E402
+from safetensors_out import train_in_file_order, write_safetensors  # noqa: E402
 
 
 def network():
@@ -47,15 +47,8 @@ def main():
             f.write(",".join([str(label)] + ["%.3f" % v for v in row]) + "\n")
     model = network()
     write_safetensors(os.path.join(HERE, "init.safetensors"), model.state_dict())
-    model.eval()  # no dropout: the run compared uses --dropout 0
-    opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM)
-    images = x.view(ROWS, 2, 8, 8)
-    for _ in range(EPOCHS):
-        for start in range(0, ROWS, BATCH):  # file order, as --no-shuffle
-            opt.zero_grad()
-            loss = F.cross_entropy(model(images[start:start + BATCH]), y[start:start + BATCH])
-            loss.backward()
-            opt.step()
+    train_in_file_order(model, x.view(ROWS, 2, 8, 8), y, F.cross_entropy, EPOCHS, BATCH, LR,
+                        MOMENTUM)
     write_safetensors(os.path.join(HERE, "expected.safetensors"), model.state_dict())
     with open(os.path.join(HERE, "settings.json"), "w") as f:
         json.dump({"model": MODEL, "rows": ROWS, "epochs": EPOCHS, "batch": BATCH, "lr": LR,
