@@ -8,14 +8,18 @@
 #include "form/modelfields.h"
 #include "guitestmain.h"
 #include "uitestutil.h"
+#include "widgets/formstyle.h"
 #include "window/mainwindow.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QBrush>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QPalette>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
@@ -325,6 +329,29 @@ private slots:
         for (int r = 0; r < editor->table()->rowCount(); ++r)
             QVERIFY(!editor->table()->item(r, 0)->data(Qt::ForegroundRole).isValid());
         QCOMPARE(editor->parameterCount(), 21840);
+    }
+
+    // The marked row's red follows the window's theme, as the form's frames do.
+    void markedRowFollowsTheTheme() {
+        ModelFields model;
+        model.setSpecText("net:1x28x28:conv10k50,flatten,fc10");
+        LayerListEditor* editor = model.layerList();
+        QCOMPARE(editor->problemRow(), 0);
+        auto red = [&] {
+            return editor->table()->item(0, 0)->data(Qt::ForegroundRole).value<QBrush>().color();
+        };
+        const QPalette light = QApplication::palette();
+        QCOMPARE(red(),
+                 QColor(hwl::ui::errorColour(light.color(QPalette::Window).lightness() < 128)));
+        QPalette dark = light;
+        dark.setColor(QPalette::Window, QColor(30, 30, 30));
+        dark.setColor(QPalette::Base, QColor(20, 20, 20));
+        QApplication::setPalette(dark);
+        QCoreApplication::sendPostedEvents(); // the widgets hear of a new palette in an event
+        QCOMPARE(red(), QColor(hwl::ui::errorColour(true)));
+        QApplication::setPalette(light);
+        QCoreApplication::sendPostedEvents();
+        QCOMPARE(red(), QColor(hwl::ui::errorColour(false)));
     }
 
     void mlpToListAndBack() {

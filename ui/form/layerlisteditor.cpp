@@ -258,6 +258,12 @@ bool LayerListEditor::eventFilter(QObject* watched, QEvent* event) {
     return true;
 }
 
+void LayerListEditor::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange && table_)
+        refresh();
+}
+
 void LayerListEditor::onItemChanged(QTableWidgetItem* item) {
     if (filling_ || item->column() != TextColumn)
         return;
@@ -371,7 +377,7 @@ void LayerListEditor::showDescription(const std::vector<LayerInfo>& infos) {
 }
 
 void LayerListEditor::markRow(int row, const QString& message) {
-    const bool dark = palette().color(QPalette::Base).lightness() < 128;
+    const bool dark = palette().color(QPalette::Window).lightness() < 128; // as ErrorFrame
     const QVariant red =
         message.isEmpty() ? QVariant() : QVariant(QBrush(QColor(QLatin1String(errorColour(dark)))));
     for (int column : {TextColumn, ShapeColumn, ParametersColumn})

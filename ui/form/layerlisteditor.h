@@ -82,6 +82,8 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    /// A new palette (the window's light or dark theme): the marked row's red again.
+    void changeEvent(QEvent* event) override;
 
 private:
     void onItemChanged(QTableWidgetItem* item);
