@@ -489,10 +489,7 @@ void ExperimentForm::showProblems(const QMap<QString, QString>& found) {
             setNote(label, message);
         if (field == QLatin1String("model")) {
             const QList<QWidget*> marked = model_->editors();
-            for (QWidget* w : {static_cast<QWidget*>(model_->widthsEdit()),
-                               static_cast<QWidget*>(model_->vocabSpin()),
-                               static_cast<QWidget*>(model_->dimSpin()),
-                               static_cast<QWidget*>(model_->classesSpin())})
+            for (QWidget* w : model_->allEditors())
                 markEditor(w, marked.contains(w) ? message : QString());
         } else if (field == QLatin1String("dataset")) {
             QWidget* main = dataset_->mainEditor();

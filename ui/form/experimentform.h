@@ -77,9 +77,9 @@ public:
     /// valid.
     QMap<QString, QString> problems() const { return problems_; }
     /// The main editor of a field (JSON name), or nullptr (init, out,
-    /// unknown names). "model": the widths edit (MLP) or the V spin box
-    /// (embedding bag); "dataset": the path edit (IDX / CSV / LIBSVM) or the
-    /// source combo.
+    /// unknown names). "model": the widths edit (MLP), the V spin box
+    /// (embedding bag) or the layer table (a layer list); "dataset": the path edit (IDX / CSV /
+    /// LIBSVM) or the source combo.
     QWidget* fieldWidget(const QString& field) const;
     /// The red label under a field (nullptr for fields without one).
     QLabel* errorLabel(const QString& field) const;

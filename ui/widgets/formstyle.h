@@ -28,13 +28,15 @@ inline const char* errorColour(bool dark) {
     return dark ? "#ef6b6b" : "#d32f2f";
 }
 
-/// The form's style sheet: red frames and error labels, amber warnings.
+/// The form's style sheet: red frames (line edits, lists, tables) and error
+/// labels, amber warnings.
 /// Spin boxes are not in it: a spin box given a border by a style sheet is
 /// drawn by the sheet, and Fusion's arrows vanish (issue 26); markEditor()
 /// frames them with an ErrorFrame instead.
 inline QString formStyleSheet(bool dark) {
     const char* warning = dark ? "#f0b35a" : "#a15c00";
-    return QStringLiteral("QLineEdit[hwlError=\"true\"], QComboBox[hwlError=\"true\"] {"
+    return QStringLiteral("QLineEdit[hwlError=\"true\"], QComboBox[hwlError=\"true\"],"
+                          " QTableView[hwlError=\"true\"] {"
                           " border: 1px solid %1; border-radius: 2px; }"
                           " QCheckBox[hwlError=\"true\"] { color: %1; }"
                           " QLabel[hwlRole=\"error\"] { color: %1; }"
