@@ -273,6 +273,40 @@ inline void addEveryCpuModeRows() {
         << QStringList{"--mode", "data-parallel", "--transport", "mpi"};
 }
 
+/// The flags of a run compared with a PyTorch reference: `model` on
+/// `dataset`, serial, in file order, without dropout or a test split, from
+/// the reference's `init` weights, with the epochs, batch, lr and momentum
+/// of its settings.json, into `out`.
+inline QStringList parityRunArgs(const QString& model, const QString& dataset,
+                                 const QJsonObject& settings, const QString& init,
+                                 const QString& out) {
+    return {"--model",
+            model,
+            "--dataset",
+            dataset,
+            "--test-fraction",
+            "0",
+            "--no-shuffle",
+            "--dropout",
+            "0",
+            "--mode",
+            "serial",
+            "--workers",
+            "1",
+            "--epochs",
+            QString::number(settings["epochs"].toInt()),
+            "--batch",
+            QString::number(settings["batch"].toInt()),
+            "--lr",
+            QString::number(settings["lr"].toDouble()),
+            "--momentum",
+            QString::number(settings["momentum"].toDouble()),
+            "--init",
+            init,
+            "--out",
+            out};
+}
+
 /// A safetensors file's tensors: name -> values (and its metadata into `meta`).
 inline std::map<std::string, std::vector<float>>
 tensorsOf(const QString& file, std::map<std::string, std::string>* meta = nullptr) {

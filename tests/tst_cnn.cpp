@@ -49,32 +49,9 @@ private slots:
             QJsonDocument::fromJson(readBytes((parityDir() + "/settings.json").toStdString()))
                 .object();
         QVERIFY(!settings.isEmpty());
-        const Result r = runCli({"--model",
-                                 "cnn:mnist",
-                                 "--dataset",
-                                 "idx:" + parityDir(),
-                                 "--test-fraction",
-                                 "0",
-                                 "--no-shuffle",
-                                 "--dropout",
-                                 "0",
-                                 "--mode",
-                                 "serial",
-                                 "--workers",
-                                 "1",
-                                 "--epochs",
-                                 QString::number(settings["epochs"].toInt()),
-                                 "--batch",
-                                 QString::number(settings["batch"].toInt()),
-                                 "--lr",
-                                 QString::number(settings["lr"].toDouble()),
-                                 "--momentum",
-                                 QString::number(settings["momentum"].toDouble()),
-                                 "--init",
-                                 parityDir() + "/init.safetensors",
-                                 "--out",
-                                 dir("parity"),
-                                 "--quiet"});
+        const Result r = runCli(parityRunArgs("cnn:mnist", "idx:" + parityDir(), settings,
+                                              parityDir() + "/init.safetensors", dir("parity")) +
+                                QStringList{"--quiet"});
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
         const auto ours = tensorsOf(dir("parity/weights.safetensors"));
         const auto torch = tensorsOf(parityDir() + "/expected.safetensors");

@@ -71,31 +71,8 @@ private slots:
     void everyLayerMatchesPytorchSequential() {
         const QJsonObject s = settings();
         QVERIFY(!s.isEmpty());
-        RUN_CLI(r, {"--model",
-                    s["model"].toString(),
-                    "--dataset",
-                    "csv:" + parityDir() + "/data.csv",
-                    "--test-fraction",
-                    "0",
-                    "--no-shuffle",
-                    "--dropout",
-                    "0",
-                    "--mode",
-                    "serial",
-                    "--workers",
-                    "1",
-                    "--epochs",
-                    QString::number(s["epochs"].toInt()),
-                    "--batch",
-                    QString::number(s["batch"].toInt()),
-                    "--lr",
-                    QString::number(s["lr"].toDouble()),
-                    "--momentum",
-                    QString::number(s["momentum"].toDouble()),
-                    "--init",
-                    parityDir() + "/init.safetensors",
-                    "--out",
-                    dir("parity")});
+        RUN_CLI(r, parityRunArgs(s["model"].toString(), "csv:" + parityDir() + "/data.csv", s,
+                                 parityDir() + "/init.safetensors", dir("parity")));
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
         const auto ours = tensorsOf(dir("parity/weights.safetensors"));
         const auto torch = tensorsOf(parityDir() + "/expected.safetensors");
