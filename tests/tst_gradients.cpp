@@ -2,6 +2,7 @@
 // differences, in double precision (the CPU reference kernel every backend
 // is compared with in tst_backends), for every model kind.
 #include "backend/cpu/modelkernel.h"
+#include "backend/cpu/netops.h"
 #include "data/datasources.h"
 #include "model/model.h"
 
@@ -212,6 +213,42 @@ private slots:
         QVERIFY(std::abs(eval.meanLoss() - double(plain->lossAndGradient(params.data(), data.view(),
                                                                          rows.data(), 8, a))) <
                 1e-6);
+    }
+
+    void pairPoolMatchesTheGeneralPool() {
+        // maxPool2 (2x2 windows at stride 2) is the general maxPool's fast
+        // path: the same outputs and picks, ties included (values drawn from
+        // three levels, so most windows hold a tie: the first maximum in row
+        // order wins, as PyTorch's), and the same input gradients.
+        const netops::Window w{2, 2, 0, 6, 8, 3, 4};
+        QVERIFY(netops::pairsCoverInput(w));
+        QVERIFY(!netops::pairsCoverInput({2, 2, 0, 7, 8, 3, 4})); // a row left over
+        Rng rng(5);
+        const netops::Planes planes{3, 2, 48, true};
+        std::vector<float> z(3 * 2 * 48), scale{1.f, 0.f, 2.f, 1.f, 0.5f, 2.f};
+        for (float& v : z)
+            v = float(int(rng.uniform() * 3)) - 1.f;
+        std::vector<float> dout(3 * 2 * 12);
+        for (float& v : dout)
+            v = float(rng.uniform()) - 0.5f;
+        for (const bool relu : {false, true}) {
+            std::vector<float> general(dout.size()), fast(dout.size());
+            std::vector<std::int32_t> generalPick, fastPick;
+            netops::maxPool(z.data(), planes, w, scale.data(), relu, general.data(), generalPick);
+            netops::maxPool2(z.data(), planes, w, scale.data(), relu, fast.data(), fastPick);
+            QCOMPARE(fast, general);
+            QCOMPARE(fastPick, generalPick);
+            std::vector<float> dzGeneral(z.size(), 0.f), dzFast(z.size(), 0.f);
+            netops::maxPoolBackward(dout.data(), general.data(), generalPick, planes, w,
+                                    scale.data(), relu, dzGeneral.data());
+            if (relu)
+                netops::maxPool2Backward<float, true>(dout.data(), fast.data(), fastPick, planes, w,
+                                                      scale.data(), dzFast.data());
+            else
+                netops::maxPool2Backward<float, false>(dout.data(), fast.data(), fastPick, planes,
+                                                       w, scale.data(), dzFast.data());
+            QCOMPARE(dzFast, dzGeneral);
+        }
     }
 
     void lossIsCrossEntropyOfUniformAtZero() {

@@ -181,7 +181,10 @@ void NetKernel::forwardStep(std::size_t s, const T* params, std::int64_t n, bool
                                   sized(aux, n * step.in.channels));
             scale = aux.data();
         }
-        netops::maxPool(x, planes, w, scale, step.relu, sized(out, outSize), ws.picks[s]);
+        if (netops::pairsCoverInput(w))
+            netops::maxPool2(x, planes, w, scale, step.relu, sized(out, outSize), ws.picks[s]);
+        else
+            netops::maxPool(x, planes, w, scale, step.relu, sized(out, outSize), ws.picks[s]);
         break;
     }
     case Kind::AvgPool:
@@ -253,11 +256,17 @@ T* NetKernel::backwardStep(std::size_t s, const T* params, std::int64_t n, T* gr
         netops::col2imRowsAdd(patches, planes, w, gradIn);
         break;
     }
-    case Kind::MaxPool:
+    case Kind::MaxPool: {
+        const T* scale = step.dropBefore ? aux : nullptr;
         gradIn = zeroed(ws.post[s], inSize);
-        netops::maxPoolBackward(gradOut, y, ws.picks[s], planes, w, step.dropBefore ? aux : nullptr,
-                                step.relu, gradIn);
+        if (!netops::pairsCoverInput(w))
+            netops::maxPoolBackward(gradOut, y, ws.picks[s], planes, w, scale, step.relu, gradIn);
+        else if (step.relu)
+            netops::maxPool2Backward<T, true>(gradOut, y, ws.picks[s], planes, w, scale, gradIn);
+        else
+            netops::maxPool2Backward<T, false>(gradOut, y, ws.picks[s], planes, w, scale, gradIn);
         break;
+    }
     case Kind::AvgPool:
         gradIn = zeroed(ws.post[s], inSize);
         netops::avgPoolBackward(gradOut, planes, w, gradIn);
