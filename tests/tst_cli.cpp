@@ -175,11 +175,12 @@ private slots:
     }
 
     void rerunOverwritesOutputs() {
-        // The same --out again: files are replaced, still nothing else there.
+        // The same --out again with --overwrite (without it: tst_clioutputs):
+        // files are replaced, still nothing else there.
         const QString out = tmp_.filePath("rerun");
         RUN_CLI(r1, kSmall + QStringList{"--out", out, "--epochs", "1"});
         QVERIFY2(r1.code == 0, qPrintable(r1.describe()));
-        RUN_CLI(r2, kSmall + QStringList{"--out", out});
+        RUN_CLI(r2, kSmall + QStringList{"--out", out, "--overwrite"});
         QVERIFY2(r2.code == 0, qPrintable(r2.describe()));
         QVERIFY2(r2.out.contains("wrote " + out + "/{weights.safetensors"), qPrintable(r2.out));
         QCOMPARE(dirEntries(out), kOutputFiles);

@@ -11,6 +11,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 
 #include <csignal>
 #include <filesystem>
@@ -191,7 +192,7 @@ private slots:
         p.setProgram("/bin/bash");
         p.setArguments({"-c", "mkdir \"$0/weights.safetensors.tmp-$$-1\" && exec \"$@\"", out,
                         QString::fromUtf8(hwl::test::kAppBinary), "--headless"});
-        p.setArguments(p.arguments() + args + QStringList{"--seed", "7"});
+        p.setArguments(p.arguments() + args + QStringList{"--seed", "7", "--overwrite"});
         p.start();
         Result r;
         r.started = p.waitForStarted(10000);
@@ -211,6 +212,105 @@ private slots:
         QCOMPARE(readBytes((out + "/weights.safetensors").toStdString()), before);
         QVERIFY(QDir(out).rmdir(QStringLiteral("weights.safetensors.tmp-%1-1").arg(r.pid)));
         QCOMPARE(dirEntries(out), kOutputFiles); // no temporary of the run left behind
+    }
+
+    // A finished run is never replaced unasked: the second run into its
+    // folder is refused before it trains, with the three ways on; with
+    // --overwrite it replaces it; --resume DIR continues it in place.
+    void secondRunIntoAFinishedRunIsRefused() {
+        const QString out = tmp_.filePath("finished");
+        RUN_CLI(first, kSmall + QStringList{"--out", out});
+        QCOMPARE(first.code, 0);
+        const QByteArray weights = readBytes((out + "/weights.safetensors").toStdString());
+        RUN_CLI(second, kSmall + QStringList{"--out", out, "--lr", "0.5"});
+        QCOMPARE(second.code, 2);
+        QVERIFY2(second.err.contains("error: out: \"" + out +
+                                     "\" already holds a run (weights.safetensors, weights.npz, "
+                                     "model.onnx, optimizer.safetensors, metrics.csv, "
+                                     "experiment.json, summary.json); to keep it, choose a new "
+                                     "--out folder; to continue it, --resume " +
+                                     out + "; to replace it, add --overwrite"),
+                 qPrintable(second.describe()));
+        QVERIFY2(!second.out.contains("epoch 1"), qPrintable(second.describe()));
+        QCOMPARE(readBytes((out + "/weights.safetensors").toStdString()), weights);
+        RUN_CLI(third, kSmall + QStringList{"--out", out, "--lr", "0.5", "--overwrite"});
+        QCOMPARE(third.code, 0);
+        QVERIFY2(third.out.contains("out: replacing the run in " + out + " (--overwrite)"),
+                 qPrintable(third.describe()));
+        QVERIFY(readBytes((out + "/weights.safetensors").toStdString()) != weights);
+        QVERIFY(readBytes((out + "/experiment.json").toStdString()).contains("\"lr\": 0.5"));
+        RUN_CLI(resumed, {"--resume", out, "--epochs", "3"});
+        QVERIFY2(resumed.code == 0, qPrintable(resumed.describe()));
+        QVERIFY(readBytes((out + "/experiment.json").toStdString()).contains("\"epochs\": 3"));
+    }
+
+    // A run that replaces another and fails writes no weights: the replaced
+    // run's are removed with it, not left beside the failed run's summary.
+    void replacedRunLeavesNoFileOfTheOldOne() {
+        const QString out = tmp_.filePath("replaced");
+        RUN_CLI(first, kSmall + QStringList{"--out", out});
+        QCOMPARE(first.code, 0);
+        RUN_CLI(diverged, {"--dataset", "teacher:2000x16:4", "--model", "mlp:16-64-4", "--epochs",
+                           "3", "--lr", "100", "--momentum", "0.99", "--out", out, "--overwrite"});
+        QCOMPARE(diverged.code, 1);
+        QVERIFY2(diverged.out.contains("removed the replaced run's weights.safetensors, "
+                                       "weights.npz, model.onnx, optimizer.safetensors; no "
+                                       "weights: the run failed"),
+                 qPrintable(diverged.describe()));
+        QCOMPARE(dirEntries(out), (QStringList{"experiment.json", "metrics.csv", "summary.json"}));
+    }
+
+    // A disk that fills during a run (an 8 MiB tmpfs in a mount namespace of
+    // its own, filled while the run is stopped) leaves the earlier run's
+    // files whole, names each file not written, and leaves no temporary.
+    void fullDiskKeepsTheEarlierFiles() {
+        if (QProcess::execute("unshare", {"-rm", "true"}) != 0)
+            QSKIP("needs a mount namespace (unshare -rm) to mount a small tmpfs");
+        const QString dir = tmp_.filePath("fullDisk"), mnt = dir + "/mnt";
+        QVERIFY(QDir().mkpath(mnt));
+        const QString script = QStringLiteral(R"(set -e
+mount -t tmpfs -o size=8m tmpfs "$MNT"
+"$APP" --headless $SMALL --out "$MNT/run" > "$DIR/first.txt" 2>&1
+mkdir "$DIR/before" && cp "$MNT"/run/* "$DIR/before/"
+"$APP" --headless $LONG --overwrite --out "$MNT/run" > "$DIR/second.txt" 2>&1 &
+pid=$!
+until grep -q "^epoch 1 " "$DIR/second.txt"; do kill -0 $pid; sleep 0.05; done
+kill -STOP $pid
+dd if=/dev/zero of="$MNT/filler" bs=4k 2>/dev/null || true
+kill -CONT $pid
+kill -INT $pid
+code=0; wait $pid || code=$?; echo $code > "$DIR/second.code"
+ls -A "$MNT/run" > "$DIR/listing"
+mkdir "$DIR/after" && cp "$MNT"/run/* "$DIR/after/"
+)");
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("MNT", mnt);
+        env.insert("DIR", dir);
+        env.insert("APP", QString::fromUtf8(hwl::test::kAppBinary));
+        env.insert("SMALL", kSmall.join(' '));
+        env.insert("LONG", "--dataset teacher:40000x20:4 --model mlp:20-32-4 --epochs 1000");
+        p.setProcessEnvironment(env);
+        p.start("unshare", {"-rm", "/bin/sh", "-c", script});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const QString second = QString::fromUtf8(readBytes((dir + "/second.txt").toStdString()));
+        QCOMPARE(readBytes((dir + "/second.code").toStdString()).trimmed(), QByteArray("1"));
+        QVERIFY2(second.contains("wrote nothing into " + mnt +
+                                 "/run; not written: every file (see the errors)"),
+                 qPrintable(second));
+        for (const QString& file : kOutputFiles) {
+            QVERIFY2(second.contains(QRegularExpression(
+                         "error: out: could not write " + QRegularExpression::escape(file) +
+                         ": .*No space left on device \\(free space on that disk, or choose an "
+                         "--out on another; an earlier file of that name is kept whole\\)")),
+                     qPrintable(file + " in:\n" + second));
+            QCOMPARE(readBytes((dir + "/after/" + file).toStdString()),
+                     readBytes((dir + "/before/" + file).toStdString()));
+        }
+        QCOMPARE(QString::fromUtf8(readBytes((dir + "/listing").toStdString()))
+                     .split('\n', Qt::SkipEmptyParts),
+                 kOutputFiles); // no temporary left
     }
 
     // One run owns its --out folder while it lives: a second is refused.

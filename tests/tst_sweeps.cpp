@@ -252,6 +252,54 @@ private slots:
         }
     }
 
+    // A sweep started again with the same experiment and folder keeps the
+    // runs it finished (their files untouched, their rows in the table) and
+    // makes the unfinished one again, one after another or K at a time;
+    // another experiment into those folders is refused before any run, and
+    // --overwrite makes them all again.
+    void sweepStartedAgainKeepsFinishedRuns() {
+        const QString out = tmp_.filePath("again");
+        const QStringList args{
+            "--dataset", "teacher:2000x20:4", "--model",        "mlp:20-16-4", "--epochs", "1",
+            "--quiet",   "--sweep",           "lr=0.1,0.2,0.3", "--out",       out};
+        RUN_CLI(first, args);
+        QVERIFY2(first.code == 0, qPrintable(first.describe()));
+        const QString kept = out + "/lr=0.1/weights.safetensors";
+        const QByteArray weights = readBytes(kept.toStdString());
+        QVERIFY(QFile::remove(out + "/lr=0.2/summary.json")); // as a run killed before its end
+        RUN_CLI(again, args);
+        QVERIFY2(again.code == 0, qPrintable(again.describe()));
+        for (const char* label : {"1 of 3: lr=0.1", "3 of 3: lr=0.3"})
+            QVERIFY2(again.out.contains(QString("== run %1: finished before, kept (").arg(label)),
+                     qPrintable(again.describe()));
+        QVERIFY2(again.out.contains("== run 2 of 3: lr=0.2 ==\n"), qPrintable(again.describe()));
+        QCOMPARE(readBytes(kept.toStdString()), weights);
+        QVERIFY(QFile::exists(out + "/lr=0.2/summary.json"));
+        const QStringList csv = readLines(out + "/sweep.csv");
+        QCOMPARE(csv.size(), 4);
+        for (int i = 1; i <= 3; ++i)
+            QVERIFY2(csv[i].contains(",finished,0,"), qPrintable(csv[i]));
+        QVERIFY(QFile::remove(out + "/lr=0.3/summary.json"));
+        RUN_CLI(parallel, args + QStringList{"--sweep-parallel", "2"});
+        QVERIFY2(parallel.code == 0, qPrintable(parallel.describe()));
+        QCOMPARE(parallel.out.count("finished before, kept"), 2);
+        QVERIFY2(parallel.out.contains("== run 3 of 3 (3 done): lr=0.3: finished, exit 0"),
+                 qPrintable(parallel.describe()));
+        RUN_CLI(other, args + QStringList{"--epochs", "2"});
+        QCOMPARE(other.code, 2);
+        QVERIFY2(other.err.contains("error: out: \"" + out +
+                                    "/lr=0.1\" and 2 other run folders already hold a run of "
+                                    "another experiment; to keep it, choose a new --out folder; "
+                                    "to replace it, add --overwrite"),
+                 qPrintable(other.describe()));
+        QVERIFY(!other.out.contains("== run"));
+        QCOMPARE(readBytes(kept.toStdString()), weights);
+        RUN_CLI(replaced, args + QStringList{"--epochs", "2", "--overwrite"});
+        QVERIFY2(replaced.code == 0, qPrintable(replaced.describe()));
+        QVERIFY(!replaced.out.contains("kept"));
+        QVERIFY(readBytes(kept.toStdString()) != weights);
+    }
+
     // K at a time: the same runs as one after another (a 1-worker run's
     // weights byte for byte), each with its output beside its files, the
     // table in the grid's order, a run that cannot load recorded; K past

@@ -31,7 +31,8 @@ constexpr MonitorFlag kMonitorFlags[] = {{"--config", true},        {"--quiet", 
                                          {"--list-devices", false}, {"--preset", true},
                                          {"--list-presets", false}, {"--counter-toy", false},
                                          {"--increments", true},    {"--pace", true},
-                                         {"--sweep", true},         {"--sweep-parallel", true}};
+                                         {"--sweep", true},         {"--sweep-parallel", true},
+                                         {"--overwrite", false}};
 
 const MonitorFlag* monitorFlag(const std::string& flag) {
     for (const auto& f : kMonitorFlags)
@@ -117,7 +118,7 @@ void applyImplicitDefaults(ExperimentConfig& config, std::vector<std::string>& n
 
 /// --resume DIR without --config: the experiment starts as DIR's
 /// experiment.json says (the flags then change it, --epochs first of all),
-/// less its --init (resume brings the weights).
+/// less its --init (resume brings the weights), writing into DIR.
 void resumedExperiment(ExperimentConfig& base, const std::vector<Flag>& experiment,
                        bool* workersInFile) {
     const auto named = [&](const char* name) {
@@ -144,6 +145,10 @@ void resumedExperiment(ExperimentConfig& base, const std::vector<Flag>& experime
     if (workersInFile && std::find(keys.begin(), keys.end(), "workers") != keys.end())
         *workersInFile = true;
     base.init.clear();
+    // The run continues in DIR (unless --out says otherwise), not in the
+    // folder its experiment.json names: a moved or copied run folder is
+    // continued where it is, and its original stays untouched.
+    base.out = dir.string();
 }
 
 /// `base` with --config and then the experiment flags applied; sets
@@ -205,6 +210,8 @@ void applyMonitorFlag(CommandLine& cl, SortedFlags& sorted, const Flag& f) {
         addSweepAxis(sorted.sweep, parseSweepFlag(*f.value));
     else if (f.name == "--sweep-parallel")
         cl.sweepParallel = sweepParallelOf(f.name, *f.value);
+    else if (f.name == "--overwrite")
+        cl.overwrite = true;
 }
 
 SortedFlags sortFlags(const std::vector<Flag>& flags, CommandLine& cl) {
@@ -294,6 +301,10 @@ std::string helpText() {
            "\n"
            "Other:\n"
            "  --quiet                only the epoch test lines and the final summary\n"
+           "  --overwrite            let the run replace the run its --out folder holds\n"
+           "                         (without it such a run is refused; a sweep started\n"
+           "                         again keeps the runs it finished and redoes the\n"
+           "                         others)\n"
            "  --pace N               at most N steps per second per worker, to watch a run\n"
            "                         (0: full speed; a preset brings its own); the\n"
            "                         arithmetic is the same at any pace\n"

@@ -3,7 +3,7 @@
 // flags come from the engine's field table (config/fields.h); this adds the
 // monitor's own flags (--preset, --config, --sweep, --quiet, --help,
 // --version, --list-devices, --list-presets, --counter-toy, --increments,
-// --pace).
+// --pace, --overwrite).
 #include "config/experimentconfig.h"
 #include "preset/presets.h"
 
@@ -38,6 +38,9 @@ struct CommandLine {
     /// --sweep-parallel: the sweep's runs going at once (0, not given, and 1:
     /// one after another).
     unsigned sweepParallel = 0;
+    /// --overwrite: a run may replace the run its --out folder holds (and a
+    /// sweep every run of another experiment in its folders).
+    bool overwrite = false;
 };
 
 /// Parses the flags (see helpText()). `--preset ID` is applied first, then

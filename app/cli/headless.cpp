@@ -3,6 +3,7 @@
 #include "cli/commandline.h"
 #include "cli/outputs.h"
 #include "cli/report.h"
+#include "cli/runfolders.h"
 #include "cli/sweeprunner.h"
 #include "config/fields.h"
 #include "config/sweep.h"
@@ -117,16 +118,22 @@ std::string writeOutputs(const OutputFolder* folder, Run& run, const MetricsLog&
                            run.info().normalization};
     const OutputReport report = folder->write(run, log, withWeights, record);
     failed = report.failed;
-    std::string line = "wrote " + run.config().out + "/{";
-    for (std::size_t i = 0; i < report.written.size(); ++i)
-        line.append(i ? ", " : "").append(report.written[i]);
-    line += "}";
+    std::string line = "wrote nothing into " + run.config().out;
+    if (!report.written.empty()) {
+        line = "wrote " + run.config().out + "/{";
+        for (std::size_t i = 0; i < report.written.size(); ++i)
+            line.append(i ? ", " : "").append(report.written[i]);
+        line += "}";
+    }
     for (const std::string& file : report.leftOut)
         line += "; left out: " + file;
+    for (std::size_t i = 0; i < report.removed.size(); ++i)
+        line.append(i ? ", " : "; removed the replaced run's ").append(report.removed[i]);
     if (!withWeights)
         return line + "; no weights: the run failed";
     if (!failed.empty())
-        return line + "; not written: the others (see the error)";
+        return line + (report.written.empty() ? "; not written: every file (see the errors)"
+                                              : "; not written: the others (see the error)");
     return line + (s.state == RunState::Finished ? "" : " (partial run)");
 }
 
@@ -187,6 +194,7 @@ int reportEnd(const Run& run, const RunSummary& s, const std::string& wrote,
 
 int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     Run run(cl.config);
+    const bool replacing = checkOutIsFree(cl.config, cl.overwrite); // before anything is loaded
     const auto& c = cl.config;
     std::printf("experiment: %s on %s, mode %s, %d worker%s, %d epoch%s, batch %d, lr %g%s\n",
                 c.model.c_str(), c.dataset.c_str(), describeMode(c).c_str(), c.workers,
@@ -203,8 +211,10 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     // go out three times: safetensors, npz, ONNX.
     std::optional<OutputFolder> folder;
     if (!c.out.empty())
-        folder.emplace(c.out, 3 * std::uint64_t(run.info().parameters) * sizeof(float) +
-                                  (std::uint64_t(4) << 20));
+        folder.emplace(c.out,
+                       3 * std::uint64_t(run.info().parameters) * sizeof(float) +
+                           (std::uint64_t(4) << 20),
+                       replacing);
     std::fflush(stdout);
     if (stopSignal() != 0) // while the last of the loading was not polled
         return interruptedBeforeTraining();
@@ -236,10 +246,11 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
 /// One run of a comparison or a sweep: its exit status, and into `row` what
 /// the table says of it. A run refused or failing before it trains (a
 /// missing file, a GPU that is not there) is recorded, not fatal.
-int oneOfMany(const CommandLine& cl, const PresetRun& run, TableRun& row) {
+int oneOfMany(const CommandLine& cl, const PresetRun& run, bool redo, TableRun& row) {
     CommandLine one = cl;
     one.runs.clear();
     one.config = run.config;
+    one.overwrite = cl.overwrite || redo; // its own unfinished run
     row.label = run.label;
     for (const std::string& key : cl.sweepKeys)
         row.values.push_back(sweepValueText(findField(key)->get(run.config)));
@@ -262,17 +273,26 @@ int oneOfMany(const CommandLine& cl, const PresetRun& run, TableRun& row) {
 /// sweep.csv). A failed run is recorded and the next one made; a signal
 /// stops it. The exit status is the first run's that was not 0.
 int compareRuns(const CommandLine& cl) {
+    const EarlierRuns earlier = findEarlierRuns(cl);
     Comparison comparison(cl.runs);
     std::vector<ComparedRun> done;
     std::vector<TableRun> rows;
     int code = 0;
     bool csvWritten = true;
     for (const PresetRun* run = comparison.current(); run;) {
-        std::printf("== run %zu of %zu: %s ==\n", comparison.index() + 1, comparison.size(),
-                    run->label.c_str());
+        const std::size_t index = comparison.index();
+        if (const auto& kept = earlier.finished[index]) {
+            std::printf("%s\n\n", keptRunLine(*run, index, comparison.size()).c_str());
+            done.push_back({run->label, run->config, kept->summary, 0});
+            rows.push_back(*kept);
+            csvWritten = writeSweepCsv(cl, rows) && csvWritten;
+            run = comparison.ended(false);
+            continue;
+        }
+        std::printf("== run %zu of %zu: %s ==\n", index + 1, comparison.size(), run->label.c_str());
         std::fflush(stdout);
         TableRun row;
-        const int exit = oneOfMany(cl, *run, row);
+        const int exit = oneOfMany(cl, *run, earlier.redo[index], row);
         std::printf("\n");
         done.push_back({run->label, run->config, row.summary, exit});
         rows.push_back(std::move(row));

@@ -1,5 +1,7 @@
 #include "cli/outputs.h"
 
+#include "cli/runfolders.h"
+
 #include "io/atomicfile.h"
 #include "io/metricslog.h"
 #include "io/runsummaryfile.h"
@@ -8,6 +10,7 @@
 #include "util/fileio.h"
 #include "util/limits.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -25,10 +28,6 @@ namespace hwl {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr const char* kOutputNames[] = {"weights.safetensors",   "weights.npz", "model.onnx",
-                                        "optimizer.safetensors", "metrics.csv", "experiment.json",
-                                        "summary.json"};
-
 std::string mib(std::uint64_t bytes) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / (1 << 20));
@@ -36,7 +35,7 @@ std::string mib(std::uint64_t bytes) {
 }
 
 void checkPlaces(const std::string& dir) {
-    for (const char* name : kOutputNames) {
+    for (const char* name : kRunFiles) {
         const fs::path place = fs::path(dir) / name;
         if (const std::string kind = nonRegularKind(place); !kind.empty())
             throw InputError("out: \"" + place.string() + "\" is " + kind + ", where the run " +
@@ -56,7 +55,8 @@ void checkSpace(const std::string& dir, std::uint64_t bytesNeeded) {
 }
 } // namespace
 
-OutputFolder::OutputFolder(const std::string& dir, std::uint64_t bytesNeeded) : dir_(dir) {
+OutputFolder::OutputFolder(const std::string& dir, std::uint64_t bytesNeeded, bool replacing)
+    : dir_(dir), replacing_(replacing) {
     std::error_code ec;
     if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
         throw InputError("out: \"" + dir + "\" exists and is not a directory");
@@ -113,6 +113,15 @@ OutputReport OutputFolder::write(const Run& run, const MetricsLog& log, bool wit
             [&] { writeFileAtomically(base / "experiment.json", run.config().toJson()); });
     attempt("summary.json",
             [&] { writeFileAtomically(base / "summary.json", runSummaryJson(record)); });
+    if (replacing_)
+        for (const std::string& name : runFilesIn(dir_)) {
+            const auto mine = [&](const std::string& entry) { return entry.rfind(name, 0) == 0; };
+            std::error_code ec;
+            if (std::none_of(report.written.begin(), report.written.end(), mine) &&
+                std::none_of(report.failed.begin(), report.failed.end(), mine) &&
+                fs::remove(base / name, ec))
+                report.removed.push_back(name);
+        }
     return report;
 }
 

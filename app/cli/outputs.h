@@ -19,6 +19,10 @@ struct OutputReport {
     std::vector<std::string> failed;
     /// Files this run does not have, with why: "model.onnx (...)".
     std::vector<std::string> leftOut;
+    /// Files of the run this one replaced (--overwrite) that it did not
+    /// write again, removed so that no file of the two runs stays mixed
+    /// with the other's (the weights after a failed run).
+    std::vector<std::string> removed;
 };
 
 /// Holds the folder for this run while it lives (an exclusive lock on the
@@ -30,7 +34,9 @@ public:
     /// device where an output file goes, about `bytesNeeded` free, no other
     /// run writing into it. Removes temporaries that a dead writer left.
     /// InputError naming the problem otherwise.
-    OutputFolder(const std::string& dir, std::uint64_t bytesNeeded);
+    /// `replacing`: the folder holds another run that this one replaces
+    /// (checkOutIsFree() said so).
+    OutputFolder(const std::string& dir, std::uint64_t bytesNeeded, bool replacing = false);
     ~OutputFolder();
     OutputFolder(const OutputFolder&) = delete;
     OutputFolder& operator=(const OutputFolder&) = delete;
@@ -39,13 +45,16 @@ public:
     /// model.onnx where the parameters fit ONNX's 2 GiB, and the optimizer's
     /// state where the mode keeps one: unless `withWeights` is false),
     /// experiment.json, metrics.csv and summary.json (`record`), each through
-    /// a temporary file and a rename; a file that fails is reported, the
-    /// others still written.
+    /// a temporary file and a rename; a file that fails is reported (the
+    /// earlier file of that name stays whole), the others still written.
+    /// When replacing, the replaced run's files not written again are
+    /// removed (a file that failed keeps the earlier one).
     OutputReport write(const Run& run, const MetricsLog& log, bool withWeights,
                        const RunRecord& record) const;
 
 private:
     std::string dir_;
+    bool replacing_ = false;
     int lock_ = -1;
 };
 

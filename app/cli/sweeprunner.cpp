@@ -1,6 +1,7 @@
 #include "cli/sweeprunner.h"
 
 #include "cli/report.h"
+#include "cli/runfolders.h"
 #include "config/fields.h"
 #include "config/sweep.h"
 #include "io/atomicfile.h"
@@ -56,7 +57,7 @@ struct Scratch {
     }
 };
 
-Child launch(const CommandLine& cl, std::size_t index, const Scratch& scratch,
+Child launch(const CommandLine& cl, std::size_t index, bool redo, const Scratch& scratch,
              const std::string& engine) {
     ExperimentConfig config = cl.runs[index].config;
     Child child;
@@ -76,7 +77,13 @@ Child launch(const CommandLine& cl, std::size_t index, const Scratch& scratch,
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
     const std::string configPath = experiment.string();
-    const char* argv[] = {engine.c_str(), "--config", configPath.c_str(), "--quiet", nullptr};
+    // --overwrite: checked for the sweep as a whole (findEarlierRuns)
+    const char* argv[] = {engine.c_str(),
+                          "--config",
+                          configPath.c_str(),
+                          "--quiet",
+                          cl.overwrite || redo ? "--overwrite" : nullptr,
+                          nullptr};
     child.started = fs::file_time_type::clock::now();
     const int rc = posix_spawn(&child.pid, engine.c_str(), &actions, nullptr,
                                const_cast<char* const*>(argv), environ);
@@ -107,14 +114,9 @@ TableRun ended(const CommandLine& cl, const Child& child, int status) {
     const fs::path summary = child.out / "summary.json";
     std::error_code ec;
     if (fs::exists(summary, ec) && fs::last_write_time(summary, ec) >= child.started) {
-        std::ifstream in(summary);
-        std::stringstream text;
-        text << in.rdbuf();
-        try {
-            row.summary = runSummaryFromJson(text.str(), summary.string());
+        if (const std::optional<RunSummary> s = summaryIn(child.out.string(), &row.error)) {
+            row.summary = *s;
             row.started = true;
-        } catch (const InputError& e) {
-            row.error = e.what();
         }
     }
     if (row.started && row.summary.state == RunState::Failed)
@@ -152,16 +154,28 @@ int runSweepInParallel(const CommandLine& cl, const std::function<int()>& stopSi
     const std::string engine = executablePath();
     if (engine.empty())
         throw RunError("--sweep-parallel: cannot find this program (/proc/self/exe)");
+    const EarlierRuns earlier = findEarlierRuns(cl);
     Scratch scratch;
-    std::vector<std::optional<TableRun>> rows(cl.runs.size());
+    std::vector<std::optional<TableRun>> rows = earlier.finished;
     std::vector<Child> going;
-    std::size_t next = 0, done = 0;
+    std::size_t next = 0, done = earlier.count(true);
     bool csvWritten = true, stopping = false;
     std::printf("sweep: %zu runs, %u at a time\n", cl.runs.size(), cl.sweepParallel);
+    for (std::size_t i = 0; i < cl.runs.size(); ++i)
+        if (rows[i])
+            std::printf("%s\n", keptRunLine(cl.runs[i], i, cl.runs.size()).c_str());
     std::fflush(stdout);
+    const auto skipKept = [&] {
+        while (next < cl.runs.size() && rows[next])
+            ++next;
+    };
+    skipKept();
     while (!going.empty() || (next < cl.runs.size() && !stopping)) {
-        while (!stopping && next < cl.runs.size() && going.size() < cl.sweepParallel)
-            going.push_back(launch(cl, next++, scratch, engine));
+        while (!stopping && next < cl.runs.size() && going.size() < cl.sweepParallel) {
+            going.push_back(launch(cl, next, earlier.redo[next], scratch, engine));
+            ++next;
+            skipKept();
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         if (stopSignal() != 0 && !stopping) {
             stopping = true;
@@ -191,6 +205,7 @@ int runSweepInParallel(const CommandLine& cl, const std::function<int()>& stopSi
             made.push_back(*r);
             code = code != 0 ? code : r->exitCode;
         }
+    csvWritten = writeSweepCsv(cl, made) && csvWritten; // with the kept runs, if none ran
     std::fputs(sweepText(cl.sweepKeys, made, cl.runs.size()).c_str(), stdout);
     if (!cl.sweepOut.empty() && csvWritten)
         std::printf("wrote %s\n", (fs::path(cl.sweepOut) / "sweep.csv").c_str());

@@ -140,7 +140,8 @@ void addStartFields(std::vector<Field>& fields) {
     fields.push_back(init);
     Field resume = takenBy(text("resume", "DIR",
                                 "continue the run whose --out was DIR: its weights, momentum "
-                                "and place in the data; --epochs counts from its start",
+                                "and place in the data, written back into DIR unless --out "
+                                "says otherwise; --epochs counts from its start",
                                 &C::resume),
                            StrategySetting::Resume);
     resume.pathKind = "directory";

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <cstdint>
 #include <cstdio>
 
@@ -76,8 +77,15 @@ int TempSibling::commit() {
 }
 
 void throwCannotWrite(const fs::path& file, const WriteTarget& target, const std::string& reason) {
+    // A full disk (or quota) is not fixed by another folder's permissions:
+    // say what is.
+    const bool full = reason.find(std::strerror(ENOSPC)) != std::string::npos ||
+                      reason.find(std::strerror(EDQUOT)) != std::string::npos;
     throw InputError("cannot write " + std::string(target.kind) + " " + quoted(file) + ": " +
-                     reason + std::string(target.hint));
+                     reason +
+                     (full ? std::string(" (free space on that disk, or choose an --out on "
+                                         "another; an earlier file of that name is kept whole)")
+                           : std::string(target.hint)));
 }
 
 namespace {

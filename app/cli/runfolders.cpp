@@ -1,0 +1,156 @@
+#include "cli/runfolders.h"
+
+#include "config/fields.h"
+#include "config/sweep.h"
+#include "io/runsummaryfile.h"
+#include "util/errors.h"
+#include "util/textutil.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace hwl {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+    std::string text;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        text += (i ? ", " : "") + names[i];
+    return text;
+}
+
+/// The experiment a folder's experiment.json describes, as the JSON text a
+/// planned run's config gives, less where it writes (out, tensorboard):
+/// equal texts are the same experiment. Empty when it cannot be read.
+std::string experimentKey(ExperimentConfig c) {
+    c.out.clear();
+    c.tensorboard.clear();
+    c.resume.clear();
+    return c.toJson();
+}
+
+std::string experimentKeyIn(const std::string& dir) {
+    try {
+        ExperimentConfig c;
+        c.mergeJsonFile(fs::path(dir) / "experiment.json");
+        return experimentKey(c);
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
+bool sameFolder(const std::string& a, const std::string& b) {
+    std::error_code ec;
+    return fs::equivalent(a, b, ec);
+}
+
+} // namespace
+
+std::vector<std::string> runFilesIn(const std::string& dir) {
+    std::vector<std::string> found;
+    std::error_code ec;
+    if (dir.empty() || !fs::is_directory(dir, ec))
+        return found;
+    for (const char* name : kRunFiles)
+        if (fs::is_regular_file(fs::path(dir) / name, ec))
+            found.emplace_back(name);
+    return found;
+}
+
+std::optional<RunSummary> summaryIn(const std::string& dir, std::string* why) {
+    const fs::path file = fs::path(dir) / "summary.json";
+    std::ifstream in(file);
+    if (!in) {
+        if (why)
+            *why = quoted(file) + " cannot be read";
+        return std::nullopt;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    try {
+        return runSummaryFromJson(text.str(), file.string());
+    } catch (const InputError& e) {
+        if (why)
+            *why = e.what();
+        return std::nullopt;
+    }
+}
+
+bool checkOutIsFree(const ExperimentConfig& c, bool overwrite) {
+    const std::vector<std::string> files = runFilesIn(c.out);
+    if (files.empty())
+        return false;
+    if (!c.resume.empty() && sameFolder(c.resume, c.out))
+        return false; // continuing a run replaces it: what --resume DIR into DIR asks
+    if (overwrite) {
+        std::printf("out: replacing the run in %s (--overwrite)\n", c.out.c_str());
+        return true;
+    }
+    throw InputError("out: " + hwl::quoted(fs::path(c.out)) + " already holds a run (" +
+                     joined(files) +
+                     "); to keep it, choose a new --out folder; to continue it, --resume " + c.out +
+                     "; to replace it, add --overwrite");
+}
+
+std::size_t EarlierRuns::count(bool finishedOnes) const {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < redo.size(); ++i)
+        n += finishedOnes ? finished[i].has_value() : bool(redo[i]);
+    return n;
+}
+
+EarlierRuns findEarlierRuns(const CommandLine& cl) {
+    EarlierRuns earlier;
+    earlier.finished.resize(cl.runs.size());
+    earlier.redo.resize(cl.runs.size());
+    std::vector<std::string> taken;
+    for (std::size_t i = 0; i < cl.runs.size(); ++i) {
+        const PresetRun& run = cl.runs[i];
+        if (runFilesIn(run.config.out).empty())
+            continue;
+        if (cl.overwrite) {
+            earlier.redo[i] = true;
+            continue;
+        }
+        if (experimentKeyIn(run.config.out) != experimentKey(run.config)) {
+            taken.push_back(run.config.out);
+            continue;
+        }
+        const std::optional<RunSummary> s = summaryIn(run.config.out);
+        if (!s || s->state != RunState::Finished) {
+            earlier.redo[i] = true;
+            continue;
+        }
+        TableRun row;
+        row.label = run.label;
+        for (const std::string& key : cl.sweepKeys)
+            row.values.push_back(sweepValueText(findField(key)->get(run.config)));
+        row.summary = *s;
+        row.started = true;
+        earlier.finished[i] = std::move(row);
+    }
+    if (!taken.empty())
+        throw InputError(
+            "out: " + hwl::quoted(fs::path(taken.front())) +
+            (taken.size() > 1 ? " and " + std::to_string(taken.size() - 1) + " other run folder" +
+                                    (taken.size() > 2 ? "s" : "")
+                              : std::string()) +
+            " already hold" + (taken.size() > 1 ? "" : "s") +
+            " a run of another experiment; to keep it, choose a new --out folder; to replace " +
+            "it, add --overwrite (a sweep started again with the same experiment keeps its " +
+            "finished runs and makes the others)");
+    return earlier;
+}
+
+std::string keptRunLine(const PresetRun& run, std::size_t index, std::size_t total) {
+    return "== run " + std::to_string(index + 1) + " of " + std::to_string(total) + ": " +
+           run.label + ": finished before, kept (" +
+           (fs::path(run.config.out) / "summary.json").string() + ") ==";
+}
+
+} // namespace hwl

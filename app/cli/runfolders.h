@@ -1,0 +1,54 @@
+#pragma once
+// What an --out folder already holds, and what a run may do with it: a run
+// never replaces another run's files unless told to (--overwrite), or it
+// continues that very run (--resume DIR into DIR); a sweep or comparison
+// started again into the same folder keeps its finished runs and redoes
+// the others (docs/command-line.md, "Runs are never overwritten").
+#include "cli/commandline.h"
+#include "io/runstable.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hwl {
+
+/// The files --out writes, in the order a run writes them.
+inline constexpr const char* kRunFiles[] = {
+    "weights.safetensors", "weights.npz",     "model.onnx",  "optimizer.safetensors",
+    "metrics.csv",         "experiment.json", "summary.json"};
+
+/// The names of the files --out writes that `dir` holds, in the order a run
+/// writes them; empty when it holds none (or does not exist).
+std::vector<std::string> runFilesIn(const std::string& dir);
+
+/// What summary.json in `dir` says; nullopt with the reason in `why` (when
+/// given) when there is none or it cannot be read.
+std::optional<RunSummary> summaryIn(const std::string& dir, std::string* why = nullptr);
+
+/// Refuses, with an InputError naming the three ways on, a run whose --out
+/// already holds a run's files, unless `overwrite` or the run continues that
+/// folder's run (--resume names the same folder). Says on stdout when a run
+/// is replaced. True when the run replaces another run (not its own).
+bool checkOutIsFree(const ExperimentConfig& c, bool overwrite);
+
+/// A sweep's or comparison's runs against what their folders hold from an
+/// earlier start with the same experiments.
+struct EarlierRuns {
+    /// Per run of cl.runs: its row when its folder holds it finished (it is
+    /// kept, not made again).
+    std::vector<std::optional<TableRun>> finished;
+    /// Per run: its folder holds this run unfinished (stopped, failed,
+    /// killed), which it replaces.
+    std::vector<bool> redo;
+    std::size_t count(bool finishedOnes) const;
+};
+
+/// Reads each run's --out folder. A folder that holds another experiment's
+/// run is refused (InputError, before any run starts) unless cl.overwrite.
+EarlierRuns findEarlierRuns(const CommandLine& cl);
+
+/// The line a sweep prints for a run it keeps.
+std::string keptRunLine(const PresetRun& run, std::size_t index, std::size_t total);
+
+} // namespace hwl
