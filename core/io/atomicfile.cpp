@@ -10,9 +10,9 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstring>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 namespace hwl {
 
