@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
         return code;
     for (int i = 1; i < argc; ++i)
         if (std::strcmp(argv[i], "--headless") == 0 ||
-            std::strcmp(argv[i], "--list-presets") == 0) {
+            std::strcmp(argv[i], "--list-presets") == 0 || std::strcmp(argv[i], "--compare") == 0) {
             hwl::execEngineExecutable(argv); // returns only when there is none beside this one
             return hwl::runHeadless(std::vector<std::string>(argv + 1, argv + argc));
         }

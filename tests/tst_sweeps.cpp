@@ -3,23 +3,42 @@
 // both roads (--sweep and the file's "sweep"), every run validated before
 // the first starts, the limits; and end to end on the command line: a run
 // per combination in DIR/<label>, a failed run recorded while the sweep
-// goes on, and sweep.csv (io/runstable.h) saying what each run reached.
+// goes on, and sweep.csv (io/runstable.h) saying what each run reached;
+// --repeat and the table of runs made (io/runscompare.h, --compare).
 #include "cli/commandline.h"
 #include "clitest.h"
 #include "config/fields.h"
 #include "config/sweep.h"
+#include "io/runscompare.h"
 #include "io/runstable.h"
 #include "util/errors.h"
 
 #include <QThread>
 #include <QtTest>
 
+#include <cmath>
 #include <filesystem>
+#include <map>
 
 using namespace hwl;
 using namespace hwl::test;
 
 namespace {
+/// A run as summary.json would give it: `fields` (JSON text) and figures.
+FolderRun folderRun(const std::string& label, std::map<std::string, std::string> fields,
+                    double accuracy, double samplesPerSecond) {
+    FolderRun r;
+    r.label = label;
+    r.fields = std::move(fields);
+    r.run.label = label;
+    r.run.started = true;
+    r.run.summary.state = RunState::Finished;
+    r.run.summary.evaluated = std::isfinite(accuracy);
+    r.run.summary.testAccuracy = accuracy;
+    r.run.summary.samplesPerSecond = samplesPerSecond;
+    return r;
+}
+
 QStringList labels(const std::vector<PresetRun>& runs) {
     QStringList out;
     for (const PresetRun& r : runs)
@@ -298,6 +317,126 @@ private slots:
         QVERIFY2(replaced.code == 0, qPrintable(replaced.describe()));
         QVERIFY(!replaced.out.contains("kept"));
         QVERIFY(readBytes(kept.toStdString()) != weights);
+    }
+
+    // The table of runs made: the fields that vary in the field table's
+    // order (the folders never), runs differing only in seed folded into
+    // mean ± sd rows (the sample's sd), sorted by any column with unknown
+    // cells last, written as text, CSV (numbers, _mean and _sd) or Markdown.
+    void comparisonTableFoldsRepeats() {
+        const auto fields = [](const char* lr, const char* seed, const char* out) {
+            return std::map<std::string, std::string>{{"lr", lr},
+                                                      {"seed", seed},
+                                                      {"workers", "2"},
+                                                      {"out", out},
+                                                      {"mode", "\"threads\""}};
+        };
+        const std::vector<FolderRun> runs{
+            folderRun("g/lr=0.1,seed=1", fields("0.1", "1", "\"a\""), 0.5, 1000),
+            folderRun("g/lr=0.1,seed=2", fields("0.1", "2", "\"b\""), 0.7, 3000),
+            folderRun("g/lr=0.3,seed=1", fields("0.3", "1", "\"c\""), NAN, 2500)};
+        QCOMPARE(varyingFields(runs), (std::vector<std::string>{"lr", "seed"}));
+        RunsTable plain = runsTable(runs, false);
+        QVERIFY(!plain.grouped);
+        QCOMPARE(plain.header[0], std::string("run"));
+        QCOMPARE(plain.cells.size(), std::size_t(3));
+        RunsTable t = runsTable(runs, true);
+        QVERIFY(t.grouped);
+        QCOMPARE(t.header[0], std::string("runs of"));
+        QCOMPARE(t.header[1], std::string("lr"));
+        QCOMPARE(t.header[2], std::string("repeats"));
+        QCOMPARE(t.cells.size(), std::size_t(2));
+        QCOMPARE(t.cells[0][0], std::string("g/lr=0.1,seed=*"));
+        QCOMPARE(t.cells[0][2], std::string("2"));
+        const auto column = [&](const char* name) {
+            return std::size_t(std::find(t.header.begin(), t.header.end(), name) -
+                               t.header.begin());
+        };
+        const std::size_t accuracy = column("test_accuracy");
+        QCOMPARE(t.cells[0][accuracy], std::string("60.00% ± 14.14%"));
+        QCOMPARE(t.values[0][accuracy], 0.6);
+        QCOMPARE(t.cells[1][accuracy], std::string("-"));
+        QCOMPARE(t.cells[0][column("result")], std::string("2 finished"));
+        // Sorted by accuracy, descending: the unknown one still last.
+        QVERIFY(sortRunsTable(t, "test_accuracy", true));
+        QCOMPARE(t.cells[0][0], std::string("g/lr=0.1,seed=*"));
+        QVERIFY(sortRunsTable(t, "samples_per_s", true));
+        QCOMPARE(t.cells[0][0], std::string("g/lr=0.3,seed=1")); // 2500 > 2000 ± 1414
+        QVERIFY(!sortRunsTable(t, "nonesuch", false));
+        const std::string csv = formatRunsTable(t, TableFormat::Csv);
+        QVERIFY2(csv.find("test_accuracy_mean,test_accuracy_sd") != std::string::npos, csv.c_str());
+        QVERIFY2(csv.find(",0.6,0.141421") != std::string::npos, csv.c_str());
+        const std::string md = formatRunsTable(runsTable(runs, false), TableFormat::Markdown);
+        QVERIFY2(md.rfind("| run | lr | seed | result |", 0) == 0, md.c_str());
+        QVERIFY2(md.find("\n|---|---|") != std::string::npos, md.c_str());
+        const std::string text = formatRunsTable(t, TableFormat::Text);
+        QVERIFY2(text.find("runs of          lr   repeats") == 0, text.c_str());
+    }
+
+    // --repeat N makes each point N times (seeds seed..seed+N-1) and the
+    // sweep ends with the repeats' mean ± sd; --compare reads the folders
+    // back into the same table, or one row per run, sorted, as CSV; bad
+    // input is refused with the fix, an unreadable summary.json named and
+    // left out.
+    void repeatAndCompare() {
+        const QString out = tmp_.filePath("repeats");
+        const QStringList args{
+            "--dataset", "teacher:2000x20:4", "--model",  "mlp:20-16-4", "--epochs", "1", "--quiet",
+            "--sweep",   "lr=0.1,0.3",        "--repeat", "2",           "--seed",   "7", "--out",
+            out};
+        RUN_CLI(r, args);
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        QVERIFY(r.out.contains("== run 4 of 4: lr=0.3,seed=8 =="));
+        QVERIFY2(r.out.contains("repeats: each figure's mean ± standard deviation over the seeds\n"
+                                "runs of        lr   repeats  result      samples_per_s"),
+                 qPrintable(r.describe()));
+        QVERIFY(r.out.contains("lr=0.1,seed=*  0.1  2        2 finished"));
+        RUN_CLI(c, {"--compare", out});
+        QVERIFY2(c.code == 0, qPrintable(c.describe()));
+        QVERIFY2(c.out.startsWith("runs of"), qPrintable(c.describe()));
+        QVERIFY(c.out.contains(out + "/lr=0.3,seed=*  0.3  2        2 finished"));
+        RUN_CLI(each, {"--compare", out, "--no-repeats", "--sort", "seed", "--reverse", "--format",
+                       "csv"});
+        QVERIFY2(each.code == 0, qPrintable(each.describe()));
+        const QStringList lines = each.out.split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 5);
+        QVERIFY(lines[0].startsWith("run,lr,seed,result,samples_per_s,test_accuracy"));
+        QVERIFY2(lines[1].contains(",8,finished,") && lines[4].contains(",7,finished,"),
+                 qPrintable(each.out));
+        // The same table from the window's neighbour: a sweep folder and a
+        // run folder named together.
+        RUN_CLI(two, {"--compare", out + "/lr=0.1,seed=7", out + "/lr=0.3,seed=7"});
+        const QString header = two.out.section('\n', 0, 0);
+        QVERIFY2(header.startsWith("run ") && header.contains(" lr ") && !header.contains("seed"),
+                 qPrintable(two.describe()));
+        hwl::test::writeBytes(out + "/lr=0.3,seed=8/summary.json", "{ not json");
+        RUN_CLI(broken, {"--compare", out});
+        QCOMPARE(broken.code, 1);
+        QVERIFY2(broken.err.contains("warning: compare: left out " + out + "/lr=0.3,seed=8: " +
+                                     out + "/lr=0.3,seed=8/summary.json: not valid JSON"),
+                 qPrintable(broken.describe()));
+        QVERIFY(broken.out.contains("lr=0.1,seed=*"));
+        const QString empty = tmp_.filePath("noRuns");
+        QVERIFY(QDir().mkpath(empty));
+        const QList<QPair<QStringList, QString>> refused{
+            {{"--compare", tmp_.filePath("absent")}, "\" does not exist"},
+            {{"--compare", empty}, "\" holds no run: no summary.json in it or in its folders"},
+            {{"--compare"}, "compare: name the run folders to compare"},
+            {{"--compare", out, "--format", "xml"}, "--format must be text, csv or markdown"},
+            {{"--compare", out, "--sort", "speed"},
+             "--sort: no column \"speed\"; the columns: runs of, lr, repeats, result"},
+            {{"--compare", out, "--colour"}, "compare: unknown flag --colour"},
+            {args.mid(0, 9) + QStringList{"--repeat", "0"}, "--repeat: runs of each experiment "
+                                                            "must be 1 to 100 (got 0)"},
+            {args.mid(0, 9) + QStringList{"--repeat", "2", "--sweep", "seed=1,2"},
+             "--repeat: the sweep already varies the seed"},
+            {{"--preset", "hogwild-vs-locked", "--repeat", "2"},
+             "--repeat: the preset hogwild-vs-locked compares runs of its own"}};
+        for (const auto& [flags, message] : refused) {
+            RUN_CLI(bad, flags);
+            QVERIFY2(bad.code == 2 && bad.err.contains(message),
+                     qPrintable(message + "\n" + bad.describe()));
+        }
     }
 
     // K at a time: the same runs as one after another (a 1-worker run's

@@ -32,7 +32,7 @@ constexpr MonitorFlag kMonitorFlags[] = {{"--config", true},        {"--quiet", 
                                          {"--list-presets", false}, {"--counter-toy", false},
                                          {"--increments", true},    {"--pace", true},
                                          {"--sweep", true},         {"--sweep-parallel", true},
-                                         {"--overwrite", false}};
+                                         {"--overwrite", false},    {"--repeat", true}};
 
 const MonitorFlag* monitorFlag(const std::string& flag) {
     for (const auto& f : kMonitorFlags)
@@ -58,6 +58,14 @@ std::uint32_t paceOf(const std::string& flag, const std::string& text) {
         badFlag(flag, "steps per second per worker must be 0 (full speed) to " +
                           std::to_string(limits::kMaxPace) + " (got " + text + ")");
     return std::uint32_t(n);
+}
+
+/// --repeat N: 1 to 100.
+int repeatOf(const std::string& flag, const std::string& text) {
+    const std::int64_t n = wholeNumber(flag, text);
+    if (n < 1 || n > 100)
+        badFlag(flag, "runs of each experiment must be 1 to 100 (got " + text + ")");
+    return int(n);
 }
 
 /// --sweep-parallel K: 1 to the cores of this machine.
@@ -176,6 +184,7 @@ struct SortedFlags {
     std::vector<Flag> experiment; ///< --config and the field table's flags
     std::optional<std::uint32_t> pace;
     std::vector<SweepAxis> sweep; ///< --sweep, in order
+    int repeat = 1;               ///< --repeat
     bool workersGiven = false;
     bool datasetGiven = false; ///< --dataset, or a preset or a file that decides it
 };
@@ -212,6 +221,8 @@ void applyMonitorFlag(CommandLine& cl, SortedFlags& sorted, const Flag& f) {
         cl.sweepParallel = sweepParallelOf(f.name, *f.value);
     else if (f.name == "--overwrite")
         cl.overwrite = true;
+    else if (f.name == "--repeat")
+        sorted.repeat = repeatOf(f.name, *f.value);
 }
 
 SortedFlags sortFlags(const std::vector<Flag>& flags, CommandLine& cl) {
@@ -247,6 +258,23 @@ std::vector<PresetRun> comparedRuns(const Preset& p, const std::vector<Flag>& ex
     }
     return runs;
 }
+/// --repeat N as the last axis of the sweep: the seed and the N - 1 after
+/// it, so that each point of the grid runs N times.
+void addRepeats(SortedFlags& sorted, const ExperimentConfig& c) {
+    if (sorted.repeat <= 1)
+        return;
+    const bool swept = std::any_of(sorted.sweep.begin(), sorted.sweep.end(),
+                                   [](const SweepAxis& a) { return a.key == "seed"; }) ||
+                       std::any_of(c.sweep.begin(), c.sweep.end(),
+                                   [](const SweepAxis& a) { return a.key == "seed"; });
+    if (swept)
+        badFlag("--repeat", "the sweep already varies the seed: drop --repeat or the seed's axis");
+    std::string seeds = "seed=";
+    for (int i = 0; i < sorted.repeat; ++i)
+        seeds += (i ? "," : "") + std::to_string(c.seed + std::uint64_t(i));
+    addSweepAxis(sorted.sweep, parseSweepFlag(seeds));
+}
+
 /// The runs of the sweep: --sweep's axes replace the file's of the same
 /// field and follow the others; each run gets the defaults the user did
 /// not choose, as one run does; all are validated before any starts.
@@ -295,12 +323,22 @@ std::string helpText() {
            "                         mode=threads,processes); each run writes into\n"
            "                         --out DIR/FIELD=V,...; at the end a table, and\n"
            "                         DIR/sweep.csv; at most 1000 runs\n"
+           "  --repeat N             make each run (each point of a sweep) N times, with\n"
+           "                         seeds seed, seed+1, ...: a sweep over the seed, whose\n"
+           "                         table then gives each figure's mean and standard\n"
+           "                         deviation (1 to 100)\n"
            "  --sweep-parallel K     make K of the sweep's runs at once, each a process\n"
            "                         of its own (1 to the cores; default 1)\n" +
            experimentHelp() +
            "\n"
            "Other:\n"
            "  --quiet                only the epoch test lines and the final summary\n"
+           "  --compare DIR...       train nothing: print the table of the runs made in\n"
+           "                         these folders (each run's --out, or a sweep's): a\n"
+           "                         column per field that differs, then the final\n"
+           "                         figures; runs that differ only in seed as mean and\n"
+           "                         standard deviation (--no-repeats: a row each);\n"
+           "                         --sort COLUMN, --reverse, --format text|csv|markdown\n"
            "  --overwrite            let the run replace the run its --out folder holds\n"
            "                         (without it such a run is refused; a sweep started\n"
            "                         again keeps the runs it finished and redoes the\n"
@@ -405,6 +443,9 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
     cl.presetId = sorted.preset ? sorted.preset->id : std::string();
     cl.workersGiven = sorted.workersGiven;
     applyImplicitDefaults(cl.config, cl.notes, sorted.workersGiven, sorted.datasetGiven);
+    if (sorted.preset && !sorted.preset->compare.empty() && sorted.repeat > 1)
+        badFlag("--repeat", "the preset " + sorted.preset->id +
+                                " compares runs of its own; repeat a single-run preset, or none");
     if (sorted.preset && !sorted.preset->compare.empty()) {
         if (!sorted.sweep.empty() || !cl.config.sweep.empty())
             throw InputError("--sweep: the preset " + sorted.preset->id +
@@ -412,6 +453,7 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
         cl.runs = comparedRuns(*sorted.preset, sorted.experiment, sorted.workersGiven, cl.notes);
         cl.config = cl.runs.front().config;
     }
+    addRepeats(sorted, cl.config);
     if (!sorted.sweep.empty() || !cl.config.sweep.empty())
         planSweep(cl, sorted);
     else if (cl.sweepParallel > 0)

@@ -1,6 +1,7 @@
 #include "cli/headless.h"
 
 #include "cli/commandline.h"
+#include "cli/compare.h"
 #include "cli/outputs.h"
 #include "cli/report.h"
 #include "cli/runfolders.h"
@@ -304,7 +305,9 @@ int compareRuns(const CommandLine& cl) {
     if (cl.sweepKeys.empty())
         std::fputs(comparisonText(cl.presetId, done, cl.runs.size()).c_str(), stdout);
     else
-        std::fputs(sweepText(cl.sweepKeys, rows, cl.runs.size()).c_str(), stdout);
+        std::fputs(
+            (sweepText(cl.sweepKeys, rows, cl.runs.size()) + repeatsText(cl.runs, rows)).c_str(),
+            stdout);
     if (!cl.sweepOut.empty() && csvWritten)
         std::printf("wrote %s\n", (std::filesystem::path(cl.sweepOut) / "sweep.csv").c_str());
     std::fflush(stdout);
@@ -318,6 +321,8 @@ int runHeadless(const std::vector<std::string>& args) {
     // share with it (notes, errors in the options) to themselves.
     const bool quiet = mpirunRankFromEnvironment() > 0;
     try {
+        if (wantsCompare(args))
+            return runCompare(args);
         CommandLine cl = parseCommandLine(args);
         if (cl.help) {
             std::fputs(helpText().c_str(), stdout);

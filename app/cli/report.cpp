@@ -1,5 +1,7 @@
 #include "cli/report.h"
 
+#include "io/runscompare.h"
+
 #include "strategy/catalog.h"
 #include "toy/countertoy.h"
 
@@ -251,6 +253,19 @@ std::string sweepText(const std::vector<std::string>& keys, const std::vector<Ta
         text += cell;
     }
     return text;
+}
+
+std::string repeatsText(const std::vector<PresetRun>& planned, const std::vector<TableRun>& rows) {
+    std::vector<FolderRun> runs;
+    for (const TableRun& row : rows)
+        for (const PresetRun& run : planned)
+            if (run.label == row.label && row.started)
+                runs.push_back(folderRunOf(run.config, row));
+    const RunsTable table = runsTable(runs, true);
+    if (!table.grouped)
+        return {};
+    return "repeats: each figure's mean ± standard deviation over the seeds\n" +
+           formatRunsTable(table, TableFormat::Text);
 }
 
 } // namespace hwl

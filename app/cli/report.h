@@ -1,6 +1,7 @@
 #pragma once
 // What the headless monitor prints: the progress bar (stderr, on a terminal),
 // the per-epoch lines and the summary (stdout).
+#include "config/presetrun.h"
 #include "io/runstable.h"
 #include "run/run.h"
 
@@ -48,5 +49,9 @@ std::string comparisonText(const std::string& presetId, const std::vector<Compar
 /// same figures as sweep.csv (io/runstable.h). `planned` runs were to be made.
 std::string sweepText(const std::vector<std::string>& keys, const std::vector<TableRun>& runs,
                       std::size_t planned);
+/// When the sweep varies the seed (--repeat N, --sweep seed=...) and some
+/// runs differ only in it: the table of each experiment's repeats, each
+/// figure's mean ± standard deviation (io/runscompare.h); else empty.
+std::string repeatsText(const std::vector<PresetRun>& planned, const std::vector<TableRun>& rows);
 
 } // namespace hwl

@@ -206,7 +206,8 @@ int runSweepInParallel(const CommandLine& cl, const std::function<int()>& stopSi
             code = code != 0 ? code : r->exitCode;
         }
     csvWritten = writeSweepCsv(cl, made) && csvWritten; // with the kept runs, if none ran
-    std::fputs(sweepText(cl.sweepKeys, made, cl.runs.size()).c_str(), stdout);
+    std::fputs((sweepText(cl.sweepKeys, made, cl.runs.size()) + repeatsText(cl.runs, made)).c_str(),
+               stdout);
     if (!cl.sweepOut.empty() && csvWritten)
         std::printf("wrote %s\n", (fs::path(cl.sweepOut) / "sweep.csv").c_str());
     std::fflush(stdout);

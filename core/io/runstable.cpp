@@ -24,6 +24,8 @@ const char* resultOf(const TableRun& r) {
     return r.started ? stateName(r.summary.state) : "refused";
 }
 
+} // namespace
+
 std::string csvField(const std::string& text) {
     if (text.find_first_of(",\"\n\r") == std::string::npos)
         return text;
@@ -36,7 +38,6 @@ std::string csvField(const std::string& text) {
     quoted.push_back('"');
     return quoted;
 }
-} // namespace
 
 namespace {
 constexpr double kNone = std::numeric_limits<double>::quiet_NaN();

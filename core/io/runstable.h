@@ -36,6 +36,10 @@ struct RunFigure {
 /// workers' loop time in collectives), lost_updates (gpu-hogwild).
 const std::vector<RunFigure>& runFigures();
 
+/// `text` as one CSV field: quoted as RFC 4180 says when it holds a comma,
+/// a quote or a line break.
+std::string csvField(const std::string& text);
+
 /// sweep.csv: a header "run,<keys...>,<figures...>,error", then one line
 /// per run; fields holding a comma, a quote or a line break are quoted as
 /// RFC 4180 says.

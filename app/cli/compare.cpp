@@ -1,0 +1,149 @@
+#include "cli/compare.h"
+
+#include "io/runscompare.h"
+#include "util/errors.h"
+#include "util/textutil.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace hwl {
+
+namespace {
+namespace fs = std::filesystem;
+
+/// How deep below a folder summary.json files are looked for (a sweep's
+/// runs are one level down, a comparison preset's sweep two).
+constexpr int kDepth = 4;
+constexpr std::size_t kMaxRuns = 10000;
+
+struct CompareArgs {
+    std::vector<std::string> folders;
+    std::string sort;
+    bool reverse = false, repeats = true;
+    TableFormat format = TableFormat::Text;
+};
+
+[[noreturn]] void bad(const std::string& why) {
+    throw InputError("compare: " + why +
+                     " (usage: hogwild-lab --compare DIR... [--sort COLUMN] "
+                     "[--reverse] [--format text|csv|markdown] "
+                     "[--no-repeats])");
+}
+
+CompareArgs parseArgs(const std::vector<std::string>& args) {
+    CompareArgs a;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        const auto value = [&]() -> const std::string& {
+            if (i + 1 >= args.size())
+                bad(arg + " needs a value");
+            return args[++i];
+        };
+        if (arg == "--compare" || arg == "--headless")
+            continue;
+        if (arg == "--sort")
+            a.sort = value();
+        else if (arg == "--reverse")
+            a.reverse = true;
+        else if (arg == "--no-repeats")
+            a.repeats = false;
+        else if (arg == "--format") {
+            const std::string& f = value();
+            if (f == "text")
+                a.format = TableFormat::Text;
+            else if (f == "csv")
+                a.format = TableFormat::Csv;
+            else if (f == "markdown")
+                a.format = TableFormat::Markdown;
+            else
+                bad("--format must be text, csv or markdown (got \"" + f + "\")");
+        } else if (arg == "--")
+            a.folders.insert(a.folders.end(), args.begin() + std::ptrdiff_t(i) + 1, args.end()),
+                i = args.size();
+        else if (arg.rfind("--", 0) == 0)
+            bad("unknown flag " + arg);
+        else
+            a.folders.push_back(arg);
+    }
+    if (a.folders.empty())
+        bad("name the run folders to compare");
+    return a;
+}
+
+/// The run folders at or below `dir`, in path order.
+std::vector<fs::path> runFolders(const fs::path& dir) {
+    std::error_code ec;
+    if (fs::is_regular_file(dir / "summary.json", ec))
+        return {dir};
+    std::vector<fs::path> found;
+    fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec),
+        end;
+    for (; !ec && it != end; it.increment(ec)) {
+        if (it.depth() >= kDepth) {
+            it.disable_recursion_pending();
+            continue;
+        }
+        if (it->is_directory(ec) && fs::is_regular_file(it->path() / "summary.json", ec)) {
+            found.push_back(it->path());
+            it.disable_recursion_pending(); // a run's folder holds no runs
+            if (found.size() > kMaxRuns)
+                bad(quoted(dir) + " holds more than " + std::to_string(kMaxRuns) + " runs");
+        }
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+std::string readText(const fs::path& file) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+} // namespace
+
+bool wantsCompare(const std::vector<std::string>& args) {
+    return std::find(args.begin(), args.end(), "--compare") != args.end();
+}
+
+int runCompare(const std::vector<std::string>& args) {
+    const CompareArgs a = parseArgs(args);
+    std::vector<FolderRun> runs;
+    int code = 0;
+    for (const std::string& folder : a.folders) {
+        const fs::path dir(folder);
+        std::error_code ec;
+        if (!fs::exists(dir, ec))
+            bad(quoted(dir) + " does not exist");
+        if (!fs::is_directory(dir, ec))
+            bad(quoted(dir) + " is not a folder: name a run's --out folder or a sweep's");
+        const std::vector<fs::path> found = runFolders(dir);
+        if (found.empty())
+            bad(quoted(dir) + " holds no run: no summary.json in it or in its folders (name a " +
+                "run's --out folder or a sweep's)");
+        for (const fs::path& run : found) {
+            const fs::path file = run / "summary.json";
+            try {
+                runs.push_back(folderRunFromJson(readText(file), run.string(), file.string()));
+            } catch (const InputError& e) {
+                std::fprintf(stderr, "warning: compare: left out %s: %s\n", run.c_str(), e.what());
+                code = 1;
+            }
+        }
+    }
+    RunsTable table = runsTable(runs, a.repeats);
+    if (!a.sort.empty() && !sortRunsTable(table, a.sort, a.reverse)) {
+        std::string columns;
+        for (const std::string& c : table.header)
+            columns += (columns.empty() ? "" : ", ") + c;
+        bad("--sort: no column \"" + a.sort + "\"; the columns: " + columns);
+    }
+    std::fputs(formatRunsTable(table, a.format).c_str(), stdout);
+    return code;
+}
+
+} // namespace hwl
