@@ -65,30 +65,6 @@ std::vector<const RunFigure*> shownFigures(const std::vector<FolderRun>& runs) {
     return figures;
 }
 
-struct Spread {
-    double mean = kNone, sd = kNone;
-    std::size_t n = 0;
-};
-
-Spread spreadOf(const std::vector<double>& xs) {
-    Spread s;
-    std::vector<double> known;
-    for (double x : xs)
-        if (std::isfinite(x))
-            known.push_back(x);
-    s.n = known.size();
-    if (known.empty())
-        return s;
-    s.mean = std::accumulate(known.begin(), known.end(), 0.0) / double(known.size());
-    if (known.size() > 1) {
-        double squares = 0;
-        for (double x : known)
-            squares += (x - s.mean) * (x - s.mean);
-        s.sd = std::sqrt(squares / double(known.size() - 1)); // the sample's (n - 1)
-    }
-    return s;
-}
-
 /// "3 finished" or "2 finished, 1 failed".
 std::string resultsText(const std::vector<const FolderRun*>& group) {
     std::map<std::string, int> counts;
@@ -159,6 +135,25 @@ void addRow(RunsTable& t, const std::string& label, const std::vector<std::strin
     t.spreads.push_back(std::move(spreads));
 }
 } // namespace
+
+Spread spreadOf(const std::vector<double>& xs) {
+    Spread s;
+    std::vector<double> known;
+    for (double x : xs)
+        if (std::isfinite(x))
+            known.push_back(x);
+    s.n = known.size();
+    if (known.empty())
+        return s;
+    s.mean = std::accumulate(known.begin(), known.end(), 0.0) / double(known.size());
+    if (known.size() > 1) {
+        double squares = 0;
+        for (double x : known)
+            squares += (x - s.mean) * (x - s.mean);
+        s.sd = std::sqrt(squares / double(known.size() - 1)); // the sample's (n - 1)
+    }
+    return s;
+}
 
 FolderRun folderRunFromJson(const std::string& text, const std::string& label,
                             const std::string& origin) {

@@ -9,6 +9,7 @@
 #include "config/experimentconfig.h"
 #include "io/runstable.h"
 
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,6 +22,15 @@ struct FolderRun {
     std::map<std::string, std::string> fields; ///< the experiment's, as JSON text
     TableRun run;                              ///< its figures (label, summary)
 };
+
+/// The mean and the sample's standard deviation (n - 1) of the finite
+/// values among `xs` (NaN without any; sd NaN below two), and how many.
+struct Spread {
+    double mean = std::numeric_limits<double>::quiet_NaN();
+    double sd = std::numeric_limits<double>::quiet_NaN();
+    std::size_t n = 0;
+};
+Spread spreadOf(const std::vector<double>& xs);
 
 /// Reads summary.json's text (InputError naming `origin` when it is not a
 /// run summary).
