@@ -2,7 +2,6 @@
 
 #include "cli/commandline.h"
 #include "cli/compare.h"
-#include "cli/outputs.h"
 #include "cli/report.h"
 #include "cli/runfolders.h"
 #include "cli/sweeprunner.h"
@@ -18,6 +17,7 @@
 #include "preset/presets.h"
 #include "run/comparison.h"
 #include "run/mpirank.h"
+#include "run/outputfolder.h"
 #include "run/run.h"
 #include "run/workerrole.h"
 #include "toy/countertoy.h"
@@ -98,44 +98,6 @@ int follow(Run& run, MetricsLog& log, const CommandLine& cl, TensorBoardLog* eve
     if (tty)
         clearProgress();
     return stopSignal();
-}
-
-/// Writes --out: everything after a good or stopped run, no weights after a
-/// failed one (a diverged run's are NaN; the metrics say what happened).
-/// Returns the line that says what was written (empty without --out).
-std::string writeOutputs(const OutputFolder* folder, Run& run, const MetricsLog& log,
-                         const RunSummary& s, std::chrono::system_clock::time_point started,
-                         std::vector<std::string>& failed) {
-    if (!folder)
-        return {};
-    const bool withWeights = s.state != RunState::Failed;
-    const RunRecord record{run.config(),
-                           run.info().mode,
-                           run.info().parameters,
-                           s,
-                           run.telemetry().workers(),
-                           started,
-                           std::chrono::system_clock::now(),
-                           run.info().normalization};
-    const OutputReport report = folder->write(run, log, withWeights, record);
-    failed = report.failed;
-    std::string line = "wrote nothing into " + run.config().out;
-    if (!report.written.empty()) {
-        line = "wrote " + run.config().out + "/{";
-        for (std::size_t i = 0; i < report.written.size(); ++i)
-            line.append(i ? ", " : "").append(report.written[i]);
-        line += "}";
-    }
-    for (const std::string& file : report.leftOut)
-        line += "; left out: " + file;
-    for (std::size_t i = 0; i < report.removed.size(); ++i)
-        line.append(i ? ", " : "; removed the replaced run's ").append(report.removed[i]);
-    if (!withWeights)
-        return line + "; no weights: the run failed";
-    if (!failed.empty())
-        return line + (report.written.empty() ? "; not written: every file (see the errors)"
-                                              : "; not written: the others (see the error)");
-    return line + (s.state == RunState::Finished ? "" : " (partial run)");
 }
 
 /// Says that a signal came before training started; returns the exit code.
@@ -237,8 +199,7 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     // The files first: under mpirun a SIGTERM leaves 1 s before SIGKILL, and
     // printing may wait for mpirun to read.
     std::vector<std::string> notWritten;
-    const std::string wrote =
-        writeOutputs(folder ? &*folder : nullptr, run, log, s, started, notWritten);
+    const std::string wrote = folder ? folder->writeRun(run, log, s, started, notWritten) : "";
     if (events)
         events->finish(s);
     return reportEnd(run, s, wrote, notWritten, events ? &*events : nullptr, interrupted);

@@ -51,36 +51,6 @@ bool sameFolder(const std::string& a, const std::string& b) {
 
 } // namespace
 
-std::vector<std::string> runFilesIn(const std::string& dir) {
-    std::vector<std::string> found;
-    std::error_code ec;
-    if (dir.empty() || !fs::is_directory(dir, ec))
-        return found;
-    for (const char* name : kRunFiles)
-        if (fs::is_regular_file(fs::path(dir) / name, ec))
-            found.emplace_back(name);
-    return found;
-}
-
-std::optional<RunSummary> summaryIn(const std::string& dir, std::string* why) {
-    const fs::path file = fs::path(dir) / "summary.json";
-    std::ifstream in(file);
-    if (!in) {
-        if (why)
-            *why = quoted(file) + " cannot be read";
-        return std::nullopt;
-    }
-    std::stringstream text;
-    text << in.rdbuf();
-    try {
-        return runSummaryFromJson(text.str(), file.string());
-    } catch (const InputError& e) {
-        if (why)
-            *why = e.what();
-        return std::nullopt;
-    }
-}
-
 bool checkOutIsFree(const ExperimentConfig& c, bool overwrite) {
     const std::vector<std::string> files = runFilesIn(c.out);
     if (files.empty())

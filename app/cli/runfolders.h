@@ -6,25 +6,13 @@
 // the others (docs/command-line.md, "Runs are never overwritten").
 #include "cli/commandline.h"
 #include "io/runstable.h"
+#include "run/outputfolder.h"
 
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace hwl {
-
-/// The files --out writes, in the order a run writes them.
-inline constexpr const char* kRunFiles[] = {
-    "weights.safetensors", "weights.npz",     "model.onnx",  "optimizer.safetensors",
-    "metrics.csv",         "experiment.json", "summary.json"};
-
-/// The names of the files --out writes that `dir` holds, in the order a run
-/// writes them; empty when it holds none (or does not exist).
-std::vector<std::string> runFilesIn(const std::string& dir);
-
-/// What summary.json in `dir` says; nullopt with the reason in `why` (when
-/// given) when there is none or it cannot be read.
-std::optional<RunSummary> summaryIn(const std::string& dir, std::string* why = nullptr);
 
 /// Refuses, with an InputError naming the three ways on, a run whose --out
 /// already holds a run's files, unless `overwrite` or the run continues that

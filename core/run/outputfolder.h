@@ -1,12 +1,29 @@
 #pragma once
-// The --out folder of a headless run: checked (and locked) before training,
+// The --out folder of a run (headless, or the window's): checked (and locked) before training,
 // so a long run never ends in a write that could not happen, and written
 // file by file after it, so one failure costs only that file.
+#include "telemetry/runsummary.h"
+
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace hwl {
+
+/// The files --out writes, in the order a run writes them.
+inline constexpr const char* kRunFiles[] = {
+    "weights.safetensors", "weights.npz",     "model.onnx",  "optimizer.safetensors",
+    "metrics.csv",         "experiment.json", "summary.json"};
+
+/// The names of the files --out writes that `dir` holds, in the order a run
+/// writes them; empty when it holds none (or does not exist).
+std::vector<std::string> runFilesIn(const std::string& dir);
+
+/// What summary.json in `dir` says; nullopt with the reason in `why` (when
+/// given) when there is none or it cannot be read.
+std::optional<RunSummary> summaryIn(const std::string& dir, std::string* why = nullptr);
 
 class Run;
 class MetricsLog;
@@ -51,6 +68,15 @@ public:
     /// removed (a file that failed keeps the earlier one).
     OutputReport write(const Run& run, const MetricsLog& log, bool withWeights,
                        const RunRecord& record) const;
+
+    /// write() after a run that ended as `s` (started at `started`):
+    /// everything after a good or stopped run, no weights after a failed one
+    /// (a diverged run's are NaN; the metrics say what happened). Returns
+    /// the line that says what was written ("wrote DIR/{...}; ..."); the
+    /// files that could not be written, with why, go to `failed`.
+    std::string writeRun(Run& run, const MetricsLog& log, const RunSummary& s,
+                         std::chrono::system_clock::time_point started,
+                         std::vector<std::string>& failed) const;
 
 private:
     std::string dir_;

@@ -1,6 +1,4 @@
-#include "cli/outputs.h"
-
-#include "cli/runfolders.h"
+#include "run/outputfolder.h"
 
 #include "io/atomicfile.h"
 #include "io/metricslog.h"
@@ -9,13 +7,16 @@
 #include "util/errors.h"
 #include "util/fileio.h"
 #include "util/limits.h"
+#include "util/textutil.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <utility>
 
 #include <fcntl.h>
@@ -123,6 +124,69 @@ OutputReport OutputFolder::write(const Run& run, const MetricsLog& log, bool wit
                 report.removed.push_back(name);
         }
     return report;
+}
+
+std::string OutputFolder::writeRun(Run& run, const MetricsLog& log, const RunSummary& s,
+                                   std::chrono::system_clock::time_point started,
+                                   std::vector<std::string>& failed) const {
+    const bool withWeights = s.state != RunState::Failed;
+    const RunRecord record{run.config(),
+                           run.info().mode,
+                           run.info().parameters,
+                           s,
+                           run.telemetry().workers(),
+                           started,
+                           std::chrono::system_clock::now(),
+                           run.info().normalization};
+    const OutputReport report = write(run, log, withWeights, record);
+    failed = report.failed;
+    std::string line = "wrote nothing into " + dir_;
+    if (!report.written.empty()) {
+        line = "wrote " + dir_ + "/{";
+        for (std::size_t i = 0; i < report.written.size(); ++i)
+            line.append(i ? ", " : "").append(report.written[i]);
+        line += "}";
+    }
+    for (const std::string& file : report.leftOut)
+        line += "; left out: " + file;
+    for (std::size_t i = 0; i < report.removed.size(); ++i)
+        line.append(i ? ", " : "; removed the replaced run's ").append(report.removed[i]);
+    if (!withWeights)
+        return line + "; no weights: the run failed";
+    if (!failed.empty())
+        return line + (report.written.empty() ? "; not written: every file (see the errors)"
+                                              : "; not written: the others (see the error)");
+    return line + (s.state == RunState::Finished ? "" : " (partial run)");
+}
+
+std::vector<std::string> runFilesIn(const std::string& dir) {
+    std::vector<std::string> found;
+    std::error_code ec;
+    if (dir.empty() || !fs::is_directory(dir, ec))
+        return found;
+    for (const char* name : kRunFiles)
+        if (fs::is_regular_file(fs::path(dir) / name, ec))
+            found.emplace_back(name);
+    return found;
+}
+
+std::optional<RunSummary> summaryIn(const std::string& dir, std::string* why) {
+    const fs::path file = fs::path(dir) / "summary.json";
+    std::ifstream in(file);
+    if (!in) {
+        if (why)
+            *why = quoted(file) + " cannot be read";
+        return std::nullopt;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    try {
+        return runSummaryFromJson(text.str(), file.string());
+    } catch (const InputError& e) {
+        if (why)
+            *why = e.what();
+        return std::nullopt;
+    }
 }
 
 } // namespace hwl
