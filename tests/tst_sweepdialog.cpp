@@ -4,7 +4,7 @@
 // problem under the rows, "Start sweep" enabled only for a valid grid, and
 // the window making every run of an accepted sweep into the run library,
 // with Run > TensorBoard logs… on: each run its event file in a folder of
-// its own under the chosen one.
+// its own under the chosen one, the logdir's experiment beside them.
 #include "form/experimentform.h"
 #include "runs/runlibrary.h"
 #include "runs/sweepdialog.h"
@@ -16,6 +16,7 @@
 #include "config/fields.h"
 #include "config/sweep.h"
 #include "guitestmain.h"
+#include "io/tensorboardlogdir.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -247,18 +248,23 @@ private slots:
         }
         QVERIFY2(w.eventLogText().contains("Comparison: 4 runs, one after another"),
                  qPrintable(w.eventLogText()));
-        // One folder per run, named by its start and its label, one event file in each.
+        // One folder per run, named by its start, mode and workers, one
+        // event file in each; the logdir's experiment beside them.
         const QStringList folders = QDir(events).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
         QCOMPARE(folders.size(), 4);
         for (const PresetRun& run : chosen) {
-            const QString label = QString::fromStdString(sweepFolderName(run.label));
-            const auto it = std::find_if(folders.begin(), folders.end(),
-                                         [&](const QString& f) { return f.endsWith("-" + label); });
+            const QString tail = QString("_%1-%2w")
+                                     .arg(QString::fromStdString(run.config.mode))
+                                     .arg(run.config.workers);
+            const auto it = std::find_if(folders.begin(), folders.end(), [&](const QString& f) {
+                return f.endsWith(tail) || f.contains(tail + "-");
+            });
             QVERIFY2(it != folders.end(), qPrintable(folders.join(", ")));
             QCOMPARE(
                 QDir(events + "/" + *it).entryList({"events.out.tfevents.*"}, QDir::Files).size(),
                 1);
         }
+        QVERIFY(QFile::exists(events + "/" + kTensorBoardExperimentFile));
         QCOMPARE(w.eventLogText().count("TensorBoard: wrote"), 4);
         w.tensorBoard()->setFolder({});
         QVERIFY(!w.tensorBoard()->action()->isChecked());

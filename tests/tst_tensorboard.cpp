@@ -4,9 +4,13 @@
 // and values a run's samples give, the HParams, the session's end), and
 // what goes wrong: a folder that is a file, an empty path, a disk that
 // fills mid-run (the log stops and says why; the run is not its concern).
-// tests/tensorboard/check-events reads a real run's file with Python.
+// The logdir (io/tensorboardlogdir.h): a folder per run, named by time, mode
+// and workers; the experiment (what a sweep varies) and the custom_scalars
+// layout in its root. tests/tensorboard/check-events reads real runs' files
+// with Python: one run, two into one logdir, a sweep's.
 #include "io/tensorboard.pb.h"
 #include "io/tensorboardlog.h"
+#include "io/tensorboardlogdir.h"
 #include "io/tfrecord.h"
 #include "util/errors.h"
 
@@ -17,6 +21,8 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <regex>
+#include <set>
 #include <sys/resource.h>
 
 using namespace hwl;
@@ -57,6 +63,33 @@ std::vector<tb::Event> readEvents(const std::string& path) {
         at += 16 + length;
     }
     return events;
+}
+
+/// The summaries of `events` by tag (each tag's last), scalars apart.
+struct Read {
+    std::map<std::string, std::vector<std::pair<std::int64_t, float>>> scalars;
+    std::map<std::string, tb::Summary::Value> plugins;
+    std::map<std::string, tb::HParamsPluginData> hparams;
+};
+Read readSummaries(const std::vector<tb::Event>& events) {
+    Read read;
+    for (std::size_t i = 1; i < events.size(); ++i)
+        for (const auto& v : events[i].summary().value()) {
+            if (!v.has_metadata()) {
+                read.scalars[v.tag()].emplace_back(events[i].step(), v.simple_value());
+                continue;
+            }
+            read.plugins[v.tag()] = v;
+            if (v.metadata().plugin_data().plugin_name() == "hparams" &&
+                !read.hparams[v.tag()].ParseFromString(v.metadata().plugin_data().content()))
+                throw std::runtime_error("an hparams summary does not parse");
+        }
+    return read;
+}
+
+/// The folders in `dir`.
+QStringList runFolders(const QString& dir) {
+    return QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
 }
 
 std::string onlyEventFile(const QString& dir) {
@@ -116,9 +149,12 @@ private slots:
         c.workers = 2;
         c.lrSchedule = "cosine";
         c.out = "/somewhere";
-        const QString folder = dir.path() + "/runs/one";
+        const QString logdir = dir.path() + "/runs";
+        QString folder;
         {
-            TensorBoardLog log(folder.toStdString(), c);
+            TensorBoardLog log(logdir.toStdString(), c);
+            folder = QString::fromStdString(log.runFolder());
+            QCOMPARE(QFileInfo(folder).absolutePath(), QFileInfo(logdir).absoluteFilePath());
             Sample s = sample(Sample::Step, 1, 1, 7, 2.5f);
             s.lr = 0.05f;
             s.divergence = 0.25f;
@@ -142,17 +178,9 @@ private slots:
         QVERIFY2(!file.empty(), "one event file in the folder");
         const std::vector<tb::Event> events = readEvents(file);
         QCOMPARE(events.front().file_version(), std::string("brain.Event:2"));
-        std::map<std::string, std::vector<std::pair<std::int64_t, float>>> scalars;
-        std::map<std::string, tb::HParamsPluginData> plugins;
-        for (std::size_t i = 1; i < events.size(); ++i)
-            for (const auto& v : events[i].summary().value()) {
-                if (v.has_metadata()) {
-                    QCOMPARE(v.metadata().plugin_data().plugin_name(), std::string("hparams"));
-                    QVERIFY(plugins[v.tag()].ParseFromString(v.metadata().plugin_data().content()));
-                } else {
-                    scalars[v.tag()].emplace_back(events[i].step(), v.simple_value());
-                }
-            }
+        Read read = readSummaries(events);
+        auto& scalars = read.scalars;
+        auto& plugins = read.hparams;
         using Points = std::vector<std::pair<std::int64_t, float>>;
         QCOMPARE(scalars["loss/train/worker_1"], (Points{{7, 2.5f}}));
         QCOMPARE(scalars["divergence/worker_1"], (Points{{7, 0.25f}}));
@@ -177,9 +205,23 @@ private slots:
         QCOMPARE(start.hparams().count("out"), std::size_t(0));
         QCOMPARE(start.hparams().count("tensorboard"), std::size_t(0));
         QCOMPARE(start.model_uri(), std::string("/somewhere"));
-        const auto& experiment = plugins["_hparams_/experiment"].experiment();
+        // As TensorBoard's own: a null tensor (an empty float vector) as the value.
+        const tb::TensorProto& null = read.plugins["_hparams_/session_start_info"].tensor();
+        QCOMPARE(null.dtype(), tb::DT_FLOAT);
+        QCOMPARE(null.tensor_shape().dim_size(), 1);
+        QCOMPARE(null.tensor_shape().dim(0).size(), std::int64_t(0));
+        // The experiment is the logdir's, not the run's.
+        QCOMPARE(plugins.count("_hparams_/experiment"), std::size_t(0));
+        Read root =
+            readSummaries(readEvents((logdir + "/" + kTensorBoardExperimentFile).toStdString()));
+        const auto& experiment = root.hparams["_hparams_/experiment"].experiment();
         QCOMPARE(experiment.hparam_infos_size(), int(start.hparams().size()));
+        for (const auto& h : experiment.hparam_infos()) {
+            QVERIFY2(start.hparams().count(h.name()), h.name().c_str());
+            QVERIFY(!h.differs()); // one run
+        }
         QVERIFY(experiment.metric_infos_size() >= 8);
+        QVERIFY(root.plugins.count("custom_scalars__config__"));
         QCOMPARE(plugins["_hparams_/session_end_info"].session_end_info().status(),
                  tb::STATUS_SUCCESS);
     }
@@ -241,6 +283,131 @@ private slots:
         setrlimit(RLIMIT_FSIZE, &old);
         std::signal(SIGXFSZ, oldHandler);
         QCOMPARE(log.error(), std::string(std::strerror(EFBIG)));
+    }
+    // Issue 39: a logdir of runs. The run folder is named as PyTorch's
+    // SummaryWriter names its runs (month, day, time) and after the mode
+    // and the workers, in English whatever the locale.
+    void aRunFolderIsNamedByTimeModeAndWorkers() {
+        std::tm t{};
+        t.tm_year = 2026 - 1900;
+        t.tm_mon = 11;
+        t.tm_mday = 6;
+        t.tm_hour = 14;
+        t.tm_min = 30;
+        t.tm_sec = 5;
+        t.tm_isdst = -1;
+        ExperimentConfig c;
+        c.mode = "threads";
+        c.workers = 4;
+        QCOMPARE(tensorBoardRunName(c, std::mktime(&t)), std::string("Dec06_14-30-05_threads-4w"));
+        c.mode = "a/b c";
+        QCOMPARE(tensorBoardRunName(c, std::mktime(&t)), std::string("Dec06_14-30-05_a_b_c-4w"));
+    }
+
+    // Two runs into one logdir, in the same second: two run folders, each
+    // with its own event file and session; one experiment for the logdir.
+    void twoRunsIntoOneLogdirMakeTwoRunFolders() {
+        QTemporaryDir dir;
+        ExperimentConfig a, b;
+        a.workers = 2;
+        b.workers = 2;
+        b.lr = 0.25;
+        const std::string logdir = dir.path().toStdString();
+        std::string first, second;
+        {
+            TensorBoardLog one(logdir, a);
+            TensorBoardLog two(logdir, b); // at once, before the first ends
+            first = one.runFolder();
+            second = two.runFolder();
+            one.finish(RunSummary{});
+            two.finish(RunSummary{});
+        }
+        QVERIFY(first != second);
+        const QStringList folders = runFolders(dir.path());
+        QCOMPARE(folders.size(), 2);
+        const std::time_t now = std::time(nullptr);
+        for (const QString& f : folders)
+            QVERIFY2(QRegularExpression("^[A-Z][a-z]{2}\\d\\d_\\d\\d-\\d\\d-\\d\\d_" +
+                                        QString::fromStdString(a.mode) + "-2w(-2)?$")
+                         .match(f)
+                         .hasMatch(),
+                     qPrintable(f + " " + QString::fromStdString(tensorBoardRunName(a, now))));
+        double lr[2] = {};
+        for (int i = 0; i < 2; ++i) {
+            const std::string file = onlyEventFile(dir.path() + "/" + folders[i]);
+            QVERIFY2(!file.empty(), "one event file in each run folder");
+            Read read = readSummaries(readEvents(file));
+            lr[i] = read.hparams["_hparams_/session_start_info"]
+                        .session_start_info()
+                        .hparams()
+                        .at("lr")
+                        .number_value();
+            QVERIFY(read.hparams.count("_hparams_/session_end_info"));
+        }
+        QCOMPARE((std::set<double>{lr[0], lr[1]}), (std::set<double>{a.lr, b.lr}));
+        const QStringList files = QDir(dir.path()).entryList(QDir::Files);
+        QCOMPARE(files, QStringList{kTensorBoardExperimentFile});
+    }
+
+    // A sweep's experiment, written before its runs: every field an hparam,
+    // those the runs vary marked "differs" (TensorBoard lists them first);
+    // written once, the logdir's runs finding it there.
+    void aSweepsExperimentMarksWhatItVaries() {
+        QTemporaryDir dir;
+        std::vector<ExperimentConfig> runs(3);
+        runs[1].lr = 0.5;
+        runs[2].mode = "threads-locked";
+        const std::string logdir = dir.path().toStdString() + "/sweep";
+        QVERIFY(writeTensorBoardExperiment(logdir, runs));
+        QVERIFY(!writeTensorBoardExperiment(logdir, {ExperimentConfig{}})); // there already
+        { TensorBoardLog run(logdir, runs[1]); }
+        Read root = readSummaries(readEvents(logdir + "/" + kTensorBoardExperimentFile));
+        const auto& experiment = root.hparams["_hparams_/experiment"].experiment();
+        QStringList differing;
+        for (const auto& h : experiment.hparam_infos())
+            if (h.differs())
+                differing << QString::fromStdString(h.name());
+        differing.sort();
+        QCOMPARE(differing, (QStringList{"lr", "mode"}));
+        QStringList metrics;
+        for (const auto& m : experiment.metric_infos())
+            metrics << QString::fromStdString(m.name().tag());
+        QVERIFY2(metrics.contains("final/test_accuracy") && metrics.contains("final/samples_per_s"),
+                 qPrintable(metrics.join(", ")));
+        QCOMPARE(runFolders(dir.path() + "/sweep").size(), 1);
+    }
+
+    // The custom_scalars layout (a string tensor holding a Layout, tag
+    // custom_scalars__config__): one chart per figure whose regular
+    // expression takes every worker's tag and no other.
+    void theLayoutPutsTheWorkersOfAFigureOnOneChart() {
+        QTemporaryDir dir;
+        QVERIFY(writeTensorBoardExperiment(dir.path().toStdString(), {ExperimentConfig{}}));
+        Read root = readSummaries(
+            readEvents((dir.path() + "/" + kTensorBoardExperimentFile).toStdString()));
+        const tb::Summary::Value& v = root.plugins["custom_scalars__config__"];
+        QCOMPARE(v.metadata().plugin_data().plugin_name(), std::string("custom_scalars"));
+        QCOMPARE(v.tensor().dtype(), tb::DT_STRING);
+        QCOMPARE(v.tensor().tensor_shape().dim_size(), 0); // a scalar
+        QCOMPARE(v.tensor().string_val_size(), 1);
+        tb::Layout layout;
+        QVERIFY(layout.ParseFromString(v.tensor().string_val(0)));
+        QCOMPARE(layout.category_size(), 1);
+        std::map<std::string, std::string> regexOf;
+        for (const tb::Chart& chart : layout.category(0).chart()) {
+            QCOMPARE(chart.multiline().tag_size(), 1);
+            regexOf[chart.title()] = chart.multiline().tag(0);
+        }
+        const std::regex loss(regexOf.at("training loss, every worker"));
+        for (const char* tag : {"loss/train/worker_0", "loss/train/worker_17"})
+            QVERIFY2(std::regex_search(tag, loss), tag);
+        for (const char* tag : {"loss/epoch/worker_0", "test/loss", "loss/train/worker_x"})
+            QVERIFY2(!std::regex_search(tag, loss), tag);
+        const std::regex divergence(regexOf.at("divergence, every worker"));
+        QVERIFY(std::regex_search("divergence/worker_3", divergence));
+        QVERIFY(!std::regex_search("divergence/replicas", divergence));
+        QVERIFY(regexOf.count("epoch loss, every worker"));
+        QVERIFY(regexOf.count("samples per second, every worker"));
     }
 };
 

@@ -69,7 +69,7 @@ private slots:
         QVERIFY(!menu.isEnabled());
     }
 
-    void tensorBoardFolderIsKeptAndNamesRunFolders() {
+    void tensorBoardFolderIsKeptAndIsTheRunsLogdir() {
         QWidget window;
         QMenu run;
         TensorBoardLogs logs(&run, &window);
@@ -94,10 +94,14 @@ private slots:
         QVERIFY(!logs.action()->isChecked());
         QVERIFY(said.last()[0].toString().endsWith("off"));
 
-        const QRegularExpression stamp("^/base/\\d{8}-\\d{6}$");
-        QVERIFY(stamp.match(TensorBoardLogs::runFolder("/base", {})).hasMatch());
-        const QString labelled = TensorBoardLogs::runFolder("/base", "data/set workers=4");
-        QVERIFY2(labelled.endsWith("-data_set_workers=4"), qPrintable(labelled));
+        // A run writes into the folder unless its experiment names its own
+        // logdir; the run makes its run folder there (io/tensorboardlogdir.h).
+        ExperimentConfig config;
+        QCOMPARE(logs.logdirOf(config), std::string());
+        logs.setFolder(tmp_.filePath("events"));
+        QCOMPARE(logs.logdirOf(config), logs.folder().toStdString());
+        config.tensorboard = "/own";
+        QCOMPARE(logs.logdirOf(config), std::string("/own"));
     }
 
     void comparisonDriverWalksItsRunsAndTabulates() {

@@ -244,16 +244,15 @@ SortedFlags sortFlags(const std::vector<Flag>& flags, CommandLine& cl) {
 }
 
 /// A comparison preset's runs, each configured as the first run is, with
-/// --out DIR (and --tensorboard DIR) made DIR/<label>.
+/// --out DIR made DIR/<label>.
 std::vector<PresetRun> comparedRuns(const Preset& p, const std::vector<Flag>& experiment,
                                     bool workersGiven, std::vector<std::string>& notes) {
     std::vector<PresetRun> runs;
     for (const PresetRun& run : p.compare) {
         PresetRun r{run.label, configured(run.config, experiment)};
         applyImplicitDefaults(r.config, notes, workersGiven, true);
-        for (std::string* dir : {&r.config.out, &r.config.tensorboard})
-            if (!dir->empty())
-                *dir = (std::filesystem::path(*dir) / r.label).string();
+        if (!r.config.out.empty()) // --tensorboard's logdir is shared: a run folder each
+            r.config.out = (std::filesystem::path(r.config.out) / r.label).string();
         runs.push_back(std::move(r));
     }
     return runs;

@@ -12,6 +12,7 @@
 #include "io/runstable.h"
 #include "io/runsummaryfile.h"
 #include "io/tensorboardlog.h"
+#include "io/tensorboardlogdir.h"
 #include "io/tensorfile.h"
 #include "launch/devices.h"
 #include "preset/presets.h"
@@ -182,8 +183,11 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     if (stopSignal() != 0) // while the last of the loading was not polled
         return interruptedBeforeTraining();
     std::optional<TensorBoardLog> events;
-    if (!c.tensorboard.empty())
+    if (!c.tensorboard.empty()) {
         events.emplace(c.tensorboard, c);
+        std::printf("tensorboard: this run writes into %s (view: tensorboard --logdir %s)\n",
+                    events->runFolder().c_str(), c.tensorboard.c_str());
+    }
 
     MetricsLog log;
     run.setPace(cl.pace);
@@ -228,6 +232,18 @@ int oneOfMany(const CommandLine& cl, const PresetRun& run, bool redo, TableRun& 
         row.error = e.what();
     }
     return row.exitCode;
+}
+
+/// The logdir's experiment for all the runs of a comparison or sweep, before
+/// any starts, so that TensorBoard's HParams lists first what they vary
+/// (each run, its child process too, then finds it there).
+void writeSharedExperiment(const CommandLine& cl) {
+    if (cl.runs.empty() || cl.runs.front().config.tensorboard.empty())
+        return;
+    std::vector<ExperimentConfig> configs;
+    for (const PresetRun& r : cl.runs)
+        configs.push_back(r.config);
+    writeTensorBoardExperiment(cl.runs.front().config.tensorboard, configs);
 }
 
 /// A comparison preset or a sweep: each run in order (Comparison), a header
@@ -333,6 +349,7 @@ int runHeadless(const std::vector<std::string>& args) {
         if (forkServer)
             if (const std::string why = startForkServer(); !why.empty())
                 throw RunError(why);
+        writeSharedExperiment(cl);
         if (cl.sweepParallel > 1)
             return runSweepInParallel(cl, stopSignal);
         return cl.runs.empty() ? trainAndReport(cl) : compareRuns(cl);

@@ -158,9 +158,10 @@ void addOutputFields(std::vector<Field>& fields) {
                          "optimizer.safetensors where the mode can --resume",
                          &C::out),
                     text("tensorboard", "DIR",
-                         "write a TensorBoard event file into DIR as the run goes: "
-                         "losses, test figures, samples/s, divergence, lost updates, "
-                         "and the experiment as HParams",
+                         "make a folder of the run's own in the logdir DIR and write "
+                         "its TensorBoard event file there as the run goes: losses, "
+                         "test figures, samples/s, divergence, lost updates, and the "
+                         "experiment as HParams",
                          &C::tensorboard)}) {
         f.output = true;
         f.pathKind = "directory";

@@ -140,9 +140,9 @@ std::vector<PresetRun> sweepRuns(const ExperimentConfig& config) {
         std::string folder = sweepFolderName(run.label);
         if (folder.size() > kMaxFolderName) // a file name has at most 255 bytes
             folder = "run-" + std::to_string(index + 1);
-        for (std::string* dir : {&run.config.out, &run.config.tensorboard})
-            if (!dir->empty())
-                *dir = (std::filesystem::path(*dir) / folder).string();
+        // The runs share --tensorboard's logdir: each makes its run folder there.
+        if (!run.config.out.empty())
+            run.config.out = (std::filesystem::path(run.config.out) / folder).string();
         runs.push_back(std::move(run));
     }
     return runs;

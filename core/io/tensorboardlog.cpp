@@ -1,15 +1,15 @@
 #include "io/tensorboardlog.h"
 
-#include "config/fields.h"
 #include "io/runstable.h"
-#include "io/tensorboard.pb.h"
+#include "io/tensorboardlogdir.h"
+#include "io/tensorboardsummary.h"
 #include "io/tfrecord.h"
 #include "util/errors.h"
 
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <filesystem>
-#include <system_error>
 #include <vector>
 
 #include <unistd.h>
@@ -19,8 +19,6 @@ namespace hwl {
 namespace fs = std::filesystem;
 
 namespace {
-constexpr const char* kHParamsPlugin = "hparams";
-
 double wallNow() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
         .count();
@@ -37,19 +35,9 @@ std::string hostName() {
     return host;
 }
 
-/// Creates `dir` and a new event file in it (a new name if one is taken).
+/// A new event file in the run folder `dir` (a new name if one is taken).
 std::unique_ptr<RecordWriter> createEventFile(const std::string& dir, const std::string& name,
                                               double now) {
-    if (dir.empty())
-        throw InputError(name + ": an empty path; name a directory for the event files");
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec || !fs::is_directory(dir)) {
-        if (fs::exists(dir) && !fs::is_directory(dir))
-            throw InputError(name + ": \"" + dir + "\" exists and is not a directory");
-        throw InputError(name + ": cannot create directory \"" + dir +
-                         "\": " + (ec ? ec.message() : std::string("not a directory")));
-    }
     const std::string stem = "events.out.tfevents." + std::to_string(std::int64_t(now)) + "." +
                              hostName() + "." + std::to_string(::getpid());
     for (int attempt = 0;; ++attempt) {
@@ -65,33 +53,13 @@ std::unique_ptr<RecordWriter> createEventFile(const std::string& dir, const std:
     }
 }
 
-/// The value of field `f` in `config` as HParams takes it, and its type.
-std::pair<tb::Value, tb::DataType> hparamValue(const Field& f, const ExperimentConfig& config) {
-    const FieldValue v = f.get(config);
-    tb::Value out;
-    if (const bool* b = std::get_if<bool>(&v)) {
-        out.set_bool_value(*b);
-        return {out, tb::DATA_TYPE_BOOL};
-    }
-    if (const std::int64_t* i = std::get_if<std::int64_t>(&v)) {
-        out.set_number_value(double(*i));
-        return {out, tb::DATA_TYPE_FLOAT64};
-    }
-    if (const double* d = std::get_if<double>(&v)) {
-        out.set_number_value(*d);
-        return {out, tb::DATA_TYPE_FLOAT64};
-    }
-    // The seed (64 bits, more than a double holds exactly) and the texts.
-    out.set_string_value(f.valueText(config));
-    return {out, tb::DATA_TYPE_STRING};
-}
-
 std::string workerTag(const char* prefix, std::int32_t worker) {
     return std::string(prefix) + "/worker_" + std::to_string(worker);
 }
 } // namespace
 
 struct TensorBoardLog::State {
+    std::string logdir, folder;
     std::unique_ptr<RecordWriter> writer;
     double startWall = 0;
     bool scheduled = false;
@@ -104,11 +72,7 @@ struct TensorBoardLog::State {
     std::uint64_t evalSamples = 0;
 
     void event(std::int64_t step, double wall, const tb::Summary& summary) {
-        tb::Event e;
-        e.set_wall_time(wall);
-        e.set_step(step);
-        *e.mutable_summary() = summary;
-        writer->write(e.SerializeAsString());
+        writer->write(tbsummary::event(step, wall, summary));
     }
     void scalar(const std::string& tag, std::int64_t step, double wall, double value) {
         tb::Summary summary;
@@ -116,15 +80,6 @@ struct TensorBoardLog::State {
         v->set_tag(tag);
         v->set_simple_value(float(value));
         event(step, wall, summary);
-    }
-    void hparams(const char* tag, const tb::HParamsPluginData& data, double wall) {
-        tb::Summary summary;
-        tb::Summary::Value* v = summary.add_value();
-        v->set_tag(tag);
-        tb::SummaryMetadata::PluginData* plugin = v->mutable_metadata()->mutable_plugin_data();
-        plugin->set_plugin_name(kHParamsPlugin);
-        plugin->set_content(data.SerializeAsString());
-        event(0, wall, summary);
     }
     template <class T>
     void grow(std::vector<T>& v, std::int32_t worker) {
@@ -138,32 +93,10 @@ struct TensorBoardLog::State {
 };
 
 void TensorBoardLog::State::start(const ExperimentConfig& config) {
-    tb::Event version;
-    version.set_wall_time(startWall);
-    version.set_file_version("brain.Event:2");
-    writer->write(version.SerializeAsString());
-
-    tb::HParamsPluginData experiment;
-    tb::Experiment* ex = experiment.mutable_experiment();
-    ex->set_time_created_secs(startWall);
-    tb::HParamsPluginData session;
-    tb::SessionStartInfo* info = session.mutable_session_start_info();
-    info->set_start_time_secs(startWall);
-    info->set_model_uri(config.out);
-    for (const Field& f : experimentFields()) {
-        if (f.output) // where the run writes, not a hyper-parameter
-            continue;
-        auto [value, type] = hparamValue(f, config);
-        tb::HParamInfo* h = ex->add_hparam_infos();
-        h->set_name(f.key);
-        h->set_type(type);
-        (*info->mutable_hparams())[f.key] = value;
-    }
-    for (const RunFigure& figure : runFigures())
-        if (figure.value)
-            ex->add_metric_infos()->mutable_name()->set_tag(std::string("final/") + figure.column);
-    hparams("_hparams_/experiment", experiment, startWall);
-    hparams("_hparams_/session_start_info", session, startWall);
+    writer->write(tbsummary::fileVersion(startWall));
+    event(0, startWall,
+          tbsummary::hparams(tbsummary::kSessionStartTag,
+                             tbsummary::sessionStart(config, startWall)));
     writer->flush();
 }
 
@@ -197,12 +130,15 @@ void TensorBoardLog::State::onEval(const Sample& s, double wall) {
     evalSamples = s.samples;
 }
 
-TensorBoardLog::TensorBoardLog(const std::string& dir, const ExperimentConfig& config,
+TensorBoardLog::TensorBoardLog(const std::string& logdir, const ExperimentConfig& config,
                                const std::string& name)
     : d_(std::make_unique<State>()) {
     d_->startWall = wallNow();
     d_->scheduled = config.lrSchedule != "constant" || config.warmupSteps > 0;
-    d_->writer = createEventFile(dir, name, d_->startWall);
+    d_->logdir = logdir;
+    d_->folder = makeTensorBoardRunFolder(logdir, config, std::time_t(d_->startWall), name);
+    writeTensorBoardExperiment(logdir, {config}, name);
+    d_->writer = createEventFile(d_->folder, name, d_->startWall);
     d_->start(config);
 }
 
@@ -255,13 +191,21 @@ void TensorBoardLog::finish(const RunSummary& summary) {
                      : summary.state == RunState::Failed ? tb::STATUS_FAILURE
                                                          : tb::STATUS_UNKNOWN);
     info->set_end_time_secs(end);
-    d_->hparams("_hparams_/session_end_info", session, end);
+    d_->event(0, end, tbsummary::hparams(tbsummary::kSessionEndTag, session));
     d_->writer->close();
     d_->finished = true;
 }
 
 std::string TensorBoardLog::file() const {
     return d_->writer->path().string();
+}
+
+std::string TensorBoardLog::logdir() const {
+    return d_->logdir;
+}
+
+std::string TensorBoardLog::runFolder() const {
+    return d_->folder;
 }
 
 std::string TensorBoardLog::error() const {

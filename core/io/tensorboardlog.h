@@ -10,12 +10,15 @@
 //            divergence/replicas: per evaluation, step = the epoch;
 //            lost_updates/worker_R at the end; final/<figure> for each
 //            figure of io/runstable.h, step = the epochs completed;
-//   HParams  at the start the experiment (every field of the field table
-//            as a hyper-parameter, the final/ figures as its metrics) and
-//            the session's start; at the end its status (success for a
-//            finished run, failure for a failed one, unknown for a stopped one).
-// The file (events.out.tfevents.<seconds>.<host>.<pid>) is TFRecord framed
-// (io/tfrecord.h), its records TensorBoard's Event messages
+//   HParams  at the start the session's start (the value of every field of
+//            the field table but out and tensorboard); at the end its
+//            status (success for a finished run, failure for a failed one,
+//            unknown for a stopped one). The experiment these sessions
+//            belong to, and the custom_scalars layout, are the logdir's
+//            (io/tensorboardlogdir.h).
+// The file (events.out.tfevents.<seconds>.<host>.<pid>) goes into a folder
+// of the run's own in the logdir (io/tensorboardlogdir.h names it). It is
+// TFRecord framed (io/tfrecord.h), its records TensorBoard's Event messages
 // (io/tensorboard.proto). A write that fails stops the log, not the run:
 // error() says why. docs/file-formats.md describes the tags.
 #include "config/experimentconfig.h"
@@ -29,11 +32,12 @@ namespace hwl {
 
 class TensorBoardLog {
 public:
-    /// Creates `dir` (and its parents) and a new event file in it, and writes
-    /// the file's version and the HParams of `config` at once. `dir` named
-    /// by `name` ("tensorboard"): InputError "tensorboard: cannot create
-    /// directory "DIR": reason" and the like.
-    TensorBoardLog(const std::string& dir, const ExperimentConfig& config,
+    /// Creates the logdir `logdir` (and its parents), a run folder in it and
+    /// a new event file in that, writes the logdir's experiment where it has
+    /// none yet, and the file's version and the session's start at once.
+    /// `logdir` named by `name` ("tensorboard"): InputError "tensorboard:
+    /// cannot create directory "DIR": reason" and the like.
+    TensorBoardLog(const std::string& logdir, const ExperimentConfig& config,
                    const std::string& name = "tensorboard");
     ~TensorBoardLog();
     TensorBoardLog(const TensorBoardLog&) = delete;
@@ -48,8 +52,12 @@ public:
     /// closes the file. Nothing more is written afterwards.
     void finish(const RunSummary& summary);
 
-    /// The event file's path.
+    /// The event file's path: runFolder()/events.out.tfevents...
     std::string file() const;
+    /// The logdir, as given.
+    std::string logdir() const;
+    /// The run's own folder in the logdir.
+    std::string runFolder() const;
     /// Why writing stopped (the system's reason); empty while it works.
     std::string error() const;
 

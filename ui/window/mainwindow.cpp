@@ -348,15 +348,7 @@ void MainWindow::startRun() {
 
 void MainWindow::startConfig(const ExperimentConfig& experiment) {
     ExperimentConfig config = experiment;
-    if (config.tensorboard.empty())
-        config.tensorboard = tensorBoard_->folder().toStdString();
-    if (!config.tensorboard.empty()) // each run its own folder under the chosen one
-        config.tensorboard =
-            TensorBoardLogs::runFolder(QString::fromStdString(config.tensorboard),
-                                       comparison_->current()
-                                           ? QString::fromStdString(comparison_->current()->label)
-                                           : QString())
-                .toStdString();
+    config.tensorboard = tensorBoard_->logdirOf(config); // the run makes its folder there
     if (config.workers > QThread::idealThreadCount())
         logEvent(tr("%1 workers on %2 cores: they will time-share the CPUs, so adding workers "
                     "past the core count will not add throughput")

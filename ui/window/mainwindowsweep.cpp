@@ -25,6 +25,8 @@ bool MainWindow::startComparison(const std::vector<PresetRun>& runs) {
         return false;
     // What it compares comes from its preset (a comparison of no preset: samples/s).
     const hwl::Preset* preset = comparingPreset(presets_, explanation_->activePreset(), runs);
+    if (const QString why = tensorBoard_->prepareComparison(runs); !why.isEmpty())
+        logEvent(why, true);
     comparison_->begin(runs, preset ? QString::fromStdString(preset->name) : tr("Comparison"),
                        preset ? preset->compares : hwl::ComparedFigure::None);
     // The comparison overlays its own runs, not whatever was ticked before.
@@ -59,7 +61,7 @@ bool MainWindow::openSweep() {
     if (dialog.exec() != QDialog::Accepted || dialog.runs().empty())
         return false;
     std::vector<PresetRun> runs = dialog.runs();
-    for (PresetRun& r : runs) // startConfig() gives each run its own event folder
+    for (PresetRun& r : runs) // the logdir where each run makes its own folder
         r.config.tensorboard = form_->config().tensorboard;
     if (!startComparison(runs))
         return false;

@@ -1,9 +1,8 @@
 #include "window/tensorboardlogs.h"
 
-#include "config/sweep.h"
+#include "io/tensorboardlogdir.h"
 
 #include <QAction>
-#include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
 #include <QMenu>
@@ -45,12 +44,22 @@ void TensorBoardLogs::setFolder(const QString& dir) {
                       .arg(folder_));
 }
 
-QString TensorBoardLogs::runFolder(const QString& base, const QString& label) {
-    QString name = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-    if (!label.isEmpty())
-        name += QLatin1Char('-') +
-                QString::fromStdString(sweepFolderName(label.toStdString())).left(100);
-    return QDir(base).filePath(name);
+std::string TensorBoardLogs::logdirOf(const ExperimentConfig& config) const {
+    return config.tensorboard.empty() ? folder_.toStdString() : config.tensorboard;
+}
+
+QString TensorBoardLogs::prepareComparison(const std::vector<PresetRun>& runs) const {
+    if (runs.empty() || logdirOf(runs.front().config).empty())
+        return {};
+    std::vector<ExperimentConfig> configs;
+    for (const PresetRun& r : runs)
+        configs.push_back(r.config);
+    try {
+        writeTensorBoardExperiment(logdirOf(runs.front().config), configs);
+    } catch (const std::exception& e) {
+        return tr("TensorBoard: %1").arg(QString::fromUtf8(e.what()));
+    }
+    return {};
 }
 
 } // namespace hwl::ui

@@ -1,11 +1,17 @@
 #pragma once
 // Run > TensorBoard logs…: the folder under which every run started from the
 // window writes its TensorBoard event file (the command line's
-// --tensorboard), each run into a folder of its own. A window setting, kept
+// --tensorboard), each run into a folder of its own that it makes there
+// (io/tensorboardlogdir.h). A window setting, kept
 // in QSettings between sessions, whatever preset or file is opened. GUI
 // thread only.
+#include "config/presetrun.h"
+
 #include <QObject>
 #include <QString>
+
+#include <string>
+#include <vector>
 
 class QAction;
 class QMenu;
@@ -30,9 +36,14 @@ public:
     const QString& folder() const { return folder_; }
     QAction* action() const { return action_; }
 
-    /// The folder a run started now writes into: `base`/<yyyyMMdd-HHmmss>,
-    /// plus "-<label>" (as a folder name) in a comparison or sweep.
-    static QString runFolder(const QString& base, const QString& label);
+    /// The logdir a run of `config` writes into: its own "tensorboard", else
+    /// the folder; empty: none. The run makes its own folder there
+    /// (io/tensorboardlogdir.h).
+    std::string logdirOf(const ExperimentConfig& config) const;
+    /// Before a comparison's or sweep's `runs`: their logdir's experiment,
+    /// written for them all (so HParams lists first what they vary). Returns
+    /// what the event log says when it cannot be written; empty otherwise.
+    QString prepareComparison(const std::vector<PresetRun>& runs) const;
 
 Q_SIGNALS:
     /// The folder changed: what the event log says of it.
