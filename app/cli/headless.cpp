@@ -171,14 +171,10 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     }
     printPrepared(run);
     // Checked and held before training: a long run never ends in a write
-    // that could not happen, or one mixed with another run's. The weights
-    // go out three times: safetensors, npz, ONNX.
+    // that could not happen, or one mixed with another run's.
     std::optional<OutputFolder> folder;
     if (!c.out.empty())
-        folder.emplace(c.out,
-                       3 * std::uint64_t(run.info().parameters) * sizeof(float) +
-                           (std::uint64_t(4) << 20),
-                       replacing);
+        folder.emplace(c.out, OutputFolder::bytesNeededFor(run), replacing);
     std::fflush(stdout);
     if (stopSignal() != 0) // while the last of the loading was not polled
         return interruptedBeforeTraining();

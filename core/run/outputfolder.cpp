@@ -81,6 +81,10 @@ OutputFolder::OutputFolder(const std::string& dir, std::uint64_t bytesNeeded, bo
                     n == 1 ? "" : "s", dir.c_str());
 }
 
+std::uint64_t OutputFolder::bytesNeededFor(const Run& run) {
+    return 3 * std::uint64_t(run.info().parameters) * sizeof(float) + (std::uint64_t(4) << 20);
+}
+
 OutputFolder::~OutputFolder() {
     if (lock_ >= 0)
         ::close(lock_); // releases the lock

@@ -54,6 +54,9 @@ public:
     /// `replacing`: the folder holds another run that this one replaces
     /// (checkOutIsFree() said so).
     OutputFolder(const std::string& dir, std::uint64_t bytesNeeded, bool replacing = false);
+    /// What a prepared run's outputs take, about: the weights three times
+    /// (safetensors, npz, ONNX) and 4 MiB for the rest.
+    static std::uint64_t bytesNeededFor(const Run& run);
     ~OutputFolder();
     OutputFolder(const OutputFolder&) = delete;
     OutputFolder& operator=(const OutputFolder&) = delete;

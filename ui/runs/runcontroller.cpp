@@ -28,9 +28,10 @@ RunController::~RunController() {
     }
 }
 
-bool RunController::start(const ExperimentConfig& config) {
+bool RunController::start(const ExperimentConfig& config, bool replaceOut) {
     if (busy())
         return false;
+    replaceOut_ = replaceOut;
     if (preparer_.joinable())
         preparer_.join();
     std::unique_ptr<Run> next;
@@ -97,15 +98,26 @@ void RunController::onPrepared(const QString& error, bool cancelled) {
     }
     QString failure = error;
     events_.reset();
+    outputs_.reset();
     if (failure.isEmpty()) {
         try {
             const ExperimentConfig& config = run_->config();
+            if (!config.out.empty()) { // checked and held before training, as headless
+                if (!replaceOut_ && !runFilesIn(config.out).empty())
+                    throw InputError("out: \"" + config.out +
+                                     "\" already holds a run; choose another folder or replace "
+                                     "it when Start asks");
+                outputs_ = std::make_unique<OutputFolder>(
+                    config.out, OutputFolder::bytesNeededFor(*run_), replaceOut_);
+            }
             if (!config.tensorboard.empty())
                 events_ = std::make_unique<TensorBoardLog>(config.tensorboard, config);
+            startedAt_ = std::chrono::system_clock::now();
             run_->start();
         } catch (const std::exception& e) {
             failure = QString::fromStdString(e.what());
             events_.reset();
+            outputs_.reset();
         }
     }
     if (!failure.isEmpty()) {
@@ -201,6 +213,8 @@ void RunController::tick() {
         const RunSummary s = run_->summary();
         if (events_)
             finishEvents(rest, s);
+        if (outputs_)
+            writeOutputs(s);
         for (const auto& e : s.explanations)
             emit eventLogged(QStringLiteral("Pitfall: ") + QString::fromStdString(e), true);
         for (const auto& r : s.remarks)
@@ -209,6 +223,15 @@ void RunController::tick() {
         running_ = false;
         emit finished(s);
     }
+}
+
+void RunController::writeOutputs(const RunSummary& summary) {
+    std::vector<std::string> failed;
+    const std::string line = outputs_->writeRun(*run_, metrics_, summary, startedAt_, failed);
+    outputs_.reset(); // the folder's lock goes with it
+    emit eventLogged(QStringLiteral("Out: ") + QString::fromStdString(line), !failed.empty());
+    for (const std::string& f : failed)
+        emit eventLogged(QStringLiteral("Out: could not write ") + QString::fromStdString(f), true);
 }
 
 void RunController::finishEvents(const QList<Sample>& last, const RunSummary& summary) {

@@ -6,6 +6,7 @@
 // widgets; everything this class emits is emitted on the GUI thread.
 #include "io/metricslog.h"
 #include "io/tensorboardlog.h"
+#include "run/outputfolder.h"
 #include "run/run.h"
 #include "telemetry/telemetryreader.h"
 
@@ -15,6 +16,7 @@
 #include <QStringList>
 #include <QTimer>
 
+#include <chrono>
 #include <memory>
 #include <thread>
 
@@ -48,7 +50,11 @@ public:
     /// started() or failedToStart(). With config.tensorboard the run writes
     /// its TensorBoard event file into that folder as it goes (a folder
     /// that cannot be made is failedToStart()); the event log says where.
-    bool start(const ExperimentConfig& config);
+    /// With config.out the run's files (core/run/outputfolder.h) go into
+    /// that folder when it ends, as a headless run's do; a folder that
+    /// holds another run is replaced only with `replaceOut` (the window
+    /// asks first), else failedToStart() says so.
+    bool start(const ExperimentConfig& config, bool replaceOut = false);
     void pause();
     void resume();
     /// Steps per second per worker (0: full speed), for this run and the
@@ -98,12 +104,16 @@ private:
     /// The end of the event file: the last samples, the summary; says in
     /// the event log where it is, or why it could not be written.
     void finishEvents(const QList<Sample>& last, const RunSummary& summary);
+    void writeOutputs(const RunSummary& summary); ///< into outputs_, said in the event log
 
     std::unique_ptr<Run> run_;
     std::thread preparer_;
     MetricsLog metrics_;
     /// The run's TensorBoard event file (config.tensorboard), null without.
     std::unique_ptr<TensorBoardLog> events_;
+    std::unique_ptr<OutputFolder> outputs_; ///< config.out, held from the start to the end
+    bool replaceOut_ = false;
+    std::chrono::system_clock::time_point startedAt_;
     /// The last run and its metrics while the next one prepares: back in
     /// place when it cannot start, so nothing of it is lost.
     std::unique_ptr<Run> previousRun_;

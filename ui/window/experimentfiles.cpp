@@ -1,5 +1,7 @@
 #include "window/experimentfiles.h"
 
+#include "run/outputfolder.h"
+
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
 #include "runs/metricsexport.h"
@@ -23,6 +25,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSettings>
 #include <QTimer>
 #include <QUrl>
@@ -422,6 +425,50 @@ bool ExperimentFiles::exportMetrics(const QString& path, bool quiet) {
     }
     log(tr("Exported metrics to %1").arg(path));
     return true;
+}
+
+bool ExperimentFiles::confirmOutFolder(hwl::ExperimentConfig& config, bool* replace) {
+    *replace = false;
+    for (;;) {
+        if (config.out.empty())
+            return true;
+        const std::vector<std::string> files = hwl::runFilesIn(config.out);
+        std::error_code ec;
+        if (files.empty() ||
+            (!config.resume.empty() && std::filesystem::equivalent(config.resume, config.out, ec)))
+            return true;
+        QStringList names;
+        for (const std::string& f : files)
+            names << QString::fromStdString(f);
+        QMessageBox box(QMessageBox::Question, tr("Replace the run?"),
+                        tr("This experiment writes its files into %1 when the run ends, and that "
+                           "folder already holds a run (%2).")
+                            .arg(QString::fromStdString(config.out), names.join(", ")),
+                        QMessageBox::NoButton, window_);
+        box.setInformativeText(tr("Replace that run's files, write this run's into another "
+                                  "folder, or start without writing files."));
+        QPushButton* replaceButton = box.addButton(tr("&Replace"), QMessageBox::DestructiveRole);
+        QPushButton* other = box.addButton(tr("&Other folder…"), QMessageBox::ActionRole);
+        QPushButton* none = box.addButton(tr("&Don't write files"), QMessageBox::ActionRole);
+        box.addButton(QMessageBox::Cancel);
+        box.setDefaultButton(QMessageBox::Cancel);
+        box.exec();
+        if (box.clickedButton() == replaceButton) {
+            *replace = true;
+            return true;
+        }
+        if (box.clickedButton() == none) {
+            config.out.clear();
+            return true;
+        }
+        if (box.clickedButton() != other)
+            return false;
+        const QString dir =
+            QFileDialog::getExistingDirectory(window_, tr("Write the run's files into"), {});
+        if (dir.isEmpty())
+            return false;
+        config.out = dir.toStdString(); // asked again if that one holds a run too
+    }
 }
 
 } // namespace hwl::ui

@@ -52,6 +52,14 @@ public:
     /// Loads the experiment of the last run started from any window;
     /// false when there is none or it no longer parses.
     bool openLastStarted(bool quiet = false);
+    /// Before a run of `config` starts: when its `out` folder (from an
+    /// experiment file) already holds a run, asks whether to replace it,
+    /// write into another folder (chosen in a dialog; `config.out` becomes
+    /// it) or not write files at all (`config.out` cleared). False when the
+    /// user cancels; `*replace` says whether the run may replace the
+    /// folder's run. A run that continues that folder (`resume`) asks
+    /// nothing.
+    bool confirmOutFolder(hwl::ExperimentConfig& config, bool* replace);
     /// Export actions; false with a message when the file cannot be written.
     bool exportWeights(const QString& path,
                        bool quiet = false); ///< .safetensors, .npz or .onnx by suffix

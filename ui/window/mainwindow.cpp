@@ -348,6 +348,14 @@ void MainWindow::startRun() {
 
 void MainWindow::startConfig(const ExperimentConfig& experiment) {
     ExperimentConfig config = experiment;
+    bool replaceOut = false;
+    if (!files_->confirmOutFolder(config, &replaceOut))
+        return; // cancelled: nothing starts, nothing is replaced
+    if (!config.out.empty())
+        logEvent(tr("Out: this run writes its files into %1 when it ends (the experiment's out%2)")
+                     .arg(QString::fromStdString(config.out),
+                          replaceOut ? tr(", replacing the run there") : QString()),
+                 false);
     config.tensorboard = tensorBoard_->logdirOf(config); // the run makes its folder there
     if (config.workers > QThread::idealThreadCount())
         logEvent(tr("%1 workers on %2 cores: they will time-share the CPUs, so adding workers "
@@ -362,7 +370,7 @@ void MainWindow::startConfig(const ExperimentConfig& experiment) {
     verdict_->hide();
     workerModel_->setRows({});
     updateOverlays(); // against this run's model and dataset
-    controller_->start(config);
+    controller_->start(config, replaceOut);
     ExperimentFiles::rememberStarted(experiment); // at once: a crash loses no experiment
     lastStartedAction_->setEnabled(true);
     updateActions();
