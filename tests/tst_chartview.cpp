@@ -319,6 +319,10 @@ private slots:
         QCOMPARE(tickLabel(0.05, 0.05, 1), QStringLiteral("0.05"));
         QCOMPARE(tickLabel(1.0, 0.5, 1), QStringLiteral("1"));
         QCOMPARE(tickLabel(-0.0, 0.5, 1), QStringLiteral("0"));
+        // A diverged loss: a short scientific label, not 25 digits and a G.
+        QCOMPARE(tickLabel(2.5e24, 5e23, 1e9), QStringLiteral("2.5e24"));
+        QCOMPARE(tickLabel(-3e15, 1e15, 1e9), QStringLiteral("-3e15"));
+        QCOMPARE(tickLabel(999e9, 1e11, 1e9), QStringLiteral("999G"));
         QCOMPARE(niceTicks(0, 1.5e6, 3).labels, (QStringList{"0", "0.5M", "1M", "1.5M"}));
         TrainingChart chart("loss", "loss");
         chart.setWorkerCount(1, false);

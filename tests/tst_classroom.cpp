@@ -365,6 +365,26 @@ private slots:
         QVERIFY(verdictOf(c, s, 50).body.contains("Under the lock none can be"));
     }
 
+    // A run whose workers' losses ran away is called diverged, with the
+    // fix, not "workers died and stopped the others".
+    void divergedRunIsCalledSo() {
+        ExperimentConfig c;
+        RunSummary s;
+        s.state = RunState::Failed;
+        s.workerFailures = {"training diverged: the loss became inf at step 3 of worker 0; lower "
+                            "the learning rate (--lr)",
+                            "training diverged: the loss became inf at step 3 of worker 1; lower "
+                            "the learning rate (--lr)"};
+        const Verdict v = verdictOf(c, s, 0);
+        QCOMPARE(v.title, QStringLiteral("Training diverged"));
+        QVERIFY2(v.body.contains("2 workers' losses ran away") &&
+                     v.body.contains("Lower the learning rate and run again") &&
+                     !v.body.contains("stopped the others"),
+                 qPrintable(v.body));
+        s.workerFailures = {"worker 1 was killed by signal 9"};
+        QCOMPARE(verdictOf(c, s, 0).title, QStringLiteral("A worker died"));
+    }
+
     void choosingAPresetClearsTheLastRun() {
         MainWindow w;
         ExperimentConfig c = longRun();
@@ -376,8 +396,14 @@ private slots:
         QVERIFY(!w.verdictBanner()->isHidden());
         QVERIFY(!w.lossChart()->rawPoints(0).isEmpty());
         QCOMPARE(w.workerModel()->rowCount(), 2);
+        QVERIFY2(w.statusText().startsWith("Run finished after 2 epochs"),
+                 qPrintable(w.statusText()));
+        QVERIFY(w.progressShown());
         QVERIFY(w.applyPreset("forgot-to-share"));
         QVERIFY(w.verdictBanner()->isHidden());
+        // The status bar is the new lesson's, not the last run's end.
+        QVERIFY2(w.statusText().startsWith("Ready: "), qPrintable(w.statusText()));
+        QVERIFY(!w.progressShown());
         QCOMPARE(w.workerModel()->rowCount(), 0);
         QCOMPARE(w.lossChart()->workerCount(), 3); // the preset's workers, empty
         for (int r = 0; r < 3; ++r)

@@ -407,7 +407,7 @@ private slots:
         // The loss really was not finite.
         QVERIFY2(QRegularExpression(R"(the loss became -?(nan|inf))").match(r.err).hasMatch(),
                  qPrintable(r.err));
-        QVERIFY2(r.err.contains("lower --lr"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("lower the learning rate (--lr)"), qPrintable(r.err));
         QVERIFY2(r.out.contains("summary: failed after"), qPrintable(r.out));
         // A failed run keeps its metrics and config but not its NaN weights.
         QVERIFY2(r.out.contains("no weights: the run failed"), qPrintable(r.out));

@@ -469,7 +469,7 @@ private slots:
         const auto s = run->summary();
         QCOMPARE(s.state, RunState::Failed);
         QVERIFY2(s.failure.find("training diverged") != std::string::npos, s.failure.c_str());
-        QVERIFY(s.failure.find("lower --lr") != std::string::npos);
+        QVERIFY(s.failure.find("lower the learning rate (--lr)") != std::string::npos);
     }
 
     void modelMustFitDataset() {

@@ -178,6 +178,18 @@ private slots:
         QCOMPARE(cell(WorkerTableModel::LastLoss), QStringLiteral("12.3456"));
         QCOMPARE(cell(WorkerTableModel::Startup), QStringLiteral("12.34 ms"));
         QCOMPARE(cell(WorkerTableModel::Communication), QStringLiteral("12 %"));
+        // Shares that round to 10 read as the 15 beside them, not "10.0 %";
+        // a diverged loss is short.
+        QList<WorkerRow> edge = hwl::test::largeRows();
+        edge[3].commShare = 0.0996;
+        edge[3].worker.lastLoss = 2.42e35f;
+        model.setRows(edge);
+        QCOMPARE(cell(WorkerTableModel::Communication), QStringLiteral("10 %"));
+        QCOMPARE(cell(WorkerTableModel::LastLoss), QStringLiteral("2.42E+35"));
+        edge[3].commShare = 0.00996;
+        model.setRows(edge);
+        QCOMPARE(cell(WorkerTableModel::Communication), QStringLiteral("1.0 %"));
+        model.setRows(hwl::test::largeRows());
         QCOMPARE(cell(WorkerTableModel::SamplesPerSecond, Qt::ToolTipRole),
                  QStringLiteral("Over the last refresh interval (about 0.2 s)"));
         // German: the same numbers with its separators.

@@ -172,7 +172,8 @@ std::int64_t GpuDataParallel::trainEpoch(Progress& p, int epoch, DeviceWorkers& 
                 const float loss = losses[std::size_t(j * p.replicas + r)];
                 if (!std::isfinite(loss))
                     throw RunError("training diverged: replica " + std::to_string(r) +
-                                   "'s loss became " + std::to_string(loss) + "; lower --lr");
+                                   "'s loss became " + std::to_string(loss) +
+                                   "; lower the learning rate (--lr)");
                 groupLoss[r] += loss;
             }
             p.samples += std::uint64_t(e.rowsOf(m));

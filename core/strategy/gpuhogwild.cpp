@@ -123,7 +123,7 @@ bool GpuHogwild::train(const WorkerEnvironment& env, const DeviceTraining& devic
             epochLoss[g] = n ? float((lastLoss[g] - epochLossAt[g]) / double(n)) : 0.0f;
             if (!std::isfinite(epochLoss[g]))
                 throw RunError("training diverged: group " + std::to_string(g) + "'s loss became " +
-                               std::to_string(epochLoss[g]) + "; lower --lr");
+                               std::to_string(epochLoss[g]) + "; lower the learning rate (--lr)");
             epochSteps[g] = lastSteps[g];
             epochLossAt[g] = lastLoss[g];
         }

@@ -108,7 +108,7 @@ private:
         if (!std::isfinite(loss)) {
             fail("training diverged: the loss became " + std::to_string(loss) + " at step " +
                  std::to_string(steps_ + 1) + " of worker " + std::to_string(s_.rank) +
-                 "; lower --lr");
+                 "; lower the learning rate (--lr)");
             return false;
         }
         s_.kernel->setStepCount(steps_);

@@ -69,6 +69,15 @@ double tickUnit(double maxAbs) {
 QString tickLabel(double v, double step, double unit) {
     if (v == 0 || !std::isfinite(v))
         return QStringLiteral("0");
+    if (std::abs(v) >= 1e12) { // past G (a diverged loss): "2.5e24", not 25 digits and a G
+        QString mantissa =
+            QString::number(v / std::pow(10.0, std::floor(std::log10(std::abs(v)))), 'f', 2);
+        while (mantissa.endsWith(QLatin1Char('0')))
+            mantissa.chop(1);
+        if (mantissa.endsWith(QLatin1Char('.')))
+            mantissa.chop(1);
+        return mantissa + QStringLiteral("e%1").arg(int(std::floor(std::log10(std::abs(v)))));
+    }
     const double scaledStep = step / unit;
     const int decimals =
         scaledStep > 0 ? std::clamp(int(std::ceil(-std::log10(scaledStep) - 1e-9)), 0, 12) : 0;

@@ -21,7 +21,7 @@ QString shortReal(double x) {
     if (a == 0 || !std::isfinite(x))
         return formatDecimal(x, 0);
     if (a >= 100)
-        return formatDecimal(x, 0);
+        return formatAnySize(x, 0);
     if (a >= 1)
         return formatDecimal(x, 2);
     if (a >= 1e-3)
@@ -29,17 +29,10 @@ QString shortReal(double x) {
     return QLocale().toString(x, 'e', 1);
 }
 
-/// A duration in the unit that keeps it short: "0.84 ms", "312 ms", "2.41 s".
-QString shortDuration(double seconds) {
-    if (seconds >= 1)
-        return formatDecimal(seconds, 2) + QStringLiteral(" s");
-    const double ms = seconds * 1e3;
-    return formatDecimal(ms, ms >= 100 ? 0 : 2) + QStringLiteral(" ms");
-}
-
 QString percent(double fraction) {
     const double p = 100 * fraction;
-    return formatDecimal(p, p >= 10 || p == 0 ? 0 : (p >= 1 ? 1 : 2)) + QStringLiteral(" %");
+    // Decimals by the value as shown: 9.96 is "10 %" beside "15 %", not "10.0 %".
+    return formatDecimal(p, p >= 9.95 || p == 0 ? 0 : (p >= 0.995 ? 1 : 2)) + QStringLiteral(" %");
 }
 
 } // namespace
@@ -184,7 +177,7 @@ QVariant WorkerTableModel::data(const QModelIndex& index, int role) const {
     case SamplesPerSecond:
         return r.samplesPerSecond < 0 ? none : formatDecimal(r.samplesPerSecond, 0);
     case LastLoss:
-        return formatDecimal(double(w.lastLoss), 4);
+        return formatAnySize(double(w.lastLoss), 4); // a diverged one in a few characters
     case Divergence:
         return shortReal(double(w.lastDivergence));
     case Communication:
@@ -194,7 +187,7 @@ QVariant WorkerTableModel::data(const QModelIndex& index, int role) const {
                    ? none
                    : tr("%1 of %2").arg(formatCount(w.lostUpdates), formatCount(w.updateWrites));
     case Startup:
-        return w.startupSeconds < 0 ? none : shortDuration(w.startupSeconds);
+        return w.startupSeconds < 0 ? none : formatDuration(w.startupSeconds);
     default:
         return {};
     }

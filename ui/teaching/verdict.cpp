@@ -1,5 +1,7 @@
 #include "teaching/verdict.h"
 
+#include <algorithm>
+
 #include "strategy/catalog.h"
 #include "widgets/numbers.h"
 
@@ -55,6 +57,22 @@ Verdict verdictOf(const ExperimentConfig& config, const RunSummary& s, std::uint
         v.body = tr("Each worker trained its own private copy, so the test accuracy, measured on "
                     "the window's copy, never moved, and exported weights would be the untouched "
                     "initial ones. Tick Share parameters and run again.");
+        return v;
+    }
+    const auto diverged = [](const std::string& failure) {
+        return failure.rfind("training diverged", 0) == 0;
+    };
+    if (!s.workerFailures.empty() &&
+        std::all_of(s.workerFailures.begin(), s.workerFailures.end(), diverged)) {
+        // Not workers that died of something: the arithmetic ran away.
+        v.kind = Verdict::Problem;
+        v.title = tr("Training diverged");
+        v.body = QString::fromStdString(s.workerFailures.front()) +
+                 (s.workerFailures.size() > 1
+                      ? tr(" (%1 workers' losses ran away.)")
+                            .arg(formatCount(std::uint64_t(s.workerFailures.size())))
+                      : QString()) +
+                 tr(" Lower the learning rate and run again.");
         return v;
     }
     if (!s.workerFailures.empty()) {

@@ -45,4 +45,21 @@ inline QString formatSignificant(double x, int digits = 5) {
     return s;
 }
 
+/// A number that may be of any size, say a diverged loss: plain and
+/// grouped below a million ("1,234.5678" with `decimals`), in scientific
+/// notation from there ("2.42E+35"), where plain digits would run to forty.
+inline QString formatAnySize(double x, int decimals) {
+    if (std::isfinite(x) && std::abs(x) >= 1e6)
+        return QLocale().toString(x, 'e', 2);
+    return formatDecimal(x, decimals);
+}
+
+/// A duration in the unit that keeps it short: "0.84 ms", "312 ms", "2.41 s".
+inline QString formatDuration(double seconds) {
+    if (seconds >= 1)
+        return formatDecimal(seconds, 2) + QStringLiteral(" s");
+    const double ms = seconds * 1e3;
+    return formatDecimal(ms, ms >= 100 ? 0 : 2) + QStringLiteral(" ms");
+}
+
 } // namespace hwl::ui

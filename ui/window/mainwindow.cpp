@@ -327,6 +327,14 @@ void MainWindow::logEvent(const QString& text, bool warning) {
 QString MainWindow::eventLogText() const {
     return eventLog_->toPlainText();
 }
+QString MainWindow::statusText() const {
+    return statusLabel_->text();
+}
+
+bool MainWindow::progressShown() const {
+    return !progress_->isHidden();
+}
+
 QString MainWindow::explanationText() const {
     return explanation_->toPlainText();
 }
@@ -420,9 +428,10 @@ void MainWindow::onFinished(const RunSummary& s) {
         comparison_->recordRun(s, workersAreProcesses(run->config()),
                                meanDivergence(controller_->metrics()));
     comparison_->runEnded(s);
-    QString line = tr("Run %1 after %2 epochs: %3 samples/s over %4 s")
+    QString line = (s.epochsCompleted == 1 ? tr("Run %1 after %2 epoch: %3 samples/s over %4")
+                                           : tr("Run %1 after %2 epochs: %3 samples/s over %4"))
                        .arg(QString::fromLatin1(stateName(s.state)), formatCount(s.epochsCompleted),
-                            formatDecimal(s.samplesPerSecond, 0), formatDecimal(s.trainSeconds, 2));
+                            formatDecimal(s.samplesPerSecond, 0), formatDuration(s.trainSeconds));
     if (s.evaluated)
         line += tr(", test accuracy %1%").arg(formatDecimal(100.0 * s.testAccuracy, 2));
     logEvent(line, s.state == RunState::Failed);
@@ -460,6 +469,8 @@ bool MainWindow::applyPreset(const QString& name) {
         updateOverlays();
         refreshCharts();
         logEvent(tr("Preset: %1").arg(presetName));
+        statusLabel_->setText(tr("Ready: %1").arg(presetName)); // not the last lesson's end
+        progress_->hide();
         return true;
     }
     return false;

@@ -83,6 +83,9 @@ public:
     /// Experiments, weights, metrics and charts opened and saved, and any
     /// file opened by what it is (the command line, drops, Open recent).
     ExperimentFiles* files() const { return files_; }
+    /// The status bar's text (left) and whether its progress shows.
+    QString statusText() const;
+    bool progressShown() const;
     /// Adds the run a metrics.csv or a --out folder holds to the run list
     /// (and overlays it); false with the reason (a message box unless quiet).
     bool openRun(const QString& path, bool quiet = false, QString* why = nullptr);
