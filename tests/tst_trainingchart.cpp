@@ -256,6 +256,27 @@ private slots:
         QCOMPARE(shown.back().x(), double(n - 1));
     }
 
+    // The test series is never smoothed: its last point is the evaluation
+    // the run reports, while a worker's line is smoothed.
+    void testSeriesIsDrawnAsMeasured() {
+        TrainingChart c("loss", "loss");
+        c.setWorkerCount(1, true);
+        c.setSmoothing(0.9);
+        QList<ChartSample> evals, steps;
+        for (int i = 0; i < 5; ++i) {
+            evals.append({double(100 * (i + 1)), 0, 0, 1.0 - 0.1 * i});
+            steps.append({double(100 * (i + 1)), 0, 0, i % 2 ? 2.0 : 0.0});
+        }
+        c.appendPoints(TrainingChart::kTestSeries, evals);
+        c.appendPoints(0, steps);
+        c.refresh();
+        const QList<QPointF> test = c.displayedPoints(TrainingChart::kTestSeries);
+        QCOMPARE(test.size(), 5);
+        for (int i = 0; i < 5; ++i)
+            QCOMPARE(test[i].y(), evals[i].value);
+        QVERIFY(c.displayedPoints(0).back().y() != steps.back().value); // smoothed
+    }
+
     // Changing smoothing, x axis or log scale after the data arrived
     // recomputes everything: the result is as if it had been set first.
     void settingsChangeAfterAppendsRecomputes() {

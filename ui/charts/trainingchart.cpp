@@ -187,13 +187,13 @@ void TrainingChart::setWorkerCount(int n, bool withTestSeries) {
     for (int rank = 0; rank < n; ++rank) {
         p_->workers_[std::size_t(rank)].id = rank;
         p_->workers_[std::size_t(rank)].resetDerived(
-            p_->smoothing_); // the current smoothing weight
+            p_->weightOf(p_->workers_[std::size_t(rank)])); // the current smoothing weight
     }
     if (withTestSeries) {
         p_->test_ = ChartSeries(); // not emplace(): clang 14 deems ChartSeries not yet
                                    // default-constructible here
         p_->test_->id = kTestSeries;
-        p_->test_->resetDerived(p_->smoothing_);
+        p_->test_->resetDerived(p_->weightOf(*p_->test_));
     }
     p_->recreateLines();
     p_->fitAxes();
@@ -203,18 +203,18 @@ void TrainingChart::appendPoints(int seriesId, const QList<ChartSample>& points)
     ChartSeries* s = p_->find(seriesId);
     if (!s || points.isEmpty())
         return;
-    s->append(points, p_->rawLimit_, p_->smoothing_);
+    s->append(points, p_->rawLimit_, p_->weightOf(*s));
 }
 
 void TrainingChart::setRawPointLimit(qsizetype limit) {
     p_->rawLimit_ = std::max<qsizetype>(16, limit);
-    p_->forEachSeries([this](ChartSeries& s) { s.enforceLimit(p_->rawLimit_, p_->smoothing_); });
+    p_->forEachSeries([this](ChartSeries& s) { s.enforceLimit(p_->rawLimit_, p_->weightOf(s)); });
 }
 
 void TrainingChart::clear() {
     p_->forEachSeries([this](ChartSeries& s) {
         s.raw = QList<ChartSample>(); // frees the memory, unlike QList::clear()
-        s.resetDerived(p_->smoothing_);
+        s.resetDerived(p_->weightOf(s));
         s.dirty = true;
     });
     p_->marks_.clear();
@@ -228,7 +228,7 @@ void TrainingChart::Parts::markAllDirty() {
 
 void TrainingChart::Parts::resetAllDerived() {
     forEachSeries([this](ChartSeries& s) {
-        s.resetDerived(smoothing_);
+        s.resetDerived(weightOf(s));
         s.dirty = true;
     });
     marks_.markDirty();
@@ -365,7 +365,7 @@ void TrainingChart::refresh() {
 
 void TrainingChart::Parts::rebuild(ChartSeries& s) {
     const QList<QPointF> shown =
-        s.displayPoints(xFieldOf(xMode_), smoothing_, logScale_, buckets_, scratch_);
+        s.displayPoints(xFieldOf(xMode_), weightOf(s), logScale_, buckets_, scratch_);
     // Replacing makes Qt Charts recompute the series' geometry: not for nothing.
     if (shown != s.line->points())
         s.line->replace(shown);
@@ -383,7 +383,7 @@ QString TrainingChart::describePoint(int seriesId, double x) const {
                        .arg(s->line->name(), formatCount(std::int64_t(std::llround(c.step))),
                             formatCount(std::int64_t(std::llround(c.samples))),
                             formatDecimal(c.time, 2), formatSignificant(c.value));
-    if (p_->smoothing_ > 0 && s->sorted && best < s->processed)
+    if (p_->weightOf(*s) > 0 && s->sorted && best < s->processed)
         text += QStringLiteral(", smoothed %1")
                     .arg(formatSignificant(fromAxisY(s->decimated.value(best), p_->logScale_)));
     return text;

@@ -17,7 +17,7 @@ void TrainingChart::setOverlays(const QList<Overlay>& overlays) {
         ChartSeries& s = p_->overlays_[std::size_t(i)];
         s.id = overlaySeries(int(i));
         s.raw = overlays[i].points;
-        s.resetDerived(p_->smoothing_);
+        s.resetDerived(p_->weightOf(s));
     }
     p_->recreateLines();
     refresh();

@@ -138,6 +138,9 @@ struct TrainingChart::Parts {
     QList<Overlay> overlayDefs_; // names, colours and styles of overlays_
 
     double smoothing_ = 0;
+    /// The weight series `s` is smoothed with: none for the test series, an
+    /// evaluation a run's end reports as it was measured.
+    double weightOf(const ChartSeries& s) const { return s.id == kTestSeries ? 0.0 : smoothing_; }
     XAxis xMode_ = XAxis::Step;
     bool logScale_ = false;
     int buckets_ = kMinBuckets;

@@ -18,7 +18,10 @@ ChartControls::ChartControls(RunCharts* charts, QToolBar* toolbar)
     smoothing_->setRange(0, 99);
     smoothing_->setValue(60);
     smoothing_->setMaximumWidth(140);
-    smoothing_->setToolTip(tr("Exponential moving average, debiased (as TensorBoard)"));
+    smoothing_->setToolTip(tr("Smooths the workers' batch losses and the other per-step "
+                              "curves: exponential moving average, debiased (as TensorBoard). "
+                              "Test evaluations are drawn as measured, so a curve's last point "
+                              "is the figure the run reports"));
     toolbar->addWidget(smoothing_);
     smoothingValue_ = new QLabel(QStringLiteral("0.60 "));
     toolbar->addWidget(smoothingValue_);
@@ -36,7 +39,7 @@ ChartControls::ChartControls(RunCharts* charts, QToolBar* toolbar)
 
     connect(smoothing_, &QSlider::valueChanged, this, [this](int v) {
         smoothingValue_->setText(QString::number(v / 100.0, 'f', 2) + ' ');
-        for (TrainingChart* chart : charts_->all())
+        for (TrainingChart* chart : smoothedCharts())
             chart->setSmoothing(v / 100.0);
         Q_EMIT redrawRequested();
     });
@@ -57,8 +60,14 @@ ChartControls::ChartControls(RunCharts* charts, QToolBar* toolbar)
             chart->setLogScale(on);
         Q_EMIT redrawRequested();
     });
-    for (TrainingChart* chart : charts_->all())
+    for (TrainingChart* chart : smoothedCharts())
         chart->setSmoothing(smoothing_->value() / 100.0);
+}
+
+QList<TrainingChart*> ChartControls::smoothedCharts() const {
+    QList<TrainingChart*> charts = charts_->all();
+    charts.removeAll(charts_->accuracy()); // test evaluations, each drawn as measured
+    return charts;
 }
 
 bool ChartControls::suggestBand(int workers) {

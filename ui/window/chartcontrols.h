@@ -1,7 +1,9 @@
 #pragma once
 // The toolbar's chart controls: smoothing (a debiased moving average, as
-// TensorBoard's), what the x axis shows, a log scale, and the mean and band
-// for many workers, each applied to every chart at once. GUI thread only.
+// TensorBoard's; not of test evaluations, drawn as measured), what the x
+// axis shows, a log scale, and the mean and band for many workers, each
+// applied to every chart at once. GUI thread only.
+#include <QList>
 #include <QObject>
 
 class QCheckBox;
@@ -13,6 +15,7 @@ class QToolBar;
 namespace hwl::ui {
 
 class RunCharts;
+class TrainingChart;
 
 class ChartControls : public QObject {
     Q_OBJECT
@@ -38,6 +41,8 @@ Q_SIGNALS:
     void redrawRequested();
 
 private:
+    /// Every chart but the test accuracy's.
+    QList<TrainingChart*> smoothedCharts() const;
     RunCharts* charts_;
     QSlider* smoothing_ = nullptr;
     QLabel* smoothingValue_ = nullptr;
