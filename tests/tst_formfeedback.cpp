@@ -25,6 +25,7 @@
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTest>
+#include <QTextDocumentFragment>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -172,7 +173,7 @@ private slots:
         QLabel* note = form.findChild<QLabel*>("gpuNote");
         QVERIFY(note && note->isVisibleTo(&form));
         QCOMPARE(note->text(), sentence);
-        QVERIFY(!form.problemSummaryLabel()->isVisibleTo(&form));
+        QVERIFY(form.problemSummaryLabel()->text().isEmpty());
         // A mode with no GPU choice: the list's own texts say it, no note.
         ddp.mode = "threads";
         form.setConfig(ddp);
@@ -333,7 +334,36 @@ private slots:
         form.setConfig(c);
         QVERIFY2(form.isValid(), qPrintable(hwl::test::problemText(form)));
         QVERIFY(form.problemSummary().isEmpty());
-        QVERIFY(!top->isVisibleTo(&form));
+        QVERIFY(top->text().isEmpty()); // its line kept, empty
+    }
+
+    // A problem that appears does not move the fields: the summary's line
+    // is kept while the form is valid, and a long problem is cut to it
+    // (whole in the tooltip). A click aimed at a field lands on it.
+    void aProblemDoesNotMoveTheFields() {
+        ExperimentForm form;
+        form.resize(420, 900);
+        form.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&form));
+        ExperimentConfig c = form.config();
+        c.lr = 0.01;
+        form.setConfig(c);
+        QVERIFY(form.isValid());
+        QCoreApplication::processEvents();
+        QWidget* batch = form.fieldWidget("batch");
+        const int before = batch->mapTo(&form, QPoint()).y();
+        QLabel* top = form.problemSummaryLabel();
+        const int line = top->height();
+        c.lr = 0; // invalid, below Batch
+        form.setConfig(c);
+        QCoreApplication::processEvents();
+        QVERIFY(!form.isValid());
+        QVERIFY(!top->text().isEmpty());
+        QCOMPARE(top->height(), line);
+        QCOMPARE(batch->mapTo(&form, QPoint()).y(), before);
+        QCOMPARE(top->toolTip(), form.problemSummary());
+        QVERIFY(top->fontMetrics().horizontalAdvance(
+                    QTextDocumentFragment::fromHtml(top->text()).toPlainText()) <= top->width());
     }
 
     // The summary's Show link scrolls the form to the field that is wrong.

@@ -61,10 +61,13 @@ void checkHeights(const ExperimentForm& form) {
     for (QLabel* note : form.findChildren<QLabel*>()) {
         if (!note->property("hwlRole").isValid() || !note->isVisible())
             continue;
-        const int needed =
-            note->fontMetrics()
-                .boundingRect(QRect(0, 0, note->width(), 100000), Qt::TextWordWrap, note->text())
-                .height();
+        // A note that does not wrap (the problem summary: one line, its
+        // text cut to it) needs one line.
+        const int needed = note->wordWrap() ? note->fontMetrics()
+                                                  .boundingRect(QRect(0, 0, note->width(), 100000),
+                                                                Qt::TextWordWrap, note->text())
+                                                  .height()
+                                            : note->fontMetrics().height();
         QVERIFY2(note->height() >= needed,
                  qPrintable(QStringLiteral("%1: %2 px for %3 px of \"%4\"")
                                 .arg(note->objectName())
@@ -285,6 +288,13 @@ private slots:
                                 .arg(scroll->viewport()->height())
                                 .arg(w.form()->sizeHint().height())));
         QVERIFY(!scroll->verticalScrollBar()->isVisible());
+        // Nor is it too wide: no field cut at the right (the learning rate's
+        // row holds the rate, the rule and the optimizer state).
+        QVERIFY2(scroll->viewport()->width() >= w.form()->minimumSizeHint().width(),
+                 qPrintable(QStringLiteral("viewport %1 wide, form at least %2")
+                                .arg(scroll->viewport()->width())
+                                .arg(w.form()->minimumSizeHint().width())));
+        QVERIFY(!scroll->horizontalScrollBar()->isVisible());
         // The control: data-parallel over MPI with the Advanced rows open
         // shows about every row, and that does need the scroll bar.
         c.mode = "data-parallel";

@@ -107,11 +107,19 @@ ExperimentForm::ExperimentForm(QWidget* parent) : QWidget(parent) {
     setStyleSheet(formStyleSheet(false));
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(4, 4, 4, 4);
-    // The first problem, where the eye starts: the field may be scrolls away.
+    outer->setSpacing(0); // the summary's line is room enough (the form fits 1400x900)
+    // The first problem, where the eye starts: the field may be scrolled
+    // away. One line whose room is always kept (empty while the form is
+    // valid), the text cut to fit with the whole in its tooltip: a problem
+    // that appears never pushes the fields down under the pointer.
     summary_ = makeNoteLabel("error");
     summary_->setObjectName("problemSummary");
     summary_->setTextFormat(Qt::RichText);
+    summary_->setWordWrap(false);
     summary_->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    summary_->setFixedHeight(summary_->fontMetrics().height());
+    summary_->show();
     connect(summary_, &QLabel::linkActivated, this, &ExperimentForm::showField);
     outer->addWidget(summary_);
     content_ = new QWidget;
@@ -223,7 +231,8 @@ void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
     add(tr("Weight decay"), weightDecay_, "weight-decay", true);
     add(tr("LR schedule"), lrSchedule_, "lr-schedule", true);
     add(tr("Warm-up steps"), warmupSteps_, "warmup-steps", true);
-    add(tr("Accumulate batches"), accumulate_, "accumulate", true);
+    // "Accumulate": a short label leaves the rate's row the width it needs.
+    add(tr("Accumulate"), accumulate_, "accumulate", true);
     add(tr("Epochs"), epochs_, "epochs", true);
     add(tr("Seed"), seed_, "seed", true);
     column->addWidget(box);
@@ -502,6 +511,27 @@ void ExperimentForm::showProblems(const QMap<QString, QString>& found) {
     }
 }
 
+void ExperimentForm::showSummary() {
+    const QStringList fields = orderedProblemFields();
+    if (fields.isEmpty()) {
+        summary_->clear();
+        summary_->setToolTip({});
+        return;
+    }
+    const QString link = QStringLiteral("<a href=\"%1\">%2</a>").arg(fields.first(), tr("Show"));
+    const QFontMetrics metrics = summary_->fontMetrics();
+    const int room = summary_->width() - metrics.horizontalAdvance(tr("Show")) -
+                     metrics.horizontalAdvance(QLatin1Char(' ')) * 2;
+    const QString text = metrics.elidedText(problemSummary(), Qt::ElideRight, std::max(room, 0));
+    summary_->setText(text.toHtmlEscaped() + QLatin1Char(' ') + link);
+    summary_->setToolTip(problemSummary());
+}
+
+void ExperimentForm::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    showSummary(); // cut again to the new width
+}
+
 void ExperimentForm::revalidate() {
     optimizer_->showRows(optimiserForm_, config());
     const QMap<QString, QString> found = findProblems();
@@ -509,12 +539,7 @@ void ExperimentForm::revalidate() {
     // Problems with fields the form has no editor for still count.
     const bool wasValid = problems_.isEmpty();
     problems_ = found;
-    const QStringList fields = orderedProblemFields();
-    setNote(summary_,
-            fields.isEmpty()
-                ? QString()
-                : problemSummary().toHtmlEscaped() +
-                      QStringLiteral(" <a href=\"%1\">%2</a>").arg(fields.first(), tr("Show")));
+    showSummary();
     // A GPU mode chosen before anything is known: look now (in the background).
     if (!gpuKnown_)
         if (const StrategyTraits* s = findStrategy(config()); s && s->cuda)

@@ -127,10 +127,15 @@ signals:
     /// After every edit and after setConfig().
     void changed();
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void buildOptimiser(QVBoxLayout* column);
     void onEdited();
     void revalidate();
+    /// The summary line: the first problem cut to the line, and Show.
+    void showSummary();
     QMap<QString, QString> findProblems() const;
     void showProblems(const QMap<QString, QString>& found);
     /// The problem fields in the form's order (then any others).
