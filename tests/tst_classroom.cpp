@@ -206,6 +206,7 @@ private slots:
         ExperimentConfig c = longRun();
         c.epochs = 300;
         c.dataset = "teacher:640x20:4:16";
+        w.paceBox()->setValue(0); // full speed: 300 epochs
         w.form()->setConfig(c);
         w.startRun(); // 300 epoch lines (every 6th logged) while the tab is hidden
         QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy() && w.controller()->run(), 60000);
@@ -361,8 +362,12 @@ private slots:
         const Verdict paced = verdictOf(c, s, 50);
         QVERIFY2(!paced.body.contains("slow the pace"), qPrintable(paced.body));
         QVERIFY(paced.body.contains("ran paced, at 50 steps/s per worker"));
+        QCOMPARE(full.kind, Verdict::Finding); // lost updates: amber
         c.mode = "threads-locked";
-        QVERIFY(verdictOf(c, s, 50).body.contains("Under the lock none can be"));
+        s.lostUpdates = {0, 0};
+        const Verdict locked = verdictOf(c, s, 50);
+        QVERIFY(locked.body.contains("Under the lock none can be"));
+        QCOMPARE(locked.kind, Verdict::Fine); // none lost: green, not amber
     }
 
     // A run whose workers' losses ran away is called diverged, with the
@@ -383,6 +388,17 @@ private slots:
                  qPrintable(v.body));
         s.workerFailures = {"worker 1 was killed by signal 9"};
         QCOMPARE(verdictOf(c, s, 0).title, QStringLiteral("A worker died"));
+    }
+
+    // A fresh window shows the default preset's text and runs at the pace
+    // that text announces.
+    void aFreshWindowRunsAtThePaceItsTextSays() {
+        MainWindow w;
+        const hwl::Preset* p = hwl::findPreset(hwl::presets(), hwl::kDefaultPresetId);
+        QVERIFY(p && p->pace > 0);
+        QCOMPARE(w.paceBox()->value(), int(p->pace));
+        QVERIFY2(w.explanationText().contains(QStringLiteral("%1 steps per second").arg(p->pace)),
+                 qPrintable(w.explanationText()));
     }
 
     void choosingAPresetClearsTheLastRun() {

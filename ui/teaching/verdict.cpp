@@ -100,7 +100,9 @@ Verdict verdictOf(const ExperimentConfig& config, const RunSummary& s, std::uint
         v.body = QString::fromStdString(s.explanations.front());
         return v;
     }
-    v.kind = lost.isEmpty() ? Verdict::Fine : Verdict::Finding;
+    // Amber only for updates that were lost: a count of none (under the
+    // lock, or writes that never met) is good news, green.
+    v.kind = lost.isEmpty() || s.totalLostUpdates() == 0 ? Verdict::Fine : Verdict::Finding;
     v.title = s.state == RunState::Stopped
                   ? tr("Stopped after %1 of %2 epochs")
                         .arg(formatCount(s.epochsCompleted), formatCount(config.epochs))

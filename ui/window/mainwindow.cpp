@@ -130,6 +130,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (const hwl::Preset* p = hwl::findPreset(presets_, hwl::kDefaultPresetId)) {
         explanation_->showPreset(*p); // the default experiment's
         runName_ = QString::fromStdString(p->name);
+        pace_->setValue(int(p->pace)); // as its text says ("runs at 200 steps per second")
     }
     for (const hwl::PresetProblem& problem : presetProblems_)
         logEvent(QString::fromStdString(problem.message), true);
