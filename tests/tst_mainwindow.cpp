@@ -591,9 +591,11 @@ private slots:
         QVERIFY(!w.verdictBanner()->isHidden());
         QVERIFY2(verdict.startsWith("Hogwild vs locked: 2 runs side by side\n"),
                  qPrintable(verdict));
+        // Which won depends on the machine's load; within 10% it is called even.
         static const QRegularExpression won(
-            "^(hogwild|locked) ran [0-9.,]+(% more samples per second than| times as many "
-            "samples per second as) (locked|hogwild)\\. The throughput chart shows every run\\.$");
+            "^((hogwild|locked) ran [0-9.,]+(% more samples per second than| times as many "
+            "samples per second as) (locked|hogwild)\\.|The runs ran about as many samples per "
+            "second \\(.*\\): within 10%.*\\.) The throughput chart shows every run\\.$");
         QVERIFY2(won.match(verdict.section('\n', 1, 1)).hasMatch(), qPrintable(verdict));
         const QList<QStringList> table = tableOf(verdict);
         QCOMPARE(table.size(), 3);
