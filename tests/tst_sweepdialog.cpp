@@ -190,6 +190,43 @@ private slots:
         QVERIFY(d.runs().empty());
     }
 
+    // A form in data-parallel holds a transport; a sweep over mode takes
+    // it only into the data-parallel runs (the others get the default, not
+    // "transport applies to mode data-parallel only" for every run).
+    void aHiddenFieldStaysWithItsMode() {
+        ExperimentConfig c = tinyRun(2);
+        c.mode = "data-parallel";
+        c.transport = hwl::Transport::Processes;
+        SweepDialog d(c);
+        d.setRows({{"mode", "threads,threads-locked,data-parallel"}});
+        QVERIFY2(d.problem().isEmpty(), qPrintable(d.problem()));
+        QCOMPARE(d.runs().size(), std::size_t(3));
+        QCOMPARE(d.runs()[0].config.transport, ExperimentConfig().transport);
+        QCOMPARE(d.runs()[2].config.transport, hwl::Transport::Processes);
+        // Swept itself, a field is the user's: an inapplicable value refused.
+        d.setRows({{"mode", "threads"}, {"transport", "processes"}});
+        QVERIFY2(d.problem().contains("transport processes applies to mode data-parallel only"),
+                 qPrintable(d.problem()));
+    }
+
+    // The rows typed stay for the next opening, also after Cancel.
+    void cancelledRowsComeBack() {
+        MainWindow w;
+        w.form()->setConfig(tinyRun(2));
+        onDialog(&w, [](SweepDialog* d) {
+            d->setRows({{"lr", "0.1,0.2"}, {"workers", "1,2"}});
+            d->reject();
+        });
+        QVERIFY(!w.openSweep());
+        QList<QPair<QString, QString>> seen;
+        onDialog(&w, [&seen](SweepDialog* d) {
+            seen = d->rowTexts();
+            d->reject();
+        });
+        QVERIFY(!w.openSweep());
+        QCOMPARE(seen, (QList<QPair<QString, QString>>{{"lr", "0.1,0.2"}, {"workers", "1,2"}}));
+    }
+
     void moreThanAThousandRunsRefused() {
         SweepDialog d(tinyRun(2));
         QStringList seeds;

@@ -171,6 +171,14 @@ bool fieldApplies(const Field& f, const StrategyTraits& mode, const ExperimentCo
     return (!f.setting || mode.takes(*f.setting)) && (!f.needs || f.needs(config));
 }
 
+void resetInapplicableFields(ExperimentConfig& config,
+                             const std::function<bool(const Field&)>& which) {
+    const ExperimentConfig read = config, defaults;
+    for (const Field& f : experimentFields())
+        if ((f.setting || f.needs) && which(f) && !fieldApplies(f, read))
+            f.set(config, f.get(defaults));
+}
+
 bool fieldApplies(const Field& f, const ExperimentConfig& config) {
     const StrategyTraits* mode = findStrategy(config);
     return mode && fieldApplies(f, *mode, config);

@@ -8,6 +8,7 @@
 // engine's public API. Thread-safe.
 #include "config/experimentconfig.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,12 @@ void validateSweepRuns(const std::vector<PresetRun>& runs);
 /// mode. The validator refuses a field set where it does not apply, the
 /// window shows and enables its editor where it does.
 bool fieldApplies(const Field& f, const ExperimentConfig& config);
+/// Sets back to its default each field `which` picks that `config` sets for
+/// a mode it does not apply to (Field::setting, needs): what a form's hidden
+/// row holds is no part of a run of that mode (the window's form on a mode
+/// change, its sweep over mode).
+void resetInapplicableFields(ExperimentConfig& config,
+                             const std::function<bool(const Field&)>& which);
 bool fieldApplies(const Field& f, const StrategyTraits& mode, const ExperimentConfig& config);
 /// The modes a field applies to, for --help and tooltips: "mode
 /// data-parallel, with --transport mpi", "modes serial, threads or

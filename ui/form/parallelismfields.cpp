@@ -387,11 +387,8 @@ void ParallelismFields::apply(ExperimentConfig& c) const {
     // A field the chosen mode does not take keeps its default (the field
     // table's setting; the validator refuses it set), as a hidden row does;
     // then the count a mode fixes.
-    const ExperimentConfig read = c, defaults;
-    for (const Field& f : experimentFields())
-        if ((f.setting || f.needs) && editors_.contains(QLatin1String(f.key)) &&
-            !fieldApplies(f, read))
-            f.set(c, f.get(defaults));
+    resetInapplicableFields(
+        c, [this](const Field& f) { return editors_.contains(QLatin1String(f.key)); });
     settleWorkerCount(c, false);
 }
 

@@ -210,15 +210,31 @@ void SweepDialog::setRows(const QList<QPair<QString, QString>>& rows) {
     revalidate();
 }
 
+QList<QPair<QString, QString>> SweepDialog::rowTexts() const {
+    QList<QPair<QString, QString>> texts;
+    for (const Row& row : rows_)
+        texts.append({row.field->currentText(), row.values->text()});
+    return texts;
+}
+
 std::vector<PresetRun> SweepDialog::plan(ExperimentConfig base, std::vector<SweepAxis> axes) {
     const bool workersSwept = std::any_of(axes.begin(), axes.end(),
                                           [](const SweepAxis& a) { return a.key == "workers"; });
+    std::vector<std::string> swept;
+    for (const SweepAxis& a : axes)
+        swept.push_back(a.key);
     base.sweep = std::move(axes);
     std::vector<PresetRun> runs = sweepRuns(base);
+    // A field the form holds for its own mode (a data-parallel transport)
+    // is no part of a run of another mode: its default there, unless swept.
     // A mode that runs an exact number of workers (serial: 1) gets it,
     // unless workers are swept.
-    for (PresetRun& run : runs)
+    for (PresetRun& run : runs) {
+        resetInapplicableFields(run.config, [&](const Field& f) {
+            return std::find(swept.begin(), swept.end(), f.key) == swept.end();
+        });
         settleWorkerCount(run.config, workersSwept);
+    }
     validateSweepRuns(runs);
     return runs;
 }

@@ -50,6 +50,8 @@ public:
     /// Replaces the rows with (field key, values text) pairs (at least one
     /// row stays; an unknown key leaves its combo box on its first field).
     void setRows(const QList<QPair<QString, QString>>& rows);
+    /// The rows as (field key, values text) pairs, for setRows().
+    QList<QPair<QString, QString>> rowTexts() const;
     int rowCount() const { return int(rows_.size()); }
     QPushButton* startButton() const { return start_; }
 

@@ -191,8 +191,9 @@ private:
     QAction* pauseAction_ = nullptr;
     QAction* stopAction_ = nullptr;
     QAction* stepAction_ = nullptr;
-    QAction* sweepAction_ = nullptr; ///< disabled while a run goes
-    QSpinBox* pace_ = nullptr;       ///< steps per second per worker, 0: full speed
+    QAction* sweepAction_ = nullptr;           ///< disabled while a run goes
+    QSpinBox* pace_ = nullptr;                 ///< steps per second per worker, 0: full speed
+    QList<QPair<QString, QString>> sweepRows_; ///< the Sweep dialog's rows, for its next opening
     QMenu* presetsMenu_ = nullptr;
     CounterToyDialog* counterToy_ = nullptr;
     RaceStepperDialog* raceStepper_ = nullptr;

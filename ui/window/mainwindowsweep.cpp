@@ -58,7 +58,11 @@ bool MainWindow::openSweep() {
         return false;
     }
     SweepDialog dialog(form_->config(), this);
-    if (dialog.exec() != QDialog::Accepted || dialog.runs().empty())
+    if (!sweepRows_.isEmpty()) // the rows typed last time, cancelled or not
+        dialog.setRows(sweepRows_);
+    const bool accepted = dialog.exec() == QDialog::Accepted;
+    sweepRows_ = dialog.rowTexts();
+    if (!accepted || dialog.runs().empty())
         return false;
     std::vector<PresetRun> runs = dialog.runs();
     for (PresetRun& r : runs) // the logdir where each run makes its own folder
