@@ -9,6 +9,7 @@
 #include "guitestmain.h"
 #include "runs/runlibrary.h"
 #include "testutil.h"
+#include "widgets/filedialogs.h"
 #include "window/experimentfiles.h"
 #include "window/guiapp.h"
 #include "window/mainwindow.h"
@@ -20,14 +21,17 @@
 #include "telemetry/sample.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDir>
 #include <QDropEvent>
+#include <QFileDialog>
 #include <QGuiApplication>
 #include <QIcon>
 #include <QMenu>
 #include <QMimeData>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QUrl>
 
 using namespace hwl;
@@ -405,6 +409,35 @@ private slots:
         QVERIFY(QFile::remove(dir + "/optimizer.safetensors"));
         QVERIFY(!w.files()->continueRun(dir, true, &why));
         QVERIFY2(why.contains("holds no optimizer.safetensors"), qPrintable(why));
+    }
+
+    // File dialogs start in the folder the last one chose (kept across a
+    // restart), not in the folder the program started in.
+    void dialogsStartInTheLastFolderUsed() {
+        const QString chosen = path("dialogs");
+        QVERIFY(QDir().mkpath(chosen));
+        filedialogs::remember(chosen + "/experiment.json"); // a file: its folder
+        QCOMPARE(filedialogs::lastFolder(), chosen);
+        MainWindow w;
+        QAction* save = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text() == "&Save experiment…")
+                save = a;
+        QVERIFY(save);
+        QString started;
+        QTimer poll;
+        connect(&poll, &QTimer::timeout, &w, [&] {
+            if (auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget())) {
+                started = dialog->directory().absolutePath();
+                dialog->reject();
+            }
+        });
+        poll.start(10);
+        save->trigger();
+        QCOMPARE(started, chosen);
+        QCOMPARE(filedialogs::lastFolder(), chosen); // cancelled: nothing else remembered
+        filedialogs::remember(tmp_.path());          // a folder: itself
+        QCOMPARE(filedialogs::lastFolder(), QDir(tmp_.path()).absolutePath());
     }
 
     void recentKeepsTheLastTen() {

@@ -1,4 +1,5 @@
 #include "form/parallelismfields.h"
+#include "widgets/filedialogs.h"
 
 #include "widgets/formstyle.h"
 
@@ -8,7 +9,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLineEdit>
@@ -219,7 +219,7 @@ void ParallelismFields::buildMpiRows(QFormLayout* form) {
     browse->setText(QStringLiteral("…"));
     browse->setToolTip(tr("Choose a hostfile"));
     connect(browse, &QToolButton::clicked, this, [this] {
-        const QString file = QFileDialog::getOpenFileName(this, tr("Hostfile"));
+        const QString file = filedialogs::openFile(this, tr("Hostfile"), {});
         if (!file.isEmpty()) {
             hostfile_->setText(file);
             onEdited();

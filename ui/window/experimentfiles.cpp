@@ -1,4 +1,5 @@
 #include "window/experimentfiles.h"
+#include "widgets/filedialogs.h"
 
 #include "run/outputfolder.h"
 
@@ -20,7 +21,6 @@
 #include <QApplication>
 #include <QDir>
 #include <QDropEvent>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
@@ -239,8 +239,8 @@ bool ExperimentFiles::continueRun(const QString& dir, bool quiet, QString* why) 
 
 void ExperimentFiles::addInitialWeightsActions(QMenu* file) {
     file->addAction(tr("Open initial &weights (safetensors)…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(window_, tr("Open initial weights"), {},
-                                                          tr("safetensors (*.safetensors)"));
+        const QString path = filedialogs::openFile(window_, tr("Open initial weights"),
+                                                   tr("safetensors (*.safetensors)"));
         if (!path.isEmpty())
             openWeights(path);
     });
@@ -251,8 +251,7 @@ void ExperimentFiles::addInitialWeightsActions(QMenu* file) {
         log(tr("The next run starts from a seeded initialisation"));
     });
     file->addAction(tr("&Continue a run…"), this, [this] {
-        const QString dir =
-            QFileDialog::getExistingDirectory(window_, tr("Continue a run: its --out folder"), {});
+        const QString dir = filedialogs::folder(window_, tr("Continue a run: its --out folder"));
         if (!dir.isEmpty())
             continueRun(dir);
     });
@@ -463,8 +462,7 @@ bool ExperimentFiles::confirmOutFolder(hwl::ExperimentConfig& config, bool* repl
         }
         if (box.clickedButton() != other)
             return false;
-        const QString dir =
-            QFileDialog::getExistingDirectory(window_, tr("Write the run's files into"), {});
+        const QString dir = filedialogs::folder(window_, tr("Write the run's files into"));
         if (dir.isEmpty())
             return false;
         config.out = dir.toStdString(); // asked again if that one holds a run too

@@ -1,6 +1,7 @@
 // MainWindow's menu bar (File, Run, Presets, Help) and the teaching
 // dialogs it opens (the counter toy, the race stepper). The File menu's work
 // is in mainwindowfiles.cpp, the View menu in mainwindowview.cpp.
+#include "widgets/filedialogs.h"
 #include "window/mainwindow.h"
 
 #include "charts/chartsizedialog.h"
@@ -18,7 +19,6 @@
 #include "strategy/catalog.h"
 
 #include <QAction>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QImageWriter>
 #include <QMenu>
@@ -52,7 +52,7 @@ void addChartSaving(QMenu* file, MainWindow* window) {
                 return;
             settings.setValue("chartSaveSize", *size);
             QString filter;
-            QString path = QFileDialog::getSaveFileName(
+            QString path = filedialogs::saveFile(
                 window, MainWindow::tr("Save chart"), c.file,
                 MainWindow::tr("PNG image (*.png);;SVG drawing (*.svg)"), &filter);
             if (!path.isEmpty() && QFileInfo(path).suffix().isEmpty()) // the format chosen
@@ -77,8 +77,8 @@ void addWeightExports(QMenu* file, MainWindow* window) {
         {MainWindow::tr("Export model (&ONNX)…"), "model.onnx", MainWindow::tr("ONNX (*.onnx)")}};
     for (const auto& f : formats)
         file->addAction(f.label, window, [window, f] {
-            const QString path = QFileDialog::getSaveFileName(
-                window, MainWindow::tr("Export weights"), f.file, f.filter);
+            const QString path =
+                filedialogs::saveFile(window, MainWindow::tr("Export weights"), f.file, f.filter);
             if (!path.isEmpty())
                 window->files()->exportWeights(path);
         });
@@ -89,8 +89,8 @@ void addWeightExports(QMenu* file, MainWindow* window) {
 void MainWindow::buildMenus() {
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open experiment…"), QKeySequence::Open, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open experiment"), {},
-                                                          tr("Experiments (*.json)"));
+        const QString path =
+            filedialogs::openFile(this, tr("Open experiment"), tr("Experiments (*.json)"));
         if (!path.isEmpty())
             files_->openExperiment(path);
     });
@@ -103,8 +103,8 @@ void MainWindow::buildMenus() {
     lastStartedAction_->setEnabled(
         !QSettings().value(ExperimentFiles::kLastStartedKey).toString().isEmpty());
     file->addAction(tr("&Save experiment…"), QKeySequence::Save, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Save experiment"), "experiment.json", tr("Experiments (*.json)"));
+        const QString path = filedialogs::saveFile(this, tr("Save experiment"), "experiment.json",
+                                                   tr("Experiments (*.json)"));
         if (!path.isEmpty())
             files_->saveExperiment(path);
     });
@@ -114,8 +114,8 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     addWeightExports(file, this);
     file->addAction(tr("Export &metrics CSV…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export metrics"), "metrics.csv",
-                                                          tr("CSV (*.csv)"));
+        const QString path =
+            filedialogs::saveFile(this, tr("Export metrics"), "metrics.csv", tr("CSV (*.csv)"));
         if (!path.isEmpty())
             files_->exportMetrics(path);
     });

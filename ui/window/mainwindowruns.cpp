@@ -1,5 +1,6 @@
 // MainWindow's run list: finished runs kept, overlaid, opened from files;
 // the comparison driver's signals wired.
+#include "widgets/filedialogs.h"
 #include "window/mainwindow.h"
 
 #include "charts/trainingchart.h"
@@ -19,7 +20,6 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QEvent>
-#include <QFileDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -185,9 +185,9 @@ bool MainWindow::openRun(const QString& path, bool quiet, QString* why) {
 
 void MainWindow::chooseRunToOpen(bool folder) {
     const QString path =
-        folder ? QFileDialog::getExistingDirectory(this, tr("Open a --out folder"))
-               : QFileDialog::getOpenFileName(this, tr("Open run"), {},
-                                              tr("Metrics (metrics.csv *.csv);;All files (*)"));
+        folder ? filedialogs::folder(this, tr("Open a --out folder"))
+               : filedialogs::openFile(this, tr("Open run"),
+                                       tr("Metrics (metrics.csv *.csv);;All files (*)"));
     if (!path.isEmpty())
         openRun(path);
 }
