@@ -288,6 +288,14 @@ private slots:
         chart.resize(250, 200);
         QTRY_VERIFY(!chart.chart()->title().contains("second"));
         QCOMPARE(chart.title(), QStringLiteral("Throughput per worker, samples per second"));
+        // Its head, whole, not a fragment of what follows the comma or colon,
+        // nor a phrase ending on a word that leads on ("Divergence per").
+        QTRY_COMPARE(chart.chart()->title(), QStringLiteral("Throughput per worker"));
+        chart.setTitle("Lost updates, % of each worker's block writes");
+        QTRY_COMPARE(chart.chart()->title(), QStringLiteral("Lost updates"));
+        chart.setTitle("Divergence per worker: staleness");
+        chart.resize(120, 200);
+        QTRY_COMPARE(chart.chart()->title(), QStringLiteral("Divergence"));
         // Once laid out again.
         QTRY_VERIFY2(elidedTexts(chart.chart()).isEmpty(),
                      qPrintable(chartTexts(chart.chart()).join(" | ")));

@@ -5,6 +5,7 @@
 // initial weights; an unknown, broken or missing file is one message naming
 // it, never a crash. The desktop identity (app id) is the desktop file's,
 // and the window icon the icon theme's of that name.
+#include "clitest.h"
 #include "form/experimentform.h"
 #include "guitestmain.h"
 #include "runs/runlibrary.h"
@@ -20,6 +21,7 @@
 #include "io/tensorfile.h"
 #include "telemetry/sample.h"
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
 #include <QDir>
@@ -28,7 +30,9 @@
 #include <QGuiApplication>
 #include <QIcon>
 #include <QMenu>
+#include <QMessageBox>
 #include <QMimeData>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -438,6 +442,68 @@ private slots:
         QCOMPARE(filedialogs::lastFolder(), chosen); // cancelled: nothing else remembered
         filedialogs::remember(tmp_.path());          // a folder: itself
         QCOMPARE(filedialogs::lastFolder(), QDir(tmp_.path()).absolutePath());
+    }
+
+    // An experiment's out folder (from a file): the run writes its files
+    // there when it ends, as a headless run; started again, the window asks
+    // before replacing them: Cancel starts nothing, "Don't write files"
+    // runs without touching them, Replace replaces them.
+    void outFolderIsWrittenAndAskedBeforeReplacing() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("run");
+        MainWindow w;
+        w.paceBox()->setValue(0); // full speed
+        ExperimentConfig c;
+        c.model = "mlp:20-32-4";
+        c.dataset = "teacher:2000x20:4:16";
+        c.workers = 2;
+        c.epochs = 2;
+        c.momentum = 0;
+        c.out = out.toStdString();
+        w.form()->setConfig(c);
+        QCOMPARE(w.form()->config().out, c.out); // kept from the file, as the form keeps it
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 30000);
+        QVERIFY2(w.eventLogText().contains("Out: wrote " + out + "/{weights.safetensors"),
+                 qPrintable(w.eventLogText()));
+        QCOMPARE(test::dirEntries(out), test::kOutputFiles);
+        const QByteArray weights = test::readBytes((out + "/weights.safetensors").toStdString());
+        QString asked;
+        const auto answer = [&](const QString& button) {
+            asked.clear();
+            auto* poll = new QTimer(&w);
+            connect(poll, &QTimer::timeout, &w, [&asked, button, poll] {
+                auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+                if (!box)
+                    return;
+                asked = box->text();
+                for (QAbstractButton* b : box->buttons())
+                    if (b->text() == button)
+                        b->click();
+                poll->deleteLater();
+            });
+            poll->start(10);
+            w.startRun(); // the box is modal: answered before startRun returns
+        };
+        c.seed = 7; // another run of the same experiment
+        w.form()->setConfig(c);
+        answer("Cancel");
+        QVERIFY2(asked.contains("already holds a run (weights.safetensors"), qPrintable(asked));
+        QVERIFY(!w.controller()->busy());
+        QVERIFY(!w.eventLogText().contains("replacing the run there"));
+        QCOMPARE(test::readBytes((out + "/weights.safetensors").toStdString()), weights);
+        answer("&Don't write files");
+        QVERIFY(!asked.isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 30000);
+        QCOMPARE(test::readBytes((out + "/weights.safetensors").toStdString()), weights);
+        answer("&Replace");
+        QVERIFY(!asked.isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 30000);
+        QVERIFY2(w.eventLogText().contains("replacing the run there"),
+                 qPrintable(w.eventLogText()));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            test::readBytes((out + "/weights.safetensors").toStdString()) != weights, 10000);
+        QCOMPARE(test::dirEntries(out), test::kOutputFiles);
     }
 
     void recentKeepsTheLastTen() {

@@ -4,7 +4,6 @@
 // exports write valid files, Start follows the form's validity, and a
 // comparison preset ends with its runs side by side.
 #include "charts/trainingchart.h"
-#include "clitest.h"
 #include "form/experimentform.h"
 #include "io/tensorfile.h"
 #include "launch/devices.h"
@@ -18,7 +17,6 @@
 #include "window/mainwindow.h"
 #include "workertestmain.h"
 
-#include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
 #include <QChart>
@@ -120,63 +118,6 @@ private slots:
         QVERIFY(w.startAction()->isEnabled());
         QCOMPARE(ourSegments(), 0); // unlinked as the run ended
         w.close();
-    }
-
-    // An experiment's out folder (from a file): the run writes its files
-    // there when it ends, as a headless run; started again, the window asks
-    // before replacing them: Cancel starts nothing, "Don't write files"
-    // runs without touching them, Replace replaces them.
-    void outFolderIsWrittenAndAskedBeforeReplacing() {
-        QTemporaryDir dir;
-        const QString out = dir.filePath("run");
-        MainWindow w;
-        ExperimentConfig c = smallRun(2, 2);
-        c.dataset = "teacher:2000x20:4:16";
-        c.out = out.toStdString();
-        w.form()->setConfig(c);
-        QCOMPARE(w.form()->config().out, c.out); // kept from the file, as the form keeps it
-        w.startRun();
-        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 30000);
-        QVERIFY2(w.eventLogText().contains("Out: wrote " + out + "/{weights.safetensors"),
-                 qPrintable(w.eventLogText()));
-        QCOMPARE(test::dirEntries(out), test::kOutputFiles);
-        const QByteArray weights = test::readBytes((out + "/weights.safetensors").toStdString());
-        QString asked;
-        const auto answer = [&](const QString& button) {
-            asked.clear();
-            auto* poll = new QTimer(&w);
-            connect(poll, &QTimer::timeout, &w, [&asked, button, poll] {
-                auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-                if (!box)
-                    return;
-                asked = box->text();
-                for (QAbstractButton* b : box->buttons())
-                    if (b->text() == button)
-                        b->click();
-                poll->deleteLater();
-            });
-            poll->start(10);
-            w.startRun(); // the box is modal: answered before startRun returns
-        };
-        c.seed = 7; // another run of the same experiment
-        w.form()->setConfig(c);
-        answer("Cancel");
-        QVERIFY2(asked.contains("already holds a run (weights.safetensors"), qPrintable(asked));
-        QVERIFY(!w.controller()->busy());
-        QVERIFY(!w.eventLogText().contains("replacing the run there"));
-        QCOMPARE(test::readBytes((out + "/weights.safetensors").toStdString()), weights);
-        answer("&Don't write files");
-        QVERIFY(!asked.isEmpty());
-        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 30000);
-        QCOMPARE(test::readBytes((out + "/weights.safetensors").toStdString()), weights);
-        answer("&Replace");
-        QVERIFY(!asked.isEmpty());
-        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 30000);
-        QVERIFY2(w.eventLogText().contains("replacing the run there"),
-                 qPrintable(w.eventLogText()));
-        QTRY_VERIFY_WITH_TIMEOUT(
-            test::readBytes((out + "/weights.safetensors").toStdString()) != weights, 10000);
-        QCOMPARE(test::dirEntries(out), test::kOutputFiles);
     }
 
     void lostUpdatesAreChartedAndTabled() {
@@ -594,8 +535,9 @@ private slots:
         // Which won depends on the machine's load; within 10% it is called even.
         static const QRegularExpression won(
             "^((hogwild|locked) ran [0-9.,]+(% more samples per second than| times as many "
-            "samples per second as) (locked|hogwild)\\.|The runs ran about as many samples per "
-            "second \\(.*\\): within 10%.*\\.) The throughput chart shows every run\\.$");
+            "samples per second as) (locked|hogwild)\\.|(hogwild|locked) and (locked|hogwild) ran "
+            "about as many samples per second: within 10%.*\\.) The throughput chart shows every "
+            "run\\.$");
         QVERIFY2(won.match(verdict.section('\n', 1, 1)).hasMatch(), qPrintable(verdict));
         const QList<QStringList> table = tableOf(verdict);
         QCOMPARE(table.size(), 3);

@@ -30,21 +30,27 @@ namespace {
 
 /// A word that leads to the next one: a shortened name does not end on it.
 bool dangles(const QString& word) {
-    for (const char* w :
-         {"a", "an", "and", "at", "by", "for", "in", "of", "on", "the", "to", "vs", "vs.", "with"})
+    for (const char* w : {"a", "an", "and", "at", "by", "each", "for", "from", "in", "of", "on",
+                          "or", "per", "the", "to", "vs", "vs.", "with"})
         if (word.compare(QLatin1String(w), Qt::CaseInsensitive) == 0)
             return true;
     return false;
 }
 
-/// `text` if it fits `width` pixels; else without its parentheses, then
-/// without its last words, as long as something fits; else empty.
+/// `text` if it fits `width` pixels; else without its parentheses; else its
+/// head, the words before a colon or comma ("Divergence per worker: ...",
+/// "Lost updates, % of ..."), whole rather than a fragment of what follows;
+/// else without its last words, as long as something fits; else empty.
 QString fitWords(const QString& text, const QFontMetricsF& metrics, double width) {
     if (metrics.horizontalAdvance(text) <= width)
         return text;
     static const QRegularExpression parens(QStringLiteral("\\s*\\([^)]*\\)"));
     QString shorter = text;
     shorter.remove(parens);
+    if (metrics.horizontalAdvance(shorter) <= width)
+        return shorter;
+    if (const qsizetype cut = shorter.indexOf(QRegularExpression(QStringLiteral("[:,]"))); cut > 0)
+        shorter.truncate(cut);
     QStringList words = shorter.split(QLatin1Char(' '), Qt::SkipEmptyParts);
     while (!words.isEmpty()) {
         QString candidate = words.join(QLatin1Char(' '));

@@ -103,13 +103,14 @@ QString winnerSentence(const QList<ComparedRow>& rows, ComparedFigure figure) {
         return tr("%1 had the same mean divergence over the run: %2.").arg(all, significant(w));
     }
     if (higherWins && w < kAboutEqualRate * figureOf(*measured.back(), figure)) {
-        QStringList figures;
+        QStringList names;
         for (const ComparedRow* r : measured)
-            figures << tr("%1 for %2").arg(formatDecimal(figureOf(*r, figure), 0), r->label);
-        return tr("The runs ran about as many samples per second (%1): within 10%, about what "
-                  "two runs of one experiment differ by on this machine, so no run was faster "
-                  "to read from it.")
-            .arg(figures.join(QStringLiteral(", ")));
+            names << r->label;
+        const QString all =
+            names.mid(0, names.size() - 1).join(QStringLiteral(", ")) + tr(" and ") + names.back();
+        return tr("%1 ran about as many samples per second: within 10%, the spread between "
+                  "repeated runs, not a win.")
+            .arg(all);
     }
     QStringList against;
     for (qsizetype i = 1; i < measured.size(); ++i) {
