@@ -159,6 +159,31 @@ private slots:
         QVERIFY(!shown(form, "replicas-per-gpu"));
     }
 
+    // Ticking Share parameters (forgot-to-share's lesson) inserts no row
+    // above the box: Count lost updates, which sharing turns on, stays in
+    // sight, greyed, while it is off; the box stays under the pointer.
+    void tickingShareMovesNothing() {
+        ExperimentForm form;
+        form.resize(420, 900);
+        form.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&form));
+        hwl::ExperimentConfig c;
+        c.mode = "processes";
+        c.share = false;
+        form.setConfig(c);
+        QCoreApplication::processEvents();
+        auto* share = qobject_cast<QCheckBox*>(form.fieldWidget("share"));
+        QVERIFY(share && !share->isChecked());
+        QVERIFY(shown(form, "lost-updates"));
+        QVERIFY(!form.fieldWidget("lost-updates")->isEnabled());
+        const int before = share->mapTo(&form, QPoint()).y();
+        share->click();
+        QCoreApplication::processEvents();
+        QVERIFY(form.config().share);
+        QVERIFY(form.fieldWidget("lost-updates")->isEnabled());
+        QCOMPARE(share->mapTo(&form, QPoint()).y(), before);
+    }
+
     // The hostfile and mpirun's arguments go with the mpi transport.
     void mpiRowsFollowTheTransport() {
         ExperimentForm form;

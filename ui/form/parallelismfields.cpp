@@ -495,16 +495,25 @@ void ParallelismFields::showModeRows(const ExperimentConfig& read) {
     // Each editor as the field table says: shown and enabled where its
     // field applies to the chosen mode (fieldApplies), an Advanced one only
     // while the Advanced rows are open. The worker count stays in sight,
-    // greyed, where the mode fixes it.
+    // greyed, where the mode fixes it; so does a field that Share parameters
+    // turns on (Count lost updates): ticking the box must not insert a row
+    // above it and move it from under the pointer.
     auto* form = qobject_cast<QFormLayout*>(layout());
     const bool open = advanced_->isChecked();
+    ExperimentConfig otherShare = read;
+    otherShare.share = !read.share;
+    const StrategyTraits* mode = strategy();
+    const bool shareToggles = mode && mode->takes(StrategySetting::Share);
     for (const Field& f : experimentFields()) {
         QWidget* editor = editors_.value(QLatin1String(f.key));
         if (!editor)
             continue;
         const bool applies = (!f.setting && !f.needs) || fieldApplies(f, read);
         editor->setEnabled(applies);
-        const bool shown = (applies || editor == workers_) && (!f.advanced || open);
+        const bool greyed =
+            editor == workers_ ||
+            (shareToggles && f.key != std::string_view("share") && fieldApplies(f, otherShare));
+        const bool shown = (applies || greyed) && (!f.advanced || open);
         if (!form)
             continue;
         if (editor == hostfile_)
