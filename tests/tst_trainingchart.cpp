@@ -275,6 +275,25 @@ private slots:
         for (int i = 0; i < 5; ++i)
             QCOMPARE(test[i].y(), evals[i].value);
         QVERIFY(c.displayedPoints(0).back().y() != steps.back().value); // smoothed
+        // Dotted and dashed while few; thousands: a thin translucent line,
+        // read as a band rather than a black block of dashes.
+        QLineSeries* line = nullptr;
+        for (QAbstractSeries* a : c.chart()->series())
+            if (a->name() == QLatin1String("test"))
+                line = qobject_cast<QLineSeries*>(a);
+        QVERIFY(line);
+        QVERIFY(line->pointsVisible());
+        QCOMPARE(line->pen().style(), Qt::DashLine);
+        const qreal dashedWidth = line->pen().widthF();
+        QList<ChartSample> many;
+        for (int i = 0; i < 3000; ++i)
+            many.append({double(600 + i), 0, 0, 0.99 + 0.002 * (i % 2)});
+        c.appendPoints(TrainingChart::kTestSeries, many);
+        c.refresh();
+        QVERIFY(!line->pointsVisible());
+        QCOMPARE(line->pen().style(), Qt::SolidLine);
+        QVERIFY(line->pen().widthF() < dashedWidth);
+        QVERIFY(line->pen().color().alpha() < 255);
     }
 
     // Changing smoothing, x axis or log scale after the data arrived

@@ -12,6 +12,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QPen>
 #include <QScatterSeries>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -350,10 +351,22 @@ void TrainingChart::refresh() {
         if (s.dirty && s.line->isVisible())
             p_->rebuild(s);
     });
-    // A dot per evaluation while they can be told apart; a line past that.
+    // A dot per evaluation while they can be told apart; past that a thin,
+    // translucent solid line, so that thousands of evaluations that move by
+    // a tenth of a percent read as a band, not a solid black block of
+    // dashes (the lost-updates preset's 3000).
     if (p_->test_ &&
-        p_->test_->line->pointsVisible() != (p_->test_->raw.size() <= kMaxDottedEvaluations))
-        p_->test_->line->setPointsVisible(p_->test_->raw.size() <= kMaxDottedEvaluations);
+        p_->test_->line->pointsVisible() != (p_->test_->raw.size() <= kMaxDottedEvaluations)) {
+        const bool dotted = p_->test_->raw.size() <= kMaxDottedEvaluations;
+        p_->test_->line->setPointsVisible(dotted);
+        QPen pen = p_->test_->line->pen();
+        QColor color = p_->testColor_;
+        color.setAlpha(dotted ? 255 : 110);
+        pen.setColor(color);
+        pen.setWidthF(p_->lineWidth(dotted ? 2.5 : 1.0));
+        pen.setStyle(dotted ? Qt::DashLine : Qt::SolidLine);
+        p_->test_->line->setPen(pen);
+    }
     bool workersChanged = false;
     for (const ChartSeries& s : p_->workers_)
         workersChanged = workersChanged || s.dirty;
