@@ -8,6 +8,8 @@
 #include "form/experimentform.h"
 #include "guitestmain.h"
 #include "preset/presets.h"
+#include "teaching/countertoydialog.h"
+#include "teaching/racestepper.h"
 #include "teaching/verdict.h"
 #include "testutil.h"
 #include "window/mainwindow.h"
@@ -165,6 +167,23 @@ private slots:
         QTRY_COMPARE(w.bottomTabs()->height(), tabsBefore);
         QCOMPARE(w.lossChart()->chart()->titleFont().pointSizeF(), titleBefore);
         w.close();
+    }
+
+    // The teaching dialogs (race stepper, counter toy) grow with
+    // presentation's charts, and come back after it; the verdict banner
+    // keeps its size (the charts need the height).
+    void teachingDialogsGrowInPresentation() {
+        MainWindow w;
+        const qreal verdict = w.verdictBanner()->font().pointSizeF();
+        const qreal stepper = w.raceStepper()->font().pointSizeF();
+        w.setPresentation(true, false);
+        QCOMPARE(w.raceStepper()->font().pointSizeF(),
+                 stepper * TrainingChart::kPresentationFontScale);
+        QCOMPARE(w.verdictBanner()->font().pointSizeF(), verdict);
+        const qreal toy = w.counterToy()->font().pointSizeF(); // made while presenting
+        w.setPresentation(false, false);
+        QCOMPARE(w.raceStepper()->font().pointSizeF(), stepper);
+        QCOMPARE(w.counterToy()->font().pointSizeF() * TrainingChart::kPresentationFontScale, toy);
     }
 
     void smallWindowSuggestsPresentation() {

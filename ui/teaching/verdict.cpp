@@ -5,6 +5,7 @@
 #include "strategy/catalog.h"
 #include "widgets/numbers.h"
 
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QObject>
@@ -116,16 +117,26 @@ Verdict verdictOf(const ExperimentConfig& config, const RunSummary& s, std::uint
     return v;
 }
 
+void VerdictBanner::fitTitleFont() {
+    QFont bold = font();
+    bold.setBold(true);
+    bold.setPointSizeF(bold.pointSizeF() * 1.15);
+    title_->setFont(bold);
+}
+
+void VerdictBanner::changeEvent(QEvent* event) {
+    QFrame::changeEvent(event);
+    if (event->type() == QEvent::FontChange && title_)
+        fitTitleFont();
+}
+
 VerdictBanner::VerdictBanner(QWidget* parent) : QFrame(parent) {
     setObjectName("verdict");
     setFrameShape(QFrame::StyledPanel);
     auto* row = new QHBoxLayout(this);
     auto* text = new QVBoxLayout;
     title_ = new QLabel;
-    QFont bold = title_->font();
-    bold.setBold(true);
-    bold.setPointSizeF(bold.pointSizeF() * 1.15);
-    title_->setFont(bold);
+    fitTitleFont();
     body_ = new QLabel;
     body_->setWordWrap(true);
     body_->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -46,7 +46,13 @@ public:
     /// line each, for tests and screenshots.
     QString text() const;
 
+protected:
+    /// The title follows the banner's font (bold, a little larger), also
+    /// when presentation scales it.
+    void changeEvent(QEvent* event) override;
+
 private:
+    void fitTitleFont();
     QLabel* title_ = nullptr;
     QLabel* body_ = nullptr;
     QLabel* table_ = nullptr;

@@ -196,6 +196,13 @@ void MainWindow::buildLayout() {
     buildCentre();
     presentation_ = new PresentationMode(
         {this, dock_, explanation_, mainSplitter_, centreSplitter_, bottomTabs_, grid_}, toolbar);
+    // The teaching dialogs grow with the charts. (The verdict banner does
+    // not: at 1024x768 a comparison's larger table left the loss chart too
+    // short a plot.)
+    connect(presentation_, &PresentationMode::toggled, this, [this](bool on) {
+        for (QWidget* w : {static_cast<QWidget*>(raceStepper_), static_cast<QWidget*>(counterToy_)})
+            PresentationMode::scaleFont(w, on);
+    });
     statusLabel_ = new QLabel(tr("Ready"));
     statusBar()->addWidget(statusLabel_, 1);
     progress_ = new RunProgress;

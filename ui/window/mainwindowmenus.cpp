@@ -3,6 +3,7 @@
 // is in mainwindowfiles.cpp, the View menu in mainwindowview.cpp.
 #include "widgets/filedialogs.h"
 #include "window/mainwindow.h"
+#include "window/presentationmode.h"
 
 #include "charts/chartsizedialog.h"
 #include "charts/trainingchart.h"
@@ -153,14 +154,18 @@ void MainWindow::buildMenus() {
 }
 
 RaceStepperDialog* MainWindow::raceStepper() {
-    if (!raceStepper_)
+    if (!raceStepper_) {
         raceStepper_ = new RaceStepperDialog(this);
+        PresentationMode::scaleFont(raceStepper_, presentation());
+    }
     return raceStepper_;
 }
 
 CounterToyDialog* MainWindow::counterToy() {
-    if (!counterToy_)
+    if (!counterToy_) {
         counterToy_ = new CounterToyDialog(this);
+        PresentationMode::scaleFont(counterToy_, presentation());
+    }
     return counterToy_;
 }
 

@@ -1,5 +1,7 @@
 #include "window/presentationmode.h"
 
+#include "charts/trainingchart.h"
+
 #include "window/chartgrid.h"
 
 #include <QAction>
@@ -82,6 +84,18 @@ void PresentationMode::setOn(bool on, bool remember) {
     if (remember)
         QSettings().setValue(kSettingsKey, on);
     layout_.grid->setPresentation(on);
+    Q_EMIT toggled(on);
+}
+
+void PresentationMode::scaleFont(QWidget* widget, bool on) {
+    if (!widget)
+        return;
+    if (!widget->property("hwlBaseFont").isValid())
+        widget->setProperty("hwlBaseFont", widget->font());
+    QFont font = widget->property("hwlBaseFont").value<QFont>();
+    if (on)
+        font.setPointSizeF(font.pointSizeF() * TrainingChart::kPresentationFontScale);
+    widget->setFont(font);
 }
 
 QByteArray PresentationMode::normalWindowState() const {

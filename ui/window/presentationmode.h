@@ -45,6 +45,10 @@ public:
     PresentationMode(const Layout& layout, QToolBar* toolbar);
 
     void setOn(bool on, bool remember = true); ///< remember: in QSettings
+    /// `widget`'s font (and so its children's) a quarter larger while `on`,
+    /// as presentation's charts are; its own font again when off. For the
+    /// verdict banner and the teaching dialogs, read from the back of a room.
+    static void scaleFont(QWidget* widget, bool on);
     bool isOn() const { return on_; }
     QAction* action() const { return action_; } ///< View > Presentation, F5
     /// The layout to keep between sessions: the one presentation replaced
@@ -53,6 +57,10 @@ public:
     QByteArray normalMainState() const;
     /// Opens the folded tabs (a tab chosen from the View menu).
     void openTabs();
+
+Q_SIGNALS:
+    /// Presentation was turned on or off.
+    void toggled(bool on);
 
 private:
     void setTabsFolded(bool folded);
