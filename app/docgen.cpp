@@ -7,6 +7,8 @@
 //   hwl-docgen bash FILE       the completion for hogwild-lab and hogwild-lab-engine
 //   hwl-docgen markdown FILE   rewrites the part of FILE (docs/command-line.md)
 //                              between the markers kBegin and kEnd below
+//   hwl-docgen fields FILE     the field table's JSON keys, one a line, which
+//                              tests/docs/check-docs holds the manual's lists to
 #include "cli/commandline.h"
 #include "config/fields.h"
 #include "preset/presets.h"
@@ -231,6 +233,14 @@ std::string valueArm(const FlagInfo& f) {
     return arm(f.flag, ":"); // a number or a spec (N, X, SPEC): nothing to offer
 }
 
+/// Every key of the field table, one a line: what an experiment file may hold.
+std::string fieldKeys() {
+    std::string out;
+    for (const hwl::Field& f : hwl::experimentFields())
+        out.append(f.key).append("\n");
+    return out;
+}
+
 std::string bashCompletion() {
     std::string out = "# bash completion for hogwild-lab and hogwild-lab-engine\n"
                       "# shellcheck shell=bash disable=SC2034,SC2207 # bash-completion's idiom\n"
@@ -386,8 +396,8 @@ bool rewriteMarkdown(const std::string& path, std::string& out, std::string& why
 
 int main(int argc, char** argv) {
     const std::string what = argc == 3 ? argv[1] : "";
-    if (what != "man" && what != "bash" && what != "markdown") {
-        std::fprintf(stderr, "usage: hwl-docgen man|bash|markdown FILE\n");
+    if (what != "man" && what != "bash" && what != "markdown" && what != "fields") {
+        std::fprintf(stderr, "usage: hwl-docgen man|bash|markdown|fields FILE\n");
         return 2;
     }
     std::string text, why;
@@ -395,7 +405,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "hwl-docgen: %s\n", why.c_str());
         return 1;
     }
-    if (what != "markdown")
+    if (what == "fields")
+        text = fieldKeys();
+    else if (what != "markdown")
         text = what == "man" ? manPage() : bashCompletion();
     std::ofstream file(argv[2], std::ios::binary);
     file << text;
