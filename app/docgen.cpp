@@ -405,7 +405,7 @@ std::string environmentReference() {
                markdown(v.meaning) + " |\n";
     out += "\n| file | what |\n| --- | --- |\n";
     for (const hwl::ProgramFile& f : hwl::programFiles())
-        out += "| `" + std::string(f.path) + "` | " + markdown(f.meaning) + " |\n";
+        out += "| `" + f.path + "` | " + markdown(f.meaning) + " |\n";
     return out + "\n" + kEnd;
 }
 

@@ -1,5 +1,7 @@
 #include "cli/environment.h"
 
+#include "cli/outputs.h"
+
 namespace hwl {
 
 const std::vector<EnvironmentVariable>& environmentVariables() {
@@ -44,6 +46,16 @@ const std::vector<EnvironmentVariable>& environmentVariables() {
     return table;
 }
 
+namespace {
+/// "weights.safetensors, ..., summary.json": what OutputFolder writes.
+std::string outputList() {
+    std::string out;
+    for (const std::string& name : outputFileNames())
+        out += (out.empty() ? "" : ", ") + name;
+    return out;
+}
+} // namespace
+
 const std::vector<ProgramFile>& programFiles() {
     static const std::vector<ProgramFile> table{
         {"~/.config/HogwildLab/Hogwild Lab.conf",
@@ -57,10 +69,9 @@ const std::vector<ProgramFile>& programFiles() {
         {"/usr/share/hogwild-lab/experiments/", "example experiment files for --config"},
         {"/usr/share/datasets/fashion-mnist/",
          "the dataset fashion-mnist (Debian's dataset-fashion-mnist; see HWL_FASHION_MNIST_DIR)"},
-        {"DIR/ (--out DIR)",
-         "a run's outputs: weights.safetensors, weights.npz, model.onnx, optimizer.safetensors "
-         "(modes that keep an optimizer state), metrics.csv, experiment.json (loadable with "
-         "--config) and summary.json; a sweep adds sweep.csv and one folder per run"},
+        {"DIR/ (--out DIR)", "a run's outputs: " + outputList() +
+                                 " (the weights and the optimizer's state where the run has "
+                                 "them); a sweep adds sweep.csv and one folder per run"},
         {"DIR/ (--tensorboard DIR)", "TensorBoard event files, events.out.tfevents.*"},
     };
     return table;

@@ -4,6 +4,7 @@
 // sections and docs/command-line.md's "Environment and files" from them, and
 // the ctest doctables fails when the sources read a variable (getenv,
 // qEnvironmentVariable) that is not in the first.
+#include <string>
 #include <vector>
 
 namespace hwl {
@@ -21,8 +22,8 @@ const std::vector<EnvironmentVariable>& environmentVariables();
 
 /// A file or folder the programs read or write, and what it holds.
 struct ProgramFile {
-    const char* path; ///< "~/.config/HogwildLab/Hogwild Lab.conf", "DIR/metrics.csv"
-    const char* meaning;
+    std::string path; ///< "~/.config/HogwildLab/Hogwild Lab.conf", "DIR/ (--out DIR)"
+    std::string meaning;
 };
 
 /// The files and folders a user meets, in the order the manual lists them.

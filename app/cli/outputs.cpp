@@ -56,6 +56,10 @@ void checkSpace(const std::string& dir, std::uint64_t bytesNeeded) {
 }
 } // namespace
 
+std::vector<std::string> outputFileNames() {
+    return {std::begin(kOutputNames), std::end(kOutputNames)};
+}
+
 OutputFolder::OutputFolder(const std::string& dir, std::uint64_t bytesNeeded) : dir_(dir) {
     std::error_code ec;
     if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))

@@ -21,6 +21,11 @@ struct OutputReport {
     std::vector<std::string> leftOut;
 };
 
+/// The files a run writes into its --out folder, in the order it writes
+/// them (the weights, optimizer.safetensors where the mode keeps a state,
+/// metrics.csv, experiment.json, summary.json).
+std::vector<std::string> outputFileNames();
+
 /// Holds the folder for this run while it lives (an exclusive lock on the
 /// folder: a second run into it is refused, not mixed in).
 class OutputFolder {
