@@ -5,10 +5,10 @@
 #                     runtime and cuBLAS come from NVIDIA's repository, not
 #                     Debian's, so dpkg-shlibdeps cannot name them; the engine
 #                     loads the module only when they are there.
-# The maintainer is whoever builds the package: Debian's DEBFULLNAME and
-# DEBEMAIL (as dch reads them), else this user at this host. The project
-# has no published address, so no invented one is written into the
-# package; nor a Homepage field, as it has no homepage.
+# The maintainer: Debian's DEBFULLNAME and DEBEMAIL when set (as dch reads
+# them: whoever packages it), else the author of the commit being packaged
+# (git), else this user at this host. The project has no published
+# address, so none is invented; nor a Homepage field, as it has no homepage.
 if(DEFINED ENV{DEBEMAIL})
   set(name "$ENV{DEBFULLNAME}")
   if(name STREQUAL "")
@@ -16,12 +16,14 @@ if(DEFINED ENV{DEBEMAIL})
   endif()
   set(HWL_MAINTAINER "${name} <$ENV{DEBEMAIL}>")
 else()
-  cmake_host_system_information(RESULT host QUERY FQDN)
-  set(user "$ENV{USER}")
-  if(user STREQUAL "")
-    set(user root)
+  execute_process(COMMAND git log -1 --format=%an\ <%ae>
+                  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+                  OUTPUT_VARIABLE HWL_MAINTAINER OUTPUT_STRIP_TRAILING_WHITESPACE
+                  RESULT_VARIABLE no_git ERROR_QUIET)
+  if(NOT no_git EQUAL 0 OR HWL_MAINTAINER STREQUAL "")
+    cmake_host_system_information(RESULT host QUERY FQDN)
+    set(HWL_MAINTAINER "Hogwild Lab packager <$ENV{USER}@${host}>")
   endif()
-  set(HWL_MAINTAINER "Hogwild Lab packager <${user}@${host}>")
 endif()
 
 # Debian's copyright file (machine-readable format; "Expat" is Debian's name
