@@ -5,8 +5,26 @@
 #                     runtime and cuBLAS come from NVIDIA's repository, not
 #                     Debian's, so dpkg-shlibdeps cannot name them; the engine
 #                     loads the module only when they are there.
-set(HWL_MAINTAINER "Hogwild Lab contributors <maintainers@hogwildlab.org>")
-set(HWL_HOMEPAGE "https://hogwildlab.org/")
+# The maintainer: Debian's DEBFULLNAME and DEBEMAIL when set (as dch reads
+# them: whoever packages it), else the author of the commit being packaged
+# (git), else this user at this host. The project has no published
+# address, so none is invented; nor a Homepage field, as it has no homepage.
+if(DEFINED ENV{DEBEMAIL})
+  set(name "$ENV{DEBFULLNAME}")
+  if(name STREQUAL "")
+    set(name "Hogwild Lab packager")
+  endif()
+  set(HWL_MAINTAINER "${name} <$ENV{DEBEMAIL}>")
+else()
+  execute_process(COMMAND git log -1 --format=%an\ <%ae>
+                  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+                  OUTPUT_VARIABLE HWL_MAINTAINER OUTPUT_STRIP_TRAILING_WHITESPACE
+                  RESULT_VARIABLE no_git ERROR_QUIET)
+  if(NOT no_git EQUAL 0 OR HWL_MAINTAINER STREQUAL "")
+    cmake_host_system_information(RESULT host QUERY FQDN)
+    set(HWL_MAINTAINER "Hogwild Lab packager <$ENV{USER}@${host}>")
+  endif()
+endif()
 
 # Debian's copyright file (machine-readable format; "Expat" is Debian's name
 # for the MIT license) and changelog, from LICENSE and the version.
@@ -18,7 +36,6 @@ string(REGEX REPLACE "\n" "\n " license " ${license}")
 string(TIMESTAMP year "%Y" UTC)
 set(copyright "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: hogwild-lab
-Source: ${HWL_HOMEPAGE}
 
 Files: *
 Copyright: ${year} Hogwild Lab contributors
@@ -59,7 +76,6 @@ endif()
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # hogwild-lab_<version>_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${HWL_HOMEPAGE}")
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${HWL_MAINTAINER}")
 
 # Each package's description: its first line is the synopsis, an empty line
@@ -72,11 +88,14 @@ set(CPACK_DEBIAN_MAIN_PACKAGE_RECOMMENDS "dataset-fashion-mnist, openmpi-bin, qt
 set(CPACK_DEBIAN_MAIN_PACKAGE_SUGGESTS "hogwild-lab-cuda")
 set(CPACK_DEBIAN_MAIN_DESCRIPTION "workbench for parallel SGD training (Hogwild, data-parallel, MPI)
 Hogwild Lab trains small models (multi-layer perceptrons, a sparse
-embedding-bag classifier) serially, with lock-free Hogwild threads, in
-worker processes and data-parallel over threads, processes or MPI ranks,
-and charts every worker's loss and the drift between workers. Teaching
-presets show the pitfalls of parallel training. Runs export metrics.csv
-and safetensors weights that PyTorch and NumPy load.
+embedding-bag classifier, the CNN of PyTorch's mnist_hogwild example, or a
+network written as a layer list, net:) serially, with lock-free Hogwild
+threads, in worker processes and data-parallel over threads, processes or
+MPI ranks, with SGD, Adam, AdamW, RMSprop or Adagrad as torch.optim applies
+them, and charts every worker's loss and the drift between workers.
+Teaching presets show the pitfalls of parallel training. Runs export
+metrics.csv, safetensors weights that PyTorch and NumPy load, and the
+network as ONNX.
 
 This package has the window (hogwild-lab), the engine without Qt
 (hogwild-lab-engine) and example experiments. The GPU modes are in

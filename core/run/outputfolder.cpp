@@ -56,6 +56,10 @@ void checkSpace(const std::string& dir, std::uint64_t bytesNeeded) {
 }
 } // namespace
 
+std::vector<std::string> outputFileNames() {
+    return {std::begin(kRunFiles), std::end(kRunFiles)};
+}
+
 OutputFolder::OutputFolder(const std::string& dir, std::uint64_t bytesNeeded, bool replacing)
     : dir_(dir), replacing_(replacing) {
     std::error_code ec;

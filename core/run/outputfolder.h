@@ -17,6 +17,11 @@ inline constexpr const char* kRunFiles[] = {
     "weights.safetensors", "weights.npz",     "model.onnx",  "optimizer.safetensors",
     "metrics.csv",         "experiment.json", "summary.json"};
 
+/// The files a run writes into its --out folder, in the order it writes
+/// them (the weights, optimizer.safetensors where the mode keeps a state,
+/// metrics.csv, experiment.json, summary.json): kRunFiles as a list.
+std::vector<std::string> outputFileNames();
+
 /// The names of the files --out writes that `dir` holds, in the order a run
 /// writes them; empty when it holds none (or does not exist).
 std::vector<std::string> runFilesIn(const std::string& dir);

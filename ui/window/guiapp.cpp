@@ -1,6 +1,7 @@
 #include "window/guiapp.h"
 
 #include "window/experimentfiles.h"
+#include "window/windowoptions.h"
 
 #include "charts/trainingchart.h"
 #include "preset/presets.h"
@@ -217,6 +218,18 @@ QCommandLineOption addHelpAndVersion(QCommandLineParser& parser) {
     return version;
 }
 
+/// The option `name` of the window's table (window/windowoptions.h).
+QCommandLineOption windowOption(const char* name) {
+    for (const WindowOption& o : kWindowOptions)
+        if (QLatin1String(o.name) == QLatin1String(name))
+            return o.valueName
+                       ? QCommandLineOption(QString::fromLatin1(o.name), QString::fromUtf8(o.help),
+                                            QString::fromLatin1(o.valueName),
+                                            QString::fromLatin1(o.defaultValue))
+                       : QCommandLineOption(QString::fromLatin1(o.name), QString::fromUtf8(o.help));
+    std::abort(); // a name not in the table: a programming error
+}
+
 /// --version's answer, or HWL_CPU_KERNELS asking for kernels this machine
 /// lacks (util/cpukernels.h), said before the window opens: the exit status;
 /// empty to go on.
@@ -275,30 +288,13 @@ int runGui(int argc, char** argv) {
 
     QCommandLineParser parser;
     const QCommandLineOption version = addHelpAndVersion(parser);
-    QCommandLineOption start("start", "Start the experiment at once.");
-    QCommandLineOption config("config", "Open this experiment file.", "file.json");
-    QCommandLineOption preset("preset",
-                              "Apply a teaching preset by id or name (see --list-presets).", "id");
-    QCommandLineOption shot("screenshot", "Save a picture of the window mid-run and quit.",
-                            "file.png");
-    QCommandLineOption after("after",
-                             "Seconds into the run for --screenshot (default 2), or \"end\": "
-                             "once the run (a comparison: its last run) ended and its verdict "
-                             "shows.",
-                             "seconds", "2");
-    QCommandLineOption size("size", "The window's size for --screenshot (default 1400x900).", "WxH",
-                            "1400x900");
-    QCommandLineOption presenting("presentation",
-                                  "Open in presentation, for a projector (View > Presentation).");
-    QCommandLineOption raceOrder("race-order",
-                                 "With --screenshot: picture the race stepper instead, this "
-                                 "order (0-19) stepped to its end.",
-                                 "n");
+    const QCommandLineOption start = windowOption("start"), config = windowOption("config"),
+                             preset = windowOption("preset"), shot = windowOption("screenshot"),
+                             after = windowOption("after"), size = windowOption("size"),
+                             raceOrder = windowOption("race-order"),
+                             presenting = windowOption("presentation");
     parser.addOptions({start, config, preset, shot, after, size, raceOrder, presenting});
-    parser.addPositionalArgument("files",
-                                 "Open these: experiments (.json), runs (metrics.csv or a --out "
-                                 "folder), initial weights (.safetensors).",
-                                 "[FILE...]");
+    parser.addPositionalArgument("files", QString::fromUtf8(kWindowFilesHelp), "[FILE...]");
     parser.process(app);
     if (const auto status = versionOrUnusableKernels(parser.isSet(version)))
         return *status;
