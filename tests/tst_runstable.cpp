@@ -4,7 +4,7 @@
 // it (an older runs.json still loads); and the scaling chart beside it, one
 // line per value of a second field through the runs the table shows.
 // Repeats (runs that differ only in their seed) fold into rows of mean ±
-// sd.
+// sd, and the chart draws their spread as error bars.
 // Curves made elsewhere open as baselines: TensorBoard's scalar export and
 // a PyTorch script's CSV, each refused by line when malformed.
 #include "charts/trainingchart.h"
@@ -26,6 +26,8 @@
 #include <QDir>
 #include <QFile>
 #include <QHeaderView>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QProcess>
@@ -34,6 +36,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QValueAxis>
 
 using namespace hwl;
 using namespace hwl::test;
@@ -526,6 +529,67 @@ private slots:
         QTRY_COMPARE(panel.table()->model()->rowCount(), 8);
         QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("mode"));
         QCOMPARE(chart->series().size(), 4);
+    }
+
+    void aPointOfSeveralRunsShowsTheirSpread() {
+        // threads x2 made three times (100, 200, 300 samples/s), x1 once:
+        // the bar runs 100..300 above a top mean of 200; threads-locked x2 once.
+        RunLibrary lib(file("bars/runs.json"));
+        for (const SavedRun& r : {repeat("threads", 1, 100, 1), repeat("threads", 2, 100, 1),
+                                  repeat("threads", 2, 200, 2), repeat("threads", 2, 300, 3),
+                                  repeat("threads-locked", 2, 50, 1)})
+            QCOMPARE(lib.add(r), QString());
+        RunListPanel panel(&lib);
+        panel.show(); // the legend's markers are shown
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        ScalingChart* chart = panel.scalingChart();
+        for (const bool folded : {false, true}) { // folded, the chart still gets every run
+            panel.foldRepeats()->setChecked(folded);
+            QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("workers"));
+            QCOMPARE(chart->lineBox()->currentText(), QStringLiteral("mode"));
+            QCOMPARE(chart->series().size(), 2); // the bars are no lines of their own
+            QCOMPARE(points(chart->series()[0]), (QList<QPointF>{{1, 100}, {2, 200}}));
+            const QList<ScalingChart::Point> p = chart->points(0);
+            QCOMPARE(p.size(), 2);
+            QCOMPARE(p[1].n, 3);
+            QCOMPARE(p[1].sd, 100.0);
+            // One run: no bar; three: a stem from mean - sd to mean + sd.
+            QVERIFY(!chart->errorBar(0, 0));
+            QLineSeries* bar = chart->errorBar(0, 1);
+            QVERIFY(bar);
+            QVERIFY(bar->points().contains(QPointF(2, 100)));
+            QVERIFY(bar->points().contains(QPointF(2, 300)));
+            for (const QPointF& at : bar->points())
+                QVERIFY(at.y() == 100 || at.y() == 300);
+            QCOMPARE(bar->color(), chart->series()[0]->color());
+            QVERIFY(!chart->errorBar(1, 0)); // threads-locked: one run
+            // Out of the legend: an entry per line.
+            const auto entries = [&] { // shown once the legend is laid out
+                int n = 0;
+                for (QLegendMarker* marker : chart->chart()->legend()->markers())
+                    n += marker->isVisible() ? 1 : 0;
+                return n;
+            };
+            QTRY_COMPARE(entries(), 2);
+            QVERIFY(!chart->chart()->legend()->markers(bar)[0]->isVisible());
+            // The y axis covers the bar's ends.
+            const auto* y = qobject_cast<QValueAxis*>(chart->chart()->axes(Qt::Vertical)[0]);
+            QVERIFY2(y->min() <= 100 && y->max() >= 300,
+                     qPrintable(QStringLiteral("%1..%2").arg(y->min()).arg(y->max())));
+            // What hovering says.
+            QCOMPARE(chart->pointText(0, 1),
+                     QStringLiteral("mode=threads, workers 2: samples/s 200 ± 100, the mean ± "
+                                    "sample standard deviation (n − 1) over 3 runs"));
+            QCOMPARE(chart->pointText(0, 0),
+                     QStringLiteral("mode=threads, workers 1: samples/s 100 (one run)"));
+        }
+        // A field of words along x: the bar at its category.
+        chart->againstBox()->setCurrentText("mode");
+        chart->lineBox()->setCurrentText("workers");
+        QCOMPARE(chart->series().size(), 2);
+        QVERIFY(!chart->errorBar(0, 0));
+        QVERIFY(chart->errorBar(1, 0)->points().contains(QPointF(0, 300)));
+        QVERIFY(chart->pointText(1, 0).startsWith("workers=2, mode threads: samples/s 200 ± 100"));
     }
 };
 
