@@ -3,6 +3,8 @@
 // overlay as the list was; summary.json read into it and runs.json keeping
 // it (an older runs.json still loads); and the scaling chart beside it, one
 // line per value of a second field through the runs the table shows.
+// Repeats (runs that differ only in their seed) fold into rows of mean ±
+// sd, and the chart draws their spread as error bars.
 // Curves made elsewhere open as baselines: TensorBoard's scalar export and
 // a PyTorch script's CSV, each refused by line when malformed.
 #include "charts/trainingchart.h"
@@ -11,19 +13,21 @@
 #include "runs/runlistpanel.h"
 #include "runs/runstablemodel.h"
 #include "runs/scalingchart.h"
+#include "runsfixtures.h"
 #include "testpaths.h"
 #include "testutil.h"
 #include "window/mainwindow.h"
 
-#include "config/experimentconfig.h"
-#include "io/metricslog.h"
 #include "io/runsummaryfile.h"
-#include "telemetry/sample.h"
 
 #include <QChart>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QHeaderView>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QProcess>
@@ -32,90 +36,11 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
-
-#include <cmath>
+#include <QValueAxis>
 
 using namespace hwl;
+using namespace hwl::test;
 using namespace hwl::ui;
-
-namespace {
-
-/// Two workers, 200 steps each, evaluations at 40% then 70% then 60%.
-MetricsLog smallLog() {
-    MetricsLog log;
-    for (std::uint64_t step = 1; step <= 200; ++step)
-        for (int w = 0; w < 2; ++w) {
-            Sample s;
-            s.kind = Sample::Step;
-            s.worker = w;
-            s.step = step;
-            s.samples = step * 32;
-            s.time = double(step) / 1000.0;
-            s.loss = 1.0f;
-            log.append(s);
-        }
-    for (const float accuracy : {0.4f, 0.7f, 0.6f}) {
-        Sample e;
-        e.kind = Sample::Eval;
-        e.worker = -1;
-        e.step = 400;
-        e.loss = 0.5f;
-        e.accuracy = accuracy;
-        log.append(e);
-    }
-    return log;
-}
-
-ExperimentConfig config(const std::string& mode, int workers) {
-    ExperimentConfig c;
-    c.model = "mlp:20-16-4";
-    c.dataset = "teacher:2000x20:4:16";
-    c.mode = mode;
-    c.workers = workers;
-    return c;
-}
-
-/// A kept run of `mode` with `workers` workers and known figures.
-SavedRun run(const std::string& mode, int workers, double samplesPerSecond) {
-    SavedRun r = RunLibrary::fromLog(smallLog());
-    const ExperimentConfig c = config(mode, workers);
-    r.name = QStringLiteral("%1 x%2").arg(QString::fromStdString(mode)).arg(workers);
-    r.model = QString::fromStdString(c.model);
-    r.dataset = QString::fromStdString(c.dataset);
-    r.fields = RunLibrary::fieldsOf(c);
-    r.samplesPerSecond = samplesPerSecond;
-    r.trainSeconds = 2.5;
-    r.startupSeconds = {0.010, 0.030};
-    return r;
-}
-
-/// threads and threads-locked at 1, 2 and 4 workers; samples/s chosen so
-/// that their text sorts otherwise than their numbers.
-QList<SavedRun> sweepRuns() {
-    return {run("threads", 1, 9000),         run("threads", 4, 150000),
-            run("threads", 2, 30000),        run("threads-locked", 1, 8000),
-            run("threads-locked", 2, 12000), run("threads-locked", 4, 100000)};
-}
-
-QStringList headers(const QAbstractItemModel* m) {
-    QStringList out;
-    for (int c = 0; c < m->columnCount(); ++c)
-        out << m->headerData(c, Qt::Horizontal).toString();
-    return out;
-}
-
-QStringList column(const QAbstractItemModel* m, int c) {
-    QStringList out;
-    for (int r = 0; r < m->rowCount(); ++r)
-        out << m->index(r, c).data().toString();
-    return out;
-}
-
-QList<QPointF> points(const QLineSeries* s) {
-    return s->points();
-}
-
-} // namespace
 
 class TestRunsTable : public QObject {
     Q_OBJECT
@@ -259,6 +184,123 @@ private slots:
         QVERIFY(w.runLibrary()->runs()[5].visible);
         QCOMPARE(w.lossChart()->overlayCount(), 2); // its train and test loss
         QCOMPARE(w.accuracyChart()->overlayCount(), 1);
+        QCOMPARE(w.runLibrary()->clear(), QString());
+    }
+
+    void foldedRowsGiveEachExperimentsMeanAndSpread() {
+        RunLibrary lib(file("fold/runs.json"));
+        for (const SavedRun& r : repeatRuns())
+            QCOMPARE(lib.add(r), QString());
+        RunListPanel panel(&lib);
+        QAbstractItemModel* table = panel.table()->model();
+        // Unticked, the table is as ever: a row per run, the seed a column.
+        QVERIFY(panel.foldRepeats()->isEnabled() && !panel.foldRepeats()->isChecked());
+        QCOMPARE(table->rowCount(), 7);
+        QCOMPARE(headers(table).mid(0, 5),
+                 (QStringList{"run", "mode", "workers", "seed", "samples/s"}));
+        panel.foldRepeats()->setChecked(true);
+        QCOMPARE(table->rowCount(), 4);
+        const QStringList h = headers(table);
+        QCOMPARE(h.mid(0, 5), (QStringList{"run", "mode", "workers", "repeats", "samples/s"}));
+        QCOMPARE(column(table, 0),
+                 (QStringList{"threads x1 seed=1", "threads x2 seed=*",
+                              "threads-locked x2 and 1 more", "threads x4 seed=1"}));
+        QCOMPARE(column(table, h.indexOf("repeats")), (QStringList{"1", "3", "2", "1"}));
+        const int rate = h.indexOf("samples/s");
+        QCOMPARE(column(table, rate),
+                 (QStringList{"9,000", "50,000 ± 20,000", "14,000 ± 2,828", "150,000"}));
+        QCOMPARE(table->index(1, rate).data(RunsTableModel::SortRole).toDouble(), 50000.0);
+        QCOMPARE(table->index(1, h.indexOf("test acc")).data().toString(),
+                 QStringLiteral("60.00% ± 0.00%"));
+        // Known in two of the three: their mean ± sd, and the tooltip says so.
+        const QModelIndex comm = table->index(1, h.indexOf("comm share"));
+        QCOMPARE(comm.data().toString(), QStringLiteral("30.00% ± 14.14%"));
+        QVERIFY2(comm.data(Qt::ToolTipRole).toString().contains("over the 2 that have it of 3"),
+                 qPrintable(comm.data(Qt::ToolTipRole).toString()));
+        // The tooltips say what the ± is.
+        const QString tip = table->index(1, rate).data(Qt::ToolTipRole).toString();
+        QCOMPARE(tip, QStringLiteral("samples/s: mean ± sample standard deviation (n − 1) over "
+                                     "3 runs that differ only in their seed (seeds 1, 2, 3)"));
+        QVERIFY(table->index(1, 0).data(Qt::ToolTipRole).toString().contains("threads x2 seed=3"));
+        QVERIFY(table->index(0, 0).data(Qt::ToolTipRole).toString().contains("9,000 samples/s"));
+        // Sorted by the mean; the sort follows its column's header when the
+        // columns change, and the kept order comes back when it is gone.
+        panel.table()->sortByColumn(rate, Qt::AscendingOrder);
+        QCOMPARE(column(table, rate),
+                 (QStringList{"9,000", "14,000 ± 2,828", "50,000 ± 20,000", "150,000"}));
+        panel.table()->sortByColumn(h.indexOf("repeats"), Qt::DescendingOrder);
+        QCOMPARE(column(table, h.indexOf("repeats")), (QStringList{"3", "2", "1", "1"}));
+        panel.foldRepeats()->setChecked(false);
+        QVERIFY(!headers(table).contains("repeats"));
+        QCOMPARE(panel.table()->horizontalHeader()->sortIndicatorSection(), -1);
+        QCOMPARE(column(table, 0).first(), QStringLiteral("threads x1 seed=1"));
+        QCOMPARE(column(table, 0).last(), QStringLiteral("threads x4 seed=1"));
+        panel.table()->sortByColumn(headers(table).indexOf("seed"), Qt::DescendingOrder);
+        panel.table()->sortByColumn(rate, Qt::DescendingOrder);
+        panel.foldRepeats()->setChecked(true);
+        QCOMPARE(column(table, rate),
+                 (QStringList{"150,000", "50,000 ± 20,000", "14,000 ± 2,828", "9,000"}));
+        panel.foldRepeats()->setChecked(false);
+        // Without repeats nothing folds, ticked or not.
+        QCOMPARE(lib.clear(), QString());
+        for (const SavedRun& r : sweepRuns())
+            QCOMPARE(lib.add(r), QString());
+        panel.foldRepeats()->setChecked(true);
+        QTRY_COMPARE(table->rowCount(), 6);
+        QVERIFY(!panel.foldRepeats()->isEnabled());
+        QVERIFY(!panel.model()->folded());
+        QVERIFY(!headers(table).contains("repeats"));
+    }
+
+    void tickingAFoldedRowOverlaysAllItsRuns() {
+        RunLibrary lib(file("fold-tick/runs.json"));
+        for (const SavedRun& r : repeatRuns())
+            QCOMPARE(lib.add(r), QString());
+        RunListPanel panel(&lib);
+        QSignalSpy ticked(&panel, &RunListPanel::runTicked);
+        QAbstractItemModel* table = panel.table()->model();
+        panel.foldRepeats()->setChecked(true);
+        const QModelIndex threads2 = table->index(1, 0);
+        QCOMPARE(threads2.data().toString(), QStringLiteral("threads x2 seed=*"));
+        QVERIFY(!(threads2.flags() & Qt::ItemIsEditable)); // no one name to rename
+        QVERIFY(!table->setData(threads2, "renamed", Qt::EditRole));
+        QVERIFY(table->setData(threads2, Qt::Checked, Qt::CheckStateRole));
+        for (const int i : {1, 2, 3})
+            QVERIFY(lib.runs()[i].visible && lib.runs()[i].userTicked);
+        QCOMPARE(ticked.count(), 3);
+        QCOMPARE(ticked[2][0].toInt(), 3);
+        QCOMPARE(table->index(1, 0).data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
+        // One of them unticked: the row is partly ticked; ticking it again
+        // ticks that one.
+        QCOMPARE(lib.setVisible(2, false), QString());
+        QTRY_COMPARE(table->index(1, 0).data(Qt::CheckStateRole).toInt(),
+                     int(Qt::PartiallyChecked));
+        QVERIFY(table->setData(table->index(1, 0), Qt::Checked, Qt::CheckStateRole));
+        QCOMPARE(ticked.count(), 4);
+        QCOMPARE(ticked[3][0].toInt(), 2);
+        QVERIFY(table->setData(table->index(1, 0), Qt::Unchecked, Qt::CheckStateRole));
+        QVERIFY(std::none_of(lib.runs().begin(), lib.runs().end(),
+                             [](const SavedRun& r) { return r.visible; }));
+        // Delete takes a folded row's runs.
+        QTRY_COMPARE(table->rowCount(), 4);
+        panel.table()->selectRow(1);
+        for (QPushButton* b : panel.findChildren<QPushButton*>())
+            if (b->text() == "Delete")
+                b->click();
+        QCOMPARE(lib.size(), 4);
+        QTRY_COMPARE(table->rowCount(), 3);
+
+        // In the window: the folded row's three runs drawn on the charts.
+        MainWindow w;
+        QCOMPARE(w.runLibrary()->clear(), QString());
+        for (const SavedRun& r : repeatRuns())
+            QCOMPARE(w.runLibrary()->add(r), QString());
+        QAbstractItemModel* windowTable = w.runListPanel()->table()->model();
+        QTRY_COMPARE(windowTable->rowCount(), 7);
+        w.runListPanel()->foldRepeats()->setChecked(true);
+        QVERIFY(windowTable->setData(windowTable->index(1, 0), Qt::Checked, Qt::CheckStateRole));
+        QCOMPARE(w.lossChart()->overlayCount(), 6); // three train and three test losses
+        QCOMPARE(w.accuracyChart()->overlayCount(), 3);
         QCOMPARE(w.runLibrary()->clear(), QString());
     }
 
@@ -487,6 +529,67 @@ private slots:
         QTRY_COMPARE(panel.table()->model()->rowCount(), 8);
         QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("mode"));
         QCOMPARE(chart->series().size(), 4);
+    }
+
+    void aPointOfSeveralRunsShowsTheirSpread() {
+        // threads x2 made three times (100, 200, 300 samples/s), x1 once:
+        // the bar runs 100..300 above a top mean of 200; threads-locked x2 once.
+        RunLibrary lib(file("bars/runs.json"));
+        for (const SavedRun& r : {repeat("threads", 1, 100, 1), repeat("threads", 2, 100, 1),
+                                  repeat("threads", 2, 200, 2), repeat("threads", 2, 300, 3),
+                                  repeat("threads-locked", 2, 50, 1)})
+            QCOMPARE(lib.add(r), QString());
+        RunListPanel panel(&lib);
+        panel.show(); // the legend's markers are shown
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        ScalingChart* chart = panel.scalingChart();
+        for (const bool folded : {false, true}) { // folded, the chart still gets every run
+            panel.foldRepeats()->setChecked(folded);
+            QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("workers"));
+            QCOMPARE(chart->lineBox()->currentText(), QStringLiteral("mode"));
+            QCOMPARE(chart->series().size(), 2); // the bars are no lines of their own
+            QCOMPARE(points(chart->series()[0]), (QList<QPointF>{{1, 100}, {2, 200}}));
+            const QList<ScalingChart::Point> p = chart->points(0);
+            QCOMPARE(p.size(), 2);
+            QCOMPARE(p[1].n, 3);
+            QCOMPARE(p[1].sd, 100.0);
+            // One run: no bar; three: a stem from mean - sd to mean + sd.
+            QVERIFY(!chart->errorBar(0, 0));
+            QLineSeries* bar = chart->errorBar(0, 1);
+            QVERIFY(bar);
+            QVERIFY(bar->points().contains(QPointF(2, 100)));
+            QVERIFY(bar->points().contains(QPointF(2, 300)));
+            for (const QPointF& at : bar->points())
+                QVERIFY(at.y() == 100 || at.y() == 300);
+            QCOMPARE(bar->color(), chart->series()[0]->color());
+            QVERIFY(!chart->errorBar(1, 0)); // threads-locked: one run
+            // Out of the legend: an entry per line.
+            const auto entries = [&] { // shown once the legend is laid out
+                int n = 0;
+                for (QLegendMarker* marker : chart->chart()->legend()->markers())
+                    n += marker->isVisible() ? 1 : 0;
+                return n;
+            };
+            QTRY_COMPARE(entries(), 2);
+            QVERIFY(!chart->chart()->legend()->markers(bar)[0]->isVisible());
+            // The y axis covers the bar's ends.
+            const auto* y = qobject_cast<QValueAxis*>(chart->chart()->axes(Qt::Vertical)[0]);
+            QVERIFY2(y->min() <= 100 && y->max() >= 300,
+                     qPrintable(QStringLiteral("%1..%2").arg(y->min()).arg(y->max())));
+            // What hovering says.
+            QCOMPARE(chart->pointText(0, 1),
+                     QStringLiteral("mode=threads, workers 2: samples/s 200 ± 100, the mean ± "
+                                    "sample standard deviation (n − 1) over 3 runs"));
+            QCOMPARE(chart->pointText(0, 0),
+                     QStringLiteral("mode=threads, workers 1: samples/s 100 (one run)"));
+        }
+        // A field of words along x: the bar at its category.
+        chart->againstBox()->setCurrentText("mode");
+        chart->lineBox()->setCurrentText("workers");
+        QCOMPARE(chart->series().size(), 2);
+        QVERIFY(!chart->errorBar(0, 0));
+        QVERIFY(chart->errorBar(1, 0)->points().contains(QPointF(0, 300)));
+        QVERIFY(chart->pointText(1, 0).startsWith("workers=2, mode threads: samples/s 200 ± 100"));
     }
 };
 

@@ -5,6 +5,7 @@
 #include "runs/scalingchart.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -24,26 +25,17 @@ RunListPanel::RunListPanel(RunLibrary* library, QWidget* parent)
     model_ = new RunsTableModel(library_, this);
     proxy_ = new RunsSortProxy(this);
     proxy_->setSourceModel(model_);
-    table_ = new QTableView;
-    table_->setObjectName("runTable");
-    table_->setModel(proxy_);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
-    table_->verticalHeader()->hide();
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder); // kept order
-    table_->setSortingEnabled(true);
-    table_->setToolTip(tr("Finished runs, kept unticked. Tick one to overlay its curves on the "
-                          "charts (loss, test loss, accuracy, throughput, divergence); a "
-                          "comparison ticks its own runs. A run of another model or dataset "
-                          "is drawn on the loss and accuracy charts only when you tick it. "
-                          "Click a header to sort; double-click a name to rename; Delete "
-                          "removes the selected runs. The list is kept across restarts"));
+    makeTable();
     filter_ = new QLineEdit;
     filter_->setObjectName("runFilter");
     filter_->setPlaceholderText(tr("Filter: rows with a cell holding this text"));
     filter_->setClearButtonEnabled(true);
+    fold_ = new QCheckBox(tr("Fold repeats"));
+    fold_->setObjectName("foldRepeats");
+    fold_->setToolTip(tr("Show the runs that differ only in their seed (repeats) as one row "
+                         "per experiment: how many, and each figure as their mean ± sample "
+                         "standard deviation (n − 1). Ticking a folded row overlays all its "
+                         "runs. Offered when some kept runs are repeats"));
     scaling_ = new ScalingChart;
 
     auto* open = new QPushButton(tr("Open run…"));
@@ -61,7 +53,10 @@ RunListPanel::RunListPanel(RunLibrary* library, QWidget* parent)
     auto* left = new QWidget;
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addWidget(filter_);
+    auto* above = new QHBoxLayout;
+    above->addWidget(filter_, 1);
+    above->addWidget(fold_);
+    leftLayout->addLayout(above);
     leftLayout->addWidget(table_, 1);
     leftLayout->addLayout(buttons);
     auto* split = new QSplitter(Qt::Horizontal);
@@ -80,7 +75,10 @@ RunListPanel::RunListPanel(RunLibrary* library, QWidget* parent)
             [this] { delete_->setEnabled(table_->selectionModel()->hasSelection()); });
     connect(model_, &RunsTableModel::saveFailed, this, &RunListPanel::saveFailed);
     connect(model_, &RunsTableModel::runTicked, this, &RunListPanel::runTicked);
+    connect(model_, &QAbstractItemModel::modelAboutToBeReset, this, &RunListPanel::rememberSort);
+    connect(model_, &QAbstractItemModel::modelReset, this, &RunListPanel::restoreSort);
     connect(model_, &QAbstractItemModel::modelReset, table_, &QTableView::scrollToBottom);
+    connect(fold_, &QCheckBox::toggled, model_, &RunsTableModel::setFoldRepeats);
     connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
     // The chart draws the rows the table shows: again when they change.
     connect(proxy_, &QAbstractItemModel::modelReset, this, &RunListPanel::updateScaling);
@@ -92,33 +90,78 @@ RunListPanel::RunListPanel(RunLibrary* library, QWidget* parent)
     del->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     connect(del, &QAction::triggered, this, &RunListPanel::deleteSelected);
     table_->addAction(del);
+    restoreSort();
     updateScaling();
+}
+
+void RunListPanel::makeTable() {
+    table_ = new QTableView;
+    table_->setObjectName("runTable");
+    table_->setModel(proxy_);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder); // kept order
+    table_->setSortingEnabled(true);
+    table_->setToolTip(tr("Finished runs, kept unticked. Tick one to overlay its curves on the "
+                          "charts (loss, test loss, accuracy, throughput, divergence); a "
+                          "comparison ticks its own runs. A run of another model or dataset "
+                          "is drawn on the loss and accuracy charts only when you tick it. "
+                          "Click a header to sort; double-click a name to rename; Delete "
+                          "removes the selected runs. The list is kept across restarts"));
+}
+
+void RunListPanel::rememberSort() {
+    const int column = table_->horizontalHeader()->sortIndicatorSection();
+    sortOrder_ = table_->horizontalHeader()->sortIndicatorOrder();
+    sortedBy_ = column >= 0 && column < model_->columnCount()
+                    ? model_->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString()
+                    : QString();
+}
+
+void RunListPanel::restoreSort() {
+    fold_->setEnabled(model_->hasRepeats());
+    if (sortedBy_.isEmpty())
+        return;
+    int column = -1;
+    for (int c = 0; c < model_->columnCount() && column < 0; ++c)
+        if (model_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString() == sortedBy_)
+            column = c;
+    if (column >= 0) {
+        table_->sortByColumn(column, sortOrder_);
+    } else { // its column is gone: the kept order
+        table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+        proxy_->sort(-1);
+    }
 }
 
 void RunListPanel::updateScaling() {
     QStringList figures;
     for (int f = 0; f < RunsTableModel::FigureCount; ++f)
         figures << RunsTableModel::figureName(RunsTableModel::Figure(f));
-    QList<ScalingChart::Row> rows;
-    for (int i = 0; i < proxy_->rowCount(); ++i) {
-        const int row = proxy_->mapToSource(proxy_->index(i, 0)).row();
-        ScalingChart::Row r;
-        for (const QString& key : model_->fieldKeys())
-            r.fields.insert(key, model_->fieldValue(row, key));
-        for (int f = 0; f < RunsTableModel::FigureCount; ++f)
-            r.figures << model_->figure(row, RunsTableModel::Figure(f));
-        rows << r;
-    }
+    QList<ScalingChart::Row> rows; // each run of the rows shown: a folded row's all
+    for (int i = 0; i < proxy_->rowCount(); ++i)
+        for (const int run : model_->runsOf(proxy_->mapToSource(proxy_->index(i, 0)).row())) {
+            const SavedRun& saved = model_->runs()[run];
+            ScalingChart::Row r;
+            for (const QString& key : model_->fieldKeys())
+                r.fields.insert(key, saved.fields.value(key));
+            for (int f = 0; f < RunsTableModel::FigureCount; ++f)
+                r.figures << RunsTableModel::figureOf(saved, RunsTableModel::Figure(f));
+            rows << r;
+        }
     scaling_->setData(figures, model_->fieldKeys(), rows);
 }
 
 void RunListPanel::deleteSelected() {
-    QList<int> rows;
+    QList<int> runs; // a folded row's all
     for (const QModelIndex& index : table_->selectionModel()->selectedRows())
-        rows.append(proxy_->mapToSource(index).row());
-    std::sort(rows.begin(), rows.end(), std::greater<>());
-    for (const int row : rows)
-        if (const QString why = library_->remove(row); !why.isEmpty())
+        runs.append(model_->runsOf(proxy_->mapToSource(index).row()));
+    std::sort(runs.begin(), runs.end(), std::greater<>());
+    for (const int run : runs)
+        if (const QString why = library_->remove(run); !why.isEmpty())
             emit saveFailed(why);
 }
 

@@ -4,12 +4,17 @@
 // (a finished run is kept unticked; a comparison ticks its own runs), its
 // colour, its name (double-click to rename) and, on hover, what ran and what
 // it reached; then the fields that vary between the runs and the final
-// figures. A click on a header sorts by it; the filter keeps the rows one of
-// whose cells holds its text. Beside the table, the scaling chart draws a
-// figure of the rows shown against a field, one line per value of another.
-// Buttons open a metrics.csv or a --out folder into the list, and delete runs.
+// figures. A click on a header sorts by it (the sort follows its column when
+// the columns change); the filter keeps the rows one of whose cells holds
+// its text. "Fold repeats", offered when some runs differ only in their
+// seed, shows each such experiment as one row of mean ± sd. Beside the
+// table, the scaling chart draws a figure of the runs of the rows shown
+// against a field, one line per value of another, with the spread of the
+// runs a point averages. Buttons open a metrics.csv or a --out folder into
+// the list, and delete runs (a folded row's all).
 #include <QWidget>
 
+class QCheckBox;
 class QLineEdit;
 class QPushButton;
 class QTableView;
@@ -30,6 +35,7 @@ public:
     RunsTableModel* model() const { return model_; }
     RunsSortProxy* proxy() const { return proxy_; }
     QLineEdit* filter() const { return filter_; }
+    QCheckBox* foldRepeats() const { return fold_; }
     ScalingChart* scalingChart() const { return scaling_; }
 
 Q_SIGNALS:
@@ -41,15 +47,23 @@ Q_SIGNALS:
     void runTicked(int index);
 
 private:
+    /// The table's view of the proxy: sorting, selection, editing.
+    void makeTable();
     void deleteSelected();
     /// Gives the scaling chart the rows the table shows.
     void updateScaling();
+    /// Keeps the sort on its column's header across a reset of the columns.
+    void rememberSort();
+    void restoreSort();
 
     RunLibrary* library_ = nullptr;
     RunsTableModel* model_ = nullptr;
     RunsSortProxy* proxy_ = nullptr;
     QTableView* table_ = nullptr;
     QLineEdit* filter_ = nullptr;
+    QCheckBox* fold_ = nullptr;
+    QString sortedBy_; ///< the sorted column's header across a reset; empty: kept order
+    Qt::SortOrder sortOrder_ = Qt::AscendingOrder;
     ScalingChart* scaling_ = nullptr;
     QPushButton* delete_ = nullptr;
 };

@@ -6,6 +6,7 @@
 
 #include <QIcon>
 #include <QPainter>
+#include <QPainterPath>
 #include <QPixmap>
 
 #include <algorithm>
@@ -17,13 +18,17 @@ namespace hwl::ui {
 
 namespace {
 
-QIcon swatch(const QColor& color) {
+/// A run's colour, or a folded row's runs' colours side by side (at most four).
+QIcon swatch(const QList<QColor>& colors) {
     QPixmap pixmap(14, 14);
     pixmap.fill(Qt::transparent);
     QPainter painter(&pixmap);
-    painter.setPen(Qt::NoPen);
-    painter.setBrush(color);
-    painter.drawRoundedRect(QRectF(1, 1, 12, 12), 3, 3);
+    QPainterPath round;
+    round.addRoundedRect(QRectF(1, 1, 12, 12), 3, 3);
+    painter.setClipPath(round);
+    const int n = std::min(int(colors.size()), 4);
+    for (int i = 0; i < n; ++i)
+        painter.fillRect(QRectF(1 + 12.0 * i / n, 1, 12.0 / n, 12), colors[i]);
     return QIcon(pixmap);
 }
 
@@ -73,6 +78,40 @@ QString figureText(RunsTableModel::Figure f, double x) {
     }
 }
 
+/// The runs as rows: repeats (runs whose fields are equal but for their
+/// seed) share one, in the order of their first run; a run whose fields are
+/// not known (or hold no seed) is alone.
+QList<QList<int>> repeatGroups(const QList<SavedRun>& runs) {
+    QList<QList<int>> groups;
+    QList<QMap<QString, QString>> identities; // per group: the fields but the seed
+    for (int i = 0; i < runs.size(); ++i) {
+        QMap<QString, QString> identity = runs[i].fields;
+        const bool known = identity.remove(QStringLiteral("seed")) > 0;
+        const int at = known ? int(identities.indexOf(identity)) : -1;
+        if (at >= 0) {
+            groups[at].append(i);
+            continue;
+        }
+        groups.append(QList<int>{i});
+        identities.append(known ? identity : QMap<QString, QString>{{QString(), QString()}});
+    }
+    return groups;
+}
+
+/// A folded row's name: its first run's, with the seed written * where the
+/// name says "seed=N" (a sweep's --out folder), else with how many more.
+QString groupName(const QList<SavedRun>& runs, const QList<int>& group) {
+    const SavedRun& first = runs[group.front()];
+    if (group.size() == 1)
+        return first.name;
+    const QString named = QStringLiteral("seed=") + first.fields.value(QStringLiteral("seed"));
+    const qsizetype at = first.name.lastIndexOf(named);
+    const qsizetype end = at + named.size();
+    if (at >= 0 && (end == first.name.size() || !first.name[end].isDigit()))
+        return QString(first.name).replace(at, named.size(), QStringLiteral("seed=*"));
+    return RunsTableModel::tr("%1 and %n more", "", int(group.size() - 1)).arg(first.name);
+}
+
 } // namespace
 
 RunsTableModel::RunsTableModel(RunLibrary* library, QObject* parent)
@@ -96,15 +135,33 @@ void RunsTableModel::refresh() {
     std::stable_sort(fieldKeys_.begin(), fieldKeys_.end(), [](const QString& a, const QString& b) {
         return fieldRank(a) < fieldRank(b);
     });
+    const QList<QList<int>> groups = repeatGroups(runs_);
+    hasRepeats_ = groups.size() < runs_.size();
+    folded_ = foldAsked_ && hasRepeats_;
+    rows_.clear();
+    if (folded_) {
+        rows_ = groups;
+        fieldKeys_.removeAll(QStringLiteral("seed"));
+    } else {
+        for (int i = 0; i < runs_.size(); ++i)
+            rows_.append(QList<int>{i});
+    }
     endResetModel();
 }
 
+void RunsTableModel::setFoldRepeats(bool fold) {
+    if (fold == foldAsked_)
+        return;
+    foldAsked_ = fold;
+    refresh();
+}
+
 int RunsTableModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(runs_.size());
+    return parent.isValid() ? 0 : int(rows_.size());
 }
 
 int RunsTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : 1 + int(fieldKeys_.size()) + FigureCount;
+    return parent.isValid() ? 0 : figureColumn(FigureCount);
 }
 
 QString RunsTableModel::figureName(Figure f) {
@@ -153,11 +210,8 @@ QString RunsTableModel::figureHelp(Figure f) {
     }
 }
 
-double RunsTableModel::figure(int row, Figure f) const {
+double RunsTableModel::figureOf(const SavedRun& r, Figure f) {
     constexpr double unknown = std::numeric_limits<double>::quiet_NaN();
-    if (row < 0 || row >= runs_.size())
-        return unknown;
-    const SavedRun& r = runs_[row];
     const auto known = [](double x, double scale) { return x >= 0 ? x * scale : unknown; };
     switch (f) {
     case SamplesPerSecond:
@@ -181,34 +235,51 @@ double RunsTableModel::figure(int row, Figure f) const {
     }
 }
 
+Spread RunsTableModel::spread(int row, Figure f) const {
+    if (row < 0 || row >= rows_.size())
+        return {};
+    std::vector<double> xs;
+    for (const int run : rows_[row])
+        xs.push_back(figureOf(runs_[run], f));
+    return spreadOf(xs);
+}
+
 QString RunsTableModel::fieldValue(int row, const QString& key) const {
-    return row >= 0 && row < runs_.size() ? runs_[row].fields.value(key) : QString();
+    return row >= 0 && row < rows_.size() ? runs_[rows_[row].front()].fields.value(key) : QString();
+}
+
+QString RunsTableModel::repeatsText(int row) const {
+    QStringList seeds;
+    for (const int run : rows_[row])
+        seeds << runs_[run].fields.value(QStringLiteral("seed"));
+    return tr("%n runs that differ only in their seed (seeds %1)", "", int(rows_[row].size()))
+        .arg(seeds.join(QStringLiteral(", ")));
+}
+
+QString RunsTableModel::rowTooltip(int row) const {
+    const QList<int>& runs = rows_[row];
+    if (runs.size() == 1)
+        return tooltipOf(runs_[runs.front()]);
+    QString text = tr("%1, folded into one row: each figure is their mean ± sample standard "
+                      "deviation (n − 1). Tick to overlay them all.")
+                       .arg(repeatsText(row).toHtmlEscaped());
+    for (const int run : runs)
+        text += QStringLiteral("<br>• ") + runs_[run].name.toHtmlEscaped();
+    return text;
 }
 
 QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= runs_.size())
+    if (!index.isValid() || index.row() >= rows_.size())
         return {};
-    const SavedRun& r = runs_[index.row()];
+    const int row = index.row();
     const int column = index.column();
-    if (role == Qt::ToolTipRole)
-        return tooltipOf(r);
-    if (column == 0) {
-        switch (role) {
-        case Qt::DisplayRole:
-        case Qt::EditRole:
-        case SortRole:
-            return r.name;
-        case Qt::DecorationRole:
-            return swatch(r.color);
-        case Qt::CheckStateRole:
-            return r.visible ? Qt::Checked : Qt::Unchecked;
-        default:
-            return {};
-        }
-    }
+    if (column == 0)
+        return runData(row, role);
+    if (role == Qt::ToolTipRole && column < figureColumn(Figure(0)))
+        return rowTooltip(row);
     const int field = column - 1;
     if (field < fieldKeys_.size()) {
-        const QString value = r.fields.value(fieldKeys_[field]);
+        const QString value = fieldValue(row, fieldKeys_[field]);
         bool number = false;
         const double x = value.toDouble(&number);
         if (role == Qt::DisplayRole)
@@ -219,67 +290,147 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     }
-    return figureData(index.row(), Figure(field - int(fieldKeys_.size())), role);
+    if (column == repeatsColumn()) {
+        const int n = int(rows_[row].size());
+        if (role == Qt::DisplayRole)
+            return formatCount(n);
+        if (role == SortRole)
+            return double(n);
+        if (role == Qt::TextAlignmentRole)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    }
+    return figureData(row, Figure(column - figureColumn(Figure(0))), role);
+}
+
+QVariant RunsTableModel::runData(int row, int role) const {
+    const QList<int>& runs = rows_[row];
+    switch (role) {
+    case Qt::DisplayRole:
+    case Qt::EditRole:
+    case SortRole:
+        return groupName(runs_, runs);
+    case Qt::DecorationRole: {
+        QList<QColor> colors;
+        for (const int run : runs)
+            colors << runs_[run].color;
+        return swatch(colors);
+    }
+    case Qt::CheckStateRole: {
+        const auto ticked =
+            std::count_if(runs.begin(), runs.end(), [this](int run) { return runs_[run].visible; });
+        return ticked == 0             ? Qt::Unchecked
+               : ticked == runs.size() ? Qt::Checked
+                                       : Qt::PartiallyChecked;
+    }
+    case Qt::ToolTipRole:
+        return rowTooltip(row);
+    default:
+        return {};
+    }
 }
 
 QVariant RunsTableModel::figureData(int row, Figure f, int role) const {
-    const double x = figure(row, f);
     if (role == Qt::TextAlignmentRole)
         return int(Qt::AlignRight | Qt::AlignVCenter);
-    if (!std::isfinite(x) || (role != Qt::DisplayRole && role != SortRole))
+    const Spread s = spread(row, f);
+    const qsizetype runs = rows_[row].size();
+    if (role == Qt::ToolTipRole && runs > 1 && s.n > 0) {
+        const QString name = figureName(f), repeats = repeatsText(row);
+        if (s.n == 1)
+            return tr("%1: the one run that has it of %2").arg(name, repeats);
+        if (s.n < std::size_t(runs))
+            return tr("%1: mean ± sample standard deviation (n − 1) over the %2 that have it "
+                      "of %3")
+                .arg(name)
+                .arg(s.n)
+                .arg(repeats);
+        return tr("%1: mean ± sample standard deviation (n − 1) over %2").arg(name, repeats);
+    }
+    if (role == Qt::ToolTipRole)
+        return rowTooltip(row);
+    if (!std::isfinite(s.mean) || (role != Qt::DisplayRole && role != SortRole))
         return {};
-    return role == SortRole ? QVariant(x) : QVariant(figureText(f, x));
+    if (role == SortRole)
+        return s.mean;
+    QString text = figureText(f, s.mean);
+    if (std::isfinite(s.sd))
+        text += QStringLiteral(" ± ") + figureText(f, s.sd);
+    return text;
 }
 
 QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
         return QAbstractTableModel::headerData(section, orientation, role);
+    const bool display = role == Qt::DisplayRole;
     if (section == 0)
-        return role == Qt::DisplayRole ? tr("run")
-                                       : tr("Tick a run to overlay it on the charts; "
-                                            "double-click its name to rename it");
+        return display ? tr("run")
+                       : tr("Tick a run to overlay it on the charts; "
+                            "double-click its name to rename it") +
+                             (folded_ ? tr(". A folded row's tick overlays all its runs") : "");
     const int field = section - 1;
     if (field < fieldKeys_.size())
-        return role == Qt::DisplayRole
-                   ? fieldKeys_[field]
-                   : tr("The experiment's %1: a field whose value differs between the runs")
-                         .arg(fieldKeys_[field]);
-    const auto f = Figure(field - int(fieldKeys_.size()));
-    return role == Qt::DisplayRole ? figureName(f) : figureHelp(f);
+        return display ? fieldKeys_[field]
+                       : tr("The experiment's %1: a field whose value differs between the runs")
+                             .arg(fieldKeys_[field]);
+    if (section == repeatsColumn())
+        return display ? tr("repeats")
+                       : tr("How many runs the row folds: runs whose experiments differ only "
+                            "in their seed");
+    const auto f = Figure(section - figureColumn(Figure(0)));
+    if (display)
+        return figureName(f);
+    return folded_ ? tr("%1; on a folded row, the mean ± sample standard deviation (n − 1) "
+                        "over its runs")
+                         .arg(figureHelp(f))
+                   : figureHelp(f);
 }
 
 Qt::ItemFlags RunsTableModel::flags(const QModelIndex& index) const {
     Qt::ItemFlags flags = QAbstractTableModel::flags(index);
-    if (index.isValid() && index.column() == 0)
-        flags |= Qt::ItemIsUserCheckable | Qt::ItemIsEditable;
+    if (index.isValid() && index.column() == 0 && index.row() < rows_.size()) {
+        flags |= Qt::ItemIsUserCheckable;
+        if (rows_[index.row()].size() == 1) // a folded row has no one name to edit
+            flags |= Qt::ItemIsEditable;
+    }
     return flags;
 }
 
 bool RunsTableModel::setData(const QModelIndex& index, const QVariant& value, int role) {
-    if (!index.isValid() || index.column() != 0 || index.row() >= runs_.size() ||
-        index.row() >= library_->size())
+    if (!index.isValid() || index.column() != 0 || index.row() >= rows_.size())
         return false;
-    const int row = index.row();
+    const QList<int>& runs = rows_[index.row()];
+    if (std::any_of(runs.begin(), runs.end(), [this](int run) { return run >= library_->size(); }))
+        return false;
+    if (role == Qt::CheckStateRole)
+        return setTicked(index, value.value<Qt::CheckState>() == Qt::Checked);
+    if (role != Qt::EditRole || runs.size() != 1 || value.toString().trimmed().isEmpty())
+        return false; // not a name (or a folded row's): the old one stays
+    const int run = runs.front();
+    const QString why = library_->rename(run, value.toString());
+    runs_[run].name = library_->runs()[run].name;
+    emit dataChanged(index, index);
+    if (!why.isEmpty())
+        emit saveFailed(why);
+    return true;
+}
+
+bool RunsTableModel::setTicked(const QModelIndex& index, bool visible) {
+    QList<int> ticked;
     QString why;
-    bool ticked = false;
-    if (role == Qt::CheckStateRole) {
-        const bool visible = value.value<Qt::CheckState>() == Qt::Checked;
-        ticked = visible && !library_->runs()[row].visible;
-        runs_[row].visible = visible; // shown at once; the library's change rereads all
-        why = library_->setVisible(row, visible, /*byUser=*/true);
-    } else if (role == Qt::EditRole) {
-        if (value.toString().trimmed().isEmpty()) // not a name: the old one stays
-            return false;
-        why = library_->rename(row, value.toString());
-        runs_[row].name = library_->runs()[row].name;
-    } else {
-        return false;
+    for (const int run : rows_[index.row()]) {
+        if (visible && !library_->runs()[run].visible)
+            ticked.append(run);
+        runs_[run].visible = visible; // shown at once; the library's change rereads all
+        if (const QString failed = library_->setVisible(run, visible, /*byUser=*/true);
+            !failed.isEmpty())
+            why = failed;
     }
     emit dataChanged(index, index);
     if (!why.isEmpty())
         emit saveFailed(why);
-    if (ticked)
-        emit runTicked(row);
+    for (const int run : ticked)
+        emit runTicked(run);
     return true;
 }
 

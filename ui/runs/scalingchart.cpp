@@ -1,18 +1,25 @@
 #include "runs/scalingchart.h"
 
+#include "io/runscompare.h"
 #include "widgets/chartview.h"
+#include "widgets/numbers.h"
 
 #include <QCategoryAxis>
 #include <QChart>
 #include <QComboBox>
+#include <QCursor>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLegendMarker>
 #include <QLineSeries>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <vector>
 
 namespace hwl::ui {
 
@@ -41,6 +48,18 @@ void refill(QComboBox* box, const QStringList& items, int fallback) {
     box->addItems(items);
     const int at = int(items.indexOf(chosen));
     box->setCurrentIndex(at >= 0 ? at : std::min(fallback, int(items.size()) - 1));
+}
+
+/// Sets `axis` to [low, high] rounded to nice numbers; a single value gets
+/// room about it (Qt would round an empty range to NaN).
+void roundRange(QValueAxis* axis, double low, double high) {
+    if (low == high) {
+        const double room = low != 0 ? std::abs(low) * 0.1 : 1;
+        low -= room;
+        high += room;
+    }
+    axis->setRange(low, high);
+    axis->applyNiceNumbers();
 }
 
 } // namespace
@@ -115,10 +134,71 @@ void ScalingChart::setData(const QStringList& figures, const QStringList& fields
 
 QList<QLineSeries*> ScalingChart::series() const {
     QList<QLineSeries*> out;
-    for (QAbstractSeries* s : chart_->series())
-        if (auto* line = qobject_cast<QLineSeries*>(s))
-            out.append(line);
+    for (const Line& line : lines_)
+        out.append(line.series);
     return out;
+}
+
+QList<ScalingChart::Point> ScalingChart::points(int line) const {
+    return line >= 0 && line < lines_.size() ? lines_[line].points : QList<Point>();
+}
+
+QLineSeries* ScalingChart::errorBar(int line, int point) const {
+    if (line < 0 || line >= lines_.size() || point < 0 || point >= lines_[line].bars.size())
+        return nullptr;
+    return lines_[line].bars[point];
+}
+
+QString ScalingChart::pointText(int line, int point) const {
+    if (line < 0 || line >= lines_.size() || point < 0 || point >= lines_[line].points.size())
+        return {};
+    const Point& p = lines_[line].points[point];
+    const QString x = categories_.isEmpty() ? QString::number(p.x) : categories_.value(int(p.x));
+    QString text =
+        line_->currentIndex() > 0 ? lines_[line].series->name() + QStringLiteral(", ") : QString();
+    text += QStringLiteral("%1 %2: %3 ").arg(drawnAgainst_, x, figure_->currentText());
+    if (p.n < 2)
+        return text + tr("%1 (one run)").arg(formatSignificant(p.mean, 4));
+    return text + tr("%1 ± %2, the mean ± sample standard deviation (n − 1) over %3 runs")
+                      .arg(formatSignificant(p.mean, 4), formatSignificant(p.sd, 4))
+                      .arg(p.n);
+}
+
+void ScalingChart::hover(int line, int point) {
+    const QString text = pointText(line, point);
+    view_->setHoverText(text); // kept while the pointer stays, as the training charts do
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(QCursor::pos(), text, view_);
+}
+
+void ScalingChart::addErrorBars(int index, double cap) {
+    Line& line = lines_[index];
+    QPen pen(line.series->color()); // after addSeries: the theme's colour of the line
+    pen.setWidthF(1.5);
+    for (int i = 0; i < line.points.size(); ++i) {
+        const Point& p = line.points[i];
+        line.bars.append(nullptr);
+        if (p.n < 2 || !std::isfinite(p.sd))
+            continue; // one run: no spread to draw
+        auto* bar = new QLineSeries;
+        const double low = p.mean - p.sd, high = p.mean + p.sd;
+        // One path: the lower cap, the stem, the upper cap.
+        bar->append(QList<QPointF>{{p.x - cap, low},
+                                   {p.x + cap, low},
+                                   {p.x, low},
+                                   {p.x, high},
+                                   {p.x - cap, high},
+                                   {p.x + cap, high}});
+        chart_->addSeries(bar);
+        bar->setPen(pen);
+        for (QLegendMarker* marker : chart_->legend()->markers(bar))
+            marker->setVisible(false);
+        connect(bar, &QLineSeries::hovered, this,
+                [this, index, i](const QPointF&, bool on) { hover(on ? index : -1, i); });
+        line.bars.back() = bar;
+    }
 }
 
 void ScalingChart::setUpAxes(const QString& field, bool numeric, const QStringList& categories) {
@@ -149,48 +229,81 @@ void ScalingChart::setUpAxes(const QString& field, bool numeric, const QStringLi
         s->attachAxis(x);
         s->attachAxis(y);
     }
-    if (numeric)
-        static_cast<QValueAxis*>(x)->applyNiceNumbers();
-    y->applyNiceNumbers();
+    // Every point and both ends of every error bar inside the y range.
+    double low = INFINITY, high = -INFINITY;
+    for (const Line& line : lines_)
+        for (const Point& p : line.points) {
+            const double sd = p.n > 1 && std::isfinite(p.sd) ? p.sd : 0;
+            low = std::min(low, p.mean - sd);
+            high = std::max(high, p.mean + sd);
+        }
+    if (low > high)
+        return; // nothing drawn: no range to round (Qt would warn of NaN)
+    if (numeric) {
+        auto* values = static_cast<QValueAxis*>(x);
+        roundRange(values, values->min(), values->max());
+    }
+    roundRange(y, std::min(y->min(), low), std::max(y->max(), high));
 }
 
 void ScalingChart::redraw() {
     chart_->removeAllSeries();
+    lines_.clear();
     const int figure = figure_->currentIndex();
-    const QString against = against_->currentText();
+    drawnAgainst_ = against_->currentText();
     const QString lines = line_->currentIndex() > 0 ? line_->currentText() : QString();
-    const bool numeric = numericField(rows_, against);
-    QStringList categories;
+    const bool numeric = numericField(rows_, drawnAgainst_);
+    categories_.clear();
     if (!numeric) {
         for (const Row& r : rows_)
-            if (const QString v = r.fields.value(against); !v.isEmpty() && !categories.contains(v))
-                categories.append(v);
-        categories.sort();
+            if (const QString v = r.fields.value(drawnAgainst_);
+                !v.isEmpty() && !categories_.contains(v))
+                categories_.append(v);
+        categories_.sort();
     }
-    // line value -> x -> (sum, count)
-    std::map<QString, std::map<double, std::pair<double, int>>> points;
+    // line value -> x -> the figure of each run there
+    std::map<QString, std::map<double, std::vector<double>>> runs;
     for (const Row& r : rows_) {
         const double y = figure >= 0 && figure < r.figures.size() ? r.figures[figure] : NAN;
-        const QString xText = r.fields.value(against);
+        const QString xText = r.fields.value(drawnAgainst_);
         const QString line = lines.isEmpty() ? QString() : r.fields.value(lines);
         if (!std::isfinite(y) || xText.isEmpty() || (!lines.isEmpty() && line.isEmpty()))
             continue;
-        const double x = numeric ? xText.toDouble() : double(categories.indexOf(xText));
-        auto& point = points[line][x];
-        point.first += y;
-        point.second += 1;
+        runs[line][numeric ? xText.toDouble() : double(categories_.indexOf(xText))].push_back(y);
     }
-    for (const auto& [line, byX] : points) {
-        auto* series = new QLineSeries;
-        series->setName(lines.isEmpty() ? figure_->currentText()
-                                        : QStringLiteral("%1=%2").arg(lines, line));
-        series->setPointsVisible(true);
-        for (const auto& [x, sum] : byX) // std::map: x sorted
-            series->append(x, sum.first / sum.second);
-        chart_->addSeries(series);
+    double xMin = INFINITY, xMax = -INFINITY;
+    for (const auto& [value, byX] : runs) {
+        Line line;
+        line.series = new QLineSeries;
+        line.series->setName(lines.isEmpty() ? figure_->currentText()
+                                             : QStringLiteral("%1=%2").arg(lines, value));
+        line.series->setPointsVisible(true);
+        for (const auto& [x, ys] : byX) { // std::map: x sorted
+            const Spread s = spreadOf(ys);
+            line.points.append({x, s.mean, s.sd, int(s.n)});
+            line.series->append(x, s.mean);
+            xMin = std::min(xMin, x);
+            xMax = std::max(xMax, x);
+        }
+        chart_->addSeries(line.series);
+        const int index = int(lines_.size());
+        connect(line.series, &QLineSeries::hovered, this,
+                [this, index](const QPointF& at, bool on) {
+                    const QList<Point>& points = lines_[index].points; // the one nearest in x
+                    const auto nearest = std::min_element(
+                        points.begin(), points.end(), [&](const Point& a, const Point& b) {
+                            return std::abs(a.x - at.x()) < std::abs(b.x - at.x());
+                        });
+                    hover(on ? index : -1, int(nearest - points.begin()));
+                });
+        lines_.append(line);
     }
-    setUpAxes(against, numeric, categories);
-    const bool drawn = !points.empty();
+    // Caps a little wide in x: a share of the span of x, or of a category.
+    const double span = numeric ? (xMax > xMin ? xMax - xMin : std::max(1.0, std::abs(xMax))) : 4;
+    for (int i = 0; i < lines_.size(); ++i)
+        addErrorBars(i, 0.015 * span);
+    setUpAxes(drawnAgainst_, numeric, categories_);
+    const bool drawn = !runs.empty();
     view_->setVisible(drawn);
     empty_->setVisible(!drawn);
 }

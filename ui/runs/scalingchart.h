@@ -4,14 +4,20 @@
 // per mode"). Three combo boxes choose the figure, the field along x (the
 // numeric ones first) and the field that splits the lines (or none). Each
 // line runs through its runs' points in the order of x; runs that share a
-// line and an x are averaged into one point. A numeric field is drawn on a
-// value axis, any other one value per category in its sorted order. Runs
-// without the figure or the field are left out. GUI thread only.
+// line and an x are averaged into one point, drawn with an error bar from
+// mean - sd to mean + sd (the sample standard deviation, io/runscompare.h's
+// spreadOf), in the line's colour and out of the legend; a point of one run
+// has none. Hovering a point or its bar says its mean ± sd over how many
+// runs. The y axis covers the bars. A numeric field is drawn on a value
+// axis, any other one value per category in its sorted order. Runs without
+// the figure or the field are left out. GUI thread only.
 #include <QList>
 #include <QMap>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
+
+#include <cmath>
 
 class QChart;
 class QComboBox;
@@ -43,13 +49,38 @@ public:
     QComboBox* againstBox() const { return against_; }
     QComboBox* lineBox() const { return line_; }
     QChart* chart() const { return chart_; }
-    /// The lines drawn, one per value of the "one line per" field.
+    /// A point drawn: its x, the mean of the figure over its runs, their
+    /// sample standard deviation (NaN for one run) and how many they are.
+    struct Point {
+        double x = 0, mean = 0, sd = NAN;
+        int n = 0;
+    };
+
+    /// The lines drawn, one per value of the "one line per" field (not
+    /// their error bars).
     QList<QLineSeries*> series() const;
+    /// Line `line`'s points, in the order of x.
+    QList<Point> points(int line) const;
+    /// The error bar of point `point` of line `line` (its stem from mean -
+    /// sd to mean + sd, a short cap at each end); nullptr for one run.
+    QLineSeries* errorBar(int line, int point) const;
+    /// What hovering the point (or its bar) says.
+    QString pointText(int line, int point) const;
     /// "(none)": the line box's first entry.
     static QString noLines();
 
 private:
+    /// A line as drawn: its series, its points and their error bars.
+    struct Line {
+        QLineSeries* series = nullptr;
+        QList<Point> points;
+        QList<QLineSeries*> bars; ///< per point; nullptr: none
+    };
     void redraw();
+    /// Adds line `line`'s error bars (caps `cap` wide each side in x units).
+    void addErrorBars(int line, double cap);
+    /// Shows the hover text of `point` of `line` (-1: none).
+    void hover(int line, int point);
     /// The x of each point: the value itself, or its category's index.
     void setUpAxes(const QString& field, bool numeric, const QStringList& categories);
 
@@ -61,6 +92,9 @@ private:
     ChartView* view_ = nullptr;
     QStringList figures_;
     QList<Row> rows_;
+    QList<Line> lines_;
+    QString drawnAgainst_;   ///< the field along x as drawn
+    QStringList categories_; ///< its values when they are not numbers
     bool filling_ = false;
 };
 
