@@ -3,6 +3,7 @@
 #include "config/fieldmaking.h"
 
 #include "util/errors.h"
+#include "util/spelling.h"
 #include "util/textutil.h"
 
 #include <algorithm>
@@ -337,6 +338,27 @@ const Field* findFlag(std::string_view flag) {
     return nullptr;
 }
 
+std::string didYouMeanField(std::string_view key, const std::vector<std::string>& alsoKnown) {
+    std::vector<std::string> keys;
+    for (const auto& f : experimentFields())
+        keys.emplace_back(f.key);
+    keys.insert(keys.end(), alsoKnown.begin(), alsoKnown.end());
+    const std::optional<std::string> nearest = nearestName(key, keys);
+    return nearest ? "; did you mean \"" + *nearest + "\"?" : std::string();
+}
+
+std::string didYouMeanFlag(std::string_view flag, const std::vector<std::string>& alsoKnown) {
+    std::vector<std::string> flags;
+    for (const auto& f : experimentFields()) {
+        flags.push_back(std::string("--") + f.key);
+        if (f.negation)
+            flags.push_back(std::string("--") + f.negation);
+    }
+    flags.insert(flags.end(), alsoKnown.begin(), alsoKnown.end());
+    const std::optional<std::string> nearest = nearestName(flag, flags);
+    return nearest ? "; did you mean " + *nearest + "?" : std::string();
+}
+
 std::string Field::rangeText() const {
     if (type == FieldType::Integer)
         return std::to_string(std::int64_t(min)) + ".." + std::to_string(std::int64_t(max));
@@ -453,7 +475,7 @@ void applyFlag(ExperimentConfig& config, std::string_view flag,
                const std::optional<std::string>& value) {
     const Field* f = findFlag(flag);
     if (!f)
-        badFlag(flag, "unknown option");
+        badFlag(flag, "unknown option" + didYouMeanFlag(flag, {}));
     if (f->type == FieldType::Switch) {
         if (value)
             badFlag(flag, "takes no value");
