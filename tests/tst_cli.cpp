@@ -295,6 +295,21 @@ private slots:
         QTest::newRow("unknown option")
             << QStringList{"--frobnicate"} << "--frobnicate: unknown option";
         QTest::newRow("stray argument") << QStringList{"stray"} << "stray: unexpected argument";
+        QTest::newRow("a typo of a flag")
+            << QStringList{"--worker", "4"} << "--worker: unknown option; did you mean --workers?";
+        QTest::newRow("a typo of a negation")
+            << QStringList{"--no-shufle"}
+            << "--no-shufle: unknown option; did you mean --no-shuffle?";
+        QTest::newRow("after --, no flag")
+            << QStringList{"--", "--epochs", "2"} << "--epochs: unexpected argument";
+        QTest::newRow("a file after --") << QStringList{"--", "x.json"}
+                                         << "x.json: unexpected argument: the command line takes "
+                                            "no arguments besides flags and their values; give a "
+                                            "file with its flag (--config x.json";
+        QTest::newRow("a value starting with -") << QStringList{"--config", "-missing.json"}
+                                                 << "config \"-missing.json\": cannot be read";
+        QTest::newRow("=a value starting with -")
+            << QStringList{"--config=-missing.json"} << "config \"-missing.json\": cannot be read";
         QTest::newRow("missing value") << QStringList{"--epochs"} << "--epochs: needs a value";
         QTest::newRow("value for a switch")
             << QStringList{"--no-shuffle=yes"} << "--no-shuffle: takes no value";
@@ -339,6 +354,13 @@ private slots:
                                          << "out: cannot create directory \"/proc/forbidden\"";
     }
 
+    // "--" ends the flags: nothing after it is one, and nothing after it at all runs as usual.
+    void doubleDashEndsTheFlags() {
+        RUN_CLI(r, kSmall + QStringList{"--"});
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        QVERIFY2(r.out.contains("summary:"), qPrintable(r.describe()));
+    }
+
     void invalidInput() {
         QFETCH(QStringList, extra);
         QFETCH(QString, needle);
@@ -376,6 +398,9 @@ private slots:
         QTest::newRow("not an object") << QByteArray("[]") << "expected a JSON object";
         QTest::newRow("unknown field")
             << QByteArray(R"({"threads": 2})") << "unknown field \"threads\"; known fields: model";
+        QTest::newRow("a typo of a field")
+            << QByteArray(R"({"lrr": 0.1})")
+            << "unknown field \"lrr\"; did you mean \"lr\"? (known fields: model";
         QTest::newRow("workers as string")
             << QByteArray(R"({"workers": "2"})") << "field \"workers\" must be an integer";
         QTest::newRow("workers out of range")
