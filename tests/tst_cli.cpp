@@ -295,21 +295,14 @@ private slots:
         QTest::newRow("unknown option")
             << QStringList{"--frobnicate"} << "--frobnicate: unknown option";
         QTest::newRow("stray argument") << QStringList{"stray"} << "stray: unexpected argument";
-        QTest::newRow("a typo of a flag")
-            << QStringList{"--worker", "4"} << "--worker: unknown option; did you mean --workers?";
-        QTest::newRow("a typo of a negation")
-            << QStringList{"--no-shufle"}
-            << "--no-shufle: unknown option; did you mean --no-shuffle?";
-        QTest::newRow("after --, no flag")
-            << QStringList{"--", "--epochs", "2"} << "--epochs: unexpected argument";
-        QTest::newRow("a file after --") << QStringList{"--", "x.json"}
-                                         << "x.json: unexpected argument: the command line takes "
-                                            "no arguments besides flags and their values; give a "
-                                            "file with its flag (--config x.json";
-        QTest::newRow("a value starting with -") << QStringList{"--config", "-missing.json"}
-                                                 << "config \"-missing.json\": cannot be read";
-        QTest::newRow("=a value starting with -")
-            << QStringList{"--config=-missing.json"} << "config \"-missing.json\": cannot be read";
+        QTest::newRow("--worker") << QStringList{"--worker", "4"} << "did you mean --workers?";
+        QTest::newRow("--no-shufle") << QStringList{"--no-shufle"} << "did you mean --no-shuffle?";
+        QTest::newRow("after --") << QStringList{"--", "--epochs"}
+                                  << "--epochs: unexpected argument";
+        QTest::newRow("its fix") << QStringList{"x.json"}
+                                 << "give a file with its flag (--config x.json";
+        QTest::newRow("-value") << QStringList{"--config", "-x.json"}
+                                << "config \"-x.json\": cannot";
         QTest::newRow("missing value") << QStringList{"--epochs"} << "--epochs: needs a value";
         QTest::newRow("value for a switch")
             << QStringList{"--no-shuffle=yes"} << "--no-shuffle: takes no value";
@@ -357,8 +350,7 @@ private slots:
     // "--" ends the flags: nothing after it is one, and nothing after it at all runs as usual.
     void doubleDashEndsTheFlags() {
         RUN_CLI(r, kSmall + QStringList{"--"});
-        QVERIFY2(r.code == 0, qPrintable(r.describe()));
-        QVERIFY2(r.out.contains("summary:"), qPrintable(r.describe()));
+        QVERIFY2(r.code == 0 && r.out.contains("summary:"), qPrintable(r.describe()));
     }
 
     void invalidInput() {
