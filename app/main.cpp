@@ -14,7 +14,7 @@
 int main(int argc, char** argv) {
     if (int code = 0; hwl::runWorkerRoleIfRequested(argc, argv, code))
         return code;
-    for (int i = 1; i < argc; ++i)
+    for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i) // "--" ends the flags
         if (std::strcmp(argv[i], "--headless") == 0 ||
             std::strcmp(argv[i], "--list-presets") == 0 || std::strcmp(argv[i], "--compare") == 0) {
             hwl::execEngineExecutable(argv); // returns only when there is none beside this one

@@ -296,6 +296,14 @@ private slots:
         QTest::newRow("unknown option")
             << QStringList{"--frobnicate"} << "--frobnicate: unknown option";
         QTest::newRow("stray argument") << QStringList{"stray"} << "stray: unexpected argument";
+        QTest::newRow("--worker") << QStringList{"--worker", "4"} << "did you mean --workers?";
+        QTest::newRow("--no-shufle") << QStringList{"--no-shufle"} << "did you mean --no-shuffle?";
+        QTest::newRow("after --") << QStringList{"--", "--epochs"}
+                                  << "--epochs: unexpected argument";
+        QTest::newRow("its fix") << QStringList{"x.json"}
+                                 << "give a file with its flag (--config x.json";
+        QTest::newRow("-value") << QStringList{"--config", "-x.json"}
+                                << "config \"-x.json\": cannot";
         QTest::newRow("missing value") << QStringList{"--epochs"} << "--epochs: needs a value";
         QTest::newRow("value for a switch")
             << QStringList{"--no-shuffle=yes"} << "--no-shuffle: takes no value";
@@ -340,6 +348,12 @@ private slots:
                                          << "out: cannot create directory \"/proc/forbidden\"";
     }
 
+    // "--" ends the flags: nothing after it is one, and nothing after it at all runs as usual.
+    void doubleDashEndsTheFlags() {
+        RUN_CLI(r, kSmall + QStringList{"--"});
+        QVERIFY2(r.code == 0 && r.out.contains("summary:"), qPrintable(r.describe()));
+    }
+
     void invalidInput() {
         QFETCH(QStringList, extra);
         QFETCH(QString, needle);
@@ -377,6 +391,9 @@ private slots:
         QTest::newRow("not an object") << QByteArray("[]") << "expected a JSON object";
         QTest::newRow("unknown field")
             << QByteArray(R"({"threads": 2})") << "unknown field \"threads\"; known fields: model";
+        QTest::newRow("a typo of a field")
+            << QByteArray(R"({"lrr": 0.1})")
+            << "unknown field \"lrr\"; did you mean \"lr\"? (known fields: model";
         QTest::newRow("workers as string")
             << QByteArray(R"({"workers": "2"})") << "field \"workers\" must be an integer";
         QTest::newRow("workers out of range")

@@ -9,12 +9,16 @@
 // under either reduction;
 // mpirun's SIGTERM (Ctrl-C) stops every rank at one step with the outputs
 // written. Every case skips, with the reason, where MPI is not built or
-// mpirun is missing. (The engine side, mpirun started by a run, is in
+// mpirun is missing; which launcher started a rank is read from a made-up
+// environment (no MPI needed). (The engine side, mpirun started by a run, is in
 // tst_dataparallel's MPI rows.)
 #include "clitest.h"
+#include "mpi/launcherenv.h"
 #include "testpaths.h"
 
 #include <QStandardPaths>
+
+#include <map>
 
 using namespace hwl::test;
 
@@ -123,6 +127,101 @@ class TestMpi : public QObject {
     Q_OBJECT
 
 private slots:
+    // Each launcher's variables, in a made-up environment (mpi/launcherenv.h):
+    // the nearest launcher wins, torchrun and srun are not MPI launchers,
+    // and ill-formed or contradictory values are refused by name.
+    void launcherVariables_data() {
+        QTest::addColumn<QStringList>("variables"); // NAME=VALUE
+        QTest::addColumn<QString>("expected");      // launcher rank/size[/local] [mpi], or error
+        QTest::newRow("none") << QStringList{"HOME=/root"} << "none";
+        QTest::newRow("open mpi") << QStringList{"OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=4",
+                                                 "OMPI_COMM_WORLD_LOCAL_SIZE=2", "PMIX_RANK=1"}
+                                  << "mpirun 1/4/2 mpi";
+        QTest::newRow("pmix alone") << QStringList{"PMIX_RANK=3"} << "mpirun 3/-/- mpi";
+        QTest::newRow("mpich hydra")
+            << QStringList{"PMI_RANK=2", "PMI_SIZE=3", "MPI_LOCALNRANKS=3"} << "mpiexec 2/3/3 mpi";
+        QTest::newRow("torchrun") << QStringList{"RANK=1", "WORLD_SIZE=2", "LOCAL_WORLD_SIZE=2"}
+                                  << "torchrun 1/2/2";
+        QTest::newRow("slurm") << QStringList{"SLURM_PROCID=5", "SLURM_NTASKS=8"} << "srun 5/8/-";
+        QTest::newRow("mpirun inside a slurm allocation")
+            << QStringList{"SLURM_PROCID=0", "SLURM_NTASKS=2", "OMPI_COMM_WORLD_RANK=3",
+                           "OMPI_COMM_WORLD_SIZE=4"}
+            << "mpirun 3/4/- mpi";
+        QTest::newRow("torchrun under srun")
+            << QStringList{"SLURM_PROCID=1", "SLURM_NTASKS=2", "RANK=5", "WORLD_SIZE=8"}
+            << "torchrun 5/8/-";
+        QTest::newRow("RANK=abc") << QStringList{"RANK=abc", "WORLD_SIZE=2"}
+                                  << "RANK=\"abc\": the launcher's rank variables must be whole "
+                                     "numbers from 0";
+        QTest::newRow("RANK=-1") << QStringList{"RANK=-1", "WORLD_SIZE=2"} << "RANK=\"-1\"";
+        QTest::newRow("rank past the size")
+            << QStringList{"PMI_RANK=4", "PMI_SIZE=4"}
+            << "PMI_RANK=4, PMI_SIZE=4: rank 4 is not one of 4 ranks";
+        QTest::newRow("a rank without its size")
+            << QStringList{"RANK=1"} << "RANK=1: torchrun sets both RANK and WORLD_SIZE";
+    }
+    // On the command line: torchrun's variables are not an MPI job, which the
+    // MPI transport refuses by name once MPI_Init made a job of one; a run
+    // without --transport mpi under them is an ordinary run.
+    void torchrunIsNotAnMpiJob() {
+        SKIP_WITHOUT_MPI();
+        const auto run = [](const QStringList& args) {
+            QProcess p;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert("RANK", "0");
+            env.insert("WORLD_SIZE", "2");
+            p.setProcessEnvironment(env);
+            p.setProgram(QString::fromUtf8(hwl::test::kAppBinary));
+            p.setArguments(QStringList{"--headless"} + args);
+            p.start();
+            Result r;
+            r.started = p.waitForStarted(10000);
+            if (r.started)
+                collect(p, r, 60000);
+            return r;
+        };
+        const Result mpi = run(kDataParallel);
+        QVERIFY2(mpi.code == 2, qPrintable(mpi.describe()));
+        QVERIFY2(mpi.err.contains("error: transport: RANK=0, WORLD_SIZE=2 (torchrun), but MPI made "
+                                  "this process rank 0 of 1: the launcher's processes are not "
+                                  "one MPI job"),
+                 qPrintable(mpi.describe()));
+        const Result threads =
+            run({"--dataset", "teacher:200x4:2", "--model", "mlp:4-2", "--epochs", "1", "--quiet"});
+        QVERIFY2(threads.code == 0, qPrintable(threads.describe()));
+    }
+
+    void launcherVariables() {
+        QFETCH(QStringList, variables);
+        QFETCH(QString, expected);
+        std::map<std::string, std::string> values;
+        for (const QString& v : variables)
+            values[v.section('=', 0, 0).toStdString()] = v.section('=', 1).toStdString();
+        const hwl::mpi::Environment env = [&](const char* name) -> const char* {
+            const auto it = values.find(name);
+            return it == values.end() ? nullptr : it->second.c_str();
+        };
+        const auto text = [](const std::optional<std::uint32_t>& n) {
+            return n ? QString::number(*n) : QStringLiteral("-");
+        };
+        QString got;
+        try {
+            const auto r = hwl::mpi::launcherRank(env);
+            got = !r ? QStringLiteral("none")
+                     : QStringLiteral("%1 %2/%3/%4%5")
+                           .arg(QString::fromStdString(r->launcher))
+                           .arg(r->rank)
+                           .arg(text(r->size), text(r->localSize),
+                                r->mpiLauncher ? QStringLiteral(" mpi") : QString());
+        } catch (const hwl::InputError& e) {
+            got = QString::fromUtf8(e.what());
+        }
+        QVERIFY2(got.startsWith(expected), qPrintable(got));
+        // Asked about MPI launchers only, torchrun's and srun's are not read.
+        if (!expected.contains(" mpi") && !expected.startsWith("PMI"))
+            QVERIFY(!hwl::mpi::launcherRank(env, true));
+    }
+
     // --reduce exact: rank 0's hub sums in rank order in double, as the
     // threads transport does.
     // Both reductions sum each element over the ranks in rank order in

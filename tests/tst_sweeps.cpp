@@ -12,6 +12,7 @@
 #include "io/runscompare.h"
 #include "io/runstable.h"
 #include "util/errors.h"
+#include "util/spelling.h"
 
 #include <QThread>
 #include <QtTest>
@@ -113,6 +114,9 @@ private slots:
                                   << "--sweep: expected FIELD=VALUE";
         QTest::newRow("unknown") << "bogus=1"
                                  << "no experiment field is called \"bogus\"";
+        QTest::newRow("a typo of a field") << "worker=1,2"
+                                           << "--sweep: no experiment field is called "
+                                              "\"worker\"; did you mean \"workers\"? (the fields";
         QTest::newRow("out") << "out=a,b"
                              << "\"out\" cannot be swept";
         QTest::newRow("tensorboard") << "tensorboard=a,b"
@@ -129,6 +133,20 @@ private slots:
                                 << "--sweep split: expected ";
         QTest::newRow("switch") << "shuffle=yes"
                                 << "--sweep shuffle: expected true or false";
+    }
+    // The one "did you mean" rule (util/spelling.h) that the flags, the file's
+    // fields and --sweep share: a swap counts one edit, and only a typo-sized
+    // distance (a third of the typed length, at least 1) suggests anything.
+    void nearestNameIsForTyposOnly() {
+        QCOMPARE(editDistance("wokrers", "workers"), std::size_t(1));
+        QCOMPARE(editDistance("", "lr"), std::size_t(2));
+        const std::vector<std::string> known = {"workers", "lr", "lr-schedule", "batch"};
+        QCOMPARE(nearestName("worker", known).value_or("-"), std::string("workers"));
+        QCOMPARE(nearestName("bach", known).value_or("-"), std::string("batch"));
+        QCOMPARE(nearestName("lrr", known).value_or("-"), std::string("lr"));
+        QVERIFY(!nearestName("frobnicate", known));
+        QVERIFY(!nearestName("workers", known)); // known: nothing to suggest
+        QVERIFY(!nearestName("wrk", known));     // 4 edits from "workers"
     }
     void refusals() {
         QFETCH(QString, flag);
@@ -195,6 +213,7 @@ private slots:
               {R"({"sweep": {"batch": 16}})", "non-empty array"},
               {R"({"sweep": [1]})", "must be an object of field: [values]"},
               {R"({"sweep": {"bogus": [1]}})", "unknown field \"bogus\""},
+              {R"({"sweep": {"lr-shedule": ["cosine"]}})", R"(did you mean "lr-schedule"?)"},
               {R"({"sweep": {"workers": [0]}})", "must be in 1..256"}}) {
             ExperimentConfig bad;
             const std::string json = text; // a lambda captures no structured binding (clang 14)

@@ -83,11 +83,33 @@ struct Flag {
     std::optional<std::string> value;
 };
 
-/// Splits "--flag=value", takes a flag's value from the next argument, and
-/// rejects unknown flags and missing or unexpected values.
+/// Why `arg`, which no flag took as its value, is refused: an unknown flag
+/// (with the nearest known one when it looks like a typo), or a word the
+/// command line has no place for (it takes no positional arguments).
+[[noreturn]] void refuseArgument(const std::string& arg, bool afterDoubleDash) {
+    if (!afterDoubleDash && arg.rfind("-", 0) == 0) {
+        std::vector<std::string> monitor;
+        for (const auto& f : kMonitorFlags)
+            monitor.emplace_back(f.name);
+        badFlag(arg, "unknown option" + didYouMeanFlag(arg, monitor));
+    }
+    badFlag(arg, "unexpected argument: the command line takes no arguments besides flags and "
+                 "their values; give a file with its flag (--config " +
+                     arg + ", --init " + arg + ")");
+}
+
+/// Splits "--flag=value", takes a flag's value from the next argument
+/// (whatever it starts with: --out -dir is the folder "-dir"), and rejects
+/// unknown flags and missing or unexpected values. "--" ends the flags;
+/// what follows it is refused as any positional argument is.
 std::vector<Flag> tokenize(const std::vector<std::string>& args) {
     std::vector<Flag> flags;
     for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--") {
+            if (i + 1 < args.size())
+                refuseArgument(args[i + 1], true);
+            break;
+        }
         Flag f{args[i], std::nullopt};
         const auto eq = f.name.find('=');
         if (f.name.rfind("--", 0) == 0 && eq != std::string::npos) {
@@ -96,7 +118,7 @@ std::vector<Flag> tokenize(const std::vector<std::string>& args) {
         }
         const MonitorFlag* monitor = monitorFlag(f.name);
         if (!monitor && !findFlag(f.name))
-            badFlag(f.name, f.name.rfind("-", 0) == 0 ? "unknown option" : "unexpected argument");
+            refuseArgument(f.name, false);
         const bool takesValue = monitor ? monitor->takesValue : flagTakesValue(f.name);
         if (takesValue && !f.value) {
             if (i + 1 >= args.size())
@@ -317,7 +339,8 @@ std::string helpText() {
            "                         --config and the other flags then change it\n"
            "  --config FILE.json     start from this experiment file (applied before the\n"
            "                         other flags)\n"
-           "  --sweep FIELD=V1,V2,.. a grid of runs, one after another: repeat it for the\n"
+           "  --sweep FIELD=V1,V2,...\n"
+           "                         a grid of runs, one after another: repeat it for the\n"
            "                         cross product (--sweep workers=1,2,4 --sweep\n"
            "                         mode=threads,processes); each run writes into\n"
            "                         --out DIR/FIELD=V,...; at the end a table, and\n"

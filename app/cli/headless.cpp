@@ -328,7 +328,7 @@ int runHeadless(const std::vector<std::string>& args) {
         for (const auto& note : cl.notes)
             if (!quiet)
                 std::printf("%s\n", note.c_str());
-        if (startedByMpirun()) {
+        if (startedAsRank(cl.config)) {
             if (!cl.runs.empty())
                 throw InputError((cl.sweepKeys.empty() ? "preset: " + cl.presetId : "--sweep") +
                                  " makes runs one after another: run it without mpirun");

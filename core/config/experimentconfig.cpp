@@ -16,11 +16,16 @@ namespace hwl {
 namespace {
 using nlohmann::json;
 
-std::string knownFields() {
+/// What an experiment file says of a key that is no field: the nearest
+/// field when it looks like a typo of one, and the list of them.
+std::string unknownField(const std::string& key, const std::vector<std::string>& alsoKnown) {
     std::string list;
     for (const auto& f : experimentFields())
         list += (list.empty() ? "" : ", ") + std::string(f.key);
-    return list;
+    const std::string nearest = didYouMeanField(key, alsoKnown);
+    return "unknown field \"" + key + "\"" +
+           (nearest.empty() ? "; known fields: " + list
+                            : nearest + " (known fields: " + list + ")");
 }
 
 template <class Enum, std::size_t N>
@@ -116,8 +121,7 @@ std::vector<SweepAxis> sweepFromJson(const json& grid, const std::string& origin
     for (const auto& [key, values] : grid.items()) {
         const Field* f = findField(key);
         if (!f)
-            throw InputError(where + ": unknown field \"" + key +
-                             "\"; known fields: " + knownFields());
+            throw InputError(where + ": " + unknownField(key, {}));
         if (!values.is_array() || values.empty())
             throw InputError(where + ": \"" + key +
                              "\" must be a non-empty array of its values (got " + values.dump() +
@@ -355,8 +359,7 @@ std::vector<std::string> ExperimentConfig::mergeJson(const std::string& text,
         }
         const Field* f = findField(key);
         if (!f)
-            throw InputError(origin + ": unknown field \"" + key +
-                             "\"; known fields: " + knownFields());
+            throw InputError(origin + ": " + unknownField(key, {"sweep"}));
         f->set(merged, fromJson(*f, value, origin));
     }
     *this = std::move(merged);

@@ -3,6 +3,7 @@
 #include "config/fieldmaking.h"
 
 #include "util/errors.h"
+#include "util/spelling.h"
 #include "util/textutil.h"
 
 #include <algorithm>
@@ -115,20 +116,22 @@ void addOptimiserFields(std::vector<Field>& fields) {
     fields.push_back(number("lr", "learning rate", 0, true, 100, false, &C::lr));
     addOptimizerFields(fields);
     fields.push_back(text("lr-schedule", "S",
-                          "constant | step:EPOCHS:GAMMA (StepLR) | cosine (CosineAnnealingLR\n"
+                          "constant | step:EPOCHS:GAMMA (StepLR) | cosine (CosineAnnealingLR "
                           "over the run's epochs), per worker, as PyTorch's schedulers",
                           &C::lrSchedule));
     fields.push_back(integer("warmup-steps",
                              "a linear warm-up of the rate over each worker's first N steps", 0,
                              limits::kMaxWarmupSteps, &C::warmupSteps));
     fields.push_back(integer("accumulate",
-                             "batches whose mean gradient makes one update (gradient\n"
-                             "accumulation; data-parallel: one allreduce per N batches)",
+                             "batches whose mean gradient makes one update\n"
+                             "(gradient accumulation; data-parallel: one allreduce per N "
+                             "batches)",
                              1, limits::kMaxAccumulate, &C::accumulate));
     fields.push_back(number("dropout",
-                            "the probability of a dropout layer\n"
-                            "written without its own, while training (cnn:mnist: conv2's\n"
-                            "channels and fc1's units; net: dropout and dropout2d); 0: none",
+                            "the dropout probability while training\n"
+                            "used by the dropout layers written without their own "
+                            "(cnn:mnist: conv2's channels and fc1's units; net: dropout and "
+                            "dropout2d); 0: none",
                             0, false, 1, true, &C::dropout));
 }
 
@@ -231,11 +234,11 @@ std::vector<Field> makeFields() {
                           "mlp:IN-H1-...-OUT[:relu|tanh|sigmoid]\n"
                           "embedding-bag:V-D-C (sparse datasets)\n"
                           "cnn:mnist (mnist_hogwild's network, 28x28 images)\n"
-                          "net:SHAPE:LAYER,... a layer list over CxHxW images or N\n"
-                          "features: convCkK[sS][pP], maxpoolK[sS], avgpoolK[sS],\n"
-                          "relu, tanh, sigmoid, gelu, dropout[P], dropout2d[P],\n"
-                          "flatten, fcN (e.g. net:1x28x28:conv8k3,relu,maxpool2,\n"
-                          "flatten,fc10; docs/models-and-data.md)",
+                          "net:SHAPE:LAYER,... layers over images (CxHxW) or features (N):\n"
+                          "convCkK[sS][pP], maxpoolK[sS], avgpoolK[sS], relu, tanh, sigmoid, "
+                          "gelu, dropout[P], dropout2d[P], flatten, fcN\n"
+                          "e.g. net:1x28x28:conv8k3,relu,maxpool2,flatten,fc10 "
+                          "(docs/models-and-data.md)",
                           &C::model));
     fields.push_back(text("dataset", "SPEC",
                           "random:ROWSxDIM:CLASSES (randn data, random labels)\n"
@@ -264,7 +267,7 @@ std::vector<Field> makeFields() {
                             "ignored by datasets with their own test set (fashion-mnist, idx)",
                             0, false, 1, true, &C::testFraction));
     fields.push_back(text("normalize", "N",
-                          "none | global | per-feature (mean and std of the training\n"
+                          "none | global | per-feature (mean and std of the training "
                           "rows) | MEAN,STD (given): x' = (x - mean) / std, dense data",
                           &C::normalize));
     fields.push_back(toggle("shuffle", "a new random order every epoch (the default)", "no-shuffle",
@@ -337,6 +340,27 @@ const Field* findFlag(std::string_view flag) {
         if (word == f.key || (f.negation && word == f.negation))
             return &f;
     return nullptr;
+}
+
+std::string didYouMeanField(std::string_view key, const std::vector<std::string>& alsoKnown) {
+    std::vector<std::string> keys;
+    for (const auto& f : experimentFields())
+        keys.emplace_back(f.key);
+    keys.insert(keys.end(), alsoKnown.begin(), alsoKnown.end());
+    const std::optional<std::string> nearest = nearestName(key, keys);
+    return nearest ? "; did you mean \"" + *nearest + "\"?" : std::string();
+}
+
+std::string didYouMeanFlag(std::string_view flag, const std::vector<std::string>& alsoKnown) {
+    std::vector<std::string> flags;
+    for (const auto& f : experimentFields()) {
+        flags.push_back(std::string("--") + f.key);
+        if (f.negation)
+            flags.push_back(std::string("--") + f.negation);
+    }
+    flags.insert(flags.end(), alsoKnown.begin(), alsoKnown.end());
+    const std::optional<std::string> nearest = nearestName(flag, flags);
+    return nearest ? "; did you mean " + *nearest + "?" : std::string();
 }
 
 std::string Field::rangeText() const {
@@ -455,7 +479,7 @@ void applyFlag(ExperimentConfig& config, std::string_view flag,
                const std::optional<std::string>& value) {
     const Field* f = findFlag(flag);
     if (!f)
-        badFlag(flag, "unknown option");
+        badFlag(flag, "unknown option" + didYouMeanFlag(flag, {}));
     if (f->type == FieldType::Switch) {
         if (value)
             badFlag(flag, "takes no value");

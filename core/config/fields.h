@@ -83,6 +83,14 @@ const std::vector<Field>& experimentFields();
 const Field* findField(std::string_view key);
 /// The field a flag sets ("--workers", "--no-share"), or null.
 const Field* findFlag(std::string_view flag);
+/// "; did you mean \"workers\"?" when `key` is a typo of a field's key (or
+/// of one of `alsoKnown`, keys beside the table such as "sweep"), else "":
+/// the end of the messages that refuse an unknown field (util/spelling.h).
+std::string didYouMeanField(std::string_view key, const std::vector<std::string>& alsoKnown = {});
+/// The same for a flag: "; did you mean --workers?" when `flag` is a typo of
+/// one the table makes ("--KEY", "--NEGATION") or of one of `alsoKnown` (the
+/// monitor's own flags), else "".
+std::string didYouMeanFlag(std::string_view flag, const std::vector<std::string>& alsoKnown);
 
 /// "a" or "b" / one of "a", "b", "c" (with quotes when `quote`): how messages list names.
 std::string listChoices(const std::vector<std::string>& names, bool quote);

@@ -19,8 +19,9 @@ constexpr std::size_t kMaxFolderName = 120;
 const Field& sweptField(const std::string& key, const std::string& origin) {
     const Field* f = findField(key);
     if (!f)
-        throw InputError(origin + ": no experiment field is called \"" + key +
-                         "\" (the fields are the flags of --help without \"--\")");
+        throw InputError(origin + ": no experiment field is called \"" + key + "\"" +
+                         didYouMeanField(key) +
+                         " (the fields are the flags of --help without \"--\")");
     if (f->output)
         throw InputError(origin + ": \"" + key +
                          "\" cannot be swept: each run of a sweep writes into its own "

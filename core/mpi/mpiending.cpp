@@ -2,6 +2,8 @@
 // process, and the handler that notes mpirun ending the job.
 #include "mpi/mpijob.h"
 
+#include "mpi/launcherenv.h"
+
 #include "telemetry/telemetry.h"
 
 #include <csignal>
@@ -32,8 +34,8 @@ void onEnding(int signo) {
 } // namespace
 
 bool startedByMpirun() {
-    // Open MPI's launcher sets these in every rank's environment.
-    return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr;
+    // Open MPI's or MPICH's launcher sets its variables in every rank's environment.
+    return launcherRank(processEnvironment(), /*mpiLaunchersOnly=*/true).has_value();
 }
 
 void watchCommand(std::atomic<std::uint32_t>* command) {

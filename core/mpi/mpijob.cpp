@@ -1,6 +1,7 @@
 // Joining and leaving the MPI job (this build has MPI).
 #include "mpi/mpijob.h"
 
+#include "mpi/launcherenv.h"
 #include "util/errors.h"
 
 #include <mpi.h>
@@ -18,10 +19,14 @@ JobInfo gJob;
 bool gJoined = false, gLeft = false;
 std::atomic<bool> gPeerLost{false};
 
+/// Ranks on this host as the launcher says (mpi/launcherenv.h), else all.
 std::uint32_t localSize(std::uint32_t size) {
-    if (const char* n = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
-        if (const long v = std::strtol(n, nullptr, 10); v > 0)
-            return std::uint32_t(v);
+    try {
+        if (const auto launcher = launcherRank(processEnvironment()))
+            if (launcher->localSize && *launcher->localSize > 0)
+                return *launcher->localSize;
+    } catch (const InputError&) { // said where the rank is taken
+    }
     return size;
 }
 } // namespace

@@ -5,6 +5,7 @@
 #include "backend/backend.h"
 #include "launch/workerargs.h"
 #include "model/model.h"
+#include "mpi/launcherenv.h"
 #include "mpi/mpicollective.h"
 #include "mpi/mpijob.h"
 #include "mpi/mpilaunchers.h"
@@ -21,6 +22,7 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -69,11 +71,18 @@ bool startedByMpirun() {
     return mpi::startedByMpirun();
 }
 
+bool startedAsRank(const ExperimentConfig& config) {
+    return startedByMpirun() ||
+           (config.transport == Transport::Mpi && mpi::launcherRank(mpi::processEnvironment()));
+}
+
 int mpirunRankFromEnvironment() {
-    const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
-    if (!rank)
-        rank = std::getenv("PMIX_RANK");
-    return rank ? std::atoi(rank) : -1;
+    try {
+        const auto launcher = mpi::launcherRank(mpi::processEnvironment());
+        return launcher ? int(launcher->rank) : -1;
+    } catch (const InputError&) { // said when the rank is taken
+        return -1;
+    }
 }
 
 MpiRank joinMpiJob() {
@@ -152,6 +161,19 @@ void takeMpirunRanks(ExperimentConfig& config, bool workersGiven, std::uint32_t 
     config.workers = int(size);
 }
 
+/// torchrun's and srun's processes are not always one MPI job: each may
+/// have made a job of its own (MPI_Init without an MPI launcher), which
+/// the launcher's rank and size, read before joining, give away.
+void checkLauncherAgrees(const std::optional<mpi::LauncherRank>& launcher, const MpiRank& me) {
+    if (launcher && launcher->size && (*launcher->size != me.size || launcher->rank != me.rank))
+        throw InputError("transport: " + launcher->variables + " (" + launcher->launcher +
+                         "), but MPI made this process rank " + std::to_string(me.rank) + " of " +
+                         std::to_string(me.size) +
+                         ": the launcher's processes are "
+                         "not one MPI job; start the ranks with mpirun or mpiexec (or srun "
+                         "--mpi=pmix)");
+}
+
 } // namespace
 
 int runMpiRank(ExperimentConfig& config, bool workersGiven, const std::function<int()>& rankZero) {
@@ -159,9 +181,12 @@ int runMpiRank(ExperimentConfig& config, bool workersGiven, const std::function<
         throw InputError("transport: this process was started by mpirun, but the experiment "
                          "does not use it: add --mode data-parallel --transport mpi (or run "
                          "hogwild-lab without mpirun)");
+    // Read before joining: MPI_Init without a launcher sets Open MPI's own.
+    const auto launcher = mpi::launcherRank(mpi::processEnvironment());
     const MpiRank me = joinMpiJob();
     int code = 2;
     try {
+        checkLauncherAgrees(launcher, me);
         takeMpirunRanks(config, workersGiven, me.size);
         code = me.rank == 0 ? rankZero() : runMpiPeer(config);
     } catch (...) {

@@ -14,10 +14,17 @@
 
 namespace hwl {
 
-/// Whether mpirun started this process (its environment says so).
+/// Whether an MPI launcher started this process (its environment says so:
+/// Open MPI's mpirun, MPICH's mpiexec; mpi/launcherenv.h). InputError when
+/// its variables are ill-formed.
 bool startedByMpirun();
-/// This process's rank as mpirun's environment gives it before joining, or
-/// -1 outside mpirun (to keep all but rank 0 quiet about errors they share).
+/// Whether this process is to run as one rank of a job: an MPI launcher
+/// started it, or torchrun or srun did and `config` uses --transport mpi.
+/// InputError when that launcher's variables are ill-formed.
+bool startedAsRank(const ExperimentConfig& config);
+/// This process's rank as its launcher's environment gives it before
+/// joining, or -1 outside a launcher (or where its variables are ill-formed) (to keep all but rank
+/// 0 quiet about errors they share).
 int mpirunRankFromEnvironment();
 
 struct MpiRank {
