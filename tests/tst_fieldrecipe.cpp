@@ -201,8 +201,19 @@ private slots:
                         // for threads, workers where the mode fixes them.
                         QVERIFY2(editor->isEnabled() == applies || !f.refusedElsewhere,
                                  qPrintable(what));
-                        const bool expected =
-                            (applies || f.key == std::string("workers")) && (!f.advanced || open);
+                        // Shown greyed too: workers where the mode fixes
+                        // them, and a row of the Parallelism group that Share
+                        // parameters turns on while it is off (ticking Share
+                        // moves no row; optimizer-state shares the rate's
+                        // row, so it moves none either way).
+                        ExperimentConfig otherShare = c;
+                        otherShare.share = !c.share;
+                        const bool greyed = f.key == std::string("workers") ||
+                                            (t->takes(hwl::StrategySetting::Share) &&
+                                             f.key != std::string("share") &&
+                                             f.key != std::string("optimizer-state") &&
+                                             hwl::fieldApplies(f, otherShare));
+                        const bool expected = (applies || greyed) && (!f.advanced || open);
                         QVERIFY2(rowShown(form, editor) == expected, qPrintable(what));
                     }
                 }

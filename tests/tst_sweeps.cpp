@@ -444,7 +444,9 @@ private slots:
             {{"--compare", out, "--format", "xml"}, "--format must be text, csv or markdown"},
             {{"--compare", out, "--sort", "speed"},
              "--sort: no column \"speed\"; the columns: runs of, lr, repeats, result"},
-            {{"--compare", out, "--colour"}, "compare: unknown flag --colour"},
+            {{"--compare", out, "--colour"}, "compare: unknown flag --colour ("},
+            {{"--compare", out, "--srot", "lr"},
+             "compare: unknown flag --srot; did you mean --sort?"},
             {args.mid(0, 9) + QStringList{"--repeat", "0"}, "--repeat: runs of each experiment "
                                                             "must be 1 to 100 (got 0)"},
             {args.mid(0, 9) + QStringList{"--repeat", "2", "--sweep", "seed=1,2"},

@@ -2,6 +2,7 @@
 
 #include "io/runscompare.h"
 #include "util/errors.h"
+#include "util/spelling.h"
 #include "util/textutil.h"
 
 #include <algorithm>
@@ -64,9 +65,11 @@ CompareArgs parseArgs(const std::vector<std::string>& args) {
         } else if (arg == "--")
             a.folders.insert(a.folders.end(), args.begin() + std::ptrdiff_t(i) + 1, args.end()),
                 i = args.size();
-        else if (arg.rfind("--", 0) == 0)
-            bad("unknown flag " + arg);
-        else
+        else if (arg.rfind("--", 0) == 0) {
+            const auto near =
+                nearestName(arg, {"--sort", "--reverse", "--no-repeats", "--format", "--compare"});
+            bad("unknown flag " + arg + (near ? "; did you mean " + *near + "?" : std::string()));
+        } else
             a.folders.push_back(arg);
     }
     if (a.folders.empty())
