@@ -6,6 +6,7 @@
 #include "config/fields.h"
 #include "strategy/validation.h"
 
+#include <QAbstractItemView>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -92,6 +93,13 @@ void ParallelismFields::buildModeRows(QFormLayout* form) {
         if (!runnable)
             disableItem(mode_, mode_->count() - 1);
     }
+    // A mode this build lacks says why in its item ("... (not built: no
+    // CUDA compiler ...)"): sized to its longest item, the combo would
+    // widen the whole experiment panel past the window. The popup still
+    // shows each item whole.
+    mode_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    mode_->setMinimumContentsLength(24);
+    mode_->view()->setMinimumWidth(mode_->view()->sizeHintForColumn(0));
     form->addRow(tr("Mode"), mode_);
     addErrorRow(form, "mode");
     gpuNote_ = makeNoteLabel("warning");
