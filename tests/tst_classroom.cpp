@@ -402,7 +402,8 @@ private slots:
     // that text announces.
     void aFreshWindowRunsAtThePaceItsTextSays() {
         MainWindow w;
-        const hwl::Preset* p = hwl::findPreset(hwl::presets(), hwl::kDefaultPresetId);
+        const std::vector<hwl::Preset> all = hwl::presets(); // kept: p points into it
+        const hwl::Preset* p = hwl::findPreset(all, hwl::kDefaultPresetId);
         QVERIFY(p && p->pace > 0);
         QCOMPARE(w.paceBox()->value(), int(p->pace));
         QVERIFY2(w.explanationText().contains(QStringLiteral("%1 steps per second").arg(p->pace)),
