@@ -73,6 +73,14 @@ QString howMuch(double big, double small, const char* more, const char* times) {
 /// about its middle), so a smaller gap is not a result to read.
 constexpr double kAboutEqualRate = 1.10;
 
+/// "fork, spawn and forkserver": every run's label (at least two).
+QString namesOf(const QList<const ComparedRow*>& rows) {
+    QStringList names;
+    for (const ComparedRow* r : rows)
+        names << r->label;
+    return names.mid(0, names.size() - 1).join(QStringLiteral(", ")) + tr(" and ") + names.back();
+}
+
 /// The sentence on the compared figure: which run won, by how much.
 QString winnerSentence(const QList<ComparedRow>& rows, ComparedFigure figure) {
     QList<const ComparedRow*> measured;
@@ -90,11 +98,7 @@ QString winnerSentence(const QList<ComparedRow>& rows, ComparedFigure figure) {
     const ComparedRow& best = *measured.front();
     const double w = figureOf(best, figure);
     if (w == figureOf(*measured.back(), figure)) { // a tie: no winner to name
-        QStringList names;
-        for (const ComparedRow* r : measured)
-            names << r->label;
-        const QString all =
-            names.mid(0, names.size() - 1).join(QStringLiteral(", ")) + tr(" and ") + names.back();
+        const QString all = namesOf(measured);
         if (higherWins)
             return tr("%1 ran as many samples per second: %2.").arg(all, formatDecimal(w, 0));
         if (figure == ComparedFigure::StartUp)
@@ -103,11 +107,7 @@ QString winnerSentence(const QList<ComparedRow>& rows, ComparedFigure figure) {
         return tr("%1 had the same mean divergence over the run: %2.").arg(all, significant(w));
     }
     if (higherWins && w < kAboutEqualRate * figureOf(*measured.back(), figure)) {
-        QStringList names;
-        for (const ComparedRow* r : measured)
-            names << r->label;
-        const QString all =
-            names.mid(0, names.size() - 1).join(QStringLiteral(", ")) + tr(" and ") + names.back();
+        const QString all = namesOf(measured);
         return tr("%1 ran about as many samples per second: within 10%, the spread between "
                   "repeated runs, not a win.")
             .arg(all);
