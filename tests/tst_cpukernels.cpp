@@ -122,8 +122,9 @@ private slots:
             QTest::newRow(level.c_str()) << QString::fromStdString(level);
     }
 
-    // The products of every shape the kernels use, odd sizes included, to a
-    // rounding of the engine's own copy (FMA and blocking differ).
+    // The products of every shape the kernels use, odd sizes and a
+    // convolution's included, packed (Eigen's) and direct, to a rounding of
+    // the engine's own packed copy (FMA and blocking differ).
     void productsMatchTheBuiltIn_data() { levels_data(); }
     void productsMatchTheBuiltIn() {
         QFETCH(QString, level);
@@ -131,32 +132,44 @@ private slots:
         const HwlCpuKernels& own = builtinCpuKernels();
         QCOMPARE(QString(module->level), level);
         std::mt19937 rng(5);
-        const std::int64_t shapes[][3] = {
-            {1, 1, 1}, {7, 3, 5}, {37, 129, 61}, {128, 256, 100}, {64, 10, 256}};
+        const std::int64_t shapes[][3] = {{1, 1, 1},       {7, 3, 5},      {37, 129, 61},
+                                          {128, 256, 100}, {64, 10, 256},  {10, 1728, 25},
+                                          {20, 250, 384},  {250, 192, 20}, {3, 50, 33}};
+        using Product = void (*)(const float*, const float*, float*, int64_t, int64_t, int64_t);
+        struct Kind {
+            const char* name;
+            Product HwlCpuKernels::*entry;
+            bool aTransposed, bTransposed; // a (k x m), b (k x n) rather than (m x k), (n x k)
+        };
+        const Kind kinds[] = {{"NT", &HwlCpuKernels::productNT, false, false},
+                              {"TN", &HwlCpuKernels::productTN, true, true},
+                              {"NN", &HwlCpuKernels::productNN, false, true},
+                              {"direct NT", &HwlCpuKernels::directNT, false, false},
+                              {"direct TN", &HwlCpuKernels::directTN, true, true},
+                              {"direct NN", &HwlCpuKernels::directNN, false, true}};
         for (const auto& s : shapes) {
             const std::int64_t m = s[0], n = s[1], k = s[2];
             const auto a = randomVector(std::size_t(m * k), rng);
             const auto b = randomVector(std::size_t(n * k), rng);
-            const auto bt = randomVector(std::size_t(k * n), rng);
-            const auto at = randomVector(std::size_t(k * m), rng);
-            std::vector<float> got(std::size_t(m * n)), want(got.size());
-            module->productNT(a.data(), b.data(), got.data(), m, n, k);
-            own.productNT(a.data(), b.data(), want.data(), m, n, k);
-            QVERIFY2(relativeError(got, want) < 1e-5,
-                     qPrintable(QString("NT %1x%2x%3").arg(m).arg(n).arg(k)));
-            module->productTN(at.data(), bt.data(), got.data(), m, n, k);
-            own.productTN(at.data(), bt.data(), want.data(), m, n, k);
-            QVERIFY2(relativeError(got, want) < 1e-5,
-                     qPrintable(QString("TN %1x%2x%3").arg(m).arg(n).arg(k)));
-            module->productNN(a.data(), bt.data(), got.data(), m, n, k);
-            own.productNN(a.data(), bt.data(), want.data(), m, n, k);
-            QVERIFY2(relativeError(got, want) < 1e-5,
-                     qPrintable(QString("NN %1x%2x%3").arg(m).arg(n).arg(k)));
-            // And they are products: one entry by hand.
-            double dot = 0;
-            for (std::int64_t i = 0; i < k; ++i)
-                dot += double(a[std::size_t(i)]) * double(bt[std::size_t(i * n)]);
-            QVERIFY2(std::fabs(got[0] - dot) < 1e-4, qPrintable(QString::number(got[0] - dot)));
+            for (const Kind& kind : kinds) {
+                const QString what = QString("%1 %2x%3x%4").arg(kind.name).arg(m).arg(n).arg(k);
+                std::vector<float> got(std::size_t(m * n)), want(got.size());
+                (module->*kind.entry)(a.data(), b.data(), got.data(), m, n, k);
+                // The packed product of the same layout in the engine's own copy.
+                const Product packed = kind.aTransposed   ? own.productTN
+                                       : kind.bTransposed ? own.productNN
+                                                          : own.productNT;
+                packed(a.data(), b.data(), want.data(), m, n, k);
+                QVERIFY2(relativeError(got, want) < 1e-5, qPrintable(what));
+                // And they are products: the last entry by hand.
+                double dot = 0;
+                for (std::int64_t i = 0; i < k; ++i)
+                    dot +=
+                        double(a[std::size_t(kind.aTransposed ? i * m + m - 1 : (m - 1) * k + i)]) *
+                        double(b[std::size_t(kind.bTransposed ? i * n + n - 1 : (n - 1) * k + i)]);
+                QVERIFY2(std::fabs(got.back() - dot) < 1e-4 * std::max(1.0, std::fabs(dot)),
+                         qPrintable(what + ": " + QString::number(got.back() - dot)));
+            }
         }
     }
 

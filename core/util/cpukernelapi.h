@@ -12,7 +12,7 @@
 // docs/install.md, "The portable build".
 #include <stdint.h>
 
-#define HWL_CPU_KERNELS_ABI 3u
+#define HWL_CPU_KERNELS_ABI 4u
 #define HWL_CPU_KERNELS_SYMBOL "hwl_cpu_kernels"
 
 extern "C" {
@@ -35,6 +35,12 @@ typedef struct HwlCpuKernels {
     void (*productTN)(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
     /// c (m x n) = a (m x k) * b (k x n).
     void (*productNN)(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
+    /// The same three products without packed copies of the operands
+    /// (util/directproducts.h): for a convolution's shapes, where one side
+    /// is short (a few output channels) and another long (the patches).
+    void (*directNT)(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
+    void (*directTN)(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
+    void (*directNN)(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
     /// out (n x dim, zeroed first) = for each of the n bags (CSR rows rows[r]
     /// of offsets/indices/values) the value-weighted mean of table's rows.
     void (*bagMean)(const float* table, int64_t dim, const int64_t* offsets, const int32_t* indices,

@@ -8,6 +8,7 @@
 // the SGD rule give the same bits on every instruction set; the matrix
 // products are Eigen's, whose FMA and blocking differ by a rounding.
 #include "util/cpukernelapi.h"
+#include "util/directproducts.h"
 #include "util/eigenmaps.h"
 
 #include <algorithm>
@@ -32,6 +33,22 @@ void productTN(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std
 template <class T>
 void productNN(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k) {
     MatrixMap<T>(c, m, n).noalias() = ConstMatrixMap<T>(a, m, k) * ConstMatrixMap<T>(b, k, n);
+}
+
+/// productNT, NT and NN without packing (util/directproducts.h).
+template <class T>
+void directNT(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+    direct::rowDots(a, b, c, m, n, k);
+}
+
+template <class T>
+void directTN(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+    direct::fewRowsTimes(a, 1, m, b, c, m, n, k);
+}
+
+template <class T>
+void directNN(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+    direct::fewRowsTimes(a, k, 1, b, c, m, n, k);
 }
 
 template <class T>
@@ -176,12 +193,22 @@ inline void meanInRankOrder(const float* const* inputs, std::uint32_t n, std::in
 
 /// The table of this translation unit's instruction set.
 inline HwlCpuKernels table(const char* level, const char* instructions) {
-    return {HWL_CPU_KERNELS_ABI, level,
-            instructions,        &productNT<float>,
-            &productTN<float>,   &productNN<float>,
-            &bagMean<float>,     &bagScatter<float>,
-            &sgdRange,           &sgdSegments,
-            &meanInRankOrder};
+    HwlCpuKernels t{};
+    t.abi = HWL_CPU_KERNELS_ABI;
+    t.level = level;
+    t.instructions = instructions;
+    t.productNT = &productNT<float>;
+    t.productTN = &productTN<float>;
+    t.productNN = &productNN<float>;
+    t.directNT = &directNT<float>;
+    t.directTN = &directTN<float>;
+    t.directNN = &directNN<float>;
+    t.bagMean = &bagMean<float>;
+    t.bagScatter = &bagScatter<float>;
+    t.sgdRange = &sgdRange;
+    t.sgdSegments = &sgdSegments;
+    t.meanInRankOrder = &meanInRankOrder;
+    return t;
 }
 
 } // namespace hwl::cpuimpl

@@ -41,6 +41,26 @@ void productNN(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std
         &HwlCpuKernels::productNN, [](auto... x) { cpuimpl::productNN(x...); }, a, b, c, m, n, k);
 }
 
+/// productNT, productTN and productNN without packed copies of the
+/// operands: a convolution's, where one side is a few channels.
+template <class T>
+void directNT(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+    dispatch<T>(
+        &HwlCpuKernels::directNT, [](auto... x) { cpuimpl::directNT(x...); }, a, b, c, m, n, k);
+}
+
+template <class T>
+void directTN(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+    dispatch<T>(
+        &HwlCpuKernels::directTN, [](auto... x) { cpuimpl::directTN(x...); }, a, b, c, m, n, k);
+}
+
+template <class T>
+void directNN(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k) {
+    dispatch<T>(
+        &HwlCpuKernels::directNN, [](auto... x) { cpuimpl::directNN(x...); }, a, b, c, m, n, k);
+}
+
 /// out (n x dim) = each bag's value-weighted mean of table rows.
 template <class T>
 void bagMean(const T* table, std::int64_t dim, const std::int64_t* offsets,

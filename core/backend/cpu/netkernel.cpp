@@ -60,12 +60,15 @@ void transposePlanes(const T* in, std::int64_t n, std::int64_t channels, std::in
 
 /// The rows a step of a list with convolutions takes at once: as many as
 /// keep one group's activations, patches and their gradients within about
-/// 1.25 MiB, near a core's L2 cache (a batch of 64 images of cnn:mnist
-/// takes 20 MB). On the 2-core EPYC VM (1 MiB of L2 a core) a serial
-/// cnn:mnist epoch at batch 64 ran at 9.7k samples/s in one group and at
-/// 10.5-11.7k in groups of 2 to 12 (4: this budget). 0 for a list without
-/// convolutions: its steps are products over the whole batch, and it keeps
-/// the bits of the mlp: it spells.
+/// 3 MiB (a batch of 64 images of cnn:mnist takes 20 MB). The convolutions'
+/// products read their operands straight from memory (cpu::directNN and
+/// the others), so longer rows of patches pay: on the 2-core EPYC VM (1 MiB
+/// of L2 a core, 32 MiB of L3) bench/stepkernel's cnn:mnist step took
+/// 3.69 ms in groups of 3 (a 1.25 MiB budget), 3.38 in groups of 6, 3.30 in
+/// groups of 8 (this budget: 9), 3.28 in groups of 12 and 3.39 in groups of
+/// 16 (the best of 4 runs each). 0 for a list without convolutions: its
+/// steps are products over the whole batch, and it keeps the bits of the
+/// mlp: it spells.
 std::int64_t groupSize(const std::vector<NetKernel::Step>& steps) {
     bool convolution = false;
     double floats = 0; // a sample's, forward and backward
@@ -78,7 +81,7 @@ std::int64_t groupSize(const std::vector<NetKernel::Step>& steps) {
     }
     if (!convolution)
         return 0;
-    constexpr double kBudget = 1.25 * 1024 * 1024 / sizeof(float);
+    constexpr double kBudget = 3.0 * 1024 * 1024 / sizeof(float);
     return std::max<std::int64_t>(1, std::int64_t(kBudget / floats));
 }
 
@@ -166,9 +169,9 @@ void NetKernel::forwardStep(std::size_t s, const T* params, std::int64_t n, bool
     case Kind::Conv: {
         const std::int64_t cols = n * w.outHeight * w.outWidth,
                            width = step.in.channels * w.kernel * w.kernel;
-        netops::im2colRows(x, planes, w, sized(aux, width * cols));
         T* z = sized(out, outSize);
-        cpu::productNN(params + step.weight, aux.data(), z, step.out.channels, cols, width);
+        netops::im2colRows(x, planes, w, sized(aux, width * cols));
+        cpu::directNN(params + step.weight, aux.data(), z, step.out.channels, cols, width);
         MatrixMap<T>(z, step.out.channels, cols).colwise() +=
             Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>(params + step.bias,
                                                                   step.out.channels);
@@ -245,13 +248,13 @@ T* NetKernel::backwardStep(std::size_t s, const T* params, std::int64_t n, T* gr
     case Kind::Conv: {
         const std::int64_t cout = step.out.channels, cols = n * w.outHeight * w.outWidth,
                            width = step.in.channels * w.kernel * w.kernel;
-        cpu::productNT(gradOut, aux, grad + step.weight, cout, width, cols);
+        cpu::directNT(gradOut, aux, grad + step.weight, cout, width, cols);
         Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(grad + step.bias, cout) =
             ConstMatrixMap<T>(gradOut, cout, cols).rowwise().sum();
         if (!inputGradient)
             return nullptr;
         T* patches = sized(ws.deltaPrev, width * cols);
-        cpu::productTN(params + step.weight, gradOut, patches, width, cols, cout);
+        cpu::directTN(params + step.weight, gradOut, patches, width, cols, cout);
         gradIn = zeroed(ws.post[s], inSize);
         netops::col2imRowsAdd(patches, planes, w, gradIn);
         break;
