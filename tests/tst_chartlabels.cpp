@@ -5,10 +5,10 @@
 // warnings about zeros, a ceiling on the accuracy axis, and charts saved as
 // PNG or SVG at a chosen size; and all of it in presentation's larger fonts
 // and lines, which survive new series, axes and themes. Offscreen platform.
-#include "charts/chartaxes.h"
 #include "charts/chartlabels.h"
 #include "charts/chartsizedialog.h"
 #include "charts/trainingchart.h"
+#include "widgets/chartaxes.h"
 #include "widgets/chartview.h"
 
 #include <QApplication>
@@ -21,6 +21,7 @@
 #include <QGraphicsTextItem>
 #include <QImage>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QRegularExpression>
 #include <QScatterSeries>
@@ -30,6 +31,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace hwl::ui;
@@ -419,9 +421,83 @@ private slots:
         chart.refresh();
         QVERIFY(axisOf(chart, Qt::Vertical)->max() > 100); // padded past it
         chart.setYBounds(0, 100);
-        QCOMPARE(axisOf(chart, Qt::Vertical)->max(), 100.0);
-        QVERIFY(axisOf(chart, Qt::Vertical)->min() >= 0);
-        QVERIFY(axisOf(chart, Qt::Vertical)->categoriesLabels().contains("100"));
+        // The last tick is 100; above it only the room for its label.
+        QCategoryAxis* y = axisOf(chart, Qt::Vertical);
+        QVERIFY(y->max() >= 100 && y->max() < 100 + 0.25 * (y->max() - y->min()));
+        QVERIFY(y->min() >= 0);
+        QCOMPARE(y->categoriesLabels().last(), QStringLiteral("100"));
+    }
+
+    // A top tick's label clears the title: half a label's height (and a
+    // little) between the top tick and the plot's top edge, at every size.
+    void theTopTickClearsTheTitle() {
+        TrainingChart chart("Throughput per worker, samples/s", "samples/s");
+        chart.setWorkerCount(2, false);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        for (const QSize size : {QSize(400, 240), QSize(1280, 720)}) {
+            chart.resize(size);
+            chart.appendPoints(0, {{0, 0, 0, 900000}, {1, 0, 0, 1050000}});
+            chart.appendPoints(1, {{0, 0, 0, 950000}, {1, 0, 0, 1000000}});
+            QTest::qWait(20);
+            chart.refresh();
+            QCoreApplication::processEvents();
+            QCategoryAxis* y = axisOf(chart, Qt::Vertical);
+            const QStringList labels = y->categoriesLabels();
+            QVERIFY(labels.size() >= 2);
+            const double top = y->endValue(labels.last());
+            const double pixels =
+                (y->max() - top) / (y->max() - y->min()) * chart.chart()->plotArea().height();
+            const double half = QFontMetricsF(y->labelsFont()).height() / 2;
+            QVERIFY2(pixels >= half, qPrintable(QString("%1 px above the top tick %2, not %3")
+                                                    .arg(pixels)
+                                                    .arg(labels.last())
+                                                    .arg(half)));
+        }
+    }
+
+    // Overlays named "#4 locked · Hogwild vs locked" keep what sets them
+    // apart when the legend is short of room, and the live workers carry the
+    // live run's name beside them: every run on the chart is named.
+    void legendNamesEveryRun() {
+        TrainingChart chart("Throughput per worker, samples/s", "samples/s");
+        chart.setWorkerCount(2, false);
+        chart.setLiveName("hogwild");
+        QList<ChartSample> curve;
+        for (int i = 0; i < 20; ++i)
+            curve.append({double(i), double(64 * i), 0.1 * i, 1000.0 + i});
+        chart.setOverlays(
+            {{"#4 locked · Hogwild vs locked", QColor(Qt::darkGreen), false, curve},
+             {"#6 data-parallel · DDP vs Hogwild", QColor(Qt::darkBlue), false, curve}});
+        chart.appendPoints(0, curve);
+        chart.appendPoints(1, curve);
+        chart.show();
+        const auto labels = [&] {
+            QStringList shown;
+            for (QLegendMarker* m : chart.chart()->legend()->markers())
+                if (m->isVisible())
+                    shown << m->label();
+            return shown;
+        };
+        for (const int width : {1280, 700, 520}) {
+            chart.resize(width, 400);
+            QVERIFY(QTest::qWaitForWindowExposed(&chart));
+            QTest::qWait(20);
+            chart.refresh();
+            QCoreApplication::processEvents();
+            const QStringList shown = labels();
+            const QString all = QString::number(width) + ": " + shown.join(" | ");
+            QVERIFY2(shown.size() == 4, qPrintable(all));
+            for (const char* head : {"hogwild", "#4 locked", "#6 data-parallel"})
+                QVERIFY2(std::any_of(shown.begin(), shown.end(),
+                                     [&](const QString& l) { return l.startsWith(head); }),
+                         qPrintable(all));
+            QVERIFY2(elidedTexts(chart.chart()).isEmpty(), qPrintable(all));
+        }
+        // Without overlays the workers are workers alone.
+        chart.setOverlays({});
+        QCoreApplication::processEvents();
+        QVERIFY(!labels().join(' ').contains("hogwild"));
     }
 
     void savesPngAndSvgAtTheChosenSize() {

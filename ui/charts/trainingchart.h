@@ -55,6 +55,11 @@ public:
     /// the legend.
     void setOverlays(const QList<Overlay>& overlays);
     int overlayCount() const;
+    /// What the live run is called beside the overlays ("hogwild", "threads
+    /// ×2"): while overlays are drawn, the legend names the live workers
+    /// with it ("hogwild 0", "1"), so that no run is left unnamed. Refits.
+    void setLiveName(const QString& name);
+    QString liveName() const;
     /// The colour overlay `index` is drawn in (OverlayPalette::colorOf()),
     /// apart from the workers' colours shown and the test series'.
     QColor overlayColor(int index) const;

@@ -3,7 +3,7 @@
 // log scale as log10 of the values on a linear axis, relabelled after a zoom.
 #include "charts/trainingchartparts.h"
 
-#include "charts/chartaxes.h"
+#include "widgets/chartaxes.h"
 
 #include <QCategoryAxis>
 #include <QChart>
@@ -108,9 +108,19 @@ AxisTicks TrainingChart::Parts::yTicks(double lo, double hi, bool roundOut) cons
             clipToBounds(t);
         return t;
     };
-    return fittingTicks(
+    AxisTicks t = fittingTicks(
         make, chart_->plotArea().height(), [labelHeight](const QString&) { return labelHeight; }, 6,
         true);
+    // A top tick on the plot's top edge has half its label above it, under
+    // the chart's title: room for that half (and a little) above the tick.
+    const double plot = chart_->plotArea().height();
+    if (roundOut && !t.at.isEmpty() && plot > 0 && t.hi > t.lo &&
+        t.at.last() >= t.hi - 1e-9 * std::max(1.0, std::abs(t.hi))) {
+        const double room = (labelHeight / 2 + 3) / plot;
+        if (room < 0.25)
+            t.hi += room * (t.hi - t.lo) / (1 - room);
+    }
+    return t;
 }
 
 void TrainingChart::Parts::clipToBounds(AxisTicks& t) const {

@@ -23,6 +23,17 @@ void TrainingChart::setOverlays(const QList<Overlay>& overlays) {
     refresh();
 }
 
+void TrainingChart::setLiveName(const QString& name) {
+    if (name == p_->liveName_)
+        return;
+    p_->liveName_ = name;
+    p_->fitTexts();
+}
+
+QString TrainingChart::liveName() const {
+    return p_->liveName_;
+}
+
 void TrainingChart::setOverlaysFitAxes(bool on) {
     if (on == p_->overlaysFitAxes_)
         return;

@@ -18,12 +18,12 @@
 // Labels: the ticks, titles and legend entries are chosen to fit the chart's
 // size (fewer ticks, "14M" rather than "14000000", short names when narrow),
 // so that Qt Charts never cuts one short with "...".
-#include "charts/chartaxes.h"
 #include "charts/chartband.h"
 #include "charts/chartmarks.h"
 #include "charts/chartseries.h"
 #include "charts/overlaypalette.h"
 #include "charts/trainingchart.h"
+#include "widgets/chartaxes.h"
 #include "widgets/chartsample.h"
 
 #include <QColor>
@@ -103,6 +103,7 @@ struct TrainingChart::Parts {
     QCategoryAxis* yAxisItem_ = nullptr; // owned by chart_ (log10 of y when logScale_)
     QString title_;
     QString shownTitle_; // what fitTexts() last showed of title_
+    QString liveName_;   // setLiveName()
     QString yTitle_;
     bool overlaysFitAxes_ = false;
     int colorPeers_ = 0;       ///< workers whose colours overlays avoid besides those shown

@@ -38,8 +38,9 @@ bool dangles(const QString& word) {
 }
 
 /// `text` if it fits `width` pixels; else without its parentheses; else its
-/// head, the words before a colon or comma ("Divergence per worker: ...",
-/// "Lost updates, % of ..."), whole rather than a fragment of what follows;
+/// head, the words before " · " ("#4 locked · Hogwild vs locked"), a colon
+/// or a comma ("Divergence per worker: ...", "Lost updates, % of ..."),
+/// whole rather than a fragment of what follows;
 /// else without its last words, as long as something fits; else empty.
 QString fitWords(const QString& text, const QFontMetricsF& metrics, double width) {
     if (metrics.horizontalAdvance(text) <= width)
@@ -49,6 +50,12 @@ QString fitWords(const QString& text, const QFontMetricsF& metrics, double width
     shorter.remove(parens);
     if (metrics.horizontalAdvance(shorter) <= width)
         return shorter;
+    // A run's name: what sets it apart, " · ", what it belongs to.
+    if (const qsizetype cut = shorter.indexOf(QStringLiteral(" · ")); cut > 0) {
+        shorter.truncate(cut);
+        if (metrics.horizontalAdvance(shorter) <= width)
+            return shorter;
+    }
     if (const qsizetype cut = shorter.indexOf(QRegularExpression(QStringLiteral("[:,]"))); cut > 0)
         shorter.truncate(cut);
     QStringList words = shorter.split(QLatin1Char(' '), Qt::SkipEmptyParts);
@@ -150,9 +157,17 @@ void TrainingChart::Parts::fitLegend() {
     const QFontMetricsF metrics(chart_->legend()->font());
     const double perMarker = metrics.height() + 24; // the colour square and padding
     const double room = chart_->legend()->size().width() - 16;
+    // Beside overlays the first worker carries the live run's name.
+    bool overlaid = false;
+    for (const ChartSeries& s : overlays_)
+        overlaid = overlaid || (s.line && s.line->isVisible());
+    const QString live = overlaid ? liveName_ : QString();
     for (int level = 0; level < 4; ++level) {
-        const auto workerLabel = [level](const QString& name) {
-            return level == 0 ? name : level == 1 ? name.mid(7) : QString();
+        const auto workerLabel = [level, &live](const QString& name) {
+            const QString label = level == 0 ? name : level == 1 ? name.mid(7) : QString();
+            if (live.isEmpty() || name != QLatin1String("worker 0") || level == 3)
+                return label;
+            return label.isEmpty() ? live : live + QLatin1Char(' ') + label;
         };
         double width = 0;
         int others = 0;
