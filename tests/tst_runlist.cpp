@@ -21,6 +21,7 @@
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSpinBox>
 #include <QTableView>
@@ -189,7 +190,11 @@ private slots:
         SavedRun run;
         b.finish(run);
         QVERIFY(!run.throughput.isEmpty() && !run.divergence.isEmpty());
-        QVERIFY(run.throughput.size() <= 2 * RunLibrary::kCurvePoints);
+        // Rates over windows (a bin's milliseconds are noise): about
+        // kThroughputPoints of them, the last at the run's end.
+        QVERIFY2(run.throughput.size() >= RunLibrary::kThroughputPoints / 2 &&
+                     run.throughput.size() <= RunLibrary::kThroughputPoints + 1,
+                 qPrintable(QString::number(run.throughput.size())));
         QVERIFY(run.divergence.size() <= 2 * RunLibrary::kCurvePoints);
         for (const ChartSample& c : run.throughput)
             QVERIFY2(qAbs(c.value - 32000.0) < 1.0, qPrintable(QString::number(c.value)));
@@ -389,6 +394,8 @@ private slots:
         MainWindow restarted; // the list survives the restart
         QCOMPARE(restarted.runLibrary()->size(), before + 2);
         QTRY_COMPARE(runTable(restarted)->rowCount(), before + 2);
+        // The run ticked by hand stays ticked.
+        QVERIFY(restarted.runLibrary()->runs()[before].visible);
     }
 
     void aComparisonMakesEachRunAndOverlaysThem() {
@@ -403,14 +410,28 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy() && w.comparisonRun() == -1, 30000);
         QCOMPARE(w.controller()->run()->config().mode, std::string("threads-locked"));
         const QList<SavedRun>& runs = w.runLibrary()->runs();
-        QVERIFY2(runs[before].name.endsWith(": hogwild"), qPrintable(runs[before].name));
-        QVERIFY2(runs[before + 1].name.endsWith(": locked"), qPrintable(runs[before + 1].name));
+        // Named by their labels first: "#3 hogwild · <the preset>", which a
+        // legend short of room cuts to "#3 hogwild".
+        const QRegularExpression named("^#[0-9]+ (hogwild|locked)( · |$)");
+        QVERIFY2(named.match(runs[before].name).captured(1) == "hogwild",
+                 qPrintable(runs[before].name));
+        QVERIFY2(named.match(runs[before + 1].name).captured(1) == "locked",
+                 qPrintable(runs[before + 1].name));
         // The first under the second's live curves, train and test loss;
         // the throughput chart, which carries it, fits both runs.
         QCOMPARE(w.lossChart()->overlayCount(), 2);
         QVERIFY(w.rateChart()->overlaysFitAxes());
         QVERIFY(!w.lossChart()->overlaysFitAxes());
         QVERIFY(w.eventLogText().contains("Comparison done"));
+        // Beside the overlay the live workers carry the live run's label.
+        QCOMPARE(w.lossChart()->liveName(), QStringLiteral("locked"));
+        {
+            // A new window overlays none of the runs the comparison ticked.
+            MainWindow restarted;
+            QVERIFY(!restarted.runLibrary()->runs()[before].visible);
+            QVERIFY(!restarted.runLibrary()->runs()[before + 1].visible);
+            QCOMPARE(restarted.lossChart()->overlayCount(), 0);
+        }
         // Stop ends a comparison at the run going.
         QVERIFY(w.startComparison({{"one", a}, {"two", b}}));
         w.stopRun();
@@ -533,10 +554,26 @@ private slots:
         QCOMPARE(w.runLibrary()->size(), before + 1);
         QCOMPARE(w.runLibrary()->runs().back().name, QStringLiteral("out-b"));
         QVERIFY(w.eventLogText().contains("Opened run \"out-b\""));
+        // A run of another workload than the charts show is added unticked,
+        // and the log says what it trained.
+        const QString other = QDir(tmp_.path()).filePath("out-cnn");
+        QVERIFY(QDir().mkpath(other));
+        twoWorkerLog().writeCsv(QDir(other).filePath("metrics.csv").toStdString());
+        ExperimentConfig cnn;
+        cnn.model = "cnn:mnist";
+        cnn.dataset = "fashion-mnist";
+        QFile json(QDir(other).filePath("experiment.json"));
+        QVERIFY(json.open(QIODevice::WriteOnly));
+        json.write(QByteArray::fromStdString(cnn.toJson()));
+        json.close();
+        QVERIFY2(w.openRun(other, true, &why), qPrintable(why));
+        QCOMPARE(w.runLibrary()->runs().back().model, QStringLiteral("cnn:mnist"));
+        QVERIFY(!w.runLibrary()->runs().back().visible);
+        QVERIFY(w.eventLogText().contains("It trained cnn:mnist on fashion-mnist"));
         QVERIFY(!w.openRun(QDir(tmp_.path()).filePath("nope"), true, &why));
         QVERIFY(why.contains("does not exist"));
         QVERIFY(w.eventLogText().contains("Could not open the run"));
-        QCOMPARE(w.runLibrary()->size(), before + 1);
+        QCOMPARE(w.runLibrary()->size(), before + 2);
     }
 };
 

@@ -216,6 +216,15 @@ void CurveBuilder::finish(SavedRun& run) const {
     run.trainLoss.clear();
     run.divergence.clear();
     run.throughput.clear();
+    // The throughput over windows of at least 1/kThroughputPoints of the
+    // workers' time, each placed at its end: over one bin's milliseconds a
+    // rate is mostly noise, and a jagged band drawn over the live chart's
+    // rates (each over its refresh) reads as another, faster run.
+    double busySeconds = 0;
+    for (const Bin& b : bins_)
+        busySeconds += b.n > 0 ? b.addedSeconds : 0;
+    const double window = busySeconds / RunLibrary::kThroughputPoints;
+    double windowSamples = 0, windowSeconds = 0;
     for (const Bin& b : bins_) {
         if (b.n <= 0)
             continue;
@@ -225,8 +234,12 @@ void CurveBuilder::finish(SavedRun& run) const {
             run.divergence.append({at.step, at.samples, at.time, b.divergence / b.divergenceN});
         // Samples added by all workers over the seconds all of them took: the
         // rate of one worker, as the live chart draws them.
-        if (b.addedSeconds > 0)
-            run.throughput.append({at.step, at.samples, at.time, b.addedSamples / b.addedSeconds});
+        windowSamples += b.addedSamples;
+        windowSeconds += b.addedSeconds;
+        if (windowSeconds > 0 && (windowSeconds >= window || &b == &bins_.back())) {
+            run.throughput.append({at.step, at.samples, at.time, windowSamples / windowSeconds});
+            windowSamples = windowSeconds = 0;
+        }
     }
     run.workers = maxWorker_ + 1;
     const double perWorker = std::max(1, run.workers);
@@ -372,10 +385,12 @@ QString RunLibrary::setVisible(int index, bool visible, bool byUser) {
     return save();
 }
 
-QString RunLibrary::untickAll() {
+QString RunLibrary::untickAll(bool keepUserTicked) {
     bool any = false;
     for (SavedRun& r : runs_) {
-        any = any || r.visible;
+        if (!r.visible || (keepUserTicked && r.userTicked))
+            continue;
+        any = true;
         r.visible = r.userTicked = false;
     }
     if (!any)

@@ -120,6 +120,8 @@ class RunLibrary : public QObject {
 public:
     /// Points a kept curve holds at most.
     static constexpr int kCurvePoints = 400;
+    /// At most about this many throughput points (each a window's rate).
+    static constexpr int kThroughputPoints = 50;
     /// Runs kept; the oldest goes when one more is added.
     static constexpr int kMaxRuns = 40;
     /// Largest metrics.csv opened (a run of 10^7 steps is about 700 MB).
@@ -144,8 +146,10 @@ public:
     /// Ticks or unticks a run; `byUser`: the user ticked it in the list (a
     /// run of another workload is then drawn on every chart).
     QString setVisible(int index, bool visible, bool byUser = false);
-    /// Unticks every run (a comparison starts), saving once.
-    QString untickAll();
+    /// Unticks every run (a comparison starts), saving once; with
+    /// `keepUserTicked`, only the runs a comparison ticked (a window opens:
+    /// it overlays no run the user did not ask for).
+    QString untickAll(bool keepUserTicked = false);
     QString clear();
 
     /// A run from a live run's log.

@@ -67,9 +67,11 @@ void ExplanationPane::showPreset(const hwl::Preset& preset) {
     render();
 }
 
-void ExplanationPane::showExperiment(const ExperimentConfig& config, const QString& origin) {
+void ExplanationPane::showExperiment(const ExperimentConfig& config, const QString& origin,
+                                     const QString& name) {
     preset_ = hwl::Preset{};
     origin_ = origin;
+    name_ = name;
     shown_ = config;
     changed_.clear();
     followed_.clear();

@@ -20,11 +20,15 @@ public:
     /// The preset just applied to the form.
     void showPreset(const hwl::Preset& preset);
     /// An experiment that is no preset (`origin`: where it came from, e.g.
-    /// "opened from run.json").
-    void showExperiment(const ExperimentConfig& config, const QString& origin);
+    /// "Opened from run.json"; `name`: what its runs are named after, e.g.
+    /// "run.json").
+    void showExperiment(const ExperimentConfig& config, const QString& origin, const QString& name);
     /// The form changed: marks the preset as modified (or as itself again).
     void formChanged(const ExperimentConfig& config);
 
+    /// The name of the experiment shown when it is no preset ("run.json");
+    /// empty for a preset.
+    QString experimentName() const { return preset_.id.empty() ? name_ : QString(); }
     /// The active preset's id; empty when the experiment is none.
     QString activePreset() const { return QString::fromStdString(preset_.id); }
     /// Whether the form differs from the active preset in a field its text
@@ -44,6 +48,7 @@ private:
 
     hwl::Preset preset_;     ///< id empty: no preset
     QString origin_;         ///< for an experiment that is no preset
+    QString name_;           ///< its runs' name
     ExperimentConfig shown_; ///< the experiment described (no preset)
     QStringList changed_;    ///< fields that differ from the preset, not invited
     QStringList followed_;   ///< invited changes made, in the form's words

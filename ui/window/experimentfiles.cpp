@@ -308,7 +308,8 @@ bool ExperimentFiles::openLastStarted(bool quiet) {
         log(error, true);
         return false;
     }
-    explanation_->showExperiment(config, tr("The last started experiment"));
+    explanation_->showExperiment(config, tr("The last started experiment"),
+                                 tr("last started experiment"));
     form_->setConfig(config);
     log(tr("Opened the last started experiment"));
     return true;
@@ -355,7 +356,8 @@ bool ExperimentFiles::openExperiment(const QString& path, bool quiet, QString* w
         log(QString::fromUtf8(e.what()), true);
         return false;
     }
-    explanation_->showExperiment(config, tr("Opened from %1").arg(QFileInfo(path).fileName()));
+    const QString file = QFileInfo(path).fileName();
+    explanation_->showExperiment(config, tr("Opened from %1").arg(file), file);
     form_->setConfig(config);
     Q_EMIT fileUsed(path);
     log(tr("Opened %1").arg(path));

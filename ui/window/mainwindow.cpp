@@ -156,6 +156,9 @@ void MainWindow::buildParts() {
 
 void MainWindow::prepareCharts(const ExperimentConfig& config) {
     charts_->prepare(config, comparison_->record());
+    const QString label = runLabel(config);
+    for (TrainingChart* chart : charts_->all())
+        chart->setLiveName(label.isEmpty() ? tr("this run") : label);
     runOnCharts_.clear();
     // Many workers read best as a mean and a band, unless the user chose.
     if (chartControls_->suggestBand(config.workers))

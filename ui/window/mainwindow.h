@@ -145,6 +145,11 @@ private:
     void buildRunList();
     /// Keeps the run that ended in the run list (ticked in a comparison).
     void keepFinishedRun(const hwl::RunSummary& summary);
+    /// What sets a run of `config` apart, the head of its name in the run
+    /// list and the legends: a comparison's or sweep's label ("locked",
+    /// "lr=0.1 workers=2"), the change a preset's text invited, else its
+    /// mode and workers ("threads ×2"); empty for a preset as loaded.
+    QString runLabel(const ExperimentConfig& config) const;
     /// The user ticked a run: says so when it trained another workload.
     void onRunTicked(int index);
     void updateOverlays();

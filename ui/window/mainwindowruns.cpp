@@ -62,6 +62,10 @@ void MainWindow::buildRunList() {
     chartedDataset_ = QString::fromStdString(shown.dataset);
     if (const QString why = runs_->load(); !why.isEmpty())
         logEvent(why, true);
+    // A fresh window overlays only the runs the user ticked: a comparison's
+    // or a sweep's runs, ticked by it, belong to that session's lesson.
+    if (const QString why = runs_->untickAll(true); !why.isEmpty())
+        logEvent(why, true);
 }
 
 void MainWindow::keepFinishedRun(const RunSummary& summary) {
@@ -74,22 +78,16 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
     QSettings settings;
     const int number = settings.value("runs/next", 1).toInt();
     settings.setValue("runs/next", number + 1);
-    // Named after its preset (marked when edited, or with the change its
-    // text invited), else after its mode.
-    QString what = QStringLiteral("%1 ×%2")
-                       .arg(QString::fromStdString(run->config().mode))
-                       .arg(run->config().workers);
-    // A comparison's runs overlay each other (the one going: run 2 of 2 shows run 1).
+    // Named by what sets it apart first, then by what it belongs to
+    // ("#4 locked · Hogwild vs locked", "#7 lr=0.1 workers=2 · sweep.json"),
+    // as a legend short of room keeps a name's head.
     const bool compared = comparison_->record() != nullptr;
-    if (compared)
-        what = QStringLiteral("%1: %2").arg(runName_, comparison_->record()->current);
-    else if (explanation_->modified())
-        what = tr("%1 (modified) · %2").arg(runName_, what);
-    else if (!explanation_->activePreset().isEmpty())
-        what = explanation_->followed().isEmpty()
-                   ? runName_
-                   : QStringLiteral("%1 · %2").arg(runName_, explanation_->followed());
-    saved.name = QStringLiteral("#%1 %2").arg(number).arg(what);
+    const QString context = explanation_->activePreset().isEmpty() ? explanation_->experimentName()
+                            : explanation_->modified() ? tr("%1 (modified)").arg(runName_)
+                                                       : runName_;
+    QStringList parts{runLabel(run->config()), context};
+    parts.removeAll(QString());
+    saved.name = QStringLiteral("#%1 %2").arg(number).arg(parts.join(QStringLiteral(" · ")));
     saved.description = RunLibrary::describe(run->config());
     saved.model = QString::fromStdString(run->config().model);
     saved.dataset = QString::fromStdString(run->config().dataset);
@@ -114,6 +112,14 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
                            : tr("Kept in the run list as \"%1\": tick it under Runs to "
                                 "overlay it")
                                  .arg(saved.name));
+}
+
+QString MainWindow::runLabel(const ExperimentConfig& config) const {
+    if (const ComparisonRecord* record = comparison_->record())
+        return QString(record->current).replace(QLatin1Char(','), QLatin1Char(' '));
+    if (!explanation_->activePreset().isEmpty() && !explanation_->modified())
+        return explanation_->followed();
+    return QStringLiteral("%1 ×%2").arg(QString::fromStdString(config.mode)).arg(config.workers);
 }
 
 void MainWindow::onRunTicked(int index) {
@@ -173,12 +179,19 @@ bool MainWindow::openRun(const QString& path, bool quiet, QString* why) {
             QMessageBox::warning(this, tr("Could not open the run"), error);
         return false;
     }
-    run.visible = run.userTicked = true; // opened to be compared: overlaid at once
+    // Opened to be compared: overlaid at once when it trained what the
+    // charts show (or does not say); a run of another workload waits for a
+    // tick.
+    run.visible = run.userTicked =
+        run.model.isEmpty() || run.trained(chartedModel_, chartedDataset_);
     if (const QString saveError = runs_->add(run); !saveError.isEmpty())
         logEvent(saveError, true);
     recent_->add(path);
-    logEvent(tr("Opened run \"%1\" (%2)").arg(run.name, run.description));
-    onRunTicked(runs_->size() - 1);
+    logEvent(run.visible ? tr("Opened run \"%1\" (%2)").arg(run.name, run.description)
+                         : tr("Opened run \"%1\" (%2). It trained %3 on %4 while the charts "
+                              "show %5 on %6: tick it under Runs to overlay it")
+                               .arg(run.name, run.description, run.model, run.dataset,
+                                    chartedModel_, chartedDataset_));
     bottomTabs_->setCurrentWidget(runPanel_);
     return true;
 }
