@@ -3,9 +3,9 @@
 // and go back to the whole run, earlier runs overlaid under the live
 // series (kept when a new run sets the workers up), tick labels in plain
 // notation, and the dark theme. Offscreen platform.
-#include "charts/chartaxes.h"
 #include "charts/chartlabels.h"
 #include "charts/trainingchart.h"
+#include "widgets/chartaxes.h"
 #include "widgets/chartview.h"
 
 #include <QApplication>

@@ -8,12 +8,14 @@
 #include "guitestmain.h"
 #include "preset/presets.h"
 #include "uitestutil.h"
+#include "widgets/headcombobox.h"
 
 #include "launch/devices.h"
 #include "run/workerrole.h"
 #include "strategy/catalog.h"
 
 #include <QAbstractSpinBox>
+
 #include <QApplication>
 #include <QComboBox>
 #include <QFormLayout>
@@ -178,6 +180,38 @@ private slots:
         ddp.mode = "threads";
         form.setConfig(ddp);
         QVERIFY(!note->isVisibleTo(&form));
+    }
+
+    // A mode field narrower than its item shows the item's head ("GPU
+    // data-parallel"), never a fragment ("... (no G"), and elides with "…"
+    // only when the head does not fit either.
+    void aNarrowModeFieldShowsItsItemsHead() {
+        const QString item = "GPU data-parallel (no GPU found)";
+        const QFontMetrics metrics(QApplication::font());
+        const int whole = metrics.horizontalAdvance(item);
+        const int head = metrics.horizontalAdvance("GPU data-parallel");
+        QCOMPARE(hwl::ui::HeadComboBox::shownText(item, metrics, whole), item);
+        QCOMPARE(hwl::ui::HeadComboBox::shownText(item, metrics, whole - 1),
+                 QString("GPU data-parallel"));
+        QCOMPARE(hwl::ui::HeadComboBox::shownText(item, metrics, head),
+                 QString("GPU data-parallel"));
+        const QString elided = hwl::ui::HeadComboBox::shownText(item, metrics, head / 2);
+        QVERIFY2(elided.endsWith(QChar(0x2026)) && elided.startsWith("GPU"), qPrintable(elided));
+        // The form's mode field is one, and what it shows of the current
+        // item is the item or its head.
+        ExperimentForm form;
+        form.setConfig(gpuHogwild());
+        form.setGpuAvailability(false, "no CUDA device");
+        form.resize(420, 800);
+        form.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&form));
+        auto* mode = dynamic_cast<hwl::ui::HeadComboBox*>(form.fieldWidget("mode"));
+        QVERIFY(mode);
+        const QString shown = mode->shownText();
+        QVERIFY2(shown == mode->currentText() || mode->currentText().startsWith(shown) ||
+                     shown.endsWith(QChar(0x2026)),
+                 qPrintable(shown));
+        QVERIFY2(!shown.contains("(") || shown == mode->currentText(), qPrintable(shown));
     }
 
     // A device found: the GPU modes stay as they are, and say which devices.

@@ -20,6 +20,7 @@
 
 #include "io/runsummaryfile.h"
 
+#include <QCategoryAxis>
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
@@ -32,6 +33,7 @@
 #include <QLineSeries>
 #include <QProcess>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -481,115 +483,6 @@ private slots:
         QVERIFY2(why.contains("s.csv, line 3: a value is not a number"), qPrintable(why));
         QVERIFY(RunLibrary::fromPath(write("e.csv", "epoch,loss\n1,0.5\n"), &why).name.isEmpty());
         QVERIFY2(why.contains("with a step column"), qPrintable(why));
-    }
-
-    void theScalingChartDrawsOneLinePerValue() {
-        RunLibrary lib(file("scaling/runs.json"));
-        QList<SavedRun> runs = sweepRuns();
-        runs.append(run("threads", 2, 50000)); // a second threads x2: averaged
-        for (const SavedRun& r : runs)
-            QCOMPARE(lib.add(r), QString());
-        RunListPanel panel(&lib);
-        ScalingChart* chart = panel.scalingChart();
-        QCOMPARE(chart->figureBox()->currentText(), QStringLiteral("samples/s"));
-        QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("workers")); // numeric first
-        QCOMPARE(chart->lineBox()->currentText(), QStringLiteral("mode"));
-        QList<QLineSeries*> lines = chart->series();
-        QCOMPARE(lines.size(), 2);
-        QCOMPARE(lines[0]->name(), QStringLiteral("mode=threads"));
-        QCOMPARE(lines[1]->name(), QStringLiteral("mode=threads-locked"));
-        QCOMPARE(points(lines[0]), (QList<QPointF>{{1, 9000}, {2, 40000}, {4, 150000}}));
-        QCOMPARE(points(lines[1]), (QList<QPointF>{{1, 8000}, {2, 12000}, {4, 100000}}));
-        const auto axes = chart->chart()->axes(Qt::Horizontal);
-        QCOMPARE(axes.size(), 1);
-        QCOMPARE(axes[0]->titleText(), QStringLiteral("workers"));
-        QCOMPARE(chart->chart()->axes(Qt::Vertical)[0]->titleText(), QStringLiteral("samples/s"));
-        // The rows the table shows: the filter keeps one mode, one line.
-        panel.filter()->setText("locked");
-        lines = chart->series();
-        QCOMPARE(lines.size(), 1);
-        QCOMPARE(lines[0]->name(), QStringLiteral("mode=threads-locked"));
-        panel.filter()->clear();
-        // No lines per field: one line of every run; another figure.
-        chart->lineBox()->setCurrentText(ScalingChart::noLines());
-        chart->figureBox()->setCurrentText("train s");
-        lines = chart->series();
-        QCOMPARE(lines.size(), 1);
-        QCOMPARE(lines[0]->name(), QStringLiteral("train s"));
-        QCOMPARE(points(lines[0]), (QList<QPointF>{{1, 2.5}, {2, 2.5}, {4, 2.5}}));
-        // A field of words along x: one category per value, in order.
-        chart->againstBox()->setCurrentText("mode");
-        chart->lineBox()->setCurrentText("workers");
-        lines = chart->series();
-        QCOMPARE(lines.size(), 3);
-        QCOMPARE(lines[0]->name(), QStringLiteral("workers=1"));
-        QCOMPARE(points(lines[0]), (QList<QPointF>{{0, 2.5}, {1, 2.5}}));
-        // The choices stay as the runs change.
-        QCOMPARE(lib.add(run("threads", 8, 1000)), QString());
-        QTRY_COMPARE(panel.table()->model()->rowCount(), 8);
-        QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("mode"));
-        QCOMPARE(chart->series().size(), 4);
-    }
-
-    void aPointOfSeveralRunsShowsTheirSpread() {
-        // threads x2 made three times (100, 200, 300 samples/s), x1 once:
-        // the bar runs 100..300 above a top mean of 200; threads-locked x2 once.
-        RunLibrary lib(file("bars/runs.json"));
-        for (const SavedRun& r : {repeat("threads", 1, 100, 1), repeat("threads", 2, 100, 1),
-                                  repeat("threads", 2, 200, 2), repeat("threads", 2, 300, 3),
-                                  repeat("threads-locked", 2, 50, 1)})
-            QCOMPARE(lib.add(r), QString());
-        RunListPanel panel(&lib);
-        panel.show(); // the legend's markers are shown
-        QVERIFY(QTest::qWaitForWindowExposed(&panel));
-        ScalingChart* chart = panel.scalingChart();
-        for (const bool folded : {false, true}) { // folded, the chart still gets every run
-            panel.foldRepeats()->setChecked(folded);
-            QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("workers"));
-            QCOMPARE(chart->lineBox()->currentText(), QStringLiteral("mode"));
-            QCOMPARE(chart->series().size(), 2); // the bars are no lines of their own
-            QCOMPARE(points(chart->series()[0]), (QList<QPointF>{{1, 100}, {2, 200}}));
-            const QList<ScalingChart::Point> p = chart->points(0);
-            QCOMPARE(p.size(), 2);
-            QCOMPARE(p[1].n, 3);
-            QCOMPARE(p[1].sd, 100.0);
-            // One run: no bar; three: a stem from mean - sd to mean + sd.
-            QVERIFY(!chart->errorBar(0, 0));
-            QLineSeries* bar = chart->errorBar(0, 1);
-            QVERIFY(bar);
-            QVERIFY(bar->points().contains(QPointF(2, 100)));
-            QVERIFY(bar->points().contains(QPointF(2, 300)));
-            for (const QPointF& at : bar->points())
-                QVERIFY(at.y() == 100 || at.y() == 300);
-            QCOMPARE(bar->color(), chart->series()[0]->color());
-            QVERIFY(!chart->errorBar(1, 0)); // threads-locked: one run
-            // Out of the legend: an entry per line.
-            const auto entries = [&] { // shown once the legend is laid out
-                int n = 0;
-                for (QLegendMarker* marker : chart->chart()->legend()->markers())
-                    n += marker->isVisible() ? 1 : 0;
-                return n;
-            };
-            QTRY_COMPARE(entries(), 2);
-            QVERIFY(!chart->chart()->legend()->markers(bar)[0]->isVisible());
-            // The y axis covers the bar's ends.
-            const auto* y = qobject_cast<QValueAxis*>(chart->chart()->axes(Qt::Vertical)[0]);
-            QVERIFY2(y->min() <= 100 && y->max() >= 300,
-                     qPrintable(QStringLiteral("%1..%2").arg(y->min()).arg(y->max())));
-            // What hovering says.
-            QCOMPARE(chart->pointText(0, 1),
-                     QStringLiteral("mode=threads, workers 2: samples/s 200 ± 100, the mean ± "
-                                    "sample standard deviation (n − 1) over 3 runs"));
-            QCOMPARE(chart->pointText(0, 0),
-                     QStringLiteral("mode=threads, workers 1: samples/s 100 (one run)"));
-        }
-        // A field of words along x: the bar at its category.
-        chart->againstBox()->setCurrentText("mode");
-        chart->lineBox()->setCurrentText("workers");
-        QCOMPARE(chart->series().size(), 2);
-        QVERIFY(!chart->errorBar(0, 0));
-        QVERIFY(chart->errorBar(1, 0)->points().contains(QPointF(0, 300)));
-        QVERIFY(chart->pointText(1, 0).startsWith("workers=2, mode threads: samples/s 200 ± 100"));
     }
 };
 

@@ -1,6 +1,6 @@
 #include "charts/trainingchartparts.h"
 
-#include "charts/chartaxes.h"
+#include "widgets/chartaxes.h"
 #include "widgets/chartview.h"
 #include "widgets/numbers.h"
 

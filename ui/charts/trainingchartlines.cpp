@@ -3,7 +3,7 @@
 // presentation's larger fonts and lines, the zoom, the epoch and death markers.
 #include "charts/trainingchartparts.h"
 
-#include "charts/chartaxes.h"
+#include "widgets/chartaxes.h"
 #include "widgets/chartview.h"
 #include "widgets/numbers.h"
 

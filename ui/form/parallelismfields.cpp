@@ -2,6 +2,7 @@
 #include "widgets/filedialogs.h"
 
 #include "widgets/formstyle.h"
+#include "widgets/headcombobox.h"
 
 #include "config/fields.h"
 #include "strategy/validation.h"
@@ -81,7 +82,7 @@ void ParallelismFields::addErrorRow(QFormLayout* form, const char* field) {
 }
 
 void ParallelismFields::buildModeRows(QFormLayout* form) {
-    mode_ = new QComboBox;
+    mode_ = new HeadComboBox; // a long item shows its head, not a fragment
     mode_->setObjectName("mode");
     for (const std::string& name : modeNames()) {
         const StrategyTraits* t = listed(name);

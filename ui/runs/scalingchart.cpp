@@ -1,6 +1,7 @@
 #include "runs/scalingchart.h"
 
 #include "io/runscompare.h"
+#include "widgets/chartaxes.h"
 #include "widgets/chartview.h"
 #include "widgets/numbers.h"
 
@@ -8,13 +9,13 @@
 #include <QChart>
 #include <QComboBox>
 #include <QCursor>
+#include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QToolTip>
 #include <QVBoxLayout>
-#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -50,16 +51,27 @@ void refill(QComboBox* box, const QStringList& items, int fallback) {
     box->setCurrentIndex(at >= 0 ? at : std::min(fallback, int(items.size()) - 1));
 }
 
-/// Sets `axis` to [low, high] rounded to nice numbers; a single value gets
-/// room about it (Qt would round an empty range to NaN).
-void roundRange(QValueAxis* axis, double low, double high) {
-    if (low == high) {
-        const double room = low != 0 ? std::abs(low) * 0.1 : 1;
-        low -= room;
-        high += room;
-    }
-    axis->setRange(low, high);
-    axis->applyNiceNumbers();
+/// Whether every value of `key` the runs hold is a whole number.
+bool wholeField(const QList<ScalingChart::Row>& rows, const QString& key) {
+    for (const ScalingChart::Row& r : rows)
+        if (const QString v = r.fields.value(key); !v.isEmpty())
+            if (const double x = v.toDouble(); x != std::round(x))
+                return false;
+    return true;
+}
+
+/// The default field of the lines: mode, model or dataset when it varies
+/// (runs of different lessons never share a line), else the first other
+/// field of words, else a numeric one; never `against`. 0 ("(none)") when
+/// none is left.
+int defaultLines(const QStringList& lines, const QString& against) {
+    for (const char* key : {"mode", "model", "dataset"})
+        if (const int at = int(lines.indexOf(QLatin1String(key))); at > 0 && lines[at] != against)
+            return at;
+    for (int i = 1; i < lines.size(); ++i)
+        if (lines[i] != against)
+            return i;
+    return 0;
 }
 
 } // namespace
@@ -119,14 +131,12 @@ void ScalingChart::setData(const QStringList& figures, const QStringList& fields
         (numericField(rows, key) ? numeric : other).append(key);
     filling_ = true;
     refill(figure_, figures, 0);
-    refill(against_, numeric + other, 0);
-    // Lines: by default the first field that is no number (mode), else none.
+    // Along x: workers when they vary (what the chart is for), else the
+    // first numeric field.
+    const QStringList xs = numeric + other;
+    refill(against_, xs, std::max(0, int(xs.indexOf(QStringLiteral("workers")))));
     const QStringList lines = QStringList{noLines()} + other + numeric;
-    const QString against = against_->currentText();
-    int fallback = 0;
-    for (int i = 1; i < lines.size() && i <= other.size() && fallback == 0; ++i)
-        if (lines[i] != against)
-            fallback = i;
+    const int fallback = defaultLines(lines, against_->currentText());
     refill(line_, lines, fallback);
     filling_ = false;
     redraw();
@@ -206,44 +216,72 @@ void ScalingChart::setUpAxes(const QString& field, bool numeric, const QStringLi
         chart_->removeAxis(axis);
         delete axis;
     }
-    QAbstractAxis* x = nullptr;
-    if (numeric) {
-        auto* values = new QValueAxis;
-        values->setLabelFormat(QStringLiteral("%g"));
-        x = values;
-    } else {
-        auto* names = new QCategoryAxis;
-        names->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    auto* x = new QCategoryAxis;
+    x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    if (!numeric) {
         for (int i = 0; i < categories.size(); ++i)
-            names->append(categories[i], i);
-        names->setRange(-0.5, std::max(0.5, categories.size() - 0.5));
-        x = names;
+            x->append(categories[i], i);
+        x->setRange(-0.5, std::max(0.5, categories.size() - 0.5));
     }
     x->setTitleText(field);
-    auto* y = new QValueAxis;
-    y->setLabelFormat(QStringLiteral("%g"));
-    y->setTitleText(figure_->currentText());
+    auto* y = new QCategoryAxis;
+    y->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     chart_->addAxis(x, Qt::AlignBottom);
     chart_->addAxis(y, Qt::AlignLeft);
     for (QAbstractSeries* s : chart_->series()) {
         s->attachAxis(x);
         s->attachAxis(y);
     }
-    // Every point and both ends of every error bar inside the y range.
-    double low = INFINITY, high = -INFINITY;
+    xAxis_ = numeric ? x : nullptr;
+    yAxis_ = y;
+    // Every point and both ends of every error bar inside the ranges.
+    xLow_ = yLow_ = INFINITY;
+    xHigh_ = yHigh_ = -INFINITY;
     for (const Line& line : lines_)
         for (const Point& p : line.points) {
             const double sd = p.n > 1 && std::isfinite(p.sd) ? p.sd : 0;
-            low = std::min(low, p.mean - sd);
-            high = std::max(high, p.mean + sd);
+            yLow_ = std::min(yLow_, p.mean - sd);
+            yHigh_ = std::max(yHigh_, p.mean + sd);
+            xLow_ = std::min(xLow_, p.x);
+            xHigh_ = std::max(xHigh_, p.x);
         }
-    if (low > high)
-        return; // nothing drawn: no range to round (Qt would warn of NaN)
-    if (numeric) {
-        auto* values = static_cast<QValueAxis*>(x);
-        roundRange(values, values->min(), values->max());
+    wholeX_ = numeric && wholeField(rows_, field);
+    fitTicks();
+}
+
+void ScalingChart::fitTicks() {
+    if (!yAxis_ || !(yLow_ <= yHigh_))
+        return; // nothing drawn: no range
+    const QFontMetricsF metrics(yAxis_->labelsFont());
+    // The plot's height: the view's less the rows of x labels, x title,
+    // legend and margins.
+    const double plot = std::max(40.0, view_->height() - 5 * metrics.height() - 24);
+    double lo = yLow_, hi = yHigh_;
+    widenRange(lo, hi, false);
+    applyTicks(yAxis_, niceTicks(lo, hi, ticksFor(plot, 2.5 * metrics.height())));
+    const QString title = figure_->currentText();
+    const QFontMetricsF titleMetrics(yAxis_->titleFont());
+    yAxis_->setTitleText(titleMetrics.horizontalAdvance(title) + 8 <= plot ? title : QString());
+    if (!xAxis_)
+        return;
+    lo = xLow_;
+    hi = xHigh_;
+    widenRange(lo, hi, false);
+    const double width = std::max(60.0, view_->width() - 8 * metrics.height());
+    AxisTicks ticks = niceTicks(lo, hi, ticksFor(width, 6 * metrics.height()));
+    if (wholeX_ && ticks.at.size() > 1 && ticks.at[1] - ticks.at[0] < 1) {
+        ticks = AxisTicks{std::floor(lo), std::ceil(hi), {}, {}}; // 1, 2, 3: no 1.5 workers
+        for (double v = ticks.lo; v <= ticks.hi; ++v) {
+            ticks.at << v;
+            ticks.labels << tickLabel(v, 1, tickUnit(std::max(std::abs(lo), std::abs(hi))));
+        }
     }
-    roundRange(y, std::min(y->min(), low), std::max(y->max(), high));
+    applyTicks(xAxis_, ticks);
+}
+
+void ScalingChart::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitTicks();
 }
 
 void ScalingChart::redraw() {

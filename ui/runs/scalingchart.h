@@ -8,9 +8,13 @@
 // mean - sd to mean + sd (the sample standard deviation, io/runscompare.h's
 // spreadOf), in the line's colour and out of the legend; a point of one run
 // has none. Hovering a point or its bar says its mean ± sd over how many
-// runs. The y axis covers the bars. A numeric field is drawn on a value
-// axis, any other one value per category in its sorted order. Runs without
-// the figure or the field are left out. GUI thread only.
+// runs. The y axis covers every line and bar, with as many ticks as the
+// chart's height holds ("112.5k", "2M"). A numeric field is drawn along x
+// at its values (whole numbers for a field of whole numbers), any other one
+// value per category in its sorted order. By default x is workers when it
+// varies, and the lines split by mode, model or dataset, so that runs of
+// unrelated lessons never share a line. Runs without the figure or the
+// field are left out. GUI thread only.
 #include <QList>
 #include <QMap>
 #include <QString>
@@ -18,6 +22,8 @@
 #include <QWidget>
 
 #include <cmath>
+
+class QCategoryAxis;
 
 class QChart;
 class QComboBox;
@@ -83,6 +89,11 @@ private:
     void hover(int line, int point);
     /// The x of each point: the value itself, or its category's index.
     void setUpAxes(const QString& field, bool numeric, const QStringList& categories);
+    /// Ticks and titles for the chart's size: as many y ticks as fit, with
+    /// short labels ("112.5k", "2M"); whole numbers along x when the field
+    /// holds only whole numbers (workers); the y title only where it fits.
+    void fitTicks();
+    void resizeEvent(QResizeEvent* event) override;
 
     QComboBox* figure_ = nullptr;
     QComboBox* against_ = nullptr;
@@ -93,8 +104,12 @@ private:
     QStringList figures_;
     QList<Row> rows_;
     QList<Line> lines_;
-    QString drawnAgainst_;   ///< the field along x as drawn
-    QStringList categories_; ///< its values when they are not numbers
+    QString drawnAgainst_;           ///< the field along x as drawn
+    QStringList categories_;         ///< its values when they are not numbers
+    QCategoryAxis* xAxis_ = nullptr; ///< a numeric field's axis; nullptr for categories
+    QCategoryAxis* yAxis_ = nullptr;
+    double xLow_ = 0, xHigh_ = 0, yLow_ = 0, yHigh_ = 0; ///< what the axes must hold
+    bool wholeX_ = false;                                ///< every x a whole number
     bool filling_ = false;
 };
 

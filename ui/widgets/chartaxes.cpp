@@ -1,4 +1,4 @@
-#include "charts/chartaxes.h"
+#include "widgets/chartaxes.h"
 
 #include <QCategoryAxis>
 

@@ -1,0 +1,189 @@
+// The Runs tab's scaling chart: a final figure of the runs the table shows
+// against a field that varies, one line per value of a second field
+// (workers along x and one line per mode, model or dataset by default), a
+// y axis that holds every line and error bar with short tick labels, whole
+// workers along x, and the spread of repeated runs as error bars.
+#include "guitestmain.h"
+#include "runs/runlibrary.h"
+#include "runs/runlistpanel.h"
+#include "runs/scalingchart.h"
+#include "runsfixtures.h"
+#include "testutil.h"
+
+#include <QCategoryAxis>
+#include <QChart>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QRegularExpression>
+#include <QTableView>
+#include <QTest>
+#include <QValueAxis>
+
+using namespace hwl;
+using namespace hwl::test;
+using namespace hwl::ui;
+
+class TestScalingChart : public QObject {
+    Q_OBJECT
+
+    hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
+
+    QString file(const QString& name) { return QDir(tmp_.path()).filePath(name); }
+
+private slots:
+    void theScalingChartDrawsOneLinePerValue() {
+        RunLibrary lib(file("scaling/runs.json"));
+        QList<SavedRun> runs = sweepRuns();
+        runs.append(run("threads", 2, 50000)); // a second threads x2: averaged
+        for (const SavedRun& r : runs)
+            QCOMPARE(lib.add(r), QString());
+        RunListPanel panel(&lib);
+        panel.resize(900, 600);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        ScalingChart* chart = panel.scalingChart();
+        QCOMPARE(chart->figureBox()->currentText(), QStringLiteral("samples/s"));
+        QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("workers")); // numeric first
+        QCOMPARE(chart->lineBox()->currentText(), QStringLiteral("mode"));
+        QList<QLineSeries*> lines = chart->series();
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(lines[0]->name(), QStringLiteral("mode=threads"));
+        QCOMPARE(lines[1]->name(), QStringLiteral("mode=threads-locked"));
+        QCOMPARE(points(lines[0]), (QList<QPointF>{{1, 9000}, {2, 40000}, {4, 150000}}));
+        QCOMPARE(points(lines[1]), (QList<QPointF>{{1, 8000}, {2, 12000}, {4, 100000}}));
+        const auto axes = chart->chart()->axes(Qt::Horizontal);
+        QCOMPARE(axes.size(), 1);
+        QCOMPARE(axes[0]->titleText(), QStringLiteral("workers"));
+        QCOMPARE(chart->chart()->axes(Qt::Vertical)[0]->titleText(), QStringLiteral("samples/s"));
+        // Every line inside the y range, its ticks written short ("150k",
+        // never "1.5e+05" or "112500"); whole workers along x.
+        auto* y = qobject_cast<QCategoryAxis*>(chart->chart()->axes(Qt::Vertical)[0]);
+        QVERIFY(y);
+        QVERIFY2(y->min() <= 8000 && y->max() >= 150000,
+                 qPrintable(QStringLiteral("%1..%2").arg(y->min()).arg(y->max())));
+        QVERIFY(y->categoriesLabels().size() >= 2);
+        for (const QString& label : y->categoriesLabels())
+            QVERIFY2(QRegularExpression("^-?[0-9.]+[kMG]?$").match(label).hasMatch(),
+                     qPrintable(label));
+        auto* x = qobject_cast<QCategoryAxis*>(axes[0]);
+        QVERIFY(x);
+        for (const QString& label : x->categoriesLabels())
+            QVERIFY2(QRegularExpression("^[0-9]+$").match(label).hasMatch(), qPrintable(label));
+        QVERIFY(x->min() <= 1 && x->max() >= 4);
+        // The rows the table shows: the filter keeps one mode, one line.
+        panel.filter()->setText("locked");
+        lines = chart->series();
+        QCOMPARE(lines.size(), 1);
+        QCOMPARE(lines[0]->name(), QStringLiteral("mode=threads-locked"));
+        panel.filter()->clear();
+        // No lines per field: one line of every run; another figure.
+        chart->lineBox()->setCurrentText(ScalingChart::noLines());
+        chart->figureBox()->setCurrentText("train s");
+        lines = chart->series();
+        QCOMPARE(lines.size(), 1);
+        QCOMPARE(lines[0]->name(), QStringLiteral("train s"));
+        QCOMPARE(points(lines[0]), (QList<QPointF>{{1, 2.5}, {2, 2.5}, {4, 2.5}}));
+        // A field of words along x: one category per value, in order.
+        chart->againstBox()->setCurrentText("mode");
+        chart->lineBox()->setCurrentText("workers");
+        lines = chart->series();
+        QCOMPARE(lines.size(), 3);
+        QCOMPARE(lines[0]->name(), QStringLiteral("workers=1"));
+        QCOMPARE(points(lines[0]), (QList<QPointF>{{0, 2.5}, {1, 2.5}}));
+        // The choices stay as the runs change.
+        QCOMPARE(lib.add(run("threads", 8, 1000)), QString());
+        QTRY_COMPARE(panel.table()->model()->rowCount(), 8);
+        QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("mode"));
+        QCOMPARE(chart->series().size(), 4);
+    }
+
+    void theScalingChartDefaultsKeepLessonsApart() {
+        // Runs of two lessons: the default experiment's MLP and a CNN, each
+        // at 1 and 2 workers with two learning rates. Along x: workers,
+        // though lr sorts first; one line per model, not one through both.
+        RunLibrary lib(file("lessons/runs.json"));
+        for (const char* model : {"mlp:784-128-10", "cnn:mnist"})
+            for (const int workers : {1, 2})
+                for (const char* lr : {"0.01", "0.05"}) {
+                    SavedRun r = run("threads", workers, 1000.0 * workers);
+                    r.model = QString::fromLatin1(model);
+                    r.fields.insert("model", r.model);
+                    r.fields.insert("lr", QString::fromLatin1(lr));
+                    QCOMPARE(lib.add(r), QString());
+                }
+        RunListPanel panel(&lib);
+        ScalingChart* chart = panel.scalingChart();
+        QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("workers"));
+        QCOMPARE(chart->lineBox()->currentText(), QStringLiteral("model"));
+        QCOMPARE(chart->series().size(), 2);
+    }
+
+    void aPointOfSeveralRunsShowsTheirSpread() {
+        // threads x2 made three times (100, 200, 300 samples/s), x1 once:
+        // the bar runs 100..300 above a top mean of 200; threads-locked x2 once.
+        RunLibrary lib(file("bars/runs.json"));
+        for (const SavedRun& r : {repeat("threads", 1, 100, 1), repeat("threads", 2, 100, 1),
+                                  repeat("threads", 2, 200, 2), repeat("threads", 2, 300, 3),
+                                  repeat("threads-locked", 2, 50, 1)})
+            QCOMPARE(lib.add(r), QString());
+        RunListPanel panel(&lib);
+        panel.show(); // the legend's markers are shown
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        ScalingChart* chart = panel.scalingChart();
+        for (const bool folded : {false, true}) { // folded, the chart still gets every run
+            panel.foldRepeats()->setChecked(folded);
+            QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("workers"));
+            QCOMPARE(chart->lineBox()->currentText(), QStringLiteral("mode"));
+            QCOMPARE(chart->series().size(), 2); // the bars are no lines of their own
+            QCOMPARE(points(chart->series()[0]), (QList<QPointF>{{1, 100}, {2, 200}}));
+            const QList<ScalingChart::Point> p = chart->points(0);
+            QCOMPARE(p.size(), 2);
+            QCOMPARE(p[1].n, 3);
+            QCOMPARE(p[1].sd, 100.0);
+            // One run: no bar; three: a stem from mean - sd to mean + sd.
+            QVERIFY(!chart->errorBar(0, 0));
+            QLineSeries* bar = chart->errorBar(0, 1);
+            QVERIFY(bar);
+            QVERIFY(bar->points().contains(QPointF(2, 100)));
+            QVERIFY(bar->points().contains(QPointF(2, 300)));
+            for (const QPointF& at : bar->points())
+                QVERIFY(at.y() == 100 || at.y() == 300);
+            QCOMPARE(bar->color(), chart->series()[0]->color());
+            QVERIFY(!chart->errorBar(1, 0)); // threads-locked: one run
+            // Out of the legend: an entry per line.
+            const auto entries = [&] { // shown once the legend is laid out
+                int n = 0;
+                for (QLegendMarker* marker : chart->chart()->legend()->markers())
+                    n += marker->isVisible() ? 1 : 0;
+                return n;
+            };
+            QTRY_COMPARE(entries(), 2);
+            QVERIFY(!chart->chart()->legend()->markers(bar)[0]->isVisible());
+            // The y axis covers the bar's ends.
+            const auto* y = qobject_cast<QValueAxis*>(chart->chart()->axes(Qt::Vertical)[0]);
+            QVERIFY2(y->min() <= 100 && y->max() >= 300,
+                     qPrintable(QStringLiteral("%1..%2").arg(y->min()).arg(y->max())));
+            // What hovering says.
+            QCOMPARE(chart->pointText(0, 1),
+                     QStringLiteral("mode=threads, workers 2: samples/s 200 ± 100, the mean ± "
+                                    "sample standard deviation (n − 1) over 3 runs"));
+            QCOMPARE(chart->pointText(0, 0),
+                     QStringLiteral("mode=threads, workers 1: samples/s 100 (one run)"));
+        }
+        // A field of words along x: the bar at its category.
+        chart->againstBox()->setCurrentText("mode");
+        chart->lineBox()->setCurrentText("workers");
+        QCOMPARE(chart->series().size(), 2);
+        QVERIFY(!chart->errorBar(0, 0));
+        QVERIFY(chart->errorBar(1, 0)->points().contains(QPointF(0, 300)));
+        QVERIFY(chart->pointText(1, 0).startsWith("workers=2, mode threads: samples/s 200 ± 100"));
+    }
+};
+
+HWL_GUI_TEST_MAIN(TestScalingChart)
+#include "tst_scalingchart.moc"
