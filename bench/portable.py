@@ -103,7 +103,9 @@ def section(engines, kernels, results, rounds, started, load_before):
     lines += ["", "What each ran (its `--version`):", ""]
     for name, exe, env in engines:
         forced = " with HWL_CPU_KERNELS=builtin" if env.get("HWL_CPU_KERNELS") else ""
-        lines.append("- %s (`%s`%s): %s" % (name, exe, forced, kernels[name]))
+        # A module's path as the repository names it, not this checkout's.
+        where = kernels[name].replace(os.getcwd() + os.sep, "")
+        lines.append("- %s (`%s`%s): %s" % (name, exe, forced, where))
     lines += ["", "Machine: %s." % machine()]
     return "\n".join(lines) + "\n"
 
