@@ -8,11 +8,13 @@
 //     of one core at 25 Hz, and how much the process's resident memory grew
 //     (each series keeps at most TrainingChart::kRawPointLimit points). Also
 //     the one-off full recompute a smoothing change costs at 1e6 points.
-// (b) End to end: the same threads experiment run headless (hwl::Run and a
-//     plain drain loop, as the CLI does), in a MainWindow that exists but is
-//     not shown, and in a shown MainWindow (started through its form and
-//     startRun()), alternating, several times each; median samples/s
-//     (RunSummary::samplesPerSecond) and the ratios to headless.
+// (b) End to end: a threads experiment run headless (hwl::Run and a plain
+//     drain loop, as the CLI does), in a MainWindow that exists but is not
+//     shown, and in a shown MainWindow (started through its form and
+//     startRun(), Pace at full speed), alternating, several times each;
+//     median samples/s (RunSummary::samplesPerSecond) and the ratios to
+//     headless. Two experiments: the blog's MLP on random data, and the
+//     default experiment (the Fashion-MNIST MLP) at 2 workers.
 //
 // Usage: gui_overhead [--quick]   (--quick: about 20 s instead of ~2 min)
 #include "charts/trainingchart.h"
@@ -28,6 +30,7 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
+#include <QSpinBox>
 #include <QTimer>
 
 #include <algorithm>
@@ -36,6 +39,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
@@ -200,13 +204,25 @@ double runHeadless(const hwl::ExperimentConfig& config) {
     return run.summary().samplesPerSecond;
 }
 
-double runInWindow(const hwl::ExperimentConfig& config, bool shown) {
+/// CPU seconds the calling thread has used.
+double threadCpuSeconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) / 1e9;
+}
+
+/// The run's samples/s in a window; `guiShare`: the GUI thread's CPU time
+/// over the run's wall time (a share of one core), loading included.
+double runInWindow(const hwl::ExperimentConfig& config, bool shown, double* guiShare = nullptr) {
     hwl::ui::MainWindow window;
     if (shown) {
         window.show();
         pumpEvents(300);
     }
     window.form()->setConfig(config);
+    // Full speed: a fresh window takes the default preset's pace.
+    if (auto* pace = window.findChild<QSpinBox*>(QStringLiteral("pace")))
+        pace->setValue(0);
     if (!window.form()->isValid()) {
         std::fprintf(stderr, "the form rejects the experiment\n");
         return 0;
@@ -223,9 +239,14 @@ double runInWindow(const hwl::ExperimentConfig& config, bool shown) {
                          std::fprintf(stderr, "could not start: %s\n", qPrintable(message));
                          loop.quit();
                      });
+    const double cpu0 = threadCpuSeconds();
+    QElapsedTimer wall;
+    wall.start();
     window.startRun();
     loop.exec();
     pumpEvents(50); // the final refresh and repaint
+    if (guiShare)
+        *guiShare = (threadCpuSeconds() - cpu0) / (double(wall.nsecsElapsed()) / 1e9);
     return rate;
 }
 
@@ -235,32 +256,29 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-void endToEnd(bool quick) {
+void endToEnd(const hwl::ExperimentConfig& config, bool quick) {
     const int repeats = quick ? 3 : 5;
-    // 10 epochs of this workload take ~0.15 s on a 2-core EPYC (~1.4M
-    // samples/s): too short to see a 2% difference through start-up and
-    // noise, so the runs are longer (about 1 s with --quick, 4 s without).
-    const int epochs = quick ? 60 : 250;
-    const hwl::ExperimentConfig config = experiment(epochs);
-    std::printf("(b) end to end: %s on %s, threads, %d workers, replicate, %d epochs, lr %g, "
+    std::printf("(b) end to end: %s on %s, %s, %d workers, %d epochs, lr %g, "
                 "momentum %g; %d runs each, alternating\n",
-                config.model.c_str(), config.dataset.c_str(), config.workers, config.epochs,
-                config.lr, config.momentum, repeats);
-    std::vector<double> headless, hidden, shown;
+                config.model.c_str(), config.dataset.c_str(), config.mode.c_str(), config.workers,
+                config.epochs, config.lr, config.momentum, repeats);
+    std::vector<double> headless, hidden, shown, gui;
     for (int r = 0; r < repeats; ++r) {
         headless.push_back(runHeadless(config));
         hidden.push_back(runInWindow(config, false));
-        shown.push_back(runInWindow(config, true));
-        std::printf("    run %d: headless %.0f, window hidden %.0f, window shown %.0f samples/s\n",
-                    r + 1, headless.back(), hidden.back(), shown.back());
+        gui.push_back(0);
+        shown.push_back(runInWindow(config, true, &gui.back()));
+        std::printf("    run %d: headless %.0f, window hidden %.0f, window shown %.0f samples/s "
+                    "(its GUI thread: %.1f%% of a core)\n",
+                    r + 1, headless.back(), hidden.back(), shown.back(), 100 * gui.back());
         std::fflush(stdout);
     }
     const double h = median(headless), w0 = median(hidden), w1 = median(shown);
     std::printf("    median samples/s: headless %.0f, window hidden %.0f, window shown %.0f\n", h,
                 w0, w1);
     std::printf("    ratio window shown / headless: %.4f (%+.2f%%); hidden / headless: %.4f "
-                "(%+.2f%%)\n",
-                w1 / h, 100 * (w1 / h - 1), w0 / h, 100 * (w0 / h - 1));
+                "(%+.2f%%); the shown window's GUI thread: median %.1f%% of a core\n",
+                w1 / h, 100 * (w1 / h - 1), w0 / h, 100 * (w0 / h - 1), 100 * median(gui));
 }
 
 } // namespace
@@ -287,7 +305,18 @@ int main(int argc, char** argv) {
     QElapsedTimer total;
     total.start();
     chartUpkeep(quick);
-    endToEnd(quick);
+    // 10 epochs of the blog's workload take ~0.15 s on a 2-core EPYC (~1.4M
+    // samples/s): too short to see a 2% difference through start-up and
+    // noise, so the runs are longer (about 1 s with --quick, 4 s without).
+    endToEnd(experiment(quick ? 60 : 250), quick);
+    // The default experiment (the window's first): 60,000 images an epoch.
+    hwl::ExperimentConfig fashion = hwl::ExperimentConfig::defaults();
+    fashion.mode = "threads";
+    fashion.workers = 2;
+    fashion.epochs = quick ? 2 : 5;
+    fashion.out.clear();
+    fashion.tensorboard.clear();
+    endToEnd(fashion, quick);
     std::printf("total %.1f s\n", double(total.elapsed()) / 1000);
     return 0;
 }

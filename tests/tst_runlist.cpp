@@ -26,6 +26,7 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTest>
+#include <QThread>
 
 #include <limits>
 #include <set>
@@ -409,6 +410,8 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(w.runLibrary()->size(), before + 2, 60000);
         QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy() && w.comparisonRun() == -1, 30000);
         QCOMPARE(w.controller()->run()->config().mode, std::string("threads-locked"));
+        // Two workers on as many cores (or more): the charts redraw less.
+        QCOMPARE(w.runCharts()->coresShared(), 2 >= QThread::idealThreadCount());
         const QList<SavedRun>& runs = w.runLibrary()->runs();
         // Named by their labels first: "#3 hogwild · <the preset>", which a
         // legend short of room cuts to "#3 hogwild".

@@ -163,6 +163,20 @@ private slots:
         QVERIFY(!charts.rate()->overlaysFitAxes());
     }
 
+    // Redraws wait their cost over the budget: a tenth of a core, a fiftieth
+    // while the run's workers take every core (4 to 10 Hz then).
+    void redrawsYieldToWorkersThatTakeEveryCore() {
+        QCOMPARE(RunCharts::redrawIntervalMs(2, false), RunCharts::kMinRedrawMs);
+        QCOMPARE(RunCharts::redrawIntervalMs(2, true), 100);
+        QCOMPARE(RunCharts::redrawIntervalMs(10, false), RunCharts::kMaxRedrawMs);
+        QCOMPARE(RunCharts::redrawIntervalMs(10, true), RunCharts::kSharedMaxRedrawMs);
+        QCOMPARE(RunCharts::redrawIntervalMs(0.1, true), RunCharts::kMinRedrawMs);
+        HeldCharts held;
+        QVERIFY(!held.charts.coresShared());
+        held.charts.setCoresShared(true);
+        QVERIFY(held.charts.coresShared());
+    }
+
     void controlsApplyToEveryChart() {
         HeldCharts held;
         QToolBar bar;

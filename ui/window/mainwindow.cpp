@@ -382,6 +382,13 @@ void MainWindow::startConfig(const ExperimentConfig& experiment) {
                      .arg(config.workers)
                      .arg(QThread::idealThreadCount()),
                  true);
+    // The window's drawing shares the cores with workers that take them all.
+    charts_->setCoresShared(config.workers >= QThread::idealThreadCount());
+    if (config.workers == QThread::idealThreadCount())
+        logEvent(tr("%1 workers on %1 cores: the charts, redrawn 4 to 10 times a second, take "
+                    "some of the workers' time, so a run here makes a few percent fewer "
+                    "samples/s than hogwild-lab --headless (measured 4-7% on 2 cores)")
+                     .arg(config.workers));
     comparison_->runStarting(); // a run of its own ends the comparison
     chartedModel_ = QString::fromStdString(config.model);
     chartedDataset_ = QString::fromStdString(config.dataset);

@@ -215,7 +215,17 @@ void RunCharts::refresh(bool paint) {
             chart->repaint();
     }
     const double ms = double(cost.nsecsElapsed()) / 1e6;
-    redrawTimer_->setInterval(std::clamp(int(ms / kCpuBudget), kMinRedrawMs, kMaxRedrawMs));
+    redrawTimer_->setInterval(redrawIntervalMs(ms, coresShared_));
+}
+
+int RunCharts::redrawIntervalMs(double costMs, bool coresShared) {
+    return coresShared
+               ? std::clamp(int(costMs / kSharedCpuBudget), kMinRedrawMs, kSharedMaxRedrawMs)
+               : std::clamp(int(costMs / kCpuBudget), kMinRedrawMs, kMaxRedrawMs);
+}
+
+void RunCharts::setCoresShared(bool shared) {
+    coresShared_ = shared;
 }
 
 } // namespace hwl::ui

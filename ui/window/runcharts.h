@@ -28,6 +28,15 @@ public:
     /// 25 Hz at most; 10 Hz at least, whatever a redraw costs, so that the
     /// curves move smoothly under any load.
     static constexpr int kMinRedrawMs = 40, kMaxRedrawMs = 100;
+    /// While the run's workers take every core, the charts take a share of
+    /// their time: then 4 to 10 Hz, aiming at a fifth of that budget.
+    /// bench/gui_overhead, 2 workers on the 2-core EPYC VM, a shown window
+    /// against a headless run: 10.3% (the blog's MLP) and 8.8% (the default
+    /// Fashion-MNIST experiment) fewer samples/s at kCpuBudget, its GUI
+    /// thread 14-16% of a core; 6.5% and 3.7% fewer at this, 9% of a core
+    /// for the blog's MLP (medians of 5 runs each).
+    static constexpr double kSharedCpuBudget = 0.02;
+    static constexpr int kSharedMaxRedrawMs = 250;
 
     /// Makes the charts (parentless: the window's layout takes them).
     explicit RunCharts(QObject* parent = nullptr);
@@ -46,6 +55,13 @@ public:
     /// learning-rate charts when it has them. `compared`: the comparison it
     /// is a run of (its figure's chart fits every run of it), or null.
     void prepare(const hwl::ExperimentConfig& config, const ComparisonRecord* compared);
+    /// Whether the run's workers take every core (kSharedCpuBudget then).
+    void setCoresShared(bool shared);
+    /// The wait before the next redraw after one that cost `costMs`: its cost
+    /// over the budget, within the bounds (kCpuBudget, or kSharedCpuBudget
+    /// when the cores are shared).
+    static int redrawIntervalMs(double costMs, bool coresShared);
+    bool coresShared() const { return coresShared_; }
     /// Shows `chart` when it has something to show (`relevant`) and the
     /// View menu has it ticked; layoutChanged() follows.
     void show(TrainingChart* chart, bool relevant);
@@ -82,6 +98,7 @@ private:
     TrainingChart* accuracy_ = nullptr;
     TrainingChart* rate_ = nullptr;
     QTimer* redrawTimer_ = nullptr;
+    bool coresShared_ = false;
     QSet<int> deathsMarked_; ///< ranks whose death the loss chart marks
 };
 
