@@ -494,6 +494,27 @@ private slots:
                          qPrintable(all));
             QVERIFY2(elidedTexts(chart.chart()).isEmpty(), qPrintable(all));
         }
+        // A small chart of 4 workers beside a long-named earlier run: the
+        // earlier run keeps a word of its name ("#1 ..."), before the live
+        // run's name does.
+        chart.setWorkerCount(4, false);
+        for (int w = 0; w < 4; ++w)
+            chart.appendPoints(w, curve);
+        chart.setLiveName("accumulate-8");
+        chart.setOverlays({{"#1 accumulate-1 · Gradient accumulation under Hogwild (K = 1 and 8)",
+                            QColor(Qt::darkGreen), false, curve}});
+        for (const int width : {1280, 320}) {
+            chart.resize(width, 240);
+            QTest::qWait(20);
+            chart.refresh();
+            QCoreApplication::processEvents();
+            const QStringList shown = labels();
+            const QString all = QString::number(width) + ": " + shown.join(" | ");
+            QVERIFY2(std::any_of(shown.begin(), shown.end(),
+                                 [](const QString& l) { return l.startsWith("#1"); }),
+                     qPrintable(all));
+            QVERIFY2(elidedTexts(chart.chart()).isEmpty(), qPrintable(all));
+        }
         // Without overlays the workers are workers alone.
         chart.setOverlays({});
         QCoreApplication::processEvents();

@@ -147,7 +147,8 @@ void TrainingChart::Parts::fitLegend() {
     // Full names when they fit; then workers by rank ("0 1 2 3", in the
     // colours the loss chart names in full) and the others shortened; then
     // workers by colour alone; then every entry by colour alone. Each tried
-    // as the legend lays it out, until it elides nothing.
+    // as the legend lays it out, until it elides nothing and leaves no
+    // earlier run without a word of its name.
     QList<QLegendMarker*> shown;
     for (QLegendMarker* m : chart_->legend()->markers())
         if (m->isVisible())
@@ -162,10 +163,14 @@ void TrainingChart::Parts::fitLegend() {
     for (const ChartSeries& s : overlays_)
         overlaid = overlaid || (s.line && s.line->isVisible());
     const QString live = overlaid ? liveName_ : QString();
-    for (int level = 0; level < 4; ++level) {
+    // Levels: 0 every name whole; 1 workers by rank; 2 workers by colour;
+    // 3 without the live run's name too (an earlier run's name matters
+    // more: the big loss chart names the live workers); 4 colour alone.
+    constexpr int kColourAlone = 4;
+    for (int level = 0; level <= kColourAlone; ++level) {
         const auto workerLabel = [level, &live](const QString& name) {
             const QString label = level == 0 ? name : level == 1 ? name.mid(7) : QString();
-            if (live.isEmpty() || name != QLatin1String("worker 0") || level == 3)
+            if (live.isEmpty() || name != QLatin1String("worker 0") || level >= 3)
                 return label;
             return label.isEmpty() ? live : live + QLatin1Char(' ') + label;
         };
@@ -180,12 +185,14 @@ void TrainingChart::Parts::fitLegend() {
         // The others share what the workers leave ("mean of 16 workers"
         // becomes "mean", an earlier run's name loses its last words).
         const double budget = others > 0 ? (room - width) / others - perMarker : 0;
+        bool unnamed = false; // an earlier run left without a word of its name
         for (QLegendMarker* m : shown) {
             const QString name = m->series()->name();
-            QString label = isWorker(name) ? workerLabel(name)
-                            : level == 0   ? name
-                            : level == 3   ? QString()
-                                           : fitWords(name, metrics, budget);
+            QString label = isWorker(name)          ? workerLabel(name)
+                            : level == 0            ? name
+                            : level == kColourAlone ? QString()
+                                                    : fitWords(name, metrics, budget);
+            unnamed = unnamed || (label.isEmpty() && !isWorker(name) && level < kColourAlone);
             if (label.isEmpty()) // an empty label is the series' name again
                 label = QStringLiteral(" ");
             if (m->label() != label)
@@ -195,7 +202,7 @@ void TrainingChart::Parts::fitLegend() {
         // now (new markers may not have been yet).
         chart_->legend()->layout()->invalidate();
         chart_->legend()->layout()->activate();
-        if (!legendElided())
+        if (!unnamed && !legendElided())
             return;
     }
 }
