@@ -1,8 +1,7 @@
-// The desktop window end to end (offscreen): a run started from the window
-// fills one series per worker and the worker table, pause / resume / stop
-// work and leave no segment behind, experiments round-trip through files,
-// exports write valid files, Start follows the form's validity, and a
-// comparison preset ends with its runs side by side.
+// The desktop window end to end (offscreen): a run fills one series per
+// worker and the worker table, pause / resume / stop leave no segment
+// behind, experiments round-trip through files, exports write valid files,
+// Start follows the form's validity, comparisons end side by side.
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
 #include "io/tensorfile.h"
@@ -318,6 +317,8 @@ private slots:
             dismiss.start(50);
             w.startRun();
             QTRY_VERIFY_WITH_TIMEOUT(w.eventLogText().contains("line 2 has 2 columns"), 30000);
+            const QString banner = w.verdictBanner()->text(); // said over the charts too
+            QVERIFY(banner.startsWith("The run could not start\n") && banner.contains("2 columns"));
             closing.start();
         } // ~MainWindow, ~RunController
         QVERIFY2(closing.elapsed() < 10000, "closing the window hung");
@@ -399,8 +400,9 @@ private slots:
 
     // Issue 26 item 9: at a 1440 px window every column of the Workers
     // table shows, unscrolled, with 16 workers' large numbers.
-    // The window's accuracy chart never runs past 100%, nor below 0, even
-    // with a run overlaid whose accuracy padding would take it there.
+    // The window's accuracy chart never ticks past 100% (above it only room
+    // for the label's upper half), nor below 0, even with a run overlaid
+    // whose accuracy padding would take it there.
     void accuracyAxisStaysWithin0And100() {
         MainWindow w;
         w.resize(1440, 900);
@@ -413,14 +415,12 @@ private slots:
         chart->appendPoints(TrainingChart::kTestSeries, {{1, 32, 0.1, 9.0}, {2, 64, 0.2, 99.8}});
         chart->refresh();
         auto* y = qobject_cast<QCategoryAxis*>(chart->chart()->axes(Qt::Vertical).value(0));
-        QVERIFY(y);
-        // No tick past 100: above it only the room for the label's upper half.
+        QVERIFY(y && y->min() >= 0);
         QCOMPARE(y->categoriesLabels().last(), QStringLiteral("100"));
         const double above =
             (y->max() - 100) / (y->max() - y->min()) * chart->chart()->plotArea().height();
         QVERIFY2(above >= 0 && above <= QFontMetricsF(y->labelsFont()).height(),
                  qPrintable(QString::number(above)));
-        QVERIFY(y->min() >= 0);
     }
 
     void workerTableFitsAt1440() {

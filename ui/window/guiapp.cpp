@@ -124,6 +124,7 @@ int screenshot(QApplication& app, MainWindow& window, const QString& path, const
         std::fprintf(stderr, "error: --after needs a number of seconds in 0..3600, or \"end\"\n");
         return 2;
     }
+    window.setInteractive(false); // a run that cannot start: its banner is the picture
     QTimer::singleShot(0, &window, &MainWindow::startRun);
     int status = 0;
     const auto shoot = [&] {

@@ -86,7 +86,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         logEvent(tr("Could not start: %1").arg(message), true);
         statusLabel_->setText(tr("Could not start"));
         updateActions();
-        QMessageBox::warning(this, tr("Could not start the run"), message);
+        // Said over the charts, where it stays (a refusal is a preset's lesson:
+        // cuda-before-fork), and in a box the user dismisses.
+        verdict_->showVerdict({Verdict::Problem, tr("The run could not start"), message, {}});
+        if (interactive_)
+            QMessageBox::warning(this, tr("Could not start the run"), message);
     });
     connect(controller_, &RunController::stoppedWhileLoading, this, [this] {
         statusLabel_->setText(tr("Stopped while loading"));

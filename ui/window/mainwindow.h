@@ -67,6 +67,10 @@ public:
     QAction* stepAction() const { return stepAction_; }
     QAction* sweepAction() const { return sweepAction_; } ///< Run > Sweep…
     VerdictBanner* verdictBanner() const { return verdict_; }
+    /// Whether a run that cannot start also opens a message box (besides the
+    /// banner and the event log); off for --screenshot, which no one
+    /// dismisses.
+    void setInteractive(bool on) { interactive_ = on; }
     QSpinBox* paceBox() const { return pace_; }
     QCheckBox* bandBox() const;
     QString eventLogText() const;
@@ -162,6 +166,7 @@ private:
     RunController* controller_ = nullptr;
     ExperimentForm* form_ = nullptr;
     RunCharts* charts_ = nullptr;
+    bool interactive_ = true;
     ComparisonDriver* comparison_ = nullptr; ///< the comparison Start makes, if any
     TensorBoardLogs* tensorBoard_ = nullptr;
     RecentFiles* recent_ = nullptr;
