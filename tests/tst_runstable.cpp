@@ -49,11 +49,9 @@ class TestRunsTable : public QObject {
 
     hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
 
-    QString file(const QString& name) { return QDir(tmp_.path()).filePath(name); }
-
 private slots:
     void theColumnsAreTheFieldsThatVaryThenTheFigures() {
-        RunLibrary lib(file("cols/runs.json"));
+        RunLibrary lib(tmp_.filePath("cols/runs.json"));
         for (const SavedRun& r : sweepRuns())
             QCOMPARE(lib.add(r), QString());
         RunListPanel panel(&lib);
@@ -95,7 +93,7 @@ private slots:
     }
 
     void sortingIsNumericAndUnknownsGoLast() {
-        RunLibrary lib(file("sort/runs.json"));
+        RunLibrary lib(tmp_.filePath("sort/runs.json"));
         for (const SavedRun& r : sweepRuns())
             QCOMPARE(lib.add(r), QString());
         SavedRun unknown = run("threads", 8, 0); // no samples/s known
@@ -119,7 +117,7 @@ private slots:
     }
 
     void theFilterKeepsRowsWithACellHoldingIt() {
-        RunLibrary lib(file("filter/runs.json"));
+        RunLibrary lib(tmp_.filePath("filter/runs.json"));
         for (const SavedRun& r : sweepRuns())
             QCOMPARE(lib.add(r), QString());
         RunListPanel panel(&lib);
@@ -138,7 +136,7 @@ private slots:
 
     void tickingARowOverlaysItsRun() {
         // In a sorted table, the row ticked is the run overlaid.
-        RunLibrary lib(file("tick/runs.json"));
+        RunLibrary lib(tmp_.filePath("tick/runs.json"));
         for (const SavedRun& r : sweepRuns())
             QCOMPARE(lib.add(r), QString());
         RunListPanel panel(&lib);
@@ -190,7 +188,7 @@ private slots:
     }
 
     void foldedRowsGiveEachExperimentsMeanAndSpread() {
-        RunLibrary lib(file("fold/runs.json"));
+        RunLibrary lib(tmp_.filePath("fold/runs.json"));
         for (const SavedRun& r : repeatRuns())
             QCOMPARE(lib.add(r), QString());
         RunListPanel panel(&lib);
@@ -255,7 +253,7 @@ private slots:
     }
 
     void tickingAFoldedRowOverlaysAllItsRuns() {
-        RunLibrary lib(file("fold-tick/runs.json"));
+        RunLibrary lib(tmp_.filePath("fold-tick/runs.json"));
         for (const SavedRun& r : repeatRuns())
             QCOMPARE(lib.add(r), QString());
         RunListPanel panel(&lib);
@@ -307,7 +305,7 @@ private slots:
     }
 
     void runsJsonKeepsTheNewDataAndAnOldOneLoads() {
-        const QString path = file("persist/runs.json");
+        const QString path = tmp_.filePath("persist/runs.json");
         {
             RunLibrary lib(path);
             SavedRun r = run("threads", 4, 150000);
@@ -329,7 +327,7 @@ private slots:
         QCOMPARE(r.startup(), 0.030);
 
         // Written before the table: every new figure unknown, its cells empty.
-        const QString old = file("persist-old/runs.json");
+        const QString old = tmp_.filePath("persist-old/runs.json");
         QVERIFY(QDir().mkpath(QFileInfo(old).absolutePath()));
         hwl::test::writeBytes(old, "{\"version\": 1, \"runs\": [{\"name\": \"old\", \"color\": "
                                    "\"#1b9e77\", \"visible\": false, \"description\": \"mlp\", "
@@ -360,7 +358,7 @@ private slots:
     void anOutFolderBringsItsSummary() {
         // A folder as --out writes it: metrics.csv, experiment.json and the
         // summary.json core/io/runsummaryfile writes.
-        const QString dir = file("out-dp");
+        const QString dir = tmp_.filePath("out-dp");
         QVERIFY(QDir().mkpath(dir));
         smallLog().writeCsv(QDir(dir).filePath("metrics.csv").toStdString());
         RunRecord record;
@@ -412,7 +410,7 @@ private slots:
     void aRealOutFolderOpens() {
         if (!QFile::exists(QString::fromUtf8(hwl::test::kAppBinary)))
             QSKIP("hogwild-lab is not built");
-        const QString dir = file("out-real");
+        const QString dir = tmp_.filePath("out-real");
         QProcess p;
         p.start(QString::fromUtf8(hwl::test::kAppBinary),
                 {"--headless", "--dataset", "teacher:2000x20:4", "--model", "mlp:20-16-4",

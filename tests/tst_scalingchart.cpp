@@ -33,11 +33,9 @@ class TestScalingChart : public QObject {
 
     hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
 
-    QString file(const QString& name) { return QDir(tmp_.path()).filePath(name); }
-
 private slots:
     void theScalingChartDrawsOneLinePerValue() {
-        RunLibrary lib(file("scaling/runs.json"));
+        RunLibrary lib(tmp_.filePath("scaling/runs.json"));
         QList<SavedRun> runs = sweepRuns();
         runs.append(run("threads", 2, 50000)); // a second threads x2: averaged
         for (const SavedRun& r : runs)
@@ -106,7 +104,7 @@ private slots:
         // Runs of two lessons: the default experiment's MLP and a CNN, each
         // at 1 and 2 workers with two learning rates. Along x: workers,
         // though lr sorts first; one line per model, not one through both.
-        RunLibrary lib(file("lessons/runs.json"));
+        RunLibrary lib(tmp_.filePath("lessons/runs.json"));
         for (const char* model : {"mlp:784-128-10", "cnn:mnist"})
             for (const int workers : {1, 2})
                 for (const char* lr : {"0.01", "0.05"}) {
@@ -126,7 +124,7 @@ private slots:
     void aPointOfSeveralRunsShowsTheirSpread() {
         // threads x2 made three times (100, 200, 300 samples/s), x1 once:
         // the bar runs 100..300 above a top mean of 200; threads-locked x2 once.
-        RunLibrary lib(file("bars/runs.json"));
+        RunLibrary lib(tmp_.filePath("bars/runs.json"));
         for (const SavedRun& r : {repeat("threads", 1, 100, 1), repeat("threads", 2, 100, 1),
                                   repeat("threads", 2, 200, 2), repeat("threads", 2, 300, 3),
                                   repeat("threads-locked", 2, 50, 1)})
