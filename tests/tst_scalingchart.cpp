@@ -3,6 +3,7 @@
 // (workers along x and one line per mode, model or dataset by default), a
 // y axis that holds every line and error bar with short tick labels, whole
 // workers along x, and the spread of repeated runs as error bars.
+#include "charts/chartlabels.h"
 #include "guitestmain.h"
 #include "runs/runlibrary.h"
 #include "runs/runlistpanel.h"
@@ -98,6 +99,29 @@ private slots:
         QTRY_COMPARE(panel.table()->model()->rowCount(), 8);
         QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("mode"));
         QCOMPARE(chart->series().size(), 4);
+    }
+
+    // In a small room (a projector's bottom tab) no label, title or legend
+    // entry is elided: fewer ticks, the y title only where it fits.
+    void theScalingChartFitsASmallRoom() {
+        RunLibrary lib(tmp_.filePath("small/runs.json"));
+        for (const SavedRun& r : sweepRuns())
+            QCOMPARE(lib.add(r), QString());
+        RunListPanel panel(&lib);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        ScalingChart* chart = panel.scalingChart();
+        for (const QSize size : {QSize(1280, 720), QSize(900, 300), QSize(700, 220)}) {
+            panel.resize(size);
+            QTest::qWait(50);
+            QCoreApplication::processEvents();
+            const QString at = QStringLiteral("%1x%2: ").arg(size.width()).arg(size.height());
+            QTRY_VERIFY2(elidedTexts(chart->chart()).isEmpty(),
+                         qPrintable(at + elidedTexts(chart->chart()).join(" | ")));
+            auto* y = qobject_cast<QCategoryAxis*>(chart->chart()->axes(Qt::Vertical)[0]);
+            QVERIFY2(y && y->categoriesLabels().size() >= 2,
+                     qPrintable(at + y->categoriesLabels().join(' ')));
+        }
     }
 
     void theScalingChartDefaultsKeepLessonsApart() {
