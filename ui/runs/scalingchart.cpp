@@ -268,14 +268,9 @@ void ScalingChart::fitTicks() {
     hi = xHigh_;
     widenRange(lo, hi, false);
     const double width = std::max(60.0, view_->width() - 8 * metrics.height());
-    AxisTicks ticks = niceTicks(lo, hi, ticksFor(width, 6 * metrics.height()));
-    if (wholeX_ && ticks.at.size() > 1 && ticks.at[1] - ticks.at[0] < 1) {
-        ticks = AxisTicks{std::floor(lo), std::ceil(hi), {}, {}}; // 1, 2, 3: no 1.5 workers
-        for (double v = ticks.lo; v <= ticks.hi; ++v) {
-            ticks.at << v;
-            ticks.labels << tickLabel(v, 1, tickUnit(std::max(std::abs(lo), std::abs(hi))));
-        }
-    }
+    // Whole numbers (workers) tick at whole numbers: no 1.5 workers.
+    const AxisTicks ticks =
+        niceTicks(lo, hi, ticksFor(width, 6 * metrics.height()), true, wholeX_ ? 1 : 0);
     applyTicks(xAxis_, ticks);
 }
 

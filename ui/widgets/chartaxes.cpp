@@ -94,13 +94,13 @@ QString tickLabel(double v, double step, double unit) {
     return s + QLatin1String(suffix);
 }
 
-AxisTicks niceTicks(double lo, double hi, int ticks, bool roundOut) {
+AxisTicks niceTicks(double lo, double hi, int ticks, bool roundOut, double minStep) {
     AxisTicks t;
     t.lo = lo;
     t.hi = hi;
     if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi))
         return t;
-    double step = niceStep((hi - lo) / std::clamp(ticks, 1, kMaxTicks));
+    double step = std::max(minStep, niceStep((hi - lo) / std::clamp(ticks, 1, kMaxTicks)));
     if (roundOut) {
         // Rounded out to the step only: at most one tick step of the axis is
         // empty at each end (not 0..4000 for data up to 2100).
@@ -109,8 +109,8 @@ AxisTicks niceTicks(double lo, double hi, int ticks, bool roundOut) {
     }
     t.at = multiplesIn(t.lo, t.hi, step);
     // A zoomed range may hold a single multiple: finer steps until two fit.
-    for (int i = 0; t.at.size() < 2 && i < 6; ++i) {
-        step = niceStep(step / 2.2);
+    for (int i = 0; t.at.size() < 2 && i < 6 && step > minStep; ++i) {
+        step = std::max(minStep, niceStep(step / 2.2));
         t.at = multiplesIn(t.lo, t.hi, step);
     }
     while (t.at.size() > kMaxTicks) {

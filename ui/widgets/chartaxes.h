@@ -40,10 +40,12 @@ QString tickLabel(double v, double step, double unit);
 double tickUnit(double maxAbs);
 
 /// About `ticks` intervals over [lo, hi] at 1, 2 or 5 times a power of ten
-/// apart. `roundOut`: the range grows to the nearest ticks (at most one empty
-/// tick step at each end); else it stays (a zoom) and the ticks fall inside
-/// it, at least two of them. lo < hi, both finite.
-AxisTicks niceTicks(double lo, double hi, int ticks, bool roundOut = true);
+/// apart, and never less than `minStep` (1 for a field of whole numbers: no
+/// tick at 1.5 workers). `roundOut`: the range grows to the nearest ticks (at
+/// most one empty tick step at each end); else it stays (a zoom) and the
+/// ticks fall inside it, at least two of them where `minStep` allows.
+/// lo < hi, both finite.
+AxisTicks niceTicks(double lo, double hi, int ticks, bool roundOut = true, double minStep = 0);
 /// Ticks for a log10 axis over [lo, hi] (log10 of the values): powers of ten
 /// over several decades, 1-2-5 over one or two, round values in between when
 /// the range is narrower; labels are the values in plain notation.
