@@ -31,9 +31,7 @@ public:
     QString shownText() const {
         QStyleOptionComboBox option;
         initStyleOption(&option);
-        const QRect field = style()->subControlRect(QStyle::CC_ComboBox, &option,
-                                                    QStyle::SC_ComboBoxEditField, this);
-        return shownText(option.currentText, fontMetrics(), field.width());
+        return shownText(option);
     }
 
 protected:
@@ -42,8 +40,16 @@ protected:
         QStyleOptionComboBox option;
         initStyleOption(&option);
         painter.drawComplexControl(QStyle::CC_ComboBox, option);
-        option.currentText = shownText();
+        option.currentText = shownText(option);
         painter.drawControl(QStyle::CE_ComboBoxLabel, option);
+    }
+
+private:
+    /// What the field of the combo box `option` describes shows of its text.
+    QString shownText(const QStyleOptionComboBox& option) const {
+        const QRect field = style()->subControlRect(QStyle::CC_ComboBox, &option,
+                                                    QStyle::SC_ComboBoxEditField, this);
+        return shownText(option.currentText, fontMetrics(), field.width());
     }
 };
 
