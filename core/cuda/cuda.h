@@ -79,6 +79,9 @@ struct CnnShape {
     std::int64_t fc1Weight = 0, fc1Bias = 0, fc2Weight = 0, fc2Bias = 0, total = 0;
     double dropout = 0;     ///< both dropouts' probability (0: none)
     std::uint64_t seed = 0; ///< the run's seed: the dropout draws' (model/modelspec.h)
+    /// Rows the CPU kernel takes through the network at once (NetKernel::group(),
+    /// 0: all): a step's dropout draws go group by group (util/dropoutdraws.h).
+    std::int64_t dropoutGroup = 0;
     std::int64_t side1() const { return side - kernel + 1; }            ///< conv1's output side
     std::int64_t pooled1() const { return side1() / 2; }                ///< after the first pool
     std::int64_t side2() const { return pooled1() - kernel + 1; }       ///< conv2's output side

@@ -5,14 +5,10 @@
 // functions on the host and compare them with the CPU backend's double
 // reference, so every machine checks the GPU's arithmetic, GPU or not.
 // Plain C++ without nvcc (the macros expand to nothing).
+#include "util/hostdevice.h"
+
 #include <cmath>
 #include <cstdint>
-
-#if defined(__CUDACC__)
-#define HWL_HD __host__ __device__ __forceinline__
-#else
-#define HWL_HD inline
-#endif
 
 namespace hwl::devicemath {
 
@@ -94,6 +90,45 @@ HWL_HD bool evaluateRow(const float* z, int classes, int label, double& loss) {
     return best == label;
 }
 
+/// The rows' sum of column o of replica r's n x width values, in row order
+/// (a bias's gradient from its layer's output gradient).
+template <class T>
+HWL_HD T columnSum(const T* values, int n, std::int64_t width, std::int64_t r, std::int64_t o) {
+    T sum = 0;
+    for (int i = 0; i < n; ++i)
+        sum += values[(r * n + i) * width + o];
+    return sum;
+}
+
+/// A row's sum by `threads` threads, thread t's part: the values t,
+/// t + threads, ... in order (the first half of channelSumKernel).
+template <class T>
+HWL_HD T stridedPart(const T* row, std::int64_t count, int t, int threads) {
+    T sum = 0;
+    for (std::int64_t j = t; j < count; j += threads)
+        sum += row[j];
+    return sum;
+}
+
+/// One level of the tree that adds the threads' parts: thread t < half adds
+/// part[t + half] to part[t]. `threads` parts fold to part[0] through the
+/// levels half = threads / 2, threads / 4, ... 1 (each level after the
+/// previous one: __syncthreads on the device, in turn on the host).
+template <class T>
+HWL_HD void treeLevel(T* part, int half, int t) {
+    if (t < half)
+        part[t] += part[t + half];
+}
+
+/// The gather of a step's rows: element k of the replicas' batch (n rows of
+/// `dim` values a replica, [r][i][d]) is data[row][d] for row = rows[r][first
+/// + i] (each replica's epoch rows `rowsPerReplica` long); the row's index.
+HWL_HD std::int32_t gatheredRow(std::int64_t k, int n, std::int64_t dim, const std::int32_t* rows,
+                                std::int64_t rowsPerReplica, std::int64_t first) {
+    const std::int64_t r = k / (n * dim), i = (k / dim) % n;
+    return rows[r * rowsPerReplica + first + i];
+}
+
 /// torch.optim.SGD on one parameter (dampening 0, no Nesterov), as
 /// optim/sgd.h: g += wd * p; v = mu * v + g; p -= lr * v (v untouched when
 /// mu is 0).
@@ -105,6 +140,14 @@ HWL_HD void sgdElement(T& p, T g, T& v, T lr, T mu, T wd) {
         g = v;
     }
     p -= lr * g;
+}
+
+/// Plain SGD's change of one parameter read as v (optim/sgd.h without
+/// momentum: g += wd * v, then p -= lr * g): gpu-hogwild's update, racy (a
+/// store of v + change) or atomic (atomicAdd of the change).
+template <class T>
+HWL_HD T sgdChange(T v, T g, T lr, T wd) {
+    return -lr * (g + wd * v);
 }
 
 /// The weight of one token of a bag of `tokens` tokens with value `value`

@@ -62,12 +62,12 @@ struct KernelArgs {
 __device__ void racyUpdate(float* p, float g, const KernelArgs& a, unsigned long long& lost) {
     ::cuda::atomic_ref<float, ::cuda::thread_scope_device> ref(*p);
     const float v = ref.load(::cuda::memory_order_relaxed);
+    const float change = devicemath::sgdChange(v, g, a.lr, a.weightDecay);
     if (a.atomic) {
-        atomicAdd(p, -a.lr * (g + a.weightDecay * v));
+        atomicAdd(p, change);
         return;
     }
-    const float seen =
-        ref.exchange(v - a.lr * (g + a.weightDecay * v), ::cuda::memory_order_relaxed);
+    const float seen = ref.exchange(v + change, ::cuda::memory_order_relaxed);
     lost += devicemath::overwroteAnother(v, seen) ? 1 : 0;
 }
 

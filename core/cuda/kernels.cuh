@@ -21,11 +21,11 @@ static __global__ void gatherKernel(const float* data, const std::int32_t* label
     const std::int64_t first = *step * batch;
     for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
          k += std::int64_t(gridDim.x) * blockDim.x) {
-        const std::int64_t r = k / (n * dim), i = (k / dim) % n, d = k % dim;
-        const std::int32_t row = rows[r * rowsPerReplica + first + i];
+        const std::int64_t d = k % dim;
+        const std::int32_t row = devicemath::gatheredRow(k, n, dim, rows, rowsPerReplica, first);
         x[k] = data[std::int64_t(row) * dim + d];
         if (d == 0)
-            y[r * n + i] = labels[row];
+            y[k / dim] = labels[row];
     }
 }
 
@@ -75,10 +75,7 @@ static __global__ void biasGradientKernel(const float* delta, int n, std::int64_
     for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
          k += std::int64_t(gridDim.x) * blockDim.x) {
         const std::int64_t r = k / out, o = k % out;
-        float sum = 0;
-        for (int i = 0; i < n; ++i)
-            sum += delta[(r * n + i) * out + o];
-        grads[r * paramStride + biasOffset + o] = sum;
+        grads[r * paramStride + biasOffset + o] = devicemath::columnSum(delta, n, out, r, o);
     }
 }
 

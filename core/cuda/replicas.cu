@@ -253,17 +253,26 @@ void Replicas::setEpochRows(const std::vector<std::vector<std::int32_t>>& rows, 
     });
 }
 
-void Replicas::forward(Gpu& g, int n) {
+void Replicas::product(Gpu& g, const devicemath::BatchedProduct& p, const float* A, const float* B,
+                       float* C, const char* what) const {
+    const devicemath::CublasCall c = devicemath::cublasCallOf(p);
     const float one = 1, zero = 0;
+    if (const cublasStatus_t e = cublasSgemmStridedBatched(
+            g.blas, c.transFirst ? CUBLAS_OP_T : CUBLAS_OP_N,
+            c.transSecond ? CUBLAS_OP_T : CUBLAS_OP_N, int(c.rows), int(c.cols), int(c.depth), &one,
+            B, int(c.ldFirst), p.strideB, A, int(c.ldSecond), p.strideA, &zero, C, int(c.ldc),
+            p.strideC, R_);
+        e != CUBLAS_STATUS_SUCCESS)
+        check(e, (std::string("cublasSgemmStridedBatched (") + what + ")").c_str());
+}
+
+void Replicas::forward(Gpu& g, int n) {
     const auto& layers = s_.mlp.layers;
     const float* input = g.x.p;
     for (std::size_t l = 0; l < layers.size(); ++l) {
         const auto& L = layers[l];
-        check(cublasSgemmStridedBatched(g.blas, CUBLAS_OP_T, CUBLAS_OP_N, int(L.out), n, int(L.in),
-                                        &one, g.params.p + L.weight, int(L.in), P_, input,
-                                        int(L.in), n * L.in, &zero, g.pre[l].p, int(L.out),
-                                        n * L.out, R_),
-              "cublasSgemmStridedBatched (forward)");
+        const auto m = devicemath::mlpLayerProducts(L.in, L.out, n, P_);
+        product(g, m.forward, input, g.params.p + L.weight, g.pre[l].p, "forward");
         const bool last = l + 1 == layers.size();
         biasActivationKernel<<<gridFor(R_ * n * L.out), kThreads, 0, g.stream>>>(
             g.pre[l].p, g.params.p, P_, L.bias, n, L.out, R_, s_.mlp.activation,
@@ -273,24 +282,18 @@ void Replicas::forward(Gpu& g, int n) {
 }
 
 void Replicas::backward(Gpu& g, int n) {
-    const float one = 1, zero = 0;
     const auto& layers = s_.mlp.layers;
     for (std::size_t l = layers.size(); l-- > 0;) {
         const auto& L = layers[l];
+        const auto m = devicemath::mlpLayerProducts(L.in, L.out, n, P_);
         const float* input = l == 0 ? g.x.p : g.post[l - 1].p;
-        check(cublasSgemmStridedBatched(g.blas, CUBLAS_OP_N, CUBLAS_OP_T, int(L.in), int(L.out), n,
-                                        &one, input, int(L.in), n * L.in, g.delta.p, int(L.out),
-                                        n * L.out, &zero, g.grads.p + L.weight, int(L.in), P_, R_),
-              "cublasSgemmStridedBatched (weight gradient)");
+        product(g, m.weightGradient, g.delta.p, input, g.grads.p + L.weight, "weight gradient");
         biasGradientKernel<<<gridFor(R_ * L.out), kThreads, 0, g.stream>>>(g.delta.p, n, L.out, R_,
                                                                            g.grads.p, P_, L.bias);
         if (l == 0)
             break;
-        check(cublasSgemmStridedBatched(g.blas, CUBLAS_OP_N, CUBLAS_OP_N, int(L.in), n, int(L.out),
-                                        &one, g.params.p + L.weight, int(L.in), P_, g.delta.p,
-                                        int(L.out), n * L.out, &zero, g.deltaPrev.p, int(L.in),
-                                        n * L.in, R_),
-              "cublasSgemmStridedBatched (input gradient)");
+        product(g, m.inputGradient, g.delta.p, g.params.p + L.weight, g.deltaPrev.p,
+                "input gradient");
         activationBackwardKernel<<<gridFor(R_ * n * L.in), kThreads, 0, g.stream>>>(
             g.deltaPrev.p, g.pre[l - 1].p, g.post[l - 1].p, R_ * n * L.in, s_.mlp.activation);
         std::swap(g.delta, g.deltaPrev);

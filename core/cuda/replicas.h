@@ -4,6 +4,7 @@
 // gradient for the CUDA backend's StepKernel with the same kernels.
 #include "cuda/check.h"
 #include "cuda/cuda.h"
+#include "cuda/products.h"
 
 #include <atomic>
 #include <cstdint>
@@ -151,6 +152,10 @@ private:
     cudaGraphExec_t capture(Gpu& g, int n, bool own, int phase);
     void forward(Gpu& g, int n);
     void backward(Gpu& g, int n);
+    /// One of the step's replica-batched products (products.h) on g's
+    /// replicas: C_r = op(A_r) op(B_r); `what` names it in an error.
+    void product(Gpu& g, const devicemath::BatchedProduct& p, const float* A, const float* B,
+                 float* C, const char* what) const;
     /// The CNN (cnnreplicas.cu): its buffers, forward and backward passes
     /// (after the gather, before the softmax; the step's dropout factors
     /// drawn first), and the dropout seeds of steps [first, first + count).

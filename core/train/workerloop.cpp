@@ -1,6 +1,7 @@
 #include "train/workerloop.h"
 
 #include "train/keepgoing.h"
+#include "util/dropoutdraws.h"
 #include "util/random.h"
 
 #include <algorithm>
@@ -165,7 +166,7 @@ private:
     /// and its place in the epoch's order (StepKernel::setNoiseKey).
     float batchLoss(const std::int64_t* rows, std::int64_t n) {
         s_.kernel->setNoiseKey(
-            Rng::derive(std::uint64_t(epoch_), std::uint64_t(rows - order_.data())));
+            dropout::batchKey(std::uint64_t(epoch_), std::uint64_t(rows - order_.data())));
         return s_.kernel->lossAndGradient(s_.params, rows, n);
     }
 

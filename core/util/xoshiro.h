@@ -3,18 +3,14 @@
 // one definition that Rng (util/random.h) and the CUDA kernels' dropout
 // draws (core/cuda) both use, so a replica on the GPU draws what a CPU
 // worker of the same rank draws. Plain C++ without nvcc.
-#include <cstdint>
+#include "util/hostdevice.h"
 
-#if defined(__CUDACC__)
-#define HWL_RNG_HD __host__ __device__ __forceinline__
-#else
-#define HWL_RNG_HD inline
-#endif
+#include <cstdint>
 
 namespace hwl::xoshiro {
 
 /// The four words of state for `value` (splitmix64, one step per word).
-HWL_RNG_HD void seed(std::uint64_t state[4], std::uint64_t value) {
+HWL_HD void seed(std::uint64_t state[4], std::uint64_t value) {
     for (int i = 0; i < 4; ++i) {
         value += 0x9E3779B97F4A7C15ull;
         std::uint64_t z = value;
@@ -24,11 +20,11 @@ HWL_RNG_HD void seed(std::uint64_t state[4], std::uint64_t value) {
     }
 }
 
-HWL_RNG_HD std::uint64_t rotl(std::uint64_t x, int k) {
+HWL_HD std::uint64_t rotl(std::uint64_t x, int k) {
     return (x << k) | (x >> (64 - k));
 }
 
-HWL_RNG_HD std::uint64_t next(std::uint64_t state[4]) {
+HWL_HD std::uint64_t next(std::uint64_t state[4]) {
     const std::uint64_t result = rotl(state[1] * 5, 7) * 9;
     const std::uint64_t t = state[1] << 17;
     state[2] ^= state[0];
@@ -41,12 +37,12 @@ HWL_RNG_HD std::uint64_t next(std::uint64_t state[4]) {
 }
 
 /// Uniform in [0, 1), from the top 53 bits.
-HWL_RNG_HD double uniform(std::uint64_t state[4]) {
+HWL_HD double uniform(std::uint64_t state[4]) {
     return double(next(state) >> 11) * 0x1.0p-53;
 }
 
 /// A seed derived from a base seed and up to two stream ids (rank, epoch).
-HWL_RNG_HD std::uint64_t derive(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0) {
+HWL_HD std::uint64_t derive(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0) {
     std::uint64_t z = seed ^ (a * 0xD1B54A32D192ED03ull) ^ (b * 0x8CB92BA72F3D8DD7ull);
     z = (z ^ (z >> 33)) * 0xFF51AFD7ED558CCDull;
     return z ^ (z >> 33);

@@ -5,6 +5,7 @@
 #include "backend/cpu/netkernel.h"
 #include "backend/hostupdate.h"
 #include "optim/hogwild.h"
+#include "util/dropoutdraws.h"
 #include "util/parallel.h"
 #include "util/random.h"
 
@@ -29,7 +30,7 @@ public:
                         std::int64_t end) override {
         return math_->evaluate(params, data, begin, end, ws_);
     }
-    void setNoiseKey(std::uint64_t key) override { ws_.noiseKey = Rng::derive(key, rank_ + 1); }
+    void setNoiseKey(std::uint64_t key) override { ws_.noiseKey = dropout::rankKey(key, rank_); }
     bool gradientInto(float* buffer) override {
         // The embedding bag's gradient is sparse (its rows vary by batch); a
         // buffer aligned otherwise than the kernel's own would change bits.

@@ -4,6 +4,7 @@
 #include "backend/cpu/batchgather.h"
 #include "backend/cpu/cpuproducts.h"
 #include "backend/cpu/softmaxloss.h"
+#include "util/dropoutdraws.h"
 #include "util/eigenmaps.h"
 
 namespace hwl {
@@ -36,6 +37,22 @@ Activation activationOf(Op op) {
     default:
         return Activation::Relu;
     }
+}
+
+/// Keeps a group's dropout factors (rows x width) where ws.dropoutLog asks.
+template <class T>
+void logDraws(Workspace<T>& ws, std::size_t step, std::int64_t rows, std::int64_t width,
+              const T* factors) {
+    if (!ws.dropoutLog)
+        return;
+    auto& log = *ws.dropoutLog;
+    if (log.size() <= step)
+        log.resize(step + 1);
+    auto& kept = log[step];
+    const auto end = std::size_t((ws.groupFirst + rows) * width);
+    if (kept.size() < end)
+        kept.resize(end);
+    std::copy_n(factors, rows * width, kept.begin() + std::ptrdiff_t(ws.groupFirst * width));
 }
 
 netops::Window windowOf(const LayerInfo& info) {
@@ -182,6 +199,7 @@ void NetKernel::forwardStep(std::size_t s, const T* params, std::int64_t n, bool
         if (training && step.dropBefore) {
             netops::dropoutScales(rng, step.p, n * step.in.channels,
                                   sized(aux, n * step.in.channels));
+            logDraws(ws, s, n, step.in.channels, aux.data());
             scale = aux.data();
         }
         if (netops::pairsCoverInput(w))
@@ -205,6 +223,7 @@ void NetKernel::forwardStep(std::size_t s, const T* params, std::int64_t n, bool
         }
         const std::int64_t draws = perPlane ? n * step.in.channels : inSize;
         netops::dropoutScales(rng, step.p, draws, sized(aux, draws));
+        logDraws(ws, s, n, draws / n, aux.data());
         netops::applyScale(x, aux.data(), planes, perPlane, sized(out, outSize));
         break;
     }
@@ -309,12 +328,14 @@ T NetKernel::train(const T* params, const DatasetView& data, const std::int64_t*
         values = ws.grad.values.data();
     }
     ws.grad.segments.assign(1, {0, total_, 0});
-    // One stream of dropout draws for the whole batch, group after group.
-    Rng rng(Rng::derive(seed_, ws.noiseKey));
+    // One stream of dropout draws for the whole batch, group after group:
+    // the order util/dropoutdraws.h's drawStep() replays on the GPU.
+    Rng rng(dropout::streamSeed(seed_, ws.noiseKey));
     const std::int64_t group = group_ > 0 ? std::min(group_, n) : n;
     T lossSum = 0;
     for (std::int64_t first = 0; first < n; first += group) {
         const std::int64_t m = std::min(group, n - first);
+        ws.groupFirst = first;
         gatherRows(data, rows + first, m, ws.input);
         const T* logits = forward(params, m, true, rng, ws);
         ws.delta.resize(std::size_t(m * classes_));

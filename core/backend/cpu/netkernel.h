@@ -18,6 +18,9 @@ namespace hwl {
 class NetKernel final : public ModelKernelOf<NetKernel> {
 public:
     explicit NetKernel(const Net& model);
+    /// Rows a training step takes through the network at once (0: the whole
+    /// batch): its dropout draws go group by group (util/dropoutdraws.h).
+    std::int64_t group() const { return group_; }
 
     struct Step {
         enum class Kind { Conv, MaxPool, AvgPool, Act, Dropout, Dropout2d, Flatten, Fc };

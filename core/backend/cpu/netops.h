@@ -5,6 +5,7 @@
 // says where plane (sample, channel) starts, for either order the kernel
 // keeps: [sample][channel] (NC, what PyTorch's NCHW is) or [channel][sample]
 // (CN, what a convolution's matrix product writes).
+#include "util/dropoutdraws.h"
 #include "util/random.h"
 
 #include <algorithm>
@@ -323,12 +324,13 @@ void avgPoolBackward(const T* dout, const Planes& p, const Window& w, T* dz) {
         }
 }
 
-/// Dropout's factors: 0 with probability q, else 1 / (1 - q), as PyTorch's.
+/// Dropout's factors: 0 with probability q, else 1 / (1 - q), as PyTorch's
+/// (util/dropoutdraws.h, the rule the GPU draws by too).
 template <class T>
 void dropoutScales(Rng& rng, double q, std::int64_t count, T* scale) {
-    const T keep = T(1) / T(1 - q);
+    const T keep = dropout::keepFactor<T>(q);
     for (std::int64_t j = 0; j < count; ++j)
-        scale[j] = rng.uniform() < q ? T(0) : keep;
+        scale[j] = dropout::factor(rng.uniform(), q, keep);
 }
 
 /// out = x times its factor: per value (perPlane false, scale indexed as x)

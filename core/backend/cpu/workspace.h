@@ -20,6 +20,10 @@ struct Workspace {
     std::int64_t stamp = 0;
     std::vector<std::vector<std::int32_t>> picks; ///< cnn: each max-pool's chosen inputs
     std::uint64_t noiseKey = 0;                   ///< the batch's dropout stream (setNoiseKey)
+    std::int64_t groupFirst = 0; ///< a layer list: the first row of the group in training
+    /// Set (tests/tst_devicemath): every dropout factor a training step
+    /// draws, at [the kernel's step][row * width + unit] for the whole batch.
+    std::vector<std::vector<T>>* dropoutLog = nullptr;
     Gradient<T> grad;
     /// Set: a dense gradient's values go here instead of grad.values
     /// (StepKernel::gradientInto).

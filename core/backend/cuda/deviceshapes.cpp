@@ -1,5 +1,6 @@
 #include "backend/cuda/deviceshapes.h"
 
+#include "backend/cpu/netkernel.h"
 #include "model/embeddingbag.h"
 #include "model/mlp.h"
 #include "model/net.h"
@@ -58,6 +59,7 @@ cuda::CnnShape cnnShape(const Model& model) {
     c.total = model.layout().total();
     c.dropout = model.spec().dropout;
     c.seed = model.spec().dropoutSeed;
+    c.dropoutGroup = NetKernel(dynamic_cast<const Net&>(model)).group();
     return c;
 }
 
