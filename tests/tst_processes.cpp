@@ -15,6 +15,7 @@
 #include <QDir>
 #include <QFile>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTest>
 
 #include <csignal>
@@ -251,6 +252,31 @@ private slots:
             QCOMPARE(run->telemetry().worker(0).state, WorkerState::Finished);
         }
         QVERIFY(processGone(pid));
+    }
+
+    void aShortDevShmRunsInMemoryFiles_data() { addMethods(); }
+    void aShortDevShmRunsInMemoryFiles() {
+        // /dev/shm taken to have 64 KiB free: the run's segments are memory
+        // files that every start method's workers open by name (a spawned
+        // worker through /proc/<parent>/fd), the run trains as it would in
+        // /dev/shm, says where its segments were, and leaves nothing there.
+        QFETCH(int, method);
+        qputenv("HWL_SHM_FREE_BYTES", "65536");
+        const auto restore = qScopeGuard([] { qunsetenv("HWL_SHM_FREE_BYTES"); });
+        auto run = runToEnd(teacher(StartMethod(method), 2));
+        const auto s = run->summary();
+        QCOMPARE(s.state, RunState::Finished);
+        QVERIFY2(s.testAccuracy >= 0.80, qPrintable(QString::number(s.testAccuracy)));
+        const auto& notes = run->notes();
+        QVERIFY2(std::any_of(notes.begin(), notes.end(),
+                             [](const std::string& n) {
+                                 return n.find("/dev/shm has 0 MiB free") != std::string::npos &&
+                                        n.find("memory files (memfd)") != std::string::npos;
+                             }),
+                 qPrintable(QString::fromStdString(notes.empty() ? "no notes" : notes.back())));
+        QVERIFY(ourSegments().isEmpty());
+        run.reset();
+        QVERIFY(SharedSegment::choosePlace(0).empty()); // back to /dev/shm for the next tests
     }
 
     void segmentsArePrivate() {

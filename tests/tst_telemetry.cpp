@@ -5,6 +5,7 @@
 #include "telemetry/telemetry.h"
 #include "util/errors.h"
 
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -300,28 +301,69 @@ private slots:
         QVERIFY(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).isEmpty());
     }
 
-    void tooLittleSharedMemoryIsReportedUpFront() {
-        const long long free = SharedSegment::freeBytes();
-        if (free < 0)
-            QSKIP("/dev/shm cannot be inspected here");
+    void aShortDevShmFallsBackToMemoryFiles() {
+        // /dev/shm taken to have 1 MiB free (a container's is 64 MiB): a
+        // larger segment is an anonymous memory file, zero-filled, that
+        // another mapping by its name shares, and that ends with its owner.
+        qputenv("HWL_SHM_FREE_BYTES", "1048576");
+        const auto restore = qScopeGuard([] { qunsetenv("HWL_SHM_FREE_BYTES"); });
+        QCOMPARE(SharedSegment::freeBytes(), 1048576LL);
+        std::string name;
+        {
+            SharedSegment owner = SharedSegment::create("parameters", 4 << 20);
+            name = owner.name();
+            QVERIFY2(name.rfind("/proc/" + std::to_string(getpid()) + "/fd/", 0) == 0,
+                     name.c_str());
+            QVERIFY(!std::filesystem::exists("/dev/shm" + name.substr(name.rfind('/'))));
+            const auto* zero = static_cast<const unsigned char*>(owner.data());
+            QVERIFY(std::all_of(zero, zero + (4 << 20), [](unsigned char b) { return b == 0; }));
+            SharedSegment other = SharedSegment::open(name);
+            QCOMPARE(other.size(), std::size_t(4 << 20));
+            static_cast<float*>(owner.data())[12345] = 2.5f;
+            QCOMPARE(static_cast<const float*>(other.data())[12345], 2.5f);
+            // Small ones still go to /dev/shm.
+            SharedSegment small = SharedSegment::create("telemetry", 4096);
+            QVERIFY(segmentExists(small.name()));
+        }
         try {
-            SharedSegment::create("parameters", std::size_t(free) + (std::size_t(1) << 30));
+            SharedSegment::open(name);
+            QFAIL("a memory file outlived its owner");
+        } catch (const RunError& e) {
+            QVERIFY2(std::string(e.what()).find("creator") != std::string::npos, e.what());
+        }
+        // A run that needs more than /dev/shm has chooses memory files for
+        // every segment, and says so; one that fits goes back to /dev/shm.
+        const std::string note = SharedSegment::choosePlace(8 << 20);
+        QVERIFY2(note.find("memory files (memfd)") != std::string::npos &&
+                     note.find("/dev/shm has 1 MiB free") != std::string::npos,
+                 note.c_str());
+        QVERIFY(SharedSegment::place() == SharedSegment::Place::MemoryFile);
+        QVERIFY(SharedSegment::create("data", 4096).name().rfind("/proc/", 0) == 0);
+        QVERIFY(SharedSegment::choosePlace(4096).empty());
+        QVERIFY(SharedSegment::place() == SharedSegment::Place::DevShm);
+    }
+
+    void moreThanMemoryIsReportedUpFront() {
+        // Neither /dev/shm nor memory can hold it: one clear message before
+        // anything is allocated, never a huge allocation.
+        const long long memory = SharedSegment::availableMemory();
+        if (memory < 0)
+            QSKIP("/proc/meminfo cannot be read here");
+        qputenv("HWL_SHM_FREE_BYTES", "1048576");
+        const auto restore = qScopeGuard([] { qunsetenv("HWL_SHM_FREE_BYTES"); });
+        try {
+            SharedSegment::create("parameters", std::size_t(memory) + (std::size_t(1) << 30));
             QFAIL("expected RunError");
-        } catch (const std::exception& e) {
+        } catch (const RunError& e) {
             const std::string what = e.what();
             QVERIFY2(what.find("needs") != std::string::npos &&
-                         what.find("MiB in /dev/shm") != std::string::npos,
+                         what.find("/dev/shm has 1 MiB free") != std::string::npos &&
+                         what.find("of memory is available") != std::string::npos,
                      e.what());
-        }
-        // Just over what is free: the two figures still differ (needs rounds
-        // up, free rounds down), never "needs 1 MiB but only 1 MiB is free".
-        try {
-            SharedSegment::create("parameters", std::size_t(free) + 65536);
-            QFAIL("expected RunError");
-        } catch (const std::exception& e) {
-            const std::string what = e.what();
+            // The two figures differ (needs rounds up, available rounds
+            // down), never "needs 1 MiB but only 1 MiB".
             const auto needs = what.substr(what.find("needs ") + 6);
-            const auto only = what.substr(what.find("but only ") + 9);
+            const auto only = what.substr(what.find("only ") + 5);
             QVERIFY2(std::stoll(needs) > std::stoll(only), e.what());
         }
     }

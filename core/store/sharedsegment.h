@@ -8,6 +8,14 @@
 // is reported before training instead of as a SIGBUS during it, and unlinked
 // by the owning object's destructor. Every live segment's name is also kept
 // in a fixed table that a signal handler can read (unlinkAllNow).
+//
+// Where /dev/shm is too small (a container's default is 64 MiB), a segment
+// is an anonymous memory file instead (memfd_create: the same shared memory,
+// not bounded by /dev/shm's size), which the creator keeps open; others open
+// it by the name "/proc/<creator pid>/fd/<fd>", and it vanishes with the
+// last process that holds it, even after a crash. A run says which it used
+// (Place, placeNote). HWL_SHM_FREE_BYTES caps what /dev/shm is taken to have
+// free, to try the fallback on any machine.
 #include <cstddef>
 #include <string>
 
@@ -22,9 +30,19 @@ public:
     SharedSegment& operator=(const SharedSegment&) = delete;
     ~SharedSegment();
 
+    /// Where this process creates segments: in /dev/shm, or as anonymous
+    /// memory files (memfd) where /dev/shm lacks room. Memory, either way.
+    enum class Place { DevShm, MemoryFile };
+    /// Chooses where this process's segments go from now on, for a run that
+    /// needs about `bytes` in all: /dev/shm when it has them free, else memory
+    /// files. Returns a note for the user when it is not /dev/shm.
+    static std::string choosePlace(std::size_t bytes);
+    static Place place();
+
     /// Creates and maps a zero-filled segment of `bytes`; this object owns the
-    /// name and unlinks it. Throws RunError when /dev/shm lacks the space (the
-    /// message says how much is needed and free) or the segment cannot be made.
+    /// name and unlinks it. In /dev/shm, unless place() says memory files or
+    /// /dev/shm lacks the space for it. Throws RunError when neither can hold
+    /// it (the message says how much is needed and free).
     static SharedSegment create(const std::string& purpose, std::size_t bytes);
     /// Maps an existing segment by name (a worker process); does not own it.
     static SharedSegment open(const std::string& name);
@@ -43,8 +61,12 @@ public:
     /// Removes /dev/shm segments named by this scheme whose owner pid no
     /// longer exists. Returns how many were removed.
     static int cleanupStaleSegments();
-    /// Free bytes in /dev/shm (statvfs), or -1 when it cannot be read.
+    /// Free bytes in /dev/shm (statvfs; at most HWL_SHM_FREE_BYTES when that
+    /// is set), or -1 when it cannot be read.
     static long long freeBytes();
+    /// The memory the system has available (MemAvailable), or -1 when it
+    /// cannot be read: the most a memory file may take.
+    static long long availableMemory();
     /// Unlinks the name of every segment this process created and has not
     /// released yet, and of every segment it opened, even released (only
     /// workers open segments, and a worker serves one run; a fork child:
@@ -55,6 +77,10 @@ public:
 
 private:
     void release();
+    static SharedSegment createMemoryFile(const std::string& purpose, std::size_t bytes,
+                                          long long shmFree);
+    void map(int fd, std::size_t bytes, const std::string& what);
+    int fd_ = -1; ///< a memory file's, held open by its creator while the segment lives
     void* data_ = nullptr;
     std::size_t size_ = 0;
     std::string name_;

@@ -71,26 +71,23 @@ StorePlace HostTraining::place() const {
     return workersAreProcesses(config_) ? StorePlace::SharedMemory : StorePlace::Heap;
 }
 
-void HostTraining::checkSharedMemory(const RunResources& run, const SharedNeeds& needs) const {
-    // Everything the workers share lives in /dev/shm: say up front when it does not fit.
+void HostTraining::placeSharedMemory(const RunResources& run, const SharedNeeds& needs) const {
+    // Everything the workers share lives in /dev/shm, or where it is too
+    // small in anonymous memory files (store/sharedsegment.h): which, the
+    // run says in a note.
     const std::int64_t total = run.model.layout().total();
     const std::size_t needed = ParameterStore::segmentBytes(total, storeExtras(config_)) +
                                std::size_t(total) * sizeof(float) * needs.workerStores +
                                SharedDataset::bytesFor(run.data.train) + needs.otherBytes +
                                (std::size_t(config_.workers) + 1) * 200000;
-    const long long available = SharedSegment::freeBytes();
-    if (available >= 0 && (long long)needed > available)
-        throw RunError("shared memory: this run needs about " + mebibytes((long long)needed) +
-                       " in /dev/shm (parameters, training data, telemetry) but only " +
-                       mebibytesDown(available) +
-                       " is free; free space there, enlarge it (mount -o remount,size=... "
-                       "/dev/shm), or use a smaller model or dataset");
+    if (const std::string note = SharedSegment::choosePlace(needed); !note.empty())
+        run.notes.push_back(note);
 }
 
 void HostTraining::prepareParameters(RunResources& run, const float* initial,
                                      const SharedNeeds& needs, StorePlace where) {
     if (place() == StorePlace::SharedMemory)
-        checkSharedMemory(run, needs);
+        placeSharedMemory(run, needs);
     stores_.allocateRun(run, initial, where, storeExtras(config_));
 }
 

@@ -11,9 +11,9 @@
 //                     shared copy for process workers);
 //   ExperimentSegment the experiment's JSON for process workers of this
 //                     machine (not on their command line);
-//   HostTraining      the three together, the /dev/shm check before anything
-//                     is allocated, and each worker's job (a thread, or a
-//                     process told the segments' names).
+//   HostTraining      the three together, the choice of /dev/shm or memory
+//                     files before anything is allocated, and each worker's
+//                     job (a thread, or a process told the segments' names).
 // And free functions for a worker's setup and the --lost-updates remark.
 // What a pitfall needs (a name never shared, a lock) belongs to its mode.
 #include "data/shareddataset.h"
@@ -100,8 +100,9 @@ public:
     explicit HostTraining(const ExperimentConfig& config) : config_(config) {}
     /// Where the stores go: /dev/shm when the workers are processes.
     StorePlace place() const;
-    /// For process workers, checks that the run fits in /dev/shm; then
-    /// allocates the run's store on `where`, a copy of `initial`.
+    /// For process workers, places the shared segments in /dev/shm, or in
+    /// memory files where it lacks room (a note says so); then allocates the
+    /// run's store on `where`, a copy of `initial`.
     void prepareParameters(RunResources& run, const float* initial, const SharedNeeds& needs,
                            StorePlace where);
     void prepareParameters(RunResources& run, const float* initial, const SharedNeeds& needs = {}) {
@@ -123,7 +124,7 @@ public:
     void finish();
 
 private:
-    void checkSharedMemory(const RunResources& run, const SharedNeeds& needs) const;
+    void placeSharedMemory(const RunResources& run, const SharedNeeds& needs) const;
 
     const ExperimentConfig& config_; ///< the owning strategy's
     ParameterStores stores_;
