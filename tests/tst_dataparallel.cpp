@@ -14,6 +14,8 @@
 #include "run/run.h"
 #include "run/workerrole.h"
 #include "strategy/catalog.h"
+#include "strategy/devicestrategy.h"
+#include "strategy/epochdealer.h"
 #include "train/keepgoing.h"
 #include "util/errors.h"
 #include "workertestmain.h"
@@ -450,6 +452,29 @@ private slots:
             return n.find("momentum buffers are not averaged") != std::string::npos;
         }));
         QVERIFY2(s.testAccuracy > 0.6, qPrintable(QString::number(s.testAccuracy)));
+    }
+
+    void epochDealerDealsEveryEpochInOrder() {
+        // The GPU replicas' rows, dealt several epochs at a time on host
+        // threads, are each epoch's DistributedSampler shares, in order.
+        auto plan = std::make_shared<StridedEpochPlan>(1003, 4, true, false, 9);
+        {
+            EpochDealer dealer(plan, 4, 5, 3);
+            QCOMPARE(dealer.ahead(), 3);
+            for (int epoch = 1; epoch <= 5; ++epoch) {
+                QCOMPARE(dealer.next(), replicaRows(*plan, epoch, 4));
+                QVERIFY(dealer.lastWaitSeconds() >= 0);
+            }
+            QVERIFY_THROWS_EXCEPTION(std::logic_error, dealer.next());
+        }
+        {
+            EpochDealer early(plan, 4, 40, 8); // left with epochs still being dealt
+            QCOMPARE(early.next(), replicaRows(*plan, 1, 4));
+        }
+        QCOMPARE(EpochDealer::aheadFor(1'000'000, 16), 8); // half of 16 threads
+        QCOMPARE(EpochDealer::aheadFor(1'000'000, 2), 2);
+        QCOMPARE(EpochDealer::aheadFor(20'000'000, 16), 2); // 240 MB an epoch: two fit 512 MiB
+        QCOMPARE(EpochDealer::aheadFor(100'000'000, 16), 1);
     }
 
     void sparseModelTrains_data() { addThreadsAndMpi(); }

@@ -84,6 +84,13 @@ void DeviceWorkers::evaluated(int epoch, double lossSum, std::int64_t correct, s
     slot->ready.store(DeviceEvaluation::Done, std::memory_order_release);
 }
 
+void DeviceWorkers::waitedForRows(int epoch, double seconds, int ahead) {
+    if (DeviceEvaluation* slot = evaluationSlot(epoch)) {
+        slot->rowWaitSeconds = seconds;
+        slot->dealtAhead = ahead;
+    }
+}
+
 void DeviceWorkers::evaluationFailed(int epoch, const std::string& why) {
     DeviceEvaluation* slot = evaluationSlot(epoch);
     if (!slot)
@@ -195,6 +202,28 @@ void DeviceStrategy::explainEvaluation(RunSummary& summary) const {
         summary.remarks.push_back("the test set was evaluated on the device (" +
                                   std::to_string(onDevice) + " epoch" + (onDevice == 1 ? "" : "s") +
                                   ")");
+}
+
+void DeviceStrategy::explainRowWaits(RunSummary& summary) const {
+    if (!evaluations_.data())
+        return;
+    // Read once the device process has left: its plain writes are all there.
+    const auto* slots = static_cast<const DeviceEvaluation*>(evaluations_.data());
+    double later = 0;
+    int epochs = 0, ahead = 0;
+    for (int k = 0; k < config_.epochs && slots[k].dealtAhead > 0; ++k) {
+        later += k > 0 ? slots[k].rowWaitSeconds : 0.0;
+        ahead = slots[k].dealtAhead;
+        ++epochs;
+    }
+    if (epochs < 2)
+        return;
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "the host dealt the epochs' rows %d at a time; the device waited %.3f s for "
+                  "them between epochs (%d epochs)",
+                  ahead, later, epochs);
+    summary.remarks.push_back(text);
 }
 
 void DeviceStrategy::finish() {

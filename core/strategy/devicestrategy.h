@@ -27,6 +27,10 @@ struct DeviceEvaluation {
     double lossSum = 0;
     std::int64_t correct = 0, count = 0;
     double seconds = 0; ///< what the evaluation took (not training time)
+    /// Data-parallel: seconds the device waited for the epoch's rows before
+    /// it could train it, and how many epochs the host dealt at once.
+    double rowWaitSeconds = 0;
+    std::int32_t dealtAhead = 0;
     char why[256] = {}; ///< Failed: the device's words; the CPU evaluates from then on
 };
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "shared between processes");
@@ -41,6 +45,9 @@ public:
     /// Publishes epoch `epoch`'s evaluation, before the epoch gate.
     void evaluated(int epoch, double lossSum, std::int64_t correct, std::int64_t count,
                    double seconds);
+    /// The device waited `seconds` for epoch `epoch`'s rows, which the host
+    /// dealt `ahead` epochs at a time (strategy/epochdealer.h).
+    void waitedForRows(int epoch, double seconds, int ahead);
     /// The device could not evaluate epoch `epoch` (nor will it later).
     void evaluationFailed(int epoch, const std::string& why);
     std::uint32_t count() const { return telemetry_.workerCount(); }
@@ -98,6 +105,9 @@ public:
 protected:
     /// Where the test set was evaluated, for the summary's remarks.
     void explainEvaluation(RunSummary& summary) const;
+    /// A remark on how long the device waited for the host's rows
+    /// (DeviceWorkers::waitedForRows), when it was told.
+    void explainRowWaits(RunSummary& summary) const;
     /// The mode's training, in the device process, on `device` (the Worker
     /// backend's device side). Returns true when every epoch ran; throws
     /// with the device's words on failure.

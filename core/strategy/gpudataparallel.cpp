@@ -10,12 +10,13 @@
 #include "backend/devicetraining.h"
 #include "strategy/builtin.h"
 #include "strategy/devicestrategy.h"
+#include "strategy/epochdealer.h"
 #include "train/epochplan.h"
 #include "util/errors.h"
 
 #include <algorithm>
 #include <cmath>
-#include <future>
+#include <thread>
 
 namespace hwl {
 
@@ -34,6 +35,7 @@ public:
     }
     void explain(RunSummary& summary) const override {
         explainEvaluation(summary);
+        explainRowWaits(summary);
         if (config_.syncEvery == 1)
             summary.remarks.push_back(
                 "the " + std::to_string(config_.workers) + " replicas (" +
@@ -99,20 +101,18 @@ bool GpuDataParallel::train(const WorkerEnvironment& env, const DeviceTraining& 
     for (std::uint32_t r = 0; r < p.replicas; ++r)
         workers.describe(r, "cuda:" + std::to_string(int(r) / s.replicasPerGpu) + ", " +
                                 std::to_string(p.trainer->deviceBytes() >> 20) + " MiB");
+    // The epochs' rows are dealt on host threads ahead of the device
+    // (strategy/epochdealer.h): at hundreds of replicas a step is
+    // microseconds, and one thread's shuffle would otherwise make the
+    // device wait between epochs. How long it still waited is published.
     const auto plan = epochPlan(env.train.rows);
-    // The next epoch's rows are dealt on a host thread while the GPU trains
-    // this one: at hundreds of replicas a step is microseconds, and the
-    // epoch's shuffle would otherwise stall the device between epochs.
-    const auto deal = [&plan, replicas = p.replicas](int epoch) {
-        return std::async(std::launch::async,
-                          [&plan, replicas, epoch] { return replicaRows(*plan, epoch, replicas); });
-    };
-    auto next = deal(1);
+    EpochDealer dealer(
+        plan, p.replicas, config_.epochs,
+        EpochDealer::aheadFor(plan->samplesPerEpoch(), std::thread::hardware_concurrency()));
     for (int epoch = 1; epoch <= config_.epochs; ++epoch) {
         std::vector<double> lossSum(p.replicas, 0.0);
-        p.trainer->setEpochRows(next.get(), epoch);
-        if (epoch < config_.epochs)
-            next = deal(epoch + 1);
+        p.trainer->setEpochRows(dealer.next(), epoch);
+        workers.waitedForRows(epoch, dealer.lastWaitSeconds(), dealer.ahead());
         const std::int64_t steps = trainEpoch(p, epoch, workers, lossSum);
         // Local SGD ends each epoch averaged, as on the CPU (the exported
         // model is the replicas' mean); a stop keeps what was trained.
