@@ -2,8 +2,8 @@
 // why). Prints:
 //  - data-parallel replicas on one GPU, the blog's MLP (mlp:100-256-10, as
 //    bench/pytorch_recipes.py and bench/gpu_torch.py) at batch 32 per replica,
-//    R = 1, 8, 64, 256: samples/s, and the share of the FP32 ceiling (66.9 TFLOPS / the model's
-//    FLOPs per sample);
+//    R = 1, 8, 64, 256: samples/s, and the share of the FP32 ceiling (the device's own FP32
+//    peak, GpuDevice::fp32PeakFlops, over the model's FLOPs per sample);
 //  - one replica's step time with the CUDA graph (R = 1);
 //  - the device reduce of R replicas' gradients, 100M parameters: GB/s;
 //  - gpu-hogwild on the sparse embedding bag vs CPU Hogwild (threads) on the
@@ -25,11 +25,24 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <string>
 
 using namespace hwl;
 
 namespace {
-constexpr double kFp32Flops = 66.9e12; // one H200, FP32 without tensor cores
+/// Device 0's FP32 peak without tensor cores and its memory's bandwidth, from
+/// its own figures (launch/devices.h), set by main().
+double gFp32Flops = 0, gBandwidth = 0;
+
+/// "12.3%" of `ceiling`, or "-" where the device did not say its figures.
+std::string shareOf(double value, double ceiling) {
+    char text[32];
+    if (ceiling > 0)
+        std::snprintf(text, sizeof text, "%.1f%%", 100 * value / ceiling);
+    else
+        std::snprintf(text, sizeof text, "-");
+    return text;
+}
 
 double seconds(std::chrono::steady_clock::time_point since) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -43,7 +56,7 @@ void replicaThroughput() {
     const double flops = model->flopsPerSample();
     std::printf("model mlp:100-256-10: %.0f FLOP per sample (training), FP32 ceiling %.0fM "
                 "samples/s\n",
-                flops, kFp32Flops / flops / 1e6);
+                flops, gFp32Flops / flops / 1e6);
     for (int R : {1, 8, 64, 256}) {
         cuda::ReplicaSettings s;
         s.mlp = mlpShape(*model);
@@ -64,9 +77,9 @@ void replicaThroughput() {
         t->finishSteps();
         const double dt = seconds(start);
         const double rate = double(R) * 32 * steps / dt;
-        std::printf("data-parallel R=%-3d batch 32: %8.2fM samples/s  %5.1f%% of the FP32 "
-                    "ceiling  step %.1f us\n",
-                    R, rate / 1e6, 100 * rate * flops / kFp32Flops, dt / steps * 1e6);
+        std::printf("data-parallel R=%-3d batch 32: %8.2fM samples/s  %s of the FP32 ceiling  "
+                    "step %.1f us\n",
+                    R, rate / 1e6, shareOf(rate * flops, gFp32Flops).c_str(), dt / steps * 1e6);
     }
 }
 
@@ -75,9 +88,10 @@ void reduceBandwidth() {
     for (int R : {2, 8}) {
         const double s = cuda::timeReplicaReduce(P, R, 10);
         const double bytes = double(P) * 4 * (R + 1);
-        std::printf("device reduce of %d replicas x 100M parameters: %.3f ms, %.0f GB/s (%.0f%% of "
-                    "4.8 TB/s)\n",
-                    R, s * 1e3, bytes / s / 1e9, 100 * bytes / s / 4.8e12);
+        std::printf("device reduce of %d replicas x 100M parameters: %.3f ms, %.0f GB/s (%s of "
+                    "the memory's %.2f TB/s)\n",
+                    R, s * 1e3, bytes / s / 1e9, shareOf(bytes / s, gBandwidth).c_str(),
+                    gBandwidth / 1e12);
     }
 }
 
@@ -162,6 +176,8 @@ int main(int argc, char** argv) {
             return 0;
         }
         std::fputs(describeDevices(list).c_str(), stdout);
+        gFp32Flops = list.devices[0].fp32PeakFlops();
+        gBandwidth = list.devices[0].memoryBandwidth();
         // The runs first: their device processes need the GPU to themselves
         // where it is in exclusive-process mode, so this process makes its
         // own CUDA context (the replicas, the reduce) only after them.

@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <fstream>
 
 using namespace hwl;
@@ -44,9 +45,10 @@ private slots:
         if (!cudaBuilt())
             QSKIP("this build has no CUDA backend: the device list says so before any probe");
         const QString path =
-            write("report", "versions\tdriver 13.0, runtime 13.0; NCCL none\n"
-                            "device\t0\tNVIDIA H200\t150119759872\t9\t0\t132\t0\n"
-                            "device\t1\tNVIDIA H200\t150119759872\t9\t0\t132\t3\n");
+            write("report",
+                  "versions\tdriver 13.0, runtime 13.0; NCCL none\n"
+                  "device\t0\tNVIDIA H200\t150119759872\t9\t0\t132\t0\n"
+                  "device\t1\tNVIDIA H200\t150119759872\t9\t0\t132\t3\t1980000\t2619000\t5120\n");
         qputenv("HWL_DEVICE_REPORT", path.toUtf8());
         const DeviceList list = listDevices(true);
         QVERIFY2(list.unavailable.empty(), list.unavailable.c_str());
@@ -58,6 +60,22 @@ private slots:
         QVERIFY(!list.devices[0].exclusiveProcess());
         QVERIFY(list.devices[1].exclusiveProcess());
         QCOMPARE(list.versions, std::string("driver 13.0, runtime 13.0; NCCL none"));
+        // A report without the clock (an older probe's) reads, without a peak;
+        // with it, the FP32 peak comes from the device's own figures.
+        QCOMPARE(list.devices[0].clockKHz, 0);
+        QCOMPARE(list.devices[0].fp32PeakFlops(), 0.0);
+        QCOMPARE(list.devices[1].clockKHz, 1980000);
+        QVERIFY(std::abs(list.devices[1].fp32PeakFlops() - 66.9e12) < 0.1e12);
+        QVERIFY(describeDevices(list).find("FP32 peak 66.9 TFLOPS (1980 MHz)") !=
+                std::string::npos);
+        QVERIFY(std::abs(list.devices[1].memoryBandwidth() - 3.35e12) < 0.01e12);
+        GpuDevice a100;
+        a100.major = 8;
+        a100.multiprocessors = 108;
+        a100.clockKHz = 1410000;
+        QVERIFY(std::abs(a100.fp32PeakFlops() - 19.5e12) < 0.1e12); // 64 lanes a multiprocessor
+        a100.major = 5; // a family the table does not know: no peak rather than a wrong one
+        QCOMPARE(a100.fp32PeakFlops(), 0.0);
         // A saved "no device" stays no device, and says where it came from.
         qputenv("HWL_DEVICE_REPORT",
                 write("none", "error\tno CUDA device: cudaGetDeviceCount returned 35\n").toUtf8());

@@ -32,10 +32,14 @@ DeviceReport initialise() {
                 "device " + std::to_string(i) + ": cudaGetDeviceProperties returned " + cudaText(e);
             continue;
         }
-        int mode = 0; // CUDA 13's cudaDeviceProp has no computeMode: the attribute
+        // CUDA 13's cudaDeviceProp lacks these: the attributes.
+        int mode = 0, clock = 0, memoryClock = 0, bus = 0;
         cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, i);
+        cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, i);
+        cudaDeviceGetAttribute(&memoryClock, cudaDevAttrMemoryClockRate, i);
+        cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, i);
         report.devices.push_back({i, p.name, std::int64_t(p.totalGlobalMem), p.major, p.minor,
-                                  p.multiProcessorCount, mode});
+                                  p.multiProcessorCount, clock, memoryClock, bus, mode});
     }
     // A context now, as frameworks create one at their first CUDA call: the
     // state a forked child inherits and cannot use. It fails on a GPU in

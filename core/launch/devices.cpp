@@ -54,10 +54,14 @@ DeviceList parseReport(const std::string& text) {
             list.unavailable = f[1];
         else if (f[0] == "versions" && f.size() == 2)
             list.versions = f[1];
-        else if (f[0] == "device" && f.size() == 8)
-            list.devices.push_back({std::atoi(f[1].c_str()), f[2], std::atoll(f[3].c_str()),
-                                    std::atoi(f[4].c_str()), std::atoi(f[5].c_str()),
-                                    std::atoi(f[6].c_str()), std::atoi(f[7].c_str())});
+        else if (f[0] == "device" && (f.size() == 8 || f.size() == 11)) {
+            // 11: with the clocks and the bus (an older probe's report has 8)
+            const auto field = [&f](std::size_t i) {
+                return i < f.size() ? std::atoi(f[i].c_str()) : 0;
+            };
+            list.devices.push_back({field(1), f[2], std::atoll(f[3].c_str()), field(4), field(5),
+                                    field(6), field(8), field(9), field(10), field(7)});
+        }
     }
     if (list.devices.empty() && list.unavailable.empty())
         list.unavailable = "no CUDA device: the device probe reported none";
@@ -198,6 +202,18 @@ DeviceList listDevices(bool refresh) {
     return *gList;
 }
 
+namespace {
+/// "  FP32 peak 66.9 TFLOPS (1980 MHz)", or nothing where a figure is missing.
+std::string peakText(const GpuDevice& d) {
+    if (!(d.fp32PeakFlops() > 0))
+        return {};
+    char text[80];
+    std::snprintf(text, sizeof text, "  FP32 peak %.1f TFLOPS (%d MHz)", d.fp32PeakFlops() / 1e12,
+                  d.clockKHz / 1000);
+    return text;
+}
+} // namespace
+
 std::string describeDevices(const DeviceList& list) {
     std::ostringstream out;
     if (list.devices.empty())
@@ -205,7 +221,7 @@ std::string describeDevices(const DeviceList& list) {
     for (const GpuDevice& d : list.devices)
         out << "cuda:" << d.index << "  " << d.name << "  " << (d.memoryBytes >> 20) << " MiB  "
             << "compute capability " << d.major << "." << d.minor << "  " << d.multiprocessors
-            << " multiprocessors"
+            << " multiprocessors" << peakText(d)
             << (d.exclusiveProcess()
                     ? "  exclusive-process compute mode: one process at a time may use it (a "
                       "run's device process cannot start while another process holds it)"
@@ -231,9 +247,9 @@ bool runDeviceProbeIfRequested(int argc, char** argv, int& exitCode) {
     if (!r.error.empty())
         std::printf("error\t%s\n", r.error.c_str());
     for (const GpuDevice& d : r.devices)
-        std::printf("device\t%d\t%s\t%lld\t%d\t%d\t%d\t%d\n", d.index, d.name.c_str(),
+        std::printf("device\t%d\t%s\t%lld\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", d.index, d.name.c_str(),
                     static_cast<long long>(d.memoryBytes), d.major, d.minor, d.multiprocessors,
-                    d.computeMode);
+                    d.computeMode, d.clockKHz, d.memoryClockKHz, d.memoryBusBits);
 #else
     std::printf("error\t%s\n", cudaNotBuiltReason().c_str());
     (void)versionText;
