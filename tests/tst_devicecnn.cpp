@@ -22,6 +22,7 @@
 
 #include <QTest>
 
+#include <cstring>
 #include <numeric>
 
 using namespace hwl;
@@ -73,6 +74,14 @@ void productByDefinition(const dm::BatchedProduct& p, const float* A, const floa
                 }
                 C[b * p.strideC + i * p.n + j] = float(sum);
             }
+}
+
+/// A float's bits: QCOMPARE of two floats forgives a difference in the last
+/// places, and these checks are of the same bits.
+std::uint32_t bits(float v) {
+    std::uint32_t b = 0;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
 }
 
 std::vector<float> randomValues(std::size_t count, std::uint64_t seed) {
@@ -321,7 +330,8 @@ private slots:
             gpu[std::size_t(e)] = in[std::size_t(dm::im2colSource(e, channels, side, k))];
         for (std::int64_t j = 0; j < cols; ++j)
             for (std::int64_t q = 0; q < width; ++q)
-                QCOMPARE(gpu[std::size_t(j * width + q)], cpu[std::size_t(q * cols + j)]);
+                QCOMPARE(bits(gpu[std::size_t(j * width + q)]),
+                         bits(cpu[std::size_t(q * cols + j)]));
         // col2im: the same sums in the same order, so the same bits.
         const auto grad = randomValues(gpu.size(), 12);
         std::vector<float> rowsLayout(grad.size());
@@ -331,7 +341,8 @@ private slots:
         std::vector<float> want(in.size(), 0.0f);
         netops::col2imRowsAdd(rowsLayout.data(), planes, w, want.data());
         for (std::int64_t e = 0; e < std::int64_t(in.size()); ++e)
-            QCOMPARE(dm::col2imGather(grad.data(), e, channels, side, k), want[std::size_t(e)]);
+            QCOMPARE(bits(dm::col2imGather(grad.data(), e, channels, side, k)),
+                     bits(want[std::size_t(e)]));
     }
 
     void poolPicksAreTheCpus() {
@@ -358,8 +369,8 @@ private slots:
             const std::int64_t plane =
                 (pw.plane % channels * n + pw.plane / channels) * side * side;
             QCOMPARE(best - plane, std::int64_t(wantPick[std::size_t(e)]));
-            QCOMPARE(dm::reluScaled(z[std::size_t(best)], scale.data(), pw.plane),
-                     want[std::size_t(e)]);
+            QCOMPARE(bits(dm::reluScaled(z[std::size_t(best)], scale.data(), pw.plane)),
+                     bits(want[std::size_t(e)]));
         }
     }
 
@@ -470,7 +481,7 @@ private slots:
         for (const float wd : {0.0f, 0.01f}) {
             float p = 0.75f, v = 0.0f;
             dm::sgdElement(p, 0.3f, v, 0.05f, 0.0f, wd);
-            QCOMPARE(0.75f + dm::sgdChange(0.75f, 0.3f, 0.05f, wd), p);
+            QCOMPARE(bits(0.75f + dm::sgdChange(0.75f, 0.3f, 0.05f, wd)), bits(p));
         }
     }
 };
