@@ -22,6 +22,9 @@ const std::vector<EnvironmentVariable>& environmentVariables() {
          "toolkit's folders and a Python wheel's nvidia/nccl/lib"},
         {"HWL_DEVICE_REPORT", "FILE",
          "a device probe's report saved earlier, believed instead of probing the GPUs"},
+        {"HWL_SHM_FREE_BYTES", "N",
+         "take /dev/shm to have at most N bytes free: a run that shares more between its "
+         "processes puts its segments in anonymous memory files instead (for tests)"},
         {"XDG_DATA_HOME", "DIR",
          "the user's presets (hogwild-lab/presets/) and the window's run list "
          "(HogwildLab/Hogwild Lab/runs.json); default ~/.local/share"},
