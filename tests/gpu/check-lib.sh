@@ -78,8 +78,10 @@ classify() {
 # row ID KIND RESULT NOTE [CMD]: a step decided without running a command.
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" - 0 "$4" "${5:-}" >>"$work/steps.tsv"; }
 
-# step ID KIND GPU BUDGET_S UNTIL CMD... ; KIND test|bench|info (only tests decide the exit
-# status, besides loader errors); GPU 1 lets "no CUDA device" end the step as SKIP.
+# step ID KIND GPU BUDGET_S UNTIL CMD... ; KIND test|compare|bench|info: a test or a
+# comparison that fails fails the check (besides loader errors), a comparison
+# that is SKIPPED is named in the verdict line; GPU 1 lets "no CUDA device"
+# end the step as SKIP.
 step() {
     local id=$1 kind=$2 gpu=$3 budget=$4 until=$5
     shift 5
@@ -106,7 +108,7 @@ step() {
     elif [ "$st" = TIMEOUT ]; then
         note="stopped by timeout after ${lim} s"
     fi
-    note=$(echo "$note" | tr '\t\n' '  ' | cut -c1-300)
+    note=$(echo "$note" | tr '\t\n' '  ' | cut -c1-300 | sed 's/[[:space:]]*$//')
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$kind" "$st" "$rc" "$secs" "$note" "$cmd" >>"$work/steps.tsv"
     {
         echo "======== $id ($kind): $st, exit $rc, $secs s"
@@ -163,6 +165,9 @@ EOF
 # figure TABLE ROW COLUMN VALUE: a figure of the step that just PASSED (a run
 # stopped early prints a summary too, of a run that did not finish).
 figure() { [ "$st" = PASS ] && [ -n "$4" ] && printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$work/figures.tsv"; }
+# the seconds the engine's device waited for the host's rows between epochs
+# ("summary: the host dealt ...; the device waited 0.012 s for them ...")
+row_wait() { sed -n 's/^summary: .*the device waited \([0-9.]*\) s for them.*/\1/p' "$1" | head -n 1; }
 # the engine's training samples/s from its summary line ("... : 1.04M samples/s")
 engine_rate() {
     awk '/^summary: .*samples\/s/ { for (i = 1; i < NF; i++) if ($(i+1) ~ /^samples\/s/) {
@@ -217,8 +222,8 @@ render_report() {
         echo "# GPU device check, $(date -u +%Y-%m-%dT%H:%MZ)"
         echo
         echo "**$verdict** ($n_pass passed, $n_skip skipped, $n_fail failed or timed out; $(elapsed) s so far of a $TOTAL s budget)."
-        echo "In commands, \`\$B\` is the bundle ($bundle), \`\$E\` its bin/hogwild-lab-engine, \`\$W\` the work"
-        echo "folder ($work); \`[engine env]\` is the engine environment under What was found."
+        echo "In commands and paths, \`\$B\` is the bundle, \`\$E\` its bin/hogwild-lab-engine, \`\$W\` the check's"
+        echo "work folder and \`\$OUT\` the report's; \`[engine env]\` is the engine environment under What was found."
         echo
         echo "## Machine"
         echo '```'
@@ -258,13 +263,16 @@ render_report() {
         echo "## GPU: R data-parallel replicas of the blog's MLP on one GPU, batch 32 each (samples/s)"
         echo
         echo "Engine: \`--mode data-parallel --device cuda --workers R --replicas-per-gpu R\`, mlp:100-256-10,"
-        echo "random:262144x100:10 (R = 256: random:1048576x100:10, fewer rows where /dev/shm is short, see"
-        echo "What was found), SGD lr 0.01, momentum 0 (its summary's training samples/s). PyTorch"
+        echo "random:262144x100:10 (R = 256: random:1048576x100:10), SGD lr 0.01, momentum 0 (its summary's"
+        echo "training samples/s). PyTorch"
         echo "(bench/gpu_torch.py replicas): parameters stacked along a replica axis, vmap(grad(functional_call))"
         echo "for every replica's gradient at once, the replicas' mean applied to each (as DDP and the engine),"
         echo "eager and in one CUDA graph; \"one model, batch R*B\" is the same arithmetic without replicas."
         echo
-        render_table gpu R "engine|torch vmap, eager|torch vmap, CUDA graph|torch one model, batch R*B, eager|torch one model, batch R*B, CUDA graph" "1/2|1/3|1/5"
+        render_table gpu R "engine|torch vmap, eager|torch vmap, CUDA graph|torch one model, batch R*B, eager|torch one model, batch R*B, CUDA graph|engine: device waited for rows (s)" "1/2|1/3|1/5"
+        echo
+        echo "\"device waited for rows\": the seconds the engine's device stood idle between epochs for the"
+        echo "host to deal the next epoch's rows (its summary line; the epochs are dealt several at a time)."
         echo
         echo "## GPU: R data-parallel replicas of mnist_hogwild's CNN on one GPU, batch 32 each (samples/s)"
         echo
@@ -311,22 +319,48 @@ render_report() {
         done <"$work/steps.tsv"
         echo
         echo "Raw output of every step: raw-logs.txt; the step table: steps.tsv; every figure: figures.tsv."
-    } >"$out/REPORT.md.tmp" && mv -f "$out/REPORT.md.tmp" "$out/REPORT.md"
+    } | relative_paths >"$out/REPORT.md.tmp" && mv -f "$out/REPORT.md.tmp" "$out/REPORT.md"
     cp -f "$work/steps.tsv" "$out/steps.tsv"
     cp -f "$work/figures.tsv" "$out/figures.tsv"
 }
 
-# FAILED, PASSED or PASSED WITHOUT A GPU, and a word when the evaluator
-# failed its own controls (then the end-to-end runs were not judged).
+# The report names paths relative to the bundle, the work folder and the
+# report's folder ($B, $W, $OUT): REPORT.md is committed, and no absolute
+# path of the machine that ran it (or built the bundle) belongs there.
+relative_paths() {
+    awk -v b="$bundle" -v w="$work" -v o="$out" '
+    BEGIN { # the longest first: one folder may lie inside another
+        n = 0; from[++n] = w; to[n] = "$W"; from[++n] = b; to[n] = "$B"; from[++n] = o; to[n] = "$OUT"
+        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (length(from[j]) > length(from[i])) {
+            t = from[i]; from[i] = from[j]; from[j] = t; t = to[i]; to[i] = to[j]; to[j] = t }
+    }
+    function swap(s, a, z,   i, r) {
+        if (a == "" || a == "/") return s
+        r = ""
+        while ((i = index(s, a)) > 0) { r = r substr(s, 1, i - 1) z; s = substr(s, i + length(a)) }
+        return r s
+    }
+    { line = $0; for (i = 1; i <= n; i++) line = swap(line, from[i], to[i]); print line }'
+}
+
+# FAILED, PASSED or PASSED WITHOUT A GPU; then every comparison that could
+# not run, by name and why (a PASSED never stands for a check that lacked
+# what it exists to show), and a word when the evaluator failed its own
+# controls (then the end-to-end runs were not judged).
 final_verdict() {
-    local v
-    if awk -F'\t' '$3=="LOADER" || ($2=="test" && ($3=="FAIL" || $3=="TIMEOUT")) {bad=1} END{exit !bad}' "$work/steps.tsv"; then
+    local v without
+    if awk -F'\t' '$3=="LOADER" || (($2=="test" || $2=="compare") && ($3=="FAIL" || $3=="TIMEOUT")) {bad=1} END{exit !bad}' "$work/steps.tsv"; then
         v="FAILED"
     elif awk -F'\t' '$1 ~ /^list-devices/ && $3 == "PASS"' "$work/steps.tsv" | grep -q .; then
         v="PASSED"
     else
         v="PASSED WITHOUT A GPU (nothing failed; every GPU step SKIPPED, see why)"
     fi
+    # A skipped comparison's note is "WHAT: WHY": "without WHAT (WHY)".
+    without=$(awk -F'\t' '$2 == "compare" && $3 == "SKIP" && !seen[$6]++ {
+        i = index($6, ": "); what = i ? substr($6, 1, i - 1) : $6; why = i ? substr($6, i + 2) : ""
+        printf "%s%s%s", sep, what, why == "" ? "" : " (" why ")"; sep = "; without " }' "$work/steps.tsv")
+    [ -n "$without" ] && v="$v, without $without"
     if awk -F'\t' '$1 == "e2e-agreement" && $2 == "bench" && $3 == "FAIL"' "$work/steps.tsv" | grep -q .; then
         v="$v; the PyTorch evaluator disagrees with its CPU controls, so it is wrong and judged no GPU run (e2e-agreement)"
     fi
