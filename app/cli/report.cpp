@@ -115,14 +115,11 @@ std::string counterToyText(int workers, std::int64_t increments) {
 }
 
 std::string communicationText(const RunSummary& s) {
-    // Ranks that wait for rank 0's evaluation wait in a collective (MPI): the
-    // share is of the whole training loop, evaluations included.
-    const double loop = std::max(1e-9, s.trainSeconds + s.evalSeconds);
     std::string text;
     for (std::size_t r = 0; r < s.bytesReduced.size(); ++r) {
         char part[96];
         std::snprintf(part, sizeof part, "%s%zu: %.3f s, %.0f%%, %.1f MB", r ? "; " : "", r,
-                      s.commSeconds[r], 100.0 * s.commSeconds[r] / loop,
+                      s.commSeconds[r], 100.0 * std::max(0.0, s.commShare(r)),
                       double(s.bytesReduced[r]) / 1e6);
         text += part;
     }

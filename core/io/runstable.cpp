@@ -62,9 +62,8 @@ double startupSeconds(const TableRun& r) {
     return s.empty() ? kNone : *std::max_element(s.begin(), s.end());
 }
 double commShare(const TableRun& r) {
-    const auto& c = r.summary.commSeconds;
-    const double loop = r.summary.trainSeconds * double(c.size());
-    return c.empty() || loop <= 0 ? kNone : std::accumulate(c.begin(), c.end(), 0.0) / loop;
+    const double share = r.summary.commShare();
+    return share < 0 ? kNone : share;
 }
 double lostUpdates(const TableRun& r) {
     return r.summary.lostUpdates.empty() ? kNone : double(r.summary.totalLostUpdates());

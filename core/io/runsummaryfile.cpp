@@ -142,6 +142,7 @@ RunSummary runSummaryFromJson(const std::string& text, const std::string& origin
     s.samples = std::uint64_t(numberOr(f, "samples", 0));
     s.wallSeconds = numberOr(f, "wall_seconds", 0);
     s.trainSeconds = numberOr(f, "train_seconds", 0);
+    s.evalSeconds = numberOr(f, "eval_seconds", 0);
     s.samplesPerSecond = numberOr(f, "samples_per_second", NAN);
     s.trainLoss = numberOr(f, "train_loss", NAN);
     s.evaluated = f.contains("test_accuracy") && f["test_accuracy"].is_number();

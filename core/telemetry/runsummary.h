@@ -52,6 +52,22 @@ struct RunSummary {
     std::uint64_t totalLostUpdates() const {
         return std::accumulate(lostUpdates.begin(), lostUpdates.end(), std::uint64_t(0));
     }
+    /// Worker r's share of the training loop spent in collectives, in [0, 1]:
+    /// its commSeconds over the training window with the evaluations (ranks
+    /// that wait for rank 0's evaluation wait in a collective); -1 when not
+    /// known. The one rule of the CLI, the runs table and sweep.csv.
+    double commShare(std::size_t r) const {
+        const double loop = trainSeconds + evalSeconds;
+        return r < commSeconds.size() && loop > 0 ? commSeconds[r] / loop : -1;
+    }
+    /// The mean of the workers' shares; -1 when not known.
+    double commShare() const {
+        const double loop = trainSeconds + evalSeconds;
+        if (commSeconds.empty() || !(loop > 0))
+            return -1;
+        return std::accumulate(commSeconds.begin(), commSeconds.end(), 0.0) /
+               (loop * double(commSeconds.size()));
+    }
 };
 
 } // namespace hwl

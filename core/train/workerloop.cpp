@@ -98,6 +98,12 @@ private:
     }
 
     bool step(int epoch, const std::int64_t* rows, std::int64_t n) {
+        // Start-up ends where the first step begins: its computation and its
+        // collective belong to the training window (run/summary.cpp), which
+        // starts at the first worker's first step.
+        if (samples_ == 0 && status_.startupNs.load(std::memory_order_relaxed) < 0)
+            status_.startupNs.store(Telemetry::nowNs() -
+                                    status_.launchNs.load(std::memory_order_relaxed));
         if (!s_.schedule.constant()) {
             const float lr = float(s_.schedule.rate(epoch, steps_));
             if (lr != lr_)
@@ -120,9 +126,6 @@ private:
         samples_ += std::uint64_t(n);
         lossSum_ += loss;
         ++batches_;
-        if (samples_ == std::uint64_t(n)) // this run's first step
-            status_.startupNs.store(Telemetry::nowNs() -
-                                    status_.launchNs.load(std::memory_order_relaxed));
         status_.steps.store(steps_, std::memory_order_relaxed);
         status_.samples.store(samples_, std::memory_order_relaxed);
         status_.lastLoss.store(loss, std::memory_order_relaxed);

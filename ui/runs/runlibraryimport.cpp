@@ -162,10 +162,7 @@ void RunLibrary::applySummary(SavedRun& run, const RunSummary& s) {
         run.trainSeconds = s.trainSeconds;
     if (!s.startupSeconds.empty())
         run.startupSeconds = QList<double>(s.startupSeconds.begin(), s.startupSeconds.end());
-    // As a sweep's table (io/runstable.cpp): collectives over all workers' loops.
-    const double loop = s.trainSeconds * double(s.commSeconds.size());
-    if (!s.commSeconds.empty() && loop > 0)
-        run.commShare = std::accumulate(s.commSeconds.begin(), s.commSeconds.end(), 0.0) / loop;
+    run.commShare = s.commShare(); // as a sweep's table: all workers' loops together
     if (!s.lostUpdates.empty())
         run.lostUpdates = qint64(s.totalLostUpdates());
 }
