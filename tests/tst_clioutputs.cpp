@@ -30,6 +30,25 @@ class TestCliOutputs : public QObject {
 private slots:
     void initTestCase() { QVERIFY(tmp_.isValid()); }
 
+    // A run whose loss ran away stays finite, finishes, and is called
+    // diverged in its summary line and in summary.json (issue 49).
+    void aFiniteBlowUpIsDivergedInSummaryJson() {
+        const QString out = tmp_.filePath("blowup");
+        RUN_CLI(r,
+                {"--dataset", "teacher:8000x20:4:16", "--model", "mlp:20-32-4", "--mode", "serial",
+                 "--lr", "6", "--momentum", "0", "--batch", "32", "--epochs", "2", "--out", out});
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        QVERIFY2(r.out.contains("summary: diverged: the test loss ended at 162.6, above the"),
+                 qPrintable(r.out));
+        QFile file(out + "/summary.json");
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject doc = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(doc["state"].toString(), QString("finished"));
+        QCOMPARE(doc["outcome"].toString(), QString("diverged"));
+        QVERIFY(doc["outcome_reason"].toString().startsWith("the test loss ended at 162.6"));
+        QVERIFY(doc["final"].toObject()["start_loss"].toDouble() > 1.3);
+    }
+
     // summary.json says what ran, where and when, and what it reached: the
     // figures agree with the run's own summary lines and with each other.
     void summaryJsonAccountsForTheRun() {
@@ -55,6 +74,8 @@ private slots:
         QVERIFY(iso.match(doc["ended"].toString()).hasMatch());
         QVERIFY(doc["started"].toString() <= doc["ended"].toString()); // ISO sorts as time
         QCOMPARE(doc["state"].toString(), QString("finished"));
+        QCOMPARE(doc["outcome"].toString(), QString("learned"));
+        QVERIFY(!doc.contains("outcome_reason"));
         QVERIFY(doc["mode"].toString().startsWith("threads"));
         QFile experiment(out + "/experiment.json");
         QVERIFY(experiment.open(QIODevice::ReadOnly));

@@ -63,8 +63,8 @@ private slots:
         // Equal in every run: no column.
         for (const char* same : {"model", "dataset", "lr", "batch", "epochs", "out"})
             QVERIFY2(!h.contains(same), same);
-        QCOMPARE(h.mid(3), (QStringList{"samples/s", "test acc", "best acc", "test loss", "train s",
-                                        "start-up ms", "comm share", "lost updates"}));
+        QCOMPARE(h.mid(3), (QStringList{"result", "samples/s", "test acc", "best acc", "test loss",
+                                        "train s", "start-up ms", "comm share", "lost updates"}));
         QCOMPARE(panel.model()->fieldKeys(), (QStringList{"mode", "workers"}));
         // The cells: the name with its colour and tick, the fields, the figures.
         QCOMPARE(table->index(1, 0).data().toString(), QStringLiteral("threads x4"));
@@ -196,12 +196,13 @@ private slots:
         // Unticked, the table is as ever: a row per run, the seed a column.
         QVERIFY(panel.foldRepeats()->isEnabled() && !panel.foldRepeats()->isChecked());
         QCOMPARE(table->rowCount(), 7);
-        QCOMPARE(headers(table).mid(0, 5),
-                 (QStringList{"run", "mode", "workers", "seed", "samples/s"}));
+        QCOMPARE(headers(table).mid(0, 6),
+                 (QStringList{"run", "mode", "workers", "seed", "result", "samples/s"}));
         panel.foldRepeats()->setChecked(true);
         QCOMPARE(table->rowCount(), 4);
         const QStringList h = headers(table);
-        QCOMPARE(h.mid(0, 5), (QStringList{"run", "mode", "workers", "repeats", "samples/s"}));
+        QCOMPARE(h.mid(0, 6),
+                 (QStringList{"run", "mode", "workers", "repeats", "result", "samples/s"}));
         QCOMPARE(column(table, 0),
                  (QStringList{"threads x1 seed=1", "threads x2 seed=*",
                               "threads-locked x2 and 1 more", "threads x4 seed=1"}));
@@ -394,6 +395,32 @@ private slots:
         QCOMPARE(opened.commShare, 0.5); // 4 s of collectives in 2 x 4 s of loop
         QCOMPARE(opened.startup(), 0.04);
         QCOMPARE(opened.lostUpdates, qint64(-1));
+        QCOMPARE(opened.result, QStringLiteral("finished"));
+        // A run whose loss ran away, finite: its result says so, with why.
+        s.startLoss = 0.02;
+        s.epochsCompleted = 1;
+        judgeLearning(s);
+        hwl::test::writeBytes(QDir(dir).filePath("summary.json"),
+                              QByteArray::fromStdString(runSummaryJson(record)));
+        opened = RunLibrary::fromPath(dir, &why);
+        QCOMPARE(opened.result, QStringLiteral("diverged"));
+        QVERIFY2(opened.resultReason.contains("the test loss ended at 0.25, above the 0.02"),
+                 qPrintable(opened.resultReason));
+        {
+            RunLibrary lib(tmp_.filePath("out-dp-lib/runs.json"));
+            QCOMPARE(lib.add(opened), QString());
+            RunsTableModel table(&lib);
+            QCOMPARE(table.index(0, table.resultColumn()).data().toString(),
+                     QStringLiteral("diverged"));
+            QVERIFY(table.index(0, table.resultColumn())
+                        .data(Qt::ToolTipRole)
+                        .toString()
+                        .contains("above the 0.02"));
+            RunLibrary again(tmp_.filePath("out-dp-lib/runs.json")); // kept in runs.json
+            QCOMPARE(again.load(), QString());
+            QCOMPARE(again.runs().size(), qsizetype(1));
+            QCOMPARE(again.runs().front().result, QStringLiteral("diverged"));
+        }
         // Without experiment.json, summary.json's "experiment" says what ran.
         QVERIFY(QFile::remove(QDir(dir).filePath("experiment.json")));
         opened = RunLibrary::fromPath(dir, &why);

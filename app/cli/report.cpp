@@ -140,6 +140,12 @@ void printSummary(const Run& run, const RunSummary& s) {
         std::printf("summary: final train loss %.4f (no test set)\n", s.trainLoss);
     else
         std::printf("summary: the test set was not evaluated (no epoch completed)\n");
+    if (s.outcome == LearningOutcome::Diverged)
+        std::printf("summary: diverged: %s; lower the learning rate (--lr)\n",
+                    s.outcomeReason.c_str());
+    else if (s.outcome == LearningOutcome::AtChance)
+        std::printf("summary: at chance: %s: the model learned nothing it could use\n",
+                    s.outcomeReason.c_str());
     if (!s.updateWrites.empty()) {
         const StrategyTraits* traits = findStrategy(run.config());
         std::printf("summary: lost updates: %s\n",

@@ -21,7 +21,7 @@ std::string number(double x) {
 }
 
 const char* resultOf(const TableRun& r) {
-    return r.started ? stateName(r.summary.state) : "refused";
+    return r.started ? resultName(r.summary) : "refused";
 }
 
 } // namespace

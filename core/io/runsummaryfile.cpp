@@ -86,7 +86,9 @@ json finalFigures(const RunSummary& s) {
                 {"train_loss", number(s.trainLoss)},
                 {"test_loss", s.evaluated ? number(s.testLoss) : json()},
                 {"test_accuracy", s.evaluated ? number(s.testAccuracy) : json()},
-                {"dropped_telemetry_samples", s.droppedSamples}};
+                {"dropped_telemetry_samples", s.droppedSamples},
+                {"start_loss", number(s.startLoss)},
+                {"chance_accuracy", number(s.chanceAccuracy)}};
     if (!s.updateWrites.empty()) {
         out["update_writes"] = s.totalUpdateWrites();
         out["lost_updates"] = s.totalLostUpdates();
@@ -107,6 +109,16 @@ RunState stateNamed(const std::string& name, const std::string& origin) {
         if (name == stateName(s))
             return s;
     throw InputError(origin + ": unknown state \"" + name + "\"");
+}
+
+/// An outcome's name as summary.json writes it; NotJudged for any other (a
+/// summary written before outcomes were judged has none).
+LearningOutcome outcomeNamed(const std::string& name) {
+    for (const LearningOutcome o :
+         {LearningOutcome::Learned, LearningOutcome::AtChance, LearningOutcome::Diverged})
+        if (name == outcomeName(o))
+            return o;
+    return LearningOutcome::NotJudged;
 }
 
 void readWorkers(const json& workers, RunSummary& s) {
@@ -137,6 +149,8 @@ RunSummary runSummaryFromJson(const std::string& text, const std::string& origin
     RunSummary s;
     s.state = stateNamed(doc.value("state", ""), origin);
     s.failure = doc.value("failure", "");
+    s.outcome = outcomeNamed(doc.value("outcome", "not judged"));
+    s.outcomeReason = doc.value("outcome_reason", "");
     const json& f = doc["final"];
     s.epochsCompleted = int(numberOr(f, "epochs_completed", 0));
     s.samples = std::uint64_t(numberOr(f, "samples", 0));
@@ -148,6 +162,8 @@ RunSummary runSummaryFromJson(const std::string& text, const std::string& origin
     s.evaluated = f.contains("test_accuracy") && f["test_accuracy"].is_number();
     s.testLoss = numberOr(f, "test_loss", NAN);
     s.testAccuracy = numberOr(f, "test_accuracy", NAN);
+    s.startLoss = numberOr(f, "start_loss", NAN);
+    s.chanceAccuracy = numberOr(f, "chance_accuracy", NAN);
     if (doc.contains("workers") && doc["workers"].is_array())
         readWorkers(doc["workers"], s);
     return s;
@@ -174,6 +190,7 @@ std::string runSummaryJson(const RunRecord& r) {
                 {"started", isoTimeUtc(r.started)},
                 {"ended", isoTimeUtc(r.ended)},
                 {"state", stateName(s.state)},
+                {"outcome", outcomeName(s.outcome)},
                 {"mode", r.mode},
                 {"parameters", r.parameters},
                 {"experiment", json::parse(r.config.toJson())},
@@ -184,6 +201,8 @@ std::string runSummaryJson(const RunRecord& r) {
                 {"remarks", s.remarks}};
     if (!s.failure.empty())
         doc["failure"] = s.failure;
+    if (!s.outcomeReason.empty())
+        doc["outcome_reason"] = s.outcomeReason;
     if (r.normalization.applies())
         doc["normalization"] = {{"setting", r.normalization.setting},
                                 {"mean", r.normalization.mean},

@@ -129,6 +129,7 @@ void Run::Impl::prepare(const std::function<bool()>& stopWhen) {
     const std::int64_t total = model->layout().total();
     AlignedVector<float> initial(std::size_t(total), 0.0f);
     initialParameters(initial.data());
+    measureStart(initial.data());
 
     info.mode = describeMode(config);
     info.trainDescription = data.train.description;

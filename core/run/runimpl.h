@@ -49,6 +49,9 @@ struct Run::Impl {
     /// The initial parameters: seeded, --init's, or --resume's (with the
     /// workers' resume points).
     void initialParameters(float* initial);
+    /// The loss the run starts from and the test set's chance accuracy, for
+    /// judgeLearning (summary.cpp).
+    void measureStart(const float* params);
 
     ExperimentConfig config;
     DatasetSplit data;

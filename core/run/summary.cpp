@@ -52,6 +52,28 @@ void Run::Impl::evaluate(std::uint32_t epoch) {
     summary.epochsCompleted = int(epoch);
 }
 
+void Run::Impl::measureStart(const float* params) {
+    // Where the loss starts: on the first rows of the test set (else of the
+    // training set), enough to tell a loss that ended far above it, few
+    // enough to cost next to nothing before training.
+    constexpr std::int64_t kRows = 2048;
+    DatasetView v = data.test.rows > 0 ? data.test.view() : data.train.view();
+    v.rows = std::min(v.rows, kRows);
+    std::lock_guard lock(summaryMutex);
+    if (v.rows > 0)
+        summary.startLoss = backend->evaluate(*model, params, v).meanLoss();
+    const DatasetView test = data.test.view();
+    summary.testRows = test.rows;
+    if (test.rows > 0 && test.numClasses > 0) {
+        std::vector<std::int64_t> counts(std::size_t(test.numClasses), 0);
+        for (std::int64_t i = 0; i < test.rows; ++i)
+            if (test.labels[i] >= 0 && test.labels[i] < test.numClasses)
+                ++counts[std::size_t(test.labels[i])];
+        summary.chanceAccuracy =
+            double(*std::max_element(counts.begin(), counts.end())) / double(test.rows);
+    }
+}
+
 void Run::Impl::trainingWindow(RunSummary& s) const {
     // Training time runs from the first step any worker took (start-up is
     // reported on its own) to the moment the last worker left its training
@@ -123,6 +145,7 @@ void Run::Impl::summarise() {
         s.state = RunState::Stopped;
     else
         s.state = RunState::Finished;
+    judgeLearning(s);
     strategy->explain(s);
     if (config.cudaBeforeFork && config.forceUnsafeFork && usesStartMethod(config) &&
         config.startMethod == StartMethod::Fork)

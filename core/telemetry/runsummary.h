@@ -7,11 +7,22 @@
 #include "telemetry/sample.h"
 
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
 
 namespace hwl {
+
+/// What a run's figures say it learned, judged when it ends (judgeLearning).
+enum class LearningOutcome : std::uint32_t {
+    NotJudged, ///< no epoch completed, or the run failed (its failure says why)
+    Learned,   ///< its loss fell, and its accuracy (if any) is above chance
+    AtChance,  ///< its test accuracy is what always answering the most common class scores
+    Diverged   ///< its loss ended well above where it started (a step too large)
+};
+/// "not judged", "learned", "at chance", "diverged".
+const char* outcomeName(LearningOutcome o);
 
 struct RunSummary {
     RunState state = RunState::Starting;
@@ -34,6 +45,15 @@ struct RunSummary {
     std::vector<std::string> workerFailures;
     /// Per worker, the last divergence, as the mode defines it (RunInfo::divergence).
     std::vector<double> divergence;
+    /// The loss the model started from, before its first step: on (at most
+    /// 2048 rows of) the test set, else of the training set. NaN: not known.
+    double startLoss = std::numeric_limits<double>::quiet_NaN();
+    /// What always answering the test set's most common class scores, in
+    /// [0, 1]; NaN without a test set.
+    double chanceAccuracy = std::numeric_limits<double>::quiet_NaN();
+    std::int64_t testRows = 0; ///< the test set's rows (for the chance band)
+    LearningOutcome outcome = LearningOutcome::NotJudged;
+    std::string outcomeReason; ///< the figures behind Diverged or AtChance, in words
     /// Pitfalls the run detected, explained in plain words.
     std::vector<std::string> explanations;
     /// Other findings of the mode, e.g. "the 2 replicas ended bit-identical".
@@ -69,5 +89,20 @@ struct RunSummary {
                (loop * double(commSeconds.size()));
     }
 };
+
+/// Sets outcome and outcomeReason from the figures of a run that ended
+/// (Finished or Stopped, at least one epoch; else NotJudged). The rule:
+///   Diverged: the final loss (the test loss, else the training loss) is
+///     not finite, or above 1.25 times startLoss (and 0.05 above it);
+///   AtChance: else, the test accuracy is within the chance band: at most
+///     chanceAccuracy plus three standard errors of a test set of that size
+///     (and one point), what a model that learned nothing scores;
+///   Learned: else.
+void judgeLearning(RunSummary& s);
+
+/// A run's result in a word, as tables show it: "diverged" or "at chance"
+/// where its figures say so, else its state ("finished", "stopped",
+/// "failed"). The one rule of sweep.csv, --compare and the Runs table.
+const char* resultName(const RunSummary& s);
 
 } // namespace hwl

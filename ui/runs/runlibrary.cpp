@@ -90,7 +90,7 @@ void putFigure(QJsonObject& o, const char* key, double x) {
 
 // Keys added after version 1 (model, dataset, userTicked, throughput,
 // divergence, startupSeconds, fields, finalTestLoss, trainSeconds, commShare,
-// lostUpdates) are optional: a list written before them loads, its figures
+// lostUpdates, result, resultReason) are optional: a list written before them loads, its figures
 // unknown.
 QJsonObject runToJson(const SavedRun& r) {
     QJsonObject o = {
@@ -117,6 +117,10 @@ QJsonObject runToJson(const SavedRun& r) {
     putFigure(o, "trainSeconds", r.trainSeconds);
     putFigure(o, "commShare", r.commShare);
     putFigure(o, "lostUpdates", double(r.lostUpdates));
+    if (!r.result.isEmpty())
+        o.insert(QStringLiteral("result"), r.result);
+    if (!r.resultReason.isEmpty())
+        o.insert(QStringLiteral("resultReason"), r.resultReason);
     return o;
 }
 
@@ -144,6 +148,8 @@ SavedRun runFromJson(const QJsonObject& o) {
     r.trainSeconds = o.value("trainSeconds").toDouble(-1);
     r.commShare = o.value("commShare").toDouble(-1);
     r.lostUpdates = qint64(o.value("lostUpdates").toDouble(-1));
+    r.result = o.value("result").toString().left(40);
+    r.resultReason = o.value("resultReason").toString().left(2000);
     return r;
 }
 

@@ -68,6 +68,10 @@ struct SavedRun {
     double trainSeconds = -1;  ///< first step to the end of the loop; -1: not known
     double commShare = -1;     ///< data-parallel: share of the loop in collectives; -1: none
     qint64 lostUpdates = -1;   ///< gpu-hogwild, all workers; -1: none
+    /// How it ended ("finished", "stopped", "failed") or, judged from its
+    /// figures (judgeLearning), "diverged" or "at chance"; empty: not known.
+    QString result;
+    QString resultReason; ///< the figures behind "diverged" or "at chance"
 
     /// The best evaluation's accuracy in [0, 1] (over the kept curve); -1: none.
     double bestTestAccuracy() const;

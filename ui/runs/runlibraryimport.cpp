@@ -152,6 +152,8 @@ QMap<QString, QString> RunLibrary::fieldsOf(const ExperimentConfig& c) {
 
 void RunLibrary::applySummary(SavedRun& run, const RunSummary& s) {
     const auto known = [](double x) { return std::isfinite(x) && x >= 0; };
+    run.result = QString::fromLatin1(resultName(s));
+    run.resultReason = QString::fromStdString(s.outcomeReason);
     if (known(s.samplesPerSecond))
         run.samplesPerSecond = s.samplesPerSecond;
     if (s.evaluated && known(s.testAccuracy))

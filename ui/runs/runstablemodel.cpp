@@ -275,6 +275,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     const int column = index.column();
     if (column == 0)
         return runData(row, role);
+    if (column == resultColumn())
+        return resultData(row, role);
     if (role == Qt::ToolTipRole && column < figureColumn(Figure(0)))
         return rowTooltip(row);
     const int field = column - 1;
@@ -301,6 +303,40 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         return {};
     }
     return figureData(row, Figure(column - figureColumn(Figure(0))), role);
+}
+
+QVariant RunsTableModel::resultData(int row, int role) const {
+    // A folded row's runs' results, each with its count where they differ:
+    // "learned", or "2 learned, 1 diverged".
+    QMap<QString, int> counts;
+    QStringList order, reasons;
+    for (const int run : rows_[row]) {
+        const QString& result = runs_[run].result;
+        if (!counts.contains(result))
+            order << result;
+        ++counts[result];
+        if (!runs_[run].resultReason.isEmpty())
+            reasons << runs_[run].resultReason;
+    }
+    QStringList parts;
+    for (const QString& result : order)
+        parts << (order.size() == 1 ? result
+                                    : QStringLiteral("%1 %2").arg(counts[result]).arg(result));
+    const QString text = parts.join(QStringLiteral(", "));
+    switch (role) {
+    case Qt::DisplayRole:
+    case SortRole:
+        return text;
+    case Qt::ToolTipRole:
+        return reasons.isEmpty() ? QVariant() : QVariant(reasons.join(QStringLiteral("\n")));
+    case Qt::ForegroundRole: // what went wrong stands out, in the palette's own red
+        return counts.contains(QStringLiteral("diverged")) ||
+                       counts.contains(QStringLiteral("failed"))
+                   ? QVariant(QColor(200, 40, 40))
+                   : QVariant();
+    default:
+        return {};
+    }
 }
 
 QVariant RunsTableModel::runData(int row, int role) const {
@@ -377,6 +413,12 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
         return display ? tr("repeats")
                        : tr("How many runs the row folds: runs whose experiments differ only "
                             "in their seed");
+    if (section == resultColumn())
+        return display ? tr("result")
+                       : tr("How the run ended: finished, stopped or failed, or, where its "
+                            "figures say so, diverged (its loss ended well above where it "
+                            "started) or at chance (its test accuracy is what always answering "
+                            "the most common class scores)");
     const auto f = Figure(section - figureColumn(Figure(0)));
     if (display)
         return figureName(f);

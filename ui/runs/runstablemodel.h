@@ -62,9 +62,10 @@ public:
     int fieldColumn(int field) const { return 1 + field; }
     /// The "repeats" column while folded, else -1.
     int repeatsColumn() const { return folded_ ? 1 + int(fieldKeys_.size()) : -1; }
-    int figureColumn(Figure f) const {
-        return 1 + int(fieldKeys_.size()) + (folded_ ? 1 : 0) + int(f);
-    }
+    /// "result": how the run ended (finished, stopped, failed) or what it
+    /// learned where that is worth a word (diverged, at chance).
+    int resultColumn() const { return 1 + int(fieldKeys_.size()) + (folded_ ? 1 : 0); }
+    int figureColumn(Figure f) const { return resultColumn() + 1 + int(f); }
     /// The figure's header ("samples/s") and what it is, for its tooltip.
     static QString figureName(Figure f);
     static QString figureHelp(Figure f);
@@ -103,6 +104,7 @@ Q_SIGNALS:
 private:
     QVariant runData(int row, int role) const;
     QVariant figureData(int row, Figure f, int role) const;
+    QVariant resultData(int row, int role) const;
     /// Ticks or unticks every run of the row.
     bool setTicked(const QModelIndex& index, bool visible);
     /// "3 runs that differ only in their seed (seeds 1, 2, 3)".

@@ -1,6 +1,7 @@
 #include "teaching/verdict.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "strategy/catalog.h"
 #include "widgets/numbers.h"
@@ -47,62 +48,90 @@ QString lostUpdatesLine(const ExperimentConfig& config, const RunSummary& s, std
                    "pace to see fewer (writes then rarely meet).");
     return line;
 }
+/// The engine's words as a sentence: "The test loss ended ... from."
+QString sentence(const std::string& words) {
+    QString text = QString::fromStdString(words);
+    if (!text.isEmpty())
+        text[0] = text[0].toUpper();
+    return text + '.';
+}
 } // namespace
 
-Verdict verdictOf(const ExperimentConfig& config, const RunSummary& s, std::uint32_t pace) {
+namespace {
+Verdict problem(QString title, QString body) {
     Verdict v;
-    const QString lost = lostUpdatesLine(config, s, pace);
-    if (!config.share && !s.explanations.empty()) {
-        v.kind = Verdict::Problem;
-        v.title = tr("Parameters were not shared");
-        v.body = tr("Each worker trained its own private copy, so the test accuracy, measured on "
-                    "the window's copy, never moved, and exported weights would be the untouched "
-                    "initial ones. Tick Share parameters and run again.");
-        return v;
-    }
+    v.kind = Verdict::Problem;
+    v.title = std::move(title);
+    v.body = std::move(body);
+    return v;
+}
+
+/// The red verdicts, worst first, or nothing: parameters not shared,
+/// losses that became NaN, workers that died, a failure, a finite blow-up,
+/// a pitfall.
+std::optional<Verdict> problemOf(const ExperimentConfig& config, const RunSummary& s) {
+    if (!config.share && !s.explanations.empty())
+        return problem(tr("Parameters were not shared"),
+                       tr("Each worker trained its own private copy, so the test accuracy, "
+                          "measured on the window's copy, never moved, and exported weights "
+                          "would be the untouched initial ones. Tick Share parameters and run "
+                          "again."));
     const auto diverged = [](const std::string& failure) {
         return failure.rfind("training diverged", 0) == 0;
     };
+    const auto died = formatCount(std::uint64_t(s.workerFailures.size()));
     if (!s.workerFailures.empty() &&
-        std::all_of(s.workerFailures.begin(), s.workerFailures.end(), diverged)) {
+        std::all_of(s.workerFailures.begin(), s.workerFailures.end(), diverged))
         // Not workers that died of something: the arithmetic ran away.
-        v.kind = Verdict::Problem;
-        v.title = tr("Training diverged");
-        v.body = QString::fromStdString(s.workerFailures.front()) +
-                 (s.workerFailures.size() > 1
-                      ? tr(" (%1 workers' losses ran away.)")
-                            .arg(formatCount(std::uint64_t(s.workerFailures.size())))
-                      : QString()) +
-                 tr(" Lower the learning rate and run again.");
-        return v;
-    }
-    if (!s.workerFailures.empty()) {
-        v.kind = Verdict::Problem;
-        v.title =
-            s.workerFailures.size() == 1
-                ? tr("A worker died")
-                : tr("%1 workers died").arg(formatCount(std::uint64_t(s.workerFailures.size())));
-        v.body = QString::fromStdString(s.workerFailures.front()) +
-                 (config.onWorkerFailure == FailurePolicy::Stop
-                      ? tr(". The run stopped the others (Worker dies: stop); with continue "
-                           "they would have finished without it.")
-                      : tr(". The others went on without it (Worker dies: continue)."));
-        return v;
-    }
-    if (s.state == RunState::Failed) {
-        v.kind = Verdict::Problem;
-        v.title = tr("The run failed");
-        v.body = QString::fromStdString(s.failure);
-        return v;
-    }
-    if (!s.explanations.empty()) {
-        v.kind = Verdict::Problem;
-        v.title = tr("The run found a pitfall");
-        v.body = QString::fromStdString(s.explanations.front());
+        return problem(tr("Training diverged"),
+                       QString::fromStdString(s.workerFailures.front()) +
+                           (s.workerFailures.size() > 1
+                                ? tr(" (%1 workers' losses ran away.)").arg(died)
+                                : QString()) +
+                           tr(" Lower the learning rate and run again."));
+    if (!s.workerFailures.empty())
+        return problem(s.workerFailures.size() == 1 ? tr("A worker died")
+                                                    : tr("%1 workers died").arg(died),
+                       QString::fromStdString(s.workerFailures.front()) +
+                           (config.onWorkerFailure == FailurePolicy::Stop
+                                ? tr(". The run stopped the others (Worker dies: stop); with "
+                                     "continue they would have finished without it.")
+                                : tr(". The others went on without it (Worker dies: continue).")));
+    if (s.state == RunState::Failed)
+        return problem(tr("The run failed"), QString::fromStdString(s.failure));
+    if (s.outcome == LearningOutcome::Diverged)
+        // Finite, but the arithmetic ran away all the same: never a green
+        // "Finished" (a run at lr 50 ended at 10% accuracy, test loss 111.7).
+        return problem(
+            tr("Training diverged"),
+            sentence(s.outcomeReason) +
+                (s.evaluated
+                     ? tr(" Test accuracy %1%.").arg(formatDecimal(100.0 * s.testAccuracy, 2))
+                     : QString()) +
+                tr(" The steps overshot: lower the learning rate and run again."));
+    if (!s.explanations.empty())
+        return problem(tr("The run found a pitfall"),
+                       QString::fromStdString(s.explanations.front()));
+    return std::nullopt;
+}
+} // namespace
+
+Verdict verdictOf(const ExperimentConfig& config, const RunSummary& s, std::uint32_t pace) {
+    if (std::optional<Verdict> bad = problemOf(config, s))
+        return *bad;
+    Verdict v;
+    if (s.outcome == LearningOutcome::AtChance) {
+        v.kind = Verdict::Finding;
+        v.title = tr("Learned nothing: accuracy at chance");
+        v.body = sentence(s.outcomeReason) +
+                 tr(" The model learned nothing it could use: its labels may be random, or the "
+                    "learning rate too small or too large to learn in %1 epochs.")
+                     .arg(formatCount(s.epochsCompleted));
         return v;
     }
     // Amber only for updates that were lost: a count of none (under the
     // lock, or writes that never met) is good news, green.
+    const QString lost = lostUpdatesLine(config, s, pace);
     v.kind = lost.isEmpty() || s.totalLostUpdates() == 0 ? Verdict::Fine : Verdict::Finding;
     v.title = s.state == RunState::Stopped
                   ? tr("Stopped after %1 of %2 epochs")
