@@ -162,6 +162,25 @@ private slots:
         QVERIFY(!text.contains("Sparse embedding"));
     }
 
+    void onlyTheValueTheTextNamesIsFollowed() {
+        // Regression (issue 49): "Mode set to processes (Hogwild), as the text
+        // suggests" where the lost-updates text suggests threads (locked) alone.
+        MainWindow w;
+        QVERIFY(w.applyPreset("lost-updates"));
+        ExperimentConfig c = w.form()->config();
+        c.mode = "processes";
+        w.form()->setConfig(c);
+        QVERIFY2(w.explanationText().contains("Lost updates (small vocabulary) (modified)") &&
+                     !w.explanationText().contains("as the text suggests"),
+                 qPrintable(w.explanationText()));
+        c.mode = "threads-locked";
+        w.form()->setConfig(c);
+        QVERIFY2(
+            w.explanationText().contains("Mode set to threads (locked), as the text suggests") &&
+                !w.explanationText().contains("(modified)"),
+            qPrintable(w.explanationText()));
+    }
+
     void windowDefects() {
         MainWindow w;
         // Sized to the screen it opens on (the offscreen one is small).
@@ -245,6 +264,10 @@ private slots:
         QVERIFY(!w.verdictBanner()->text().contains("--no-share")); // the window's words
 
         QVERIFY(w.applyPreset("lost-updates"));
+        // The text quotes this run's figure, not a fixed one (issue 49):
+        // before the run it has none to quote.
+        QVERIFY2(w.explanationText().contains("(not measured yet) of all writes so far"),
+                 qPrintable(w.explanationText()));
         c = w.form()->config();
         c.epochs = 3;
         w.form()->setConfig(c);
@@ -255,6 +278,16 @@ private slots:
                  qPrintable(w.verdictBanner()->text()));
         QVERIFY(w.verdictBanner()->text().contains("Lost updates: "));
         QVERIFY(w.verdictBanner()->text().contains("block writes"));
+        // The banner's share and the text's are the run's one figure.
+        const auto banner =
+            QRegularExpression(R"(block writes \(([0-9.]+)%\))").match(w.verdictBanner()->text());
+        const auto text = QRegularExpression(R"(in this run ([0-9.]+)% of all writes so far)")
+                              .match(w.explanationText());
+        QVERIFY2(banner.hasMatch() && text.hasMatch(),
+                 qPrintable(w.verdictBanner()->text() + "\n" + w.explanationText()));
+        QVERIFY2(std::abs(banner.captured(1).toDouble() - text.captured(1).toDouble()) <=
+                     0.01 * banner.captured(1).toDouble() + 1e-4,
+                 qPrintable(banner.captured(1) + " and " + text.captured(1)));
     }
 
     // A fresh window shows the default preset's text and runs at the pace

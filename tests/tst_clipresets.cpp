@@ -8,6 +8,7 @@
 #include "testpaths.h"
 
 #include "config/fields.h"
+#include "preset/measuredfigure.h"
 #include "preset/presets.h"
 #include "run/comparison.h"
 
@@ -43,7 +44,8 @@ QString plainText(const hwl::Preset& p) {
 /// | phrase".
 struct PresetClaim {
     QString line, presetId, phrase;
-    QStringList runs; ///< the run labels its figure names
+    QStringList runs;  ///< the run labels its figure names
+    QStringList terms; ///< its figure's terms, "KIND RUN" ("if ..." left out)
 };
 
 QList<PresetClaim> presetClaims() {
@@ -56,12 +58,15 @@ QList<PresetClaim> presetClaims() {
         if (line.trimmed().isEmpty() || line.startsWith('#'))
             continue;
         if (cells.size() != 4) { // no preset: the test names the line
-            claims << PresetClaim{line, {}, {}, {}};
+            claims << PresetClaim{line, {}, {}, {}, {}};
             continue;
         }
-        PresetClaim c{line, cells[0].simplified().section(' ', 0, 0), cells[3].simplified(), {}};
-        for (const QString& term : cells[1].split('/'))
+        PresetClaim c{
+            line, cells[0].simplified().section(' ', 0, 0), cells[3].simplified(), {}, {}};
+        for (const QString& term : cells[1].section(QStringLiteral(" if "), 0, 0).split('/')) {
             c.runs << term.simplified().section(' ', 1, 1);
+            c.terms << term.simplified();
+        }
         claims << c;
     }
     return claims;
@@ -158,7 +163,7 @@ private slots:
         for (const hwl::Preset& p : hwl::presets()) {
             QCOMPARE(p.compare.empty(), p.compares == hwl::ComparedFigure::None);
             for (const std::string& field : p.invites)
-                QVERIFY2(keys.contains(QString::fromStdString(field)),
+                QVERIFY2(keys.contains(QString::fromStdString(field.substr(0, field.find('=')))),
                          (p.id + ": " + field).c_str());
         }
         const std::vector<hwl::Preset> all = hwl::presets();
@@ -195,6 +200,60 @@ private slots:
         for (const hwl::Preset& p : all)
             if (!p.compare.empty())
                 QVERIFY2(claimed.contains(QString::fromStdString(p.id)), p.id.c_str());
+    }
+
+    // Issue 49: a text quotes what the run in front of the reader measured.
+    // Every {{figure}} of a text is a figure of the grammar naming its own
+    // runs, and every figure a claim states a range of is quoted from the
+    // run too (a token with its kind, for its run or for every run), so that
+    // no fixed number stands alone where the run can say otherwise.
+    void textsQuoteTheirRunsFigures() {
+        const QList<PresetClaim> claims = presetClaims();
+        for (const hwl::Preset& p : hwl::presets()) {
+            const std::vector<std::string> tokens = hwl::figureTokens(p.explanation);
+            QStringList labels{"*"};
+            for (const hwl::PresetRun& r : p.compare)
+                labels << QString::fromStdString(r.label);
+            QStringList quoted; // "KIND RUN" of every token's terms
+            for (const std::string& token : tokens) {
+                std::string why;
+                QVERIFY2(hwl::parseFigure(token, &why),
+                         (p.id + ": {{" + token + "}}: " + why).c_str());
+                for (const QString& term : QString::fromStdString(token).split('/')) {
+                    quoted << term.simplified();
+                    QVERIFY2(labels.contains(term.simplified().section(' ', 1, 1)),
+                             (p.id + ": {{" + token + "}} names a run it does not make").c_str());
+                }
+            }
+            for (const PresetClaim& c : claims) {
+                if (c.presetId != QString::fromStdString(p.id))
+                    continue;
+                for (const QString& term : c.terms) {
+                    const QString kind = term.section(' ', 0, 0);
+                    const bool anyRun = term.section(' ', 1, 1) == QLatin1String("*");
+                    const bool ofKind =
+                        std::any_of(quoted.begin(), quoted.end(),
+                                    [&](const QString& q) { return q.section(' ', 0, 0) == kind; });
+                    QVERIFY2(quoted.contains(term) || quoted.contains(kind + " *") ||
+                                 (anyRun && ofKind),
+                             qPrintable(QString::fromStdString(p.id) + ": the claim \"" + c.line +
+                                        "\" states a range of " + term +
+                                        " and the text quotes no run's " + kind));
+                }
+            }
+        }
+        // Filled in from the runs: measured, the words; not yet, a placeholder.
+        const hwl::Preset* lost = hwl::findPreset(hwl::presets(), "lost-updates");
+        QVERIFY(lost);
+        hwl::MeasuredRun run;
+        run.summary.updateWrites = {1000, 1000};
+        run.summary.lostUpdates = {40, 35};
+        const std::string filled = hwl::fillFigures(lost->explanation, {run}, "[", "]", "?");
+        QVERIFY2(QString::fromStdString(filled).contains("[3.75%] of all writes so far"),
+                 filled.c_str());
+        QVERIFY(filled.find("{{") == std::string::npos);
+        QVERIFY(hwl::fillFigures(lost->explanation, {}, "[", "]", "?").find("? of all writes") !=
+                std::string::npos);
     }
 
     // The figures in the texts that read as measured (a percentage, a time

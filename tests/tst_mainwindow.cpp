@@ -577,14 +577,14 @@ private slots:
         // catch Hogwild's staleness either (the sentence then says a tie).
         const QString sentence = verdict.section('\n', 1, 1);
         QVERIFY2(sentence.startsWith("data-parallel's divergence was 0 all run long, against a "
-                                     "mean of ") ||
-                     sentence.startsWith("data-parallel and hogwild had the same mean "
-                                         "divergence over the run: 0."),
+                                     "median of ") ||
+                     sentence.startsWith("data-parallel and hogwild had the same median "
+                                         "divergence over their steps: 0."),
                  qPrintable(verdict));
         QVERIFY(sentence.endsWith(". The divergence chart shows every run."));
         const QList<QStringList> table = tableOf(verdict);
         QCOMPARE(table.size(), 3);
-        QCOMPARE(table[0].back(), QStringLiteral("divergence, final / mean"));
+        QCOMPARE(table[0].back(), QStringLiteral("divergence, final / median"));
         QCOMPARE(table[1].front(), QStringLiteral("data-parallel"));
         QCOMPARE(table[1].back(), QStringLiteral("0 / 0"));
         QCOMPARE(w.divergenceChart()->overlayCount(), 1); // data-parallel; hogwild is live

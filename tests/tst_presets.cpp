@@ -217,6 +217,8 @@ private slots:
         row("pace", described(R"("pace": -1)"), "\"pace\" must be a whole number from 0");
         row("invites no field", described(R"("invites": ["shares"])"),
             "\"invites\" names \"shares\", not a field");
+        row("invites a field with no value", described(R"("invites": ["mode="])"),
+            "\"invites\" names \"mode=\", not a field");
         row("compares without runs", described(R"("compares": "throughput")"),
             "\"compares\" goes with \"runs\"");
         row("runs without compares",

@@ -140,7 +140,7 @@ private slots:
         QCOMPARE(driver.record()->rows.size(), 2); // kept until end()
         QCOMPARE(driver.record()->rows[1].label, "locked");
         QVERIFY(driver.record()->rows[1].processes);
-        QCOMPARE(driver.record()->rows[0].meanDivergence, 0.5);
+        QCOMPARE(driver.record()->rows[0].divergence, 0.5);
         driver.end();
         QCOMPARE(verdict.size(), 1);
         QVERIFY(verdict[0][0].value<Verdict>().title.startsWith("Hogwild or locked: 2 runs"));

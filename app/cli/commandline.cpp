@@ -3,6 +3,7 @@
 #include "config/fields.h"
 #include "config/sweep.h"
 #include "data/datasetspec.h"
+#include "preset/measuredfigure.h"
 #include "preset/presets.h"
 #include "strategy/catalog.h"
 #include "strategy/validation.h"
@@ -446,7 +447,9 @@ std::string presetsText(const std::vector<Preset>& all) {
                                         "the end</p>",
                                     4, 80);
         }
-        text += plainParagraphs(p.explanation, 4, 80);
+        // The figures the window fills in from the run: here none has run.
+        text +=
+            plainParagraphs(fillFigures(p.explanation, {}, "", "", "(the run's figure)"), 4, 80);
     }
     return text;
 }

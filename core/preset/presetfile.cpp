@@ -118,12 +118,16 @@ void readDescription(const PresetTexts& t, const json& meta, Preset& p) {
     if (!meta.contains("invites"))
         return;
     if (!meta["invites"].is_array())
-        refuse(t, "\"preset\": \"invites\" must be a list of field names ([\"share\"])");
+        refuse(t, "\"preset\": \"invites\" must be a list of field names ([\"share\"]) or "
+                  "field=value ([\"mode=threads-locked\"])");
     for (const json& field : meta["invites"]) {
-        if (!field.is_string() || !findField(field.get<std::string>()))
+        const std::string text = field.is_string() ? field.get<std::string>() : std::string();
+        const std::string key = text.substr(0, text.find('='));
+        if (!findField(key) || (text.find('=') != std::string::npos && text.back() == '='))
             refuse(t, "\"preset\": \"invites\" names " + field.dump() +
-                          ", not a field of an experiment; the fields: " + fieldList());
-        p.invites.push_back(field.get<std::string>());
+                          ", not a field of an experiment (or field=value); the fields: " +
+                          fieldList());
+        p.invites.push_back(text);
     }
 }
 

@@ -201,6 +201,12 @@ std::vector<Preset> presets(std::vector<PresetProblem>* problems) {
     return all;
 }
 
+bool invitesChange(const Preset& p, const std::string& key, const std::string& value) {
+    return std::any_of(p.invites.begin(), p.invites.end(), [&](const std::string& invite) {
+        return invite == key || invite == key + "=" + value;
+    });
+}
+
 const Preset* findPreset(const std::vector<Preset>& all, const std::string& idOrName) {
     for (const Preset& p : all)
         if (p.id == idOrName || p.name == idOrName)

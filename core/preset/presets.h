@@ -43,10 +43,10 @@ struct Preset {
     std::vector<PresetRun> compare = {};
     /// What a comparison compares (None for a single run).
     ComparedFigure compares = ComparedFigure::None;
-    /// The experiment fields (their keys: "share", "start-method") that
-    /// the explanation invites the reader to change ("share" in
-    /// forgot-to-share): changing them follows the text, it does not make
-    /// the preset "(modified)" beyond what the text says.
+    /// The changes the explanation invites the reader to make: a field's
+    /// key ("share" in forgot-to-share: any value), or key=value, that value
+    /// only ("mode=threads-locked" in lost-updates). Making one follows the
+    /// text, it does not make the preset "(modified)" (invitesChange()).
     std::vector<std::string> invites = {};
     /// Its place in the menu: the built-in presets come first, then the
     /// user's, each by this number, then by id.
@@ -85,6 +85,11 @@ std::vector<Preset> builtinPresets();
 /// ~/.local/share/hogwild-lab/presets), then each folder of $XDG_DATA_DIRS
 /// (default /usr/local/share:/usr/share) with hogwild-lab/presets.
 std::vector<std::filesystem::path> presetFolders();
+
+/// Whether `p`'s text invites setting the field `key` to `value` (the
+/// field's text, as its flag takes it): an invitation "key" takes any value,
+/// "key=value" that one.
+bool invitesChange(const Preset& p, const std::string& key, const std::string& value);
 
 /// The preset with this id or name, or null.
 const Preset* findPreset(const std::vector<Preset>& all, const std::string& idOrName);

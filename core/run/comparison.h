@@ -19,6 +19,8 @@ public:
     /// The current run's place, 0-based (size() once over).
     std::size_t index() const { return next_; }
     std::size_t size() const { return runs_.size(); }
+    /// Every run of the sequence, made or not.
+    const std::vector<PresetRun>& runs() const { return runs_; }
     /// The current run has ended (`stopped`: the user stopped it). Returns
     /// the run to make next, or null when the comparison is over.
     const PresetRun* ended(bool stopped) {

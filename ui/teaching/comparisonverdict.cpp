@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace hwl::ui {
 
@@ -17,10 +18,13 @@ QString tr(const char* text) {
     return QObject::tr(text);
 }
 
-/// About three significant digits, grouped: "0.0123", "5.20", "1,234".
+/// About three significant digits, grouped: "0.0123", "5.20", "1,234";
+/// below 0.001 as a power of ten, "5.0e-7", never "0.000000".
 QString significant(double x) {
     if (x == 0 || !std::isfinite(x))
         return formatDecimal(x, 0);
+    if (std::fabs(x) < 1e-3)
+        return QString::number(x, 'e', 1).replace(QStringLiteral("e-0"), QStringLiteral("e-"));
     const int decimals = std::clamp(2 - int(std::floor(std::log10(std::fabs(x)))), 0, 6);
     return formatDecimal(x, decimals);
 }
@@ -48,7 +52,7 @@ std::pair<double, double> startupRange(const ComparedRow& r) {
 double figureOf(const ComparedRow& r, ComparedFigure figure) {
     switch (figure) {
     case ComparedFigure::Divergence:
-        return r.meanDivergence;
+        return r.divergence;
     case ComparedFigure::StartUp:
         return startupRange(r).second;
     case ComparedFigure::Throughput:
@@ -67,11 +71,11 @@ QString howMuch(double big, double small, const char* more, const char* times) {
     return QObject::tr(more).arg(formatDecimal(pct, pct < 10 ? 1 : 0));
 }
 
-/// Two runs' samples/s within this ratio are about equal: repeated runs of
-/// one preset differ by about that much on the 2-core VM (bench/presets.py:
-/// hogwild-vs-locked's hogwild/locked ratio 1.5-1.8 over repeats, +-9%
-/// about its middle), so a smaller gap is not a result to read.
-constexpr double kAboutEqualRate = 1.10;
+/// Two runs' samples/s (or divergence) within this ratio are about equal:
+/// repeated runs of one preset differ by about that much on the 2-core VM
+/// (bench/presets.py: hogwild-vs-locked's hogwild/locked ratio 1.5-1.8 over
+/// repeats, +-9% about its middle), so a smaller gap is not a result to read.
+constexpr double kAboutEqual = 1.10;
 
 /// "fork, spawn and forkserver": every run's label (at least two).
 QString namesOf(const QList<const ComparedRow*>& rows) {
@@ -81,72 +85,137 @@ QString namesOf(const QList<const ComparedRow*>& rows) {
     return names.mid(0, names.size() - 1).join(QStringLiteral(", ")) + tr(" and ") + names.back();
 }
 
-/// The sentence on the compared figure: which run won, by how much.
-QString winnerSentence(const QList<ComparedRow>& rows, ComparedFigure figure) {
+/// Whether `o` is within the spread of the best run `best` on `figure`:
+/// samples/s or divergence within 10%; start-up ranges that overlap (each
+/// run's workers' fastest to slowest: which starts first then depends on
+/// the machine and the moment, not on the method).
+bool withinSpread(const ComparedRow& best, const ComparedRow& o, ComparedFigure figure) {
+    if (figure == ComparedFigure::StartUp) {
+        const auto [lo, hi] = startupRange(best);
+        const auto [olo, ohi] = startupRange(o);
+        return olo <= hi && lo <= ohi;
+    }
+    const double w = figureOf(best, figure), v = figureOf(o, figure);
+    return std::max(w, v) <= kAboutEqual * std::min(w, v);
+}
+
+/// Runs that differ only in their seed: the range of their samples/s, and
+/// never a winner.
+QString seedSpreadSentence(const QList<const ComparedRow*>& measured) {
+    double lo = figureOf(*measured.front(), ComparedFigure::Throughput), hi = lo;
+    for (const ComparedRow* r : measured) {
+        lo = std::min(lo, figureOf(*r, ComparedFigure::Throughput));
+        hi = std::max(hi, figureOf(*r, ComparedFigure::Throughput));
+    }
+    return tr("These runs differ only in their seed: their samples/s range from %1 to %2 (%3% "
+              "apart), the spread between repeats of one experiment, not a difference between "
+              "them.")
+        .arg(formatDecimal(lo, 0), formatDecimal(hi, 0),
+             formatDecimal(100 * (hi / lo - 1), hi / lo - 1 < 0.1 ? 1 : 0));
+}
+
+/// The sentence when every measured run is within the best one's spread.
+QString tieSentence(const QList<const ComparedRow*>& measured, ComparedFigure figure) {
+    const QString all = namesOf(measured);
+    const double w = figureOf(*measured.front(), figure);
+    const bool exact = w == figureOf(*measured.back(), figure);
+    if (figure == ComparedFigure::StartUp) {
+        QStringList ranges;
+        for (const ComparedRow* r : measured) {
+            const auto [lo, hi] = startupRange(*r);
+            ranges << tr("%1 %2–%3 ms").arg(r->label, milliseconds(lo), milliseconds(hi));
+        }
+        return exact ? tr("%1 started their workers as soon: all within %2 ms of launch.")
+                           .arg(all, milliseconds(w))
+                     : tr("%1 started their workers about as soon (%2): their ranges overlap, "
+                          "so which is first depends on the machine and the moment.")
+                           .arg(all, ranges.join(QStringLiteral(", ")));
+    }
+    if (figure == ComparedFigure::Divergence)
+        return exact ? tr("%1 had the same median divergence over their steps: %2.")
+                           .arg(all, significant(w))
+                     : tr("%1 diverged about as much: median divergences within 10%, the "
+                          "spread between repeated runs.")
+                           .arg(all);
+    return exact ? tr("%1 ran as many samples per second: %2.").arg(all, formatDecimal(w, 0))
+                 : tr("%1 ran about as many samples per second: within 10%, the spread between "
+                      "repeated runs, not a win.")
+                       .arg(all);
+}
+
+/// How one other run `o` compares with the winner `best`.
+QString againstWinner(const ComparedRow& best, const ComparedRow& o, ComparedFigure figure,
+                      bool first) {
+    const double w = figureOf(best, figure), v = figureOf(o, figure);
+    const bool higherWins = figure == ComparedFigure::Throughput || figure == ComparedFigure::None;
+    if (withinSpread(best, o, figure))
+        return figure == ComparedFigure::StartUp
+                   ? tr("%1 ms for %2 (within the spread: the ranges overlap)")
+                         .arg(milliseconds(v), o.label)
+                   : tr("about as %1 as %2 (within run-to-run spread)")
+                         .arg(higherWins ? tr("many") : tr("much"), o.label);
+    if (higherWins)
+        return (first ? howMuch(w, v, "%1% more samples per second than %2",
+                                "%1 times as many samples per second as %2")
+                      : howMuch(w, v, "%1% more than %2", "%1 times as many as %2"))
+            .arg(o.label);
+    if (figure == ComparedFigure::StartUp)
+        return tr("%1 ms for %2 (%3)")
+            .arg(milliseconds(v), o.label, howMuch(v, w, "%1% longer", "%1 times as long"));
+    return w > 0 ? tr("%1 for %2 (%3)")
+                       .arg(significant(v), o.label, howMuch(v, w, "%1% more", "%1 times as much"))
+                 : tr("%1 for %2").arg(significant(v), o.label);
+}
+
+/// The sentence on the compared figure: which run won, by how much; or
+/// that none did, where the gaps are within the spread.
+QString winnerSentence(const ComparisonRecord& c) {
+    const ComparedFigure figure = c.figure;
     QList<const ComparedRow*> measured;
-    for (const ComparedRow& r : rows)
+    for (const ComparedRow& r : c.rows)
         if (figureOf(r, figure) >= 0)
             measured.append(&r);
     if (measured.size() < 2)
         return tr("Fewer than two runs measured what the comparison compares: nothing to "
                   "set side by side.");
+    if (c.seedOnly && (figure == ComparedFigure::Throughput || figure == ComparedFigure::None))
+        return seedSpreadSentence(measured);
     const bool higherWins = figure == ComparedFigure::Throughput || figure == ComparedFigure::None;
     std::stable_sort(measured.begin(), measured.end(), [&](const auto* a, const auto* b) {
         return higherWins ? figureOf(*a, figure) > figureOf(*b, figure)
                           : figureOf(*a, figure) < figureOf(*b, figure);
     });
     const ComparedRow& best = *measured.front();
-    const double w = figureOf(best, figure);
-    if (w == figureOf(*measured.back(), figure)) { // a tie: no winner to name
-        const QString all = namesOf(measured);
-        if (higherWins)
-            return tr("%1 ran as many samples per second: %2.").arg(all, formatDecimal(w, 0));
-        if (figure == ComparedFigure::StartUp)
-            return tr("%1 started their workers as soon: all within %2 ms of launch.")
-                .arg(all, milliseconds(w));
-        return tr("%1 had the same mean divergence over the run: %2.").arg(all, significant(w));
-    }
-    if (higherWins && w < kAboutEqualRate * figureOf(*measured.back(), figure)) {
-        const QString all = namesOf(measured);
-        return tr("%1 ran about as many samples per second: within 10%, the spread between "
-                  "repeated runs, not a win.")
-            .arg(all);
+    // The leaders: the best run and every run within its spread. More
+    // than one, and no run is named the winner among them.
+    QList<const ComparedRow*> leaders, others;
+    for (const ComparedRow* r : measured)
+        (r == &best || withinSpread(best, *r, figure) ? leaders : others).append(r);
+    if (others.isEmpty())
+        return tieSentence(measured, figure);
+    if (leaders.size() > 1) {
+        QStringList behind;
+        for (const ComparedRow* o : others)
+            behind << againstWinner(best, *o, figure, false);
+        return tieSentence(leaders, figure) + ' ' +
+               tr("Beside %1's: %2.").arg(best.label, behind.join(QStringLiteral(", ")));
     }
     QStringList against;
-    for (qsizetype i = 1; i < measured.size(); ++i) {
-        const ComparedRow& o = *measured[i];
-        const double v = figureOf(o, figure);
-        const bool first = i == 1;
-        if (higherWins && w < kAboutEqualRate * v) {
-            against << tr("about as many as %1 (within run-to-run spread)").arg(o.label);
-        } else if (higherWins) {
-            against << (first ? howMuch(w, v, "%1% more samples per second than %2",
-                                        "%1 times as many samples per second as %2")
-                              : howMuch(w, v, "%1% more than %2", "%1 times as many as %2"))
-                           .arg(o.label);
-        } else if (figure == ComparedFigure::StartUp) {
-            against << tr("%1 ms for %2 (%3)")
-                           .arg(milliseconds(v), o.label,
-                                howMuch(v, w, "%1% longer", "%1 times as long"));
-        } else {
-            against << (w > 0 ? tr("%1 for %2 (%3)")
-                                    .arg(significant(v), o.label,
-                                         howMuch(v, w, "%1% more", "%1 times as much"))
-                              : tr("%1 for %2").arg(significant(v), o.label));
-        }
-    }
-    const QString others = against.join(QStringLiteral(", "));
+    for (qsizetype i = 1; i < measured.size(); ++i)
+        against << againstWinner(best, *measured[i], figure, i == 1);
+    const QString rest = against.join(QStringLiteral(", "));
+    const double w = figureOf(best, figure);
     if (higherWins)
-        return tr("%1 ran %2.").arg(best.label, others);
+        return tr("%1 ran %2.").arg(best.label, rest);
     if (figure == ComparedFigure::StartUp)
         return tr("%1 started its workers soonest: all of them took their first step within "
                   "%2 ms of launch, against %3.")
-            .arg(best.label, milliseconds(w), others);
+            .arg(best.label, milliseconds(w), rest);
     if (w == 0)
-        return tr("%1's divergence was 0 all run long, against a mean of %2.")
-            .arg(best.label, others);
-    return tr("%1 diverged least: a mean divergence of %2 over the run, against %3.")
-        .arg(best.label, significant(w), others);
+        return tr("%1's divergence was 0 all run long, against a median of %2.")
+            .arg(best.label, rest);
+    return tr("%1 diverged least: a median divergence of %2 over its steps, against %3.")
+        .arg(best.label, significant(w), rest);
 }
 
 QString figureCell(const ComparedRow& r, ComparedFigure figure) {
@@ -156,14 +225,14 @@ QString figureCell(const ComparedRow& r, ComparedFigure figure) {
                       : QStringLiteral("%1–%2").arg(milliseconds(lo), milliseconds(hi));
     }
     const std::vector<double>& last = r.summary.divergence;
-    if (last.empty() && r.meanDivergence < 0)
+    if (last.empty() && r.divergence < 0)
         return QStringLiteral("–");
     double final = 0;
     for (const double d : last)
         final += d / double(last.size());
     return QStringLiteral("%1 / %2").arg(last.empty() ? QStringLiteral("–") : significant(final),
-                                         r.meanDivergence < 0 ? QStringLiteral("–")
-                                                              : significant(r.meanDivergence));
+                                         r.divergence < 0 ? QStringLiteral("–")
+                                                          : significant(r.divergence));
 }
 
 QList<QStringList> tableOf(const ComparisonRecord& c) {
@@ -175,7 +244,7 @@ QList<QStringList> tableOf(const ComparisonRecord& c) {
         header << tr("result");
     header << tr("samples/s") << tr("test accuracy") << tr("train s");
     if (c.figure == ComparedFigure::Divergence)
-        header << tr("divergence, final / mean");
+        header << tr("divergence, final / median");
     else if (c.figure == ComparedFigure::StartUp)
         header << tr("start-up ms, min–max");
     QList<QStringList> table{header};
@@ -196,16 +265,17 @@ QList<QStringList> tableOf(const ComparisonRecord& c) {
 
 } // namespace
 
-double meanDivergence(const MetricsLog& log) {
-    double sum = 0;
-    std::uint64_t n = 0;
+double medianDivergence(const MetricsLog& log) {
+    std::vector<double> values;
     log.forEach([&](const Sample& s) {
-        if (s.kind == Sample::Step && std::isfinite(s.divergence)) {
-            sum += double(s.divergence);
-            ++n;
-        }
+        if (s.kind == Sample::Step && std::isfinite(s.divergence))
+            values.push_back(double(s.divergence));
     });
-    return n ? sum / double(n) : -1;
+    if (values.empty())
+        return -1;
+    const auto middle = values.begin() + std::ptrdiff_t(values.size() / 2);
+    std::nth_element(values.begin(), middle, values.end());
+    return *middle;
 }
 
 Verdict comparisonVerdict(const ComparisonRecord& c) {
@@ -218,7 +288,7 @@ Verdict comparisonVerdict(const ComparisonRecord& c) {
     v.title = made == c.planned ? tr("%1: %2 runs side by side").arg(c.title, formatCount(made))
                                 : tr("%1: %2 of %3 runs, side by side (stopped)")
                                       .arg(c.title, formatCount(made), formatCount(c.planned));
-    v.body = winnerSentence(c.rows, c.figure);
+    v.body = winnerSentence(c);
     if (c.figure == ComparedFigure::Throughput)
         v.body += tr(" The throughput chart shows every run.");
     else if (c.figure == ComparedFigure::Divergence)

@@ -3,6 +3,8 @@
 #include "config/fields.h"
 #include "strategy/catalog.h"
 
+#include <QScrollBar>
+
 #include <algorithm>
 #include <string_view>
 
@@ -62,6 +64,7 @@ ExplanationPane::ExplanationPane(QWidget* parent) : QTextBrowser(parent) {
 
 void ExplanationPane::showPreset(const hwl::Preset& preset) {
     preset_ = preset;
+    measured_.clear(); // its figures are of the runs it makes from now on
     changed_.clear();
     followed_.clear();
     render();
@@ -85,11 +88,11 @@ void ExplanationPane::formChanged(const ExperimentConfig& config) {
         QStringList changed, followed;
         for (const QString& key : differingFields(preset_.config, config)) {
             const std::string k = key.toStdString();
-            if (std::find(preset_.invites.begin(), preset_.invites.end(), k) ==
-                preset_.invites.end())
-                changed << key;
-            else if (const Field* f = findField(k))
+            const Field* f = findField(k);
+            if (f && invitesChange(preset_, k, f->valueText(config)))
                 followed << followedChange(*f, config);
+            else
+                changed << key;
         }
         if (changed == changed_ && followed == followed_)
             return; // nothing new to say (and the reader's scroll position stays)
@@ -97,6 +100,15 @@ void ExplanationPane::formChanged(const ExperimentConfig& config) {
         followed_ = followed;
     }
     render();
+}
+
+void ExplanationPane::setMeasured(const std::vector<hwl::MeasuredRun>& runs) {
+    measured_ = runs;
+    if (preset_.id.empty() || preset_.explanation.find("{{") == std::string::npos)
+        return;
+    const int place = verticalScrollBar()->value();
+    render();
+    verticalScrollBar()->setValue(place);
 }
 
 void ExplanationPane::render() {
@@ -117,7 +129,9 @@ void ExplanationPane::render() {
         setHtml(QStringLiteral("<h3>%1%2</h3>%3%4")
                     .arg(QString::fromStdString(preset_.name).toHtmlEscaped(),
                          changed_.isEmpty() ? QString() : tr(" (modified)"), status,
-                         QString::fromStdString(preset_.explanation)));
+                         QString::fromStdString(
+                             fillFigures(preset_.explanation, measured_, "<b>", "</b>",
+                                         tr("<i>(not measured yet)</i>").toStdString()))));
         return;
     }
     const StrategyTraits* t = findStrategy(shown_);

@@ -4,8 +4,11 @@
 // once the form no longer matches it (a change its text invites, such as
 // ticking Share parameters in forgot-to-share, is said as followed instead), and for an experiment
 // that is not a preset (opened from a file, or edited past recognition) describes its mode instead,
-// so it is never stale. GUI thread only.
+// so it is never stale. Where the text speaks of a measured figure it quotes
+// the run in front of the reader ({{lost *}}), filled in as the run goes.
+// GUI thread only.
 #include "config/experimentconfig.h"
+#include "preset/measuredfigure.h"
 #include "preset/presets.h"
 
 #include <QTextBrowser>
@@ -25,6 +28,9 @@ public:
     void showExperiment(const ExperimentConfig& config, const QString& origin, const QString& name);
     /// The form changed: marks the preset as modified (or as itself again).
     void formChanged(const ExperimentConfig& config);
+    /// The runs of the preset so far, whose figures its text quotes
+    /// ({{lost *}}: preset/measuredfigure.h); the reader's place is kept.
+    void setMeasured(const std::vector<hwl::MeasuredRun>& runs);
 
     /// The name of the experiment shown when it is no preset ("run.json");
     /// empty for a preset.
@@ -52,6 +58,7 @@ private:
     ExperimentConfig shown_; ///< the experiment described (no preset)
     QStringList changed_;    ///< fields that differ from the preset, not invited
     QStringList followed_;   ///< invited changes made, in the form's words
+    std::vector<hwl::MeasuredRun> measured_;
 };
 
 /// The fields (JSON names) in which `a` and `b` differ.

@@ -1,6 +1,9 @@
 #include "window/comparisondriver.h"
 
+#include "teaching/explanationpane.h"
 #include "widgets/numbers.h"
+
+#include <algorithm>
 
 #include <QLabel>
 #include <QTimer>
@@ -25,6 +28,13 @@ void ComparisonDriver::begin(std::vector<PresetRun> runs, const QString& title,
     record_->title = title;
     record_->figure = figure;
     record_->planned = planned;
+    // A sweep over seeds alone: what its runs differ by is the spread.
+    const auto& all = sequence_->runs();
+    record_->seedOnly =
+        all.size() > 1 && std::all_of(all.begin() + 1, all.end(), [&](const PresetRun& r) {
+            const QStringList fields = differingFields(all.front().config, r.config);
+            return fields.isEmpty() || fields == QStringList{QStringLiteral("seed")};
+        });
 }
 
 const PresetRun* ComparisonDriver::current() const {

@@ -73,6 +73,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     buildLayout();
     buildParts();
     buildRunList();
+    wireMeasuredRuns();
     buildMenus();
 
     connect(controller_, &RunController::preparing, this, [this](const QString& what) {
@@ -448,7 +449,7 @@ void MainWindow::onFinished(const RunSummary& s) {
     keepFinishedRun(s);
     if (const Run* run = controller_->run())
         comparison_->recordRun(s, workersAreProcesses(run->config()),
-                               meanDivergence(controller_->metrics()));
+                               medianDivergence(controller_->metrics()));
     comparison_->runEnded(s);
     QString line = (s.epochsCompleted == 1 ? tr("Run %1 after %2 epoch: %3 samples/s over %4")
                                            : tr("Run %1 after %2 epochs: %3 samples/s over %4"))

@@ -32,6 +32,7 @@ class RecentFiles;
 class ExperimentFiles;
 class ExperimentForm;
 class ExplanationPane;
+class MeasuredRuns;
 class RunLibrary;
 class RunListPanel;
 class RunProgress;
@@ -147,6 +148,8 @@ private:
     // mainwindowruns.cpp: the run list and its overlays; mainwindowview.cpp:
     // the View menu, which charts show, the theme.
     void buildRunList();
+    /// The explanation's figures of this run ({{lost *}}): the runs so far.
+    void wireMeasuredRuns();
     /// Keeps the run that ended in the run list (ticked in a comparison).
     void keepFinishedRun(const hwl::RunSummary& summary);
     /// What sets a run of `config` apart, the head of its name in the run
@@ -168,6 +171,7 @@ private:
     RunCharts* charts_ = nullptr;
     bool interactive_ = true;
     ComparisonDriver* comparison_ = nullptr; ///< the comparison Start makes, if any
+    MeasuredRuns* measured_ = nullptr;       ///< the runs the explanation quotes
     TensorBoardLogs* tensorBoard_ = nullptr;
     RecentFiles* recent_ = nullptr;
     ExperimentFiles* files_ = nullptr;

@@ -5,6 +5,7 @@
 
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
+#include "runs/measuredruns.h"
 #include "runs/runlibrary.h"
 #include "runs/runlistpanel.h"
 #include "teaching/comparisonverdict.h"
@@ -66,6 +67,24 @@ void MainWindow::buildRunList() {
     // or a sweep's runs, ticked by it, belong to that session's lesson.
     if (const QString why = runs_->untickAll(true); !why.isEmpty())
         logEvent(why, true);
+}
+
+void MainWindow::wireMeasuredRuns() {
+    measured_ = new MeasuredRuns(this);
+    connect(measured_, &MeasuredRuns::changed, explanation_, &ExplanationPane::setMeasured);
+    connect(controller_, &RunController::started, measured_, [this] {
+        const PresetRun* run = comparison_->current();
+        measured_->runStarted(run ? run->label : std::string(), comparison_->runIndex() <= 0,
+                              controller_->run()->config().optimizerState == StateSharing::Shared);
+    });
+    connect(controller_, &RunController::workersUpdated, measured_,
+            [this](const QList<WorkerRow>& rows) {
+                if (const Run* run = controller_->run())
+                    measured_->runGoing(rows, run->summary(), controller_->elapsed());
+            });
+    connect(controller_, &RunController::finished, measured_, [this](const RunSummary& s) {
+        measured_->runEnded(s, medianDivergence(controller_->metrics()));
+    });
 }
 
 void MainWindow::keepFinishedRun(const RunSummary& summary) {
