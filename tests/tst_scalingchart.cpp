@@ -1,8 +1,9 @@
 // The Runs tab's scaling chart: a final figure of the runs the table shows
-// against a field that varies, one line per value of a second field
-// (workers along x and one line per mode, model or dataset by default), a
-// y axis that holds every line and error bar with short tick labels, whole
-// workers along x, and the spread of repeated runs as error bars.
+// against a field that varies. Only runs alike in every other field but their
+// seed share a line, named by what sets it apart (so lessons never share one);
+// a y axis that holds every line and error bar, never below zero, with short
+// tick labels; whole workers along x; the spread of repeated runs as error
+// bars; failed runs left out with a note; the legend in words under the chart.
 #include "charts/chartlabels.h"
 #include "guitestmain.h"
 #include "runs/runlibrary.h"
@@ -16,6 +17,8 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QFontMetricsF>
+#include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineEdit>
@@ -35,7 +38,7 @@ class TestScalingChart : public QObject {
     hwl::test::IsolatedSettings tmp_; ///< settings and run list, apart from the user's
 
 private slots:
-    void theScalingChartDrawsOneLinePerValue() {
+    void theScalingChartDrawsALinePerSetOfAlikeRuns() {
         RunLibrary lib(tmp_.filePath("scaling/runs.json"));
         QList<SavedRun> runs = sweepRuns();
         runs.append(run("threads", 2, 50000)); // a second threads x2: averaged
@@ -48,7 +51,6 @@ private slots:
         ScalingChart* chart = panel.scalingChart();
         QCOMPARE(chart->figureBox()->currentText(), QStringLiteral("samples/s"));
         QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("workers")); // numeric first
-        QCOMPARE(chart->lineBox()->currentText(), QStringLiteral("mode"));
         QList<QLineSeries*> lines = chart->series();
         QCOMPARE(lines.size(), 2);
         QCOMPARE(lines[0]->name(), QStringLiteral("mode=threads"));
@@ -74,22 +76,32 @@ private slots:
         for (const QString& label : x->categoriesLabels())
             QVERIFY2(QRegularExpression("^[0-9]+$").match(label).hasMatch(), qPrintable(label));
         QVERIFY(x->min() <= 1 && x->max() >= 4);
-        // The rows the table shows: the filter keeps one mode, one line.
+        // Both lines named in the legend under the chart, in words.
+        QVERIFY(chart->legend()->isVisible());
+        QVERIFY(chart->legend()->text().contains("mode=threads-locked"));
+        QVERIFY(!chart->leftOutNote()->isVisible());
+        // Counts and rates: the axes start at zero at the lowest.
+        QVERIFY2(y->min() >= 0 && x->min() >= 0,
+                 qPrintable(QStringLiteral("%1, %2").arg(y->min()).arg(x->min())));
+        // The rows the table shows: the filter keeps one mode, one line,
+        // named by the figure; no legend for one line.
         panel.filter()->setText("locked");
         lines = chart->series();
         QCOMPARE(lines.size(), 1);
-        QCOMPARE(lines[0]->name(), QStringLiteral("mode=threads-locked"));
+        QCOMPARE(lines[0]->name(), QStringLiteral("samples/s"));
+        QVERIFY(!chart->legend()->isVisible());
         panel.filter()->clear();
-        // No lines per field: one line of every run; another figure.
-        chart->lineBox()->setCurrentText(ScalingChart::noLines());
+        // Another figure.
         chart->figureBox()->setCurrentText("train s");
         lines = chart->series();
-        QCOMPARE(lines.size(), 1);
-        QCOMPARE(lines[0]->name(), QStringLiteral("train s"));
+        QCOMPARE(lines.size(), 2);
         QCOMPARE(points(lines[0]), (QList<QPointF>{{1, 2.5}, {2, 2.5}, {4, 2.5}}));
-        // A field of words along x: one category per value, in order.
+        // The seed is never along x: repeats' seeds are their spread.
+        for (int i = 0; i < chart->againstBox()->count(); ++i)
+            QVERIFY(chart->againstBox()->itemText(i) != QStringLiteral("seed"));
+        // A field of words along x: one category per value, in order; a
+        // line per worker count.
         chart->againstBox()->setCurrentText("mode");
-        chart->lineBox()->setCurrentText("workers");
         lines = chart->series();
         QCOMPARE(lines.size(), 3);
         QCOMPARE(lines[0]->name(), QStringLiteral("workers=1"));
@@ -121,13 +133,25 @@ private slots:
             auto* y = qobject_cast<QCategoryAxis*>(chart->chart()->axes(Qt::Vertical)[0]);
             QVERIFY2(y && y->categoriesLabels().size() >= 2,
                      qPrintable(at + y->categoriesLabels().join(' ')));
+            // The last x label sits on the axis' end: half of it needs room
+            // in the right margin, else the chart cuts it.
+            auto* x = qobject_cast<QCategoryAxis*>(chart->chart()->axes(Qt::Horizontal)[0]);
+            QVERIFY(x && !x->categoriesLabels().isEmpty());
+            const QFontMetricsF metrics(x->labelsFont());
+            QVERIFY2(chart->chart()->margins().right() >=
+                         metrics.horizontalAdvance(x->categoriesLabels().back()) / 2,
+                     qPrintable(at + x->categoriesLabels().back()));
+            // The legend wraps in words, never elided.
+            QVERIFY(chart->legend()->wordWrap());
+            QVERIFY(!chart->legend()->text().contains(QChar(0x2026)));
         }
     }
 
     void theScalingChartDefaultsKeepLessonsApart() {
         // Runs of two lessons: the default experiment's MLP and a CNN, each
         // at 1 and 2 workers with two learning rates. Along x: workers,
-        // though lr sorts first; one line per model, not one through both.
+        // though lr sorts first; a line per model and rate, never one
+        // through runs of two models or two rates.
         RunLibrary lib(tmp_.filePath("lessons/runs.json"));
         for (const char* model : {"mlp:784-128-10", "cnn:mnist"})
             for (const int workers : {1, 2})
@@ -141,8 +165,67 @@ private slots:
         RunListPanel panel(&lib);
         ScalingChart* chart = panel.scalingChart();
         QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("workers"));
-        QCOMPARE(chart->lineBox()->currentText(), QStringLiteral("model"));
-        QCOMPARE(chart->series().size(), 2);
+        const QList<QLineSeries*> lines = chart->series();
+        QCOMPARE(lines.size(), 4);
+        for (int i = 0; i < lines.size(); ++i) {
+            QCOMPARE(chart->points(i).size(), 2);
+            QCOMPARE(chart->points(i)[0].n, 1); // no two runs averaged
+            QVERIFY2(lines[i]->name().contains("model=") && lines[i]->name().contains("lr="),
+                     qPrintable(lines[i]->name()));
+        }
+    }
+
+    // A library of unrelated runs (an embedding bag and an MLP on their own
+    // datasets, a run that failed): no line runs through two lessons, each
+    // is named by what differs, and the failed run is no point but a note.
+    void aMixedLibraryKeepsItsRunsApart() {
+        RunLibrary lib(tmp_.filePath("mixed/runs.json"));
+        const auto lesson = [](const char* model, const char* dataset, int workers, double rate) {
+            SavedRun r = run("threads", workers, rate);
+            r.model = QString::fromLatin1(model);
+            r.dataset = QString::fromLatin1(dataset);
+            r.fields.insert("model", r.model);
+            r.fields.insert("dataset", r.dataset);
+            return r;
+        };
+        for (const int workers : {1, 2, 4}) {
+            QCOMPARE(lib.add(lesson("embedding-bag:1000-16-4", "bags:4000x1000:4", workers,
+                                    20000.0 * workers)),
+                     QString());
+            QCOMPARE(
+                lib.add(lesson("mlp:20-16-4", "teacher:2000x20:4:16", workers, 5000.0 * workers)),
+                QString());
+        }
+        SavedRun failed = lesson("mlp:20-16-4", "teacher:2000x20:4:16", 8, 1e9);
+        failed.result = "failed";
+        QCOMPARE(lib.add(failed), QString());
+        RunListPanel panel(&lib);
+        panel.resize(1000, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        ScalingChart* chart = panel.scalingChart();
+        QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("workers"));
+        const QList<QLineSeries*> lines = chart->series();
+        QCOMPARE(lines.size(), 2);
+        QStringList names;
+        for (int i = 0; i < lines.size(); ++i) {
+            names << lines[i]->name();
+            QCOMPARE(chart->points(i).size(), 3); // the failed x8 is no point
+            for (const ScalingChart::Point& p : chart->points(i))
+                QVERIFY(p.x <= 4 && p.mean < 1e6);
+        }
+        names.sort();
+        QCOMPARE(names, (QStringList{"dataset=bags:4000x1000:4, model=embedding-bag:1000-16-4",
+                                     "dataset=teacher:2000x20:4:16, model=mlp:20-16-4"}));
+        // Every name whole in the legend under the chart.
+        for (const QString& name : names)
+            QVERIFY2(chart->legend()->text().contains(name.toHtmlEscaped()),
+                     qPrintable(chart->legend()->text()));
+        QTRY_VERIFY(chart->leftOutNote()->isVisible());
+        QVERIFY2(chart->leftOutNote()->text().contains("1 run"),
+                 qPrintable(chart->leftOutNote()->text()));
+        auto* y = qobject_cast<QCategoryAxis*>(chart->chart()->axes(Qt::Vertical)[0]);
+        QVERIFY(y && y->min() >= 0 && y->max() >= 80000);
     }
 
     void aPointOfSeveralRunsShowsTheirSpread() {
@@ -160,7 +243,6 @@ private slots:
         for (const bool folded : {false, true}) { // folded, the chart still gets every run
             panel.foldRepeats()->setChecked(folded);
             QCOMPARE(chart->againstBox()->currentText(), QStringLiteral("workers"));
-            QCOMPARE(chart->lineBox()->currentText(), QStringLiteral("mode"));
             QCOMPARE(chart->series().size(), 2); // the bars are no lines of their own
             QCOMPARE(points(chart->series()[0]), (QList<QPointF>{{1, 100}, {2, 200}}));
             const QList<ScalingChart::Point> p = chart->points(0);
@@ -177,15 +259,8 @@ private slots:
                 QVERIFY(at.y() == 100 || at.y() == 300);
             QCOMPARE(bar->color(), chart->series()[0]->color());
             QVERIFY(!chart->errorBar(1, 0)); // threads-locked: one run
-            // Out of the legend: an entry per line.
-            const auto entries = [&] { // shown once the legend is laid out
-                int n = 0;
-                for (QLegendMarker* marker : chart->chart()->legend()->markers())
-                    n += marker->isVisible() ? 1 : 0;
-                return n;
-            };
-            QTRY_COMPARE(entries(), 2);
-            QVERIFY(!chart->chart()->legend()->markers(bar)[0]->isVisible());
+            // The legend under the chart: an entry per line, none per bar.
+            QCOMPARE(chart->legend()->text().count(QStringLiteral("&#9632;")), 2);
             // The y axis covers the bar's ends.
             const auto* y = qobject_cast<QValueAxis*>(chart->chart()->axes(Qt::Vertical)[0]);
             QVERIFY2(y->min() <= 100 && y->max() >= 300,
@@ -199,7 +274,6 @@ private slots:
         }
         // A field of words along x: the bar at its category.
         chart->againstBox()->setCurrentText("mode");
-        chart->lineBox()->setCurrentText("workers");
         QCOMPARE(chart->series().size(), 2);
         QVERIFY(!chart->errorBar(0, 0));
         QVERIFY(chart->errorBar(1, 0)->points().contains(QPointF(0, 300)));

@@ -146,6 +146,7 @@ void RunListPanel::updateScaling() {
         for (const int run : model_->runsOf(proxy_->mapToSource(proxy_->index(i, 0)).row())) {
             const SavedRun& saved = model_->runs()[run];
             ScalingChart::Row r;
+            r.result = saved.result;
             for (const QString& key : model_->fieldKeys())
                 r.fields.insert(key, saved.fields.value(key));
             for (int f = 0; f < RunsTableModel::FigureCount; ++f)

@@ -60,25 +60,36 @@ bool wholeField(const QList<ScalingChart::Row>& rows, const QString& key) {
     return true;
 }
 
-/// The default field of the lines: mode, model or dataset when it varies
-/// (runs of different lessons never share a line), else the first other
-/// field of words, else a numeric one; never `against`. 0 ("(none)") when
-/// none is left.
-int defaultLines(const QStringList& lines, const QString& against) {
-    for (const char* key : {"mode", "model", "dataset"})
-        if (const int at = int(lines.indexOf(QLatin1String(key))); at > 0 && lines[at] != against)
-            return at;
-    for (int i = 1; i < lines.size(); ++i)
-        if (lines[i] != against)
-            return i;
-    return 0;
+/// A run that made no figure to draw: it failed, or never started.
+bool madeNothing(const ScalingChart::Row& r) {
+    return r.result == QLatin1String("failed") || r.result == QLatin1String("refused");
 }
 
+/// What a run's line is: every field but the one along x and the seed.
+QString lineKey(const ScalingChart::Row& r, const QString& against) {
+    QStringList parts;
+    for (auto it = r.fields.begin(); it != r.fields.end(); ++it)
+        if (it.key() != against && it.key() != QLatin1String("seed"))
+            parts << it.key() + '=' + it.value();
+    return parts.join(QChar(0x1f)); // a separator no value holds
+}
+
+/// What names the lines: the fields whose values differ between them (the
+/// field along x and the seed aside). `fieldsOf`: each line's fields.
+QStringList fieldsThatDiffer(const std::map<QString, QMap<QString, QString>>& fieldsOf,
+                             const QString& against) {
+    QStringList differ;
+    for (const auto& [key, fields] : fieldsOf)
+        for (auto it = fields.begin(); it != fields.end(); ++it)
+            if (it.key() != against && it.key() != QLatin1String("seed") &&
+                !differ.contains(it.key()) &&
+                std::any_of(fieldsOf.begin(), fieldsOf.end(), [&](const auto& other) {
+                    return other.second.value(it.key()) != it.value();
+                }))
+                differ << it.key();
+    return differ;
+}
 } // namespace
-
-QString ScalingChart::noLines() {
-    return tr("(none)");
-}
 
 ScalingChart::ScalingChart(QWidget* parent) : QWidget(parent) {
     figure_ = new QComboBox;
@@ -87,15 +98,11 @@ ScalingChart::ScalingChart(QWidget* parent) : QWidget(parent) {
     against_ = new QComboBox;
     against_->setObjectName("scalingAgainst");
     against_->setToolTip(tr("The experiment field along x: one that varies between the runs"));
-    line_ = new QComboBox;
-    line_->setObjectName("scalingLines");
-    line_->setToolTip(tr("One line per value of this field"));
     auto* choices = new QHBoxLayout;
     choices->addWidget(figure_, 1);
     choices->addWidget(new QLabel(tr("against")));
     choices->addWidget(against_, 1);
-    choices->addWidget(new QLabel(tr("one line per")));
-    choices->addWidget(line_, 1);
+    choices->addStretch(1);
 
     chart_ = ChartView::makeChart();
     view_ = new ChartView(chart_, this); // takes ownership of chart_
@@ -108,13 +115,23 @@ ScalingChart::ScalingChart(QWidget* parent) : QWidget(parent) {
                            "the figure chosen"));
     empty_->setWordWrap(true);
     empty_->setAlignment(Qt::AlignCenter);
+    chart_->legend()->hide(); // the legend is words under the chart: they wrap, never elided
+    legend_ = new QLabel;
+    legend_->setObjectName("scalingLegend");
+    legend_->setWordWrap(true);
+    legend_->setTextFormat(Qt::RichText);
+    leftOut_ = new QLabel;
+    leftOut_->setObjectName("scalingLeftOut");
+    leftOut_->setWordWrap(true);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(choices);
     layout->addWidget(view_, 1);
+    layout->addWidget(legend_);
+    layout->addWidget(leftOut_);
     layout->addWidget(empty_, 1);
-    for (QComboBox* box : {figure_, against_, line_})
+    for (QComboBox* box : {figure_, against_})
         connect(box, &QComboBox::currentIndexChanged, this, [this] {
             if (!filling_)
                 redraw();
@@ -133,11 +150,9 @@ void ScalingChart::setData(const QStringList& figures, const QStringList& fields
     refill(figure_, figures, 0);
     // Along x: workers when they vary (what the chart is for), else the
     // first numeric field.
-    const QStringList xs = numeric + other;
+    QStringList xs = numeric + other;
+    xs.removeAll(QStringLiteral("seed")); // repeats' seeds: the spread, never an axis
     refill(against_, xs, std::max(0, int(xs.indexOf(QStringLiteral("workers")))));
-    const QStringList lines = QStringList{noLines()} + other + numeric;
-    const int fallback = defaultLines(lines, against_->currentText());
-    refill(line_, lines, fallback);
     filling_ = false;
     redraw();
 }
@@ -165,7 +180,7 @@ QString ScalingChart::pointText(int line, int point) const {
     const Point& p = lines_[line].points[point];
     const QString x = categories_.isEmpty() ? QString::number(p.x) : categories_.value(int(p.x));
     QString text =
-        line_->currentIndex() > 0 ? lines_[line].series->name() + QStringLiteral(", ") : QString();
+        lines_.size() > 1 ? lines_[line].series->name() + QStringLiteral(", ") : QString();
     text += QStringLiteral("%1 %2: %3 ").arg(drawnAgainst_, x, figure_->currentText());
     if (p.n < 2)
         return text + tr("%1 (one run)").arg(formatSignificant(p.mean, 4));
@@ -256,9 +271,19 @@ void ScalingChart::fitTicks() {
     // The plot's height: the view's less the rows of x labels, x title,
     // legend and margins.
     const double plot = std::max(40.0, view_->height() - 5 * metrics.height() - 24);
+    // Counts, rates, shares and times: never below zero.
     double lo = yLow_, hi = yHigh_;
     widenRange(lo, hi, false);
-    applyTicks(yAxis_, niceTicks(lo, hi, ticksFor(plot, 2.5 * metrics.height())));
+    if (yLow_ >= 0)
+        lo = std::max(0.0, lo);
+    const AxisTicks yTicks = niceTicks(lo, hi, ticksFor(plot, 2.5 * metrics.height()));
+    applyTicks(yAxis_, yTicks);
+    // Room for the labels that sit on the axes' ends (half a label past
+    // the plot's top and right edge), which the chart would cut.
+    const double lastCategory =
+        categories_.isEmpty() ? 0 : metrics.horizontalAdvance(categories_.back());
+    chart_->setMargins(QMargins(4, int(std::ceil(metrics.height() / 2 + 4)),
+                                int(std::ceil(lastCategory / 2 + 6)), 4));
     const QString title = figure_->currentText();
     const QFontMetricsF titleMetrics(yAxis_->titleFont());
     yAxis_->setTitleText(titleMetrics.horizontalAdvance(title) + 8 <= plot ? title : QString());
@@ -267,11 +292,20 @@ void ScalingChart::fitTicks() {
     lo = xLow_;
     hi = xHigh_;
     widenRange(lo, hi, false);
+    if (xLow_ >= 0)
+        lo = std::max(0.0, lo);
     const double width = std::max(60.0, view_->width() - 8 * metrics.height());
     // Whole numbers (workers) tick at whole numbers: no 1.5 workers.
     const AxisTicks ticks =
         niceTicks(lo, hi, ticksFor(width, 6 * metrics.height()), true, wholeX_ ? 1 : 0);
     applyTicks(xAxis_, ticks);
+    // The last x label sits on the axis' end: its half past it needs room.
+    double widest = 0;
+    for (const QString& label : xAxis_->categoriesLabels())
+        widest = std::max(widest, metrics.horizontalAdvance(label));
+    QMargins m = chart_->margins();
+    m.setRight(std::max(m.right(), int(std::ceil(widest / 2 + 6))));
+    chart_->setMargins(m);
 }
 
 void ScalingChart::resizeEvent(QResizeEvent* event) {
@@ -284,7 +318,6 @@ void ScalingChart::redraw() {
     lines_.clear();
     const int figure = figure_->currentIndex();
     drawnAgainst_ = against_->currentText();
-    const QString lines = line_->currentIndex() > 0 ? line_->currentText() : QString();
     const bool numeric = numericField(rows_, drawnAgainst_);
     categories_.clear();
     if (!numeric) {
@@ -294,22 +327,33 @@ void ScalingChart::redraw() {
                 categories_.append(v);
         categories_.sort();
     }
-    // line value -> x -> the figure of each run there
+    // line (every other field) -> x -> the figure of each run there
     std::map<QString, std::map<double, std::vector<double>>> runs;
+    std::map<QString, QMap<QString, QString>> fieldsOf; // a line's fields
+    int failed = 0;
     for (const Row& r : rows_) {
+        if (madeNothing(r)) {
+            ++failed;
+            continue;
+        }
         const double y = figure >= 0 && figure < r.figures.size() ? r.figures[figure] : NAN;
         const QString xText = r.fields.value(drawnAgainst_);
-        const QString line = lines.isEmpty() ? QString() : r.fields.value(lines);
-        if (!std::isfinite(y) || xText.isEmpty() || (!lines.isEmpty() && line.isEmpty()))
+        if (!std::isfinite(y) || xText.isEmpty())
             continue;
-        runs[line][numeric ? xText.toDouble() : double(categories_.indexOf(xText))].push_back(y);
+        const QString key = lineKey(r, drawnAgainst_);
+        fieldsOf[key] = r.fields;
+        runs[key][numeric ? xText.toDouble() : double(categories_.indexOf(xText))].push_back(y);
     }
+    const QStringList differ = fieldsThatDiffer(fieldsOf, drawnAgainst_);
     double xMin = INFINITY, xMax = -INFINITY;
-    for (const auto& [value, byX] : runs) {
+    for (const auto& [key, byX] : runs) {
         Line line;
         line.series = new QLineSeries;
-        line.series->setName(lines.isEmpty() ? figure_->currentText()
-                                             : QStringLiteral("%1=%2").arg(lines, value));
+        QStringList name;
+        for (const QString& field : differ)
+            name << field + '=' + fieldsOf[key].value(field);
+        line.series->setName(name.isEmpty() ? figure_->currentText()
+                                            : name.join(QStringLiteral(", ")));
         line.series->setPointsVisible(true);
         for (const auto& [x, ys] : byX) { // std::map: x sorted
             const Spread s = spreadOf(ys);
@@ -336,9 +380,24 @@ void ScalingChart::redraw() {
     for (int i = 0; i < lines_.size(); ++i)
         addErrorBars(i, 0.015 * span);
     setUpAxes(drawnAgainst_, numeric, categories_);
+    fillLegend();
+    leftOut_->setText(failed == 0 ? QString()
+                                  : tr("%n run(s) that failed or never started left out: no "
+                                       "figure of theirs is a measurement",
+                                       "", failed));
+    leftOut_->setVisible(failed > 0);
     const bool drawn = !runs.empty();
     view_->setVisible(drawn);
+    legend_->setVisible(drawn && lines_.size() > 1);
     empty_->setVisible(!drawn);
+}
+
+void ScalingChart::fillLegend() {
+    QStringList items;
+    for (const Line& line : lines_)
+        items << QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;%2")
+                     .arg(line.series->color().name(), line.series->name().toHtmlEscaped());
+    legend_->setText(items.join(QStringLiteral(" &nbsp; ")));
 }
 
 } // namespace hwl::ui

@@ -1,20 +1,24 @@
 #pragma once
-// ScalingChart: a final figure of a set of runs against one experiment field,
-// one line per value of a second field ("samples/s against workers, one line
-// per mode"). Three combo boxes choose the figure, the field along x (the
-// numeric ones first) and the field that splits the lines (or none). Each
-// line runs through its runs' points in the order of x; runs that share a
-// line and an x are averaged into one point, drawn with an error bar from
-// mean - sd to mean + sd (the sample standard deviation, io/runscompare.h's
-// spreadOf), in the line's colour and out of the legend; a point of one run
-// has none. Hovering a point or its bar says its mean ± sd over how many
-// runs. The y axis covers every line and bar, with as many ticks as the
-// chart's height holds ("112.5k", "2M"). A numeric field is drawn along x
-// at its values (whole numbers for a field of whole numbers), any other one
-// value per category in its sorted order. By default x is workers when it
-// varies, and the lines split by mode, model or dataset, so that runs of
-// unrelated lessons never share a line. Runs without the figure or the
-// field are left out. GUI thread only.
+// ScalingChart: a final figure of a set of runs against one experiment field
+// ("samples/s against workers"). Two combo boxes choose the figure and the
+// field along x (the numeric ones first; workers by default). Only runs that
+// differ in nothing but that field and their seed share a line: the others
+// are lines of their own, each named by what sets it apart from the rest
+// ("mode=threads, dataset=teacher:4000x20:4"), so runs of unrelated lessons
+// never share one. Each line runs through its runs' points in the order of
+// x; runs that share a line and an x (repeats) are averaged into one point,
+// drawn with an error bar from mean - sd to mean + sd (the sample standard
+// deviation, io/runscompare.h's spreadOf) in the line's colour; a point of
+// one run has none. Hovering a point or its bar says its mean ± sd over how
+// many runs. A run that failed (or was refused) is no point, and a note
+// under the chart says how many were left out and why. The axes hold every
+// line and bar and, the figures and the numeric fields being counts, rates,
+// shares and times, never run below zero; as many ticks as the chart's
+// size holds ("112.5k", "2M"), margins for the labels at the ends, and the
+// legend under the chart in words that wrap, never elided. A numeric field
+// is drawn along x at its values (whole numbers for a field of whole
+// numbers), any other one value per category in its sorted order. GUI
+// thread only.
 #include <QList>
 #include <QMap>
 #include <QString>
@@ -43,6 +47,7 @@ public:
     struct Row {
         QMap<QString, QString> fields;
         QList<double> figures;
+        QString result; ///< how it ended (SavedRun::result); "failed", "refused": no point
     };
 
     explicit ScalingChart(QWidget* parent = nullptr);
@@ -53,8 +58,11 @@ public:
 
     QComboBox* figureBox() const { return figure_; }
     QComboBox* againstBox() const { return against_; }
-    QComboBox* lineBox() const { return line_; }
     QChart* chart() const { return chart_; }
+    /// The legend under the chart (rich text, wrapped) and the note on the
+    /// runs left out ("1 failed run is no point"); empty when none.
+    QLabel* legend() const { return legend_; }
+    QLabel* leftOutNote() const { return leftOut_; }
     /// A point drawn: its x, the mean of the figure over its runs, their
     /// sample standard deviation (NaN for one run) and how many they are.
     struct Point {
@@ -62,7 +70,7 @@ public:
         int n = 0;
     };
 
-    /// The lines drawn, one per value of the "one line per" field (not
+    /// The lines drawn, one per set of runs alike but in x and seed (not
     /// their error bars).
     QList<QLineSeries*> series() const;
     /// Line `line`'s points, in the order of x.
@@ -72,8 +80,6 @@ public:
     QLineSeries* errorBar(int line, int point) const;
     /// What hovering the point (or its bar) says.
     QString pointText(int line, int point) const;
-    /// "(none)": the line box's first entry.
-    static QString noLines();
 
 private:
     /// A line as drawn: its series, its points and their error bars.
@@ -91,14 +97,18 @@ private:
     void setUpAxes(const QString& field, bool numeric, const QStringList& categories);
     /// Ticks and titles for the chart's size: as many y ticks as fit, with
     /// short labels ("112.5k", "2M"); whole numbers along x when the field
-    /// holds only whole numbers (workers); the y title only where it fits.
+    /// holds only whole numbers (workers); the y title only where it fits;
+    /// margins that hold the labels at the axes' ends.
     void fitTicks();
+    /// The lines' legend under the chart, in their colours.
+    void fillLegend();
     void resizeEvent(QResizeEvent* event) override;
 
     QComboBox* figure_ = nullptr;
     QComboBox* against_ = nullptr;
-    QComboBox* line_ = nullptr;
     QLabel* empty_ = nullptr;
+    QLabel* legend_ = nullptr;
+    QLabel* leftOut_ = nullptr;
     QChart* chart_ = nullptr;
     ChartView* view_ = nullptr;
     QStringList figures_;
