@@ -9,6 +9,7 @@
 #include "form/experimentform.h"
 #include "guitestmain.h"
 #include "runs/runlibrary.h"
+#include "runs/runlistpanel.h"
 #include "testutil.h"
 #include "widgets/filedialogs.h"
 #include "window/experimentfiles.h"
@@ -24,6 +25,7 @@
 #include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QDir>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -33,6 +35,8 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSpinBox>
+#include <QStatusBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -40,6 +44,8 @@
 
 using namespace hwl;
 using namespace hwl::ui;
+using hwl::test::Result;
+using hwl::test::runCli;
 
 namespace {
 
@@ -417,6 +423,57 @@ private slots:
 
     // File dialogs start in the folder the last one chose (kept across a
     // restart), not in the folder the program started in.
+    // A folder of runs (a sweep's --out, issue 49) opens as --compare reads
+    // it: every run into the Runs table, unticked, folded by repeats, named
+    // by its folder below; a run that cannot be read is left out and named;
+    // a folder of no run says so; the note of a refusal and the run's state
+    // are one text in the status bar, never two drawn over each other.
+    void aFolderOfRunsOpensEveryRun() {
+        const QString sweep = path("sweep-of-runs");
+        RUN_CLI(made, QStringList(hwl::test::kSmall) << "--headless"
+                                                     << "--quiet"
+                                                     << "--sweep"
+                                                     << "lr=0.05,0.1"
+                                                     << "--repeat"
+                                                     << "3"
+                                                     << "--out" << sweep);
+        QCOMPARE(made.code, 0);
+        const QString broken = sweep + "/lr=0.1,seed=44";
+        QVERIFY(QFile::remove(broken + "/metrics.csv"));
+        MainWindow w;
+        const int before = w.runLibrary()->size();
+        QString why;
+        QVERIFY2(w.files()->openFile(sweep, true, &why), qPrintable(why));
+        QCOMPARE(w.runLibrary()->size(), before + 5);
+        QStringList names;
+        for (int i = before; i < w.runLibrary()->size(); ++i) {
+            const SavedRun& r = w.runLibrary()->runs()[i];
+            names << r.name;
+            QVERIFY(!r.visible && !r.userTicked);
+            QVERIFY(!r.result.isEmpty() && std::isfinite(r.samplesPerSecond));
+        }
+        QCOMPARE(names, (QStringList{"lr=0.05,seed=42", "lr=0.05,seed=43", "lr=0.05,seed=44",
+                                     "lr=0.1,seed=42", "lr=0.1,seed=43"}));
+        RunListPanel* panel = w.findChild<RunListPanel*>();
+        QVERIFY(panel && panel->foldRepeats()->isChecked());
+        QCOMPARE(panel->table()->model()->rowCount(), before + 2); // two experiments
+        QVERIFY2(w.eventLogText().contains("Opened 5 runs from"), qPrintable(w.eventLogText()));
+        QVERIFY2(w.eventLogText().contains("Left out: ") &&
+                     w.eventLogText().contains("lr=0.1,seed=44"),
+                 qPrintable(w.eventLogText()));
+        QCOMPARE(w.recent()->files().value(0), sweep);
+        // A folder of no run.
+        const QString empty = path("no-runs");
+        QVERIFY(QDir().mkpath(empty + "/inner"));
+        QVERIFY(!w.files()->openFile(empty, true, &why));
+        QVERIFY2(why.contains("holds no run") && why.contains("no-runs"), qPrintable(why));
+        // The refusal's note is shown in the status bar's one text, in place
+        // of the state, which comes back when the note ends.
+        QVERIFY2(w.statusNote().contains("holds no run"), qPrintable(w.statusNote()));
+        QCOMPARE(w.statusText(), w.statusNote());
+        QVERIFY(w.statusBar()->currentMessage().isEmpty()); // nothing drawn over it
+    }
+
     void dialogsStartInTheLastFolderUsed() {
         const QString chosen = path("dialogs");
         QVERIFY(QDir().mkpath(chosen));

@@ -192,8 +192,7 @@ private slots:
         w.resize(1280, 720);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QTRY_VERIFY2(w.statusBar()->currentMessage().contains("View > Presentation"),
-                     qPrintable(w.statusBar()->currentMessage()));
+        QTRY_VERIFY2(w.statusNote().contains("View > Presentation"), qPrintable(w.statusNote()));
         w.close();
     }
 

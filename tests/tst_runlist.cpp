@@ -338,16 +338,26 @@ private slots:
         RunLibrary lib(QDir(tmp_.path()).filePath("cap/runs.json"));
         SavedRun r = RunLibrary::fromLog(twoWorkerLog());
         std::set<QRgb> colours;
-        for (int i = 0; i < RunLibrary::kMaxRuns + 3; ++i) {
+        for (int i = 0; i < 12; ++i) { // one at a time, as runs end
             r.name = QString::number(i);
             r.color = QColor();
             QCOMPARE(lib.add(r), QString());
-            if (i < 12)
-                colours.insert(lib.runs().back().color.rgb());
+            colours.insert(lib.runs().back().color.rgb());
         }
+        QCOMPARE(int(colours.size()), 12); // no colour repeats among the first twelve
+        QList<SavedRun> more;              // the rest at once, as a folder of runs comes
+        for (int i = 12; i < RunLibrary::kMaxRuns + 3; ++i) {
+            r.name = QString::number(i);
+            more.append(r);
+        }
+        QCOMPARE(lib.addAll(more), QString());
         QCOMPARE(lib.size(), RunLibrary::kMaxRuns);
         QCOMPARE(lib.runs().front().name, QStringLiteral("3"));
-        QCOMPARE(int(colours.size()), 12); // no colour repeats among the first twelve
+        QCOMPARE(lib.runs().back().name, QString::number(RunLibrary::kMaxRuns + 2));
+        // All of them read back.
+        RunLibrary again(lib.file());
+        QCOMPARE(again.load(), QString());
+        QCOMPARE(again.size(), RunLibrary::kMaxRuns);
     }
 
     void theWindowKeepsAndOverlaysRuns() {

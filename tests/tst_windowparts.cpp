@@ -6,6 +6,7 @@
 #include "runs/runcontroller.h"
 #include "teaching/explanationpane.h"
 #include "testutil.h"
+#include "widgets/statusline.h"
 #include "window/comparisondriver.h"
 #include "window/experimentfiles.h"
 #include "window/helpmenu.h"
@@ -35,6 +36,24 @@ class TestWindowParts : public QObject {
     }
 
 private slots:
+    // The status bar's one text: a note shown for a while in place of the
+    // state, which the state set meanwhile does not displace, and after
+    // which the state as it is by then comes back.
+    void aStatusNoteGivesWayToTheState() {
+        StatusLine line("Ready");
+        QCOMPARE(line.text(), QStringLiteral("Ready"));
+        line.showNote("Cannot open x.csv", 300);
+        QCOMPARE(line.text(), QStringLiteral("Cannot open x.csv"));
+        QCOMPARE(line.note(), QStringLiteral("Cannot open x.csv"));
+        line.setStatus("Running — 12 samples/s");
+        QCOMPARE(line.text(), QStringLiteral("Cannot open x.csv"));
+        QCOMPARE(line.status(), QStringLiteral("Running — 12 samples/s"));
+        QTRY_COMPARE(line.text(), QStringLiteral("Running — 12 samples/s"));
+        QVERIFY(line.note().isEmpty());
+        line.setStatus("Run finished");
+        QCOMPARE(line.text(), QStringLiteral("Run finished"));
+    }
+
     void recentFilesKeepTheNewestOnce() {
         QMenu menu;
         RecentFiles recent(&menu);

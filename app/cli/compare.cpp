@@ -1,5 +1,6 @@
 #include "cli/compare.h"
 
+#include "io/runfolders.h"
 #include "io/runscompare.h"
 #include "util/errors.h"
 #include "util/spelling.h"
@@ -15,11 +16,6 @@ namespace hwl {
 
 namespace {
 namespace fs = std::filesystem;
-
-/// How deep below a folder summary.json files are looked for (a sweep's
-/// runs are one level down, a comparison preset's sweep two).
-constexpr int kDepth = 4;
-constexpr std::size_t kMaxRuns = 10000;
 
 struct CompareArgs {
     std::vector<std::string> folders;
@@ -77,30 +73,6 @@ CompareArgs parseArgs(const std::vector<std::string>& args) {
     return a;
 }
 
-/// The run folders at or below `dir`, in path order.
-std::vector<fs::path> runFolders(const fs::path& dir) {
-    std::error_code ec;
-    if (fs::is_regular_file(dir / "summary.json", ec))
-        return {dir};
-    std::vector<fs::path> found;
-    fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec),
-        end;
-    for (; !ec && it != end; it.increment(ec)) {
-        if (it.depth() >= kDepth) {
-            it.disable_recursion_pending();
-            continue;
-        }
-        if (it->is_directory(ec) && fs::is_regular_file(it->path() / "summary.json", ec)) {
-            found.push_back(it->path());
-            it.disable_recursion_pending(); // a run's folder holds no runs
-            if (found.size() > kMaxRuns)
-                bad(quoted(dir) + " holds more than " + std::to_string(kMaxRuns) + " runs");
-        }
-    }
-    std::sort(found.begin(), found.end());
-    return found;
-}
-
 std::string readText(const fs::path& file) {
     std::ifstream in(file);
     std::stringstream text;
@@ -124,7 +96,7 @@ int runCompare(const std::vector<std::string>& args) {
             bad(quoted(dir) + " does not exist");
         if (!fs::is_directory(dir, ec))
             bad(quoted(dir) + " is not a folder: name a run's --out folder or a sweep's");
-        const std::vector<fs::path> found = runFolders(dir);
+        const std::vector<fs::path> found = findRunFolders(dir);
         if (found.empty())
             bad(quoted(dir) + " holds no run: no summary.json in it or in its folders (name a " +
                 "run's --out folder or a sweep's)");

@@ -65,7 +65,7 @@ const std::vector<ProgramFile>& programFiles() {
          "the window's settings: recent files, the last experiment started, the theme, the "
          "charts shown, the TensorBoard folder, presentation"},
         {"~/.local/share/HogwildLab/Hogwild Lab/runs.json",
-         "the window's run list (at most 40 runs; a damaged one is set aside as runs.json.bad)"},
+         "the window's run list (at most 1,000 runs; a damaged one is set aside as runs.json.bad)"},
         {"~/.local/share/hogwild-lab/presets/",
          "the user's presets, ID.json and ID.html; then hogwild-lab/presets/ in each folder of "
          "$XDG_DATA_DIRS"},

@@ -1,6 +1,7 @@
 #include "io/runscompare.h"
 
 #include "config/fields.h"
+#include "io/runfolders.h"
 #include "io/runsummaryfile.h"
 #include "util/errors.h"
 
@@ -17,11 +18,6 @@ namespace hwl {
 namespace {
 using json = nlohmann::json;
 constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
-
-/// Where a run wrote, not what it was: never a column.
-bool isFolderField(const std::string& key) {
-    return key == "out" || key == "tensorboard" || key == "resume" || key == "init";
-}
 
 std::size_t fieldRank(const std::string& key) {
     const auto& all = experimentFields();
@@ -204,31 +200,25 @@ std::vector<std::string> varyingFields(const std::vector<FolderRun>& runs) {
 RunsTable runsTable(const std::vector<FolderRun>& runs, bool groupSeeds) {
     RunsTable t;
     std::vector<std::string> keys = varyingFields(runs);
-    const auto seed = std::find(keys.begin(), keys.end(), "seed");
-    std::vector<std::pair<std::string, std::vector<const FolderRun*>>> groups;
-    if (groupSeeds && seed != keys.end()) {
-        keys.erase(seed);
-        for (const FolderRun& r : runs) {
-            std::string identity;
-            for (const std::string& key : keys) {
-                const auto it = r.fields.find(key);
-                identity += key + "=" + (it == r.fields.end() ? "" : it->second) + "\n";
-            }
-            auto g = std::find_if(groups.begin(), groups.end(),
-                                  [&](const auto& x) { return x.first == identity; });
-            if (g == groups.end())
-                groups.push_back({identity, {&r}});
-            else
-                g->second.push_back(&r);
+    std::vector<std::vector<const FolderRun*>> groups; // a row's runs
+    if (groupSeeds) {
+        std::vector<std::map<std::string, std::string>> fields;
+        for (const FolderRun& r : runs)
+            fields.push_back(r.fields);
+        for (const std::vector<std::size_t>& group : repeatGroups(fields)) {
+            groups.emplace_back();
+            for (const std::size_t i : group)
+                groups.back().push_back(&runs[i]);
         }
-        t.grouped = std::any_of(groups.begin(), groups.end(),
-                                [](const auto& g) { return g.second.size() > 1; });
+        t.grouped = groups.size() < runs.size();
+        if (t.grouped)
+            keys.erase(std::remove(keys.begin(), keys.end(), "seed"), keys.end());
     }
     if (!t.grouped) { // every run a row of its own, seed and all
         keys = varyingFields(runs);
         groups.clear();
         for (const FolderRun& r : runs)
-            groups.push_back({"", {&r}});
+            groups.push_back({&r});
     }
     const std::vector<const RunFigure*> figures = shownFigures(runs);
     t.header.push_back(t.grouped ? "runs of" : "run");
@@ -240,7 +230,7 @@ RunsTable runsTable(const std::vector<FolderRun>& runs, bool groupSeeds) {
         t.header.push_back(f->column);
         t.figure.push_back(f->value != nullptr);
     }
-    for (const auto& [identity, group] : groups)
+    for (const std::vector<const FolderRun*>& group : groups)
         addRow(t, groupLabel(group), keys, group.front()->fields, figures, group);
     return t;
 }

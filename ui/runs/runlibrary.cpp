@@ -20,8 +20,10 @@ namespace hwl::ui {
 namespace {
 
 constexpr int kFileVersion = 1;
-/// Largest runs.json read back (40 runs of 5 x 800 points is about 9 MB).
-constexpr qint64 kMaxLibraryBytes = qint64(64) << 20;
+/// Largest runs.json read back: kMaxRuns runs of five curves of
+/// kCurvePoints points, written compact, are about 120 MB (a run opened
+/// from a sweep's folder, of 40-odd logged points, about 3 KB).
+constexpr qint64 kMaxLibraryBytes = qint64(256) << 20;
 
 // Dark2 and Set1 (ColorBrewer), then greys: none is a Tableau 10 worker colour.
 constexpr std::array<QRgb, 12> kRunPalette = {
@@ -344,8 +346,8 @@ QString RunLibrary::save() const {
     QJsonArray runs;
     for (const SavedRun& r : runs_)
         runs.append(runToJson(r));
-    const QByteArray bytes =
-        QJsonDocument(QJsonObject{{"version", kFileVersion}, {"runs", runs}}).toJson();
+    const QByteArray bytes = QJsonDocument(QJsonObject{{"version", kFileVersion}, {"runs", runs}})
+                                 .toJson(QJsonDocument::Compact);
     QDir().mkpath(QFileInfo(file_).absolutePath());
     QSaveFile f(file_); // a temporary, renamed over the old file: never half-written
     if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
@@ -356,11 +358,19 @@ QString RunLibrary::save() const {
 }
 
 QString RunLibrary::add(SavedRun run) {
-    if (runs_.size() >= kMaxRuns)
-        runs_.removeFirst();
-    if (!run.color.isValid())
-        run.color = freeColor();
-    runs_.append(std::move(run));
+    return addAll({std::move(run)});
+}
+
+QString RunLibrary::addAll(QList<SavedRun> runs) {
+    if (runs.isEmpty())
+        return {};
+    for (SavedRun& run : runs) {
+        if (runs_.size() >= kMaxRuns)
+            runs_.removeFirst();
+        if (!run.color.isValid())
+            run.color = freeColor();
+        runs_.append(std::move(run));
+    }
     emit changed();
     return save();
 }

@@ -25,6 +25,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace hwl {
@@ -126,8 +127,9 @@ public:
     static constexpr int kCurvePoints = 400;
     /// At most about this many throughput points (each a window's rate).
     static constexpr int kThroughputPoints = 50;
-    /// Runs kept; the oldest goes when one more is added.
-    static constexpr int kMaxRuns = 40;
+    /// Runs kept (as many as a sweep makes); the oldest goes when one more
+    /// is added.
+    static constexpr int kMaxRuns = 1000;
     /// Largest metrics.csv opened (a run of 10^7 steps is about 700 MB).
     static constexpr qint64 kMaxCsvBytes = qint64(4) << 30;
 
@@ -145,6 +147,8 @@ public:
     /// Adds a run and saves. Its colour is one the other runs do not use.
     /// Returns the saved error ("" when saved).
     QString add(SavedRun run);
+    /// Adds runs (a folder of runs) and saves once.
+    QString addAll(QList<SavedRun> runs);
     QString remove(int index);
     QString rename(int index, const QString& name);
     /// Ticks or unticks a run; `byUser`: the user ticked it in the list (a
@@ -163,6 +167,17 @@ public:
     /// dataset and fields; its summary.json the final figures). On failure: an empty name and
     /// the reason in `error`, naming the file, the line and what to do.
     static SavedRun fromPath(const QString& path, QString* error);
+    /// Says how far reading a folder of runs is (`done` of `total`); false
+    /// stops it.
+    using Progress = std::function<bool(int done, int total)>;
+    /// The runs at or below `dir`, found as --compare finds them
+    /// (io/runfolders.h: a sweep's folder, a comparison's, any tree) and
+    /// each read as fromPath() reads a run's folder, in path order. A run
+    /// that cannot be read is left out, and why added to `leftOut`. Empty
+    /// with the reason in `error` when `dir` holds no run, more than
+    /// kMaxRuns, or `progress` stopped it.
+    static QList<SavedRun> fromRunFolders(const QString& dir, QString* error, QStringList* leftOut,
+                                          const Progress& progress = {});
     /// A baseline from a CSV made elsewhere, `file` open past its first
     /// line `header` (fromPath() hands it what is not a metrics.csv):
     /// TensorBoard's scalar export ("Wall time,Step,Value", the chart named

@@ -6,10 +6,12 @@
 
 #include "config/experimentconfig.h"
 #include "config/fields.h"
+#include "io/runfolders.h"
 #include "io/runsummaryfile.h"
 #include "strategy/catalog.h"
 #include "telemetry/runsummary.h"
 #include "telemetry/sample.h"
+#include "util/errors.h"
 
 #include <QDir>
 #include <QFile>
@@ -228,6 +230,56 @@ SavedRun RunLibrary::fromPath(const QString& path, QString* error) {
     if (run.description.isEmpty())
         run.description = tr("opened from %1").arg(shown);
     return run;
+}
+
+QList<SavedRun> RunLibrary::fromRunFolders(const QString& dir, QString* error, QStringList* leftOut,
+                                           const Progress& progress) {
+    const QString shown = QDir::toNativeSeparators(dir);
+    const auto fail = [&](const QString& why) {
+        if (error)
+            *error = why;
+        return QList<SavedRun>{};
+    };
+    std::vector<std::filesystem::path> found;
+    try {
+        found = findRunFolders(std::filesystem::path(dir.toStdString()));
+    } catch (const InputError& e) {
+        return fail(QString::fromStdString(e.what()));
+    }
+    if (found.empty())
+        return fail(tr("%1 holds no run: no summary.json in it or in its folders; open a "
+                       "folder written by --out, a sweep's, or a metrics.csv")
+                        .arg(shown));
+    if (found.size() > std::size_t(kMaxRuns))
+        return fail(tr("%1 holds %2 runs, more than the %3 the run list keeps: open one of "
+                       "its folders")
+                        .arg(shown)
+                        .arg(found.size())
+                        .arg(kMaxRuns));
+    QList<SavedRun> runs;
+    const int total = int(found.size());
+    for (int i = 0; i < total; ++i) {
+        if (progress && !progress(i, total))
+            return fail(tr("Opening %1 was stopped: no run of it was added").arg(shown));
+        const QString run = QString::fromStdString(found[std::size_t(i)].string());
+        QString why;
+        SavedRun r = fromPath(run, &why);
+        if (r.name.isEmpty()) {
+            if (leftOut)
+                leftOut->append(why);
+            continue;
+        }
+        // Named as --compare names it: by its path below `dir`.
+        if (const QString below = QDir(dir).relativeFilePath(run); below != QLatin1String("."))
+            r.name = below;
+        runs.append(std::move(r));
+    }
+    if (progress)
+        progress(total, total);
+    if (runs.isEmpty())
+        return fail(tr("No run of %1 could be read: %2")
+                        .arg(shown, leftOut && !leftOut->isEmpty() ? leftOut->front() : QString()));
+    return runs;
 }
 
 } // namespace hwl::ui

@@ -40,9 +40,11 @@ RunListPanel::RunListPanel(RunLibrary* library, QWidget* parent)
 
     auto* open = new QPushButton(tr("Open run…"));
     open->setToolTip(tr("Add a metrics.csv (written by --out or Export metrics) to the list"));
-    auto* openFolder = new QPushButton(tr("Open --out folder…"));
+    auto* openFolder = new QPushButton(tr("Open folder…"));
     openFolder->setToolTip(tr("Add the run a --out folder holds (its metrics.csv, named by "
-                              "its experiment.json, its figures from its summary.json)"));
+                              "its experiment.json, its figures from its summary.json), or "
+                              "every run below a folder of runs (a sweep's --out, a "
+                              "comparison's), unticked, as --compare finds them"));
     delete_ = new QPushButton(tr("Delete"));
     delete_->setEnabled(false);
     auto* buttons = new QHBoxLayout;

@@ -1,6 +1,7 @@
 #include "runs/runstablemodel.h"
 
 #include "config/fields.h"
+#include "io/runfolders.h"
 #include "runs/runlibrary.h"
 #include "widgets/numbers.h"
 
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 namespace hwl::ui {
@@ -78,26 +80,6 @@ QString figureText(RunsTableModel::Figure f, double x) {
     }
 }
 
-/// The runs as rows: repeats (runs whose fields are equal but for their
-/// seed) share one, in the order of their first run; a run whose fields are
-/// not known (or hold no seed) is alone.
-QList<QList<int>> repeatGroups(const QList<SavedRun>& runs) {
-    QList<QList<int>> groups;
-    QList<QMap<QString, QString>> identities; // per group: the fields but the seed
-    for (int i = 0; i < runs.size(); ++i) {
-        QMap<QString, QString> identity = runs[i].fields;
-        const bool known = identity.remove(QStringLiteral("seed")) > 0;
-        const int at = known ? int(identities.indexOf(identity)) : -1;
-        if (at >= 0) {
-            groups[at].append(i);
-            continue;
-        }
-        groups.append(QList<int>{i});
-        identities.append(known ? identity : QMap<QString, QString>{{QString(), QString()}});
-    }
-    return groups;
-}
-
 /// A folded row's name: its first run's, with the seed written * where the
 /// name says "seed=N" (a sweep's --out folder), else with how many more.
 QString groupName(const QList<SavedRun>& runs, const QList<int>& group) {
@@ -135,7 +117,7 @@ void RunsTableModel::refresh() {
     std::stable_sort(fieldKeys_.begin(), fieldKeys_.end(), [](const QString& a, const QString& b) {
         return fieldRank(a) < fieldRank(b);
     });
-    const QList<QList<int>> groups = repeatGroups(runs_);
+    const QList<QList<int>> groups = repeatRows(runs_);
     hasRepeats_ = groups.size() < runs_.size();
     folded_ = foldAsked_ && hasRepeats_;
     rows_.clear();
@@ -208,6 +190,23 @@ QString RunsTableModel::figureHelp(Figure f) {
     default:
         return {};
     }
+}
+
+QList<QList<int>> RunsTableModel::repeatRows(const QList<SavedRun>& runs) {
+    std::vector<std::map<std::string, std::string>> fields;
+    fields.reserve(std::size_t(runs.size()));
+    for (const SavedRun& r : runs) {
+        std::map<std::string, std::string>& f = fields.emplace_back();
+        for (auto it = r.fields.begin(); it != r.fields.end(); ++it)
+            f.emplace(it.key().toStdString(), it.value().toStdString());
+    }
+    QList<QList<int>> groups;
+    for (const std::vector<std::size_t>& group : hwl::repeatGroups(fields)) {
+        QList<int>& rows = groups.emplaceBack();
+        for (const std::size_t i : group)
+            rows.append(int(i));
+    }
+    return groups;
 }
 
 double RunsTableModel::figureOf(const SavedRun& r, Figure f) {

@@ -72,6 +72,9 @@ public:
     /// A run's figure in the unit its column shows (percent, ms); NaN when
     /// not known.
     static double figureOf(const SavedRun& run, Figure f);
+    /// The runs as rows when folded: repeats (io/runfolders.h's rule, as
+    /// --compare folds them) share one, in the order of their first run.
+    static QList<QList<int>> repeatRows(const QList<SavedRun>& runs);
 
     /// Folds repeats into one row each (when some runs are repeats).
     void setFoldRepeats(bool fold);

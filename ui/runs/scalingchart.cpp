@@ -381,10 +381,12 @@ void ScalingChart::redraw() {
         addErrorBars(i, 0.015 * span);
     setUpAxes(drawnAgainst_, numeric, categories_);
     fillLegend();
-    leftOut_->setText(failed == 0 ? QString()
-                                  : tr("%n run(s) that failed or never started left out: no "
-                                       "figure of theirs is a measurement",
-                                       "", failed));
+    leftOut_->setText(failed == 1  ? tr("1 run that failed or never started left out: no "
+                                         "figure of its is a measurement")
+                      : failed > 1 ? tr("%1 runs that failed or never started left out: no "
+                                        "figure of theirs is a measurement")
+                                         .arg(failed)
+                                   : QString());
     leftOut_->setVisible(failed > 0);
     const bool drawn = !runs.empty();
     view_->setVisible(drawn);

@@ -12,6 +12,7 @@
 #include "teaching/racestepper.h"
 #include "teaching/verdict.h"
 #include "widgets/numbers.h"
+#include "widgets/statusline.h"
 #include "window/chartcontrols.h"
 #include "window/chartgrid.h"
 #include "window/comparisondriver.h"
@@ -77,7 +78,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     buildMenus();
 
     connect(controller_, &RunController::preparing, this, [this](const QString& what) {
-        statusLabel_->setText(what);
+        statusLabel_->setStatus(what);
         logEvent(tr("Preparing: %1").arg(what));
         updateActions();
     });
@@ -85,7 +86,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(controller_, &RunController::failedToStart, this, [this](const QString& message) {
         comparison_->stop(); // a comparison stops at a run that cannot start
         logEvent(tr("Could not start: %1").arg(message), true);
-        statusLabel_->setText(tr("Could not start"));
+        statusLabel_->setStatus(tr("Could not start"));
         updateActions();
         // Said over the charts, where it stays (a refusal is a preset's lesson:
         // cuda-before-fork), and in a box the user dismisses.
@@ -94,7 +95,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             QMessageBox::warning(this, tr("Could not start the run"), message);
     });
     connect(controller_, &RunController::stoppedWhileLoading, this, [this] {
-        statusLabel_->setText(tr("Stopped while loading"));
+        statusLabel_->setStatus(tr("Stopped while loading"));
         updateActions();
     });
     connect(controller_, &RunController::samplesArrived, this, [this](const QList<Sample>& s) {
@@ -102,18 +103,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         charts_->addSamples(s, run ? run->config().epochs : 1, run ? run->config().workers : 1,
                             run && run->info().testRows > 0);
     });
-    connect(
-        controller_, &RunController::workersUpdated, this, [this](const QList<WorkerRow>& rows) {
-            workerModel_->setRows(rows);
-            charts_->addWorkerRows(rows, controller_->elapsed());
-            double rate = 0;
-            for (const auto& r : rows)
-                rate += r.samplesPerSecond;
-            if (controller_->busy())
-                statusLabel_->setText(tr("%1 — %2 samples/s")
-                                          .arg(controller_->paused() ? tr("Paused") : tr("Running"))
-                                          .arg(formatDecimal(rate, 0)));
-        });
     connect(controller_, &RunController::finished, this, &MainWindow::onFinished);
     connect(controller_, &RunController::eventLogged, this, &MainWindow::logEvent);
     connect(form_, &ExperimentForm::validityChanged, this, &MainWindow::updateActions);
@@ -153,7 +142,7 @@ void MainWindow::buildParts() {
     });
     files_ = new ExperimentFiles(form_, explanation_, controller_, this);
     connect(files_, &ExperimentFiles::eventLogged, this, &MainWindow::logEvent);
-    connect(files_, &ExperimentFiles::statusShown, statusBar(), &QStatusBar::showMessage);
+    connect(files_, &ExperimentFiles::statusShown, statusLabel_, &StatusLine::showNote);
     files_->setRunOpener([this](const QString& path, bool quiet, QString* why) {
         return openRun(path, quiet, why);
     });
@@ -211,7 +200,7 @@ void MainWindow::buildLayout() {
         for (QWidget* w : {static_cast<QWidget*>(raceStepper_), static_cast<QWidget*>(counterToy_)})
             PresentationMode::scaleFont(w, on);
     });
-    statusLabel_ = new QLabel(tr("Ready"));
+    statusLabel_ = new StatusLine(tr("Ready"));
     statusBar()->addWidget(statusLabel_, 1);
     progress_ = new RunProgress;
     statusBar()->addPermanentWidget(progress_);
@@ -219,6 +208,19 @@ void MainWindow::buildLayout() {
 }
 
 void MainWindow::wireProgress() {
+    connect(controller_, &RunController::workersUpdated, this,
+            [this](const QList<WorkerRow>& rows) {
+                workerModel_->setRows(rows);
+                charts_->addWorkerRows(rows, controller_->elapsed());
+                double rate = 0;
+                for (const auto& r : rows)
+                    rate += r.samplesPerSecond;
+                if (controller_->busy())
+                    statusLabel_->setStatus(
+                        tr("%1 — %2 samples/s")
+                            .arg(controller_->paused() ? tr("Paused") : tr("Running"))
+                            .arg(formatDecimal(rate, 0)));
+            });
     connect(controller_, &RunController::started, this, [this] {
         progress_->start(controller_->run()->config().epochs,
                          controller_->run()->info().samplesPerEpoch);
@@ -346,6 +348,9 @@ QString MainWindow::eventLogText() const {
 QString MainWindow::statusText() const {
     return statusLabel_->text();
 }
+QString MainWindow::statusNote() const {
+    return statusLabel_->note();
+}
 
 bool MainWindow::progressShown() const {
     return !progress_->isHidden();
@@ -466,7 +471,7 @@ void MainWindow::onFinished(const RunSummary& s) {
         verdict_->showVerdict(verdictOf(controller_->run()->config(), s, controller_->pace()));
     if (!s.failure.empty())
         logEvent(tr("Failure: %1").arg(QString::fromStdString(s.failure)), true);
-    statusLabel_->setText(line);
+    statusLabel_->setStatus(line);
     updateActions();
 }
 
@@ -492,7 +497,7 @@ bool MainWindow::applyPreset(const QString& name) {
         updateOverlays();
         refreshCharts();
         logEvent(tr("Preset: %1").arg(presetName));
-        statusLabel_->setText(tr("Ready: %1").arg(presetName)); // not the last lesson's end
+        statusLabel_->setStatus(tr("Ready: %1").arg(presetName)); // not the last lesson's end
         progress_->hide();
         return true;
     }
@@ -555,7 +560,7 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
         // Once the window shows: a message given before would be drawn over
         // the status bar's own text.
         QTimer::singleShot(0, this, [this] {
-            statusBar()->showMessage(
+            statusLabel_->showNote(
                 tr("Small window: View > Presentation gives the charts the room (F5)"), 20000);
         });
     }

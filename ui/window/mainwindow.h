@@ -36,6 +36,7 @@ class MeasuredRuns;
 class RunLibrary;
 class RunListPanel;
 class RunProgress;
+class StatusLine;
 class TensorBoardLogs;
 class TrainingChart;
 class VerdictBanner;
@@ -88,11 +89,15 @@ public:
     /// Experiments, weights, metrics and charts opened and saved, and any
     /// file opened by what it is (the command line, drops, Open recent).
     ExperimentFiles* files() const { return files_; }
-    /// The status bar's text (left) and whether its progress shows.
+    /// The status bar's text (left: the state, or a note up for a while in
+    /// its place), the note alone, and whether its progress shows.
     QString statusText() const;
+    QString statusNote() const;
     bool progressShown() const;
     /// Adds the run a metrics.csv or a --out folder holds to the run list
-    /// (and overlays it); false with the reason (a message box unless quiet).
+    /// (and overlays it), or every run below a folder of runs (a sweep's,
+    /// unticked; openRunFolders()); false with the reason (a message box
+    /// unless quiet).
     bool openRun(const QString& path, bool quiet = false, QString* why = nullptr);
     RecentFiles* recent() const { return recent_; } ///< File > Open recent
     WindowTheme* theme() const { return theme_; }
@@ -122,6 +127,12 @@ protected:
     void resizeEvent(QResizeEvent* event) override; ///< the small-window hint
 
 private:
+    /// Every run below `dir` (a sweep's folder, a comparison's, any tree as
+    /// --compare walks it) into the run list, unticked, with progress; the
+    /// table folds repeats when there are any.
+    bool openRunFolders(const QString& dir, bool quiet, QString* why);
+    /// Says why nothing was opened: the event log, `why`, a box unless quiet.
+    void refuseOpen(const QString& error, bool quiet, QString* why);
     /// Below this size (and not in presentation) the status bar suggests it.
     static constexpr int kSmallWidth = 1400, kSmallHeight = 850;
 
@@ -164,6 +175,7 @@ private:
     void buildViewMenu();
     /// Starts `config` (the form's, or a comparison's next run).
     void startConfig(const ExperimentConfig& config);
+    /// The live run into the worker table, the status line and the progress.
     void wireProgress();
 
     RunController* controller_ = nullptr;
@@ -200,7 +212,7 @@ private:
     PresentationMode* presentation_ = nullptr;
     bool smallHintShown_ = false;
     ChartControls* chartControls_ = nullptr;
-    QLabel* statusLabel_ = nullptr;
+    StatusLine* statusLabel_ = nullptr;
     QAction* startAction_ = nullptr;
     QAction* pauseAction_ = nullptr;
     QAction* stopAction_ = nullptr;

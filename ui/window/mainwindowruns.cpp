@@ -8,6 +8,7 @@
 #include "runs/measuredruns.h"
 #include "runs/runlibrary.h"
 #include "runs/runlistpanel.h"
+#include "runs/runstablemodel.h"
 #include "teaching/comparisonverdict.h"
 #include "teaching/explanationpane.h"
 #include "teaching/verdict.h"
@@ -20,11 +21,15 @@
 
 #include <QActionGroup>
 #include <QApplication>
+#include <QCheckBox>
+#include <QDir>
 #include <QEvent>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPalette>
+#include <QProgressDialog>
 #include <QSettings>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -187,15 +192,21 @@ void MainWindow::updateOverlays() {
     charts_->show(charts_->accuracy(), !accuracy.isEmpty() || (run && run->info().testRows > 0));
 }
 
+void MainWindow::refuseOpen(const QString& error, bool quiet, QString* why) {
+    logEvent(tr("Could not open the run: %1").arg(error), true);
+    if (why)
+        *why = error;
+    if (!quiet)
+        QMessageBox::warning(this, tr("Could not open the run"), error);
+}
+
 bool MainWindow::openRun(const QString& path, bool quiet, QString* why) {
+    if (QFileInfo(path).isDir() && !QFileInfo::exists(QDir(path).filePath("metrics.csv")))
+        return openRunFolders(path, quiet, why);
     QString error;
     SavedRun run = RunLibrary::fromPath(path, &error);
     if (run.name.isEmpty()) {
-        logEvent(tr("Could not open the run: %1").arg(error), true);
-        if (why)
-            *why = error;
-        if (!quiet)
-            QMessageBox::warning(this, tr("Could not open the run"), error);
+        refuseOpen(error, quiet, why);
         return false;
     }
     // Opened to be compared: overlaid at once when it trained what the
@@ -215,9 +226,48 @@ bool MainWindow::openRun(const QString& path, bool quiet, QString* why) {
     return true;
 }
 
+bool MainWindow::openRunFolders(const QString& dir, bool quiet, QString* why) {
+    const QString shown = QDir::toNativeSeparators(dir);
+    QProgressDialog progress(tr("Reading the runs in %1…").arg(shown), tr("Stop"), 0, 0, this);
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(quiet ? 1000 : 400);
+    QString error;
+    QStringList leftOut;
+    QList<SavedRun> runs =
+        RunLibrary::fromRunFolders(dir, &error, &leftOut, [&](int done, int total) {
+            progress.setMaximum(total);
+            progress.setValue(done); // a modal dialog's: it takes the events (and Stop)
+            return !progress.wasCanceled();
+        });
+    progress.reset();
+    if (runs.isEmpty()) {
+        refuseOpen(error, quiet, why);
+        return false;
+    }
+    for (SavedRun& run : runs)
+        run.visible = run.userTicked = false; // a tick overlays the ones wanted
+    const int count = int(runs.size());
+    const bool repeats = RunsTableModel::repeatRows(runs).size() < runs.size();
+    if (const QString saveError = runs_->addAll(std::move(runs)); !saveError.isEmpty())
+        logEvent(saveError, true);
+    recent_->add(dir);
+    QString line = (count == 1 ? tr("Opened 1 run from %1").arg(shown)
+                               : tr("Opened %1 runs from %2").arg(count).arg(shown)) +
+                   tr(", unticked: tick one under Runs to overlay it");
+    if (repeats && !runPanel_->foldRepeats()->isChecked()) {
+        runPanel_->foldRepeats()->setChecked(true); // as --compare folds them
+        line += tr("; repeats folded into one row each (untick Fold repeats to list each)");
+    }
+    logEvent(line);
+    for (const QString& left : leftOut)
+        logEvent(tr("Left out: %1").arg(left), true);
+    bottomTabs_->setCurrentWidget(runPanel_);
+    return true;
+}
+
 void MainWindow::chooseRunToOpen(bool folder) {
     const QString path =
-        folder ? filedialogs::folder(this, tr("Open a --out folder"))
+        folder ? filedialogs::folder(this, tr("Open a run's folder or a folder of runs"))
                : filedialogs::openFile(this, tr("Open run"),
                                        tr("Metrics (metrics.csv *.csv);;All files (*)"));
     if (!path.isEmpty())
