@@ -304,7 +304,7 @@ private slots:
         QVERIFY2(marked->toolTip().contains(message), qPrintable(marked->toolTip()));
         QLabel* label = form.errorLabel(field);
         QVERIFY(label);
-        QVERIFY(label->isVisibleTo(&form));
+        QVERIFY(hwl::test::messageGiven(label, &form));
         QCOMPARE(label->text(), message);
 
         setWidget(form.fieldWidget(widget) ? form.fieldWidget(widget) : editor, fixture(fix));
@@ -312,7 +312,7 @@ private slots:
         QCOMPARE(validity.count(), 2);
         QCOMPARE(validity.at(1).at(0).toBool(), true);
         QVERIFY(!form.fieldWidget(field)->property("hwlError").toBool());
-        QVERIFY(!label->isVisibleTo(&form));
+        QVERIFY(!hwl::test::messageGiven(label, &form));
         QVERIFY(!form.fieldWidget(field)->toolTip().contains(message));
     }
 

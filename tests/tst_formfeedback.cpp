@@ -8,9 +8,11 @@
 #include "guitestmain.h"
 #include "preset/presets.h"
 #include "uitestutil.h"
+#include "widgets/fieldnote.h"
 #include "widgets/headcombobox.h"
 
 #include "launch/devices.h"
+#include "optim/optimizerkind.h"
 #include "run/workerrole.h"
 #include "strategy/catalog.h"
 
@@ -22,6 +24,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMap>
 #include <QScrollArea>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -400,6 +403,116 @@ private slots:
                     QTextDocumentFragment::fromHtml(top->text()).toPlainText()) <= top->width());
     }
 
+    // Issue 49: typing a value that is wrong shows its message under the
+    // field without moving any field below it (the lr message pushed the
+    // form down 19 px, the widths' 32 px, and Source moved from under the
+    // pointer); the message is whole in its tooltip.
+    void typingAProblemMovesNoField_data() {
+        QTest::addColumn<QString>("optimizer");
+        QTest::addColumn<QString>("editor");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("lr") << "sgd"
+                            << "lr"
+                            << "0";
+        QTest::newRow("lr words") << "sgd"
+                                  << "lr"
+                                  << "fast";
+        QTest::newRow("weight decay") << "sgd"
+                                      << "weightDecay"
+                                      << "-1";
+        QTest::newRow("schedule") << "sgd"
+                                  << "lrSchedule"
+                                  << "step:x:y";
+        QTest::newRow("warm-up") << "sgd"
+                                 << "lr"
+                                 << "1e9";
+        QTest::newRow("momentum") << "sgd"
+                                  << "momentum"
+                                  << "1.5";
+        QTest::newRow("beta2") << "adam"
+                               << "beta2"
+                               << "2";
+        QTest::newRow("eps") << "adam"
+                             << "eps"
+                             << "-1";
+        QTest::newRow("widths") << "sgd"
+                                << "modelWidths"
+                                << "784-x-10";
+        QTest::newRow("widths mismatch") << "sgd"
+                                         << "modelWidths"
+                                         << "20-16-4";
+    }
+    void typingAProblemMovesNoField() {
+        QFETCH(QString, optimizer);
+        QFETCH(QString, editor);
+        QFETCH(QString, text);
+        for (const int width : {380, 520}) {
+            ExperimentForm form;
+            form.resize(width, 1400);
+            form.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&form));
+            ExperimentConfig c = form.config();
+            c.optimizer = *hwl::parseOptimizerKind(optimizer.toStdString());
+            form.setConfig(c);
+            QVERIFY(form.isValid());
+            QCoreApplication::processEvents();
+            auto* edit = form.findChild<QLineEdit*>(editor);
+            QVERIFY(edit && edit->isVisible());
+            const QPoint editAt = edit->mapTo(&form, QPoint());
+            QMap<QWidget*, int> below; // every editor under the one typed in
+            for (QWidget* w : form.findChildren<QWidget*>())
+                if ((qobject_cast<QLineEdit*>(w) || qobject_cast<QComboBox*>(w) ||
+                     qobject_cast<QAbstractSpinBox*>(w)) &&
+                    w->isVisible() && w->mapTo(&form, QPoint()).y() > editAt.y())
+                    below.insert(w, w->mapTo(&form, QPoint()).y());
+            QVERIFY(!below.isEmpty());
+            const auto nothingMoved = [&] {
+                for (auto it = below.begin(); it != below.end(); ++it)
+                    if (it.key()->mapTo(&form, QPoint()).y() != it.value()) {
+                        qWarning("%s moved %d px at width %d when %s = \"%s\": %s",
+                                 qPrintable(it.key()->objectName()),
+                                 it.key()->mapTo(&form, QPoint()).y() - it.value(), width,
+                                 qPrintable(editor), qPrintable(text),
+                                 qPrintable(form.problemSummary()));
+                        return false;
+                    }
+                return true;
+            };
+            form.activateWindow();
+            edit->setFocus();
+            QTRY_VERIFY(edit->hasFocus());
+            edit->selectAll();
+            QTest::keyClicks(edit, text);
+            QCoreApplication::processEvents();
+            QVERIFY2(!form.isValid(), qPrintable(editor + " = " + text));
+            QVERIFY(nothingMoved());
+            // The message hangs right under the field while it is in use,
+            // whole (as many lines as it needs), over the rows below, the
+            // mouse going through it to them.
+            hwl::ui::FieldNote* note = nullptr;
+            for (auto* n : form.findChildren<hwl::ui::FieldNote*>())
+                if (n->isVisible())
+                    note = n;
+            QVERIFY2(note, qPrintable(editor + ": no message under it"));
+            QVERIFY2(form.problemSummary().contains(note->text().section(": ", 1)),
+                     qPrintable(note->text() + " | " + form.problemSummary()));
+            const int bottom = edit->mapTo(&form, QPoint(0, edit->height())).y();
+            QVERIFY2(
+                note->y() >= bottom && note->y() <= bottom + 4,
+                qPrintable(
+                    QStringLiteral("note at %1, field ends at %2").arg(note->y()).arg(bottom)));
+            QCOMPARE(note->height(), note->heightForWidth(note->width()));
+            QVERIFY(note->geometry().right() < form.width());
+            QVERIFY(note->testAttribute(Qt::WA_TransparentForMouseEvents));
+            // The focus elsewhere: the note goes, the red frame and the
+            // summary stay, and still nothing moved.
+            form.fieldWidget("seed")->setFocus(); // in another group
+            QTRY_VERIFY(!note->isVisible());
+            QVERIFY(!form.isValid());
+            QVERIFY(nothingMoved());
+        }
+    }
+
     // The summary's Show link scrolls the form to the field that is wrong.
     void showLinkScrollsToTheField() {
         QScrollArea area;
@@ -431,25 +544,30 @@ private slots:
         c.mode = "threads";
         c.model = "mlp:784-16-4";
         ExperimentForm form;
+        form.resize(420, 1200);
+        form.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&form));
+        form.activateWindow();
         form.setConfig(c);
-        QLabel* error = form.errorLabel("model");
-        QVERIFY(error->isVisibleTo(&form));
+        auto* error = qobject_cast<hwl::ui::FieldNote*>(form.errorLabel("model"));
+        QVERIFY(error);
         QVERIFY2(error->text().startsWith("The model's input width is 784"),
                  qPrintable(error->text()));
-        auto rowOf = [](QWidget* w) {
-            auto* layout = qobject_cast<QFormLayout*>(w->parentWidget()->layout());
-            int row = -1;
-            QFormLayout::ItemRole role;
-            layout->getWidgetPosition(w, &row, &role);
-            return row;
-        };
+        // Hung under the widths, shown while a model field is in use (the
+        // activation's too: the message is the model's).
         QWidget* widths = form.fieldWidget("model");
-        QCOMPARE(rowOf(error), rowOf(widths) + 1);
+        QCOMPARE(error->anchor(), widths);
+        form.findChild<QWidget*>("modelActivation")->setFocus();
+        QTRY_VERIFY(error->isVisible());
+        QCOMPARE(error->y(), widths->mapTo(&form, QPoint(0, widths->height() + 1)).y());
+        form.fieldWidget("seed")->setFocus(); // elsewhere: the summary and frame say it
+        QTRY_VERIFY(!error->isVisible());
+        QVERIFY(form.problemSummary().contains("input width is 784"));
         c.model = "embedding-bag:50-8-2"; // C below the dataset's 4 classes; dense data
         c.dataset = "sparse-bow:1000x500:4:10";
         form.setConfig(c);
-        QVERIFY(error->isVisibleTo(&form));
-        QCOMPARE(rowOf(error), rowOf(form.findChild<QWidget*>("modelClasses")) + 1);
+        QVERIFY(!error->text().isEmpty());
+        QCOMPARE(error->anchor(), form.findChild<QWidget*>("modelClasses"));
     }
 };
 

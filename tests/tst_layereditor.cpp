@@ -14,8 +14,10 @@
 #include <QAction>
 #include <QApplication>
 #include <QBrush>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -234,12 +236,37 @@ private slots:
         QTest::keyClick(table, Qt::Key_Delete);
         QCOMPARE(model.specText(), QString("net:784:fc128,relu,fc10"));
 
-        // A list pasted into one row: one row per layer.
+        // A few layers pasted into one row: one row per layer, in its place.
+        editRow(editor, 1, "tanh, dropout0.1");
+        QCOMPARE(editor->layerTexts(), QStringList({"fc128", "tanh", "dropout0.1", "fc10"}));
+        // A whole network (it ends in fc) pasted into a row replaces the
+        // list, not the row alone (issue 49: the rows it replaced stayed).
         editRow(editor, 2, "fc64, relu,fc10");
-        QCOMPARE(editor->layerTexts(), QStringList({"fc128", "relu", "fc64", "relu", "fc10"}));
-        QCOMPARE(column(editor, LayerListEditor::ShapeColumn),
-                 QStringList({"128", "128", "64", "64", "10"}));
-        QCOMPARE(editor->parameterCount(), 784 * 128 + 128 + 128 * 64 + 64 + 64 * 10 + 10);
+        QCOMPARE(editor->layerTexts(), QStringList({"fc64", "relu", "fc10"}));
+        QCOMPARE(column(editor, LayerListEditor::ShapeColumn), QStringList({"64", "64", "10"}));
+        QCOMPARE(editor->parameterCount(), 784 * 64 + 64 + 64 * 10 + 10);
+        // --model's spec pasted on the list (Ctrl+V, no row edited): its
+        // shape and its layers.
+        QGuiApplication::clipboard()->setText("net:784:fc32,relu,fc10");
+        table->setCurrentCell(1, 0);
+        QTest::keyClick(table, Qt::Key_V, Qt::ControlModifier);
+        QCOMPARE(model.specText(), QString("net:784:fc32,relu,fc10"));
+        QCOMPARE(editor->shapeText(), QString("784"));
+
+        // Remove stays where it was while layers go (the table keeps its
+        // height), so that the next click removes the next layer.
+        model.setSpecText("net:784:fc128,relu,fc64,relu,fc32,relu,fc10");
+        model.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&model));
+        table->setCurrentCell(0, 0);
+        QCoreApplication::processEvents();
+        const int removeAt = editor->removeButton()->mapTo(&model, QPoint()).y();
+        for (int i = 0; i < 4; ++i) {
+            editor->removeButton()->click();
+            QCoreApplication::processEvents();
+            QCOMPARE(editor->removeButton()->mapTo(&model, QPoint()).y(), removeAt);
+        }
+        QCOMPARE(editor->layerTexts(), QStringList({"fc32", "relu", "fc10"}));
 
         // Named for assistive technology.
         QCOMPARE(editor->addButton()->accessibleName(), QString("Add layer"));
@@ -297,7 +324,7 @@ private slots:
                  qPrintable(window.startAction()->toolTip()));
         const QString message = form->problems().value("model");
         QVERIFY2(message.contains(expected), qPrintable(hwl::test::problemText(*form)));
-        QVERIFY(form->errorLabel("model")->isVisibleTo(form));
+        QVERIFY(hwl::test::messageGiven(form->errorLabel("model"), form));
         QCOMPARE(form->errorLabel("model")->text(), message);
         QWidget* field = row < 0 ? static_cast<QWidget*>(editor->shapeEdit()) : editor->table();
         QCOMPARE(form->fieldWidget("model"), field);
@@ -325,7 +352,7 @@ private slots:
         QVERIFY(window.startAction()->isEnabled());
         QCOMPARE(editor->problemRow(), -1);
         QVERIFY(!field->property("hwlError").toBool());
-        QVERIFY(!form->errorLabel("model")->isVisibleTo(form));
+        QVERIFY(!hwl::test::messageGiven(form->errorLabel("model"), form));
         for (int r = 0; r < editor->table()->rowCount(); ++r)
             QVERIFY(!editor->table()->item(r, 0)->data(Qt::ForegroundRole).isValid());
         QCOMPARE(editor->parameterCount(), 21840);

@@ -3,12 +3,23 @@
 // worker table as large as a classroom run makes it.
 #include "form/experimentform.h"
 #include "runs/workertablemodel.h"
+#include "widgets/fieldnote.h"
 
+#include <QLabel>
 #include <QList>
 #include <QString>
 #include <QStringList>
 
 namespace hwl::test {
+
+/// Whether the form gives a field's message: a typed field's FieldNote
+/// holding it (shown under its field while that is in use), or a choice's
+/// row shown with it.
+inline bool messageGiven(const QLabel* label, const QWidget* form) {
+    if (qobject_cast<const hwl::ui::FieldNote*>(label))
+        return !label->text().isEmpty();
+    return label->isVisibleTo(form) && !label->text().isEmpty();
+}
 
 /// Every problem the form reports, "field: message" a line (for QVERIFY2).
 inline QString problemText(const hwl::ui::ExperimentForm& form) {

@@ -120,9 +120,8 @@ void DatasetFields::buildPathRows() {
     pathLayout->addWidget(browse_);
     form_->addRow(tr("Path"), pathRow_);
 
-    error_ = makeNoteLabel("error");
+    error_ = new FieldNote; // typed (the path): hung under its field, never a row
     error_->setObjectName("datasetError");
-    form_->addRow(error_);
 
     testFraction_ = new CompactDoubleSpinBox;
     testFraction_->setObjectName("testFraction");
@@ -131,9 +130,9 @@ void DatasetFields::buildPathRows() {
     testFraction_->setSingleStep(0.05);
     testFraction_->setToolTip(tr("Share of the rows held out as the test set (0: no test set)"));
     form_->addRow(tr("Test fraction"), testFraction_);
-    testFractionError_ = makeNoteLabel("error");
+    testFractionError_ = new FieldNote;
     testFractionError_->setObjectName("testFractionError");
-    form_->addRow(testFractionError_);
+    testFractionError_->setAnchor(testFraction_);
 
     normalize_ = new QComboBox;
     normalize_->setObjectName("normalize");
@@ -145,9 +144,9 @@ void DatasetFields::buildPathRows() {
            "and standard deviation of the training rows); or MEAN,STD typed in (0.1307,0.3081 "
            "is PyTorch's MNIST example). Dense data only."));
     form_->addRow(tr("Normalize"), normalize_);
-    normalizeError_ = makeNoteLabel("error");
+    normalizeError_ = new FieldNote;
     normalizeError_->setObjectName("normalizeError");
-    form_->addRow(normalizeError_);
+    normalizeError_->setAnchor(normalize_);
     note_ = makeNoteLabel("warning");
     note_->setObjectName("datasetNote");
     form_->addRow(note_);
@@ -281,6 +280,7 @@ void DatasetFields::updateVisibility() {
     form_->setRowVisible(hidden_, k == Kind::Teacher);
     form_->setRowVisible(tokens_, k == Kind::SparseBow);
     form_->setRowVisible(pathRow_, isFileKind(k));
+    error_->setAnchor(mainEditor(), this); // shown while any dataset field is in use
     if (auto* label = qobject_cast<QLabel*>(form_->labelForField(dim_)))
         label->setText(k == Kind::SparseBow ? tr("Vocabulary") : tr("Features"));
     dim_->setToolTip(k == Kind::SparseBow ? tr("Distinct token ids (the vocabulary)")

@@ -4,6 +4,7 @@
 // button, and the test fraction. It edits ExperimentConfig::dataset and
 // ::testFraction. GUI thread only.
 #include "data/datasetspec.h"
+#include "widgets/fieldnote.h"
 
 #include <QGroupBox>
 #include <QString>
@@ -80,11 +81,11 @@ private:
     QWidget* pathRow_ = nullptr;
     QLineEdit* path_ = nullptr;
     QPushButton* browse_ = nullptr;
-    QLabel* error_ = nullptr;
+    FieldNote* error_ = nullptr; ///< hung under mainEditor(); the form takes it over
     QDoubleSpinBox* testFraction_ = nullptr;
-    QLabel* testFractionError_ = nullptr;
+    FieldNote* testFractionError_ = nullptr;
     QComboBox* normalize_ = nullptr; ///< editable: the three names, or MEAN,STD typed
-    QLabel* normalizeError_ = nullptr;
+    FieldNote* normalizeError_ = nullptr;
     QLabel* note_ = nullptr;
     QString raw_; ///< an unparsable text from setSpecText(), until the next edit
     bool filling_ = false;

@@ -6,6 +6,7 @@
 #include "form/modelfields.h"
 #include "form/optimizerfields.h"
 #include "form/parallelismfields.h"
+#include "widgets/fieldnote.h"
 #include "widgets/formstyle.h"
 
 #include "config/fields.h"
@@ -144,6 +145,10 @@ ExperimentForm::ExperimentForm(QWidget* parent) : QWidget(parent) {
     for (auto it = parallelism_->errorLabels().begin(); it != parallelism_->errorLabels().end();
          ++it)
         errorLabels_.insert(it.key(), it.value());
+    // The notes the parts hang under their typed fields lie over the form.
+    for (QLabel* label : errorLabels_)
+        if (auto* note = qobject_cast<FieldNote*>(label); note && note->parentWidget() != this)
+            note->setParent(this); // hidden until its field is in use
 
     connect(model_, &ModelFields::edited, this, &ExperimentForm::onEdited);
     connect(dataset_, &DatasetFields::edited, this, &ExperimentForm::onEdited);
@@ -181,20 +186,24 @@ void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
     auto* box = new QGroupBox(tr("Optimiser"));
     QFormLayout* form = makeForm(box);
     optimiserForm_ = form;
-    auto addError = [&](const char* field, bool keepRoom) {
-        QLabel* error = makeNoteLabel("error");
-        // Typed fields keep their message's room, so that the fields below
-        // do not jump while the user types (but rows the optimizer hides).
-        QSizePolicy keep = error->sizePolicy();
-        keep.setRetainSizeWhenHidden(keepRoom);
-        error->setSizePolicy(keep);
+    auto addError = [&](const char* field, bool typed) {
+        // A typed field's message hangs under it over the rows below, so
+        // that no field moves while the user types; a choice's is a row.
+        QLabel* error = nullptr;
+        if (typed) {
+            auto* note = new FieldNote(this);
+            note->setAnchor(fieldWidget(QString::fromLatin1(field)));
+            error = note;
+        } else {
+            error = makeNoteLabel("error");
+            form->addRow(error);
+        }
         error->setObjectName(QString::fromLatin1(field) + QStringLiteral("Error"));
         errorLabels_.insert(QString::fromLatin1(field), error);
-        form->addRow(error);
     };
-    auto add = [&](const QString& label, QWidget* editor, const char* field, bool keepRoom) {
+    auto add = [&](const QString& label, QWidget* editor, const char* field, bool typed) {
         form->addRow(label, editor);
-        addError(field, keepRoom);
+        addError(field, typed);
     };
     batch_ = makeFieldSpin("batch", tr("Samples per step"));
     lr_ = makeNumberEdit("lr", numberTip("lr", tr("Learning rate")) + tr(", e.g. 0.01 or 1e-3"));
@@ -225,7 +234,7 @@ void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
     rate->addWidget(optimizer_->fieldWidget(QStringLiteral("optimizer-state")));
     form->addRow(tr("Learning rate"), rate);
     addError("lr", true);
-    addError("optimizer", false); // a choice: no typing to keep the room for
+    addError("optimizer", false); // a choice: its message a row of its own
     addError("optimizer-state", false);
     optimizer_->addRows(form, addError);
     add(tr("Weight decay"), weightDecay_, "weight-decay", true);

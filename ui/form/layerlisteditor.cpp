@@ -3,9 +3,12 @@
 #include "widgets/formstyle.h"
 #include "widgets/numbers.h"
 
+#include "model/layers.h"
 #include "model/modelspec.h"
 #include "util/errors.h"
 
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeyEvent>
@@ -166,6 +169,7 @@ LayerListEditor::LayerListEditor(QWidget* parent) : QWidget(parent) {
 }
 
 void LayerListEditor::setList(const QString& shape, const QStringList& layers) {
+    heldRows_ = 0; // another list: its own height
     filling_ = true;
     shape_->setText(shape);
     filling_ = false;
@@ -227,6 +231,9 @@ void LayerListEditor::removeLayer() {
         return;
     QStringList texts = layerTexts();
     texts.removeAt(row);
+    // The table keeps its height while layers go, so that Remove stays
+    // under the pointer for the next one.
+    heldRows_ = std::max(heldRows_, int(table_->rowCount()));
     setRows(texts, std::min(row, int(texts.size()) - 1));
     emit edited();
 }
@@ -253,7 +260,12 @@ bool LayerListEditor::eventFilter(QObject* watched, QEvent* event) {
         removeLayer();
     else if (ctrl && (key->key() == Qt::Key_Up || key->key() == Qt::Key_Down))
         moveLayer(key->key() == Qt::Key_Up ? -1 : 1);
-    else
+    else if (key->matches(QKeySequence::Paste) &&
+             !QGuiApplication::clipboard()->text().trimmed().isEmpty()) {
+        // Pasted on the list (no row being edited): as into the current row.
+        pasteList(std::max(table_->currentRow(), 0), QGuiApplication::clipboard()->text());
+        emit edited();
+    } else
         return QWidget::eventFilter(watched, event);
     return true;
 }
@@ -271,14 +283,7 @@ void LayerListEditor::onItemChanged(QTableWidgetItem* item) {
     const QString text = item->text();
     QStringList texts = layerTexts();
     if (text.contains(QLatin1Char(','))) {
-        // A list pasted into one row: a row per layer, as --model writes them.
-        QStringList parts = text.split(QLatin1Char(','));
-        for (QString& part : parts)
-            part = part.trimmed();
-        texts.removeAt(row);
-        for (int i = 0; i < parts.size(); ++i)
-            texts.insert(row + i, parts[i]);
-        setRows(texts, row);
+        pasteList(row, text);
     } else {
         if (text != text.trimmed()) {
             filling_ = true;
@@ -288,6 +293,42 @@ void LayerListEditor::onItemChanged(QTableWidgetItem* item) {
         refresh();
     }
     emit edited();
+}
+
+void LayerListEditor::pasteList(int row, QString text) {
+    text = text.trimmed();
+    QString shape;
+    if (text.startsWith(QLatin1String("net:"))) { // --model's whole spec: its shape too
+        shape = text.section(QLatin1Char(':'), 1, 1);
+        text = text.section(QLatin1Char(':'), 2);
+    }
+    QStringList parts = text.split(QLatin1Char(','));
+    for (QString& part : parts)
+        part = part.trimmed();
+    // A whole network (a spec, or a list that ends in the fc every network
+    // ends in) replaces the list; a few layers replace the row they went in.
+    bool whole = !shape.isEmpty();
+    try {
+        const std::vector<Layer> last = parseLayers(parts.back().toStdString());
+        whole = whole || (!last.empty() && last.back().op == Layer::Op::Fc);
+    } catch (const InputError&) {
+        // Not a layer: the row shows the engine's refusal.
+    }
+    QStringList texts = layerTexts();
+    if (whole) {
+        texts = parts;
+        row = 0;
+    } else {
+        texts.removeAt(row);
+        for (int i = 0; i < parts.size(); ++i)
+            texts.insert(row + i, parts[i]);
+    }
+    if (!shape.isEmpty()) {
+        filling_ = true;
+        shape_->setText(shape);
+        filling_ = false;
+    }
+    setRows(texts, row);
 }
 
 void LayerListEditor::setRows(const QStringList& layers, int current) {
@@ -401,7 +442,7 @@ void LayerListEditor::updateButtons() {
 void LayerListEditor::fitHeight() {
     // The whole list in view up to kShownRows rows (the form scrolls, not
     // the table), and room for three rows while it is shorter.
-    const int rows = std::clamp(table_->rowCount(), 3, kShownRows);
+    const int rows = std::clamp(table_->rowCount(), std::max(3, heldRows_), kShownRows);
     table_->setFixedHeight(table_->horizontalHeader()->sizeHint().height() +
                            rows * table_->verticalHeader()->defaultSectionSize() +
                            2 * table_->frameWidth());

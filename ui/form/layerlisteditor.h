@@ -93,6 +93,10 @@ private:
     void markRow(int row, const QString& message);
     void updateButtons();
     void fitHeight();
+    /// `text`, a comma list (or --model's net: spec) pasted into `row`: a
+    /// whole network (a spec, or a list ending in fc) replaces the list and
+    /// a spec's shape the input shape; a few layers replace that row.
+    void pasteList(int row, QString text);
 
     QLineEdit* shape_ = nullptr;
     QTableWidget* table_ = nullptr;
@@ -106,6 +110,7 @@ private:
     bool shapeWrong_ = false;
     std::int64_t parameters_ = -1;
     bool filling_ = false;
+    int heldRows_ = 0; ///< rows' height the table keeps while layers are removed
 };
 
 } // namespace hwl::ui

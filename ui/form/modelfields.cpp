@@ -5,6 +5,7 @@
 #include "model/modelspec.h"
 #include "util/errors.h"
 #include "util/limits.h"
+#include "widgets/fieldnote.h"
 #include "widgets/formstyle.h"
 
 #include <QComboBox>
@@ -135,9 +136,8 @@ ModelFields::ModelFields(QWidget* parent) : QGroupBox(tr("Model"), parent) {
                             "evaluation never drops."));
     form_->addRow(tr("Dropout"), dropout_);
 
-    error_ = makeNoteLabel("error");
+    error_ = new FieldNote; // the form takes it over (ExperimentForm)
     error_->setObjectName("modelError");
-    form_->addRow(error_);
 
     connect(kind_, &QComboBox::currentIndexChanged, this, &ModelFields::onKindChosen);
     connect(layers_, &LayerListEditor::edited, this, [this] {
@@ -336,19 +336,7 @@ void ModelFields::updateVisibility() {
 }
 
 void ModelFields::placeError(QWidget* above) {
-    int errorRow = -1, aboveRow = -1;
-    QFormLayout::ItemRole role;
-    form_->getWidgetPosition(error_, &errorRow, &role);
-    form_->getWidgetPosition(above, &aboveRow, &role);
-    if (errorRow == aboveRow + 1)
-        return;
-    const bool shown = !error_->isHidden();
-    const QFormLayout::TakeRowResult taken = form_->takeRow(errorRow);
-    form_->getWidgetPosition(above, &aboveRow, &role);
-    QLayoutItem* item = taken.fieldItem ? taken.fieldItem : taken.labelItem;
-    form_->insertRow(aboveRow + 1, item->widget());
-    delete item;
-    error_->setVisible(shown);
+    error_->setAnchor(above, this); // shown while any of the model's fields is in use
 }
 
 } // namespace hwl::ui

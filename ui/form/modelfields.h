@@ -11,6 +11,7 @@
 // to MLP from a list that spells one (fc layers with one activation) shows
 // its widths. GUI thread only.
 #include "model/modelspec.h"
+#include "widgets/fieldnote.h"
 
 #include <QGroupBox>
 #include <QString>
@@ -79,6 +80,7 @@ private:
     void onKindChosen();
     void fillWidths(const ModelSpec& mlp);
     void updateVisibility();
+    /// Hangs the model's message under `above`, the field it is about.
     void placeError(QWidget* above);
 
     QFormLayout* form_ = nullptr;
@@ -90,7 +92,7 @@ private:
     QSpinBox* classes_ = nullptr;
     QDoubleSpinBox* dropout_ = nullptr;
     LayerListEditor* layers_ = nullptr;
-    QLabel* error_ = nullptr;
+    FieldNote* error_ = nullptr;
     int shownKind_ = 0; ///< the kind the widgets showed before the combo changed
     QString raw_;       ///< an unparsable text from setSpecText(), until the next edit
     bool filling_ = false;

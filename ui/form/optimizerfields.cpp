@@ -89,13 +89,13 @@ void OptimizerFields::addRows(QFormLayout* form, const AddError& addError) {
     row->addWidget(nesterov_);
     momentumRow_ = row;
     form->addRow(tr("Momentum"), row);
-    addError("momentum", false);
+    addError("momentum", true); // typed: its message hangs under it
     addError("nesterov", false);
     const QString labels[] = {tr("Beta 1"), tr("Beta 2"),   tr("Epsilon"),
                               tr("Alpha"),  tr("LR decay"), tr("Initial accumulator")};
     for (std::size_t i = 1; i < numbers_.size(); ++i) {
         form->addRow(labels[i - 1], numbers_[i].edit);
-        addError(numbers_[i].key, false);
+        addError(numbers_[i].key, true);
     }
 }
 

@@ -28,9 +28,9 @@ namespace hwl::ui {
 class OptimizerFields : public QObject {
     Q_OBJECT
 public:
-    /// Adds the row of a field's error under the last row: the field's JSON
-    /// key, and whether the error keeps its room while hidden (false for
-    /// rows that come and go with the optimizer).
+    /// Gives a field its error: the field's JSON key, and whether it is
+    /// typed (its message hangs under its editor: widgets/fieldnote.h) or
+    /// a choice (its message a row under the last row).
     using AddError = std::function<void(const char*, bool)>;
 
     explicit OptimizerFields(QObject* parent = nullptr);

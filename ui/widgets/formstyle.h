@@ -7,6 +7,8 @@
 // style sheet formStyleSheet() (set on the form) draws it with a red frame
 // (a spin box: an ErrorFrame child, so that its arrows stay). Labels carry
 // "hwlRole" = "error" or "warning" and are NoteLabels.
+#include "widgets/fieldnote.h"
+
 #include <QAbstractSpinBox>
 #include <QEvent>
 #include <QFormLayout>
@@ -40,7 +42,9 @@ inline QString formStyleSheet(bool dark) {
                           " border: 1px solid %1; border-radius: 2px; }"
                           " QCheckBox[hwlError=\"true\"] { color: %1; }"
                           " QLabel[hwlRole=\"error\"] { color: %1; }"
-                          " QLabel[hwlRole=\"warning\"] { color: %2; }")
+                          " QLabel[hwlRole=\"warning\"] { color: %2; }"
+                          " QLabel[hwlBalloon=\"true\"] { background: palette(tool-tip-base);"
+                          " border: 1px solid %1; border-radius: 3px; padding: 2px 4px; }")
         .arg(QLatin1String(errorColour(dark)), QLatin1String(warning));
 }
 
@@ -140,6 +144,10 @@ inline QLabel* makeNoteLabel(const char* role, QWidget* parent = nullptr) {
 
 /// Shows `text` in `label`, or hides it when `text` is empty.
 inline void setNote(QLabel* label, const QString& text) {
+    if (auto* note = qobject_cast<FieldNote*>(label)) {
+        note->setMessage(text); // shown under its field while that is in use
+        return;
+    }
     label->setText(text);
     label->setVisible(!text.isEmpty());
 }
