@@ -3,17 +3,21 @@
 // the pace, a run whose loss ran away called diverged whether it ended in a
 // NaN or finite, a run at chance called so, counts with the locale's
 // separators.
+#include "form/experimentform.h"
 #include "guitestmain.h"
+#include "runs/runcontroller.h"
 #include "strategy/catalog.h"
 #include "teaching/comparisonverdict.h"
 #include "teaching/verdict.h"
 #include "testpaths.h"
 #include "testutil.h"
+#include "window/mainwindow.h"
 
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLocale>
 #include <QTest>
 
@@ -264,6 +268,30 @@ private slots:
                  qPrintable(v.body));
         s.workerFailures = {"worker 1 was killed by signal 9"};
         QCOMPARE(verdictOf(c, s, 0).title, QStringLiteral("A worker died"));
+    }
+
+    // Issue 49: the engine's "(--lr)" reached the banner and the events; a
+    // run the window makes speaks of the form's fields.
+    void aDivergedRunSpeaksInTheFormsWords() {
+        MainWindow w;
+        ExperimentConfig c;
+        c.model = "mlp:20-32-4";
+        c.dataset = "teacher:2000x20:4";
+        c.mode = "serial";
+        c.workers = 1;
+        c.epochs = 2;
+        c.testFraction = 0.1;
+        c.lr = 100;
+        c.momentum = 0.99;
+        w.form()->setConfig(c);
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 30000);
+        const QString banner = w.verdictBanner()->text();
+        QVERIFY2(banner.contains("diverged") || banner.contains("Diverged"), qPrintable(banner));
+        for (const QString& said : {banner, w.eventLogText()})
+            QVERIFY2(!said.contains("(--"), qPrintable(said));
+        QVERIFY2(w.eventLogText().contains("(the Learning rate field)"),
+                 qPrintable(w.eventLogText()));
     }
 
     void aFiniteBlowUpAndChanceAreCalledSo() {

@@ -105,7 +105,7 @@ OptimizerSpec optimizerSpecOf(const ExperimentConfig& config) {
     s.nesterov = sgd && config.nesterov;
     s.beta1 = config.beta1;
     s.beta2 = config.beta2;
-    s.eps = float(config.eps > 0 ? config.eps : s.kind == OptimizerKind::Adagrad ? 1e-10 : 1e-8);
+    s.eps = float(config.eps > 0 ? config.eps : defaultEps(s.kind));
     s.alpha = config.alpha;
     s.lrDecay = config.lrDecay;
     s.initialAccumulator = float(config.initialAccumulator);

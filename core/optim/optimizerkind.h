@@ -11,6 +11,12 @@ enum class OptimizerKind { Sgd, Adam, AdamW, RmsProp, Adagrad };
 /// "sgd", "adam", "adamw", "rmsprop", "adagrad".
 const char* toString(OptimizerKind k);
 std::optional<OptimizerKind> parseOptimizerKind(const std::string& text);
+/// torch.optim 1.13's default learning rate of the rule: Adam and AdamW
+/// 0.001, RMSprop and Adagrad 0.01; 0 for SGD, which has none.
+double torchDefaultLr(OptimizerKind k);
+/// The rule's default eps, which --eps 0 stands for: Adagrad 1e-10, the
+/// others 1e-8 (SGD takes none).
+double defaultEps(OptimizerKind k);
 
 /// Where a Hogwild run keeps the optimizer's state (--optimizer-state):
 /// PerWorker, each worker its own buffers and step count (PyTorch's

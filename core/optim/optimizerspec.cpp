@@ -30,6 +30,24 @@ std::optional<OptimizerKind> parseOptimizerKind(const std::string& text) {
     return std::nullopt;
 }
 
+double torchDefaultLr(OptimizerKind k) {
+    switch (k) {
+    case OptimizerKind::Adam:
+    case OptimizerKind::AdamW:
+        return 1e-3;
+    case OptimizerKind::RmsProp:
+    case OptimizerKind::Adagrad:
+        return 1e-2;
+    case OptimizerKind::Sgd:
+        break;
+    }
+    return 0;
+}
+
+double defaultEps(OptimizerKind k) {
+    return k == OptimizerKind::Adagrad ? 1e-10 : 1e-8;
+}
+
 const char* toString(StateSharing s) {
     return s == StateSharing::Shared ? "shared" : "per-worker";
 }

@@ -19,6 +19,7 @@
 #include <QAbstractSpinBox>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -28,6 +29,7 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QThread>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <limits>
@@ -58,26 +60,6 @@ const char* const kFormFields[] = {
     "beta1", "beta2", "eps", "alpha", "lr-decay", "initial-accumulator", "optimizer-state",
     "lr-schedule", "warmup-steps", "accumulate", "epochs", "seed"};
 // clang-format on
-
-/// Lets a spin box or a combo box take the mouse wheel only once it has the
-/// focus: over an unfocused one the wheel goes on to the scroll area (issue
-/// 26: scrolling the form changed Blocks from 1,024 to 1,018 and marked the
-/// preset modified). The ignored event travels on to the parents.
-class WheelGuard : public QObject {
-public:
-    using QObject::QObject;
-
-protected:
-    bool eventFilter(QObject* watched, QEvent* event) override {
-        if (event->type() != QEvent::Wheel)
-            return false;
-        const auto* widget = qobject_cast<QWidget*>(watched);
-        if (!widget || widget->hasFocus())
-            return false;
-        event->ignore();
-        return true;
-    }
-};
 
 /// The label of the form-layout row that holds `field` (as its field, or
 /// inside the layout that is its field), or empty.
@@ -135,7 +117,8 @@ ExperimentForm::ExperimentForm(QWidget* parent) : QWidget(parent) {
     column->addWidget(model_);
     column->addWidget(dataset_);
     column->addWidget(parallelism_);
-    buildOptimiser(column);
+    buildOptimizer(column);
+    buildOutRow(column);
     column->addStretch(1);
 
     errorLabels_.insert("model", model_->errorLabel());
@@ -182,8 +165,42 @@ QLabel* ExperimentForm::startMethodNote() const {
     return parallelism_->startMethodNote();
 }
 
-void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
-    auto* box = new QGroupBox(tr("Optimiser"));
+void ExperimentForm::buildOutRow(QVBoxLayout* column) {
+    // An experiment file's `out`: where the run writes its files, in view
+    // while it is set (issue 49: it was invisible and outlived every edit).
+    outRow_ = new QWidget;
+    auto* row = new QHBoxLayout(outRow_);
+    row->setContentsMargins(4, 2, 4, 2);
+    outLabel_ = new QLabel;
+    outLabel_->setObjectName("outFolder");
+    outLabel_->setWordWrap(true);
+    outLabel_->setTextFormat(Qt::PlainText);
+    outLabel_->setToolTip(tr("The experiment's out: when the run ends its weights, metrics and "
+                             "summary are written into this folder (Start asks before replacing "
+                             "a run there). Forget to write nothing"));
+    auto* forget = new QToolButton;
+    forget->setObjectName("forgetOut");
+    forget->setText(tr("Forget"));
+    forget->setToolTip(tr("Write no files for this experiment"));
+    connect(forget, &QToolButton::clicked, this, [this] {
+        out_.clear();
+        showOut();
+        emit changed();
+    });
+    row->addWidget(outLabel_, 1);
+    row->addWidget(forget);
+    column->addWidget(outRow_);
+    outRow_->hide();
+}
+
+void ExperimentForm::showOut() {
+    outLabel_->setText(
+        tr("Writes to %1").arg(QDir::toNativeSeparators(QString::fromStdString(out_))));
+    outRow_->setVisible(!out_.empty());
+}
+
+void ExperimentForm::buildOptimizer(QVBoxLayout* column) {
+    auto* box = new QGroupBox(tr("Optimizer"));
     QFormLayout* form = makeForm(box);
     optimiserForm_ = form;
     auto addError = [&](const char* field, bool typed) {
@@ -234,6 +251,9 @@ void ExperimentForm::buildOptimiser(QVBoxLayout* column) {
     rate->addWidget(optimizer_->fieldWidget(QStringLiteral("optimizer-state")));
     form->addRow(tr("Learning rate"), rate);
     addError("lr", true);
+    form->addRow(optimizer_->rateHint()); // a rate far above the rule's usual one
+    connect(lr_, &QLineEdit::editingFinished, this,
+            [this] { optimizer_->updateRateHint(config()); });
     addError("optimizer", false); // a choice: its message a row of its own
     addError("optimizer-state", false);
     optimizer_->addRows(form, addError);
@@ -299,6 +319,7 @@ void ExperimentForm::setConfig(const hwl::ExperimentConfig& c) {
     init_ = c.init;
     resume_ = c.resume;
     out_ = c.out;
+    showOut();
     tensorboard_ = c.tensorboard;
     filling_ = false;
     revalidate();

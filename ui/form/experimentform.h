@@ -5,7 +5,7 @@
 // and returns them).
 //
 // Groups: Model (ModelFields), Dataset (DatasetFields), Parallelism
-// (ParallelismFields, made from the engine's strategy catalog), Optimiser.
+// (ParallelismFields, made from the engine's strategy catalog), Optimizer.
 // After every edit the form validates: ExperimentConfig::validate() plus the
 // engine's checks before loading (checkBeforeLoading: dataset files and
 // folders exist, the model fits a dataset whose shape is known, Fashion-MNIST
@@ -131,7 +131,11 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
-    void buildOptimiser(QVBoxLayout* column);
+    void buildOptimizer(QVBoxLayout* column);
+    /// The row that shows an experiment's out folder while it is set, with
+    /// Forget; showOut() fills it from out_.
+    void buildOutRow(QVBoxLayout* column);
+    void showOut();
     void onEdited();
     void revalidate();
     /// The summary line: the first problem cut to the line, and Show.
@@ -164,6 +168,8 @@ private:
     QString gpuMissing_; ///< noGpuSentence(), once the probe found no device
 
     std::string init_, resume_, out_, tensorboard_;
+    QWidget* outRow_ = nullptr;
+    QLabel* outLabel_ = nullptr;
     std::uint64_t lastSeed_ = 42;
     QMap<QString, QString> problems_;
     bool running_ = false;

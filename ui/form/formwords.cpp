@@ -6,6 +6,8 @@
 #include <QObject>
 #include <QRegularExpression>
 
+#include <algorithm>
+
 namespace hwl::ui {
 
 QString FormWords::modeLabel(const std::string& name) {
@@ -54,12 +56,22 @@ QString FormWords::say(const QString& field, QString message) const {
         } else if (f->type == FieldType::Switch) {
             const bool off = f->negation && m.captured() == QLatin1String("--") + f->negation;
             out += label + (off ? QObject::tr(" unticked") : QObject::tr(" ticked"));
+        } else if (m.capturedStart() > 0 && message.at(m.capturedStart() - 1) == QLatin1Char('(') &&
+                   message.mid(m.capturedEnd(), 1) == QLatin1String(")")) {
+            out += QObject::tr("the %1 field").arg(label); // "(--lr)": where to change it
         } else {
             out += label;
         }
     }
     out += message.mid(at);
-    if (!out.isEmpty() && out.at(0).isLower())
+    // A sentence starts with a capital; a value quoted first ("net:20:fc4
+    // ...", "mlp:784-x-10") is left as it was typed.
+    const qsizetype word = out.indexOf(QLatin1Char(' '));
+    const QString first = out.left(word < 0 ? out.size() : word);
+    const bool plainWord = std::all_of(first.begin(), first.end(), [](QChar c) {
+        return c.isLetter() || c == QLatin1Char('\'') || c == QLatin1Char(',');
+    });
+    if (!out.isEmpty() && out.at(0).isLower() && plainWord)
         out[0] = out.at(0).toUpper();
     return out;
 }

@@ -4,6 +4,7 @@
 
 #include "strategy/validation.h"
 #include "widgets/formstyle.h"
+#include "widgets/numbers.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -11,6 +12,7 @@
 #include <QHBoxLayout>
 
 #include <limits>
+#include <string_view>
 
 namespace hwl::ui {
 
@@ -26,6 +28,10 @@ constexpr const char* kRowFields[] = {"momentum",
                                       "lr-decay",
                                       "initial-accumulator",
                                       "optimizer-state"};
+/// An eps left empty: the rule's own default (eps 0).
+bool emptyEps(const char* key, const QLineEdit* edit) {
+    return std::string_view(key) == "eps" && edit->text().trimmed().isEmpty();
+}
 } // namespace
 
 OptimizerFields::OptimizerFields(QObject* parent) : QObject(parent) {
@@ -57,12 +63,16 @@ OptimizerFields::OptimizerFields(QObject* parent) : QObject(parent) {
            &C::momentum, "0.9");
     number("beta1", "beta1", tr("Adam's first moment decay (betas[0])"), &C::beta1, "0.9");
     number("beta2", "beta2", tr("Adam's second moment decay (betas[1])"), &C::beta2, "0.999");
-    number("eps", "eps", tr("The term added to the denominator; 0: the optimizer's default"),
+    number("eps", "eps",
+           tr("The term added to the denominator; empty: the rule's default (shown greyed: "
+              "1e-8, Adagrad's 1e-10)"),
            &C::eps, "1e-8");
     number("alpha", "alpha", tr("RMSprop's smoothing constant"), &C::alpha, "0.99");
     number("lr-decay", "lrDecay", tr("Adagrad's rate decay"), &C::lrDecay, "0");
     number("initial-accumulator", "initialAccumulator", tr("Adagrad's initial accumulator value"),
            &C::initialAccumulator, "0");
+    rateHint_ = makeNoteLabel("warning");
+    rateHint_->setObjectName("rateHint");
     connect(optimizer_, &QComboBox::currentIndexChanged, this, [this] {
         if (!filling_)
             emit edited();
@@ -107,7 +117,7 @@ void OptimizerFields::apply(ExperimentConfig& c) const {
         parseStateSharing(sharing_->currentText().toStdString()).value_or(StateSharing::PerWorker);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (const Number& n : numbers_)
-        c.*n.member = judged<double>(n.key, n.edit).value_or(nan);
+        c.*n.member = emptyEps(n.key, n.edit) ? 0.0 : judged<double>(n.key, n.edit).value_or(nan);
     const ExperimentConfig read = c, defaults;
     for (const char* key : kRowFields) {
         const Field& f = *findField(key);
@@ -121,9 +131,12 @@ void OptimizerFields::setConfig(const ExperimentConfig& c) {
     optimizer_->setCurrentText(QString::fromLatin1(toString(c.optimizer)));
     nesterov_->setChecked(c.nesterov);
     sharing_->setCurrentText(QString::fromLatin1(toString(c.optimizerState)));
-    for (const Number& n : numbers_)
-        n.edit->setText(shortestNumber(c.*n.member));
+    for (const Number& n : numbers_) // eps 0: the rule's own, shown as the placeholder
+        n.edit->setText(n.member == &ExperimentConfig::eps && c.eps == 0
+                            ? QString()
+                            : shortestNumber(c.*n.member));
     filling_ = false;
+    updateRateHint(c);
 }
 
 void OptimizerFields::showRows(QFormLayout* form, const ExperimentConfig& c) const {
@@ -138,6 +151,12 @@ void OptimizerFields::showRows(QFormLayout* form, const ExperimentConfig& c) con
     }
     // Momentum and Nesterov share a row: SGD's.
     form->setRowVisible(momentumRow_, fieldApplies(*findField("momentum"), c));
+    // An empty eps is the rule's own: its value shown greyed.
+    fieldWidget(QStringLiteral("eps"))
+        ->setProperty("placeholderText",
+                      tr("default %1").arg(shortestNumber(defaultEps(c.optimizer))));
+    if (int(c.optimizer) != hintedRule_) // a rule chosen: its usual rate, once
+        const_cast<OptimizerFields*>(this)->updateRateHint(c);
 }
 
 QWidget* OptimizerFields::fieldWidget(const QString& field) const {
@@ -156,7 +175,8 @@ QWidget* OptimizerFields::fieldWidget(const QString& field) const {
 QMap<QString, QString> OptimizerFields::unparsedNumbers(const ExperimentConfig& c) const {
     QMap<QString, QString> found;
     for (const Number& n : numbers_)
-        if (fieldApplies(*findField(n.key), c) && !judged<double>(n.key, n.edit))
+        if (fieldApplies(*findField(n.key), c) && !emptyEps(n.key, n.edit) &&
+            !judged<double>(n.key, n.edit))
             found.insert(QString::fromLatin1(n.key),
                          tr("\"%1\" is not a number; e.g. %2")
                              .arg(n.edit->text(), QLatin1String(n.example)));
@@ -168,6 +188,25 @@ bool OptimizerFields::isNumber(const QString& field) const {
         if (field == QLatin1String(n.key))
             return true;
     return false;
+}
+
+void OptimizerFields::updateRateHint(const ExperimentConfig& c) {
+    hintedRule_ = int(c.optimizer);
+    setNote(rateHint_, rateHintFor(c));
+}
+
+QString OptimizerFields::rateHintFor(const ExperimentConfig& c) {
+    const double usual = torchDefaultLr(c.optimizer);
+    if (usual <= 0 || !(c.lr >= 10 * usual))
+        return {};
+    static const QMap<OptimizerKind, QString> names{{OptimizerKind::Adam, "Adam"},
+                                                    {OptimizerKind::AdamW, "AdamW"},
+                                                    {OptimizerKind::RmsProp, "RMSprop"},
+                                                    {OptimizerKind::Adagrad, "Adagrad"}};
+    return tr("%1 usually takes a learning rate near %2 (torch.optim's default); %3 is %4 "
+              "times that")
+        .arg(names.value(c.optimizer), shortestNumber(usual), shortestNumber(c.lr),
+             formatSignificant(c.lr / usual, 2));
 }
 
 } // namespace hwl::ui

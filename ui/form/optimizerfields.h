@@ -1,5 +1,5 @@
 #pragma once
-// The optimizer's rows of the experiment form's Optimiser group: the
+// The optimizer's rows of the experiment form's Optimizer group: the
 // update rule (--optimizer) and each rule's hyper-parameters (momentum and
 // Nesterov for SGD, the betas, eps, RMSprop's alpha, Adagrad's rate decay
 // and initial accumulator) and where the Hogwild modes keep its state
@@ -20,6 +20,7 @@ class QCheckBox;
 class QComboBox;
 class QFormLayout;
 class QLayout;
+class QLabel;
 class QLineEdit;
 class QWidget;
 
@@ -54,6 +55,15 @@ public:
     QMap<QString, QString> unparsedNumbers(const ExperimentConfig& c) const;
     /// Whether `field` is a number these rows edit.
     bool isNumber(const QString& field) const;
+    /// The note under the rate (the form puts it there): a rate far above
+    /// the rule's usual one, said when the rule is chosen or the rate
+    /// typed (on leaving it, not at each key: the form does not jump).
+    QLabel* rateHint() const { return rateHint_; }
+    void updateRateHint(const ExperimentConfig& c);
+    /// What rateHint() says of `c`: empty unless its rate is at least ten
+    /// times the rule's torch.optim default ("Adam usually takes a learning
+    /// rate near 0.001 (torch.optim's default); 0.03 is 30 times that").
+    static QString rateHintFor(const ExperimentConfig& c);
 
 signals:
     /// Any edit by the user or programmatic (not by setConfig()).
@@ -72,6 +82,8 @@ private:
     QCheckBox* nesterov_ = nullptr;
     QLayout* momentumRow_ = nullptr; ///< the momentum's edit and nesterov_
     std::vector<Number> numbers_;
+    QLabel* rateHint_ = nullptr;
+    mutable int hintedRule_ = -1; ///< the rule rateHint_ was last made for
     bool filling_ = false;
 };
 

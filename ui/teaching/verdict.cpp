@@ -77,18 +77,23 @@ std::optional<Verdict> problemOf(const ExperimentConfig& config, const RunSummar
                           "would be the untouched initial ones. Tick Share parameters and run "
                           "again."));
     const auto diverged = [](const std::string& failure) {
-        return failure.rfind("training diverged", 0) == 0;
+        return QString::fromStdString(failure).startsWith(QLatin1String("training diverged"),
+                                                          Qt::CaseInsensitive);
     };
     const auto died = formatCount(std::uint64_t(s.workerFailures.size()));
     if (!s.workerFailures.empty() &&
-        std::all_of(s.workerFailures.begin(), s.workerFailures.end(), diverged))
-        // Not workers that died of something: the arithmetic ran away.
+        std::all_of(s.workerFailures.begin(), s.workerFailures.end(), diverged)) {
+        // Not workers that died of something: the arithmetic ran away. What
+        // happened, then the advice once (the engine's own clause left out).
+        QString what = QString::fromStdString(s.workerFailures.front());
+        what = what.left(what.indexOf(QLatin1String("; lower the"), 0, Qt::CaseInsensitive));
         return problem(tr("Training diverged"),
-                       QString::fromStdString(s.workerFailures.front()) +
+                       sentence(what.toStdString()) +
                            (s.workerFailures.size() > 1
-                                ? tr(" (%1 workers' losses ran away.)").arg(died)
+                                ? tr(" %1 workers' losses ran away.").arg(died)
                                 : QString()) +
                            tr(" Lower the learning rate and run again."));
+    }
     if (!s.workerFailures.empty())
         return problem(s.workerFailures.size() == 1 ? tr("A worker died")
                                                     : tr("%1 workers died").arg(died),

@@ -196,4 +196,24 @@ inline QString shortestNumber(double value) {
     return QString::number(value, 'g', QLocale::FloatingPointShortest);
 }
 
+/// Lets a spin box or a combo box take the mouse wheel only once it has the
+/// focus: over an unfocused one the wheel goes on to the scroll area (issue
+/// 26: scrolling the form changed Blocks from 1,024 to 1,018 and marked the
+/// preset modified). The ignored event travels on to the parents.
+class WheelGuard : public QObject {
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() != QEvent::Wheel)
+            return false;
+        const auto* widget = qobject_cast<QWidget*>(watched);
+        if (!widget || widget->hasFocus())
+            return false;
+        event->ignore();
+        return true;
+    }
+};
+
 } // namespace hwl::ui

@@ -83,7 +83,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         updateActions();
     });
     connect(controller_, &RunController::started, this, &MainWindow::onStarted);
-    connect(controller_, &RunController::failedToStart, this, [this](const QString& message) {
+    connect(controller_, &RunController::failedToStart, this, [this](const QString& engine) {
+        const QString message = form_->inFormWords({}, engine); // "Learning rate", not "--lr"
         comparison_->stop(); // a comparison stops at a run that cannot start
         logEvent(tr("Could not start: %1").arg(message), true);
         statusLabel_->setStatus(tr("Could not start"));
@@ -104,7 +105,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                             run && run->info().testRows > 0);
     });
     connect(controller_, &RunController::finished, this, &MainWindow::onFinished);
-    connect(controller_, &RunController::eventLogged, this, &MainWindow::logEvent);
+    connect(controller_, &RunController::eventLogged, this, [this](const QString& line, bool warn) {
+        logEvent(form_->inFormWords({}, line), warn);
+    });
     connect(form_, &ExperimentForm::validityChanged, this, &MainWindow::updateActions);
     connect(form_, &ExperimentForm::changed, this, &MainWindow::updateActions);
     // GPU modes say at once whether this machine can run them (in the background).
@@ -449,7 +452,14 @@ void MainWindow::onStarted(int workers, const QStringList& notes) {
     updateActions();
 }
 
-void MainWindow::onFinished(const RunSummary& s) {
+void MainWindow::onFinished(const RunSummary& engine) {
+    // What the engine says of the run, in the form's words ("lower the
+    // learning rate (Learning rate)", not "(--lr)").
+    RunSummary s = engine;
+    s.failure = form_->inFormWords({}, QString::fromStdString(s.failure)).toStdString();
+    s.outcomeReason = form_->inFormWords({}, QString::fromStdString(s.outcomeReason)).toStdString();
+    for (std::string& failure : s.workerFailures)
+        failure = form_->inFormWords({}, QString::fromStdString(failure)).toStdString();
     refreshCharts();
     keepFinishedRun(s);
     if (const Run* run = controller_->run())
