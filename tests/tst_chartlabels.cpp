@@ -467,8 +467,9 @@ private slots:
         for (int i = 0; i < 20; ++i)
             curve.append({double(i), double(64 * i), 0.1 * i, 1000.0 + i});
         chart.setOverlays(
-            {{"#4 locked · Hogwild vs locked", QColor(Qt::darkGreen), false, curve},
-             {"#6 data-parallel · DDP vs Hogwild", QColor(Qt::darkBlue), false, curve}});
+            {{"#4 locked · Hogwild vs locked", QColor(Qt::darkGreen), false, curve, -1, "locked"},
+             {"#6 data-parallel · DDP vs Hogwild", QColor(Qt::darkBlue), false, curve, -1,
+              "data-parallel"}});
         chart.appendPoints(0, curve);
         chart.appendPoints(1, curve);
         chart.show();
@@ -488,31 +489,33 @@ private slots:
             const QStringList shown = labels();
             const QString all = QString::number(width) + ": " + shown.join(" | ");
             QVERIFY2(shown.size() == 4, qPrintable(all));
-            for (const char* head : {"hogwild", "#4 locked", "#6 data-parallel"})
+            for (const char* apart : {"hogwild", "locked", "data-parallel"})
                 QVERIFY2(std::any_of(shown.begin(), shown.end(),
-                                     [&](const QString& l) { return l.startsWith(head); }),
+                                     [&](const QString& l) { return l.contains(apart); }),
                          qPrintable(all));
             QVERIFY2(elidedTexts(chart.chart()).isEmpty(), qPrintable(all));
         }
-        // A small chart of 4 workers beside a long-named earlier run: the
-        // earlier run keeps a word of its name ("#1 ..."), before the live
-        // run's name does.
-        chart.setWorkerCount(4, false);
+        // A small chart of 4 workers and a test curve beside two runs of a
+        // sweep: each keeps what sets it apart (never a bare "#1", issue
+        // 49), and the test curve says whose it is.
+        chart.setWorkerCount(4, true);
         for (int w = 0; w < 4; ++w)
             chart.appendPoints(w, curve);
         chart.setLiveName("accumulate-8");
-        chart.setOverlays({{"#1 accumulate-1 · Gradient accumulation under Hogwild (K = 1 and 8)",
-                            QColor(Qt::darkGreen), false, curve}});
-        for (const int width : {1280, 320}) {
+        chart.setOverlays(
+            {{"#1 mode=threads lr=0.1 · sweep", QColor(Qt::darkGreen), false, curve, -1, "lr=0.1"},
+             {"#2 mode=threads lr=0.3 · sweep", QColor(Qt::darkBlue), false, curve, -1, "lr=0.3"}});
+        for (const int width : {1280, 700, 520, 420}) {
             chart.resize(width, 240);
             QTest::qWait(20);
             chart.refresh();
             QCoreApplication::processEvents();
             const QStringList shown = labels();
             const QString all = QString::number(width) + ": " + shown.join(" | ");
-            QVERIFY2(std::any_of(shown.begin(), shown.end(),
-                                 [](const QString& l) { return l.startsWith("#1"); }),
-                     qPrintable(all));
+            for (const char* apart : {"lr=0.1", "lr=0.3"})
+                QVERIFY2(shown.filter(apart).size() == 1, qPrintable(all));
+            QVERIFY2(shown.filter(QRegularExpression("^#[0-9]+$")).isEmpty(), qPrintable(all));
+            QVERIFY2(width < 1280 || shown.contains("accumulate-8 test"), qPrintable(all));
             QVERIFY2(elidedTexts(chart.chart()).isEmpty(), qPrintable(all));
         }
         // Without overlays the workers are workers alone.

@@ -126,6 +126,25 @@ private slots:
         QVERIFY(w.form()->config().lostUpdates);
     }
 
+    // Issue 49: runs edited from a preset were all named "... (modified)"
+    // though they differed in lr and dataset: the name says what changed.
+    void anEditedPresetsRunIsNamedByItsChanges() {
+        MainWindow w;
+        QVERIFY(w.applyPreset("sparse-embedding"));
+        ExperimentConfig edited = w.form()->config();
+        edited.lr = 0.25;
+        edited.epochs = 1;
+        edited.dataset = hwl::test::fewerRows(edited.dataset, 2000);
+        w.form()->setConfig(edited);
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 60000);
+        QVERIFY(w.runLibrary()->size() >= 1);
+        const QString name = w.runLibrary()->runs().back().name;
+        QVERIFY2(name.contains("Sparse embedding Hogwild with ") && name.contains("lr=0.25") &&
+                     name.contains("epochs=1") && !name.contains("(modified)"),
+                 qPrintable(name));
+    }
+
     void explanationFollowsTheForm() {
         MainWindow w;
         QVERIFY(w.applyPreset("sparse-embedding"));

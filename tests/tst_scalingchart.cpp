@@ -215,8 +215,8 @@ private slots:
                 QVERIFY(p.x <= 4 && p.mean < 1e6);
         }
         names.sort();
-        QCOMPARE(names, (QStringList{"dataset=bags:4000x1000:4, model=embedding-bag:1000-16-4",
-                                     "dataset=teacher:2000x20:4:16, model=mlp:20-16-4"}));
+        QCOMPARE(names, (QStringList{"model=embedding-bag:1000-16-4, dataset=bags:4000x1000:4",
+                                     "model=mlp:20-16-4, dataset=teacher:2000x20:4:16"}));
         // Every name whole in the legend under the chart.
         for (const QString& name : names)
             QVERIFY2(chart->legend()->text().contains(name.toHtmlEscaped()),

@@ -1,5 +1,6 @@
 #include "io/runfolders.h"
 
+#include "config/fields.h"
 #include "util/errors.h"
 #include "util/textutil.h"
 
@@ -63,6 +64,37 @@ repeatGroups(const std::vector<std::map<std::string, std::string>>& fields) {
             groups[at->second].push_back(i);
     }
     return groups;
+}
+
+namespace {
+std::size_t fieldRank(const std::string& key) {
+    const auto& all = experimentFields();
+    for (std::size_t i = 0; i < all.size(); ++i)
+        if (all[i].key == key)
+            return i;
+    return all.size();
+}
+} // namespace
+
+std::vector<std::string>
+varyingKeys(const std::vector<std::map<std::string, std::string>>& fields) {
+    std::map<std::string, std::vector<std::string>> seen;
+    for (const auto& run : fields)
+        for (const auto& [key, value] : run)
+            seen[key].push_back(value);
+    std::vector<std::string> keys;
+    for (auto& [key, values] : seen) {
+        if (isFolderField(key))
+            continue;
+        std::sort(values.begin(), values.end());
+        // Varies: two values, or known to some runs only.
+        if (values.front() != values.back() || values.size() != fields.size())
+            keys.push_back(key);
+    }
+    std::stable_sort(keys.begin(), keys.end(), [](const std::string& a, const std::string& b) {
+        return fieldRank(a) < fieldRank(b);
+    });
+    return keys;
 }
 
 } // namespace hwl

@@ -3,7 +3,8 @@
 // `hogwild-lab --compare DIR` and the window's Open find runs: a run's --out
 // folder, or every run folder below a sweep's, a comparison preset's or any
 // other folder, down to kRunFolderDepth levels. And the one rule by which
-// runs are repeats, used by --compare's table and the window's Runs table.
+// runs are repeats, used by --compare's table and the window's Runs table,
+// and which fields set runs apart.
 #include <cstddef>
 #include <filesystem>
 #include <map>
@@ -36,5 +37,10 @@ bool isFolderField(const std::string& key);
 /// their first run. A run whose fields hold no seed is a group of its own.
 std::vector<std::vector<std::size_t>>
 repeatGroups(const std::vector<std::map<std::string, std::string>>& fields);
+
+/// The keys whose value differs between the runs (or that some runs lack),
+/// the folders aside, in the field table's order (config/fields.h): what
+/// sets runs apart, for a table's columns or a legend's names.
+std::vector<std::string> varyingKeys(const std::vector<std::map<std::string, std::string>>& fields);
 
 } // namespace hwl

@@ -19,14 +19,6 @@ namespace {
 using json = nlohmann::json;
 constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
 
-std::size_t fieldRank(const std::string& key) {
-    const auto& all = experimentFields();
-    for (std::size_t i = 0; i < all.size(); ++i)
-        if (all[i].key == key)
-            return i;
-    return all.size();
-}
-
 /// A figure for the eye: samples/s with k/M, accuracy in percent, the
 /// others to 4 significant digits.
 std::string shown(const std::string& column, double x) {
@@ -178,23 +170,11 @@ FolderRun folderRunOf(const ExperimentConfig& config, const TableRun& row) {
 }
 
 std::vector<std::string> varyingFields(const std::vector<FolderRun>& runs) {
-    std::map<std::string, std::vector<std::string>> seen;
+    std::vector<std::map<std::string, std::string>> fields;
+    fields.reserve(runs.size());
     for (const FolderRun& r : runs)
-        for (const auto& [key, value] : r.fields)
-            seen[key].push_back(value);
-    std::vector<std::string> keys;
-    for (auto& [key, values] : seen) {
-        if (isFolderField(key))
-            continue;
-        std::sort(values.begin(), values.end());
-        // Varies: two values, or known to some runs only.
-        if (values.front() != values.back() || values.size() != runs.size())
-            keys.push_back(key);
-    }
-    std::stable_sort(keys.begin(), keys.end(), [](const std::string& a, const std::string& b) {
-        return fieldRank(a) < fieldRank(b);
-    });
-    return keys;
+        fields.push_back(r.fields);
+    return varyingKeys(fields);
 }
 
 RunsTable runsTable(const std::vector<FolderRun>& runs, bool groupSeeds) {

@@ -22,6 +22,10 @@ struct ChartOverlay {
     /// index; its test loss beside its training loss): drawn in that
     /// overlay's colour, without a legend entry of its own. -1: none.
     int companionOf = -1;
+    /// What sets the run apart from the others shown ("lr=0.1"): what a
+    /// legend short of room names it by before cutting its name. Empty:
+    /// the name's head.
+    QString shortName{};
 };
 
 class OverlayPalette {

@@ -38,6 +38,7 @@
 #include <vector>
 
 QT_BEGIN_NAMESPACE
+class QAbstractSeries;
 class QCategoryAxis;
 class QChart;
 class QLegendMarker;
@@ -86,6 +87,9 @@ struct TrainingChart::Parts {
     void styleMarker(QLegendMarker* marker, bool visible);
     int xTicks(double lo, double hi) const;
     void fitLegend();
+    /// What the overlay drawn by `series` goes by short of room (its
+    /// ChartOverlay::shortName); empty for any other series.
+    QString overlayShortName(const QAbstractSeries* series) const;
     /// Every series: overlays (drawn first), workers, then the test series.
     template <class F>
     void forEachSeries(F&& f) {

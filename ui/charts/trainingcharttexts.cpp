@@ -143,6 +143,13 @@ bool TrainingChart::Parts::legendElided() const {
     return false;
 }
 
+QString TrainingChart::Parts::overlayShortName(const QAbstractSeries* series) const {
+    for (std::size_t i = 0; i < overlays_.size() && qsizetype(i) < overlayDefs_.size(); ++i)
+        if (overlays_[i].line == series)
+            return overlayDefs_[qsizetype(i)].shortName;
+    return {};
+}
+
 void TrainingChart::Parts::fitLegend() {
     // Full names when they fit; then workers by rank ("0 1 2 3", in the
     // colours the loss chart names in full) and the others shortened; then
@@ -186,15 +193,31 @@ void TrainingChart::Parts::fitLegend() {
         // becomes "mean", an earlier run's name loses its last words).
         const double budget = others > 0 ? (room - width) / others - perMarker : 0;
         bool unnamed = false; // an earlier run left without a word of its name
+        double total = 0;     // the row the labels make (Qt hides what overflows it)
         for (QLegendMarker* m : shown) {
             const QString name = m->series()->name();
-            QString label = isWorker(name)          ? workerLabel(name)
-                            : level == 0            ? name
-                            : level == kColourAlone ? QString()
-                                                    : fitWords(name, metrics, budget);
+            // The live run's test curve beside earlier runs: whose test it is.
+            const QString full = name == QLatin1String("test") && !live.isEmpty() && level < 3
+                                     ? live + QLatin1String(" test")
+                                     : name;
+            // Short of room, an earlier run goes by what sets it apart
+            // ("lr=0.1"), not the head of its name ("#3").
+            const QString apart = overlayShortName(m->series());
+            QString label;
+            if (isWorker(name))
+                label = workerLabel(name);
+            else if (level == 0)
+                label = full;
+            else if (level == kColourAlone)
+                label = QString();
+            else if (full != name && metrics.horizontalAdvance(full) > budget)
+                label = name; // "test": never the live run's name alone
+            else
+                label = fitWords(apart.isEmpty() ? full : apart, metrics, budget);
             unnamed = unnamed || (label.isEmpty() && !isWorker(name) && level < kColourAlone);
             if (label.isEmpty()) // an empty label is the series' name again
                 label = QStringLiteral(" ");
+            total += perMarker + metrics.horizontalAdvance(label);
             if (m->label() != label)
                 m->setLabel(label);
         }
@@ -202,7 +225,7 @@ void TrainingChart::Parts::fitLegend() {
         // now (new markers may not have been yet).
         chart_->legend()->layout()->invalidate();
         chart_->legend()->layout()->activate();
-        if (!unnamed && !legendElided())
+        if (!unnamed && !legendElided() && (total <= room || level == kColourAlone))
             return;
     }
 }

@@ -1,5 +1,6 @@
 #include "runs/scalingchart.h"
 
+#include "io/runfolders.h"
 #include "io/runscompare.h"
 #include "widgets/chartaxes.h"
 #include "widgets/chartview.h"
@@ -74,19 +75,21 @@ QString lineKey(const ScalingChart::Row& r, const QString& against) {
     return parts.join(QChar(0x1f)); // a separator no value holds
 }
 
-/// What names the lines: the fields whose values differ between them (the
-/// field along x and the seed aside). `fieldsOf`: each line's fields.
+/// What names the lines: the fields whose values differ between them
+/// (io/runfolders.h's varyingKeys), the field along x and the seed aside.
+/// `fieldsOf`: each line's fields.
 QStringList fieldsThatDiffer(const std::map<QString, QMap<QString, QString>>& fieldsOf,
                              const QString& against) {
-    QStringList differ;
-    for (const auto& [key, fields] : fieldsOf)
+    std::vector<std::map<std::string, std::string>> lines;
+    for (const auto& [key, fields] : fieldsOf) {
+        auto& line = lines.emplace_back();
         for (auto it = fields.begin(); it != fields.end(); ++it)
-            if (it.key() != against && it.key() != QLatin1String("seed") &&
-                !differ.contains(it.key()) &&
-                std::any_of(fieldsOf.begin(), fieldsOf.end(), [&](const auto& other) {
-                    return other.second.value(it.key()) != it.value();
-                }))
-                differ << it.key();
+            if (it.key() != against && it.key() != QLatin1String("seed"))
+                line.emplace(it.key().toStdString(), it.value().toStdString());
+    }
+    QStringList differ;
+    for (const std::string& key : varyingKeys(lines))
+        differ << QString::fromStdString(key);
     return differ;
 }
 } // namespace

@@ -40,6 +40,8 @@ public:
     /// Whether the form differs from the active preset in a field its text
     /// does not invite changing.
     bool modified() const { return !changed_.isEmpty(); }
+    /// Those fields (JSON names), in the field table's order.
+    const QStringList& changedFields() const { return changed_; }
     /// The invited changes made, in the form's words ("Share parameters
     /// ticked"); empty when none.
     QString followed() const { return followed_.join(QStringLiteral(", ")); }

@@ -36,6 +36,7 @@ class MeasuredRuns;
 class RunLibrary;
 class RunListPanel;
 class RunProgress;
+struct SavedRun;
 class StatusLine;
 class TensorBoardLogs;
 class TrainingChart;
@@ -168,6 +169,12 @@ private:
     /// "lr=0.1 workers=2"), the change a preset's text invited, else its
     /// mode and workers ("threads ×2"); empty for a preset as loaded.
     QString runLabel(const ExperimentConfig& config) const;
+    /// The fields `config` changed from the active preset, with their
+    /// values ("lr=0.1, dataset=teacher:4000x20:4"; past three, "2 more").
+    QString changesOf(const ExperimentConfig& config) const;
+    /// What sets each of `shown` apart from the others and the live run, for
+    /// a legend short of room ("lr=0.1"; else the head of its name).
+    QStringList namesApart(const QList<const SavedRun*>& shown) const;
     /// The user ticked a run: says so when it trained another workload.
     void onRunTicked(int index);
     void updateOverlays();

@@ -17,6 +17,8 @@
 #include "window/recentfiles.h"
 #include "window/runcharts.h"
 
+#include "config/fields.h"
+#include "io/runfolders.h"
 #include "strategy/catalog.h"
 
 #include <QActionGroup>
@@ -40,6 +42,9 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
 
 namespace hwl::ui {
 
@@ -107,8 +112,9 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
     // as a legend short of room keeps a name's head.
     const bool compared = comparison_->record() != nullptr;
     const QString context = explanation_->activePreset().isEmpty() ? explanation_->experimentName()
-                            : explanation_->modified() ? tr("%1 (modified)").arg(runName_)
-                                                       : runName_;
+                            : explanation_->modified()
+                                ? tr("%1 with %2").arg(runName_, changesOf(run->config()))
+                                : runName_;
     QStringList parts{runLabel(run->config()), context};
     parts.removeAll(QString());
     saved.name = QStringLiteral("#%1 %2").arg(number).arg(parts.join(QStringLiteral(" · ")));
@@ -138,6 +144,51 @@ void MainWindow::keepFinishedRun(const RunSummary& summary) {
                                  .arg(saved.name));
 }
 
+QStringList MainWindow::namesApart(const QList<const SavedRun*>& shown) const {
+    // The runs overlaid and the live one, by the fields that differ among
+    // them (io/runfolders.h's varyingKeys): "lr=0.1", "mode=threads-locked".
+    std::vector<std::map<std::string, std::string>> fields;
+    const auto add = [&fields](const QMap<QString, QString>& f) {
+        auto& run = fields.emplace_back();
+        for (auto it = f.begin(); it != f.end(); ++it)
+            run.emplace(it.key().toStdString(), it.value().toStdString());
+    };
+    for (const SavedRun* r : shown)
+        add(r->fields);
+    if (const Run* live = controller_->run())
+        add(RunLibrary::fieldsOf(live->config()));
+    std::vector<std::string> keys = varyingKeys(fields);
+    if (keys.size() > 1) // the seed only where nothing else sets runs apart
+        keys.erase(std::remove(keys.begin(), keys.end(), "seed"), keys.end());
+    QStringList names;
+    for (const SavedRun* r : shown) {
+        QStringList parts;
+        for (const std::string& key : keys) {
+            const QString k = QString::fromStdString(key);
+            if (r->fields.contains(k))
+                parts << k + QLatin1Char('=') + r->fields.value(k);
+        }
+        // None known (a baseline, a run kept before fields were): its
+        // name's head, without its number ("locked" of "#4 locked · ...").
+        QString head = r->name.section(QStringLiteral(" · "), 0, 0);
+        if (head.startsWith(QLatin1Char('#')) && head.contains(QLatin1Char(' ')))
+            head = head.section(QLatin1Char(' '), 1);
+        names << (parts.isEmpty() ? head : parts.join(QStringLiteral(", ")));
+    }
+    return names;
+}
+
+QString MainWindow::changesOf(const ExperimentConfig& config) const {
+    // Runs edited from one preset differ by these: "lr=0.1, dataset=...".
+    QStringList changes;
+    for (const QString& key : explanation_->changedFields())
+        if (const Field* f = findField(key.toStdString()))
+            changes << key + QLatin1Char('=') + QString::fromStdString(f->valueText(config));
+    if (changes.size() > 3)
+        changes = changes.mid(0, 3) << tr("%1 more").arg(changes.size() - 3);
+    return changes.join(QStringLiteral(", "));
+}
+
 QString MainWindow::runLabel(const ExperimentConfig& config) const {
     if (const ComparisonRecord* record = comparison_->record())
         return QString(record->current).replace(QLatin1Char(','), QLatin1Char(' '));
@@ -163,25 +214,31 @@ void MainWindow::onRunTicked(int index) {
 }
 
 void MainWindow::updateOverlays() {
-    QList<TrainingChart::Overlay> loss, accuracy, rate, divergence;
+    QList<const SavedRun*> shown;
     for (const SavedRun& r : runs_->runs()) {
         // Another task's curves would contradict the lesson on the charts
         // (a comparison's runs, ticked by it, under the next preset): only
         // when the user asked for it by ticking it.
         if (!r.visible || (!r.userTicked && !r.trained(chartedModel_, chartedDataset_)))
             continue;
-        if (r.name == runOnCharts_) // the live curves are this run's
-            continue;
+        if (r.name != runOnCharts_) // the live curves are this run's
+            shown << &r;
+    }
+    const QStringList apart = namesApart(shown);
+    QList<TrainingChart::Overlay> loss, accuracy, rate, divergence;
+    for (qsizetype i = 0; i < shown.size(); ++i) {
+        const SavedRun& r = *shown[i];
+        const QString& a = apart[i];
         if (!r.throughput.isEmpty())
-            rate.append({r.name, r.color, false, r.throughput});
+            rate.append({r.name, r.color, false, r.throughput, -1, a});
         if (!r.divergence.isEmpty())
-            divergence.append({r.name, r.color, false, r.divergence});
-        loss.append({r.name, r.color, false, r.trainLoss});
+            divergence.append({r.name, r.color, false, r.divergence, -1, a});
+        loss.append({r.name, r.color, false, r.trainLoss, -1, a});
         if (!r.testLoss.isEmpty()) // dotted, in the training curve's colour
             loss.append(
-                {tr("%1 (test)").arg(r.name), r.color, true, r.testLoss, int(loss.size()) - 1});
+                {tr("%1 (test)").arg(r.name), r.color, true, r.testLoss, int(loss.size()) - 1, a});
         if (!r.accuracy.isEmpty())
-            accuracy.append({r.name, r.color, true, r.accuracy});
+            accuracy.append({r.name, r.color, true, r.accuracy, -1, a});
     }
     charts_->loss()->setOverlays(loss);
     charts_->accuracy()->setOverlays(accuracy);
