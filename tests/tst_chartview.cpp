@@ -395,6 +395,48 @@ private slots:
         QTest::newRow("7") << 7.0 << 7.0;
         QTest::newRow("16600") << 16600.0 << 18000.0;
     }
+    // Issue 49: a one-point chart read "234.4 ... 235.6" along x; an
+    // earlier run's throughput lay under the axis; a flat accuracy of 99.1
+    // to 99.2% was a black band.
+    void axesHoldOnePointARateAndAFlatAccuracy() {
+        TrainingChart chart("Throughput", "rate");
+        chart.resize(640, 300);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setWorkerCount(1, false);
+        chart.appendPoints(0, {{235, 0, 0, 120000.0}});
+        chart.refresh();
+        QTest::qWait(50);
+        QCategoryAxis* x = xAxisOf(chart);
+        QVERIFY2(x->min() == 0 && x->max() >= 235, qPrintable(QString::number(x->min())));
+        QVERIFY(chart.series(0)->pointsVisible()); // one point: a dot, not a blank chart
+        // Redrawn whole at each change: no half-erased dot after a drag.
+        QCOMPARE(chart.view()->viewportUpdateMode(), QGraphicsView::FullViewportUpdate);
+        for (const QString& label : x->categoriesLabels())
+            QVERIFY2(!label.contains('.'), qPrintable(label));
+        chart.setYRange(true, 0); // a rate: from 0
+        chart.appendPoints(0, {{300, 0, 0, 110000.0}});
+        chart.refresh();
+        QCOMPARE(yAxisOf(chart)->min(), 0.0);
+        QVERIFY(!chart.series(0)->pointsVisible()); // two: a line
+        TrainingChart accuracy("Accuracy", "%");
+        accuracy.resize(640, 300);
+        accuracy.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&accuracy));
+        accuracy.setYBounds(0, 100);
+        accuracy.setYRange(false, 5);
+        accuracy.setWorkerCount(0, true);
+        QList<ChartSample> flat;
+        for (int i = 0; i < 200; ++i)
+            flat.append({double(i), 0, 0, i % 2 ? 99.1 : 99.2});
+        accuracy.appendPoints(TrainingChart::kTestSeries, flat);
+        accuracy.refresh();
+        QTest::qWait(50);
+        QCategoryAxis* y = yAxisOf(accuracy);
+        QVERIFY2(y->max() - y->min() >= 5 && y->max() <= 101 && y->min() <= 99.1,
+                 qPrintable(QStringLiteral("%1..%2").arg(y->min()).arg(y->max())));
+    }
+
     void axesAreNotHalfEmpty() {
         QFETCH(double, last);
         QFETCH(double, expectedMax);

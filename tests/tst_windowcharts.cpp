@@ -153,14 +153,18 @@ private slots:
         RunCharts::setTicked(charts.lostUpdates(), true);
         charts.show(charts.lostUpdates(), true);
         QVERIFY(!charts.lostUpdates()->isHidden());
-        // A comparison of throughput fits the rate chart's axes to all its runs.
+        // A comparison fits every chart's axes to all its runs (issue 49:
+        // ddp-vs-hogwild's earlier throughput lay off the rate chart);
+        // without one, the bounded figures' charts (rate, accuracy) still
+        // hold every run, the loss and divergence fit the live run.
         ComparisonRecord compared;
-        compared.figure = ComparedFigure::Throughput;
+        compared.figure = ComparedFigure::Divergence;
         charts.prepare(counted, &compared);
-        QVERIFY(charts.rate()->overlaysFitAxes());
-        QVERIFY(!charts.divergence()->overlaysFitAxes());
+        for (TrainingChart* chart : {charts.rate(), charts.divergence(), charts.loss()})
+            QVERIFY(chart->overlaysFitAxes());
         charts.prepare(counted, nullptr);
-        QVERIFY(!charts.rate()->overlaysFitAxes());
+        QVERIFY(charts.rate()->overlaysFitAxes() && charts.accuracy()->overlaysFitAxes());
+        QVERIFY(!charts.loss()->overlaysFitAxes() && !charts.divergence()->overlaysFitAxes());
     }
 
     // Redraws wait their cost over the budget: a tenth of a core, a fiftieth

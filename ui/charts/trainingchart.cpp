@@ -382,6 +382,10 @@ void TrainingChart::Parts::rebuild(ChartSeries& s) {
     // Replacing makes Qt Charts recompute the series' geometry: not for nothing.
     if (shown != s.line->points())
         s.line->replace(shown);
+    // One point makes no line: it is drawn as a dot (a short paced run's
+    // throughput, issue 49, was a blank chart); the test curve keeps its own.
+    if (const bool isTest = test_ && &s == &*test_; !isTest)
+        s.line->setPointsVisible(shown.size() == 1);
     s.dirty = false;
 }
 

@@ -79,6 +79,11 @@ public:
     /// A floor and a ceiling the y axis never passes (accuracy: 0 and 100),
     /// NaN for none. Redraws.
     void setYBounds(double floor, double ceiling);
+    /// How the y axis holds the data besides its bounds: `fromZero` (a
+    /// rate: 0 is on the axis, so that a slower earlier run is not below
+    /// it) and `minSpan` (the least range shown, so that a flat accuracy
+    /// reads as flat, not as a band of noise; 0: none). Redraws.
+    void setYRange(bool fromZero, double minSpan);
 
     /// Marks on the curves (ChartMarks): epoch ends and worker deaths, drawn
     /// at refresh(); test evaluations are the test series' own dots.

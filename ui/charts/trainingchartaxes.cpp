@@ -49,9 +49,16 @@ void TrainingChart::Parts::fitAxes() {
         minY = logScale_ ? -1 : 0;
         maxY = 1;
     } else {
-        if (!(maxX > minX)) {
-            minX -= 0.5;
-            maxX += 0.5;
+        if (!(maxX > minX)) { // one point: from the start (steps, samples, seconds)
+            maxX = std::max(1.0, maxX >= 0 ? maxX * 1.1 : maxX + 1);
+            minX = std::min(0.0, minX);
+        }
+        if (yFromZero_ && !logScale_)
+            minY = std::min(minY, 0.0);
+        if (!logScale_ && maxY - minY < yMinSpan_) { // widened down to it, in the bounds
+            const double ceiling = std::isfinite(yCeiling_) ? yCeiling_ : maxY + yMinSpan_;
+            maxY = std::min(ceiling, std::max(maxY, minY + yMinSpan_ / 2));
+            minY = maxY - yMinSpan_;
         }
         widenRange(minY, maxY, false); // in log10 units on a log scale: linear padding
     }
@@ -139,6 +146,12 @@ void TrainingChart::Parts::clipToBounds(AxisTicks& t) const {
             t.labels.removeAt(i);
         }
     }
+}
+
+void TrainingChart::setYRange(bool fromZero, double minSpan) {
+    p_->yFromZero_ = fromZero;
+    p_->yMinSpan_ = std::max(0.0, minSpan);
+    p_->fitAxes();
 }
 
 void TrainingChart::setYBounds(double floor, double ceiling) {

@@ -116,6 +116,8 @@ struct TrainingChart::Parts {
     bool legendElided() const;
     double yFloor_ = std::numeric_limits<double>::quiet_NaN();
     double yCeiling_ = std::numeric_limits<double>::quiet_NaN();
+    bool yFromZero_ = false; // setYRange()
+    double yMinSpan_ = 0;
 
     std::vector<ChartSeries> workers_;
     std::optional<ChartSeries> test_; // apart, so that a worker's rank indexes workers_

@@ -14,6 +14,9 @@ namespace hwl::ui {
 ChartView::ChartView(QChart* chart, QWidget* parent) : QChartView(chart, parent) {
     setRubberBand(QChartView::RectangleRubberBand);
     setFocusPolicy(Qt::ClickFocus);
+    // The whole view at each change: partial updates left half-erased dots
+    // and arcs after a splitter drag (issue 49) that only a resize cleared.
+    setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
     setToolTip(tr("Drag a rectangle to zoom, turn the wheel to zoom about the pointer, "
                   "double-click (or press 0) to see the whole run"));
 }

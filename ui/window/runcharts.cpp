@@ -39,10 +39,12 @@ RunCharts::RunCharts(QObject* parent) : QObject(parent) {
     accuracy_ = new TrainingChart(tr("Test accuracy, %"), tr("%"));
     accuracy_->setToolTip(tr("Each mark: one evaluation on the test set"));
     accuracy_->setObjectName("accuracyChart");
-    accuracy_->setYBounds(0, 100); // a percentage: never past 100%
-    accuracy_->hide();             // shown once there is a test set or a run to compare
+    accuracy_->setYBounds(0, 100);  // a percentage: never past 100%
+    accuracy_->setYRange(false, 5); // 99.1 to 99.2% is flat, not a band of noise
+    accuracy_->hide();              // shown once there is a test set or a run to compare
     rate_ = new TrainingChart(tr("Throughput per worker, samples/s"), tr("rate"));
     rate_->setObjectName("rateChart");
+    rate_->setYRange(true, 0); // from 0: a slower earlier run is on the chart, not under it
     loss_->setObjectName("lossChart");
     divergence_->setObjectName("divergenceChart");
     for (TrainingChart* chart : {loss_, divergence_, rate_})
@@ -91,12 +93,14 @@ void RunCharts::prepare(const ExperimentConfig& config, const ComparisonRecord* 
     rate_->setWorkerCount(config.workers, false);
     show(rate_, true);
     deathsMarked_.clear();
-    // The chart that carries a comparison shows every run of it whole: its
-    // axes fit the earlier runs too (elsewhere overlays never stretch them).
-    const ComparedFigure figure = compared ? compared->figure : ComparedFigure::Throughput;
-    rate_->setOverlaysFitAxes(
-        compared && (figure == ComparedFigure::Throughput || figure == ComparedFigure::None));
-    divergence_->setOverlaysFitAxes(compared && figure == ComparedFigure::Divergence);
+    // A comparison shows every run of it whole: the axes of every chart fit
+    // its earlier runs too. So do the charts of bounded figures, whatever the
+    // runs (accuracy in 0..100, rates from 0: an earlier run is never off
+    // them, issue 49); elsewhere overlays never stretch the live run's axes.
+    for (TrainingChart* chart : {loss_, divergence_, lost_})
+        chart->setOverlaysFitAxes(compared != nullptr);
+    for (TrainingChart* chart : {rate_, accuracy_})
+        chart->setOverlaysFitAxes(true);
     // Say which divergence the mode measures; one worker has none to show.
     const StrategyTraits* traits = findStrategy(config);
     const DivergenceKind kind = traits ? traits->divergence : DivergenceKind::None;
