@@ -22,12 +22,16 @@
 #include <QLineSeries>
 #include <QProgressBar>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTest>
+#include <QToolButton>
 
 #include <algorithm>
 
@@ -184,6 +188,66 @@ private slots:
         w.setPresentation(false, false);
         QCOMPARE(w.raceStepper()->font().pointSizeF(), stepper);
         QCOMPARE(w.counterToy()->font().pointSizeF() * TrainingChart::kPresentationFontScale, toy);
+    }
+
+    // Issue 49: in presentation the toy's table grew a scrollbar and cut
+    // "... under a mutex": its last column wraps, whole, in the dialog.
+    void theCounterToysTableFitsInPresentation() {
+        MainWindow w;
+        w.setPresentation(true, false);
+        CounterToyDialog* toy = w.counterToy();
+        toy->show();
+        QVERIFY(QTest::qWaitForWindowExposed(toy));
+        toy->workersBox()->setValue(2);
+        toy->incrementsBox()->setValue(20000);
+        QSignalSpy done(toy, &CounterToyDialog::finished);
+        toy->run();
+        QVERIFY(done.wait(30000));
+        QCoreApplication::processEvents();
+        QTableWidget* table = toy->table();
+        QVERIFY(!table->horizontalScrollBar()->isVisible());
+        const int last = table->columnCount() - 1;
+        QVERIFY(table->columnViewportPosition(last) + table->columnWidth(last) <=
+                table->viewport()->width());
+        for (int row = 0; row < table->rowCount(); ++row) {
+            const QString text = table->item(row, last)->text();
+            const QRect needs = table->fontMetrics().boundingRect(
+                QRect(0, 0, table->columnWidth(last) - 8, 10000), Qt::TextWordWrap, text);
+            QVERIFY2(table->rowHeight(row) >= needs.height(),
+                     qPrintable(QStringLiteral("%1: %2 px for %3")
+                                    .arg(text)
+                                    .arg(table->rowHeight(row))
+                                    .arg(needs.height())));
+        }
+    }
+
+    // Issue 49: choosing processes (and opening Advanced) made the form
+    // wider than its drawer at 1280x720: no field is cut at its right.
+    void theDrawerHoldsEveryModesForm() {
+        MainWindow w;
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.setPresentation(true, false);
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text() == "Experiment" && a->isVisible())
+                a->trigger();
+        QScrollArea* scroll = nullptr;
+        for (QWidget* p = w.form()->parentWidget(); p && !scroll; p = p->parentWidget())
+            scroll = qobject_cast<QScrollArea*>(p);
+        QVERIFY(scroll);
+        w.form()->findChild<QToolButton*>("advancedToggle")->setChecked(true);
+        for (const char* mode : {"threads", "processes", "processes-unshared", "data-parallel"}) {
+            ExperimentConfig c = w.form()->config();
+            c.mode = mode;
+            w.form()->setConfig(c);
+            QCoreApplication::processEvents();
+            QVERIFY2(scroll->viewport()->width() >= w.form()->minimumSizeHint().width(),
+                     qPrintable(QStringLiteral("%1: drawer %2 wide, the form at least %3")
+                                    .arg(mode)
+                                    .arg(scroll->viewport()->width())
+                                    .arg(w.form()->minimumSizeHint().width())));
+        }
     }
 
     void smallWindowSuggestsPresentation() {

@@ -116,6 +116,31 @@ private slots:
                  (QStringList{"1", "1", "2", "2", "4", "4", "8"}));
     }
 
+    // Issue 49: a long name pushed samples/s past the table's edge ("275,80").
+    // The name column takes at most two fifths of the table; the name is
+    // whole in its tooltip.
+    void aLongNameLeavesTheFiguresInView() {
+        RunLibrary lib(tmp_.filePath("long/runs.json"));
+        SavedRun r = run("threads", 2, 275804);
+        r.name = "#1 threads ×2 · Fashion-MNIST default with lr=0.1, dataset=teacher:4000x20:4, "
+                 "epochs=3";
+        QCOMPARE(lib.add(r), QString());
+        QCOMPARE(lib.add(run("threads", 1, 221560)), QString());
+        RunListPanel panel(&lib);
+        panel.resize(900, 300);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QTableView* table = panel.table();
+        QTRY_VERIFY(table->columnWidth(0) <= std::max(160, table->viewport()->width() * 2 / 5));
+        const int rate = headers(table->model()).indexOf("samples/s");
+        QVERIFY2(table->columnViewportPosition(rate) + table->columnWidth(rate) <=
+                     table->viewport()->width(),
+                 qPrintable(QStringLiteral("samples/s ends at %1 of %2")
+                                .arg(table->columnViewportPosition(rate) + table->columnWidth(rate))
+                                .arg(table->viewport()->width())));
+        QVERIFY(table->model()->index(0, 0).data(Qt::ToolTipRole).toString().contains("epochs=3"));
+    }
+
     void theFilterKeepsRowsWithACellHoldingIt() {
         RunLibrary lib(tmp_.filePath("filter/runs.json"));
         for (const SavedRun& r : sweepRuns())

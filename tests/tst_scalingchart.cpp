@@ -24,6 +24,7 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QRegularExpression>
+#include <QScatterSeries>
 #include <QTableView>
 #include <QTest>
 #include <QValueAxis>
@@ -106,6 +107,18 @@ private slots:
         QCOMPARE(lines.size(), 3);
         QCOMPARE(lines[0]->name(), QStringLiteral("workers=1"));
         QCOMPARE(points(lines[0]), (QList<QPointF>{{0, 2.5}, {1, 2.5}}));
+        // Categories have no order: dots, no line joining them (issue 49: a
+        // line from data-parallel down to threads read as a cliff).
+        QVERIFY(!lines[0]->isVisible());
+        int dots = 0;
+        for (QAbstractSeries* s : chart->chart()->series())
+            if (auto* scatter = qobject_cast<QScatterSeries*>(s)) {
+                ++dots;
+                QVERIFY(scatter->isVisible());
+            }
+        QCOMPARE(dots, 3);
+        // From zero: the figures are counts, rates, shares and times.
+        QCOMPARE(qobject_cast<QCategoryAxis*>(chart->chart()->axes(Qt::Vertical)[0])->min(), 0.0);
         // The choices stay as the runs change.
         QCOMPARE(lib.add(run("threads", 8, 1000)), QString());
         QTRY_COMPARE(panel.table()->model()->rowCount(), 8);

@@ -325,6 +325,8 @@ private slots:
         s.testAccuracy = 0.88;
         judgeLearning(s);
         QCOMPARE(verdictOf(c, s, 0).title, QStringLiteral("Finished 2 epochs"));
+        s.epochsCompleted = 1;
+        QCOMPARE(verdictOf(c, s, 0).title, QStringLiteral("Finished 1 epoch"));
     }
 };
 

@@ -64,11 +64,11 @@ void ParallelismFields::buildGpuRows(QFormLayout* form) {
     form->addRow(tr("Update"), update_);
     addErrorRow(form, "update");
 
-    cudaBeforeFork_ = new QCheckBox(tr("Initialise CUDA before the workers start (pitfall)"));
+    cudaBeforeFork_ = new QCheckBox(tr("CUDA before the workers (pitfall)"));
     cudaBeforeFork_->setObjectName("cudaBeforeFork");
     cudaBeforeFork_->setToolTip(tr("The run's process initialises CUDA first: a fork is then "
                                    "refused, because a forked child cannot use CUDA"));
-    forceUnsafeFork_ = new QCheckBox(tr("Fork anyway and show what CUDA does in the workers"));
+    forceUnsafeFork_ = new QCheckBox(tr("Fork anyway: see CUDA fail"));
     forceUnsafeFork_->setObjectName("forceUnsafeFork");
 
     connect(device_, &QComboBox::currentIndexChanged, this, &ParallelismFields::onEdited);

@@ -6,6 +6,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -104,6 +105,8 @@ void RunListPanel::makeTable() {
     table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
     table_->verticalHeader()->hide();
+    table_->setTextElideMode(Qt::ElideRight);
+    table_->viewport()->installEventFilter(this);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder); // kept order
     table_->setSortingEnabled(true);
@@ -123,7 +126,25 @@ void RunListPanel::rememberSort() {
                     : QString();
 }
 
+void RunListPanel::fitNameColumn() {
+    QHeaderView* header = table_->horizontalHeader();
+    if (header->count() == 0)
+        return;
+    header->setSectionResizeMode(0, QHeaderView::Interactive);
+    table_->resizeColumnToContents(0);
+    const int most = std::max(160, table_->viewport()->width() * 2 / 5);
+    if (header->sectionSize(0) > most)
+        header->resizeSection(0, most);
+}
+
+bool RunListPanel::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == table_->viewport() && event->type() == QEvent::Resize)
+        fitNameColumn();
+    return QWidget::eventFilter(watched, event);
+}
+
 void RunListPanel::restoreSort() {
+    fitNameColumn();
     fold_->setEnabled(model_->hasRepeats());
     if (sortedBy_.isEmpty())
         return;

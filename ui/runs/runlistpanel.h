@@ -55,6 +55,12 @@ private:
     /// Keeps the sort on its column's header across a reset of the columns.
     void rememberSort();
     void restoreSort();
+    /// The run's name column: its names whole while they leave the figures
+    /// room, else at most two fifths of the table (names cut, whole in
+    /// their tooltips), so that the figures are in view (issue 49: a wide
+    /// name pushed samples/s past the edge, read "275,80").
+    void fitNameColumn();
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
     RunLibrary* library_ = nullptr;
     RunsTableModel* model_ = nullptr;

@@ -35,7 +35,9 @@ QIcon swatch(const QList<QColor>& colors) {
 }
 
 QString tooltipOf(const SavedRun& r) {
-    QString text = r.description.toHtmlEscaped();
+    // The name first, whole: the column may cut it to leave the figures room.
+    QString text = QStringLiteral("<b>%1</b><br>%2")
+                       .arg(r.name.toHtmlEscaped(), r.description.toHtmlEscaped());
     if (r.finished.isValid())
         text += QStringLiteral("<br>finished %1").arg(r.finished.toString("yyyy-MM-dd HH:mm"));
     if (r.testAccuracy >= 0)

@@ -15,6 +15,7 @@
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QScatterSeries>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -229,6 +230,29 @@ void ScalingChart::addErrorBars(int index, double cap) {
     }
 }
 
+void ScalingChart::addDots(Line& line, int index) {
+    auto* dots = new QScatterSeries;
+    dots->setName(line.series->name());
+    dots->setMarkerSize(10);
+    for (const Point& p : line.points)
+        dots->append(p.x, p.mean);
+    chart_->addSeries(dots);
+    dots->setColor(line.series->color()); // after addSeries: the theme's colour of the line
+    dots->setBorderColor(line.series->color());
+    line.series->setVisible(false); // kept: its points, name and colour are the line's
+    connect(dots, &QScatterSeries::hovered, this,
+            [this, index](const QPointF& at, bool on) { hoverNear(index, at, on); });
+}
+
+void ScalingChart::hoverNear(int line, const QPointF& at, bool on) {
+    const QList<Point>& points = lines_[line].points; // the one nearest in x
+    const auto nearest =
+        std::min_element(points.begin(), points.end(), [&](const Point& a, const Point& b) {
+            return std::abs(a.x - at.x()) < std::abs(b.x - at.x());
+        });
+    hover(on ? line : -1, int(nearest - points.begin()));
+}
+
 void ScalingChart::setUpAxes(const QString& field, bool numeric, const QStringList& categories) {
     for (QAbstractAxis* axis : chart_->axes()) {
         chart_->removeAxis(axis);
@@ -274,11 +298,12 @@ void ScalingChart::fitTicks() {
     // The plot's height: the view's less the rows of x labels, x title,
     // legend and margins.
     const double plot = std::max(40.0, view_->height() - 5 * metrics.height() - 24);
-    // Counts, rates, shares and times: never below zero.
+    // Counts, rates, shares and times: from zero, so that a difference of
+    // 163 samples/s in 819k is not drawn as a cliff (issue 49).
     double lo = yLow_, hi = yHigh_;
     widenRange(lo, hi, false);
     if (yLow_ >= 0)
-        lo = std::max(0.0, lo);
+        lo = 0;
     const AxisTicks yTicks = niceTicks(lo, hi, ticksFor(plot, 2.5 * metrics.height()));
     applyTicks(yAxis_, yTicks);
     // Room for the labels that sit on the axes' ends (half a label past
@@ -367,15 +392,10 @@ void ScalingChart::redraw() {
         }
         chart_->addSeries(line.series);
         const int index = int(lines_.size());
+        if (!numeric) // categories have no order to join: their points alone
+            addDots(line, index);
         connect(line.series, &QLineSeries::hovered, this,
-                [this, index](const QPointF& at, bool on) {
-                    const QList<Point>& points = lines_[index].points; // the one nearest in x
-                    const auto nearest = std::min_element(
-                        points.begin(), points.end(), [&](const Point& a, const Point& b) {
-                            return std::abs(a.x - at.x()) < std::abs(b.x - at.x());
-                        });
-                    hover(on ? index : -1, int(nearest - points.begin()));
-                });
+                [this, index](const QPointF& at, bool on) { hoverNear(index, at, on); });
         lines_.append(line);
     }
     // Caps a little wide in x: a share of the span of x, or of a category.

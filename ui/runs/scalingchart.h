@@ -21,6 +21,7 @@
 // thread only.
 #include <QList>
 #include <QMap>
+#include <QPointF>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -89,8 +90,13 @@ private:
         QList<QLineSeries*> bars; ///< per point; nullptr: none
     };
     void redraw();
+    /// Draws line `line` (number `index`) as dots alone: along categories,
+    /// which have no order, no line joins them.
+    void addDots(Line& line, int index);
     /// Adds line `line`'s error bars (caps `cap` wide each side in x units).
     void addErrorBars(int line, double cap);
+    /// Hovering line `line` at `at` (or leaving it): its point nearest in x.
+    void hoverNear(int line, const QPointF& at, bool on);
     /// Shows the hover text of `point` of `line` (-1: none).
     void hover(int line, int point);
     /// The x of each point: the value itself, or its category's index.

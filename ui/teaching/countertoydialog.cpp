@@ -51,7 +51,16 @@ CounterToyDialog::CounterToyDialog(QWidget* parent) : QDialog(parent) {
     table_->setHorizontalHeaderLabels(
         {tr("Way"), tr("Ends at"), tr("Lost"), tr("Time"), tr("Each increment is")});
     table_->verticalHeader()->hide();
-    table_->horizontalHeader()->setStretchLastSection(true);
+    // The figures as wide as they are; "Each increment is" takes the rest
+    // and wraps: no scrollbar, no "... under a mutex" cut off, in
+    // presentation's larger type too (issue 49).
+    QHeaderView* header = table_->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(4, QHeaderView::Stretch);
+    table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->setWordWrap(true);
+    table_->setTextElideMode(Qt::ElideNone);
+    table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     layout->addWidget(table_);
     connect(start_, &QPushButton::clicked, this, &CounterToyDialog::run);
@@ -124,7 +133,6 @@ void CounterToyDialog::showResults(const std::vector<CounterToyResult>& results,
         for (int c = 0; c < cells.size(); ++c)
             table_->setItem(row, c, new QTableWidgetItem(cells[c]));
     }
-    table_->resizeColumnsToContents();
     emit finished();
 }
 

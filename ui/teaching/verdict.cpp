@@ -141,6 +141,8 @@ Verdict verdictOf(const ExperimentConfig& config, const RunSummary& s, std::uint
     v.title = s.state == RunState::Stopped
                   ? tr("Stopped after %1 of %2 epochs")
                         .arg(formatCount(s.epochsCompleted), formatCount(config.epochs))
+              : s.epochsCompleted == 1
+                  ? tr("Finished 1 epoch")
                   : tr("Finished %1 epochs").arg(formatCount(s.epochsCompleted));
     const QString rate = formatDecimal(s.samplesPerSecond, 0);
     v.body = s.evaluated ? tr("Test accuracy %1%, %2 samples per second.")

@@ -11,6 +11,7 @@
 #include "teaching/explanationpane.h"
 #include "teaching/racestepper.h"
 #include "teaching/verdict.h"
+#include "widgets/fittingscrollarea.h"
 #include "widgets/numbers.h"
 #include "widgets/statusline.h"
 #include "window/chartcontrols.h"
@@ -242,10 +243,7 @@ void MainWindow::wireProgress() {
 void MainWindow::buildDock() {
     // Left: the experiment form.
     form_ = new ExperimentForm;
-    auto* scroll = new QScrollArea;
-    scroll->setWidget(form_);
-    scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(360);
+    auto* scroll = new FittingScrollArea(form_, 360); // every mode's rows in view
     auto* dock = dock_ = new QDockWidget(tr("Experiment"), this);
     dock->setObjectName("ExperimentDock");
     dock->setWidget(scroll);
