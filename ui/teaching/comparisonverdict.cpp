@@ -197,8 +197,13 @@ QString winnerSentence(const ComparisonRecord& c) {
         QStringList behind;
         for (const ComparedRow* o : others)
             behind << againstWinner(best, *o, figure, false);
+        const double w = figureOf(best, figure);
+        const QString own = figure == ComparedFigure::StartUp ? tr("%1 ms").arg(milliseconds(w))
+                            : figure == ComparedFigure::Divergence
+                                ? significant(w)
+                                : tr("%1 samples/s").arg(formatDecimal(w, 0));
         return tieSentence(leaders, figure) + ' ' +
-               tr("Beside %1's: %2.").arg(best.label, behind.join(QStringLiteral(", ")));
+               tr("Beside %1's %2: %3.").arg(best.label, own, behind.join(QStringLiteral(", ")));
     }
     QStringList against;
     for (qsizetype i = 1; i < measured.size(); ++i)
