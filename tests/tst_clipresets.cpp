@@ -319,7 +319,7 @@ private slots:
     void comparisonRunsEachAndTabulates() {
         const QString out = tmp_.filePath("vs");
         RUN_CLI(r, QStringList{"--preset", "hogwild-vs-locked", "--dataset",
-                               "sparse-bow:2000x20000:4:20", "--out", out} +
+                               "sparse-bow:2000x200:4:20", "--out", out} +
                        kSmallRuns);
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
         const qsizetype first = r.out.indexOf("== run 1 of 2: locked ==\nexperiment: ");

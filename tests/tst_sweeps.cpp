@@ -261,8 +261,8 @@ private slots:
     void sweepRunsAndRecords() {
         const QString out = tmp_.filePath("grid");
         RUN_CLI(r,
-                {"--dataset", "teacher:2000x20:4", "--model", "mlp:20-16-4", "--epochs", "1",
-                 "--quiet", "--sweep", "workers=1,2", "--sweep",
+                {"--dataset", "teacher:2000x20:4", "--model", "mlp:20-16-4", "--epochs", "2",
+                 "--lr", "0.1", "--quiet", "--sweep", "workers=1,2", "--sweep",
                  "dataset=idx:" + tmp_.filePath("missing") + ",teacher:2000x20:4", "--out", out});
         QVERIFY2(r.code == 2, qPrintable(r.describe()));
         QVERIFY(r.out.contains("== run 4 of 4:"));
