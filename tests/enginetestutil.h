@@ -15,6 +15,22 @@
 
 namespace hwl::test {
 
+/// A small serial run that learns: an MLP 20-32-4 on 8000 teacher rows,
+/// 10 epochs of plain SGD at 0.05, a fifth held out.
+inline ExperimentConfig teacherConfig() {
+    ExperimentConfig c;
+    c.model = "mlp:20-32-4";
+    c.dataset = "teacher:8000x20:4:16";
+    c.mode = "serial";
+    c.workers = 1;
+    c.epochs = 10;
+    c.batch = 32;
+    c.lr = 0.05;
+    c.momentum = 0;
+    c.testFraction = 0.2;
+    return c;
+}
+
 /// ||a - b|| / max(||b||, tiny): the error of a against the reference b.
 inline double normalisedError(const std::vector<double>& a, const std::vector<double>& b) {
     double diff = 0, norm = 0;

@@ -13,22 +13,7 @@
 #include <cmath>
 
 using namespace hwl;
-
-namespace {
-ExperimentConfig teacherConfig() {
-    ExperimentConfig c;
-    c.model = "mlp:20-32-4";
-    c.dataset = "teacher:8000x20:4:16";
-    c.mode = "serial";
-    c.workers = 1;
-    c.epochs = 10;
-    c.batch = 32;
-    c.lr = 0.05;
-    c.momentum = 0;
-    c.testFraction = 0.2;
-    return c;
-}
-} // namespace
+using hwl::test::teacherConfig;
 
 class TestOutcomes : public QObject {
     Q_OBJECT

@@ -24,21 +24,9 @@
 #include <unistd.h>
 
 using namespace hwl;
+using hwl::test::teacherConfig;
 
 namespace {
-ExperimentConfig teacherConfig() {
-    ExperimentConfig c;
-    c.model = "mlp:20-32-4";
-    c.dataset = "teacher:8000x20:4:16";
-    c.mode = "serial";
-    c.workers = 1;
-    c.epochs = 10;
-    c.batch = 32;
-    c.lr = 0.05;
-    c.momentum = 0;
-    c.testFraction = 0.2;
-    return c;
-}
 
 std::unique_ptr<Run> runToEnd(const ExperimentConfig& c) {
     auto run = std::make_unique<Run>(c);
