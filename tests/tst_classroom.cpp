@@ -265,6 +265,30 @@ private slots:
         QCOMPARE(toy->table()->rowCount(), 0);
     }
 
+    // Issue 49 review: forgot-to-share's text said "stays flat at chance
+    // (this run: 89.8%)" after the run with Share ticked, the fix it
+    // invites. The text quotes the runs before the fix, and says so.
+    void theFixARunFollowsIsNotQuotedAsThePitfall() {
+        MainWindow w;
+        QVERIFY(w.applyPreset("forgot-to-share"));
+        ExperimentConfig c = w.form()->config();
+        c.epochs = 1;
+        c.dataset = hwl::test::fewerRows(c.dataset, 3000);
+        w.form()->setConfig(c);
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 60000);
+        const QRegularExpression quoted(R"(this run: ([0-9.]+)%)");
+        const QString pitfall = quoted.match(w.explanationText()).captured(1);
+        QVERIFY2(!pitfall.isEmpty(), qPrintable(w.explanationText()));
+        c.share = true; // the change the text invites
+        w.form()->setConfig(c);
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 60000);
+        QCOMPARE(quoted.match(w.explanationText()).captured(1), pitfall);
+        QVERIFY2(w.explanationText().contains("runs made before that change"),
+                 qPrintable(w.explanationText()));
+    }
+
     void verdictOverTheCharts() {
         MainWindow w;
         QVERIFY(w.verdictBanner()->isHidden());

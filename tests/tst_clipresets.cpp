@@ -286,6 +286,10 @@ private slots:
         QVERIFY2(!r.out.contains("forgot-to-share  (Forgot to share parameters (fork))\n    "
                                  "comparison"),
                  qPrintable(r.out));
+        // Plain text: the texts' entities as the characters they stand for.
+        QVERIFY2(!r.out.contains("&gt;") && !r.out.contains("&lt;") && !r.out.contains("&amp;"),
+                 qPrintable(r.out));
+        QVERIFY(r.out.contains("num_workers > 0"));
     }
 
     // Each run in order under a header line, the flags applied to each, a

@@ -342,6 +342,11 @@ private slots:
         QCOMPARE(form.inFormWords({}, "optimizer steps: 40 (--optimizer-state per-worker: each "
                                       "worker's own)"),
                  QString("Optimizer steps: 40 (Optimizer state per-worker: each worker's own)"));
+        QCOMPARE(form.inFormWords({}, "start-method: start-method fork refused: this process "
+                                      "has already initialised CUDA"),
+                 QString("Start method fork refused: this process has already initialised CUDA"));
+        QCOMPARE(form.inFormWords({}, "fix: drop --spawn-before-share"),
+                 QString("Fix: untick \"Spawn before share (pitfall)\""));
         QCOMPARE(form.inFormWords({}, "net:20:fc4 is not valid: the input shape is 20"),
                  QString("net:20:fc4 is not valid: the input shape is 20"));
         // Every message a preset-based form shows is free of flags.

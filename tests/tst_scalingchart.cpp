@@ -241,6 +241,39 @@ private slots:
         QVERIFY(y && y->min() >= 0 && y->max() >= 80000);
     }
 
+    // Issue 49 review: in a short tab the legend was laid over the axis,
+    // and a spread wider than its mean drew the axis down to "-5M".
+    void aShortTabKeepsTheLegendOffTheAxisAndZeroUp() {
+        RunLibrary lib(tmp_.filePath("short/runs.json"));
+        for (const SavedRun& r :
+             {repeat("threads", 1, 100, 1), repeat("threads", 1, 900, 2),
+              repeat("threads", 1, 9000, 3), repeat("threads", 2, 500, 1),
+              repeat("threads-locked", 1, 50, 1), repeat("threads-locked", 2, 70, 1)})
+            QCOMPARE(lib.add(r), QString());
+        QWidget tab; // the window's bottom tab: its height is what it is given
+        auto* panel = new RunListPanel(&lib, &tab);
+        tab.resize(900, 190);
+        panel->setGeometry(0, 0, 900, 190);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        ScalingChart* chart = panel->scalingChart();
+        QTRY_VERIFY(chart->legend()->isVisible());
+        QCoreApplication::processEvents();
+        QWidget* view = chart->findChild<QWidget*>("scalingChart");
+        QVERIFY(view);
+        QVERIFY2(!view->geometry().intersects(chart->legend()->geometry()),
+                 qPrintable(QStringLiteral("chart %1,%2 %3x%4; legend from y %5")
+                                .arg(view->x())
+                                .arg(view->y())
+                                .arg(view->width())
+                                .arg(view->height())
+                                .arg(chart->legend()->y())));
+        auto* y = qobject_cast<QCategoryAxis*>(chart->chart()->axes(Qt::Vertical)[0]);
+        QCOMPARE(y->min(), 0.0); // 3,333 ± 4,918: the bar stops at 0, the axis too
+        for (const QPointF& at : chart->errorBar(0, 0)->points())
+            QVERIFY(at.y() >= 0);
+    }
+
     void aPointOfSeveralRunsShowsTheirSpread() {
         // threads x2 made three times (100, 200, 300 samples/s), x1 once:
         // the bar runs 100..300 above a top mean of 200; threads-locked x2 once.

@@ -268,7 +268,16 @@ private slots:
                      !v.body.contains("stopped the others"),
                  qPrintable(v.body));
         s.workerFailures = {"worker 1 was killed by signal 9"};
+        c.workers = 2;
         QCOMPARE(verdictOf(c, s, 0).title, QStringLiteral("A worker died"));
+        QVERIFY(verdictOf(c, s, 0).body.contains("stopped the others"));
+        // Every worker died (unable-to-open-shm): none was stopped by the others.
+        s.workerFailures = {"worker 0 could not open the segment",
+                            "worker 1 could not open the segment"};
+        const Verdict all = verdictOf(c, s, 0);
+        QCOMPARE(all.title, QStringLiteral("All 2 workers died"));
+        QVERIFY2(!all.body.contains("stopped the others") && all.body.contains("worker 0"),
+                 qPrintable(all.body));
     }
 
     // Issue 49: the engine's "(--lr)" reached the banner and the events; a

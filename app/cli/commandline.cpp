@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <thread>
@@ -418,6 +419,18 @@ std::string plainParagraphs(const std::string& html, std::size_t indent, std::si
             i = close == std::string::npos ? html.size() : close;
         } else if (html[i] == ' ' || html[i] == '\n') {
             flushWord();
+        } else if (html[i] == '&') { // an entity: the character it stands for
+            static const std::pair<const char*, const char*> entities[] = {
+                {"&gt;", ">"}, {"&lt;", "<"}, {"&amp;", "&"}, {"&quot;", "\""}, {"&nbsp;", " "}};
+            const auto e = std::find_if(std::begin(entities), std::end(entities), [&](auto x) {
+                return html.compare(i, std::strlen(x.first), x.first) == 0;
+            });
+            if (e == std::end(entities)) {
+                word += '&';
+                continue;
+            }
+            word += e->second;
+            i += std::strlen(e->first) - 1;
         } else {
             word += html[i];
         }

@@ -131,17 +131,39 @@ void TrainingChart::Parts::queueFitTexts() {
 }
 
 bool TrainingChart::Parts::legendElided() const {
+    // Cut short, or laid past the legend's ends (a row too long for it).
+    const QRectF legend = chart_->legend()->sceneBoundingRect();
     QList<QGraphicsItem*> items = chart_->legend()->childItems();
     while (!items.isEmpty()) {
         QGraphicsItem* item = items.takeLast();
         items << item->childItems();
-        if (const auto* text = qgraphicsitem_cast<QGraphicsTextItem*>(item))
-            if (text->isVisible() && (text->toPlainText().contains(QLatin1String("...")) ||
-                                      text->toPlainText().contains(QChar(0x2026))))
-                return true;
+        const auto* text = qgraphicsitem_cast<QGraphicsTextItem*>(item);
+        if (!text || !text->isVisible())
+            continue;
+        const QRectF at = text->sceneBoundingRect();
+        if (text->toPlainText().contains(QLatin1String("...")) ||
+            text->toPlainText().contains(QChar(0x2026)) || at.left() < legend.left() - 1 ||
+            at.right() > legend.right() + 1)
+            return true;
     }
     return false;
 }
+
+namespace {
+/// What sets a run apart, in `width`: whole, else each field's value alone
+/// ("threads-locked" of "mode=threads-locked"), else the head of its words.
+QString fitApart(const QString& apart, const QFontMetricsF& metrics, double width) {
+    if (metrics.horizontalAdvance(apart) <= width)
+        return apart;
+    QStringList values;
+    for (const QString& part : apart.split(QStringLiteral(", ")))
+        values << part.section(QLatin1Char('='), -1);
+    const QString bare = values.join(QStringLiteral(", "));
+    if (metrics.horizontalAdvance(bare) <= width)
+        return bare;
+    return fitWords(apart, metrics, width);
+}
+} // namespace
 
 QString TrainingChart::Parts::overlayShortName(const QAbstractSeries* series) const {
     for (std::size_t i = 0; i < overlays_.size() && qsizetype(i) < overlayDefs_.size(); ++i)
@@ -163,7 +185,8 @@ void TrainingChart::Parts::fitLegend() {
     if (shown.isEmpty() || !chart_->legend()->layout())
         return;
     const QFontMetricsF metrics(chart_->legend()->font());
-    const double perMarker = metrics.height() + 24; // the colour square and padding
+    const double perMarker =
+        metrics.height() + 8; // the colour square and padding (Qt lays 20 px at 15 px type)
     const double room = chart_->legend()->size().width() - 16;
     // Beside overlays the first worker carries the live run's name.
     bool overlaid = false;
@@ -193,7 +216,6 @@ void TrainingChart::Parts::fitLegend() {
         // becomes "mean", an earlier run's name loses its last words).
         const double budget = others > 0 ? (room - width) / others - perMarker : 0;
         bool unnamed = false; // an earlier run left without a word of its name
-        double total = 0;     // the row the labels make (Qt hides what overflows it)
         for (QLegendMarker* m : shown) {
             const QString name = m->series()->name();
             // The live run's test curve beside earlier runs: whose test it is.
@@ -213,11 +235,10 @@ void TrainingChart::Parts::fitLegend() {
             else if (full != name && metrics.horizontalAdvance(full) > budget)
                 label = name; // "test": never the live run's name alone
             else
-                label = fitWords(apart.isEmpty() ? full : apart, metrics, budget);
+                label = fitApart(apart.isEmpty() ? full : apart, metrics, budget);
             unnamed = unnamed || (label.isEmpty() && !isWorker(name) && level < kColourAlone);
             if (label.isEmpty()) // an empty label is the series' name again
                 label = QStringLiteral(" ");
-            total += perMarker + metrics.horizontalAdvance(label);
             if (m->label() != label)
                 m->setLabel(label);
         }
@@ -225,7 +246,7 @@ void TrainingChart::Parts::fitLegend() {
         // now (new markers may not have been yet).
         chart_->legend()->layout()->invalidate();
         chart_->legend()->layout()->activate();
-        if (!unnamed && !legendElided() && (total <= room || level == kColourAlone))
+        if (!unnamed && !legendElided())
             return;
     }
 }

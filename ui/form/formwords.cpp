@@ -18,6 +18,14 @@ QString FormWords::modeLabel(const std::string& name) {
 }
 
 QString FormWords::say(const QString& field, QString message) const {
+    // "start-method: start-method fork refused: ...": a message about a
+    // field, named by it twice; said once, in the form's words.
+    if (field.isEmpty()) {
+        const QString key = message.section(QLatin1Char(':'), 0, 0);
+        if (!key.isEmpty() && !key.contains(QLatin1Char(' ')) && findField(key.toStdString()) &&
+            message.startsWith(key + QStringLiteral(": ") + key + QLatin1Char(' ')))
+            return say(key, message.mid(key.size() + 2));
+    }
     // A mode's name first ("gpu-hogwild takes ..."): as the mode list says it.
     for (const std::string& name : modeNames()) {
         const QString n = QString::fromStdString(name);
@@ -55,7 +63,12 @@ QString FormWords::say(const QString& field, QString message) const {
             out += m.captured();
         } else if (f->type == FieldType::Switch) {
             const bool off = f->negation && m.captured() == QLatin1String("--") + f->negation;
-            out += label + (off ? QObject::tr(" unticked") : QObject::tr(" ticked"));
+            if (!off && out.endsWith(QLatin1String("drop "))) { // "drop --flag": untick it
+                out.chop(5);
+                out += QObject::tr("untick %1").arg(label);
+            } else {
+                out += label + (off ? QObject::tr(" unticked") : QObject::tr(" ticked"));
+            }
         } else if (m.capturedStart() > 0 && message.at(m.capturedStart() - 1) == QLatin1Char('(') &&
                    message.mid(m.capturedEnd(), 1) == QLatin1String(")")) {
             out += QObject::tr("the %1 field").arg(label); // "(--lr)": where to change it
@@ -67,7 +80,9 @@ QString FormWords::say(const QString& field, QString message) const {
     // A sentence starts with a capital; a value quoted first ("net:20:fc4
     // ...", "mlp:784-x-10") is left as it was typed.
     const qsizetype word = out.indexOf(QLatin1Char(' '));
-    const QString first = out.left(word < 0 ? out.size() : word);
+    QString first = out.left(word < 0 ? out.size() : word);
+    while (first.endsWith(QLatin1Char(':')) || first.endsWith(QLatin1Char(',')))
+        first.chop(1); // "fix:": a word before its colon
     const bool plainWord = std::all_of(first.begin(), first.end(), [](QChar c) {
         return c.isLetter() || c == QLatin1Char('\'') || c == QLatin1Char(',');
     });

@@ -4,7 +4,11 @@
 
 namespace hwl::ui {
 
-void MeasuredRuns::runStarted(const std::string& label, bool fresh, bool sharedState) {
+void MeasuredRuns::runStarted(const std::string& label, bool fresh, bool sharedState, bool quoted) {
+    if (!quoted) {
+        going_ = false; // its figures are no quote of the text's
+        return;
+    }
     if (fresh)
         runs_.clear();
     MeasuredRun r;

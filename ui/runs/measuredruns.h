@@ -20,8 +20,11 @@ public:
 
     /// A run starts: `label` is its comparison's label ("" for a run of its
     /// own); `fresh`: the first run of what is measured (a single run, or a
-    /// comparison's first), which forgets the runs before it.
-    void runStarted(const std::string& label, bool fresh, bool sharedState);
+    /// comparison's first), which forgets the runs before it. A run made
+    /// after the change the text invites (`quoted` false) is not measured:
+    /// the text describes the pitfall, not its fix (forgot-to-share's
+    /// "stays flat at chance" is not said of the run with Share ticked).
+    void runStarted(const std::string& label, bool fresh, bool sharedState, bool quoted = true);
     /// The run going, so far: its workers, and the run's summary so far (its
     /// evaluations), `elapsed` seconds after its start.
     void runGoing(const QList<WorkerRow>& rows, const RunSummary& sofar, double elapsed);

@@ -112,7 +112,9 @@ ScalingChart::ScalingChart(QWidget* parent) : QWidget(parent) {
     view_ = new ChartView(chart_, this); // takes ownership of chart_
     view_->setObjectName("scalingChart");
     view_->setRenderHint(QPainter::Antialiasing);
-    view_->setMinimumSize(240, 160);
+    // Short enough to give way to the legend under it in a short tab: below
+    // its minimum, a layout lays the legend over the chart's axis.
+    view_->setMinimumSize(240, 80);
     connect(view_, &ChartView::resetRequested, this, &ScalingChart::redraw);
     empty_ = new QLabel(tr("Nothing to draw: the runs the table shows (filter it to choose "
                            "them) draw here once a field varies between them and they have "
@@ -212,7 +214,9 @@ void ScalingChart::addErrorBars(int index, double cap) {
         if (p.n < 2 || !std::isfinite(p.sd))
             continue; // one run: no spread to draw
         auto* bar = new QLineSeries;
-        const double low = p.mean - p.sd, high = p.mean + p.sd;
+        // The figures are never below 0: nor is a bar (4.5M ± 5.1M samples/s
+        // drew the axis down to -5M).
+        const double low = std::max(0.0, p.mean - p.sd), high = p.mean + p.sd;
         // One path: the lower cap, the stem, the upper cap.
         bar->append(QList<QPointF>{{p.x - cap, low},
                                    {p.x + cap, low},
@@ -282,7 +286,7 @@ void ScalingChart::setUpAxes(const QString& field, bool numeric, const QStringLi
     for (const Line& line : lines_)
         for (const Point& p : line.points) {
             const double sd = p.n > 1 && std::isfinite(p.sd) ? p.sd : 0;
-            yLow_ = std::min(yLow_, p.mean - sd);
+            yLow_ = std::min(yLow_, std::max(0.0, p.mean - sd));
             yHigh_ = std::max(yHigh_, p.mean + sd);
             xLow_ = std::min(xLow_, p.x);
             xHigh_ = std::max(xHigh_, p.x);

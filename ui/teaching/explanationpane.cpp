@@ -126,6 +126,10 @@ void ExplanationPane::render() {
                      (followed_.isEmpty() ? QString()
                                           : tr("<p><i>%1, as the text suggests.</i></p>")
                                                 .arg(followed().toHtmlEscaped()));
+        if (!followed_.isEmpty())
+            status += tr("<p><i>The figures this text quotes are of the runs made before that "
+                         "change: the run with it shows its fix, not what the text "
+                         "describes.</i></p>");
         setHtml(QStringLiteral("<h3>%1%2</h3>%3%4")
                     .arg(QString::fromStdString(preset_.name).toHtmlEscaped(),
                          changed_.isEmpty() ? QString() : tr(" (modified)"), status,

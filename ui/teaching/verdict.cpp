@@ -94,14 +94,22 @@ std::optional<Verdict> problemOf(const ExperimentConfig& config, const RunSummar
                                 : QString()) +
                            tr(" Lower the learning rate and run again."));
     }
-    if (!s.workerFailures.empty())
+    if (!s.workerFailures.empty()) {
+        // Every worker died: no other was stopped, nor went on.
+        const bool all = s.workerFailures.size() >= std::size_t(std::max(1, config.workers));
+        const QString first = QString::fromStdString(s.workerFailures.front());
+        if (all && s.workerFailures.size() > 1)
+            return problem(tr("All %1 workers died").arg(died),
+                           tr("%1. Each of them failed so: none was left to train.").arg(first));
         return problem(s.workerFailures.size() == 1 ? tr("A worker died")
                                                     : tr("%1 workers died").arg(died),
-                       QString::fromStdString(s.workerFailures.front()) +
-                           (config.onWorkerFailure == FailurePolicy::Stop
-                                ? tr(". The run stopped the others (Worker dies: stop); with "
-                                     "continue they would have finished without it.")
-                                : tr(". The others went on without it (Worker dies: continue).")));
+                       first + (all ? QStringLiteral(".")
+                                : config.onWorkerFailure == FailurePolicy::Stop
+                                    ? tr(". The run stopped the others (Worker dies: stop); with "
+                                         "continue they would have finished without it.")
+                                    : tr(". The others went on without it (Worker dies: "
+                                         "continue).")));
+    }
     if (s.state == RunState::Failed)
         return problem(tr("The run failed"), QString::fromStdString(s.failure));
     if (s.outcome == LearningOutcome::Diverged)

@@ -14,6 +14,8 @@ FieldNote::FieldNote(QWidget* overlay) : QLabel(overlay) {
     setWordWrap(true);
     setTextFormat(Qt::PlainText);
     setAttribute(Qt::WA_TransparentForMouseEvents); // a click lands on the field below
+    setAutoFillBackground(true); // opaque: never drawn over the field below's text
+    setBackgroundRole(QPalette::Base);
     setFocusPolicy(Qt::NoFocus);
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
@@ -77,7 +79,8 @@ void FieldNote::follow() {
     const QPoint below = anchor_->mapTo(overlay, QPoint(0, anchor_->height() + 1));
     const int room = overlay->width() - below.x() - 4;
     const int width = std::max(std::min(room, std::max(anchor_->width(), 260)), 80);
-    setGeometry(below.x(), below.y(), width, heightForWidth(width));
+    ensurePolished(); // the style sheet's frame and padding are in the height
+    setGeometry(below.x(), below.y(), width, heightForWidth(width) + 2);
     raise();
     show();
 }

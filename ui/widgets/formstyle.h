@@ -43,7 +43,7 @@ inline QString formStyleSheet(bool dark) {
                           " QCheckBox[hwlError=\"true\"] { color: %1; }"
                           " QLabel[hwlRole=\"error\"] { color: %1; }"
                           " QLabel[hwlRole=\"warning\"] { color: %2; }"
-                          " QLabel[hwlBalloon=\"true\"] { background: palette(tool-tip-base);"
+                          " QLabel[hwlBalloon=\"true\"] { background: palette(base);"
                           " border: 1px solid %1; border-radius: 3px; padding: 2px 4px; }")
         .arg(QLatin1String(errorColour(dark)), QLatin1String(warning));
 }

@@ -85,7 +85,8 @@ void MainWindow::wireMeasuredRuns() {
     connect(controller_, &RunController::started, measured_, [this] {
         const PresetRun* run = comparison_->current();
         measured_->runStarted(run ? run->label : std::string(), comparison_->runIndex() <= 0,
-                              controller_->run()->config().optimizerState == StateSharing::Shared);
+                              controller_->run()->config().optimizerState == StateSharing::Shared,
+                              run || explanation_->followed().isEmpty());
     });
     connect(controller_, &RunController::workersUpdated, measured_,
             [this](const QList<WorkerRow>& rows) {
@@ -160,19 +161,33 @@ QStringList MainWindow::namesApart(const QList<const SavedRun*>& shown) const {
     std::vector<std::string> keys = varyingKeys(fields);
     if (keys.size() > 1) // the seed only where nothing else sets runs apart
         keys.erase(std::remove(keys.begin(), keys.end(), "seed"), keys.end());
+    // A name's head without its number: a comparison's label ("locked" of
+    // "#4 locked · Hogwild vs locked"), a sweep's point.
+    const auto headOf = [](const QString& name) {
+        QString head = name.section(QStringLiteral(" · "), 0, 0);
+        if (head.startsWith(QLatin1Char('#')) && head.contains(QLatin1Char(' ')))
+            head = head.section(QLatin1Char(' '), 1);
+        return head;
+    };
+    QStringList heads;
+    for (const SavedRun* r : shown)
+        heads << headOf(r->name);
+    if (const Run* live = controller_->run())
+        heads << runLabel(live->config());
     QStringList names;
     for (const SavedRun* r : shown) {
+        // Short and its own: the head (what a comparison calls the run).
+        const QString head = headOf(r->name);
+        if (head.size() <= 16 && heads.count(head) == 1) {
+            names << head;
+            continue;
+        }
         QStringList parts;
         for (const std::string& key : keys) {
             const QString k = QString::fromStdString(key);
             if (r->fields.contains(k))
                 parts << k + QLatin1Char('=') + r->fields.value(k);
         }
-        // None known (a baseline, a run kept before fields were): its
-        // name's head, without its number ("locked" of "#4 locked · ...").
-        QString head = r->name.section(QStringLiteral(" · "), 0, 0);
-        if (head.startsWith(QLatin1Char('#')) && head.contains(QLatin1Char(' ')))
-            head = head.section(QLatin1Char(' '), 1);
         names << (parts.isEmpty() ? head : parts.join(QStringLiteral(", ")));
     }
     return names;
