@@ -471,7 +471,10 @@ private slots:
         const Result w = runWindowApp({"--list-presets"});
         QVERIFY2(w.code == 0, qPrintable(w.describe()));
         QCOMPARE(w.out, r.out);
-        QVERIFY2(!r.out.contains('<') && !r.out.contains('>'), qPrintable(r.out));
+        // Plain text: no HTML tag and no entity left ("num_workers > 0" is text).
+        static const QRegularExpression markup("</?[A-Za-z][^<>]*>|&[a-z]+;|&#[0-9]+;");
+        QVERIFY2(!r.out.contains(markup), qPrintable(r.out.mid(r.out.indexOf(markup) - 80, 200)));
+        QVERIFY2(r.out.contains("num_workers > 0"), "the entity &gt; is decoded");
         const std::vector<hwl::Preset> all = hwl::presets();
         QVERIFY(all.size() >= 6);
         for (const hwl::Preset& p : all) {
