@@ -83,13 +83,13 @@ inline QStringList everyFlagChanged(const QString& out) {
 
 /// What --out holds after a run of a mode that keeps its optimizer's state
 /// (serial, threads, threads-locked: optimizer.safetensors, for --resume).
-inline const QStringList kOutputFiles = {"experiment.json",       "metrics.csv",  "model.onnx",
-                                         "optimizer.safetensors", "summary.json", "weights.npz",
-                                         "weights.safetensors"};
+inline const QStringList kOutputFiles = {"experiment.json", "manifest.json",         "metrics.csv",
+                                         "model.onnx",      "optimizer.safetensors", "summary.json",
+                                         "weights.npz",     "weights.safetensors"};
 /// The same for the other modes (their workers' momentum ends with them).
-inline const QStringList kProcessOutputFiles = {"experiment.json", "metrics.csv",
-                                                "model.onnx",      "summary.json",
-                                                "weights.npz",     "weights.safetensors"};
+inline const QStringList kProcessOutputFiles = {
+    "experiment.json", "manifest.json", "metrics.csv",        "model.onnx",
+    "summary.json",    "weights.npz",   "weights.safetensors"};
 
 struct Result {
     bool started = false;

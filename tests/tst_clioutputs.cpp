@@ -6,6 +6,7 @@
 // are not UTF-8, and summary.json's account of the run.
 #include "clitest.h"
 #include "io/atomicfile.h"
+#include "io/runmanifest.h"
 #include "testpaths.h"
 
 #include <QJsonArray>
@@ -198,41 +199,34 @@ private slots:
         QVERIFY2(!r.out.contains("epoch 1"), qPrintable(r.out));
     }
 
-    // A write that fails after training is exit 1, names what was and was
-    // not written, and the complete weights of an earlier run into the
-    // folder survive. (The failure is made by taking the name of the first
-    // temporary file the run will create: bash execs the app as its own
-    // pid.)
+    // A write that fails after training is exit 1, names the file, commits
+    // nothing (a run's files are all or none) and leaves the earlier run in
+    // the folder whole, with no staging folder or temporary behind. (The
+    // failure: the test hook fails the second persistence point, the
+    // creation of the first file, with ENOSPC.)
     void failedWriteAfterTrainingKeepsWhatWasComplete() {
         const QString out = tmp_.filePath("failedWrite");
         const QStringList args = kSmall + QStringList{"--out", out};
         RUN_CLI(first, args);
         QCOMPARE(first.code, 0);
         const QByteArray before = readBytes((out + "/weights.safetensors").toStdString());
-        QProcess p;
-        p.setProgram("/bin/bash");
-        p.setArguments({"-c", "mkdir \"$0/weights.safetensors.tmp-$$-1\" && exec \"$@\"", out,
-                        QString::fromUtf8(hwl::test::kAppBinary), "--headless"});
-        p.setArguments(p.arguments() + args + QStringList{"--seed", "7", "--overwrite"});
-        p.start();
-        Result r;
-        r.started = p.waitForStarted(10000);
-        r.pid = p.processId();
-        collect(p, r, 60000);
+        const QByteArray manifest = readBytes((out + "/manifest.json").toStdString());
+        qputenv("HWL_TEST_FAIL_AT", "2");
+        RUN_CLI(r, args + QStringList{"--seed", "7", "--overwrite"});
+        qunsetenv("HWL_TEST_FAIL_AT");
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.out.contains("wrote " + out +
-                                "/{weights.npz, model.onnx, optimizer.safetensors, metrics.csv, "
-                                "experiment.json, "
-                                "summary.json}; not written: "
-                                "the others (see the error)"),
+        QVERIFY2(r.out.contains("wrote nothing into " + out +
+                                ": it keeps what it held (a run's files are written all or "
+                                "none; see the error)"),
                  qPrintable(r.describe()));
         QVERIFY2(r.err.contains("error: out: could not write weights.safetensors: cannot write "
                                 "weights file \"" +
-                                out + "/weights.safetensors\""),
+                                out + "/weights.safetensors\": No space left on device"),
                  qPrintable(r.describe()));
         QCOMPARE(readBytes((out + "/weights.safetensors").toStdString()), before);
-        QVERIFY(QDir(out).rmdir(QStringLiteral("weights.safetensors.tmp-%1-1").arg(r.pid)));
-        QCOMPARE(dirEntries(out), kOutputFiles); // no temporary of the run left behind
+        QCOMPARE(readBytes((out + "/manifest.json").toStdString()), manifest);
+        QVERIFY(hwl::checkRunFolder(out.toStdString(), true).whole());
+        QCOMPARE(dirEntries(out), kOutputFiles); // no staging folder, no temporary
     }
 
     // A finished run is never replaced unasked: the second run into its
@@ -248,7 +242,8 @@ private slots:
         QVERIFY2(second.err.contains("error: out: \"" + out +
                                      "\" already holds a run (weights.safetensors, weights.npz, "
                                      "model.onnx, optimizer.safetensors, metrics.csv, "
-                                     "experiment.json, summary.json); to keep it, choose a new "
+                                     "experiment.json, summary.json, manifest.json); to keep "
+                                     "it, choose a new "
                                      "--out folder; to continue it, --resume " +
                                      out + "; to replace it, add --overwrite"),
                  qPrintable(second.describe()));
@@ -278,12 +273,14 @@ private slots:
                                        "weights.npz, model.onnx, optimizer.safetensors; no "
                                        "weights: the run failed"),
                  qPrintable(diverged.describe()));
-        QCOMPARE(dirEntries(out), (QStringList{"experiment.json", "metrics.csv", "summary.json"}));
+        QCOMPARE(dirEntries(out),
+                 (QStringList{"experiment.json", "manifest.json", "metrics.csv", "summary.json"}));
     }
 
     // A disk that fills during a run (an 8 MiB tmpfs in a mount namespace of
     // its own, filled while the run is stopped) leaves the earlier run's
-    // files whole, names each file not written, and leaves no temporary.
+    // files whole, names the file that could not be written, and leaves no
+    // staging folder or temporary.
     void fullDiskKeepsTheEarlierFiles() {
         if (QProcess::execute("unshare", {"-rm", "true"}) != 0)
             QSKIP("needs a mount namespace (unshare -rm) to mount a small tmpfs");
@@ -318,17 +315,17 @@ mkdir "$DIR/after" && cp "$MNT"/run/* "$DIR/after/"
         const QString second = QString::fromUtf8(readBytes((dir + "/second.txt").toStdString()));
         QCOMPARE(readBytes((dir + "/second.code").toStdString()).trimmed(), QByteArray("1"));
         QVERIFY2(second.contains("wrote nothing into " + mnt +
-                                 "/run; not written: every file (see the errors)"),
+                                 "/run: it keeps what it held (a run's files are written all or "
+                                 "none; see the error)"),
                  qPrintable(second));
-        for (const QString& file : kOutputFiles) {
-            QVERIFY2(second.contains(QRegularExpression(
-                         "error: out: could not write " + QRegularExpression::escape(file) +
-                         ": .*No space left on device \\(free space on that disk, or choose an "
-                         "--out on another; an earlier file of that name is kept whole\\)")),
-                     qPrintable(file + " in:\n" + second));
+        QVERIFY2(second.contains(QRegularExpression(
+                     "error: out: could not write [a-z.]+: .*No space left on device \\(free "
+                     "space on that disk, or choose an --out on another; an earlier file of "
+                     "that name is kept whole\\)")),
+                 qPrintable(second));
+        for (const QString& file : kOutputFiles)
             QCOMPARE(readBytes((dir + "/after/" + file).toStdString()),
                      readBytes((dir + "/before/" + file).toStdString()));
-        }
         QCOMPARE(QString::fromUtf8(readBytes((dir + "/listing").toStdString()))
                      .split('\n', Qt::SkipEmptyParts),
                  kOutputFiles); // no temporary left

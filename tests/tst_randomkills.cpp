@@ -9,6 +9,8 @@
 // output or none of the weights. The moments come from a seeded generator:
 // HWL_KILL_SEED=N reruns one sequence, HWL_KILL_RUNS=N sets the count.
 #include "clitest.h"
+#include "io/runmanifest.h"
+#include "run/outputfolder.h"
 #include "store/sharedsegment.h"
 #include "testpaths.h"
 
@@ -141,16 +143,21 @@ class TestRandomKills : public QObject {
         // kill falls back to the parent when none existed yet).
         const bool groupKilled = k.target == Target::Group && k.signal == SIGKILL;
         const bool parentAlone = victim == parent && k.signal == SIGKILL && childless;
-        if (groupKilled || parentAlone)
+        if (groupKilled || parentAlone) {
             hwl::SharedSegment::cleanupStaleSegments();
+            hwl::settleRunFolder(out.toStdString()); // what the next run's claim does
+        }
         QVERIFY2(segmentsOf(seen).isEmpty(),
                  qPrintable(k.describe() + ": segments left: " + segmentsOf(seen).join(", ")));
         QVERIFY2(temporariesIn(out).isEmpty(),
                  qPrintable(k.describe() + ": temporaries left: " + temporariesIn(out).join(", ")));
         const QStringList files = dirEntries(out);
         QVERIFY2(files.isEmpty() || files == kOutputFiles || files == kProcessOutputFiles ||
-                     files == QStringList({"experiment.json", "metrics.csv", "summary.json"}),
+                     files == QStringList({"experiment.json", "manifest.json", "metrics.csv",
+                                           "summary.json"}),
                  qPrintable(k.describe() + ": --out holds " + files.join(", ")));
+        QVERIFY2(files.isEmpty() || hwl::checkRunFolder(out.toStdString(), true).whole(),
+                 qPrintable(k.describe() + ": --out is not a whole run"));
         // The exit says what happened: a signal's number, 1 for a failed
         // run (a worker killed), 0 never (the run was far from its end).
         // Killed by the signal itself: SIGKILL, or any signal that came

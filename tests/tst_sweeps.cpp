@@ -21,6 +21,8 @@
 #include <filesystem>
 #include <map>
 
+#include <sys/stat.h>
+
 using namespace hwl;
 using namespace hwl::test;
 
@@ -431,8 +433,9 @@ private slots:
         hwl::test::writeBytes(out + "/lr=0.3,seed=8/summary.json", "{ not json");
         RUN_CLI(broken, {"--compare", out});
         QCOMPARE(broken.code, 1);
-        QVERIFY2(broken.err.contains("warning: compare: left out " + out + "/lr=0.3,seed=8: " +
-                                     out + "/lr=0.3,seed=8/summary.json: not valid JSON"),
+        QVERIFY2(broken.err.contains("warning: compare: left out " + out +
+                                     "/lr=0.3,seed=8: not a whole run: summary.json is 10 bytes "
+                                     "where the manifest says "),
                  qPrintable(broken.describe()));
         QVERIFY(broken.out.contains("lr=0.1,seed=*"));
         const QString empty = tmp_.filePath("noRuns");
@@ -458,6 +461,39 @@ private slots:
             QVERIFY2(bad.code == 2 && bad.err.contains(message),
                      qPrintable(message + "\n" + bad.describe()));
         }
+    }
+
+    // --compare lists each run once, names a summary.json that is not a
+    // file, leaves out a figure out of its range (a run written before
+    // manifests, so not caught by one) and keeps a Markdown row on one line.
+    void compareReadsWholeRunsOnce() {
+        const QString run = tmp_.filePath("once/a\nb");
+        RUN_CLI(r, {"--dataset", "teacher:200x4:2", "--model", "mlp:4-8-2", "--epochs", "1",
+                    "--mode", "serial", "--quiet", "--out", run});
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        RUN_CLI(thrice, {"--compare", run, run, run, "--format", "markdown"});
+        QVERIFY2(thrice.code == 0 && thrice.err.contains("is named more than once; listed once"),
+                 qPrintable(thrice.describe()));
+        QCOMPARE(thrice.out.count('\n'), 3); // header, rule, one row: "a b" on one line
+        const QString legacy = tmp_.filePath("once/legacy");
+        QVERIFY(QDir().mkpath(legacy));
+        QByteArray summary = hwl::test::readBytes((run + "/summary.json").toStdString());
+        const int at = summary.indexOf("\"test_accuracy\": ");
+        QVERIFY(at > 0);
+        summary.replace(at, summary.indexOf(',', at) - at, "\"test_accuracy\": 1.2e29");
+        hwl::test::writeBytes(legacy + "/summary.json", summary);
+        RUN_CLI(range, {"--compare", legacy, run});
+        QVERIFY2(range.code == 1 &&
+                     range.err.contains("note: compare: " + legacy +
+                                        ": written before runs had a manifest") &&
+                     range.err.contains("final.test_accuracy is 1.2e+29, outside 0 to 100"),
+                 qPrintable(range.describe()));
+        const QString fifo = tmp_.filePath("once/fifo");
+        QVERIFY(QDir().mkpath(fifo));
+        QCOMPARE(::mkfifo((fifo + "/summary.json").toLocal8Bit().constData(), 0600), 0);
+        RUN_CLI(pipe, {"--compare", fifo});
+        QVERIFY2(pipe.code == 2 && pipe.err.contains("summary.json\" is a FIFO"),
+                 qPrintable(pipe.describe()));
     }
 
     // K at a time: the same runs as one after another (a 1-worker run's

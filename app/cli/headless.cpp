@@ -158,8 +158,16 @@ int reportEnd(const Run& run, const RunSummary& s, const std::string& wrote,
 
 int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     Run run(cl.config);
-    const bool replacing = checkOutIsFree(cl.config, cl.overwrite); // before anything is loaded
     const auto& c = cl.config;
+    // Claimed before anything is loaded or checked: a second run into the
+    // folder is refused at once, and what an interrupted run left is settled.
+    std::optional<OutputFolder> folder;
+    if (!c.out.empty()) {
+        folder.emplace(c.out);
+        if (!folder->cleanup().empty())
+            std::printf("%s\n", folder->cleanup().c_str());
+    }
+    checkOutIsFree(cl.config, cl.overwrite);
     std::printf("experiment: %s on %s, mode %s, %d worker%s, %d epoch%s, batch %d, lr %g%s\n",
                 c.model.c_str(), c.dataset.c_str(), describeMode(c).c_str(), c.workers,
                 c.workers == 1 ? "" : "s", c.epochs, c.epochs == 1 ? "" : "s", c.batch, c.lr,
@@ -172,9 +180,8 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     printPrepared(run);
     // Checked and held before training: a long run never ends in a write
     // that could not happen, or one mixed with another run's.
-    std::optional<OutputFolder> folder;
-    if (!c.out.empty())
-        folder.emplace(c.out, OutputFolder::bytesNeededFor(run), replacing);
+    if (folder)
+        folder->checkSpace(OutputFolder::bytesNeededFor(run));
     std::fflush(stdout);
     if (stopSignal() != 0) // while the last of the loading was not polled
         return interruptedBeforeTraining();

@@ -51,15 +51,15 @@ bool sameFolder(const std::string& a, const std::string& b) {
 
 } // namespace
 
-bool checkOutIsFree(const ExperimentConfig& c, bool overwrite) {
-    const std::vector<std::string> files = runFilesIn(c.out);
+void checkOutIsFree(const ExperimentConfig& c, bool overwrite) {
+    std::vector<std::string> files = runFilesIn(c.out);
     if (files.empty())
-        return false;
+        return;
     if (!c.resume.empty() && sameFolder(c.resume, c.out))
-        return false; // continuing a run replaces it: what --resume DIR into DIR asks
+        return; // continuing a run replaces it: what --resume DIR into DIR asks
     if (overwrite) {
         std::printf("out: replacing the run in %s (--overwrite)\n", c.out.c_str());
-        return true;
+        return;
     }
     throw InputError("out: " + hwl::quoted(fs::path(c.out)) + " already holds a run (" +
                      joined(files) +
@@ -74,36 +74,55 @@ std::size_t EarlierRuns::count(bool finishedOnes) const {
     return n;
 }
 
+namespace {
+/// What a sweep started again does with run `i`'s folder: keep it (its
+/// row), make it again (redo), or refuse it (another experiment's, `taken`).
+void judgeEarlierRun(const CommandLine& cl, std::size_t i, EarlierRuns& earlier,
+                     std::vector<std::string>& taken) {
+    const PresetRun& run = cl.runs[i];
+    const std::string& out = run.config.out;
+    if (const std::string said = settleRunFolder(out); !said.empty())
+        std::printf("%s\n", said.c_str());
+    if (runFilesIn(out).empty())
+        return;
+    if (cl.overwrite) {
+        earlier.redo[i] = true;
+        return;
+    }
+    const std::string key = experimentKeyIn(out);
+    if (!key.empty() && key != experimentKey(run.config)) {
+        taken.push_back(out);
+        return;
+    }
+    const FolderCheck check = checkRunFolder(out, true);
+    const std::optional<RunSummary> s = summaryIn(out);
+    const bool trusted = check.whole() || check.trust == FolderTrust::BeforeManifests;
+    if (key.empty() || !trusted || !s || s->state != RunState::Finished ||
+        (check.whole() && check.manifest.state != stateName(RunState::Finished))) {
+        if (!trusted)
+            std::printf("%s; made again\n", trustText(out, check).c_str());
+        earlier.redo[i] = true;
+        return;
+    }
+    if (check.trust == FolderTrust::BeforeManifests)
+        std::printf("%s\n", trustText(out, check).c_str());
+    TableRun row;
+    row.label = run.label;
+    for (const std::string& k : cl.sweepKeys)
+        row.values.push_back(sweepValueText(findField(k)->get(run.config)));
+    row.summary = *s;
+    row.started = true;
+    earlier.finished[i] = std::move(row);
+}
+} // namespace
+
 EarlierRuns findEarlierRuns(const CommandLine& cl) {
     EarlierRuns earlier;
     earlier.finished.resize(cl.runs.size());
     earlier.redo.resize(cl.runs.size());
     std::vector<std::string> taken;
-    for (std::size_t i = 0; i < cl.runs.size(); ++i) {
-        const PresetRun& run = cl.runs[i];
-        if (runFilesIn(run.config.out).empty())
-            continue;
-        if (cl.overwrite) {
-            earlier.redo[i] = true;
-            continue;
-        }
-        if (experimentKeyIn(run.config.out) != experimentKey(run.config)) {
-            taken.push_back(run.config.out);
-            continue;
-        }
-        const std::optional<RunSummary> s = summaryIn(run.config.out);
-        if (!s || s->state != RunState::Finished) {
-            earlier.redo[i] = true;
-            continue;
-        }
-        TableRun row;
-        row.label = run.label;
-        for (const std::string& key : cl.sweepKeys)
-            row.values.push_back(sweepValueText(findField(key)->get(run.config)));
-        row.summary = *s;
-        row.started = true;
-        earlier.finished[i] = std::move(row);
-    }
+    for (std::size_t i = 0; i < cl.runs.size(); ++i)
+        judgeEarlierRun(cl, i, earlier, taken);
     if (!taken.empty())
         throw InputError(
             "out: " + hwl::quoted(fs::path(taken.front())) +

@@ -17,8 +17,8 @@ namespace hwl {
 /// Refuses, with an InputError naming the three ways on, a run whose --out
 /// already holds a run's files, unless `overwrite` or the run continues that
 /// folder's run (--resume names the same folder). Says on stdout when a run
-/// is replaced. True when the run replaces another run (not its own).
-bool checkOutIsFree(const ExperimentConfig& c, bool overwrite);
+/// is replaced. Called once the folder is claimed (OutputFolder).
+void checkOutIsFree(const ExperimentConfig& c, bool overwrite);
 
 /// A sweep's or comparison's runs against what their folders hold from an
 /// earlier start with the same experiments.

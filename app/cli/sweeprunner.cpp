@@ -111,10 +111,13 @@ TableRun ended(const CommandLine& cl, const Child& child, int status) {
     for (const std::string& key : cl.sweepKeys)
         row.values.push_back(sweepValueText(findField(key)->get(run.config)));
     row.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    const fs::path summary = child.out / "summary.json";
     std::error_code ec;
-    if (fs::exists(summary, ec) && fs::last_write_time(summary, ec) >= child.started) {
-        if (const std::optional<RunSummary> s = summaryIn(child.out.string(), &row.error)) {
+    const fs::path manifest = child.out / kManifestFile;
+    if (fs::exists(manifest, ec) && fs::last_write_time(manifest, ec) >= child.started) {
+        const FolderCheck check = checkRunFolder(child.out, false);
+        if (!check.whole())
+            row.error = trustText(child.out, check);
+        else if (const std::optional<RunSummary> s = summaryIn(child.out.string(), &row.error)) {
             row.summary = *s;
             row.started = true;
         }

@@ -2,6 +2,7 @@
 
 #include "util/errors.h"
 #include "util/fileio.h"
+#include "util/persistence.h"
 #include "util/textutil.h"
 
 #include <csignal>
@@ -45,12 +46,16 @@ namespace detail {
 
 namespace fs = std::filesystem;
 
+int persistStep(const char* what, const fs::path& file) {
+    return persistence::point((std::string(what) + " " + file.string()).c_str());
+}
+
 namespace {
 
 /// Finishes a written stream: flush, fsync, close. Returns 0 or the errno.
-int finishFile(FilePtr f) {
-    int err = 0;
-    if (std::fflush(f.get()) != 0 || ::fsync(::fileno(f.get())) != 0)
+int finishFile(FilePtr f, const fs::path& file) {
+    int err = persistStep("fsync", file);
+    if (err == 0 && (std::fflush(f.get()) != 0 || ::fsync(::fileno(f.get())) != 0))
         err = errno;
     if (std::fclose(f.release()) != 0 && err == 0)
         err = errno;
@@ -70,6 +75,8 @@ TempSibling::~TempSibling() {
 }
 
 int TempSibling::commit() {
+    if (const int injected = persistStep("rename", target_))
+        return injected;
     if (std::rename(path_.c_str(), target_.c_str()) != 0)
         return errno;
     owned_ = false;
@@ -109,6 +116,10 @@ FilePtr openUnnamed(const fs::path& file) {
 /// temporary exists only between the two calls. Returns 0 or the errno.
 int linkIntoPlace(int fd, TempSibling& tmp) {
     const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    if (const int injected = persistStep("link", tmp.path())) {
+        tmp.disown();
+        return injected;
+    }
     if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp.path().c_str(), AT_SYMLINK_FOLLOW) != 0) {
         const int err = errno;
         tmp.disown();
@@ -123,6 +134,10 @@ void writeStreamAtomically(const fs::path& file,
                            const std::function<void(const ByteSink&)>& produce,
                            const WriteTarget& target) {
     TempSibling tmp(file);
+    if (const int injected = persistStep("create", file)) {
+        tmp.disown();
+        throwCannotWrite(file, target, errnoText(injected));
+    }
     FilePtr f = openUnnamed(file);
     const bool unnamed = f != nullptr;
     if (!unnamed)
@@ -135,21 +150,27 @@ void writeStreamAtomically(const fs::path& file,
     if (unnamed)
         tmp.disown(); // nothing has its name yet
     produce([&](std::string_view part) {
-        if (!part.empty() && std::fwrite(part.data(), 1, part.size(), f.get()) != part.size())
+        if (part.empty())
+            return;
+        if (const int injected = persistStep("write", file))
+            throwCannotWrite(file, target, errnoText(injected));
+        if (std::fwrite(part.data(), 1, part.size(), f.get()) != part.size())
             throwCannotWrite(file, target, errnoText(errno));
     });
     if (unnamed) {
         // Flushed and synced before the name appears; closed after the link.
+        if (const int injected = persistStep("fsync", file))
+            throwCannotWrite(file, target, errnoText(injected));
         if (std::fflush(f.get()) != 0 || ::fsync(::fileno(f.get())) != 0)
             throwCannotWrite(file, target, errnoText(errno));
         tmp.adopt();
         if (const int err = linkIntoPlace(::fileno(f.get()), tmp))
             throwCannotWrite(file, target, errnoText(err));
-        if (const int err = finishFile(std::move(f)))
+        if (const int err = ::fclose(f.release()) != 0 ? errno : 0)
             throwCannotWrite(file, target, errnoText(err));
         return;
     }
-    if (const int err = finishFile(std::move(f)))
+    if (const int err = finishFile(std::move(f), file))
         throwCannotWrite(file, target, errnoText(err));
     if (const int err = tmp.commit())
         throwCannotWrite(file, target, errnoText(err));

@@ -39,6 +39,10 @@ struct WriteTarget {
     std::string_view hint = {};
 };
 
+/// persistence::point() for the step `what` ("write", "fsync", ...) of
+/// `file`: 0, or the errno the step must fail with (the crash tests).
+int persistStep(const char* what, const std::filesystem::path& file);
+
 /// Throws InputError "cannot write <kind> "<file>": <reason><hint>".
 [[noreturn]] void throwCannotWrite(const std::filesystem::path& file, const WriteTarget& target,
                                    const std::string& reason);

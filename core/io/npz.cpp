@@ -6,6 +6,10 @@
 
 #include <zip.h>
 
+#include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <array>
 #include <bit>
 #include <deque>
@@ -77,6 +81,18 @@ void writeEmptyZip(const fs::path& file) {
     detail::writePartsAtomically(file, {std::string_view(eocd, sizeof eocd)}, kWeightsFile);
 }
 
+/// fsync of the archive libzip closed (it does not sync): 0 or the errno.
+int syncFile(const fs::path& path, const fs::path& target) {
+    if (const int injected = detail::persistStep("fsync", target))
+        return injected;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    const int err = ::fsync(fd) != 0 ? errno : 0;
+    ::close(fd);
+    return err;
+}
+
 } // namespace
 
 void writeNpz(const std::filesystem::path& file, const std::vector<TensorRef>& tensors) {
@@ -93,11 +109,17 @@ void writeNpz(const std::filesystem::path& file, const std::vector<TensorRef>& t
     for (const TensorRef& t : tensors)
         if (!(ok = addNpyEntry(za, t, keep)))
             break;
+    if (const int injected = ok ? detail::persistStep("write", file) : 0) {
+        zip_discard(za);
+        detail::throwCannotWrite(file, kWeightsFile, errnoText(injected));
+    }
     if (!ok || zip_close(za) != 0) {
         const std::string reason = zip_strerror(za);
         zip_discard(za);
         detail::throwCannotWrite(file, kWeightsFile, reason);
     }
+    if (const int err = syncFile(tmp.path(), file))
+        detail::throwCannotWrite(file, kWeightsFile, errnoText(err));
     if (const int err = tmp.commit())
         detail::throwCannotWrite(file, kWeightsFile, errnoText(err));
 }

@@ -27,6 +27,10 @@ std::vector<fs::path> findRunFolders(const fs::path& dir) {
             it.disable_recursion_pending();
             continue;
         }
+        if (it->path().filename().string().rfind(".hwl-", 0) == 0) {
+            it.disable_recursion_pending(); // a run's staging or commit folder
+            continue;
+        }
         if (it->is_directory(ec) && isRunFolder(it->path())) {
             found.push_back(it->path());
             it.disable_recursion_pending(); // a run's folder holds no runs

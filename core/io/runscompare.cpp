@@ -272,11 +272,15 @@ std::string csvText(const RunsTable& t) {
 } // namespace
 
 std::string formatRunsTable(const RunsTable& t, TableFormat format) {
+    if (format == TableFormat::Csv)
+        return csvText(t); // quoted: a line break in a cell stays in it
     std::vector<std::vector<std::string>> rows{t.header};
     rows.insert(rows.end(), t.cells.begin(), t.cells.end());
+    for (auto& row : rows) // a cell on one line (a folder's name may hold a line break)
+        for (std::string& cell : row)
+            std::replace_if(
+                cell.begin(), cell.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
     std::string out;
-    if (format == TableFormat::Csv)
-        return csvText(t);
     if (format == TableFormat::Markdown) {
         for (std::size_t r = 0; r < rows.size(); ++r) {
             for (std::string cell : rows[r]) {

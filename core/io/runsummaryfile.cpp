@@ -121,6 +121,26 @@ LearningOutcome outcomeNamed(const std::string& name) {
     return LearningOutcome::NotJudged;
 }
 
+/// A figure that is neither a number nor null, or a number out of its
+/// range (a share above 100%, a negative count): InputError naming it.
+void checkFigures(const json& f, const std::string& origin) {
+    for (auto it = f.begin(); it != f.end(); ++it)
+        if (!it->is_number() && !it->is_null())
+            throw InputError(origin + ": final." + it.key() + " is " + it->dump() +
+                             ", not a number");
+    const auto inRange = [&](const char* key, double hi, const char* range) {
+        const double x = numberOr(f, key, 0);
+        if (!(x >= 0 && x <= hi))
+            throw InputError(origin + ": final." + key + " is " + f[key].dump() + ", outside " +
+                             range);
+    };
+    for (const char* key : {"test_accuracy", "chance_accuracy"})
+        inRange(key, 100, "0 to 100");
+    for (const char* key : {"epochs_completed", "samples", "wall_seconds", "train_seconds",
+                            "eval_seconds", "samples_per_second"})
+        inRange(key, 1e300, "0 and up");
+}
+
 void readWorkers(const json& workers, RunSummary& s) {
     for (const json& w : workers) {
         if (!w.is_object())
@@ -152,6 +172,7 @@ RunSummary runSummaryFromJson(const std::string& text, const std::string& origin
     s.outcome = outcomeNamed(doc.value("outcome", "not judged"));
     s.outcomeReason = doc.value("outcome_reason", "");
     const json& f = doc["final"];
+    checkFigures(f, origin);
     s.epochsCompleted = int(numberOr(f, "epochs_completed", 0));
     s.samples = std::uint64_t(numberOr(f, "samples", 0));
     s.wallSeconds = numberOr(f, "wall_seconds", 0);

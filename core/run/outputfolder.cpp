@@ -1,5 +1,6 @@
 #include "run/outputfolder.h"
 
+#include "config/optimizerconfig.h"
 #include "io/atomicfile.h"
 #include "io/metricslog.h"
 #include "io/runsummaryfile.h"
@@ -7,6 +8,7 @@
 #include "util/errors.h"
 #include "util/fileio.h"
 #include "util/limits.h"
+#include "util/persistence.h"
 #include "util/textutil.h"
 
 #include <algorithm>
@@ -35,6 +37,113 @@ std::string mib(std::uint64_t bytes) {
     return text;
 }
 
+/// persistence::point() for `what` on `path`.
+int step(const char* what, const fs::path& path) {
+    return persistence::point((std::string(what) + " " + path.string()).c_str());
+}
+
+/// Syncs a folder's entries (or a file) to the disk: 0 or the errno.
+int syncPath(const fs::path& path) {
+    if (const int injected = step("fsync", path))
+        return injected;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    const int err = ::fsync(fd) != 0 && errno != EINVAL ? errno : 0;
+    ::close(fd);
+    return err;
+}
+
+/// rename(2) through a persistence point: 0 or the errno.
+int renameStep(const fs::path& from, const fs::path& to) {
+    if (const int injected = step("rename", to))
+        return injected;
+    return std::rename(from.c_str(), to.c_str()) == 0 ? 0 : errno;
+}
+
+/// remove(2) through a persistence point: 0 (also when it was not there) or the errno.
+int removeStep(const fs::path& path) {
+    if (const int injected = step("remove", path))
+        return injected;
+    return std::remove(path.c_str()) == 0 || errno == ENOENT ? 0 : errno;
+}
+
+[[noreturn]] void cannotMove(const fs::path& dir, const std::string& what, int err) {
+    throw InputError("out: cannot move the run's files into " + quoted(dir) + " (" + what + ": " +
+                     errnoText(err) + "); they are whole in " + quoted(dir / kCommitFolder) +
+                     ", and the next run into the folder " + "moves them into place");
+}
+
+/// Moves a committed run (dir/.hwl-commit) into place: the old manifest
+/// goes first (the folder is not a whole run while files move), then each
+/// file, then the old run's files that the new one has not, then the new
+/// manifest, last. Safe to run again after a crash at any step. Returns
+/// the old run's files it removed.
+std::vector<std::string> rollForward(const fs::path& dir) {
+    const fs::path commit = dir / kCommitFolder;
+    RunManifest manifest;
+    try {
+        manifest = readManifest(commit);
+    } catch (const InputError&) {
+        // No manifest in the commit: it was already moved into place.
+        std::error_code ec;
+        fs::remove_all(commit, ec);
+        return {};
+    }
+    std::error_code ec;
+    if (fs::exists(commit / kManifestFile, ec))
+        if (const int err = removeStep(dir / kManifestFile))
+            cannotMove(dir, "removing the old manifest", err);
+    for (const ManifestEntry& f : manifest.files)
+        if (fs::exists(commit / f.name, ec))
+            if (const int err = renameStep(commit / f.name, dir / f.name))
+                cannotMove(dir, f.name, err);
+    std::vector<std::string> removed;
+    for (const std::string& name : runFilesIn(dir)) {
+        const bool listed = name == kManifestFile ||
+                            std::any_of(manifest.files.begin(), manifest.files.end(),
+                                        [&](const ManifestEntry& f) { return f.name == name; });
+        if (listed)
+            continue;
+        if (const int err = removeStep(dir / name))
+            cannotMove(dir, "removing the replaced run's " + name, err);
+        removed.push_back(name);
+    }
+    if (const int err = renameStep(commit / kManifestFile, dir / kManifestFile))
+        cannotMove(dir, kManifestFile, err);
+    if (const int err = removeStep(commit))
+        cannotMove(dir, kCommitFolder, err);
+    if (const int err = syncPath(dir))
+        cannotMove(dir, "syncing the folder", err);
+    return removed;
+}
+
+/// Completes a commit an interrupted run left, removes its staging folders
+/// and temporary files; returns what it did ("" when nothing).
+std::string cleanUp(const fs::path& dir) {
+    std::string said;
+    const auto say = [&](const std::string& line) { said += (said.empty() ? "" : "\n") + line; };
+    std::error_code ec;
+    if (fs::exists(dir / kCommitFolder, ec)) {
+        rollForward(dir);
+        say("out: moved into place the run that an interrupted process had written to " +
+            dir.string() + " (it was whole in " + kCommitFolder + ")");
+    }
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(kStagingPrefix, 0) != 0)
+            continue;
+        std::error_code removing;
+        if (fs::remove_all(entry.path(), removing) != static_cast<std::uintmax_t>(-1))
+            say("out: removed " + entry.path().string() +
+                ", the unfinished files of a run that was interrupted while writing them");
+    }
+    if (const int n = removeStaleTemporaries(dir); n > 0)
+        say("out: removed " + std::to_string(n) + " temporary file" + (n == 1 ? "" : "s") +
+            " that an interrupted run left in " + dir.string());
+    return said;
+}
+
 void checkPlaces(const std::string& dir) {
     for (const char* name : kRunFiles) {
         const fs::path place = fs::path(dir) / name;
@@ -44,15 +153,15 @@ void checkPlaces(const std::string& dir) {
     }
 }
 
-void checkSpace(const std::string& dir, std::uint64_t bytesNeeded) {
-    struct statvfs st {};
-    if (::statvfs(dir.c_str(), &st) != 0)
-        return; // cannot tell: the writes will say
-    const std::uint64_t free = std::uint64_t(st.f_bavail) * st.f_frsize;
-    if (free < bytesNeeded)
-        throw InputError("out: the outputs need about " + mib(bytesNeeded) + " but only " +
-                         mib(free) + " is free in \"" + dir +
-                         "\"; free space there or choose another --out");
+/// The folder's lock (flock on the folder itself), or InputError.
+int lockFolder(const std::string& dir) {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+        ::close(fd);
+        throw InputError("out: another hogwild-lab run is writing into \"" + dir +
+                         "\"; wait for it to end or choose another --out");
+    }
+    return fd;
 }
 } // namespace
 
@@ -60,83 +169,167 @@ std::vector<std::string> outputFileNames() {
     return {std::begin(kRunFiles), std::end(kRunFiles)};
 }
 
-OutputFolder::OutputFolder(const std::string& dir, std::uint64_t bytesNeeded, bool replacing)
-    : dir_(dir), replacing_(replacing) {
+OutputFolder::OutputFolder(const std::string& dir) : dir_(dir) {
     std::error_code ec;
     if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
         throw InputError("out: \"" + dir + "\" exists and is not a directory");
-    fs::create_directories(dir, ec);
+    if (!fs::exists(dir, ec)) {
+        if (const int injected = step("mkdir", dir))
+            ec = std::error_code(injected, std::generic_category());
+        else
+            created_ = fs::create_directories(dir, ec);
+    }
     if (ec)
         throw InputError("out: cannot create directory \"" + dir + "\": " + ec.message() +
                          "; choose a writable --out directory");
-    if (::access(dir.c_str(), W_OK | X_OK) != 0)
-        throw InputError("out: directory \"" + dir + "\" is not writable; choose another --out");
-    lock_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (lock_ >= 0 && ::flock(lock_, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
-        ::close(lock_);
-        lock_ = -1;
-        throw InputError("out: another hogwild-lab run is writing into \"" + dir +
-                         "\"; wait for it to end or choose another --out");
+    try {
+        if (::access(dir.c_str(), W_OK | X_OK) != 0)
+            throw InputError("out: directory \"" + dir +
+                             "\" is not writable; choose another --out");
+        lock_ = lockFolder(dir);
+        cleanup_ = cleanUp(dir);
+        checkPlaces(dir);
+    } catch (...) {
+        if (lock_ >= 0)
+            ::close(lock_);
+        if (created_)
+            fs::remove(dir, ec);
+        throw;
     }
-    checkPlaces(dir);
-    checkSpace(dir, bytesNeeded);
-    if (const int n = removeStaleTemporaries(dir); n > 0)
-        std::printf("out: removed %d temporary file%s that an interrupted run left in %s\n", n,
-                    n == 1 ? "" : "s", dir.c_str());
-}
-
-std::uint64_t OutputFolder::bytesNeededFor(const Run& run) {
-    return 3 * std::uint64_t(run.info().parameters) * sizeof(float) + (std::uint64_t(4) << 20);
 }
 
 OutputFolder::~OutputFolder() {
+    if (created_ && !committed_) {
+        std::error_code ec;
+        fs::remove(dir_, ec); // only when empty: what the claim made, nothing else
+    }
     if (lock_ >= 0)
         ::close(lock_); // releases the lock
 }
 
-OutputReport OutputFolder::write(const Run& run, const MetricsLog& log, bool withWeights,
-                                 const RunRecord& record) const {
-    const fs::path base(dir_);
-    OutputReport report;
+std::uint64_t OutputFolder::bytesNeededFor(const Run& run) {
+    const ExperimentConfig& c = run.config();
+    const std::uint64_t weights = std::uint64_t(run.info().parameters) * sizeof(float);
+    const std::uint64_t copies = run.info().parameters <= limits::kMaxOnnxParameters ? 3 : 2;
+    std::uint64_t state = 0;
+    if (run.savesOptimizerState())
+        state = weights * optimizerSpecOf(c).stateNames().size() *
+                (c.optimizerState == StateSharing::Shared ? 1 : std::uint64_t(c.workers));
+    // metrics.csv: an epoch row per worker and an evaluation row per epoch,
+    // under 96 bytes each (the step rows, sampled in time, and the JSON files
+    // in the 256 KiB the rest is given).
+    const std::uint64_t metrics = std::uint64_t(c.epochs) * (std::uint64_t(c.workers) + 1) * 96;
+    return weights * copies + state + metrics + (std::uint64_t(256) << 10);
+}
+
+void OutputFolder::checkSpace(std::uint64_t bytesNeeded) const {
+    struct statvfs st {};
+    if (::statvfs(dir_.c_str(), &st) != 0)
+        return; // cannot tell: the writes will say
+    const std::uint64_t free = std::uint64_t(st.f_bavail) * st.f_frsize;
+    if (free < bytesNeeded)
+        throw InputError("out: the outputs need about " + mib(bytesNeeded) + " but only " +
+                         mib(free) + " is free in \"" + dir_ +
+                         "\"; free space there or choose another --out");
+}
+
+namespace {
+/// The staged files' manifest: each one measured, the run's state and experiment.
+RunManifest manifestOf(const fs::path& staging, const std::vector<std::string>& files,
+                       const RunRecord& record) {
+    RunManifest manifest;
+    manifest.state = stateName(record.summary.state);
+    manifest.experiment = experimentFingerprint(record.config);
+    for (const std::string& name : files)
+        manifest.files.push_back(describeFile(staging, name));
+    return manifest;
+}
+
+/// Writes the run's files into `staging`; what failed goes to report.failed.
+void stage(const fs::path& staging, const Run& run, const MetricsLog& log, bool withWeights,
+           const RunRecord& record, OutputReport& report) {
     const auto attempt = [&](const char* name, const std::function<void()>& writeIt) {
+        if (!report.failed.empty())
+            return; // nothing is committed after a failure: no use writing on
         try {
             writeIt();
             report.written.emplace_back(name);
         } catch (const std::exception& e) {
-            report.failed.push_back(std::string(name) + ": " + e.what());
+            // Named where the file was going, not in the hidden staging folder.
+            std::string why = e.what();
+            const std::string from = staging.string(), to = staging.parent_path().string();
+            for (std::size_t at; (at = why.find(from)) != std::string::npos;)
+                why.replace(at, from.size(), to);
+            report.failed.push_back(std::string(name) + ": " + why);
         }
     };
     if (withWeights) {
-        attempt("weights.safetensors", [&] { run.writeWeights(base / "weights.safetensors"); });
-        attempt("weights.npz", [&] { run.writeWeights(base / "weights.npz"); });
+        attempt("weights.safetensors", [&] { run.writeWeights(staging / "weights.safetensors"); });
+        attempt("weights.npz", [&] { run.writeWeights(staging / "weights.npz"); });
         if (run.info().parameters <= limits::kMaxOnnxParameters)
-            attempt("model.onnx", [&] { run.writeWeights(base / "model.onnx"); });
+            attempt("model.onnx", [&] { run.writeWeights(staging / "model.onnx"); });
         else
             report.leftOut.emplace_back("model.onnx (the parameters pass ONNX's 2 GiB)");
         if (run.savesOptimizerState())
             attempt("optimizer.safetensors",
-                    [&] { run.writeOptimizerState(base / "optimizer.safetensors"); });
+                    [&] { run.writeOptimizerState(staging / "optimizer.safetensors"); });
     }
-    attempt("metrics.csv", [&] { log.writeCsv(base / "metrics.csv"); });
+    attempt("metrics.csv", [&] { log.writeCsv(staging / "metrics.csv"); });
     attempt("experiment.json",
-            [&] { writeFileAtomically(base / "experiment.json", run.config().toJson()); });
+            [&] { writeFileAtomically(staging / "experiment.json", run.config().toJson()); });
     attempt("summary.json",
-            [&] { writeFileAtomically(base / "summary.json", runSummaryJson(record)); });
-    if (replacing_)
-        for (const std::string& name : runFilesIn(dir_)) {
-            const auto mine = [&](const std::string& entry) { return entry.rfind(name, 0) == 0; };
-            std::error_code ec;
-            if (std::none_of(report.written.begin(), report.written.end(), mine) &&
-                std::none_of(report.failed.begin(), report.failed.end(), mine) &&
-                fs::remove(base / name, ec))
-                report.removed.push_back(name);
-        }
+            [&] { writeFileAtomically(staging / "summary.json", runSummaryJson(record)); });
+    if (!report.failed.empty())
+        return;
+    attempt(kManifestFile, [&] {
+        writeFileAtomically(staging / kManifestFile,
+                            manifestJson(manifestOf(staging, report.written, record)));
+    });
+    if (report.failed.empty())
+        if (const int err = syncPath(staging))
+            report.failed.push_back("the staging folder: " + errnoText(err));
+}
+} // namespace
+
+OutputReport OutputFolder::write(const Run& run, const MetricsLog& log, bool withWeights,
+                                 const RunRecord& record) {
+    const fs::path dir(dir_);
+    const fs::path staging = dir / (kStagingPrefix + std::to_string(::getpid()));
+    OutputReport report;
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+    if (const int injected = step("mkdir", staging))
+        ec = std::error_code(injected, std::generic_category());
+    else
+        fs::create_directory(staging, ec);
+    if (ec) {
+        report.failed.push_back("the staging folder " + quoted(staging) + ": " + ec.message());
+        return report;
+    }
+    stage(staging, run, log, withWeights, record, report);
+    if (report.failed.empty())
+        if (const int err = renameStep(staging, dir / kCommitFolder))
+            report.failed.push_back("the commit (" + quoted(dir / kCommitFolder) +
+                                    "): " + errnoText(err));
+    if (!report.failed.empty()) {
+        fs::remove_all(staging, ec); // the folder keeps what it held
+        report.written.clear();
+        return report;
+    }
+    committed_ = report.committed = true;
+    try {
+        if (const int err = syncPath(dir))
+            throw InputError("out: cannot sync " + quoted(dir) + ": " + errnoText(err));
+        report.removed = rollForward(dir);
+    } catch (const InputError& e) {
+        report.failed.push_back(std::string(kCommitFolder) + ": " + e.what());
+    }
     return report;
 }
 
 std::string OutputFolder::writeRun(Run& run, const MetricsLog& log, const RunSummary& s,
                                    std::chrono::system_clock::time_point started,
-                                   std::vector<std::string>& failed) const {
+                                   std::vector<std::string>& failed) {
     const bool withWeights = s.state != RunState::Failed;
     const RunRecord record{run.config(),
                            run.info().mode,
@@ -148,13 +341,13 @@ std::string OutputFolder::writeRun(Run& run, const MetricsLog& log, const RunSum
                            run.info().normalization};
     const OutputReport report = write(run, log, withWeights, record);
     failed = report.failed;
-    std::string line = "wrote nothing into " + dir_;
-    if (!report.written.empty()) {
-        line = "wrote " + dir_ + "/{";
-        for (std::size_t i = 0; i < report.written.size(); ++i)
-            line.append(i ? ", " : "").append(report.written[i]);
-        line += "}";
-    }
+    if (!report.committed)
+        return "wrote nothing into " + dir_ + (created_ ? "" : ": it keeps what it held") +
+               " (a run's files are written " + "all or none; see the error)";
+    std::string line = "wrote " + dir_ + "/{";
+    for (std::size_t i = 0; i < report.written.size(); ++i)
+        line.append(i ? ", " : "").append(report.written[i]);
+    line += "}";
     for (const std::string& file : report.leftOut)
         line += "; left out: " + file;
     for (std::size_t i = 0; i < report.removed.size(); ++i)
@@ -162,20 +355,26 @@ std::string OutputFolder::writeRun(Run& run, const MetricsLog& log, const RunSum
     if (!withWeights)
         return line + "; no weights: the run failed";
     if (!failed.empty())
-        return line + (report.written.empty() ? "; not written: every file (see the errors)"
-                                              : "; not written: the others (see the error)");
+        return line + "; committed, not yet in place (see the error)";
     return line + (s.state == RunState::Finished ? "" : " (partial run)");
 }
 
-std::vector<std::string> runFilesIn(const std::string& dir) {
-    std::vector<std::string> found;
+std::string settleRunFolder(const std::string& dir) {
     std::error_code ec;
-    if (dir.empty() || !fs::is_directory(dir, ec))
-        return found;
-    for (const char* name : kRunFiles)
-        if (fs::is_regular_file(fs::path(dir) / name, ec))
-            found.emplace_back(name);
-    return found;
+    if (!fs::is_directory(dir, ec))
+        return {};
+    const int lock = lockFolder(dir);
+    std::string said;
+    try {
+        said = cleanUp(dir);
+    } catch (...) {
+        if (lock >= 0)
+            ::close(lock);
+        throw;
+    }
+    if (lock >= 0)
+        ::close(lock);
+    return said;
 }
 
 std::optional<RunSummary> summaryIn(const std::string& dir, std::string* why) {

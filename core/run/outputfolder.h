@@ -1,7 +1,13 @@
 #pragma once
-// The --out folder of a run (headless, or the window's): checked (and locked) before training,
-// so a long run never ends in a write that could not happen, and written
-// file by file after it, so one failure costs only that file.
+// The --out folder of a run (headless, or the window's), written as a unit.
+// Claimed before anything is loaded (its lock: a second run into it is
+// refused at once). The run's files are written into a staging folder inside
+// it (.hwl-staging-<pid>), synced, described by manifest.json last, and
+// committed by one rename to .hwl-commit; they are then moved into place,
+// the manifest last. A crash before the commit leaves the old run whole (and
+// a staging folder the next claim removes); a crash after it leaves the new
+// run whole in .hwl-commit, which the next claim moves into place.
+#include "io/runmanifest.h"
 #include "telemetry/runsummary.h"
 
 #include <chrono>
@@ -12,19 +18,10 @@
 
 namespace hwl {
 
-/// The files --out writes, in the order a run writes them.
-inline constexpr const char* kRunFiles[] = {
-    "weights.safetensors", "weights.npz",     "model.onnx",  "optimizer.safetensors",
-    "metrics.csv",         "experiment.json", "summary.json"};
-
 /// The files a run writes into its --out folder, in the order it writes
 /// them (the weights, optimizer.safetensors where the mode keeps a state,
-/// metrics.csv, experiment.json, summary.json): kRunFiles as a list.
+/// metrics.csv, experiment.json, summary.json, manifest.json): kRunFiles.
 std::vector<std::string> outputFileNames();
-
-/// The names of the files --out writes that `dir` holds, in the order a run
-/// writes them; empty when it holds none (or does not exist).
-std::vector<std::string> runFilesIn(const std::string& dir);
 
 /// What summary.json in `dir` says; nullopt with the reason in `why` (when
 /// given) when there is none or it cannot be read.
@@ -34,48 +31,49 @@ class Run;
 class MetricsLog;
 struct RunRecord;
 
-/// What writeOutputs() did: the files written, and for each one that could
-/// not be, "weights.npz: <reason>".
+/// What write() did: the files written, and for each one that could not be,
+/// "weights.npz: <reason>" (then nothing was committed: the folder keeps
+/// what it held).
 struct OutputReport {
     std::vector<std::string> written;
     std::vector<std::string> failed;
     /// Files this run does not have, with why: "model.onnx (...)".
     std::vector<std::string> leftOut;
-    /// Files of the run this one replaced (--overwrite) that it did not
-    /// write again, removed so that no file of the two runs stays mixed
-    /// with the other's (the weights after a failed run).
+    /// Files of the run this one replaced that it did not write again.
     std::vector<std::string> removed;
+    bool committed = false;
 };
 
-/// Holds the folder for this run while it lives (an exclusive lock on the
-/// folder: a second run into it is refused, not mixed in).
+/// Holds the folder for this run while it lives.
 class OutputFolder {
 public:
-    /// Creates `dir` if needed and checks, before anything is trained, that
-    /// the run can write its outputs there: a writable folder, no folder or
-    /// device where an output file goes, about `bytesNeeded` free, no other
-    /// run writing into it. Removes temporaries that a dead writer left.
-    /// InputError naming the problem otherwise.
-    /// `replacing`: the folder holds another run that this one replaces
-    /// (checkOutIsFree() said so).
-    OutputFolder(const std::string& dir, std::uint64_t bytesNeeded, bool replacing = false);
-    /// What a prepared run's outputs take, about: the weights three times
-    /// (safetensors, npz, ONNX) and 4 MiB for the rest.
-    static std::uint64_t bytesNeededFor(const Run& run);
+    /// Claims `dir`: creates it if needed, takes its lock (InputError when
+    /// another run holds it), completes or removes what an interrupted run
+    /// left (cleanup() says what), and checks that no folder or device sits
+    /// where an output file goes. InputError naming the problem otherwise.
+    explicit OutputFolder(const std::string& dir);
     ~OutputFolder();
     OutputFolder(const OutputFolder&) = delete;
     OutputFolder& operator=(const OutputFolder&) = delete;
 
-    /// Writes the weights (safetensors first, then npz, then the network as
-    /// model.onnx where the parameters fit ONNX's 2 GiB, and the optimizer's
-    /// state where the mode keeps one: unless `withWeights` is false),
-    /// experiment.json, metrics.csv and summary.json (`record`), each through
-    /// a temporary file and a rename; a file that fails is reported (the
-    /// earlier file of that name stays whole), the others still written.
-    /// When replacing, the replaced run's files not written again are
-    /// removed (a file that failed keeps the earlier one).
+    /// What the claim did about an interrupted run; empty when nothing.
+    const std::string& cleanup() const { return cleanup_; }
+
+    /// What a prepared run's outputs take, from its real sizes: the weights
+    /// as safetensors, npz and ONNX, the optimizer's state, the metrics and
+    /// the JSON files (the old run stays until the new one is committed).
+    static std::uint64_t bytesNeededFor(const Run& run);
+    /// InputError when less than `bytes` is free in the folder.
+    void checkSpace(std::uint64_t bytes) const;
+
+    /// Writes the weights (safetensors, npz, model.onnx where the parameters
+    /// fit ONNX's 2 GiB, the optimizer's state where the mode keeps one:
+    /// unless `withWeights` is false), metrics.csv, experiment.json and
+    /// summary.json (`record`) into the staging folder, then manifest.json,
+    /// and commits them. A file that fails commits nothing: the folder keeps
+    /// the run it held (or stays empty).
     OutputReport write(const Run& run, const MetricsLog& log, bool withWeights,
-                       const RunRecord& record) const;
+                       const RunRecord& record);
 
     /// write() after a run that ended as `s` (started at `started`):
     /// everything after a good or stopped run, no weights after a failed one
@@ -84,12 +82,19 @@ public:
     /// files that could not be written, with why, go to `failed`.
     std::string writeRun(Run& run, const MetricsLog& log, const RunSummary& s,
                          std::chrono::system_clock::time_point started,
-                         std::vector<std::string>& failed) const;
+                         std::vector<std::string>& failed);
 
 private:
     std::string dir_;
-    bool replacing_ = false;
+    std::string cleanup_;
+    bool created_ = false;   ///< the claim made the folder
+    bool committed_ = false; ///< a run was committed into it
     int lock_ = -1;
 };
+
+/// Claims `dir` for a moment (a sweep deciding which runs to keep): completes
+/// or removes what an interrupted run left; returns what it did (empty when
+/// nothing). InputError when another run is writing into it.
+std::string settleRunFolder(const std::string& dir);
 
 } // namespace hwl

@@ -35,12 +35,23 @@ bool RunController::start(const ExperimentConfig& config, bool replaceOut) {
     if (preparer_.joinable())
         preparer_.join();
     std::unique_ptr<Run> next;
+    std::unique_ptr<OutputFolder> claimed;
     try {
         next = std::make_unique<Run>(config);
+        if (!config.out.empty()) { // claimed before loading, as headless
+            claimed = std::make_unique<OutputFolder>(config.out);
+            if (!replaceOut && !runFilesIn(config.out).empty())
+                throw InputError("out: \"" + config.out +
+                                 "\" already holds a run; choose another folder or replace "
+                                 "it when Start asks");
+        }
     } catch (const std::exception& e) {
         emit failedToStart(QString::fromStdString(e.what())); // the last run stays as it was
         return true;
     }
+    if (claimed && !claimed->cleanup().empty())
+        emit eventLogged(QString::fromStdString(claimed->cleanup()), false);
+    outputs_ = std::move(claimed);
     previousRun_ = std::move(run_);
     previousMetrics_ = std::move(metrics_);
     run_ = std::move(next);
@@ -98,18 +109,11 @@ void RunController::onPrepared(const QString& error, bool cancelled) {
     }
     QString failure = error;
     events_.reset();
-    outputs_.reset();
     if (failure.isEmpty()) {
         try {
             const ExperimentConfig& config = run_->config();
-            if (!config.out.empty()) { // checked and held before training, as headless
-                if (!replaceOut_ && !runFilesIn(config.out).empty())
-                    throw InputError("out: \"" + config.out +
-                                     "\" already holds a run; choose another folder or replace "
-                                     "it when Start asks");
-                outputs_ = std::make_unique<OutputFolder>(
-                    config.out, OutputFolder::bytesNeededFor(*run_), replaceOut_);
-            }
+            if (outputs_) // checked before training, as headless
+                outputs_->checkSpace(OutputFolder::bytesNeededFor(*run_));
             if (!config.tensorboard.empty())
                 events_ = std::make_unique<TensorBoardLog>(config.tensorboard, config);
             startedAt_ = std::chrono::system_clock::now();
@@ -155,7 +159,8 @@ void RunController::resume() {
 
 void RunController::restorePrevious() {
     // A run that does not start gives its place back to the last one, whose
-    // weights and metrics can still be exported.
+    // weights and metrics can still be exported. Its claim on --out ends.
+    outputs_.reset();
     run_ = std::move(previousRun_);
     metrics_ = std::move(previousMetrics_);
     previousMetrics_ = MetricsLog();
