@@ -425,7 +425,7 @@ private slots:
     // restart), not in the folder the program started in.
     // A folder of runs (a sweep's --out, issue 49) opens as --compare reads
     // it: every run into the Runs table, unticked, folded by repeats, named
-    // by its folder below; a run that cannot be read is left out and named;
+    // by its folder below; a run not whole by its manifest is left out and named;
     // a folder of no run says so; the note of a refusal and the run's state
     // are one text in the status bar, never two drawn over each other.
     void aFolderOfRunsOpensEveryRun() {
@@ -459,7 +459,8 @@ private slots:
         QCOMPARE(panel->table()->model()->rowCount(), before + 2); // two experiments
         QVERIFY2(w.eventLogText().contains("Opened 5 runs from"), qPrintable(w.eventLogText()));
         QVERIFY2(w.eventLogText().contains("Left out: ") &&
-                     w.eventLogText().contains("lr=0.1,seed=44"),
+                     w.eventLogText().contains("lr=0.1,seed=44: not a whole run: metrics.csv "
+                                               "is missing"),
                  qPrintable(w.eventLogText()));
         QCOMPARE(w.recent()->files().value(0), sweep);
         // A folder of no run.

@@ -10,6 +10,7 @@
 #include "clitest.h"
 #include "config/experimentconfig.h"
 #include "enginetestutil.h"
+#include "io/metricslog.h"
 #include "io/optimizerstate.h"
 #include "io/tensorfile.h"
 #include "util/errors.h"
@@ -152,6 +153,22 @@ private slots:
                  tensorsOf(dir("full/optimizer.safetensors")));
         // Without the momentum it would not be the same run: the buffers matter.
         QVERIFY(half.at("state.0.momentum_buffer") != std::vector<float>(16 * 20, 0.0f));
+        // metrics.csv keeps the first run's epochs, then counts on: epochs
+        // 1 to 10, time and samples never going back.
+        const hwl::MetricsLog log =
+            hwl::MetricsLog::fromCsv(dir("resumed/metrics.csv").toStdString());
+        QList<quint32> epochs;
+        double time = 0;
+        std::uint64_t samples = 0;
+        log.forEach([&](const hwl::Sample& s) {
+            if (s.kind != hwl::Sample::EpochEnd)
+                return;
+            epochs << s.epoch;
+            QVERIFY(s.time >= time && s.samples > samples);
+            time = s.time;
+            samples = s.samples;
+        });
+        QCOMPARE(epochs, (QList<quint32>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
     }
 
     // Each optimizer's state (its buffers under torch's state keys, the
@@ -395,6 +412,10 @@ private slots:
         // A folder without the optimizer's state (a run of another mode, or an old one).
         std::filesystem::copy(base.toStdString(), dir("noopt").toStdString());
         std::filesystem::remove(dir("noopt/optimizer.safetensors").toStdString());
+        refused({"--resume", dir("noopt"), "--epochs", "4"},
+                "resume: " + dir("noopt") + ": not a whole run: optimizer.safetensors is missing");
+        // Without its manifest (a run written before manifests), each file is judged itself.
+        std::filesystem::remove(dir("noopt/manifest.json").toStdString());
         refused({"--resume", dir("noopt"), "--epochs", "4"}, "holds no optimizer.safetensors");
         // A state whose positions are not numbers.
         writeSafetensors(dir("noopt/optimizer.safetensors").toStdString(), {},

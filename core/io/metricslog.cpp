@@ -2,9 +2,13 @@
 
 #include "io/tensorfile.h"
 #include "util/errors.h"
+#include "util/fileio.h"
+#include "util/textutil.h"
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <map>
 #include <stdexcept>
 
 #include <sys/types.h>
@@ -145,6 +149,73 @@ std::string MetricsLog::csv() const {
     std::string out = kCsvHeader;
     forEach([&](const Sample& s) { appendCsvRow(out, s); });
     return out;
+}
+
+namespace {
+/// One row of metrics.csv as a sample; false when it is not one.
+bool parseRow(const std::string& line, Sample& s) {
+    char kind[8] = {};
+    unsigned long long step = 0, samples = 0;
+    double loss = 0, divergence = 0, accuracy = 0;
+    int used = 0;
+    if (std::sscanf(line.c_str(), "%d,%u,%llu,%llu,%lf,%lf,%7[a-z],%lf,%lf%n", &s.worker, &s.epoch,
+                    &step, &samples, &loss, &s.time, kind, &divergence, &accuracy, &used) != 9 ||
+        std::size_t(used) != line.size())
+        return false;
+    const std::string k = kind;
+    if (k != "step" && k != "epoch" && k != "eval")
+        return false;
+    s.kind = k == "eval" ? Sample::Eval : k == "epoch" ? Sample::EpochEnd : Sample::Step;
+    s.step = step;
+    s.samples = samples;
+    s.loss = float(loss);
+    s.divergence = float(divergence);
+    s.accuracy = float(accuracy);
+    return true;
+}
+} // namespace
+
+MetricsLog MetricsLog::fromCsv(const std::filesystem::path& file) {
+    std::string why;
+    FilePtr in = openRegularFile(file, why);
+    if (!in)
+        throw InputError("cannot read " + quoted(file) + ": " + why);
+    MetricsLog log;
+    char buffer[512];
+    std::size_t lineNo = 0;
+    while (std::fgets(buffer, sizeof buffer, in.get())) {
+        std::string line = buffer;
+        ++lineNo;
+        while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
+            line.pop_back();
+        if (lineNo == 1 && line + "\n" == kCsvHeader)
+            continue;
+        Sample s;
+        if (!parseRow(line, s))
+            throw InputError(quoted(file) + " line " + std::to_string(lineNo) +
+                             " is not a metrics.csv row (worker,epoch,step,samples,loss,time," +
+                             "kind,divergence,accuracy)");
+        log.append(s);
+    }
+    return log;
+}
+
+MetricsLog MetricsLog::continuing(const MetricsLog& earlier) const {
+    MetricsLog all;
+    double endTime = 0;
+    std::map<std::int32_t, std::uint64_t> samplesOf; // per worker; -1: the evaluations
+    earlier.forEach([&](const Sample& s) {
+        all.append(s);
+        endTime = std::max(endTime, s.time);
+        samplesOf[s.worker] = std::max(samplesOf[s.worker], s.samples);
+    });
+    forEach([&](const Sample& s) {
+        Sample moved = s;
+        moved.time += endTime;
+        moved.samples += samplesOf[s.worker];
+        all.append(moved);
+    });
+    return all;
 }
 
 } // namespace hwl

@@ -73,6 +73,15 @@ public:
     /// The same CSV as a string (for small logs and tests).
     std::string csv() const;
 
+    /// The log a metrics.csv holds (what writeCsv() wrote): InputError
+    /// naming the file and line when it is not one.
+    static MetricsLog fromCsv(const std::filesystem::path& file);
+    /// This log after `earlier` (the metrics of the run this one resumed):
+    /// `earlier`'s samples, then this log's with their time and samples
+    /// counted on from where `earlier` ended (per worker; the evaluations'
+    /// from the last evaluation), so metrics.csv reads as one run.
+    MetricsLog continuing(const MetricsLog& earlier) const;
+
 private:
     void spill();
 

@@ -245,6 +245,26 @@ RunManifest manifestOf(const fs::path& staging, const std::vector<std::string>& 
     return manifest;
 }
 
+/// metrics.csv; a resumed run's after the metrics of the run it continued,
+/// so that the file keeps every epoch (the earlier ones left out, and said,
+/// when that file cannot be read).
+void writeMetrics(const fs::path& staging, const ExperimentConfig& config, const MetricsLog& log,
+                  OutputReport& report) {
+    const fs::path earlierFile = fs::path(config.resume) / "metrics.csv";
+    std::error_code ec;
+    if (config.resume.empty() || !fs::exists(earlierFile, ec))
+        return log.writeCsv(staging / "metrics.csv");
+    MetricsLog earlier;
+    try {
+        earlier = MetricsLog::fromCsv(earlierFile);
+    } catch (const InputError& e) {
+        report.leftOut.push_back("the resumed run's earlier metrics (" + std::string(e.what()) +
+                                 ")");
+        return log.writeCsv(staging / "metrics.csv");
+    }
+    log.continuing(earlier).writeCsv(staging / "metrics.csv");
+}
+
 /// Writes the run's files into `staging`; what failed goes to report.failed.
 void stage(const fs::path& staging, const Run& run, const MetricsLog& log, bool withWeights,
            const RunRecord& record, OutputReport& report) {
@@ -274,7 +294,7 @@ void stage(const fs::path& staging, const Run& run, const MetricsLog& log, bool 
             attempt("optimizer.safetensors",
                     [&] { run.writeOptimizerState(staging / "optimizer.safetensors"); });
     }
-    attempt("metrics.csv", [&] { log.writeCsv(staging / "metrics.csv"); });
+    attempt("metrics.csv", [&] { writeMetrics(staging, run.config(), log, report); });
     attempt("experiment.json",
             [&] { writeFileAtomically(staging / "experiment.json", run.config().toJson()); });
     attempt("summary.json",

@@ -2,6 +2,7 @@
 
 #include "config/fields.h"
 #include "io/optimizerstate.h"
+#include "io/runmanifest.h"
 #include "io/weightsio.h"
 #include "launch/devices.h"
 #include "launch/forksafety.h"
@@ -161,6 +162,14 @@ void Run::Impl::initialParameters(float* initial) {
         return;
     }
     const std::filesystem::path dir(config.resume);
+    if (const FolderCheck check = checkRunFolder(dir, true);
+        check.trust == FolderTrust::Broken || check.trust == FolderTrust::Interrupted)
+        throw InputError("resume: " + trustText(dir, check) +
+                         (check.trust == FolderTrust::Broken
+                              ? "; continue another run, or start this one again"
+                              : "; --resume " + dir.string() +
+                                    " without --out continues it in its own folder, which "
+                                    "completes it first"));
     for (const char* name : {"weights.safetensors", "optimizer.safetensors"}) {
         std::error_code ec;
         if (!std::filesystem::is_regular_file(dir / name, ec))

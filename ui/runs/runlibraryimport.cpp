@@ -7,6 +7,7 @@
 #include "config/experimentconfig.h"
 #include "config/fields.h"
 #include "io/runfolders.h"
+#include "io/runmanifest.h"
 #include "io/runsummaryfile.h"
 #include "strategy/catalog.h"
 #include "telemetry/runsummary.h"
@@ -262,6 +263,14 @@ QList<SavedRun> RunLibrary::fromRunFolders(const QString& dir, QString* error, Q
         if (progress && !progress(i, total))
             return fail(tr("Opening %1 was stopped: no run of it was added").arg(shown));
         const QString run = QString::fromStdString(found[std::size_t(i)].string());
+        // Trusted as --compare trusts it: a folder that does not match its
+        // manifest is left out, and says why.
+        if (const FolderCheck check = checkRunFolder(found[std::size_t(i)], false);
+            check.trust == FolderTrust::Broken || check.trust == FolderTrust::Interrupted) {
+            if (leftOut)
+                leftOut->append(QString::fromStdString(trustText(found[std::size_t(i)], check)));
+            continue;
+        }
         QString why;
         SavedRun r = fromPath(run, &why);
         if (r.name.isEmpty()) {
