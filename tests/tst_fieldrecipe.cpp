@@ -18,6 +18,7 @@
 #include "strategy/catalog.h"
 #include "strategy/validation.h"
 #include "testutil.h"
+#include "util/errors.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -146,6 +147,57 @@ private slots:
             }
         }
         QVERIFY2(refusals > 40, qPrintable(QString::number(refusals)));
+    }
+
+    // Issue 50, point 9: the same walk for a field the user gives (a flag,
+    // a file's key), at its default: refused where it does not apply,
+    // whatever its value (--optimizer rmsprop --momentum 0.9 trained plain
+    // RMSprop), named by its flag; the same default not given says nothing.
+    // Every pair: each field, mode variant, optimizer and need.
+    void aGivenFieldIsRefusedWhereItDoesNotApply() {
+        const ExperimentConfig d;
+        const Field* optimizer = hwl::findField("optimizer");
+        int refusals = 0, accepted = 0;
+        for (const Field& f : hwl::experimentFields()) {
+            if ((!f.setting && !f.needs) || f.judgedByMode)
+                continue;
+            for (const StrategyTraits* t : hwl::allStrategies())
+                for (const std::string& rule : optimizer->choices())
+                    for (const bool needsMet : {false, true}) {
+                        if (!t->unavailable.empty())
+                            continue;
+                        ExperimentConfig c = configFor(*t, needsMet);
+                        optimizer->set(c, rule);
+                        c.cudaBeforeFork = needsMet && f.key == std::string("force-unsafe-fork");
+                        const bool applies = hwl::fieldApplies(f, *t, c);
+                        const QString what = QStringLiteral("%1 on %2 (share %3, %4, needs %5)")
+                                                 .arg(f.key, QString::fromStdString(t->name))
+                                                 .arg(t->share)
+                                                 .arg(QString::fromStdString(rule))
+                                                 .arg(needsMet);
+                        if (f.get(c) == f.get(d))
+                            QVERIFY2(!appliesToMessage(hwl::validateExperiment(c), f.key),
+                                     qPrintable(what + ": refused, not given"));
+                        const std::string flag = std::string("--") + f.key;
+                        c.markGiven(f.key, flag);
+                        QVERIFY2(appliesToMessage(hwl::validateExperiment(c), f.key) == !applies,
+                                 qPrintable(what));
+                        (applies ? accepted : refusals)++;
+                        if (applies)
+                            continue;
+                        QString why;
+                        try {
+                            hwl::validateExperimentOrThrow(c);
+                        } catch (const hwl::InputError& e) {
+                            why = QString::fromUtf8(e.what());
+                        }
+                        QVERIFY2(why.contains(QString::fromStdString("\n  " + flag + ": ")) &&
+                                     why.contains("; drop "),
+                                 qPrintable(what + ": " + why));
+                    }
+        }
+        QVERIFY2(refusals > 500 && accepted > 100,
+                 qPrintable(QStringLiteral("%1 refused, %2 accepted").arg(refusals).arg(accepted)));
     }
 
     // --help says which modes each field applies to, from the same entry.

@@ -102,16 +102,95 @@ private slots:
         gpuShard.split = DataSplit::Shard;
         if (whyGpuModeIsNotHere(gpuShard).empty())
             QVERIFY(problems(gpu).contains("split replicate applies to mode serial, threads"));
-        // The modes that take it, and the default anywhere, stay accepted.
+        // The modes that take it stay accepted, and the default where it is
+        // not given; given, even at its default, it is refused (issue 50).
         for (const char* mode : {"serial", "threads", "threads-locked", "processes"})
             QVERIFY2(problems(parseCommandLine({"--mode", mode, "--split", "replicate"})).isEmpty(),
                      mode);
-        QVERIFY(
-            problems(parseCommandLine({"--mode", "data-parallel", "--split", "shard"})).isEmpty());
+        QVERIFY(problems(parseCommandLine({"--mode", "data-parallel"})).isEmpty());
+        QVERIFY(problems(parseCommandLine({"--mode", "data-parallel", "--split", "shard"}))
+                    .startsWith("split: split shard applies to mode serial"));
         const Result run = runCli({"--mode", "data-parallel", "--workers", "2", "--split",
                                    "replicate", "--epochs", "1", "--quiet"});
         QCOMPARE(run.code, 2);
         QVERIFY(!run.out.contains("summary:"));
+    }
+
+    // Issue 50, point 9: --optimizer rmsprop --momentum 0.9 (torch's
+    // RMSprop(momentum=0.9)) trained plain RMSprop while --momentum 0 was
+    // refused: only values away from the default were judged. A field the
+    // user gives is judged whatever its value, named as it was given.
+    void aGivenFieldIsJudgedWhateverItsValue() {
+        const auto refused = [](const std::vector<std::string>& args) {
+            return refusal([&] { validateExperimentOrThrow(parseCommandLine(args).config); });
+        };
+        for (const char* optimizer : {"rmsprop", "adam", "adagrad"})
+            for (const char* momentum : {"0.9", "0"}) {
+                const QString why = refused({"--optimizer", optimizer, "--momentum", momentum});
+                QVERIFY2(why.contains("\n  --momentum: momentum applies to --optimizer sgd only"),
+                         qPrintable(why));
+                QVERIFY2(why.contains("; drop it"), qPrintable(why));
+                QVERIFY2(refused({"--optimizer", optimizer}).isEmpty(), optimizer);
+            }
+        QVERIFY(
+            refused({"--optimizer", "rmsprop", "--momentum", "0"}).contains("RMSprop(momentum"));
+        QVERIFY(refused({"--optimizer", "sgd", "--momentum", "0"}).isEmpty());
+        // A file's key is given as the flag is, named by the file.
+        const std::string file =
+            writeFile(tmp_, "rmsprop.json", R"({"optimizer": "rmsprop", "momentum": 0.9})");
+        QVERIFY2(refused({"--config", file})
+                     .contains(QString::fromStdString("  config \"" + file + "\": field " +
+                                                      "\"momentum\": momentum applies to")),
+                 qPrintable(refused({"--config", file})));
+        // The mode's fields and the model's too, at their defaults.
+        QVERIFY(refused({"--mode", "threads", "--start-method", "forkserver"})
+                    .contains("--start-method: start-method forkserver applies to mode processes"));
+        QVERIFY(refused({"--mode", "serial", "--transport", "threads"})
+                    .contains("--transport: transport threads applies to mode data-parallel"));
+        QVERIFY(refused({"--model", "mlp:784-10", "--dropout", "0.5"})
+                    .contains("--dropout: dropout applies to the model's dropout layers"));
+        // What the mode judges itself stays its own: serial takes one worker.
+        QVERIFY(refused({"--mode", "serial", "--workers", "1"}).isEmpty());
+        const Result run = runCli(QStringList(kSmall) << "--optimizer"
+                                                      << "rmsprop"
+                                                      << "--momentum"
+                                                      << "0.9"
+                                                      << "--quiet");
+        QCOMPARE(run.code, 2);
+        QVERIFY2(!run.out.contains("summary:"), qPrintable(run.describe()));
+    }
+
+    // What a run writes for --config (its experiment.json, the window's
+    // Save) holds the fields that apply, so it is read back without refusal.
+    void anExperimentFileIsReadBackWithoutRefusal() {
+        ExperimentConfig c;
+        c.optimizer = OptimizerKind::RmsProp;
+        c.mode = "serial";
+        c.workers = 1;
+        c.model = "mlp:784-10";
+        const std::string file = writeFile(tmp_, "written.json", experimentFileJson(c).c_str());
+        const CommandLine cl = parseCommandLine({"--config", file});
+        QVERIFY(validateExperiment(cl.config).empty());
+        QCOMPARE(experimentFileJson(cl.config), experimentFileJson(c));
+        for (const char* key : {"\"momentum\"", "\"transport\"", "\"dropout\"", "\"blocks\""})
+            QVERIFY2(experimentFileJson(c).find(key) == std::string::npos, key);
+    }
+
+    // The mode's message lost where it came from ("mode: unknown mode"):
+    // it names the flag, or the file and its field.
+    void anUnknownModeSaysWhereItCameFrom() {
+        const auto refused = [](const std::vector<std::string>& args) {
+            return refusal([&] { validateExperimentOrThrow(parseCommandLine(args).config); });
+        };
+        QVERIFY2(refused({"--mode", "gpu"}).contains("\n  --mode: unknown mode \"gpu\"; expected"),
+                 qPrintable(refused({"--mode", "gpu"})));
+        const std::string file = writeFile(tmp_, "gpu.json", R"({"mode": "gpu"})");
+        QVERIFY(refused({"--config", file})
+                    .contains(QString::fromStdString("\n  config \"" + file +
+                                                     "\": field \"mode\": unknown mode \"gpu\"")));
+        const Result r = runCli({"--mode", "gpu", "--quiet"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--mode: unknown mode \"gpu\""), qPrintable(r.describe()));
     }
 
     void anIntegerPastTheFieldSaysItsRange() {

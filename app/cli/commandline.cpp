@@ -188,15 +188,22 @@ void resumedExperiment(ExperimentConfig& base, const std::vector<Flag>& experime
 ExperimentConfig configured(ExperimentConfig base, const std::vector<Flag>& experiment,
                             bool* workersInFile = nullptr) {
     resumedExperiment(base, experiment, workersInFile);
+    // What the file's keys and the flags set is the user's: refused where
+    // it does not apply, whatever its value (ExperimentConfig::given).
     for (const auto& f : experiment)
         if (f.name == "--config") {
             const std::vector<std::string> keys = base.mergeJsonFile(*f.value);
             if (workersInFile && std::find(keys.begin(), keys.end(), "workers") != keys.end())
                 *workersInFile = true;
+            for (const std::string& key : keys)
+                if (findField(key))
+                    base.markGiven(key, "config \"" + *f.value + "\"");
         }
     for (const auto& f : experiment)
-        if (f.name != "--config")
+        if (f.name != "--config") {
             applyFlag(base, f.name, f.value);
+            base.markGiven(findFlag(f.name)->key, f.name);
+        }
     return base;
 }
 

@@ -3,6 +3,7 @@
 #include "config/fields.h"
 #include "config/sweep.h"
 #include "io/runsummaryfile.h"
+#include "strategy/validation.h"
 #include "util/errors.h"
 #include "util/textutil.h"
 
@@ -31,7 +32,7 @@ std::string experimentKey(ExperimentConfig c) {
     c.out.clear();
     c.tensorboard.clear();
     c.resume.clear();
-    return c.toJson();
+    return experimentFileJson(c);
 }
 
 std::string experimentKeyIn(const std::string& dir) {

@@ -6,6 +6,7 @@
 #include "config/sweep.h"
 #include "io/atomicfile.h"
 #include "io/runsummaryfile.h"
+#include "strategy/validation.h"
 #include "util/errors.h"
 #include "util/fileio.h"
 
@@ -69,7 +70,7 @@ Child launch(const CommandLine& cl, std::size_t index, bool redo, const Scratch&
     fs::create_directories(child.out);
     child.log = cl.sweepOut.empty() ? scratch.dir / (name + ".txt") : child.out / "output.txt";
     const fs::path experiment = scratch.dir / (name + ".json");
-    writeFileAtomically(experiment, config.toJson());
+    writeFileAtomically(experiment, experimentFileJson(config));
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);

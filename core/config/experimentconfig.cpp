@@ -238,10 +238,13 @@ std::vector<ConfigIssue> ExperimentConfig::validateFields() const {
         issues.push_back({field, std::move(message)});
     };
     try {
-        if (!modelSpec().usesDropoutField() && dropout != ExperimentConfig().dropout)
-            issues.push_back({"dropout", "dropout applies to the model's dropout layers "
-                                         "written without a probability (cnn:mnist's, a net: "
-                                         "list's dropout and dropout2d), and this model has none"});
+        if (!modelSpec().usesDropoutField() &&
+            (dropout != ExperimentConfig().dropout || givenField("dropout")))
+            issues.push_back({"dropout",
+                              "dropout applies to the model's dropout layers "
+                              "written without a probability (cnn:mnist's, a net: "
+                              "list's dropout and dropout2d), and this model has none; drop "
+                              "--dropout or use a model with dropout layers"});
     } catch (const InputError& e) {
         parseIssue("model", e);
     }
@@ -280,10 +283,27 @@ std::vector<ConfigIssue> ExperimentConfig::validateFields() const {
     return issues;
 }
 
-std::string ExperimentConfig::toJson() const {
+void ExperimentConfig::markGiven(const std::string& key, const std::string& where) {
+    for (GivenField& g : given)
+        if (g.key == key) {
+            g.where = where;
+            return;
+        }
+    given.push_back({key, where});
+}
+
+const GivenField* ExperimentConfig::givenField(std::string_view key) const {
+    for (const GivenField& g : given)
+        if (g.key == key)
+            return &g;
+    return nullptr;
+}
+
+std::string ExperimentConfig::toJson(const std::function<bool(const Field&)>& keep) const {
     json j = json::object();
     for (const auto& f : experimentFields())
-        j[f.key] = hwl::toJson(f.get(*this));
+        if (!keep || keep(f))
+            j[f.key] = hwl::toJson(f.get(*this));
     if (!sweep.empty()) {
         json grid = json::object();
         for (const SweepAxis& axis : sweep) {

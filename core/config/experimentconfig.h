@@ -11,12 +11,16 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
 namespace hwl {
+
+struct Field;
 
 enum class DataSplit { Shard, Replicate };
 /// How process workers are started (as Python's multiprocessing names them).
@@ -62,6 +66,14 @@ using FieldValue = std::variant<bool, std::int64_t, std::uint64_t, double, std::
 struct SweepAxis {
     std::string key;
     std::vector<FieldValue> values;
+};
+
+/// A field the user set, and where: `where` is the flag ("--momentum",
+/// "--no-shuffle"), or the file or sweep it came from ("config \"a.json\"",
+/// "sweep"). See ExperimentConfig::given.
+struct GivenField {
+    std::string key;
+    std::string where;
 };
 
 /// One problem with one field: `field` is the JSON / flag name.
@@ -167,6 +179,17 @@ struct ExperimentConfig {
     /// product, the first axis varying slowest); empty: this one run. The
     /// file's "sweep" object, --sweep on the command line.
     std::vector<SweepAxis> sweep;
+    /// The fields the user set (a flag, a key of a --config file, a swept
+    /// field), as against those a default, a preset, a resumed run's file
+    /// or the window's form holds. validateExperiment() refuses a given field
+    /// that the experiment's mode, optimizer or model does not take, whatever
+    /// its value, and names it by where it was given. Neither read nor
+    /// written by the JSON functions: their callers say what they were given.
+    std::vector<GivenField> given;
+    /// Records that the user set `key` at `where` (a later mark of the same key replaces it).
+    void markGiven(const std::string& key, const std::string& where);
+    /// The mark of `key`, or null when the user did not set it.
+    const GivenField* givenField(std::string_view key) const;
 
     /// Every problem of the fields themselves, each naming its field and
     /// the allowed range: their limits, the model and dataset specs, the
@@ -178,8 +201,9 @@ struct ExperimentConfig {
     ModelSpec modelSpec() const;     ///< throws InputError when `model` is invalid
     DatasetSpec datasetSpec() const; ///< throws InputError when `dataset` is invalid
 
-    /// JSON text (2-space indented) with every field.
-    std::string toJson() const;
+    /// JSON text (2-space indented) with every field, or those `keep` keeps
+    /// (strategy/validation.h's experimentFileJson(): those that apply).
+    std::string toJson(const std::function<bool(const Field&)>& keep = {}) const;
     /// The key of an experiment file that the experiment leaves alone: a
     /// preset's description beside its experiment (preset/presets.h), so a
     /// preset file is an experiment file too.

@@ -101,6 +101,13 @@ inline Field keptElsewhere(Field f) {
     return f;
 }
 
+/// `f`, whose value its mode judges itself (Field::judgedByMode).
+inline Field judgedByMode(Field f) {
+    f.refusedElsewhere = false;
+    f.judgedByMode = true;
+    return f;
+}
+
 /// The update rule and each rule's hyper-parameters (config/optimizerfields.cpp).
 void addOptimizerFields(std::vector<Field>& fields);
 

@@ -56,11 +56,11 @@ void addMpiFields(std::vector<Field>& fields) {
 void addGpuFields(std::vector<Field>& fields) {
     using C = ExperimentConfig;
     fields.push_back(
-        keptElsewhere(takenBy(choice("device", "D",
-                                     "where the replicas run: cpu | cuda (GPUs; "
-                                     "--workers replicas, --replicas-per-gpu of them on each GPU)",
-                                     {Device::Cpu, Device::Cuda}, &C::device, &parseDevice),
-                              StrategySetting::Device)));
+        judgedByMode(takenBy(choice("device", "D",
+                                    "where the replicas run: cpu | cuda (GPUs; "
+                                    "--workers replicas, --replicas-per-gpu of them on each GPU)",
+                                    {Device::Cpu, Device::Cuda}, &C::device, &parseDevice),
+                             StrategySetting::Device)));
     fields.push_back(takenBy(integer("replicas-per-gpu",
                                      "replicas that share one GPU (batched "
                                      "together); the run uses workers / replicas-per-gpu GPUs",
@@ -180,24 +180,24 @@ void addParallelFields(std::vector<Field>& fields) {
     // them from the catalog (modeLines).
     fields.push_back(text("mode", "M", "the parallel mode (see Modes below)", &C::mode));
     fields.push_back(
-        keptElsewhere(takenBy(integer("workers", "workers", 1, limits::kMaxWorkers, &C::workers),
-                              StrategySetting::Workers)));
+        judgedByMode(takenBy(integer("workers", "workers", 1, limits::kMaxWorkers, &C::workers),
+                             StrategySetting::Workers)));
     fields.push_back(keptElsewhere(
         takenBy(choice("start-method", "S", "how process workers start: fork | spawn | forkserver",
                        {StartMethod::Fork, StartMethod::Spawn, StartMethod::Forkserver},
                        &C::startMethod, &parseStartMethod),
                 StrategySetting::StartMethod)));
-    fields.push_back(keptElsewhere(
+    fields.push_back(judgedByMode(
         takenBy(toggle("share", "the default: one shared copy of the parameters", "no-share",
                        "the \"forgot to share the parameters\" pitfall: each worker "
                        "trains a private copy",
                        &C::share),
                 StrategySetting::Share)));
     fields.push_back(
-        keptElsewhere(takenBy(choice("on-worker-failure", "P", "stop | continue when a worker dies",
-                                     {FailurePolicy::Stop, FailurePolicy::Continue},
-                                     &C::onWorkerFailure, &parseFailurePolicy),
-                              StrategySetting::FailurePolicy)));
+        judgedByMode(takenBy(choice("on-worker-failure", "P", "stop | continue when a worker dies",
+                                    {FailurePolicy::Stop, FailurePolicy::Continue},
+                                    &C::onWorkerFailure, &parseFailurePolicy),
+                             StrategySetting::FailurePolicy)));
     fields.push_back(
         takenBy(toggle("lost-updates",
                        "count the updates that overlapped another "

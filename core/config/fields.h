@@ -59,6 +59,13 @@ struct Field {
     /// judges (workers: a count it fixes; share and device: they pick the
     /// mode's variant) and for start-method, which a form keeps unused.
     bool refusedElsewhere = true;
+    /// Judged by the mode however it came (workers: serial takes a count of
+    /// 1; share and device: they pick the mode's variant; on-worker-failure:
+    /// every run stops on a death unless told to continue, which
+    /// data-parallel refuses), so never refused by the table's rule. Every other field with a
+    /// setting or needs, given by the user where it does not apply, is refused whatever its value
+    /// (ExperimentConfig::given), start-method included.
+    bool judgedByMode = false;
     /// Behind the form's "Advanced" toggle: a pitfall, or tuning most runs leave alone.
     bool advanced = false;
     std::function<FieldValue(const ExperimentConfig&)> get;

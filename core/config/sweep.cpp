@@ -136,6 +136,7 @@ std::vector<PresetRun> sweepRuns(const ExperimentConfig& config) {
             const SweepAxis& axis = config.sweep[a];
             const FieldValue& value = axis.values[pick[a]];
             findField(axis.key)->set(run.config, value);
+            run.config.markGiven(axis.key, "sweep");
             run.label += (a ? "," : "") + axis.key + "=" + sweepValueText(value);
         }
         std::string folder = sweepFolderName(run.label);

@@ -5,6 +5,7 @@
 #include "io/metricslog.h"
 #include "io/runsummaryfile.h"
 #include "run/run.h"
+#include "strategy/validation.h"
 #include "util/errors.h"
 #include "util/fileio.h"
 #include "util/limits.h"
@@ -295,8 +296,9 @@ void stage(const fs::path& staging, const Run& run, const MetricsLog& log, bool 
                     [&] { run.writeOptimizerState(staging / "optimizer.safetensors"); });
     }
     attempt("metrics.csv", [&] { writeMetrics(staging, run.config(), log, report); });
-    attempt("experiment.json",
-            [&] { writeFileAtomically(staging / "experiment.json", run.config().toJson()); });
+    attempt("experiment.json", [&] {
+        writeFileAtomically(staging / "experiment.json", experimentFileJson(run.config()));
+    });
     attempt("summary.json",
             [&] { writeFileAtomically(staging / "summary.json", runSummaryJson(record)); });
     if (!report.failed.empty())

@@ -66,9 +66,8 @@ void checkDevice(const StrategyTraits& s, const ExperimentConfig& c,
                                : " (" + listChoices(cudaOnly, false) + " always runs on CUDA)")});
 }
 
-/// Why optimizer-state shared means nothing to mode `s`, and the fix.
-std::string sharedStateNote(const StrategyTraits& s) {
-    const std::string fix = "; drop --optimizer-state shared";
+/// Why optimizer-state means nothing to mode `s`, and the fix.
+std::string sharedStateNote(const StrategyTraits& s, const std::string& fix) {
     if (s.cuda)
         return ": " + s.name + " on the GPU keeps its SGD momentum on the device, per block " +
                "or replica, as its kernels apply it" + fix;
@@ -85,7 +84,12 @@ std::string sharedStateNote(const StrategyTraits& s) {
 }
 
 /// Why a mode has no use for a field, where the table's words need more.
-std::string noteFor(std::string_view key, const StrategyTraits& s, bool taken) {
+std::string noteFor(const Field& f, const StrategyTraits& s, const ExperimentConfig& c,
+                    bool taken) {
+    const std::string_view key = f.key;
+    if (key == "momentum" && c.optimizer == OptimizerKind::RmsProp)
+        return " (torch's RMSprop(momentum=...) is not implemented: rmsprop would train "
+               "without it)";
     if (key == "lost-updates" && s.takes(StrategySetting::GpuBlocks))
         return " (" + s.name + " always counts them)";
     if (key == "split" && s.takes(StrategySetting::Replicas))
@@ -93,10 +97,13 @@ std::string noteFor(std::string_view key, const StrategyTraits& s, bool taken) {
     if (key == "resume")
         return ": " + s.name +
                "'s workers keep their momentum in processes or on a device that end with the run";
-    if (key == "optimizer-state")
+    if (key == "optimizer-state") {
+        const std::string fix = "drop --optimizer-state " + f.valueText(c);
         return taken ? ": sgd without momentum keeps no state to share; set --momentum above 0 "
-                       "or drop --optimizer-state shared"
-                     : sharedStateNote(s);
+                       "or " +
+                           fix
+                     : sharedStateNote(s, "; " + fix);
+    }
     if (key == "spawn-before-share")
         return ": the workers that open the parameters' segment by name";
     if (key == "reduce" && taken)
@@ -105,14 +112,17 @@ std::string noteFor(std::string_view key, const StrategyTraits& s, bool taken) {
     return {};
 }
 
-/// The table's rule (Field::setting, needs): a field set away from its
-/// default for an experiment it does not apply to is said, not ignored.
+/// The table's rule (Field::setting, needs): a field given by the user, or
+/// set away from its default, for an experiment it does not apply to is
+/// said, not ignored.
 void checkFields(const StrategyTraits& s, const ExperimentConfig& c,
                  std::vector<ConfigIssue>& issues) {
     const ExperimentConfig d;
     for (const Field& f : experimentFields()) {
-        if (!f.refusedElsewhere || (!f.setting && !f.needs) || f.get(c) == f.get(d) ||
-            fieldApplies(f, s, c))
+        if ((!f.setting && !f.needs) || f.judgedByMode || fieldApplies(f, s, c))
+            continue;
+        const GivenField* given = c.givenField(f.key);
+        if (!given && (!f.refusedElsewhere || f.get(c) == f.get(d)))
             continue;
         const bool taken = !f.setting || s.takes(*f.setting);
         std::string text = f.key;
@@ -130,7 +140,11 @@ void checkFields(const StrategyTraits& s, const ExperimentConfig& c,
             text += ", with ";
             text += f.needsText;
         }
-        text += noteFor(f.key, s, taken);
+        text += noteFor(f, s, c, taken);
+        // Given where it does not apply: the fix is to leave it out (the
+        // issue's line names the flag or the file it came from).
+        if (given && text.find("; drop ") == std::string::npos)
+            text += "; drop it";
         issues.push_back({f.key, text});
     }
 }
@@ -184,6 +198,19 @@ bool fieldApplies(const Field& f, const ExperimentConfig& config) {
     return mode && fieldApplies(f, *mode, config);
 }
 
+std::string experimentFileJson(const ExperimentConfig& config) {
+    bool dropout = true;
+    try {
+        dropout = config.modelSpec().usesDropoutField();
+    } catch (const InputError&) {
+    }
+    return config.toJson([&](const Field& f) {
+        if (f.key == std::string_view("dropout"))
+            return dropout;
+        return (!f.setting && !f.needs) || f.judgedByMode || fieldApplies(f, config);
+    });
+}
+
 std::string fieldModesText(const Field& f) {
     std::string text;
     if (f.setting) {
@@ -204,13 +231,26 @@ std::vector<ConfigIssue> validateExperiment(const ExperimentConfig& config) {
     return issues;
 }
 
+namespace {
+/// Where the issue's field was given ("--mode", "config \"a.json\": field
+/// \"mode\""), else the field's key.
+std::string issueLabel(const ExperimentConfig& config, const ConfigIssue& issue) {
+    const GivenField* g = config.givenField(issue.field);
+    if (!g)
+        return issue.field;
+    if (g->where.rfind("--", 0) == 0)
+        return g->where;
+    return g->where + ": field \"" + issue.field + "\"";
+}
+} // namespace
+
 void validateExperimentOrThrow(const ExperimentConfig& config) {
     const auto issues = validateExperiment(config);
     if (issues.empty())
         return;
     std::string message = "invalid experiment:";
     for (const auto& issue : issues)
-        message += "\n  " + issue.field + ": " + issue.message;
+        message += "\n  " + issueLabel(config, issue) + ": " + issue.message;
     throw InputError(message);
 }
 
@@ -224,7 +264,7 @@ void validateSweepRuns(const std::vector<PresetRun>& runs) {
         ++refused;
         message += "\n  run " + run.label + ":";
         for (const ConfigIssue& issue : issues)
-            message += "\n    " + issue.field + ": " + issue.message;
+            message += "\n    " + issueLabel(run.config, issue) + ": " + issue.message;
     }
     if (refused > 0)
         throw InputError("sweep: " + std::to_string(refused) + " of its " +

@@ -38,6 +38,13 @@ bool fieldApplies(const Field& f, const ExperimentConfig& config);
 void resetInapplicableFields(ExperimentConfig& config,
                              const std::function<bool(const Field&)>& which);
 bool fieldApplies(const Field& f, const StrategyTraits& mode, const ExperimentConfig& config);
+/// The experiment as a file holds it (an --out folder's experiment.json,
+/// the window's Save): the fields that apply to it, so that --config, which
+/// refuses a field given where it does not apply, reads it back as the same
+/// experiment. Leaves out each field of a setting or need the experiment
+/// lacks (Field::setting, needs; not those its mode judges, such as
+/// workers) and dropout for a model without dropout layers.
+std::string experimentFileJson(const ExperimentConfig& config);
 /// The modes a field applies to, for --help and tooltips: "mode
 /// data-parallel, with --transport mpi", "modes serial, threads or
 /// threads-locked"; empty for a field of every mode.

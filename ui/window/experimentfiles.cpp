@@ -375,7 +375,7 @@ bool ExperimentFiles::openExperiment(const QString& path, bool quiet, QString* w
 
 bool ExperimentFiles::saveExperiment(const QString& path, bool quiet) {
     try {
-        writeFileAtomically(path.toStdString(), form_->config().toJson());
+        writeFileAtomically(path.toStdString(), experimentFileJson(form_->config()));
     } catch (const std::exception& e) {
         if (!quiet)
             QMessageBox::warning(window_, tr("Save experiment"), QString::fromUtf8(e.what()));
