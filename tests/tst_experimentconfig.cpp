@@ -36,7 +36,7 @@ const char* const kFieldNames[] = {
     "lost-updates", "spawn-before-share", "loader-workers", "lr-schedule", "warmup-steps", "accumulate", "dropout",
     "normalize",
     "tensorboard", "resume", "optimizer", "nesterov", "beta1", "beta2", "eps", "alpha", "lr-decay",
-    "initial-accumulator", "optimizer-state"};
+    "initial-accumulator", "optimizer-state", "onnx-normalized-inputs"};
 // clang-format on
 
 QString issuesText(const std::vector<ConfigIssue>& issues) {

@@ -36,8 +36,11 @@ using hwl::StrategyTraits;
 namespace {
 
 /// The fields the window does not edit in its form: where a run starts
-/// from and where it writes are chosen by the Run menu's dialogs.
-const QStringList kNotInTheForm = {"init", "resume", "out", "tensorboard"};
+/// from and where it writes are chosen by the Run menu's dialogs, and the
+/// window's model.onnx always normalises the raw features
+/// (onnx-normalized-inputs is the command line's and the file's).
+const QStringList kNotInTheForm = {"init", "resume", "out", "tensorboard",
+                                   "onnx-normalized-inputs"};
 
 /// A value of `f` other than its default, valid as far as the field itself
 /// goes.

@@ -173,6 +173,9 @@ struct ExperimentConfig {
     /// state); empty: start afresh. `epochs` counts from that run's start.
     std::string resume;
     std::string out; ///< output directory; empty: write nothing
+    /// model.onnx for inputs normalised already: the graph without
+    /// --normalize's Sub and Div (false: it takes the raw features).
+    bool onnxNormalizedInputs = false;
     /// Folder of TensorBoard event files (io/tensorboardlog.h); empty: none.
     std::string tensorboard;
     /// A grid of runs over these fields (config/sweep.h: their cross

@@ -151,9 +151,21 @@ void addStartFields(std::vector<Field>& fields) {
     fields.push_back(resume);
 }
 
+bool normalized(const ExperimentConfig& c) {
+    return c.normalize != "none";
+}
+
 /// Where a run writes (Field::output).
 void addOutputFields(std::vector<Field>& fields) {
     using C = ExperimentConfig;
+    Field raw = toggle("onnx-normalized-inputs",
+                       "write model.onnx for inputs normalised already: leave --normalize's Sub "
+                       "and Div out of its graph (its metadata still holds the mean and std); "
+                       "without it the graph takes the raw features",
+                       nullptr, nullptr, &C::onnxNormalizedInputs);
+    raw.output = true;
+    raw.needs = &normalized;
+    raw.needsText = "--normalize global, per-feature or MEAN,STD";
     for (Field f : {text("out", "DIR",
                          "write weights.safetensors, weights.npz, model.onnx (the "
                          "network for ONNX runtimes), metrics.csv, "
@@ -170,6 +182,7 @@ void addOutputFields(std::vector<Field>& fields) {
         f.pathKind = "directory";
         fields.push_back(f);
     }
+    fields.insert(fields.end() - 1, raw); // after out, before tensorboard
 }
 
 /// The mode and what the modes take of it: workers, processes, replicas.

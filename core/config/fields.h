@@ -38,7 +38,8 @@ struct Field {
     const char* negation = nullptr; ///< Switch: the flag word that sets false ("no-share"), if any
     const char* negationHelp = nullptr;                ///< ... and its --help text
     std::function<std::vector<std::string>()> choices; ///< Choice: the accepted names
-    /// Names where the run writes (out, tensorboard), not how it trains:
+    /// Names where or how the run writes (out, tensorboard,
+    /// onnx-normalized-inputs), not how it trains:
     /// never swept (each run of a sweep gets its own folder under it), not
     /// a hyper-parameter, not a column of the runs table.
     bool output = false;

@@ -46,13 +46,41 @@ const char* activationOp(Activation a) {
     throw std::invalid_argument("unknown activation");
 }
 
+/// --normalize's x' = (x - mean) / std on the graph's input "input" of
+/// `features` (its shape less the batch), as the engine applies it before
+/// training: a Sub and a Div over initializers of shape [1] (one mean and
+/// std) or [features...] (one per feature). Returns the value the first
+/// layer reads: "input" itself when `n` does not apply.
+std::string normalizedInput(OnnxGraph& g, const Normalization& n,
+                            const std::vector<std::int64_t>& features) {
+    if (!n.applies())
+        return "input";
+    std::int64_t count = 1;
+    for (const std::int64_t d : features)
+        count *= d;
+    if (n.mean.size() != n.stddev.size() ||
+        (n.mean.size() != 1 && std::int64_t(n.mean.size()) != count))
+        throw std::invalid_argument("a normalisation of " + std::to_string(n.mean.size()) +
+                                    " values for an input of " + std::to_string(count) +
+                                    " features");
+    // Broadcast against [batch, features...]; OpenCV 4.6 takes a per-feature
+    // constant of the features' own shape, not one with a leading 1.
+    const std::vector<std::int64_t> shape =
+        n.mean.size() == 1 ? std::vector<std::int64_t>{1} : features;
+    g.initializer({"normalize_mean", shape, n.mean.data()});
+    g.initializer({"normalize_std", shape, n.stddev.data()});
+    g.node("Sub", "normalize_sub", {"input", "normalize_mean"}, {"input_centred"});
+    g.node("Div", "normalize_div", {"input_centred", "normalize_std"}, {"input_normalized"});
+    return "input_normalized";
+}
+
 /// nn.Sequential(Linear, act, Linear, ...): node and value names are the
 /// Sequential's indices, the last Linear's output "logits".
-void mlpGraph(OnnxGraph& g, const Model& model, const float* params) {
+void mlpGraph(OnnxGraph& g, const Model& model, const float* params, const Normalization& n) {
     const std::vector<TensorRef> t = initializers(g, model, params);
     const ModelSpec& spec = model.spec();
     g.input("input", OnnxType::Float, {kBatch, spec.layers.front()});
-    std::string x = "input";
+    std::string x = normalizedInput(g, n, {spec.layers.front()});
     const std::size_t layers = t.size() / 2;
     for (std::size_t l = 0; l < layers; ++l) {
         const std::string index = std::to_string(2 * l);
@@ -88,14 +116,17 @@ void geluConstants(OnnxGraph& g) {
 /// same layers: dropout is the identity, so it is not in the graph. Node and
 /// value names are the Sequential's indices (cnn:mnist: its tensors' names
 /// at its conv and fc layers), the last layer's output "logits".
-void netGraph(OnnxGraph& g, const Net& model, const float* params) {
+void netGraph(OnnxGraph& g, const Net& model, const float* params, const Normalization& n) {
     const std::vector<TensorRef> t = initializers(g, model, params);
     const ModelSpec& spec = model.spec();
     const TensorShape& in = spec.input;
-    g.input("input", OnnxType::Float,
-            in.image() ? std::vector<OnnxDim>{kBatch, in.channels, in.height, in.width}
-                       : std::vector<OnnxDim>{kBatch, in.channels});
-    std::string x = "input";
+    const std::vector<std::int64_t> features =
+        in.image() ? std::vector<std::int64_t>{in.channels, in.height, in.width}
+                   : std::vector<std::int64_t>{in.channels};
+    std::vector<OnnxDim> shape{kBatch};
+    shape.insert(shape.end(), features.begin(), features.end());
+    g.input("input", OnnxType::Float, shape);
+    std::string x = normalizedInput(g, n, features);
     std::size_t tensor = 0;
     const auto& layers = model.layers();
     for (const auto& placed : layers)
@@ -212,7 +243,8 @@ std::string mib(std::uint64_t bytes) {
 } // namespace
 
 std::string onnxModel(const Model& model, const float* params,
-                      const std::map<std::string, std::string>& metadata) {
+                      const std::map<std::string, std::string>& metadata,
+                      const Normalization& input) {
     if (model.layout().total() > limits::kMaxOnnxParameters)
         throw InputError("an ONNX file holds less than 2 GiB (protobuf's limit on a message), "
                          "but this model's parameters take " +
@@ -221,13 +253,15 @@ std::string onnxModel(const Model& model, const float* params,
     OnnxGraph g;
     switch (model.spec().kind) {
     case ModelSpec::Kind::Mlp:
-        mlpGraph(g, model, params);
+        mlpGraph(g, model, params, input);
         break;
     case ModelSpec::Kind::Cnn:
     case ModelSpec::Kind::Net:
-        netGraph(g, dynamic_cast<const Net&>(model), params);
+        netGraph(g, dynamic_cast<const Net&>(model), params, input);
         break;
     case ModelSpec::Kind::EmbeddingBag:
+        if (input.applies())
+            throw std::invalid_argument("an embedding bag's sparse inputs are never normalised");
         embeddingBagGraph(g, model, params);
         break;
     }
@@ -242,8 +276,8 @@ std::string onnxModel(const Model& model, const float* params,
 }
 
 void writeOnnx(const std::filesystem::path& file, const Model& model, const float* params,
-               const std::map<std::string, std::string>& metadata) {
-    const std::string bytes = onnxModel(model, params, metadata);
+               const std::map<std::string, std::string>& metadata, const Normalization& input) {
+    const std::string bytes = onnxModel(model, params, metadata, input);
     detail::writePartsAtomically(file, {bytes}, kOnnxFile);
 }
 

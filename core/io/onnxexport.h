@@ -10,9 +10,14 @@
 //                 indices[offsets[r] .. offsets[r + 1])), weights [tokens] float ->
 //                 the weighted mean of the bag's embeddings (sum / the bag's length;
 //                 an empty bag gives zeros), Gemm -> logits [bags, C]
+// With an input normalisation (--normalize), the dense graphs start with it:
+//   input (raw features) -> Sub normalize_mean -> Div normalize_std -> the first layer
+// so that the file runs on the features as the dataset holds them; an empty
+// Normalization leaves it out (inputs normalised by the caller).
 // The initializers are the model's tensors, named as its ParamLayout (PyTorch's
 // state_dict names, as the safetensors export). The logits are what the
 // engine's softmax cross-entropy and accuracy read.
+#include "data/normalize.h"
 #include "model/model.h"
 
 #include <cstdint>
@@ -29,14 +34,21 @@ inline constexpr std::int64_t kOnnxIrVersion = 7;
 inline constexpr std::int64_t kOnnxOpset = 13;
 
 /// The serialized ModelProto of `model` with `params` (its layout().total()
-/// floats); `metadata` becomes its metadata_props. InputError when the
-/// parameters pass protobuf's 2 GiB limit on a message.
+/// floats); `metadata` becomes its metadata_props; `input`, when it
+/// applies, is put in the graph before the first layer (Sub and Div, its
+/// mean and std as initializers "normalize_mean" and "normalize_std": one
+/// value, or one per feature in the input's shape). InputError when the
+/// parameters pass protobuf's 2 GiB limit on a message; std::invalid_argument
+/// when `input` has neither one value nor one per feature, or the model
+/// takes sparse inputs (sparse data is never normalised).
 std::string onnxModel(const Model& model, const float* params,
-                      const std::map<std::string, std::string>& metadata = {});
+                      const std::map<std::string, std::string>& metadata = {},
+                      const Normalization& input = {});
 
 /// Writes onnxModel() to `file` through a temporary file and a rename;
 /// InputError naming the path and the reason when it cannot.
 void writeOnnx(const std::filesystem::path& file, const Model& model, const float* params,
-               const std::map<std::string, std::string>& metadata = {});
+               const std::map<std::string, std::string>& metadata = {},
+               const Normalization& input = {});
 
 } // namespace hwl

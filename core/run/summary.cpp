@@ -200,13 +200,18 @@ void Run::writeWeights(const std::filesystem::path& file) const {
         {"dataset", impl_->config.dataset},
         {"epochs_completed", std::to_string(summary().epochsCompleted)}};
     // What the inputs must go through first, for whoever loads the weights.
-    if (const Normalization& n = impl_->info.normalization; n.applies()) {
+    const Normalization& n = impl_->info.normalization;
+    if (n.applies()) {
         metadata["normalize"] = n.setting;
         metadata["normalize_mean"] = nlohmann::json(n.mean).dump();
         metadata["normalize_std"] = nlohmann::json(n.stddev).dump();
     }
     if (suffix == ".onnx") {
-        writeOnnx(file, *impl_->model, params, metadata);
+        // The graph normalises the raw features itself unless told not to.
+        const bool inGraph = n.applies() && !impl_->config.onnxNormalizedInputs;
+        if (n.applies())
+            metadata["normalize_in_graph"] = inGraph ? "true" : "false";
+        writeOnnx(file, *impl_->model, params, metadata, inGraph ? n : Normalization{});
         return;
     }
     auto withFormat = metadata;
