@@ -98,11 +98,13 @@ private slots:
         QCOMPARE(d.summary(), QStringLiteral("1 run: workers=3"));
         QVERIFY(d.startButton()->isEnabled());
         QCOMPARE(d.startButton()->text(), QStringLiteral("Start sweep"));
-        // Every field but out and tensorboard, each with the first line of
-        // its help as tooltip.
-        QCOMPARE(field->count(), int(experimentFields().size()) - 2);
+        // Every field but the outputs (out, tensorboard,
+        // onnx-normalized-inputs), each with the first line of its help as
+        // tooltip.
+        QCOMPARE(field->count(), int(experimentFields().size()) - 3);
         QCOMPARE(field->findText("out"), -1);
         QCOMPARE(field->findText("tensorboard"), -1);
+        QCOMPARE(field->findText("onnx-normalized-inputs"), -1);
         const int lr = field->findText("lr");
         QVERIFY(lr >= 0);
         const QString help = QString::fromUtf8(findField("lr")->help);
