@@ -493,7 +493,7 @@ private slots:
                  qPrintable(QStringLiteral("exit %1, stderr:\n%2").arg(r.code).arg(r.err)));
         // What was trained is kept; a failed run has no weights.
         QCOMPARE(dirEntries(dir.path()),
-                 (QStringList{"experiment.json", "metrics.csv", "summary.json"}));
+                 (QStringList{"experiment.json", "manifest.json", "metrics.csv", "summary.json"}));
     }
 
     // Ctrl-C in mpirun's terminal: mpirun sends every rank SIGTERM (and
