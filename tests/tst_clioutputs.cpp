@@ -339,6 +339,39 @@ mkdir "$DIR/after" && cp "$MNT"/run/* "$DIR/after/"
                  kOutputFiles); // no temporary left
     }
 
+    // A sweep folder records its grid (sweep.json): another grid into it is
+    // refused before any run, its sweep.csv untouched, also where only an
+    // older sweep.csv says what it held; --overwrite replaces it.
+    void anotherGridIntoASweepFolderIsRefused() {
+        const QString out = tmp_.filePath("grid");
+        const QStringList tiny{"--dataset", "teacher:200x4:2", "--model", "mlp:4-8-2", "--epochs",
+                               "1",         "--mode",          "serial",  "--quiet",   "--out",
+                               out};
+        RUN_CLI(first, tiny + QStringList{"--sweep", "lr=0.1,0.2", "--sweep", "seed=1,2"});
+        QVERIFY2(first.code == 0, qPrintable(first.describe()));
+        const QByteArray table = readBytes((out + "/sweep.csv").toStdString());
+        const QJsonObject grid = readJsonObject(out + "/sweep.json");
+        QCOMPARE(grid["keys"].toArray().size(), 2);
+        QCOMPARE(grid["runs"].toArray().size(), 4);
+        for (int legacy = 0; legacy < 2; ++legacy) {
+            if (legacy)
+                QVERIFY(QFile::remove(out + "/sweep.json")); // a sweep written before sweep.json
+            RUN_CLI(other, tiny + QStringList{"--sweep", "lr=0.5"});
+            QCOMPARE(other.code, 2);
+            QVERIFY2(other.err.contains("error: --sweep: \"" + out +
+                                        "\" holds another sweep, over lr, seed (4 runs: "
+                                        "lr=0.1,seed=1, lr=0.1,seed=2, lr=0.2,seed=1, "
+                                        "lr=0.2,seed=2), where this one is over lr (1 run: "
+                                        "lr=0.5); to keep it, choose a new --out folder; to "
+                                        "replace it, add --overwrite"),
+                     qPrintable(other.describe()));
+            QCOMPARE(readBytes((out + "/sweep.csv").toStdString()), table);
+        }
+        RUN_CLI(replaced, tiny + QStringList{"--sweep", "lr=0.5", "--overwrite"});
+        QVERIFY2(replaced.code == 0, qPrintable(replaced.describe()));
+        QCOMPARE(readJsonObject(out + "/sweep.json")["runs"].toArray().size(), 1);
+    }
+
     // One run owns its --out folder while it lives: a second is refused.
     void secondRunIntoTheSameFolderIsRefused() {
         const QString out = tmp_.filePath("owned");

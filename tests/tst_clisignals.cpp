@@ -3,6 +3,7 @@
 // the same signals, and the process limit
 // (ulimit -u) explained instead of a crash, with no segment left behind.
 #include "clitest.h"
+#include "io/runmanifest.h"
 #include "testpaths.h"
 
 using namespace hwl::test;
@@ -298,6 +299,72 @@ private slots:
             }
         }
         QVERIFY(failures > 0); // a limit of 1 process leaves no room for any thread
+    }
+
+    // A --sweep-parallel sweep killed with SIGKILL takes its runs with it:
+    // each stops as Ctrl-C stops it and commits what it trained (a whole run,
+    // stopped), none is left training under init; its scratch folder, which
+    // it could not remove, goes at the next sweep's start, which says so.
+    // SIGTERM to a live sweep ends it with 143, as docs/errors.md says.
+    void sweepParallelKilledLeavesNoRun() {
+        const QString tmpdir = tmp_.filePath("sweep-tmp"), out = tmp_.filePath("sweep-killed");
+        QVERIFY(QDir().mkpath(tmpdir));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("TMPDIR", tmpdir);
+        const QStringList args{"--headless",
+                               "--dataset",
+                               "teacher:40000x20:4",
+                               "--model",
+                               "mlp:20-32-4",
+                               "--epochs",
+                               "1000",
+                               "--sweep",
+                               "lr=0.01,0.02",
+                               "--sweep-parallel",
+                               "2",
+                               "--pace",
+                               "200"};
+        QProcess sweep;
+        sweep.setProcessEnvironment(env);
+        sweep.start(QString::fromUtf8(kAppBinary), args + QStringList{"--out", out});
+        QVERIFY(sweep.waitForStarted(10000));
+        const auto started = [&](const char* run) {
+            QFile f(out + "/lr=" + run + "/output.txt");
+            return f.open(QIODevice::ReadOnly) && f.readAll().contains("pace: at most 200");
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(started("0.01") && started("0.02"), 30000); // --pace reached them
+        ::kill(pid_t(sweep.processId()), SIGKILL);
+        QVERIFY(sweep.waitForFinished(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            hwl::checkRunFolder((out + "/lr=0.01").toStdString(), true).whole() &&
+                hwl::checkRunFolder((out + "/lr=0.02").toStdString(), true).whole(),
+            30000);
+        for (const char* run : {"0.01", "0.02"}) {
+            const auto check = hwl::checkRunFolder((out + "/lr=" + run).toStdString(), true);
+            QCOMPARE(QString::fromStdString(check.manifest.state), QString("stopped"));
+        }
+        QVERIFY(!QDir(tmpdir).entryList({"hwl-sweep-*"}, QDir::Dirs).isEmpty());
+        QProcess next;
+        next.setProcessEnvironment(env);
+        next.start(QString::fromUtf8(kAppBinary),
+                   QStringList{"--headless", "--dataset", "teacher:200x4:2", "--model", "mlp:4-8-2",
+                               "--epochs", "1", "--mode", "serial", "--sweep", "lr=0.1,0.2",
+                               "--sweep-parallel", "2", "--out", tmp_.filePath("sweep-next")});
+        QVERIFY(next.waitForFinished(60000));
+        const QString said = QString::fromUtf8(next.readAllStandardOutput());
+        QVERIFY2(next.exitCode() == 0 &&
+                     said.contains("sweep: removed 1 folder that killed sweeps left in " + tmpdir),
+                 qPrintable(said));
+        QCOMPARE(QDir(tmpdir).entryList({"hwl-sweep-*"}, QDir::Dirs), QStringList());
+        QProcess termed;
+        termed.setProcessEnvironment(env);
+        termed.start(QString::fromUtf8(kAppBinary),
+                     args + QStringList{"--out", tmp_.filePath("sweep-termed")});
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(tmp_.filePath("sweep-termed/lr=0.02/output.txt")),
+                                 30000);
+        ::kill(pid_t(termed.processId()), SIGTERM);
+        QVERIFY(termed.waitForFinished(30000));
+        QCOMPARE(termed.exitCode(), 143);
     }
 };
 

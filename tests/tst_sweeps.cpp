@@ -274,7 +274,7 @@ private slots:
         QVERIFY(csv[0].startsWith("run,workers,dataset,result,exit,samples_per_s,test_accuracy"));
         QVERIFY(csv[0].endsWith(",error"));
         const QStringList folders = dirEntries(out);
-        QCOMPARE(folders.size(), 3); // sweep.csv and the two runs that trained
+        QCOMPARE(folders.size(), 4); // sweep.csv, sweep.json and the two runs that trained
         for (int i = 1; i <= 4; ++i) {
             const bool missing = i % 2 == 1;
             const QString workers = i <= 2 ? "1" : "2";

@@ -254,6 +254,7 @@ void writeSharedExperiment(const CommandLine& cl) {
 /// sweep.csv). A failed run is recorded and the next one made; a signal
 /// stops it. The exit status is the first run's that was not 0.
 int compareRuns(const CommandLine& cl) {
+    claimSweepFolder(cl); // another grid is refused before any run starts
     const EarlierRuns earlier = findEarlierRuns(cl);
     Comparison comparison(cl.runs);
     std::vector<ComparedRun> done;
@@ -342,6 +343,7 @@ int runHeadless(const std::vector<std::string>& args) {
             return runMpiRank(cl.config, cl.workersGiven, [&] { return trainAndReport(cl); });
         }
         catchStopSignals();
+        dieWithSweepParent(); // a run of --sweep-parallel ends with its sweep
         // The fork server starts now, while this process has a single thread:
         // data loading and the run start threads later.
         bool forkServer =

@@ -2,11 +2,15 @@
 
 #include "config/fields.h"
 #include "config/sweep.h"
+#include "io/atomicfile.h"
 #include "io/runsummaryfile.h"
 #include "strategy/validation.h"
 #include "util/errors.h"
 #include "util/textutil.h"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -135,6 +139,97 @@ EarlierRuns findEarlierRuns(const CommandLine& cl) {
             "it, add --overwrite (a sweep started again with the same experiment keeps its " +
             "finished runs and makes the others)");
     return earlier;
+}
+
+namespace {
+/// The first field of each data line of a sweep.csv (its runs' labels),
+/// and the key columns of its header (between "run" and the figures).
+void readSweepCsv(const fs::path& file, std::vector<std::string>& labels,
+                  std::vector<std::string>& keys) {
+    std::ifstream in(file);
+    std::string line;
+    const auto firstField = [](const std::string& l, std::size_t& end) {
+        std::string field;
+        std::size_t i = 0;
+        if (!l.empty() && l[0] == '"') {
+            for (i = 1; i < l.size(); ++i) {
+                if (l[i] == '"' && i + 1 < l.size() && l[i + 1] == '"')
+                    field += l[++i];
+                else if (l[i] == '"')
+                    break;
+                else
+                    field += l[i];
+            }
+            end = i + 1;
+            return field;
+        }
+        end = l.find(',');
+        return l.substr(0, end);
+    };
+    for (bool header = true; std::getline(in, line); header = false) {
+        std::size_t end = 0;
+        const std::string first = firstField(line, end);
+        if (!header) {
+            labels.push_back(first);
+            continue;
+        }
+        const std::vector<RunFigure>& figures = runFigures();
+        std::stringstream rest(end == std::string::npos ? "" : line.substr(end + 1));
+        for (std::string key; std::getline(rest, key, ',');) {
+            if (!figures.empty() && key == figures.front().column)
+                break;
+            keys.push_back(key);
+        }
+    }
+}
+
+std::string gridText(const std::vector<std::string>& keys, const std::vector<std::string>& labels) {
+    constexpr std::size_t kShown = 6;
+    std::vector<std::string> shown(
+        labels.begin(), labels.begin() + std::ptrdiff_t(std::min(labels.size(), kShown)));
+    if (labels.size() > kShown)
+        shown.push_back("...");
+    return joined(keys) + " (" + std::to_string(labels.size()) + " run" +
+           (labels.size() == 1 ? "" : "s") + ": " + joined(shown) + ")";
+}
+} // namespace
+
+void claimSweepFolder(const CommandLine& cl) {
+    if (cl.sweepOut.empty() || cl.sweepKeys.empty())
+        return;
+    const fs::path dir(cl.sweepOut), json = dir / "sweep.json", csv = dir / "sweep.csv";
+    std::vector<std::string> labels;
+    for (const PresetRun& r : cl.runs)
+        labels.push_back(r.label);
+    std::vector<std::string> heldLabels, heldKeys;
+    std::error_code ec;
+    if (fs::exists(json, ec)) {
+        try {
+            const nlohmann::json j = nlohmann::json::parse(std::ifstream(json));
+            heldKeys = j.at("keys").get<std::vector<std::string>>();
+            for (const auto& run : j.at("runs"))
+                heldLabels.push_back(run.at("label").get<std::string>());
+        } catch (const std::exception&) {
+            heldKeys = {"(unreadable sweep.json)"};
+        }
+    } else if (fs::exists(csv, ec)) {
+        readSweepCsv(csv, heldLabels, heldKeys);
+    }
+    const bool held = fs::exists(json, ec) || fs::exists(csv, ec);
+    if (held && (heldKeys != cl.sweepKeys || heldLabels != labels) && !cl.overwrite)
+        throw InputError("--sweep: " + hwl::quoted(dir) + " holds another sweep, over " +
+                         gridText(heldKeys, heldLabels) + ", where this one is over " +
+                         gridText(cl.sweepKeys, labels) +
+                         "; to keep it, choose a new --out folder; to replace it, add "
+                         "--overwrite (the same sweep started again keeps its finished runs)");
+    nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+    for (const PresetRun& r : cl.runs)
+        runs.push_back(
+            {{"label", r.label}, {"out", fs::path(r.config.out).lexically_relative(dir).string()}});
+    const nlohmann::ordered_json j = {
+        {"format", "hogwild-lab sweep"}, {"version", 1}, {"keys", cl.sweepKeys}, {"runs", runs}};
+    fs::create_directories(dir, ec);
+    writeFileAtomically(json, j.dump(2) + "\n");
 }
 
 std::string keptRunLine(const PresetRun& run, std::size_t index, std::size_t total) {

@@ -14,15 +14,18 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,12 +44,34 @@ struct Child {
     fs::file_time_type started;
 };
 
+/// Removes the scratch folders of sweeps whose process is gone (killed
+/// before it could remove its own): "hwl-sweep-<pid>-XXXXXX".
+void removeDeadSweepsScratch() {
+    std::error_code ec;
+    int removed = 0;
+    for (const auto& entry : fs::directory_iterator(tempDirectory(), ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("hwl-sweep-", 0) != 0)
+            continue;
+        const long long pid = std::atoll(name.c_str() + 10);
+        if (pid <= 0 || ::kill(pid_t(pid), 0) == 0 || errno != ESRCH)
+            continue;
+        std::error_code removing;
+        removed += fs::remove_all(entry.path(), removing) != static_cast<std::uintmax_t>(-1);
+    }
+    if (removed > 0)
+        std::printf("sweep: removed %d folder%s that killed sweeps left in %s\n", removed,
+                    removed == 1 ? "" : "s", tempDirectory().c_str());
+}
+
 /// A folder of this sweep's own, for the runs' experiment files (and their
 /// outputs when the sweep has no --out); removed at the end.
 struct Scratch {
     fs::path dir;
     Scratch() {
-        std::string pattern = tempDirectory() + "/hwl-sweep-XXXXXX";
+        removeDeadSweepsScratch();
+        std::string pattern =
+            tempDirectory() + "/hwl-sweep-" + std::to_string(::getpid()) + "-XXXXXX";
         if (!mkdtemp(pattern.data()))
             throw RunError("--sweep-parallel: cannot make a folder in " + tempDirectory() + ": " +
                            std::strerror(errno));
@@ -79,15 +104,27 @@ Child launch(const CommandLine& cl, std::size_t index, bool redo, const Scratch&
     posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
     const std::string configPath = experiment.string();
     // --overwrite: checked for the sweep as a whole (findEarlierRuns)
-    const char* argv[] = {engine.c_str(),
-                          "--config",
-                          configPath.c_str(),
-                          "--quiet",
-                          cl.overwrite || redo ? "--overwrite" : nullptr,
-                          nullptr};
+    const std::string pace = std::to_string(cl.pace);
+    std::vector<const char*> argv = {engine.c_str(), "--config", configPath.c_str(), "--quiet"};
+    if (cl.overwrite || redo)
+        argv.push_back("--overwrite");
+    if (cl.pace > 0)
+        argv.insert(argv.end(), {"--pace", pace.c_str()});
+    argv.push_back(nullptr);
+    // The child dies with this process (runHeadless reads it): no run is
+    // left training, reparented to init, when the sweep is killed.
+    std::vector<std::string> env{kSweepParentVariable + std::string("=") +
+                                 std::to_string(::getpid())};
+    for (char** e = environ; *e; ++e)
+        if (std::string(*e).rfind(std::string(kSweepParentVariable) + "=", 0) != 0)
+            env.emplace_back(*e);
+    std::vector<char*> envp;
+    for (std::string& e : env)
+        envp.push_back(e.data());
+    envp.push_back(nullptr);
     child.started = fs::file_time_type::clock::now();
     const int rc = posix_spawn(&child.pid, engine.c_str(), &actions, nullptr,
-                               const_cast<char* const*>(argv), environ);
+                               const_cast<char* const*>(argv.data()), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0)
         throw RunError("--sweep-parallel: cannot start " + engine + ": " + std::strerror(rc));
@@ -142,6 +179,15 @@ void report(const CommandLine& cl, const TableRun& row, const Child& child, std:
 }
 } // namespace
 
+void dieWithSweepParent() {
+    const char* parent = std::getenv(kSweepParentVariable);
+    if (!parent)
+        return;
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != pid_t(std::atoll(parent)))
+        ::raise(SIGTERM); // the sweep died before the line above
+}
+
 bool writeSweepCsv(const CommandLine& cl, const std::vector<TableRun>& rows) {
     if (cl.sweepOut.empty())
         return true;
@@ -158,6 +204,7 @@ int runSweepInParallel(const CommandLine& cl, const std::function<int()>& stopSi
     const std::string engine = executablePath();
     if (engine.empty())
         throw RunError("--sweep-parallel: cannot find this program (/proc/self/exe)");
+    claimSweepFolder(cl); // another grid is refused before any run starts
     const EarlierRuns earlier = findEarlierRuns(cl);
     Scratch scratch;
     std::vector<std::optional<TableRun>> rows = earlier.finished;
@@ -215,7 +262,7 @@ int runSweepInParallel(const CommandLine& cl, const std::function<int()>& stopSi
     if (!cl.sweepOut.empty() && csvWritten)
         std::printf("wrote %s\n", (fs::path(cl.sweepOut) / "sweep.csv").c_str());
     std::fflush(stdout);
-    if (code == 0 && stopping)
+    if (stopping) // the signal's status, as a sweep run one by one ends with
         code = 128 + stopSignal();
     return code != 0 ? code : csvWritten ? 0 : 1;
 }

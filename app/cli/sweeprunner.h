@@ -12,6 +12,15 @@
 
 namespace hwl {
 
+/// The environment variable a --sweep-parallel sweep gives each run it
+/// starts: the sweep's pid, with which the run dies (dieWithSweepParent()).
+inline constexpr const char* kSweepParentVariable = "HWL_SWEEP_PARENT";
+
+/// In a run a sweep started: asks for SIGTERM when the sweep dies (the run
+/// then stops as Ctrl-C stops it, and writes what it trained), and sends it
+/// now when the sweep is already gone.
+void dieWithSweepParent();
+
 /// Writes sweep.csv into the sweep's --out (nothing without one). False,
 /// after saying why on stderr, when it cannot.
 bool writeSweepCsv(const CommandLine& cl, const std::vector<TableRun>& rows);
