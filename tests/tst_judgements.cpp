@@ -245,6 +245,28 @@ private slots:
         c.mergeJson(R"({"out": "", "tensorboard": "", "init": ""})", "file");
         QVERIFY(c.out.empty() && validateExperiment(c).empty());
     }
+
+    // Every entry point names the flag a typo meant (--compare too, which
+    // is read before the others), and the window sends a command-line flag
+    // to --headless rather than saying only that it does not know it.
+    void everyEntryPointSuggestsTheFlag() {
+        RUN_CLI(headless, {"--compre", "x"});
+        QVERIFY2(headless.code == 2 && headless.err.contains("did you mean --compare?"),
+                 qPrintable(headless.describe()));
+        const QList<QPair<QStringList, QString>> window{
+            {{"--compre", "x"}, "error: --compre: unknown option; did you mean --compare?"},
+            {{"--epoch", "3"}, "error: --epoch: unknown option; did you mean --epochs?"},
+            {{"--presentaton"},
+             "error: --presentaton: unknown option; did you mean "
+             "--presentation?"},
+            {{"--epochs", "3"},
+             "error: --epochs is an option of the command line, not of the "
+             "window: add --headless (hogwild-lab --headless --epochs ...)"}};
+        for (const auto& [args, said] : window) {
+            const Result r = runWindowApp(args, "offscreen");
+            QVERIFY2(r.code == 2 && r.err.contains(said), qPrintable(said + "\n" + r.describe()));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestJudgements)

@@ -93,6 +93,7 @@ struct Flag {
         std::vector<std::string> monitor;
         for (const auto& f : kMonitorFlags)
             monitor.emplace_back(f.name);
+        monitor.emplace_back("--compare"); // read before this parser (cli/compare.h)
         badFlag(arg, "unknown option" + didYouMeanFlag(arg, monitor));
     }
     badFlag(arg, "unexpected argument: the command line takes no arguments besides flags and "

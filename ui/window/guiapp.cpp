@@ -9,6 +9,7 @@
 #include "teaching/verdict.h"
 #include "window/mainwindow.h"
 
+#include "config/fields.h"
 #include "launch/devices.h"
 #include "run/workerrole.h"
 #include "util/cpukernels.h"
@@ -231,6 +232,41 @@ QCommandLineOption windowOption(const char* name) {
     std::abort(); // a name not in the table: a programming error
 }
 
+/// A flag the window does not take, refused before the window opens with
+/// status 2: a flag of the command line says to add --headless; a typo gets
+/// the nearest flag. Empty when every flag is the window's.
+std::optional<int> refuseUnknownFlags(QCommandLineParser& parser, const QStringList& args) {
+    if (parser.parse(args))
+        return std::nullopt;
+    const QStringList unknown = parser.unknownOptionNames();
+    if (unknown.isEmpty()) { // a value missing, say
+        std::fprintf(stderr, "error: %s\n", qPrintable(parser.errorText()));
+        return 2;
+    }
+    const std::string name = unknown.first().toStdString();
+    const std::string flag = (name.size() == 1 ? "-" : "--") + name;
+    bool commandLine = false;
+    for (const hwl::Field& f : hwl::experimentFields())
+        commandLine = commandLine || name == f.key || (f.negation && name == f.negation);
+    if (commandLine) {
+        std::fprintf(stderr,
+                     "error: %s is an option of the command line, not of the window: add "
+                     "--headless (hogwild-lab --headless %s ...), or set it in the window's "
+                     "form\n",
+                     flag.c_str(), flag.c_str());
+        return 2;
+    }
+    std::vector<std::string> known = {"--help", "--version", "--headless", "--compare",
+                                      "--list-presets"};
+    for (const WindowOption& o : kWindowOptions)
+        known.push_back(std::string("--") + o.name);
+    std::fprintf(stderr,
+                 "error: %s: unknown option%s (hogwild-lab --help lists the window's options, "
+                 "hogwild-lab --headless --help the command line's)\n",
+                 flag.c_str(), hwl::didYouMeanFlag(flag, known).c_str());
+    return 2;
+}
+
 /// --version's answer, or HWL_CPU_KERNELS asking for kernels this machine
 /// lacks (util/cpukernels.h), said before the window opens: the exit status;
 /// empty to go on.
@@ -296,7 +332,9 @@ int runGui(int argc, char** argv) {
                              presenting = windowOption("presentation");
     parser.addOptions({start, config, preset, shot, after, size, raceOrder, presenting});
     parser.addPositionalArgument("files", QString::fromUtf8(kWindowFilesHelp), "[FILE...]");
-    parser.process(app);
+    if (const auto refused = refuseUnknownFlags(parser, QCoreApplication::arguments()))
+        return *refused;
+    parser.process(app); // --help
     if (const auto status = versionOrUnusableKernels(parser.isSet(version)))
         return *status;
 
