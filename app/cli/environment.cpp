@@ -1,11 +1,42 @@
 #include "cli/environment.h"
 
+#include "mpi/launcherenv.h"
 #include "run/outputfolder.h"
 
 namespace hwl {
 
+namespace {
+std::vector<EnvironmentVariable> userVariables();
+} // namespace
+
 const std::vector<EnvironmentVariable>& environmentVariables() {
-    static const std::vector<EnvironmentVariable> table{
+    static const std::vector<EnvironmentVariable> table = [] {
+        std::vector<EnvironmentVariable> all = userVariables();
+        // The launchers' variables, from the table the rank is read by
+        // (mpi/launcherenv.h), in the order they are looked at.
+        for (const mpi::LauncherVariable& v : mpi::launcherVariables())
+            all.push_back({v.name.c_str(), v.value.c_str(), v.meaning.c_str()});
+        all.insert(
+            all.end(),
+            {
+                {"HWL_TEST_CRASH_AT", "K",
+                 "for the crash tests: kill this process at the K-th step that makes a run's files "
+                 "durable (util/persistence.h)"},
+                {"HWL_TEST_FAIL_AT", "K", "for the crash tests: fail that K-th step with ENOSPC"},
+                {"HWL_TEST_TRACE_PERSISTENCE", "1",
+                 "for the crash tests: list those steps on stderr"},
+                {"HWL_SWEEP_PARENT", "PID",
+                 "set by --sweep-parallel for each run it starts: the run dies with that sweep"},
+            });
+        return all;
+    }();
+    return table;
+}
+
+namespace {
+/// The variables a user sets.
+std::vector<EnvironmentVariable> userVariables() {
+    return {
         {"HWL_FASHION_MNIST_DIR", "DIR",
          "where the dataset fashion-mnist is read from, instead of Debian's "
          "/usr/share/datasets/fashion-mnist"},
@@ -46,8 +77,8 @@ const std::vector<EnvironmentVariable>& environmentVariables() {
          "Qt's platform for the window: xcb, wayland, or offscreen (no display, for "
          "--screenshot)"},
     };
-    return table;
 }
+} // namespace
 
 namespace {
 /// "weights.safetensors, ..., summary.json": what OutputFolder writes.

@@ -25,6 +25,17 @@ constexpr LauncherVariables kLaunchers[] = {
     {"srun", false, "SLURM_PROCID", "SLURM_NTASKS", nullptr},
 };
 
+/// "Open MPI's mpirun", "torchrun (with --transport mpi)".
+std::string launcherWords(const LauncherVariables& l) {
+    const std::string name = l.launcher;
+    const std::string who = name == "mpirun" ? "Open MPI's mpirun (or a PMIx launcher)"
+                            : name == "mpiexec"
+                                ? "MPICH's or Intel MPI's mpiexec, or srun --mpi=pmi2"
+                            : name == "srun" ? "Slurm's srun"
+                                             : name;
+    return who + (l.mpiLauncher ? "" : ", read only for an experiment with --transport mpi");
+}
+
 std::optional<std::uint32_t> count(const Environment& env, const char* name, std::string& seen) {
     const char* text = name ? env(name) : nullptr;
     if (!text)
@@ -43,6 +54,22 @@ std::optional<std::uint32_t> count(const Environment& env, const char* name, std
 
 Environment processEnvironment() {
     return [](const char* name) { return static_cast<const char*>(std::getenv(name)); };
+}
+
+const std::vector<LauncherVariable>& launcherVariables() {
+    static const std::vector<LauncherVariable> table = [] {
+        std::vector<LauncherVariable> out;
+        for (const LauncherVariables& l : kLaunchers) {
+            const std::string who = launcherWords(l);
+            out.push_back({l.rank, "N", "this process's rank, set by " + who});
+            if (l.size)
+                out.push_back({l.size, "N", "the number of ranks, set by " + who});
+            if (l.localSize)
+                out.push_back({l.localSize, "N", "the ranks on this host, set by " + who});
+        }
+        return out;
+    }();
+    return table;
 }
 
 std::optional<LauncherRank> launcherRank(const Environment& env, bool mpiLaunchersOnly) {

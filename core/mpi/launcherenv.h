@@ -22,6 +22,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hwl::mpi {
 
@@ -33,6 +34,15 @@ struct LauncherRank {
     std::optional<std::uint32_t> size;      ///< none: PMIX_RANK alone says no size
     std::optional<std::uint32_t> localSize; ///< ranks on this host, where the launcher says
 };
+
+/// A variable launcherRank() reads, for the manual's ENVIRONMENT: its name,
+/// its value's form and what it says.
+struct LauncherVariable {
+    std::string name, value, meaning;
+};
+/// Every variable launcherRank() reads, in the order it looks at them
+/// (from the table it reads them by).
+const std::vector<LauncherVariable>& launcherVariables();
 
 /// A variable's value, or null when it is not set (std::getenv, or a test's map).
 using Environment = std::function<const char*(const char*)>;
