@@ -133,6 +133,25 @@ private slots:
                                    << "outside [0, 1)";
         QTest::newRow("300 layers") << "net:8:" + QStringList(300, "relu").join(",") + ",fc2"
                                     << "more than the limit of 256";
+        // A long list is quoted by its head and length, not echoed whole.
+        QTest::newRow("10000 layers quoted short")
+            << "net:8:" + QStringList(10000, "relu").join(",") + ",fc2"
+            << "relu...\" (50009 characters) is not valid";
+        QTest::newRow("a padding past the cap") << "net:1x8x8:conv4k3p1025,flatten,fc2"
+                                                << "has a padding of 1025, past the largest, 1024";
+        QTest::newRow("a stride past the cap") << "net:1x8x8:maxpool2s2000,flatten,fc2"
+                                               << "has a stride of 2000, past the largest, 1024";
+        QTest::newRow("the stride after the padding")
+            << "net:1x8x8:conv8k3p1s2,flatten,fc2"
+            << "has its stride after its padding: the stride (s) comes first, e.g. conv8k3s2p1";
+    }
+    void longListsAreNotEchoed() {
+        try {
+            hwl::parseModelSpec("net:8:" + std::string(50000, 'x'));
+            QFAIL("refused");
+        } catch (const hwl::InputError& e) {
+            QVERIFY2(std::string(e.what()).size() < 1000, e.what());
+        }
     }
     void layerListRefusals() {
         QFETCH(QString, text);

@@ -20,7 +20,8 @@ constexpr const char* kForms =
     "flatten and fcN (e.g. fc50), separated by commas";
 
 [[noreturn]] void badLayer(std::size_t index, const std::string& text, const std::string& why) {
-    throw InputError("layer " + std::to_string(index + 1) + " (" + text + ") " + why);
+    const std::string shown = text.size() <= 60 ? text : text.substr(0, 40) + "...";
+    throw InputError("layer " + std::to_string(index + 1) + " (" + shown + ") " + why);
 }
 
 /// Reads the digits at `at` of `text` as a size in 1..max; advances `at`.
@@ -50,6 +51,32 @@ bool suffix(const std::string& text, std::size_t& at, char letter, std::int64_t&
 
 constexpr std::int64_t kMaxKernel = 1024;
 
+/// Why the part of a convolution or pool from `at` (its stride and
+/// padding) is not one: a value past the largest, the padding before the
+/// stride, or the form in general.
+std::string suffixProblem(const std::string& text, std::size_t at, bool conv) {
+    const std::string form =
+        conv ? "is not convCkK[sS][pP] (stride s >= 1 and padding p >= 0 follow the kernel "
+               "side, in that order, e.g. conv16k3s2p1)"
+             : "is not " + text.substr(0, 7) + "K[sS] (e.g. maxpool2, maxpool3s2)";
+    if (at >= text.size())
+        return form; // a stride of 0
+    if (at > 0 && std::isdigit(static_cast<unsigned char>(text[at])))
+        --at; // a value that did not parse: at its letter
+    const char letter = text[at];
+    const std::string digits =
+        text.substr(at + 1, text.find_first_not_of("0123456789", at + 1) - (at + 1));
+    const char* what = letter == 's' ? "stride" : letter == 'p' && conv ? "padding" : nullptr;
+    if (what && !digits.empty() && (digits.size() > 7 || std::stoll(digits) > kMaxKernel))
+        return "has a " + std::string(what) + " of " + digits + ", past the largest, " +
+               std::to_string(kMaxKernel);
+    if (conv && letter == 's' && text.find('p') < at)
+        return "has its stride after its padding: the stride (s) comes first, e.g. " +
+               text.substr(0, text.find('p')) + "s" + digits +
+               text.substr(text.find('p'), at - text.find('p'));
+    return form;
+}
+
 Layer parseConvOrPool(const std::string& text, std::size_t index) {
     Layer layer;
     std::size_t at = 0;
@@ -77,10 +104,7 @@ Layer parseConvOrPool(const std::string& text, std::size_t index) {
     if (conv)
         ok = ok && suffix(text, at, 'p', layer.padding, kMaxKernel);
     if (!ok || at != text.size() || layer.stride < 1)
-        badLayer(index, text,
-                 conv ? "is not convCkK[sS][pP] (stride s >= 1 and padding p >= 0 follow the "
-                        "kernel side, e.g. conv16k3s2p1)"
-                      : "is not " + text.substr(0, 7) + "K[sS] (e.g. maxpool2, maxpool3s2)");
+        badLayer(index, text, suffixProblem(text, at, conv));
     return layer;
 }
 

@@ -12,8 +12,16 @@ namespace {
 using limits::kMaxParameters;
 using limits::kMaxWidth;
 
+/// The model's text as a message quotes it: a long one (a list of
+/// thousands of layers) cut to its first 100 bytes and its length.
+std::string quotedSpec(const std::string& text) {
+    if (text.size() <= 120)
+        return "\"" + text + "\"";
+    return "\"" + text.substr(0, 100) + "...\" (" + std::to_string(text.size()) + " characters)";
+}
+
 [[noreturn]] void bad(const std::string& text, const std::string& why) {
-    throw InputError("model: \"" + text + "\" is not valid: " + why +
+    throw InputError("model: " + quotedSpec(text) + " is not valid: " + why +
                      ". Accepted forms: mlp:IN-H1-...-OUT[:relu|tanh|sigmoid] (e.g. "
                      "mlp:100-256-10, mlp:784-128-10:tanh) or embedding-bag:V-D-C (e.g. "
                      "embedding-bag:5000-32-4) or cnn:mnist (PyTorch's mnist_hogwild network) or "
@@ -63,7 +71,7 @@ ModelSpec layerListSpec(const std::string& text, const std::string& shape,
         spec.net = parseLayers(list);
         spec.classes = describeLayers(spec.input, spec.net).back().out.size();
     } catch (const InputError& e) {
-        throw InputError("model: \"" + text + "\" is not valid: " + e.what());
+        throw InputError("model: " + quotedSpec(text) + " is not valid: " + e.what());
     }
     return spec;
 }
