@@ -12,6 +12,7 @@
 #include "io/tensorboardlog.h"
 #include "io/tensorboardlogdir.h"
 #include "io/tfrecord.h"
+#include "testutil.h"
 #include "util/errors.h"
 
 #include <QTemporaryDir>
@@ -359,7 +360,20 @@ private slots:
         runs[2].mode = "threads-locked";
         const std::string logdir = dir.path().toStdString() + "/sweep";
         QVERIFY(writeTensorBoardExperiment(logdir, runs));
-        QVERIFY(!writeTensorBoardExperiment(logdir, {ExperimentConfig{}})); // there already
+        std::string note;
+        QVERIFY(!writeTensorBoardExperiment(logdir, {ExperimentConfig{}}, "tensorboard", &note));
+        QVERIFY(note.empty()); // there already, whole: kept without a word
+        // One a crash cut short (its last record's CRC missing) is replaced, and said.
+        const std::string file = logdir + "/" + kTensorBoardExperimentFile;
+        const QByteArray whole = hwl::test::readBytes(file);
+        QVERIFY(hwl::wholeRecords(whole.toStdString()));
+        hwl::test::writeBytes(QString::fromStdString(file), whole.left(whole.size() - 2));
+        QVERIFY(!hwl::wholeRecords(whole.left(whole.size() - 2).toStdString()));
+        QVERIFY(writeTensorBoardExperiment(logdir, runs, "tensorboard", &note));
+        QVERIFY2(note.find("replaced " + file + ", which was not a whole TensorBoard event file") !=
+                     std::string::npos,
+                 note.c_str());
+        QCOMPARE(hwl::test::readBytes(file).size(), whole.size());
         { TensorBoardLog run(logdir, runs[1]); }
         Read root = readSummaries(readEvents(logdir + "/" + kTensorBoardExperimentFile));
         const auto& experiment = root.hparams["_hparams_/experiment"].experiment();

@@ -188,6 +188,8 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     std::optional<TensorBoardLog> events;
     if (!c.tensorboard.empty()) {
         events.emplace(c.tensorboard, c);
+        if (!events->note().empty())
+            std::printf("%s\n", events->note().c_str());
         std::printf("tensorboard: this run writes into %s (view: tensorboard --logdir %s)\n",
                     events->runFolder().c_str(), c.tensorboard.c_str());
     }
@@ -246,7 +248,10 @@ void writeSharedExperiment(const CommandLine& cl) {
     std::vector<ExperimentConfig> configs;
     for (const PresetRun& r : cl.runs)
         configs.push_back(r.config);
-    writeTensorBoardExperiment(cl.runs.front().config.tensorboard, configs);
+    std::string note;
+    writeTensorBoardExperiment(cl.runs.front().config.tensorboard, configs, "tensorboard", &note);
+    if (!note.empty())
+        std::printf("%s\n", note.c_str());
 }
 
 /// A comparison preset or a sweep: each run in order (Comparison), a header

@@ -59,7 +59,7 @@ std::string workerTag(const char* prefix, std::int32_t worker) {
 } // namespace
 
 struct TensorBoardLog::State {
-    std::string logdir, folder;
+    std::string logdir, folder, note;
     std::unique_ptr<RecordWriter> writer;
     double startWall = 0;
     bool scheduled = false;
@@ -137,7 +137,7 @@ TensorBoardLog::TensorBoardLog(const std::string& logdir, const ExperimentConfig
     d_->scheduled = config.lrSchedule != "constant" || config.warmupSteps > 0;
     d_->logdir = logdir;
     d_->folder = makeTensorBoardRunFolder(logdir, config, std::time_t(d_->startWall), name);
-    writeTensorBoardExperiment(logdir, {config}, name);
+    writeTensorBoardExperiment(logdir, {config}, name, &d_->note);
     d_->writer = createEventFile(d_->folder, name, d_->startWall);
     d_->start(config);
 }
@@ -210,6 +210,10 @@ std::string TensorBoardLog::runFolder() const {
 
 std::string TensorBoardLog::error() const {
     return d_->writer->error();
+}
+
+const std::string& TensorBoardLog::note() const {
+    return d_->note;
 }
 
 } // namespace hwl

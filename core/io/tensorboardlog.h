@@ -60,6 +60,9 @@ public:
     std::string runFolder() const;
     /// Why writing stopped (the system's reason); empty while it works.
     std::string error() const;
+    /// What opening the logdir settled (a damaged experiment file replaced);
+    /// empty when nothing.
+    const std::string& note() const;
 
 private:
     struct State;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <system_error>
 
@@ -70,12 +71,29 @@ std::string makeTensorBoardRunFolder(const std::string& logdir, const Experiment
 }
 
 bool writeTensorBoardExperiment(const std::string& logdir,
-                                const std::vector<ExperimentConfig>& runs,
-                                const std::string& name) {
+                                const std::vector<ExperimentConfig>& runs, const std::string& name,
+                                std::string* note) {
     createLogdir(logdir, name);
     const fs::path file = fs::path(logdir) / kTensorBoardExperimentFile;
-    if (fs::exists(file) || runs.empty())
+    if (runs.empty())
         return false;
+    if (fs::exists(file)) {
+        std::string bytes;
+        std::error_code sized;
+        if (fs::file_size(file, sized) <= (std::uintmax_t(16) << 20) && !sized) {
+            std::ifstream in(file, std::ios::binary);
+            bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        }
+        if (wholeRecords(bytes))
+            return false;
+        // Cut short by a crash, or not ours: TensorBoard would show no HParams.
+        std::error_code ec;
+        fs::remove(file, ec);
+        if (note)
+            *note = name + ": replaced " + file.string() +
+                    ", which was not a whole TensorBoard event file (a run cut short while "
+                    "writing it, or another program's)";
+    }
     const double now =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     std::unique_ptr<RecordWriter> writer;

@@ -30,10 +30,13 @@ std::string makeTensorBoardRunFolder(const std::string& logdir, const Experiment
 
 /// The logdir's own file (see above) for the runs `runs` (a sweep's or a
 /// comparison's, or one run's), unless the logdir has it already; creates
-/// `logdir`. Returns whether it wrote it. InputError as above.
+/// `logdir`. A file of that name that is not whole event records (cut short
+/// by a crash) is replaced, and `note` (when given) says so. Returns whether
+/// it wrote it. InputError as above.
 bool writeTensorBoardExperiment(const std::string& logdir,
                                 const std::vector<ExperimentConfig>& runs,
-                                const std::string& name = "tensorboard");
+                                const std::string& name = "tensorboard",
+                                std::string* note = nullptr);
 
 /// The logdir's own file's name.
 inline constexpr const char* kTensorBoardExperimentFile =

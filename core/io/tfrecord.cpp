@@ -38,6 +38,31 @@ std::uint32_t crc32c(const void* data, std::size_t n, std::uint32_t crc) {
     return ~crc;
 }
 
+bool wholeRecords(std::string_view bytes) {
+    const auto u32 = [&](std::size_t at) {
+        std::uint32_t v = 0;
+        for (int i = 3; i >= 0; --i)
+            v = (v << 8) | std::uint8_t(bytes[at + std::size_t(i)]);
+        return v;
+    };
+    std::size_t at = 0, records = 0;
+    while (at < bytes.size()) {
+        if (bytes.size() - at < 12)
+            return false;
+        const std::uint64_t length = std::uint64_t(u32(at)) | (std::uint64_t(u32(at + 4)) << 32);
+        if (maskedCrc(crc32c(bytes.data() + at, 8)) != u32(at + 8) ||
+            length > bytes.size() - at - 12 || bytes.size() - at - 12 - length < 4)
+            return false;
+        const std::size_t data = at + 12;
+        if (maskedCrc(crc32c(bytes.data() + data, std::size_t(length))) !=
+            u32(data + std::size_t(length)))
+            return false;
+        at = data + std::size_t(length) + 4;
+        ++records;
+    }
+    return records > 0;
+}
+
 std::string tfRecord(std::string_view data) {
     std::string record;
     record.reserve(data.size() + 16);

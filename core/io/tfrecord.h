@@ -26,6 +26,11 @@ constexpr std::uint32_t maskedCrc(std::uint32_t crc) {
 /// The bytes of one framed record holding `data`.
 std::string tfRecord(std::string_view data);
 
+/// Whether `bytes` are whole framed records, at least one, each length and
+/// data matching its CRC (a file a crash cut short, or another program's,
+/// is not).
+bool wholeRecords(std::string_view bytes);
+
 /// Appends framed records to a new file. Nothing it does throws after the
 /// constructor: a write that fails is remembered (error()) and the writer
 /// writes nothing more, so a full disk costs the log, never the run.
