@@ -372,6 +372,41 @@ mkdir "$DIR/after" && cp "$MNT"/run/* "$DIR/after/"
         QCOMPARE(readJsonObject(out + "/sweep.json")["runs"].toArray().size(), 1);
     }
 
+    // The free-space check counts the run's own sizes: a small run fits a
+    // 2 MiB disk (a fixed 4 MiB allowance refused it), a large one is
+    // refused before training, and the refusal leaves no folder behind.
+    void spaceCheckCountsTheRunsSizes() {
+        if (QProcess::execute("unshare", {"-rm", "true"}) != 0)
+            QSKIP("needs a mount namespace (unshare -rm) to mount a small tmpfs");
+        const QString dir = tmp_.filePath("space"), mnt = dir + "/mnt";
+        QVERIFY(QDir().mkpath(mnt));
+        const QString script = QStringLiteral(R"(set -e
+mount -t tmpfs -o size=2m tmpfs "$MNT"
+"$APP" --headless $SMALL --quiet --out "$MNT/small" > "$DIR/small.txt" 2>&1 || true
+"$APP" --headless $SMALL --model mlp:20-10000-4 --quiet --out "$MNT/large" > "$DIR/large.txt" 2>&1 || true
+ls -A "$MNT" > "$DIR/listing"
+)");
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("MNT", mnt);
+        env.insert("DIR", dir);
+        env.insert("APP", QString::fromUtf8(hwl::test::kAppBinary));
+        env.insert("SMALL", kSmall.join(' '));
+        p.setProcessEnvironment(env);
+        p.start("unshare", {"-rm", "/bin/sh", "-c", script});
+        QVERIFY(p.waitForFinished(60000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const QString small = QString::fromUtf8(readBytes((dir + "/small.txt").toStdString()));
+        QVERIFY2(small.contains("wrote " + mnt + "/small/{"), qPrintable(small));
+        const QString large = QString::fromUtf8(readBytes((dir + "/large.txt").toStdString()));
+        QVERIFY2(large.contains(QRegularExpression("error: out: the outputs need about [0-9.]+ MiB "
+                                                   "but only [0-9.]+ MiB is free in")),
+                 qPrintable(large));
+        QVERIFY2(!large.contains("epoch 1"), qPrintable(large));
+        QCOMPARE(QString::fromUtf8(readBytes((dir + "/listing").toStdString())).trimmed(),
+                 QString("small")); // the refused run's folder is gone
+    }
+
     // One run owns its --out folder while it lives: a second is refused.
     void secondRunIntoTheSameFolderIsRefused() {
         const QString out = tmp_.filePath("owned");
