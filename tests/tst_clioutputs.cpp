@@ -407,7 +407,8 @@ ls -A "$MNT" > "$DIR/listing"
                  QString("small")); // the refused run's folder is gone
     }
 
-    // One run owns its --out folder while it lives: a second is refused.
+    // One run owns its --out folder while it lives, from before it loads
+    // anything: a second is refused.
     void secondRunIntoTheSameFolderIsRefused() {
         const QString out = tmp_.filePath("owned");
         QProcess first;
@@ -425,6 +426,23 @@ ls -A "$MNT" > "$DIR/listing"
                  qPrintable(second.describe()));
         QCOMPARE(first.exitCode(), 130);
         QCOMPARE(dirEntries(out), kOutputFiles);
+        // Claimed before loading: a run still loading its data holds the
+        // folder, so a fast run started just after it is refused at once
+        // (it used to pass the check, finish, and be replaced by the slow one).
+        const QString raced = tmp_.filePath("raced");
+        QProcess slow;
+        const QString loading = startCliUntil(
+            slow, {"--dataset", "teacher:400000x20:4", "--model", "mlp:20-32-4", "--out", raced},
+            "experiment: ");
+        ::kill(pid_t(slow.processId()), SIGSTOP); // held where it is: most often loading
+        QVERIFY2(loading.contains("experiment: "), qPrintable(loading));
+        RUN_CLI(fast, kSmall + QStringList{"--out", raced});
+        ::kill(pid_t(slow.processId()), SIGCONT);
+        ::kill(pid_t(slow.processId()), SIGINT);
+        QVERIFY(slow.waitForFinished(60000));
+        QVERIFY2(fast.code == 2 && fast.err.contains("another hogwild-lab run is writing into"),
+                 qPrintable(fast.describe()));
+        QVERIFY2(!fast.out.contains("epoch 1"), qPrintable(fast.describe()));
     }
 
     void outIsRegularFile() {

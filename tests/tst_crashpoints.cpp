@@ -186,6 +186,45 @@ private slots:
         }
     }
 
+    // A sweep whose first run could not commit its files (a full disk) or
+    // was killed while writing them keeps nothing of that run: started
+    // again, it settles the folder, makes that run again and keeps the
+    // finished one (where before it kept a run without weights, or refused
+    // the folder as "another experiment's").
+    void aSweepMakesAgainARunThatWasNotCommitted() {
+        for (const char* hook : {"HWL_TEST_FAIL_AT", "HWL_TEST_CRASH_AT"}) {
+            const QString out = tmp_.filePath(QStringLiteral("sweep-%1").arg(hook));
+            const QStringList args = kTiny + QStringList{"--sweep", "lr=0.1,0.2", "--out", out};
+            const QString traced = tmp_.filePath("sweep-traced");
+            copyRun({}, traced);
+            const QStringList steps =
+                tracedSteps(kTiny + QStringList{"--sweep", "lr=0.1,0.2", "--out", traced});
+            const int k = int(steps.indexOf(QRegularExpression("^write .*/lr=0\\.1/\\.hwl-staging-"
+                                                               "\\d+/weights\\.npz$"))) +
+                          1;
+            QVERIFY2(k > 0, qPrintable(steps.join('\n')));
+            const Result first = runWith(args, {{hook, QString::number(k)}});
+            const bool killed = QString(hook) == "HWL_TEST_CRASH_AT";
+            QVERIFY2(killed ? first.status == QProcess::CrashExit : first.code == 1,
+                     qPrintable(first.describe()));
+            const Result again = runWith(args, {});
+            QVERIFY2(again.code == 0, qPrintable(again.describe()));
+            QVERIFY2(!again.out.contains("lr=0.1: finished before, kept"),
+                     qPrintable(again.describe()));
+            if (!killed) // run 2 was made after run 1's failure: kept now
+                QVERIFY2(again.out.contains("lr=0.2: finished before, kept"),
+                         qPrintable(again.describe()));
+            if (killed)
+                QVERIFY2(again.out.contains("the unfinished files of a run that was interrupted"),
+                         qPrintable(again.describe()));
+            for (const char* run : {"/lr=0.1", "/lr=0.2"}) {
+                QVERIFY(hwl::checkRunFolder((out + run).toStdString(), true).whole());
+                QVERIFY2(leftovers(out + run).isEmpty(),
+                         qPrintable(leftovers(out + run).join(",")));
+            }
+        }
+    }
+
     // The next run into a folder a crash left says what it settled.
     void theNextRunSaysWhatItSettled() {
         const QString out = tmp_.filePath("next");

@@ -110,6 +110,26 @@ class TestResume : public QObject {
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
     }
 
+    /// The epochs of a run folder's metrics.csv's epoch rows, checking that
+    /// time and samples never go back.
+    static QList<quint32> epochsIn(const QString& folder) {
+        const hwl::MetricsLog log =
+            hwl::MetricsLog::fromCsv((folder + "/metrics.csv").toStdString());
+        QList<quint32> epochs;
+        double time = 0;
+        std::uint64_t samples = 0;
+        bool forward = true;
+        log.forEach([&](const hwl::Sample& s) {
+            if (s.kind != hwl::Sample::EpochEnd)
+                return;
+            epochs << s.epoch;
+            forward = forward && s.time >= time && s.samples > samples;
+            time = s.time;
+            samples = s.samples;
+        });
+        return forward ? epochs : QList<quint32>{};
+    }
+
     /// The CLI's refusal of `args`: status 2, nothing trained, `message` said.
     void refused(const QStringList& args, const QString& message) {
         const Result r = runCli(args);
@@ -153,22 +173,17 @@ private slots:
                  tensorsOf(dir("full/optimizer.safetensors")));
         // Without the momentum it would not be the same run: the buffers matter.
         QVERIFY(half.at("state.0.momentum_buffer") != std::vector<float>(16 * 20, 0.0f));
-        // metrics.csv keeps the first run's epochs, then counts on: epochs
-        // 1 to 10, time and samples never going back.
-        const hwl::MetricsLog log =
-            hwl::MetricsLog::fromCsv(dir("resumed/metrics.csv").toStdString());
-        QList<quint32> epochs;
-        double time = 0;
-        std::uint64_t samples = 0;
-        log.forEach([&](const hwl::Sample& s) {
-            if (s.kind != hwl::Sample::EpochEnd)
-                return;
-            epochs << s.epoch;
-            QVERIFY(s.time >= time && s.samples > samples);
-            time = s.time;
-            samples = s.samples;
-        });
-        QCOMPARE(epochs, (QList<quint32>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+        // metrics.csv keeps the first run's epochs, then counts on.
+        QCOMPARE(epochsIn(dir("resumed")), (QList<quint32>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+        // The same in place (--resume DIR writing into DIR), where the
+        // earlier rows used to be dropped.
+        train(QStringList(kRun) << "--mode"
+                                << "serial"
+                                << "--epochs"
+                                << "2"
+                                << "--out" << dir("inplace"));
+        train({"--resume", dir("inplace"), "--epochs", "4", "--quiet"});
+        QCOMPARE(epochsIn(dir("inplace")), (QList<quint32>{1, 2, 3, 4}));
     }
 
     // Each optimizer's state (its buffers under torch's state keys, the
