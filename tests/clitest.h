@@ -147,6 +147,27 @@ inline Result runCli(const QStringList& args, int timeoutMs = 120000) {
     return r;
 }
 
+/// Runs `hogwild-lab --headless ARGS` to the end with `env` added to the
+/// environment (the crash tests' hooks, TMPDIR).
+inline Result runCliWith(const QStringList& args, const QMap<QString, QString>& env,
+                         int timeoutMs = 120000) {
+    QProcess p;
+    QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+    for (auto it = env.begin(); it != env.end(); ++it)
+        e.insert(it.key(), it.value());
+    p.setProcessEnvironment(e);
+    p.setProgram(QString::fromUtf8(hwl::test::kAppBinary));
+    p.setArguments(QStringList{"--headless"} + args);
+    Result r;
+    p.start();
+    r.started = p.waitForStarted(10000);
+    if (r.started) {
+        r.pid = p.processId();
+        collect(p, r, timeoutMs);
+    }
+    return r;
+}
+
 /// Runs `hogwild-lab ARGS` (the window's options) to the end, without a
 /// display unless `platform` names a Qt platform (e.g. "offscreen").
 inline Result runWindowApp(const QStringList& args, const QString& platform = {}) {

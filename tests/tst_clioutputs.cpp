@@ -28,6 +28,29 @@ class TestCliOutputs : public QObject {
 
     QTemporaryDir tmp_;
 
+    /// Runs the shell `script` as root of a mount namespace of its own, with
+    /// MNT (an empty folder for a small tmpfs), DIR (its parent, for what the
+    /// script keeps), APP (the program) and SMALL (kSmall) set, plus `more`.
+    /// The script's stderr when it failed; empty when it ran to its end.
+    QString inMountNamespace(const QString& dir, const QString& script,
+                             const QMap<QString, QString>& more = {}) {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("MNT", dir + "/mnt");
+        env.insert("DIR", dir);
+        env.insert("APP", QString::fromUtf8(hwl::test::kAppBinary));
+        env.insert("SMALL", kSmall.join(' '));
+        for (auto it = more.begin(); it != more.end(); ++it)
+            env.insert(it.key(), it.value());
+        p.setProcessEnvironment(env);
+        p.start("unshare", {"-rm", "/bin/sh", "-c", script});
+        if (!p.waitForFinished(120000))
+            return "the script did not end";
+        return p.exitCode() == 0 ? QString()
+                                 : QString::fromUtf8(p.readAllStandardError()) + " (exit " +
+                                       QString::number(p.exitCode()) + ")";
+    }
+
 private slots:
     void initTestCase() { QVERIFY(tmp_.isValid()); }
 
@@ -309,17 +332,10 @@ code=0; wait $pid || code=$?; echo $code > "$DIR/second.code"
 ls -A "$MNT/run" > "$DIR/listing"
 mkdir "$DIR/after" && cp "$MNT"/run/* "$DIR/after/"
 )");
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("MNT", mnt);
-        env.insert("DIR", dir);
-        env.insert("APP", QString::fromUtf8(hwl::test::kAppBinary));
-        env.insert("SMALL", kSmall.join(' '));
-        env.insert("LONG", "--dataset teacher:40000x20:4 --model mlp:20-32-4 --epochs 1000");
-        p.setProcessEnvironment(env);
-        p.start("unshare", {"-rm", "/bin/sh", "-c", script});
-        QVERIFY(p.waitForFinished(120000));
-        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const QString failed = inMountNamespace(
+            dir, script,
+            {{"LONG", "--dataset teacher:40000x20:4 --model mlp:20-32-4 --epochs 1000"}});
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
         const QString second = QString::fromUtf8(readBytes((dir + "/second.txt").toStdString()));
         QCOMPARE(readBytes((dir + "/second.code").toStdString()).trimmed(), QByteArray("1"));
         QVERIFY2(second.contains("wrote nothing into " + mnt +
@@ -386,16 +402,8 @@ mount -t tmpfs -o size=2m tmpfs "$MNT"
 "$APP" --headless $SMALL --model mlp:20-10000-4 --quiet --out "$MNT/large" > "$DIR/large.txt" 2>&1 || true
 ls -A "$MNT" > "$DIR/listing"
 )");
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("MNT", mnt);
-        env.insert("DIR", dir);
-        env.insert("APP", QString::fromUtf8(hwl::test::kAppBinary));
-        env.insert("SMALL", kSmall.join(' '));
-        p.setProcessEnvironment(env);
-        p.start("unshare", {"-rm", "/bin/sh", "-c", script});
-        QVERIFY(p.waitForFinished(60000));
-        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const QString failed = inMountNamespace(dir, script);
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
         const QString small = QString::fromUtf8(readBytes((dir + "/small.txt").toStdString()));
         QVERIFY2(small.contains("wrote " + mnt + "/small/{"), qPrintable(small));
         const QString large = QString::fromUtf8(readBytes((dir + "/large.txt").toStdString()));

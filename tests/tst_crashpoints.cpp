@@ -25,23 +25,9 @@ namespace {
 const QStringList kTiny = {"--dataset", "teacher:200x4:2", "--model", "mlp:4-8-2", "--epochs",
                            "1",         "--mode",          "serial"};
 
-/// Runs the program with `env` added; the result.
+/// Runs the program quietly with `env` added; the result.
 Result runWith(const QStringList& args, const QMap<QString, QString>& env) {
-    QProcess p;
-    QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
-    for (auto it = env.begin(); it != env.end(); ++it)
-        e.insert(it.key(), it.value());
-    p.setProcessEnvironment(e);
-    p.setProgram(QString::fromUtf8(kAppBinary));
-    p.setArguments(QStringList{"--headless", "--quiet"} + args);
-    Result r;
-    p.start();
-    r.started = p.waitForStarted(10000);
-    if (r.started) {
-        r.pid = p.processId();
-        collect(p, r, 60000);
-    }
-    return r;
+    return runCliWith(QStringList{"--quiet"} + args, env, 60000);
 }
 
 /// The seed of the run in `dir` as its experiment.json says (-1: none).
