@@ -177,13 +177,20 @@ private slots:
         QCOMPARE(epochsIn(dir("resumed")), (QList<quint32>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
         // The same in place (--resume DIR writing into DIR), where the
         // earlier rows used to be dropped.
+        // Its TensorBoard run goes on in the same folder, a second event file.
         train(QStringList(kRun) << "--mode"
                                 << "serial"
                                 << "--epochs"
                                 << "2"
-                                << "--out" << dir("inplace"));
-        train({"--resume", dir("inplace"), "--epochs", "4", "--quiet"});
+                                << "--out" << dir("inplace") << "--tensorboard" << dir("tb"));
+        const QString run =
+            readJsonObject(dir("inplace/summary.json"))["tensorboard_run"].toString();
+        QVERIFY(!run.isEmpty());
+        train({"--resume", dir("inplace"), "--epochs", "4", "--quiet", "--tensorboard", dir("tb")});
         QCOMPARE(epochsIn(dir("inplace")), (QList<quint32>{1, 2, 3, 4}));
+        QCOMPARE(QDir(dir("tb")).entryList(QDir::Dirs | QDir::NoDotAndDotDot), QStringList{run});
+        QCOMPARE(QDir(dir("tb") + "/" + run).entryList({"events.out.tfevents.*"}).size(), 2);
+        QCOMPARE(readJsonObject(dir("inplace/summary.json"))["tensorboard_run"].toString(), run);
     }
 
     // Each optimizer's state (its buffers under torch's state keys, the

@@ -208,7 +208,10 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     // The files first: under mpirun a SIGTERM leaves 1 s before SIGKILL, and
     // printing may wait for mpirun to read.
     std::vector<std::string> notWritten;
-    const std::string wrote = folder ? folder->writeRun(run, log, s, started, notWritten) : "";
+    const std::string tensorboardRun =
+        events ? std::filesystem::path(events->runFolder()).filename().string() : std::string();
+    const std::string wrote =
+        folder ? folder->writeRun(run, log, s, started, notWritten, tensorboardRun) : "";
     if (events)
         events->finish(s);
     return reportEnd(run, s, wrote, notWritten, events ? &*events : nullptr, interrupted);

@@ -199,6 +199,13 @@ std::string isoTimeUtc(std::chrono::system_clock::time_point t) {
     return text;
 }
 
+std::string tensorBoardRunOf(const std::string& summaryText) {
+    const json doc = json::parse(summaryText, nullptr, false);
+    if (!doc.is_object() || !doc.contains("tensorboard_run") || !doc["tensorboard_run"].is_string())
+        return {};
+    return doc["tensorboard_run"].get<std::string>();
+}
+
 std::string runSummaryJson(const RunRecord& r) {
     const RunSummary& s = r.summary;
     json workers = json::array();
@@ -224,6 +231,8 @@ std::string runSummaryJson(const RunRecord& r) {
         doc["failure"] = s.failure;
     if (!s.outcomeReason.empty())
         doc["outcome_reason"] = s.outcomeReason;
+    if (!r.tensorboardRun.empty())
+        doc["tensorboard_run"] = r.tensorboardRun;
     if (r.normalization.applies())
         doc["normalization"] = {{"setting", r.normalization.setting},
                                 {"mean", r.normalization.mean},

@@ -24,6 +24,7 @@ struct RunRecord {
     std::vector<WorkerSnapshot> workers; ///< the telemetry's last word on each
     std::chrono::system_clock::time_point started, ended;
     Normalization normalization; ///< what --normalize applied (none: no "normalization")
+    std::string tensorboardRun;  ///< its TensorBoard run folder (none: no "tensorboard_run")
 };
 
 /// The summary.json text of `record` (UTF-8, 2-space indent, ends in a
@@ -36,6 +37,10 @@ std::string runSummaryJson(const RunRecord& record);
 /// sweep's table, io/runstable.h). Throws InputError naming `origin` when
 /// the text is not a summary.json.
 RunSummary runSummaryFromJson(const std::string& text, const std::string& origin);
+
+/// The TensorBoard run folder summary.json's text names ("tensorboard_run"):
+/// where a run resumed from it goes on logging. Empty when none.
+std::string tensorBoardRunOf(const std::string& summaryText);
 
 /// "2026-12-04T15:20:01Z": a time in UTC as ISO 8601 says, to the second.
 std::string isoTimeUtc(std::chrono::system_clock::time_point t);

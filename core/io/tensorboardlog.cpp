@@ -1,5 +1,7 @@
 #include "io/tensorboardlog.h"
 
+#include "io/runsummaryfile.h"
+
 #include "io/runstable.h"
 #include "io/tensorboardlogdir.h"
 #include "io/tensorboardsummary.h"
@@ -10,6 +12,8 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 #include <unistd.h>
@@ -130,13 +134,36 @@ void TensorBoardLog::State::onEval(const Sample& s, double wall) {
     evalSamples = s.samples;
 }
 
+namespace {
+/// The TensorBoard run folder in `logdir` of the run `config` resumes (its
+/// summary.json names it), where this run goes on; empty when there is none.
+std::string continuedFolder(const std::string& logdir, const ExperimentConfig& config) {
+    if (config.resume.empty())
+        return {};
+    std::ifstream in(std::filesystem::path(config.resume) / "summary.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string run = tensorBoardRunOf(text.str());
+    std::error_code ec;
+    if (run.empty() || run.find('/') != std::string::npos || run[0] == '.' ||
+        !std::filesystem::is_directory(std::filesystem::path(logdir) / run, ec))
+        return {};
+    return (std::filesystem::path(logdir) / run).string();
+}
+} // namespace
+
 TensorBoardLog::TensorBoardLog(const std::string& logdir, const ExperimentConfig& config,
                                const std::string& name)
     : d_(std::make_unique<State>()) {
     d_->startWall = wallNow();
     d_->scheduled = config.lrSchedule != "constant" || config.warmupSteps > 0;
     d_->logdir = logdir;
-    d_->folder = makeTensorBoardRunFolder(logdir, config, std::time_t(d_->startWall), name);
+    d_->folder = continuedFolder(logdir, config);
+    if (d_->folder.empty())
+        d_->folder = makeTensorBoardRunFolder(logdir, config, std::time_t(d_->startWall), name);
+    else
+        d_->note = name + ": this run continues the TensorBoard run " + d_->folder +
+                   " of the run it resumes (a new event file beside the earlier one)";
     writeTensorBoardExperiment(logdir, {config}, name, &d_->note);
     d_->writer = createEventFile(d_->folder, name, d_->startWall);
     d_->start(config);

@@ -351,7 +351,8 @@ OutputReport OutputFolder::write(const Run& run, const MetricsLog& log, bool wit
 
 std::string OutputFolder::writeRun(Run& run, const MetricsLog& log, const RunSummary& s,
                                    std::chrono::system_clock::time_point started,
-                                   std::vector<std::string>& failed) {
+                                   std::vector<std::string>& failed,
+                                   const std::string& tensorboardRun) {
     const bool withWeights = s.state != RunState::Failed;
     const RunRecord record{run.config(),
                            run.info().mode,
@@ -360,7 +361,8 @@ std::string OutputFolder::writeRun(Run& run, const MetricsLog& log, const RunSum
                            run.telemetry().workers(),
                            started,
                            std::chrono::system_clock::now(),
-                           run.info().normalization};
+                           run.info().normalization,
+                           tensorboardRun};
     const OutputReport report = write(run, log, withWeights, record);
     failed = report.failed;
     if (!report.committed)

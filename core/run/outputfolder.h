@@ -80,9 +80,10 @@ public:
     /// (a diverged run's are NaN; the metrics say what happened). Returns
     /// the line that says what was written ("wrote DIR/{...}; ..."); the
     /// files that could not be written, with why, go to `failed`.
+    /// `tensorboardRun`: the run's TensorBoard folder's name, for summary.json.
     std::string writeRun(Run& run, const MetricsLog& log, const RunSummary& s,
                          std::chrono::system_clock::time_point started,
-                         std::vector<std::string>& failed);
+                         std::vector<std::string>& failed, const std::string& tensorboardRun = {});
 
 private:
     std::string dir_;

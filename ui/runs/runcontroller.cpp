@@ -4,6 +4,7 @@
 
 #include <QMetaObject>
 #include <QPointer>
+#include <filesystem>
 
 #include <algorithm>
 #include <system_error>
@@ -114,8 +115,11 @@ void RunController::onPrepared(const QString& error, bool cancelled) {
             const ExperimentConfig& config = run_->config();
             if (outputs_) // checked before training, as headless
                 outputs_->checkSpace(OutputFolder::bytesNeededFor(*run_));
-            if (!config.tensorboard.empty())
+            if (!config.tensorboard.empty()) {
                 events_ = std::make_unique<TensorBoardLog>(config.tensorboard, config);
+                if (!events_->note().empty())
+                    emit eventLogged(QString::fromStdString(events_->note()), false);
+            }
             startedAt_ = std::chrono::system_clock::now();
             run_->start();
         } catch (const std::exception& e) {
@@ -216,10 +220,10 @@ void RunController::tick() {
         if (!rest.isEmpty())
             emit samplesArrived(rest);
         const RunSummary s = run_->summary();
+        if (outputs_) // first, as headless: summary.json names the TensorBoard run
+            writeOutputs(s);
         if (events_)
             finishEvents(rest, s);
-        if (outputs_)
-            writeOutputs(s);
         for (const auto& e : s.explanations)
             emit eventLogged(QStringLiteral("Pitfall: ") + QString::fromStdString(e), true);
         for (const auto& r : s.remarks)
@@ -232,7 +236,10 @@ void RunController::tick() {
 
 void RunController::writeOutputs(const RunSummary& summary) {
     std::vector<std::string> failed;
-    const std::string line = outputs_->writeRun(*run_, metrics_, summary, startedAt_, failed);
+    const std::string tensorboardRun =
+        events_ ? std::filesystem::path(events_->runFolder()).filename().string() : std::string();
+    const std::string line =
+        outputs_->writeRun(*run_, metrics_, summary, startedAt_, failed, tensorboardRun);
     outputs_.reset(); // the folder's lock goes with it
     emit eventLogged(QStringLiteral("Out: ") + QString::fromStdString(line), !failed.empty());
     for (const std::string& f : failed)
