@@ -464,7 +464,7 @@ private slots:
     }
 
     // --compare lists each run once, names a summary.json that is not a
-    // file, leaves out a figure out of its range (a run written before
+    // file or is too large to be one, leaves out a figure out of its range (a run written before
     // manifests, so not caught by one) and keeps a Markdown row on one line.
     void compareReadsWholeRunsOnce() {
         const QString run = tmp_.filePath("once/a\nb");
@@ -488,6 +488,15 @@ private slots:
                                         ": written before runs had a manifest") &&
                      range.err.contains("final.test_accuracy is 1.2e+29, outside 0 to 100"),
                  qPrintable(range.describe()));
+        const QString big = tmp_.filePath("once/big");
+        QVERIFY(QDir().mkpath(big));
+        QFile huge(big + "/summary.json");
+        QVERIFY(huge.open(QIODevice::WriteOnly) && huge.resize(17 << 20)); // sparse: no disk
+        huge.close();
+        RUN_CLI(large, {"--compare", big, run});
+        QVERIFY2(large.code == 1 && large.err.contains("is 17 MiB, more than a run's "
+                                                       "summary.json (16 MiB at most)"),
+                 qPrintable(large.describe()));
         const QString fifo = tmp_.filePath("once/fifo");
         QVERIFY(QDir().mkpath(fifo));
         QCOMPARE(::mkfifo((fifo + "/summary.json").toLocal8Bit().constData(), 0600), 0);
