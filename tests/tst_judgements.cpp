@@ -174,6 +174,14 @@ private slots:
         QCOMPARE(experimentFileJson(cl.config), experimentFileJson(c));
         for (const char* key : {"\"momentum\"", "\"transport\"", "\"dropout\"", "\"blocks\""})
             QVERIFY2(experimentFileJson(c).find(key) == std::string::npos, key);
+        // An earlier version's experiment.json listed every field, applying
+        // or not: it stays usable with --config, its fields judged by value.
+        const std::string old = writeFile(tmp_, "every-field.json", c.toJson().c_str());
+        const CommandLine earlier = parseCommandLine({"--config", old});
+        QVERIFY(validateExperiment(earlier.config).empty());
+        c.momentum = 0.5; // away from its default where it does not apply: refused as before
+        const std::string away = writeFile(tmp_, "every-field-away.json", c.toJson().c_str());
+        QVERIFY(!validateExperiment(parseCommandLine({"--config", away}).config).empty());
     }
 
     // The mode's message lost where it came from ("mode: unknown mode"):

@@ -184,6 +184,18 @@ void resumedExperiment(ExperimentConfig& base, const std::vector<Flag>& experime
     base.out = dir.string();
 }
 
+/// Whether a file's `keys` are every field of the table (all but two at
+/// most: fields added since): the experiment.json an earlier version wrote,
+/// which listed every field whether it applied or not. Its fields are not
+/// the user's choices and keep the value rule (refused only away from
+/// their defaults), so that such a run folder stays usable with --config.
+bool isFullDump(const std::vector<std::string>& keys) {
+    std::size_t listed = 0;
+    for (const Field& f : experimentFields())
+        listed += std::find(keys.begin(), keys.end(), f.key) != keys.end();
+    return listed + 2 >= experimentFields().size();
+}
+
 /// `base` with --config and then the experiment flags applied; sets
 /// `*workersInFile` when a --config file chose the worker count.
 ExperimentConfig configured(ExperimentConfig base, const std::vector<Flag>& experiment,
@@ -196,6 +208,8 @@ ExperimentConfig configured(ExperimentConfig base, const std::vector<Flag>& expe
             const std::vector<std::string> keys = base.mergeJsonFile(*f.value);
             if (workersInFile && std::find(keys.begin(), keys.end(), "workers") != keys.end())
                 *workersInFile = true;
+            if (isFullDump(keys))
+                continue; // an earlier version's experiment.json: judged by value, as then
             for (const std::string& key : keys)
                 if (findField(key))
                     base.markGiven(key, "config \"" + *f.value + "\"");
