@@ -292,7 +292,8 @@ private slots:
     }
 
     // A run that replaces another and fails writes no weights: the replaced
-    // run's are removed with it, not left beside the failed run's summary.
+    // run's are removed with it, not left beside the failed run's summary;
+    // one that continues the folder's own run keeps that run instead.
     void replacedRunLeavesNoFileOfTheOldOne() {
         const QString out = tmp_.filePath("replaced");
         RUN_CLI(first, kSmall + QStringList{"--out", out});
@@ -306,6 +307,19 @@ private slots:
                  qPrintable(diverged.describe()));
         QCOMPARE(dirEntries(out),
                  (QStringList{"experiment.json", "manifest.json", "metrics.csv", "summary.json"}));
+        // Resumed in place and failing, a run keeps the checkpoint it
+        // continued: nothing of the failed run replaces it.
+        RUN_CLI(base, {"--dataset", "teacher:2000x16:4", "--model", "mlp:16-64-4", "--mode",
+                       "serial", "--epochs", "2", "--out", out, "--overwrite"});
+        QCOMPARE(base.code, 0);
+        const QByteArray weights = readBytes((out + "/weights.safetensors").toStdString());
+        RUN_CLI(failing, {"--resume", out, "--epochs", "5", "--lr", "100", "--momentum", "0.99"});
+        QCOMPARE(failing.code, 1);
+        QVERIFY2(failing.out.contains("wrote nothing into " + out +
+                                      ": it keeps the run this one continued"),
+                 qPrintable(failing.describe()));
+        QCOMPARE(readBytes((out + "/weights.safetensors").toStdString()), weights);
+        QVERIFY(hwl::checkRunFolder(out.toStdString(), true).whole());
     }
 
     // A disk that fills during a run (an 8 MiB tmpfs in a mount namespace of

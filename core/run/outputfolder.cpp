@@ -363,6 +363,14 @@ std::string OutputFolder::writeRun(Run& run, const MetricsLog& log, const RunSum
                            std::chrono::system_clock::now(),
                            run.info().normalization,
                            tensorboardRun};
+    std::error_code ec;
+    if (!withWeights && !run.config().resume.empty() &&
+        fs::equivalent(run.config().resume, dir_, ec)) {
+        failed.clear(); // the run's failure is its error; the folder's run is kept
+        return "wrote nothing into " + dir_ +
+               ": it keeps the run this one continued (a failed run does not replace the "
+               "checkpoint it resumed from)";
+    }
     const OutputReport report = write(run, log, withWeights, record);
     failed = report.failed;
     if (!report.committed)
