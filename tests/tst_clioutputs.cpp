@@ -398,8 +398,21 @@ mkdir "$DIR/after" && cp "$MNT"/run/* "$DIR/after/"
             QCOMPARE(readBytes((out + "/sweep.csv").toStdString()), table);
         }
         RUN_CLI(replaced, tiny + QStringList{"--sweep", "lr=0.5", "--overwrite"});
-        QVERIFY2(replaced.code == 0, qPrintable(replaced.describe()));
+        QVERIFY2(replaced.code == 0 &&
+                     replaced.out.contains("sweep: replacing the sweep in " + out +
+                                           " (--overwrite); the runs of its grid that this one "
+                                           "does not make stay in their folders: (4 runs: "),
+                 qPrintable(replaced.describe()));
         QCOMPARE(readJsonObject(out + "/sweep.json")["runs"].toArray().size(), 1);
+        // A sweep refused before it starts (a run folder of another
+        // experiment in its way) records no grid.
+        const QString blocked = tmp_.filePath("grid-blocked");
+        RUN_CLI(other, tiny.mid(0, tiny.size() - 1) + QStringList{blocked + "/lr=0.1"});
+        QCOMPARE(other.code, 0);
+        RUN_CLI(refused, tiny.mid(0, tiny.size() - 1) +
+                             QStringList{blocked, "--sweep", "lr=0.1,0.2", "--epochs", "2"});
+        QCOMPARE(refused.code, 2);
+        QVERIFY(!QFile::exists(blocked + "/sweep.json"));
     }
 
     // The free-space check counts the run's own sizes: a small run fits a
@@ -413,7 +426,7 @@ mkdir "$DIR/after" && cp "$MNT"/run/* "$DIR/after/"
         const QString script = QStringLiteral(R"(set -e
 mount -t tmpfs -o size=2m tmpfs "$MNT"
 "$APP" --headless $SMALL --quiet --out "$MNT/small" > "$DIR/small.txt" 2>&1 || true
-"$APP" --headless $SMALL --model mlp:20-10000-4 --quiet --out "$MNT/large" > "$DIR/large.txt" 2>&1 || true
+"$APP" --headless $SMALL --model mlp:20-10000-4 --quiet --out "$MNT/large/a/b" > "$DIR/large.txt" 2>&1 || true
 ls -A "$MNT" > "$DIR/listing"
 )");
         const QString failed = inMountNamespace(dir, script);
@@ -426,7 +439,7 @@ ls -A "$MNT" > "$DIR/listing"
                  qPrintable(large));
         QVERIFY2(!large.contains("epoch 1"), qPrintable(large));
         QCOMPARE(QString::fromUtf8(readBytes((dir + "/listing").toStdString())).trimmed(),
-                 QString("small")); // the refused run's folder is gone
+                 QString("small")); // the refused run's folders are gone, parents too
     }
 
     // One run owns its --out folder while it lives, from before it loads

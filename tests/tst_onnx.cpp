@@ -237,8 +237,9 @@ private slots:
         QCOMPARE(m.nodes[2].inputs.front(), m.nodes[1].outputs[0]); // the first layer reads it
         for (const auto& [name, expected] :
              {std::pair{"normalize_mean", n.mean}, std::pair{"normalize_std", n.stddev}}) {
+            const std::string wanted = name; // a lambda may not capture a structured binding
             const auto t = std::find_if(m.initializers.begin(), m.initializers.end(),
-                                        [&](const reader::Tensor& x) { return x.name == name; });
+                                        [&](const reader::Tensor& x) { return x.name == wanted; });
             QVERIFY2(t != m.initializers.end(), name);
             QStringList shape;
             for (const std::int64_t d : t->dims)

@@ -191,6 +191,11 @@ private slots:
         QCOMPARE(QDir(dir("tb")).entryList(QDir::Dirs | QDir::NoDotAndDotDot), QStringList{run});
         QCOMPARE(QDir(dir("tb") + "/" + run).entryList({"events.out.tfevents.*"}).size(), 2);
         QCOMPARE(readJsonObject(dir("inplace/summary.json"))["tensorboard_run"].toString(), run);
+        // Resumed into another folder it is another run: a TensorBoard run of its own.
+        train({"--resume", dir("inplace"), "--epochs", "5", "--quiet", "--tensorboard", dir("tb"),
+               "--out", dir("forked")});
+        QCOMPARE(QDir(dir("tb")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size(), 2);
+        QCOMPARE(QDir(dir("tb") + "/" + run).entryList({"events.out.tfevents.*"}).size(), 2);
     }
 
     // Each optimizer's state (its buffers under torch's state keys, the

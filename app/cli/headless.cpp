@@ -180,8 +180,10 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
     printPrepared(run);
     // Checked and held before training: a long run never ends in a write
     // that could not happen, or one mixed with another run's.
-    if (folder)
+    if (folder) {
         folder->checkSpace(OutputFolder::bytesNeededFor(run));
+        folder->keepEarlierMetrics(c); // read now, with the weights it continues
+    }
     std::fflush(stdout);
     if (stopSignal() != 0) // while the last of the loading was not polled
         return interruptedBeforeTraining();
@@ -264,6 +266,7 @@ void writeSharedExperiment(const CommandLine& cl) {
 int compareRuns(const CommandLine& cl) {
     claimSweepFolder(cl); // another grid is refused before any run starts
     const EarlierRuns earlier = findEarlierRuns(cl);
+    recordSweepGrid(cl);
     Comparison comparison(cl.runs);
     std::vector<ComparedRun> done;
     std::vector<TableRun> rows;

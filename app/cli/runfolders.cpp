@@ -216,12 +216,31 @@ void claimSweepFolder(const CommandLine& cl) {
         readSweepCsv(csv, heldLabels, heldKeys);
     }
     const bool held = fs::exists(json, ec) || fs::exists(csv, ec);
-    if (held && (heldKeys != cl.sweepKeys || heldLabels != labels) && !cl.overwrite)
+    if (!held || (heldKeys == cl.sweepKeys && heldLabels == labels))
+        return;
+    if (!cl.overwrite)
         throw InputError("--sweep: " + hwl::quoted(dir) + " holds another sweep, over " +
                          gridText(heldKeys, heldLabels) + ", where this one is over " +
                          gridText(cl.sweepKeys, labels) +
                          "; to keep it, choose a new --out folder; to replace it, add "
                          "--overwrite (the same sweep started again keeps its finished runs)");
+    std::vector<std::string> staying;
+    for (const std::string& label : heldLabels)
+        if (std::find(labels.begin(), labels.end(), label) == labels.end())
+            staying.push_back(label);
+    std::printf("sweep: replacing the sweep in %s (--overwrite)%s\n", dir.c_str(),
+                staying.empty() ? ""
+                                : ("; the runs of its grid that this one does not make stay in "
+                                   "their folders: " +
+                                   gridText({}, staying).substr(1))
+                                      .c_str());
+}
+
+void recordSweepGrid(const CommandLine& cl) {
+    if (cl.sweepOut.empty() || cl.sweepKeys.empty())
+        return;
+    const fs::path dir(cl.sweepOut);
+    std::error_code ec;
     nlohmann::ordered_json runs = nlohmann::ordered_json::array();
     for (const PresetRun& r : cl.runs)
         runs.push_back(
@@ -229,7 +248,7 @@ void claimSweepFolder(const CommandLine& cl) {
     const nlohmann::ordered_json j = {
         {"format", "hogwild-lab sweep"}, {"version", 1}, {"keys", cl.sweepKeys}, {"runs", runs}};
     fs::create_directories(dir, ec);
-    writeFileAtomically(json, j.dump(2) + "\n");
+    writeFileAtomically(dir / "sweep.json", j.dump(2) + "\n");
 }
 
 std::string keptRunLine(const PresetRun& run, std::size_t index, std::size_t total) {

@@ -39,9 +39,13 @@ EarlierRuns findEarlierRuns(const CommandLine& cl);
 /// A sweep's --out folder records its grid in sweep.json (the sweep's keys
 /// and its runs' labels, docs/file-formats.md). Refuses (InputError) a
 /// sweep whose grid is not the one the folder holds (from sweep.json, or
-/// from an older sweep.csv), unless cl.overwrite; writes sweep.json
-/// otherwise. Nothing for a run that is not a sweep's.
+/// from an older sweep.csv), unless cl.overwrite, when it says which runs
+/// of the old grid stay. Nothing for a run that is not a sweep's.
 void claimSweepFolder(const CommandLine& cl);
+
+/// Writes the sweep's grid into its folder's sweep.json: once the sweep is
+/// accepted (claimSweepFolder, findEarlierRuns), before its runs start.
+void recordSweepGrid(const CommandLine& cl);
 
 /// The line a sweep prints for a run it keeps.
 std::string keptRunLine(const PresetRun& run, std::size_t index, std::size_t total);

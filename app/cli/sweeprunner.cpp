@@ -206,6 +206,7 @@ int runSweepInParallel(const CommandLine& cl, const std::function<int()>& stopSi
         throw RunError("--sweep-parallel: cannot find this program (/proc/self/exe)");
     claimSweepFolder(cl); // another grid is refused before any run starts
     const EarlierRuns earlier = findEarlierRuns(cl);
+    recordSweepGrid(cl);
     Scratch scratch;
     std::vector<std::optional<TableRun>> rows = earlier.finished;
     std::vector<Child> going;

@@ -138,13 +138,20 @@ namespace {
 /// The TensorBoard run folder in `logdir` of the run `config` resumes (its
 /// summary.json names it), where this run goes on; empty when there is none.
 std::string continuedFolder(const std::string& logdir, const ExperimentConfig& config) {
-    if (config.resume.empty())
+    // Only a run continued in its own folder: two runs resumed elsewhere
+    // from one checkpoint are two runs, each with a TensorBoard run of its own.
+    std::error_code ec;
+    if (config.resume.empty() || config.out.empty() ||
+        !std::filesystem::equivalent(config.resume, config.out, ec))
         return {};
-    std::ifstream in(std::filesystem::path(config.resume) / "summary.json");
+    const std::filesystem::path summary = std::filesystem::path(config.resume) / "summary.json";
+    if (!std::filesystem::is_regular_file(summary, ec) ||
+        std::filesystem::file_size(summary, ec) > (std::uintmax_t(16) << 20))
+        return {};
+    std::ifstream in(summary);
     std::stringstream text;
     text << in.rdbuf();
     const std::string run = tensorBoardRunOf(text.str());
-    std::error_code ec;
     if (run.empty() || run.find('/') != std::string::npos || run[0] == '.' ||
         !std::filesystem::is_directory(std::filesystem::path(logdir) / run, ec))
         return {};

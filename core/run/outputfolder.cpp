@@ -24,6 +24,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -112,10 +113,12 @@ std::vector<std::string> rollForward(const fs::path& dir) {
     }
     if (const int err = renameStep(commit / kManifestFile, dir / kManifestFile))
         cannotMove(dir, kManifestFile, err);
-    if (const int err = removeStep(commit))
-        cannotMove(dir, kCommitFolder, err);
+    // The run is whole in place now: what is left is tidying, which the next
+    // claim finishes (an empty .hwl-commit), and the folder's sync.
+    removeStep(commit);
     if (const int err = syncPath(dir))
-        cannotMove(dir, "syncing the folder", err);
+        throw InputError("out: the run is in place in " + quoted(dir) +
+                         ", but syncing the folder to the disk failed: " + errnoText(err));
     return removed;
 }
 
@@ -126,9 +129,11 @@ std::string cleanUp(const fs::path& dir) {
     const auto say = [&](const std::string& line) { said += (said.empty() ? "" : "\n") + line; };
     std::error_code ec;
     if (fs::exists(dir / kCommitFolder, ec)) {
-        rollForward(dir);
-        say("out: moved into place the run that an interrupted process had written to " +
-            dir.string() + " (it was whole in " + kCommitFolder + ")");
+        const bool whole = fs::exists(dir / kCommitFolder / kManifestFile, ec);
+        rollForward(dir); // without its manifest the commit was already in place
+        if (whole)
+            say("out: moved into place the run that an interrupted process had written to " +
+                dir.string() + " (it was whole in " + kCommitFolder + ")");
     }
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
         const std::string name = entry.path().filename().string();
@@ -154,15 +159,33 @@ void checkPlaces(const std::string& dir) {
     }
 }
 
-/// The folder's lock (flock on the folder itself), or InputError.
+/// The folder's lock: flock on the folder, held only if it is still the
+/// folder at `dir` once locked; -1 when it was removed or replaced
+/// meanwhile (a run that gave it up removes the folder it made: lock anew).
+/// InputError when another run holds it or it cannot be opened.
 int lockFolder(const std::string& dir) {
     const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
-        ::close(fd);
-        throw InputError("out: another hogwild-lab run is writing into \"" + dir +
-                         "\"; wait for it to end or choose another --out");
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return -1;
+        throw InputError("out: cannot open \"" + dir + "\": " + errnoText(errno) +
+                         "; choose another --out");
     }
-    return fd;
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int err = errno;
+        ::close(fd);
+        if (err == EWOULDBLOCK)
+            throw InputError("out: another hogwild-lab run is writing into \"" + dir +
+                             "\"; wait for it to end or choose another --out");
+        throw InputError("out: cannot lock \"" + dir + "\": " + errnoText(err));
+    }
+    struct stat held {
+    }, now{};
+    if (::fstat(fd, &held) == 0 && ::stat(dir.c_str(), &now) == 0 && held.st_dev == now.st_dev &&
+        held.st_ino == now.st_ino)
+        return fd;
+    ::close(fd);
+    return -1;
 }
 } // namespace
 
@@ -170,42 +193,77 @@ std::vector<std::string> outputFileNames() {
     return {std::begin(kRunFiles), std::end(kRunFiles)};
 }
 
-OutputFolder::OutputFolder(const std::string& dir) : dir_(dir) {
+void OutputFolder::makeFolder() {
     std::error_code ec;
-    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-        throw InputError("out: \"" + dir + "\" exists and is not a directory");
-    if (!fs::exists(dir, ec)) {
-        if (const int injected = step("mkdir", dir))
-            ec = std::error_code(injected, std::generic_category());
-        else
-            created_ = fs::create_directories(dir, ec);
+    if (fs::exists(dir_, ec)) {
+        if (!fs::is_directory(dir_, ec))
+            throw InputError("out: \"" + dir_ + "\" exists and is not a directory");
+        return;
+    }
+    fs::path top = fs::path(dir_).lexically_normal();
+    while (top.has_parent_path() && top.parent_path() != top && !fs::exists(top.parent_path(), ec))
+        top = top.parent_path();
+    if (const int injected = step("mkdir", dir_))
+        ec = std::error_code(injected, std::generic_category());
+    else if (fs::create_directories(dir_, ec) && !created_) {
+        created_ = true;
+        top_ = top.string();
     }
     if (ec)
-        throw InputError("out: cannot create directory \"" + dir + "\": " + ec.message() +
+        throw InputError("out: cannot create directory \"" + dir_ + "\": " + ec.message() +
                          "; choose a writable --out directory");
+}
+
+void OutputFolder::removeMade() {
+    // Only with the lock held: the folder is this run's, nobody else's.
+    if (!created_ || lock_ < 0)
+        return;
+    std::error_code ec;
+    for (fs::path p = dir_; fs::remove(p, ec);) { // each level only while empty
+        if (p.lexically_normal() == fs::path(top_) || !p.has_parent_path())
+            break;
+        p = p.parent_path();
+    }
+}
+
+OutputFolder::OutputFolder(const std::string& dir) : dir_(dir) {
+    for (int attempt = 1; lock_ < 0; ++attempt) {
+        makeFolder();
+        lock_ = lockFolder(dir);
+        if (lock_ < 0 && attempt >= 5)
+            throw InputError("out: \"" + dir + "\" keeps being removed while this run claims " +
+                             "it; choose another --out");
+    }
     try {
         if (::access(dir.c_str(), W_OK | X_OK) != 0)
             throw InputError("out: directory \"" + dir +
                              "\" is not writable; choose another --out");
-        lock_ = lockFolder(dir);
         cleanup_ = cleanUp(dir);
         checkPlaces(dir);
     } catch (...) {
-        if (lock_ >= 0)
-            ::close(lock_);
-        if (created_)
-            fs::remove(dir, ec);
+        removeMade();
+        ::close(lock_);
         throw;
     }
 }
 
 OutputFolder::~OutputFolder() {
-    if (created_ && !committed_) {
-        std::error_code ec;
-        fs::remove(dir_, ec); // only when empty: what the claim made, nothing else
-    }
+    if (!committed_)
+        removeMade(); // only when empty: what the claim made, nothing else
     if (lock_ >= 0)
         ::close(lock_); // releases the lock
+}
+
+void OutputFolder::keepEarlierMetrics(const ExperimentConfig& config) {
+    const fs::path file = fs::path(config.resume) / "metrics.csv";
+    std::error_code ec;
+    if (config.resume.empty() || !fs::exists(file, ec))
+        return;
+    try {
+        earlier_ = std::make_unique<MetricsLog>(MetricsLog::fromCsv(file));
+    } catch (const InputError& e) {
+        earlierProblem_ = e.what();
+    }
 }
 
 std::uint64_t OutputFolder::bytesNeededFor(const Run& run) {
@@ -246,29 +304,22 @@ RunManifest manifestOf(const fs::path& staging, const std::vector<std::string>& 
     return manifest;
 }
 
-/// metrics.csv; a resumed run's after the metrics of the run it continued,
-/// so that the file keeps every epoch (the earlier ones left out, and said,
-/// when that file cannot be read).
-void writeMetrics(const fs::path& staging, const ExperimentConfig& config, const MetricsLog& log,
-                  OutputReport& report) {
-    const fs::path earlierFile = fs::path(config.resume) / "metrics.csv";
-    std::error_code ec;
-    if (config.resume.empty() || !fs::exists(earlierFile, ec))
+/// metrics.csv; a resumed run's after the metrics of the run it continued
+/// (`earlier`, read when its weights were), so that the file keeps every
+/// epoch (the earlier ones left out, and said, when they could not be read).
+void writeMetrics(const fs::path& staging, const MetricsLog* earlier, const std::string& problem,
+                  const MetricsLog& log, OutputReport& report) {
+    if (!problem.empty())
+        report.leftOut.push_back("the resumed run's earlier metrics (" + problem + ")");
+    if (!earlier)
         return log.writeCsv(staging / "metrics.csv");
-    MetricsLog earlier;
-    try {
-        earlier = MetricsLog::fromCsv(earlierFile);
-    } catch (const InputError& e) {
-        report.leftOut.push_back("the resumed run's earlier metrics (" + std::string(e.what()) +
-                                 ")");
-        return log.writeCsv(staging / "metrics.csv");
-    }
-    log.continuing(earlier).writeCsv(staging / "metrics.csv");
+    log.continuing(*earlier).writeCsv(staging / "metrics.csv");
 }
 
 /// Writes the run's files into `staging`; what failed goes to report.failed.
 void stage(const fs::path& staging, const Run& run, const MetricsLog& log, bool withWeights,
-           const RunRecord& record, OutputReport& report) {
+           const RunRecord& record, const MetricsLog* earlier, const std::string& earlierProblem,
+           OutputReport& report) {
     const auto attempt = [&](const char* name, const std::function<void()>& writeIt) {
         if (!report.failed.empty())
             return; // nothing is committed after a failure: no use writing on
@@ -295,7 +346,7 @@ void stage(const fs::path& staging, const Run& run, const MetricsLog& log, bool 
             attempt("optimizer.safetensors",
                     [&] { run.writeOptimizerState(staging / "optimizer.safetensors"); });
     }
-    attempt("metrics.csv", [&] { writeMetrics(staging, run.config(), log, report); });
+    attempt("metrics.csv", [&] { writeMetrics(staging, earlier, earlierProblem, log, report); });
     attempt("experiment.json", [&] {
         writeFileAtomically(staging / "experiment.json", experimentFileJson(run.config()));
     });
@@ -328,7 +379,7 @@ OutputReport OutputFolder::write(const Run& run, const MetricsLog& log, bool wit
         report.failed.push_back("the staging folder " + quoted(staging) + ": " + ec.message());
         return report;
     }
-    stage(staging, run, log, withWeights, record, report);
+    stage(staging, run, log, withWeights, record, earlier_.get(), earlierProblem_, report);
     if (report.failed.empty())
         if (const int err = renameStep(staging, dir / kCommitFolder))
             report.failed.push_back("the commit (" + quoted(dir / kCommitFolder) +
@@ -340,11 +391,13 @@ OutputReport OutputFolder::write(const Run& run, const MetricsLog& log, bool wit
     }
     committed_ = report.committed = true;
     try {
-        if (const int err = syncPath(dir))
-            throw InputError("out: cannot sync " + quoted(dir) + ": " + errnoText(err));
+        if (const int err = syncPath(dir)) // the commit's rename, to the disk
+            throw InputError("out: the run is committed in " + quoted(dir / kCommitFolder) +
+                             ", but syncing the folder to the disk failed: " + errnoText(err) +
+                             "; the next run into the folder moves it into place");
         report.removed = rollForward(dir);
     } catch (const InputError& e) {
-        report.failed.push_back(std::string(kCommitFolder) + ": " + e.what());
+        report.failed.push_back("the committed run into place: " + std::string(e.what()));
     }
     return report;
 }
@@ -387,7 +440,7 @@ std::string OutputFolder::writeRun(Run& run, const MetricsLog& log, const RunSum
     if (!withWeights)
         return line + "; no weights: the run failed";
     if (!failed.empty())
-        return line + "; committed, not yet in place (see the error)";
+        return line + "; committed (see the error)";
     return line + (s.state == RunState::Finished ? "" : " (partial run)");
 }
 
@@ -396,16 +449,16 @@ std::string settleRunFolder(const std::string& dir) {
     if (!fs::is_directory(dir, ec))
         return {};
     const int lock = lockFolder(dir);
+    if (lock < 0)
+        return {}; // removed meanwhile: nothing to settle
     std::string said;
     try {
         said = cleanUp(dir);
     } catch (...) {
-        if (lock >= 0)
-            ::close(lock);
+        ::close(lock);
         throw;
     }
-    if (lock >= 0)
-        ::close(lock);
+    ::close(lock);
     return said;
 }
 

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,12 @@ public:
     /// What the claim did about an interrupted run; empty when nothing.
     const std::string& cleanup() const { return cleanup_; }
 
+    /// Reads the metrics.csv of the run `config` resumes (config.resume),
+    /// which metrics.csv will continue: called when the run has loaded that
+    /// run's weights, so that both come from the same run. Nothing without
+    /// --resume.
+    void keepEarlierMetrics(const ExperimentConfig& config);
+
     /// What a prepared run's outputs take, from its real sizes: the weights
     /// as safetensors, npz and ONNX, the optimizer's state, the metrics and
     /// the JSON files (the old run stays until the new one is committed).
@@ -86,10 +93,16 @@ public:
                          std::vector<std::string>& failed, const std::string& tensorboardRun = {});
 
 private:
+    void makeFolder();
+    void removeMade();
+
     std::string dir_;
     std::string cleanup_;
-    bool created_ = false;   ///< the claim made the folder
-    bool committed_ = false; ///< a run was committed into it
+    std::string top_;                     ///< the highest folder the claim made (dir_ or a parent)
+    std::unique_ptr<MetricsLog> earlier_; ///< the resumed run's metrics (keepEarlierMetrics)
+    std::string earlierProblem_;          ///< why they could not be read
+    bool created_ = false;                ///< the claim made the folder
+    bool committed_ = false;              ///< a run was committed into it
     int lock_ = -1;
 };
 

@@ -113,8 +113,10 @@ void RunController::onPrepared(const QString& error, bool cancelled) {
     if (failure.isEmpty()) {
         try {
             const ExperimentConfig& config = run_->config();
-            if (outputs_) // checked before training, as headless
+            if (outputs_) { // checked before training, as headless
                 outputs_->checkSpace(OutputFolder::bytesNeededFor(*run_));
+                outputs_->keepEarlierMetrics(config);
+            }
             if (!config.tensorboard.empty()) {
                 events_ = std::make_unique<TensorBoardLog>(config.tensorboard, config);
                 if (!events_->note().empty())
