@@ -55,22 +55,27 @@ private slots:
     void initTestCase() { QVERIFY(tmp_.isValid()); }
 
     // A run whose loss ran away stays finite, finishes, and is called
-    // diverged in its summary line and in summary.json (issue 49).
+    // diverged in its summary line and in summary.json (issue 49). Sigmoid
+    // hidden units keep it finite on every build and kernel (the logits
+    // grow with the rate, not without bound): the test loss ends tens of
+    // times its start whatever the rounding.
     void aFiniteBlowUpIsDivergedInSummaryJson() {
         const QString out = tmp_.filePath("blowup");
-        RUN_CLI(r,
-                {"--dataset", "teacher:8000x20:4:16", "--model", "mlp:20-32-4", "--mode", "serial",
-                 "--lr", "6", "--momentum", "0", "--batch", "32", "--epochs", "2", "--out", out});
+        RUN_CLI(r, {"--dataset", "teacher:8000x20:4:16", "--model", "mlp:20-32-4:sigmoid", "--mode",
+                    "serial", "--lr", "100", "--momentum", "0", "--batch", "32", "--epochs", "2",
+                    "--out", out});
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
-        QVERIFY2(r.out.contains("summary: diverged: the test loss ended at 162.6, above the"),
-                 qPrintable(r.out));
+        QVERIFY2(r.out.contains("summary: diverged: the test loss ended at "), qPrintable(r.out));
         QFile file(out + "/summary.json");
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QJsonObject doc = QJsonDocument::fromJson(file.readAll()).object();
         QCOMPARE(doc["state"].toString(), QString("finished"));
         QCOMPARE(doc["outcome"].toString(), QString("diverged"));
-        QVERIFY(doc["outcome_reason"].toString().startsWith("the test loss ended at 162.6"));
-        QVERIFY(doc["final"].toObject()["start_loss"].toDouble() > 1.3);
+        QVERIFY(doc["outcome_reason"].toString().startsWith("the test loss ended at "));
+        const QJsonObject final = doc["final"].toObject();
+        QVERIFY(final["start_loss"].toDouble() > 1.3);
+        QVERIFY2(final["test_loss"].toDouble() > 5 * final["start_loss"].toDouble(),
+                 qPrintable(QString::number(final["test_loss"].toDouble())));
     }
 
     // summary.json says what ran, where and when, and what it reached: the
