@@ -196,6 +196,10 @@ void Run::Impl::start() {
     telemetry.header().startNs = Telemetry::nowNs();
     telemetry.header().epochGate = data.test.rows > 0 ? 1 : 0;
     telemetry.setRunState(RunState::Running);
+    // A Stop that came while the data loaded, after loading last looked
+    // (Run::stop() saw the run not yet prepared): the workers stop at once.
+    if (stopBeforeStart.load())
+        telemetry.setCommand(RunCommand::Stop);
     launchWorkers();
     try {
         coordinator = std::thread([this] { coordinate(); });
