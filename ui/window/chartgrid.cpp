@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace hwl::ui {
 
@@ -55,6 +56,30 @@ ChartGrid::ChartGrid(RunCharts* charts, VerdictBanner* verdict, QWidget* parent)
     layout->addWidget(verdictScroll_);
     layout->addWidget(splitter_, 1);
     connect(charts_, &RunCharts::layoutChanged, this, &ChartGrid::fit);
+    // A chart's legend or labels may grow after the last fit (a series
+    // added as a run ends, a legend wrapping): fit again, or its plot is
+    // left under kMinPlot until the next resize.
+    refit_ = new QTimer(this);
+    refit_->setSingleShot(true);
+    refit_->setInterval(0);
+    connect(refit_, &QTimer::timeout, this, &ChartGrid::fit);
+    for (TrainingChart* chart : charts_->all())
+        connect(chart->chart(), &QChart::plotAreaChanged, this,
+                [this, chart] { refitIfOverheadChanged(chart); });
+}
+
+void ChartGrid::refitIfOverheadChanged(TrainingChart* chart) {
+    const qreal plot = chart->chart()->plotArea().height();
+    if (!chart->isVisible() || plot <= 0)
+        return;
+    // The overhead is the chart's height less its plot: it follows the
+    // texts, not the height fit() gives, so a refit settles at once.
+    const int overhead = chart->height() - int(plot);
+    const auto last = overhead_.constFind(chart);
+    if (last != overhead_.constEnd() && std::abs(*last - overhead) <= 2)
+        return;
+    overhead_[chart] = overhead;
+    refit_->start();
 }
 
 QByteArray ChartGrid::saveState() const {
@@ -102,6 +127,9 @@ void ChartGrid::placeSmallCharts(bool oneRow) {
 }
 
 void ChartGrid::fit() {
+    for (TrainingChart* chart : charts_->all()) // what this fit plans with
+        if (const qreal plot = chart->chart()->plotArea().height(); chart->isVisible() && plot > 0)
+            overhead_[chart] = chart->height() - int(plot);
     const int gap = splitter_->handleWidth();
     const int room = height();
     const bool firstPair = !charts_->accuracy()->isHidden() || !charts_->divergence()->isHidden();

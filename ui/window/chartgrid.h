@@ -5,10 +5,12 @@
 // goes). Fitted to its room at every resize: the banner is bounded and
 // scrolls, and the small charts go to one row, or none, before any plot gets
 // unreadably low. GUI thread only.
+#include <QHash>
 #include <QWidget>
 
 class QScrollArea;
 class QSplitter;
+class QTimer;
 
 namespace hwl::ui {
 
@@ -48,6 +50,10 @@ private:
     /// The height `chart` needs for a readable plot with its texts as laid out.
     int heightFor(const TrainingChart* chart) const;
     void placeSmallCharts(bool oneRow);
+    /// Fits again, once the events in hand are through, if `chart`'s texts
+    /// now take another height than when it was last fitted (a legend that
+    /// wrapped, taller tick labels): the plot keeps kMinPlot.
+    void refitIfOverheadChanged(TrainingChart* chart);
 
     RunCharts* charts_;
     VerdictBanner* verdict_;
@@ -55,6 +61,8 @@ private:
     QSplitter* splitter_ = nullptr;        ///< the loss chart over the rows
     QSplitter* rows_[2] = {nullptr, nullptr};
     bool presentation_ = false;
+    QTimer* refit_ = nullptr;                   ///< coalesces refits after layout changes
+    QHash<const TrainingChart*, int> overhead_; ///< each chart's overhead at the last fit
 };
 
 } // namespace hwl::ui
