@@ -36,7 +36,8 @@ const char* const kFieldNames[] = {
     "lost-updates", "spawn-before-share", "loader-workers", "lr-schedule", "warmup-steps", "accumulate", "dropout",
     "normalize",
     "tensorboard", "resume", "optimizer", "nesterov", "beta1", "beta2", "eps", "alpha", "lr-decay",
-    "initial-accumulator", "optimizer-state", "onnx-normalized-inputs"};
+    "initial-accumulator", "optimizer-state", "onnx-normalized-inputs", "target-accuracy",
+    "target-loss", "train-past-target"};
 // clang-format on
 
 QString issuesText(const std::vector<ConfigIssue>& issues) {

@@ -272,6 +272,30 @@ private slots:
         QCOMPARE(seen, workers);
     }
 
+    // A target stops every rank at the epoch that reached it; the samples
+    // to it are every rank's (relayed counts, taken once the ranks said
+    // their last).
+    void aTargetStopsEveryRank() {
+        SKIP_WITHOUT_MPI();
+        QTemporaryDir dir;
+        QStringList args =
+            kDataParallel + QStringList{"--target-accuracy", "80",        "--out",
+                                        dir.path(),          "--dataset", "teacher:20000x20:4"};
+        args[args.indexOf("--epochs") + 1] = "12";
+        const Result r = runMpirun(mpirunOptions({}) + app(2, args));
+        QVERIFY2(r.finished && r.code == 0, qPrintable(r.describe()));
+        QVERIFY2(r.out.contains("summary: target: test accuracy 80% reached at epoch"),
+                 qPrintable(r.out));
+        const QJsonObject summary = readJsonObject(dir.filePath("summary.json"));
+        const QJsonObject target = summary["target"].toObject();
+        const QJsonObject final = summary["final"].toObject();
+        QVERIFY(target["reached"].toBool());
+        QVERIFY(final["epochs_completed"].toInt() < 12);
+        QCOMPARE(target["epochs"].toInt(), final["epochs_completed"].toInt());
+        QCOMPARE(target["samples"].toDouble(), final["samples"].toDouble());
+        QCOMPARE(summary["state"].toString(), QString("finished"));
+    }
+
     // The default, --reduce mpi: every rank holds the same bits, so each
     // measures its distance from the mean at exactly 0 every time; with
     // sync-every the last averaging makes them one model again.

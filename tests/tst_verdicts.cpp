@@ -253,6 +253,46 @@ private slots:
 
     // A run whose workers' losses ran away is called diverged, with the
     // fix, not "workers died and stopped the others".
+    // A run with a target: where it was reached, quoted from the run; or
+    // amber with the best figures it saw.
+    void aTargetIsReachedOrNot() {
+        ExperimentConfig c;
+        c.epochs = 30;
+        RunSummary s;
+        s.state = RunState::Finished;
+        s.outcome = LearningOutcome::Learned;
+        s.evaluated = true;
+        s.epochsCompleted = 4;
+        s.testAccuracy = 0.912;
+        s.samplesPerSecond = 48590;
+        s.target.accuracy = 90;
+        s.target.reached = true;
+        s.target.epochs = 4;
+        s.target.trainSeconds = 1.234;
+        s.target.wallSeconds = 1.5;
+        s.target.samples = 72000;
+        s.target.steps = 563;
+        Verdict v = verdictOf(c, s, 0);
+        QCOMPARE(v.kind, Verdict::Fine);
+        QCOMPARE(v.title, QStringLiteral("Reached test accuracy 90% at epoch 4"));
+        QVERIFY2(v.body.startsWith("1.234 s of training to it (1.500 s wall), 72,000 samples, 563 "
+                                   "steps; 48,590 samples per second."),
+                 qPrintable(v.body));
+        s.epochsCompleted = 30; // --train-past-target
+        v = verdictOf(c, s, 0);
+        QVERIFY2(v.body.contains("Trained on to epoch 30: test accuracy 91.20% at the end."),
+                 qPrintable(v.body));
+        s.target.reached = false;
+        s.target.bestAccuracy = 0.8931;
+        s.target.bestLoss = 0.31;
+        v = verdictOf(c, s, 0);
+        QCOMPARE(v.kind, Verdict::Finding);
+        QCOMPARE(v.title, QStringLiteral("Target not reached in 30 epochs"));
+        QVERIFY2(v.body.startsWith("Test accuracy 90% was not reached: the best test accuracy was "
+                                   "89.31%, the best test loss 0.3100."),
+                 qPrintable(v.body));
+    }
+
     void divergedRunIsCalledSo() {
         ExperimentConfig c;
         RunSummary s;

@@ -140,6 +140,8 @@ void printSummary(const Run& run, const RunSummary& s) {
         std::printf("summary: final train loss %.4f (no test set)\n", s.trainLoss);
     else
         std::printf("summary: the test set was not evaluated (no epoch completed)\n");
+    if (s.target.set())
+        std::printf("summary: target: %s\n", s.target.outcomeText(s.epochsCompleted).c_str());
     if (s.outcome == LearningOutcome::Diverged)
         std::printf("summary: diverged: %s; lower the learning rate (--lr)\n",
                     s.outcomeReason.c_str());

@@ -89,7 +89,13 @@ struct ExperimentConfig {
     /// its modes:: names the built-in ones).
     std::string mode = modes::threads;
     int workers = 2;
-    int epochs = 5;
+    int epochs = 5; ///< at most, with a target: the run stops once it reaches it
+    /// A target to train to (0: none): the test accuracy in percent, the
+    /// test loss. Checked at each evaluation (every epoch's end); the run
+    /// stops at the first that reaches either, unless trainPastTarget.
+    double targetAccuracy = 0;
+    double targetLoss = 0;
+    bool trainPastTarget = false;
     int batch = 32;
     double lr = 0.01;
     /// The update rule (optim/optimizerspec.h), as torch.optim 1.13 has it,

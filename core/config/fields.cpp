@@ -109,9 +109,29 @@ void addProcessPitfallFields(std::vector<Field>& fields) {
     fields.push_back(loaders);
 }
 
+/// A target to train to, and whether the run stops there.
+void addTargetFields(std::vector<Field>& fields) {
+    using C = ExperimentConfig;
+    fields.push_back(number("target-accuracy",
+                            "stop once the test accuracy reaches X percent, checked at each "
+                            "epoch's end; the time, samples and epochs to it are reported "
+                            "(0: no target)",
+                            0, false, 100, false, &C::targetAccuracy));
+    fields.push_back(number("target-loss",
+                            "stop once the test loss is X or less, checked at each epoch's "
+                            "end (0: no target)",
+                            0, false, 1e6, false, &C::targetLoss));
+    fields.push_back(toggle("train-past-target",
+                            "train all --epochs even after the target is reached (its "
+                            "crossing is still reported)",
+                            nullptr, nullptr, &C::trainPastTarget));
+}
+
 void addOptimiserFields(std::vector<Field>& fields) {
     using C = ExperimentConfig;
-    fields.push_back(integer("epochs", "passes over the data", 1, limits::kMaxEpochs, &C::epochs));
+    fields.push_back(integer("epochs", "passes over the data (at most, with a target)", 1,
+                             limits::kMaxEpochs, &C::epochs));
+    addTargetFields(fields);
     fields.push_back(integer("batch", "samples per step", 1, limits::kMaxBatch, &C::batch));
     fields.push_back(number("lr", "learning rate", 0, true, 100, false, &C::lr));
     addOptimizerFields(fields);

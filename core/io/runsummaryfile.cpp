@@ -95,6 +95,22 @@ json finalFigures(const RunSummary& s) {
     }
     return out;
 }
+/// The target and where it was met (summary.json "target"), for a run that had one.
+json targetFigures(const TargetResult& t) {
+    json out = {{"test_accuracy", t.accuracy > 0 ? json(t.accuracy) : json()},
+                {"test_loss", t.loss > 0 ? json(t.loss) : json()},
+                {"reached", t.reached},
+                {"best_test_accuracy", number(t.bestAccuracy)},
+                {"best_test_loss", number(t.bestLoss)}};
+    if (t.reached) {
+        out["train_seconds"] = t.trainSeconds;
+        out["wall_seconds"] = t.wallSeconds;
+        out["samples"] = t.samples;
+        out["steps"] = t.steps;
+        out["epochs"] = t.epochs;
+    }
+    return out;
+}
 } // namespace
 
 namespace {
@@ -139,6 +155,35 @@ void checkFigures(const json& f, const std::string& origin) {
     for (const char* key : {"epochs_completed", "samples", "wall_seconds", "train_seconds",
                             "eval_seconds", "samples_per_second"})
         inRange(key, 1e300, "0 and up");
+}
+
+/// summary.json's "target", checked as the final figures are.
+TargetResult readTarget(const json& t, const std::string& origin) {
+    if (!t.is_object())
+        throw InputError(origin + ": target is " + t.dump() + ", not an object");
+    json figures = t;
+    const json reached = figures["reached"];
+    figures.erase("reached");
+    if (!reached.is_boolean())
+        throw InputError(origin + ": target.reached is " + reached.dump() + ", not true or false");
+    for (auto it = figures.begin(); it != figures.end(); ++it)
+        if (!(it->is_null() || (it->is_number() && it->get<double>() >= 0)))
+            throw InputError(origin + ": target." + it.key() + " is " + it->dump() +
+                             ", not a number of 0 and up");
+    TargetResult r;
+    r.accuracy = numberOr(t, "test_accuracy", 0);
+    r.loss = numberOr(t, "test_loss", 0);
+    r.reached = reached.get<bool>();
+    r.trainSeconds = numberOr(t, "train_seconds", NAN);
+    r.wallSeconds = numberOr(t, "wall_seconds", NAN);
+    r.samples = std::uint64_t(numberOr(t, "samples", 0));
+    r.steps = std::uint64_t(numberOr(t, "steps", 0));
+    r.epochs = int(numberOr(t, "epochs", 0));
+    r.bestAccuracy = numberOr(t, "best_test_accuracy", NAN);
+    r.bestLoss = numberOr(t, "best_test_loss", NAN);
+    if (r.accuracy > 100 || !(r.bestAccuracy <= 1 || std::isnan(r.bestAccuracy)))
+        throw InputError(origin + ": target's accuracies are outside their range");
+    return r;
 }
 
 void readWorkers(const json& workers, RunSummary& s) {
@@ -187,6 +232,8 @@ RunSummary runSummaryFromJson(const std::string& text, const std::string& origin
     s.chanceAccuracy = numberOr(f, "chance_accuracy", NAN);
     if (doc.contains("workers") && doc["workers"].is_array())
         readWorkers(doc["workers"], s);
+    if (doc.contains("target"))
+        s.target = readTarget(doc["target"], origin);
     return s;
 }
 
@@ -233,6 +280,8 @@ std::string runSummaryJson(const RunRecord& r) {
         doc["outcome_reason"] = s.outcomeReason;
     if (!r.tensorboardRun.empty())
         doc["tensorboard_run"] = r.tensorboardRun;
+    if (s.target.set())
+        doc["target"] = targetFigures(s.target);
     if (r.normalization.applies())
         doc["normalization"] = {{"setting", r.normalization.setting},
                                 {"mean", r.normalization.mean},

@@ -150,6 +150,8 @@ void Run::Impl::coordinate() {
             break;
         strategy->measureDivergence(telemetry);
         evaluate(epoch);
+        if (stopsAtTarget())
+            break; // the workers, parked at the gate, are told to stop (endRun)
         header.released.store(epoch, std::memory_order_release);
         futexWakeAll(header.released);
     }

@@ -131,6 +131,7 @@ void Run::Impl::prepare(const std::function<bool()>& stopWhen) {
     AlignedVector<float> initial(std::size_t(total), 0.0f);
     initialParameters(initial.data());
     measureStart(initial.data());
+    checkTarget(initial.data());
 
     info.mode = describeMode(config);
     info.trainDescription = data.train.description;

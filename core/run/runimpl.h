@@ -46,6 +46,18 @@ struct Run::Impl {
     void evaluate(std::uint32_t epoch);
     void summarise();
     void trainingWindow(RunSummary& s) const;
+    /// Training seconds from the first worker's first step to `ns`, less
+    /// the evaluations so far.
+    double trainedSecondsAt(std::int64_t ns) const;
+    /// Records in `target` the best figures and, the first time `eval`
+    /// reaches it, where (summaryMutex held).
+    static void noteTarget(TargetResult& target, const Sample& eval, const EvalResult& figures,
+                           double trainedSeconds, double wallSeconds);
+    /// The target was reached and the run stops there (no --train-past-target).
+    bool stopsAtTarget() const;
+    /// Sets the summary's target; refuses one without a test set, or met by
+    /// the weights the run starts from.
+    void checkTarget(const float* params);
     /// The initial parameters: seeded, --init's, or --resume's (with the
     /// workers' resume points).
     void initialParameters(float* initial);

@@ -32,6 +32,7 @@ void Run::Impl::evaluate(std::uint32_t epoch) {
         if (strategy->traits().divergence == DivergenceKind::ReplicaDistance)
             s.divergence = std::max(s.divergence, strategy->finalDivergence(telemetry, r));
     }
+    const double trainedSeconds = trainedSecondsAt(start); // before this evaluation
     if (test.rows > 0) {
         double deviceSeconds = 0; // inside the workers' training window: not training
         const std::optional<EvalResult> onDevice = strategy->evaluation(epoch, deviceSeconds);
@@ -44,12 +45,67 @@ void Run::Impl::evaluate(std::uint32_t epoch) {
         summary.evaluated = true;
         summary.testLoss = total.meanLoss();
         summary.testAccuracy = total.accuracy();
+        noteTarget(summary.target, s, total, trainedSeconds,
+                   double(start - telemetry.header().startNs) * 1e-9);
     }
     s.time = telemetry.elapsed();
     telemetry.header().evalRing.push(s);
     evalSeconds += double(Telemetry::nowNs() - start) * 1e-9;
     std::lock_guard lock(summaryMutex);
     summary.epochsCompleted = int(epoch);
+}
+
+void Run::Impl::noteTarget(TargetResult& target, const Sample& eval, const EvalResult& figures,
+                           double trainedSeconds, double wallSeconds) {
+    if (!target.set())
+        return;
+    const double accuracy = figures.accuracy(), loss = figures.meanLoss();
+    if (!(target.bestAccuracy >= accuracy))
+        target.bestAccuracy = accuracy;
+    if (!(target.bestLoss <= loss))
+        target.bestLoss = loss;
+    if (target.reached || !target.metBy(accuracy, loss))
+        return;
+    target.reached = true;
+    target.trainSeconds = trainedSeconds;
+    target.wallSeconds = wallSeconds;
+    target.samples = eval.samples;
+    target.steps = eval.step;
+    target.epochs = int(eval.epoch);
+}
+
+bool Run::Impl::stopsAtTarget() const {
+    std::lock_guard lock(summaryMutex);
+    return summary.target.reached && !config.trainPastTarget;
+}
+
+void Run::Impl::checkTarget(const float* params) {
+    TargetResult& target = summary.target;
+    target.accuracy = config.targetAccuracy;
+    target.loss = config.targetLoss;
+    if (!target.set())
+        return;
+    const char* flag = config.targetAccuracy > 0 ? "target-accuracy" : "target-loss";
+    const DatasetView test = data.test.view();
+    if (test.rows == 0)
+        throw InputError(std::string(flag) +
+                         ": the target is measured on the test set, and this run has none" +
+                         (config.testFraction > 0 ? "" : " (--test-fraction 0)") +
+                         ": set --test-fraction above 0 (e.g. 0.1), or train without a target");
+    // On the whole test set, as every evaluation: met already, there is
+    // nothing to train to (a resumed run past its target, a low target).
+    const EvalResult now = backend->evaluate(*model, params, test);
+    if (target.metBy(now.accuracy(), now.meanLoss())) {
+        char figures[96];
+        std::snprintf(figures, sizeof figures, "test accuracy %.2f%%, test loss %.4g",
+                      100.0 * now.accuracy(), now.meanLoss());
+        throw InputError(std::string(flag) + ": the " +
+                         (config.resume.empty()
+                              ? config.init.empty() ? "initial weights" : "weights of --init"
+                              : "weights of the run resumed") +
+                         " already reach " + target.describe() + " (" + figures +
+                         "): there is nothing to train to; set a harder target");
+    }
 }
 
 void Run::Impl::measureStart(const float* params) {
@@ -74,6 +130,20 @@ void Run::Impl::measureStart(const float* params) {
     }
 }
 
+double Run::Impl::trainedSecondsAt(std::int64_t ns) const {
+    std::int64_t firstStepNs = -1;
+    for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r) {
+        const auto& w = telemetry.worker(r);
+        if (w.startupNs.load() >= 0) {
+            const auto at = w.launchNs.load() + w.startupNs.load();
+            firstStepNs = firstStepNs < 0 ? at : std::min(firstStepNs, at);
+        }
+    }
+    if (firstStepNs < 0)
+        firstStepNs = telemetry.header().startNs;
+    return double(ns - firstStepNs) * 1e-9 - evalSeconds;
+}
+
 void Run::Impl::trainingWindow(RunSummary& s) const {
     // Training time runs from the first step any worker took (start-up is
     // reported on its own) to the moment the last worker left its training
@@ -82,20 +152,13 @@ void Run::Impl::trainingWindow(RunSummary& s) const {
     // worker did, the window runs to now.
     const std::int64_t nowNs = Telemetry::nowNs();
     s.wallSeconds = double(nowNs - telemetry.header().startNs) * 1e-9;
-    std::int64_t firstStepNs = -1, lastFinishNs = -1;
-    for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r) {
-        const auto& w = telemetry.worker(r);
-        if (w.startupNs.load() >= 0) {
-            const auto at = w.launchNs.load() + w.startupNs.load();
-            firstStepNs = firstStepNs < 0 ? at : std::min(firstStepNs, at);
-        }
-        lastFinishNs = std::max(lastFinishNs, w.finishNs.load(std::memory_order_acquire));
-    }
-    if (firstStepNs < 0)
-        firstStepNs = telemetry.header().startNs;
+    std::int64_t lastFinishNs = -1;
+    for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r)
+        lastFinishNs =
+            std::max(lastFinishNs, telemetry.worker(r).finishNs.load(std::memory_order_acquire));
     if (lastFinishNs < 0)
         lastFinishNs = nowNs;
-    s.trainSeconds = std::max(1e-9, double(lastFinishNs - firstStepNs) * 1e-9 - evalSeconds);
+    s.trainSeconds = std::max(1e-9, trainedSecondsAt(lastFinishNs));
     s.evalSeconds = evalSeconds;
 }
 
@@ -136,12 +199,19 @@ void Run::Impl::summarise() {
     if (!workerFailures.empty())
         s.failure = workerFailures.front();
     s.trainLoss = lastLossSum / double(workers);
+    // Stopped at its target, every worker parked at that gate: the run's
+    // counts are the target's. Taken here, once MPI ranks elsewhere have
+    // said their last (at the gate their counters are still on the way).
+    if (s.target.reached && stopsAtTarget() && s.target.epochs == s.epochsCompleted) {
+        s.target.samples = s.samples;
+        s.target.steps = s.steps;
+    }
     s.samplesPerSecond = double(s.samples) / s.trainSeconds;
     const bool failedOut = !workerFailures.empty() &&
                            (config.onWorkerFailure == FailurePolicy::Stop || allWorkersDown());
     if (failedOut)
         s.state = RunState::Failed;
-    else if (s.epochsCompleted < config.epochs)
+    else if (s.epochsCompleted < config.epochs && !stopsAtTarget())
         s.state = RunState::Stopped;
     else
         s.state = RunState::Finished;

@@ -3,8 +3,48 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 namespace hwl {
+
+bool TargetResult::metBy(double testAccuracy, double testLoss) const {
+    // A tolerance of none: the figure the user reads (rounded) may show the
+    // target while the measured one is a hair short; it is the measured one.
+    return (accuracy > 0 && std::isfinite(testAccuracy) && 100.0 * testAccuracy >= accuracy) ||
+           (loss > 0 && std::isfinite(testLoss) && testLoss <= loss);
+}
+
+std::string TargetResult::describe() const {
+    char buf[96];
+    std::string text;
+    if (accuracy > 0) {
+        std::snprintf(buf, sizeof buf, "test accuracy %g%%", accuracy);
+        text = buf;
+    }
+    if (loss > 0) {
+        std::snprintf(buf, sizeof buf, "test loss %g", loss);
+        text += (text.empty() ? "" : " or ") + std::string(buf);
+    }
+    return text;
+}
+
+std::string TargetResult::outcomeText(int epochsCompleted) const {
+    char buf[256];
+    if (reached)
+        std::snprintf(buf, sizeof buf,
+                      " reached at epoch %d, after %.3g s of training (%.3g s wall), %llu "
+                      "samples, %llu steps",
+                      epochs, trainSeconds, wallSeconds, (unsigned long long)samples,
+                      (unsigned long long)steps);
+    else if (std::isnan(bestAccuracy))
+        std::snprintf(buf, sizeof buf, " not reached: no evaluation was made");
+    else
+        std::snprintf(buf, sizeof buf,
+                      " not reached in %d epoch%s; best: test accuracy %.2f%%, test loss %.4g",
+                      epochsCompleted, epochsCompleted == 1 ? "" : "s", 100.0 * bestAccuracy,
+                      bestLoss);
+    return describe() + buf;
+}
 
 const char* outcomeName(LearningOutcome o) {
     switch (o) {

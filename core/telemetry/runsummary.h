@@ -24,6 +24,34 @@ enum class LearningOutcome : std::uint32_t {
 /// "not judged", "learned", "at chance", "diverged".
 const char* outcomeName(LearningOutcome o);
 
+/// A run's target (--target-accuracy, --target-loss) and where it was met:
+/// at the first evaluation whose figures reach either.
+struct TargetResult {
+    double accuracy = 0; ///< the target test accuracy in percent; 0: none
+    double loss = 0;     ///< the target test loss; 0: none
+    bool reached = false;
+    /// At the evaluation that reached it: training seconds (evaluations
+    /// excluded, as RunSummary::trainSeconds), seconds since the launch,
+    /// and the samples, steps and epochs of every worker until then.
+    double trainSeconds = 0, wallSeconds = 0;
+    std::uint64_t samples = 0, steps = 0;
+    int epochs = 0;
+    /// The best test accuracy (in [0, 1]) and loss any evaluation measured; NaN: none.
+    double bestAccuracy = std::numeric_limits<double>::quiet_NaN();
+    double bestLoss = std::numeric_limits<double>::quiet_NaN();
+
+    bool set() const { return accuracy > 0 || loss > 0; }
+    /// Whether figures of one evaluation (accuracy in [0, 1]) reach it.
+    bool metBy(double testAccuracy, double testLoss) const;
+    /// The target in words: "test accuracy 90%", "test loss 0.3", or both joined by "or".
+    std::string describe() const;
+    /// Where the run stands against it, in a line: "test accuracy 90%
+    /// reached at epoch 3, after 1.23 s of training (2.01 s wall), 120000
+    /// samples, 3750 steps", or "... not reached in 5 epochs; best: test
+    /// accuracy 87.31%, test loss 0.3512".
+    std::string outcomeText(int epochsCompleted) const;
+};
+
 struct RunSummary {
     RunState state = RunState::Starting;
     int epochsCompleted = 0;
@@ -52,6 +80,7 @@ struct RunSummary {
     /// [0, 1]; NaN without a test set.
     double chanceAccuracy = std::numeric_limits<double>::quiet_NaN();
     std::int64_t testRows = 0; ///< the test set's rows (for the chance band)
+    TargetResult target;       ///< set() when the run had a target
     LearningOutcome outcome = LearningOutcome::NotJudged;
     std::string outcomeReason; ///< the figures behind Diverged or AtChance, in words
     /// Pitfalls the run detected, explained in plain words.

@@ -6,6 +6,7 @@
 #include "form/modelfields.h"
 #include "form/optimizerfields.h"
 #include "form/parallelismfields.h"
+#include "form/targetfields.h"
 #include "widgets/fieldnote.h"
 #include "widgets/formstyle.h"
 
@@ -58,7 +59,8 @@ const char* const kFormFields[] = {
     "bucket-mb", "drop-last", "spawn-before-share", "loader-workers", "cuda-before-fork",
     "force-unsafe-fork", "batch", "lr", "optimizer", "momentum", "nesterov", "weight-decay",
     "beta1", "beta2", "eps", "alpha", "lr-decay", "initial-accumulator", "optimizer-state",
-    "lr-schedule", "warmup-steps", "accumulate", "epochs", "seed"};
+    "lr-schedule", "warmup-steps", "accumulate", "epochs", "target-accuracy", "target-loss",
+    "train-past-target", "seed"};
 // clang-format on
 
 /// The label of the form-layout row that holds `field` (as its field, or
@@ -114,6 +116,7 @@ ExperimentForm::ExperimentForm(QWidget* parent) : QWidget(parent) {
     dataset_ = new DatasetFields(hwl::fashionMnistAvailable());
     parallelism_ = new ParallelismFields;
     optimizer_ = new OptimizerFields(this);
+    target_ = new TargetFields(this);
     column->addWidget(model_);
     column->addWidget(dataset_);
     column->addWidget(parallelism_);
@@ -262,7 +265,12 @@ void ExperimentForm::buildOptimizer(QVBoxLayout* column) {
     add(tr("Warm-up steps"), warmupSteps_, "warmup-steps", true);
     // "Accumulate": a short label leaves the rate's row the width it needs.
     add(tr("Accumulate"), accumulate_, "accumulate", true);
-    add(tr("Epochs"), epochs_, "epochs", true);
+    // The epochs and the target to stop at on one row (the form fits 1400x900).
+    target_->row()->insertWidget(0, epochs_);
+    form->addRow(tr("Epochs"), target_->row());
+    addError("epochs", true);
+    addError("target-accuracy", true);
+    addError("target-loss", true);
     add(tr("Seed"), seed_, "seed", true);
     column->addWidget(box);
 
@@ -271,6 +279,7 @@ void ExperimentForm::buildOptimizer(QVBoxLayout* column) {
     for (QLineEdit* edit : {lr_, weightDecay_, lrSchedule_, seed_})
         connect(edit, &QLineEdit::textChanged, this, &ExperimentForm::onEdited);
     connect(optimizer_, &OptimizerFields::edited, this, &ExperimentForm::onEdited);
+    connect(target_, &TargetFields::edited, this, &ExperimentForm::onEdited);
 }
 
 hwl::ExperimentConfig ExperimentForm::config() const {
@@ -283,6 +292,7 @@ hwl::ExperimentConfig ExperimentForm::config() const {
     parallelism_->apply(c);
     c.batch = batch_->value();
     c.epochs = epochs_->value();
+    target_->apply(c);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     c.lr = judged<double>("lr", lr_).value_or(nan);
     c.weightDecay = judged<double>("weight-decay", weightDecay_).value_or(nan);
@@ -308,6 +318,7 @@ void ExperimentForm::setConfig(const hwl::ExperimentConfig& c) {
     parallelism_->setConfig(c);
     batch_->setValue(c.batch);
     epochs_->setValue(c.epochs);
+    target_->setConfig(c);
     lr_->setText(shortestNumber(c.lr));
     optimizer_->setConfig(c);
     weightDecay_->setText(shortestNumber(c.weightDecay));
@@ -340,6 +351,8 @@ QWidget* ExperimentForm::fieldWidget(const QString& field) const {
     if (QWidget* w = parallelism_->fieldWidget(field))
         return w;
     if (QWidget* w = optimizer_->fieldWidget(field))
+        return w;
+    if (QWidget* w = target_->fieldWidget(field))
         return w;
     const struct {
         const char* name;

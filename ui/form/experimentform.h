@@ -46,6 +46,7 @@ namespace hwl::ui {
 class ModelFields;
 class DatasetFields;
 class OptimizerFields;
+class TargetFields;
 class ParallelismFields;
 
 class ExperimentForm : public QWidget {
@@ -154,6 +155,7 @@ private:
     QSpinBox* batch_ = nullptr;
     QLineEdit* lr_ = nullptr;
     OptimizerFields* optimizer_ = nullptr; ///< the optimizer and its hyper-parameters
+    TargetFields* target_ = nullptr;       ///< the target to train to
     QFormLayout* optimiserForm_ = nullptr;
     QLineEdit* weightDecay_ = nullptr;
     QLineEdit* lrSchedule_ = nullptr;

@@ -127,6 +127,30 @@ std::optional<Verdict> problemOf(const ExperimentConfig& config, const RunSummar
                        QString::fromStdString(s.explanations.front()));
     return std::nullopt;
 }
+/// A run with a target: whether it reached it, where, and its best figures if not.
+void targetVerdict(Verdict& v, const RunSummary& s, const QString& rate) {
+    const TargetResult& t = s.target;
+    const QString target = QString::fromStdString(t.describe());
+    if (!t.reached) {
+        v.kind = Verdict::Finding;
+        v.title = tr("Target not reached in %1 epochs").arg(formatCount(s.epochsCompleted));
+        v.body =
+            tr("%1 was not reached: the best test accuracy was %2%, the best test loss "
+               "%3. %4 samples per second.")
+                .arg(target.left(1).toUpper() + target.mid(1),
+                     formatDecimal(100.0 * t.bestAccuracy, 2), formatDecimal(t.bestLoss, 4), rate);
+        return;
+    }
+    v.title = tr("Reached %1 at epoch %2").arg(target, formatCount(t.epochs));
+    v.body =
+        tr("%1 s of training to it (%2 s wall), %3 samples, %4 steps; %5 samples per second.")
+            .arg(formatDecimal(t.trainSeconds, 3), formatDecimal(t.wallSeconds, 3),
+                 formatCount(std::int64_t(t.samples)), formatCount(std::int64_t(t.steps)), rate);
+    if (s.epochsCompleted > t.epochs) // --train-past-target
+        v.body +=
+            tr(" Trained on to epoch %1: test accuracy %2% at the end.")
+                .arg(formatCount(s.epochsCompleted), formatDecimal(100.0 * s.testAccuracy, 2));
+}
 } // namespace
 
 Verdict verdictOf(const ExperimentConfig& config, const RunSummary& s, std::uint32_t pace) {
@@ -153,6 +177,12 @@ Verdict verdictOf(const ExperimentConfig& config, const RunSummary& s, std::uint
                   ? tr("Finished 1 epoch")
                   : tr("Finished %1 epochs").arg(formatCount(s.epochsCompleted));
     const QString rate = formatDecimal(s.samplesPerSecond, 0);
+    if (s.target.set() && s.state != RunState::Stopped) {
+        targetVerdict(v, s, rate);
+        if (!lost.isEmpty())
+            v.body += ' ' + lost;
+        return v;
+    }
     v.body = s.evaluated ? tr("Test accuracy %1%, %2 samples per second.")
                                .arg(formatDecimal(100.0 * s.testAccuracy, 2), rate)
                          : tr("%1 samples per second.").arg(rate);

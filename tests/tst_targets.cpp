@@ -1,0 +1,186 @@
+// A target to train to (--target-accuracy, --target-loss): the run stops at
+// the first evaluation that reaches it, in every CPU mode, and records where
+// (training and wall seconds, samples, steps, epochs); one that is not
+// reached runs its epochs and keeps the best figures; --train-past-target
+// trains on; a run with no test set, or whose weights reach the target
+// before training, is refused and says why; summary.json keeps it whole.
+#include "io/runsummaryfile.h"
+#include "run/run.h"
+#include "telemetry/runsummary.h"
+#include "util/errors.h"
+
+#include "enginetestutil.h"
+#include "testutil.h"
+#include "workertestmain.h"
+
+#include <QTest>
+
+#include <cmath>
+
+using namespace hwl;
+using hwl::test::runToEnd;
+using hwl::test::teacherConfig;
+
+namespace {
+
+/// The teacher task: about 85% after its first epoch, 90% later.
+ExperimentConfig targetConfig(const char* mode, int workers) {
+    ExperimentConfig c = teacherConfig();
+    c.mode = mode;
+    c.workers = workers;
+    c.epochs = 12;
+    c.targetAccuracy = 80;
+    return c;
+}
+
+/// The message of the InputError that starting `c` throws, or empty.
+QString refusal(const ExperimentConfig& c) {
+    try {
+        Run run(c);
+        run.start();
+        run.wait(std::chrono::seconds(60));
+    } catch (const InputError& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+/// What the command line writes into summary.json for `run`.
+RunRecord recordOf(const Run& run) {
+    const auto now = std::chrono::system_clock::now();
+    return RunRecord{run.config(), run.config().mode, 0, run.summary(), {}, now, now, {}, {}};
+}
+
+} // namespace
+
+class TestTargets : public QObject {
+    Q_OBJECT
+
+private slots:
+    void stopsWhereTheTargetIsReached_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<int>("workers");
+        QTest::addColumn<QString>("transport");
+        QTest::newRow("serial") << "serial" << 1 << "";
+        QTest::newRow("threads") << "threads" << 2 << "";
+        QTest::newRow("threads-locked") << "threads-locked" << 2 << "";
+        QTest::newRow("processes") << "processes" << 2 << "";
+        QTest::newRow("data-parallel threads") << "data-parallel" << 2 << "threads";
+        QTest::newRow("data-parallel processes") << "data-parallel" << 2 << "processes";
+    }
+    void stopsWhereTheTargetIsReached() {
+        QFETCH(QString, mode);
+        QFETCH(int, workers);
+        QFETCH(QString, transport);
+        ExperimentConfig c = targetConfig(qPrintable(mode), workers);
+        if (!transport.isEmpty()) {
+            const auto parsed = parseTransport(transport.toStdString());
+            QVERIFY(parsed);
+            c.transport = *parsed;
+        }
+        const auto run = runToEnd(c);
+        const RunSummary s = run->summary();
+        QCOMPARE(s.state, RunState::Finished); // stopped by its target: finished, not stopped
+        QVERIFY2(s.target.reached, s.target.outcomeText(s.epochsCompleted).c_str());
+        QVERIFY2(s.epochsCompleted < c.epochs, qPrintable(QString::number(s.epochsCompleted)));
+        QCOMPARE(s.target.epochs, s.epochsCompleted); // it stopped at that evaluation
+        QVERIFY(100 * s.testAccuracy >= c.targetAccuracy);
+        // Every worker parked at the gate: the samples and steps to the
+        // target are the run's.
+        QCOMPARE(s.target.samples, s.samples);
+        QCOMPARE(s.target.steps, s.steps);
+        QVERIFY(s.target.trainSeconds > 0 && s.target.trainSeconds <= s.trainSeconds * 1.0001);
+        QVERIFY(s.target.wallSeconds >= s.target.trainSeconds &&
+                s.target.wallSeconds <= s.wallSeconds);
+        QCOMPARE(s.target.bestAccuracy, s.testAccuracy);
+    }
+
+    void aTargetNotReachedRunsItsEpochs() {
+        ExperimentConfig c = targetConfig("threads", 2);
+        c.epochs = 3;
+        c.targetAccuracy = 99.9; // the teacher task stays near 90%
+        const RunSummary s = runToEnd(c)->summary();
+        QCOMPARE(s.state, RunState::Finished);
+        QCOMPARE(s.epochsCompleted, 3);
+        QVERIFY(!s.target.reached);
+        QVERIFY(s.target.bestAccuracy >= s.testAccuracy && s.target.bestLoss <= s.testLoss);
+        const std::string text = s.target.outcomeText(s.epochsCompleted);
+        QVERIFY2(text.find("test accuracy 99.9% not reached in 3 epochs; best") == 0, text.c_str());
+    }
+
+    void aLossTargetAndTrainingPastIt() {
+        ExperimentConfig c = targetConfig("serial", 1);
+        c.epochs = 4;
+        c.targetAccuracy = 0;
+        c.targetLoss = 0.6;
+        c.trainPastTarget = true;
+        const RunSummary s = runToEnd(c)->summary();
+        QCOMPARE(s.state, RunState::Finished);
+        QCOMPARE(s.epochsCompleted, 4); // trained on
+        QVERIFY(s.target.reached);
+        QVERIFY2(s.target.epochs < 4, qPrintable(QString::number(s.target.epochs)));
+        QVERIFY(s.target.samples < s.samples);
+        QVERIFY(s.target.bestLoss <= 0.6);
+        QVERIFY(s.target.outcomeText(4).find("test loss 0.6 reached at epoch") == 0);
+    }
+
+    void refusals() {
+        ExperimentConfig c = targetConfig("serial", 1);
+        c.testFraction = 0;
+        QString why = refusal(c);
+        QVERIFY2(why.startsWith("target-accuracy: the target is measured on the test set") &&
+                     why.contains("--test-fraction"),
+                 qPrintable(why));
+        c = targetConfig("serial", 1);
+        c.targetAccuracy = 5; // 4 classes: a quarter right before any training
+        why = refusal(c);
+        QVERIFY2(why.contains("the initial weights already reach test accuracy 5%") &&
+                     why.contains("nothing to train to"),
+                 qPrintable(why));
+        c.targetAccuracy = 0;
+        c.targetLoss = 1e5;
+        QVERIFY2(refusal(c).startsWith("target-loss: the initial weights already reach"),
+                 qPrintable(refusal(c)));
+        // Out of range: the field table's refusal.
+        c.targetLoss = 0;
+        for (const double bad : {-1.0, 100.5, double(NAN)}) {
+            c.targetAccuracy = bad;
+            const auto issues = validateExperiment(c);
+            QVERIFY(!issues.empty() && issues.front().field == "target-accuracy");
+        }
+    }
+
+    void summaryJsonKeepsTheTarget() {
+        ExperimentConfig c = targetConfig("threads", 2);
+        const auto run = runToEnd(c);
+        RunRecord record = recordOf(*run);
+        const RunSummary back = runSummaryFromJson(runSummaryJson(record), "summary.json");
+        const TargetResult& t = run->summary().target;
+        QVERIFY(back.target.reached);
+        QCOMPARE(back.target.accuracy, 80.0);
+        QCOMPARE(back.target.loss, 0.0);
+        QCOMPARE(back.target.epochs, t.epochs);
+        QCOMPARE(back.target.samples, t.samples);
+        QCOMPARE(back.target.steps, t.steps);
+        QCOMPARE(back.target.trainSeconds, t.trainSeconds);
+        QCOMPARE(float(back.target.bestAccuracy), float(t.bestAccuracy));
+        // A run without one writes none.
+        c.targetAccuracy = 0;
+        const auto plain = runToEnd(c);
+        QVERIFY(runSummaryJson(recordOf(*plain)).find("\"target\"") == std::string::npos);
+        // Bad target figures are refused by name.
+        std::string text = runSummaryJson(record);
+        const auto at = text.find("\"reached\": true");
+        QVERIFY(at != std::string::npos);
+        text.replace(at, 15, "\"reached\": \"yes\"");
+        try {
+            runSummaryFromJson(text, "summary.json");
+            QFAIL("a target.reached of \"yes\" was read");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).contains("target.reached"), e.what());
+        }
+    }
+};
+
+HWL_WORKER_TEST_MAIN(TestTargets)
+#include "tst_targets.moc"
