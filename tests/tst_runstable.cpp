@@ -64,7 +64,8 @@ private slots:
         for (const char* same : {"model", "dataset", "lr", "batch", "epochs", "out"})
             QVERIFY2(!h.contains(same), same);
         QCOMPARE(h.mid(3), (QStringList{"result", "samples/s", "test acc", "best acc", "test loss",
-                                        "train s", "start-up ms", "comm share", "lost updates"}));
+                                        "train s", "start-up ms", "comm share", "lost updates",
+                                        "to target s", "samples to target"}));
         QCOMPARE(panel.model()->fieldKeys(), (QStringList{"mode", "workers"}));
         // The cells: the name with its colour and tick, the fields, the figures.
         QCOMPARE(table->index(1, 0).data().toString(), QStringLiteral("threads x4"));
@@ -328,6 +329,39 @@ private slots:
         QCOMPARE(w.lossChart()->overlayCount(), 6); // three train and three test losses
         QCOMPARE(w.accuracyChart()->overlayCount(), 3);
         QCOMPARE(w.runLibrary()->clear(), QString());
+    }
+
+    // Runs with a target: the time to it, "not reached" where it was not
+    // (never a blank), a folded row's median and k of N; kept in runs.json.
+    void targetsAreTimesOrNotReached() {
+        const QString path = tmp_.filePath("target/runs.json");
+        {
+            RunLibrary lib(path);
+            const double seconds[] = {1, 3, -1};
+            for (int i = 0; i < 3; ++i) {
+                SavedRun r = repeat("threads", 2, 30000, i + 1);
+                r.target = seconds[i] > 0 ? "reached" : "not reached";
+                r.targetSeconds = seconds[i];
+                r.targetSamples = seconds[i] > 0 ? 1000 * seconds[i] : -1;
+                QCOMPARE(lib.add(r), QString());
+            }
+        }
+        RunLibrary lib(path);
+        QCOMPARE(lib.load(), QString());
+        QCOMPARE(lib.runs()[2].target, QStringLiteral("not reached"));
+        QCOMPARE(lib.runs()[1].targetSamples, 3000.0);
+        RunListPanel panel(&lib);
+        QAbstractItemModel* table = panel.table()->model();
+        const int at = headers(table).indexOf("to target s");
+        QVERIFY(at > 0);
+        for (const Qt::SortOrder order : {Qt::AscendingOrder, Qt::DescendingOrder}) {
+            panel.table()->sortByColumn(at, order);
+            QCOMPARE(column(table, at).last(), QStringLiteral("not reached")); // last either way
+        }
+        panel.foldRepeats()->setChecked(true);
+        QCOMPARE(table->rowCount(), 1);
+        QCOMPARE(table->index(0, headers(table).indexOf("to target s")).data().toString(),
+                 QStringLiteral("median 2, 2 ± 1.414 (2 of 3 reached)"));
     }
 
     void runsJsonKeepsTheNewDataAndAnOldOneLoads() {

@@ -191,9 +191,11 @@ private slots:
         const std::string header = csv.substr(0, csv.find('\n'));
         QCOMPARE(QString::fromStdString(header),
                  QString("run,lr,result,exit,samples_per_s,test_accuracy,test_loss,train_loss,"
-                         "train_seconds,startup_seconds,comm_share,lost_updates,error"));
-        QVERIFY(csv.find("\"lr=0.1,note\",0.1,refused,2,,,,,,,,,\"a \"\"quoted\"\"\nreason\"\n") !=
-                std::string::npos);
+                         "train_seconds,target,target_seconds,target_samples,startup_seconds,"
+                         "comm_share,lost_updates,error"));
+        QVERIFY(
+            csv.find("\"lr=0.1,note\",0.1,refused,2,,,,,,,,,,,,\"a \"\"quoted\"\"\nreason\"\n") !=
+            std::string::npos);
         QVERIFY(csv.find("lr=0.2,0.2,finished,0,1234.5,0.875,") != std::string::npos);
     }
 

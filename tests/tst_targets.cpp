@@ -4,6 +4,8 @@
 // reached runs its epochs and keeps the best figures; --train-past-target
 // trains on; a run with no test set, or whose weights reach the target
 // before training, is refused and says why; summary.json keeps it whole.
+#include "io/runscompare.h"
+#include "io/runstable.h"
 #include "io/runsummaryfile.h"
 #include "run/run.h"
 #include "telemetry/runsummary.h"
@@ -15,6 +17,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace hwl;
@@ -179,6 +182,56 @@ private slots:
         } catch (const InputError& e) {
             QVERIFY2(QString(e.what()).contains("target.reached"), e.what());
         }
+    }
+
+    // Repeats as MLPerf treats them: the time to target is the median (and
+    // mean ± sd) over the runs that reached it, with how many did; a run
+    // that did not is counted, never dropped, and sorts last.
+    void repeatsTellTheMedianAndHowManyReached() {
+        std::vector<FolderRun> runs;
+        const double seconds[] = {1.0, 3.0, NAN};
+        for (int i = 0; i < 3; ++i) {
+            ExperimentConfig c = targetConfig("threads", 2);
+            c.seed = std::uint64_t(i + 1);
+            TableRun row;
+            row.label = "seed=" + std::to_string(i + 1);
+            row.started = true;
+            row.summary.state = RunState::Finished;
+            row.summary.target.accuracy = 80;
+            row.summary.target.reached = !std::isnan(seconds[i]);
+            row.summary.target.trainSeconds = seconds[i];
+            row.summary.target.samples = 1000;
+            runs.push_back(folderRunOf(c, row));
+        }
+        RunsTable grouped = runsTable(runs, true);
+        QVERIFY(grouped.grouped);
+        const auto cell = [](const RunsTable& t, std::size_t row, const char* column) {
+            const auto at = std::find(t.header.begin(), t.header.end(), column);
+            return at == t.header.end()
+                       ? QString("no column %1").arg(column)
+                       : QString::fromStdString(t.cells[row][at - t.header.begin()]);
+        };
+        QCOMPARE(cell(grouped, 0, "target_seconds"),
+                 QString("median 2, 2 ± 1.414 (2 of 3 reached)"));
+        QCOMPARE(cell(grouped, 0, "target"), QString("1 not reached, 2 reached"));
+        const std::string csv = formatRunsTable(grouped, TableFormat::Csv);
+        QVERIFY2(csv.find("target_seconds_mean,target_seconds_sd,target_seconds_median") !=
+                     std::string::npos,
+                 csv.c_str());
+        QVERIFY2(csv.find(",2,1.41421,2,") != std::string::npos, csv.c_str());
+        // One row per run: the one that did not reach it is last, both ways.
+        for (const bool descending : {false, true}) {
+            RunsTable t = runsTable(runs, false);
+            QVERIFY(sortRunsTable(t, "target_seconds", descending));
+            QCOMPARE(cell(t, 2, "target"), QString("not reached"));
+            QCOMPARE(cell(t, 0, "target_seconds"), QString(descending ? "3" : "1"));
+        }
+        // None reached: said in words, and no column of no figures.
+        for (FolderRun& r : runs)
+            r.run.summary.target.reached = false;
+        QCOMPARE(cell(runsTable(runs, true), 0, "target"), QString("3 not reached"));
+        QCOMPARE(cell(runsTable(runs, true), 0, "target_seconds"),
+                 QString("no column target_seconds"));
     }
 };
 

@@ -234,7 +234,10 @@ std::string sweepText(const std::vector<std::string>& keys, const std::vector<Ta
         std::snprintf(cell, sizeof cell, " %-*s", int(widths[k]), keys[k].c_str());
         text += cell;
     }
-    text += "  result    samples/s  test accuracy  test loss   train s\n";
+    const bool targets = std::any_of(runs.begin(), runs.end(),
+                                     [](const TableRun& r) { return r.summary.target.set(); });
+    text += targets ? "  result    samples/s  test accuracy  test loss   train s  to target s\n"
+                    : "  result    samples/s  test accuracy  test loss   train s\n";
     for (const TableRun& r : runs) {
         text += " ";
         for (std::size_t k = 0; k < keys.size(); ++k) {
@@ -251,11 +254,21 @@ std::string sweepText(const std::vector<std::string>& keys, const std::vector<Ta
         char seconds[16] = "-";
         if (r.started)
             std::snprintf(seconds, sizeof seconds, "%.2f", s.trainSeconds);
-        std::snprintf(cell, sizeof cell, "  %-8s  %9s  %13s  %9s  %8s\n",
+        std::snprintf(cell, sizeof cell, "  %-8s  %9s  %13s  %9s  %8s",
                       r.started ? stateName(s.state) : "refused",
                       r.started ? humanRate(s.samplesPerSecond).c_str() : "-", accuracy, loss,
                       seconds);
         text += cell;
+        if (targets) { // "not reached" never left out: a run that missed it says so
+            char toTarget[24] = "-";
+            if (s.target.reached)
+                std::snprintf(toTarget, sizeof toTarget, "%.3g", s.target.trainSeconds);
+            else if (r.started && s.target.set())
+                std::snprintf(toTarget, sizeof toTarget, "not reached");
+            std::snprintf(cell, sizeof cell, "  %11s", toTarget);
+            text += cell;
+        }
+        text += "\n";
     }
     return text;
 }

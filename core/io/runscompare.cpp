@@ -43,21 +43,21 @@ std::vector<const RunFigure*> shownFigures(const std::vector<FolderRun>& runs) {
     for (const RunFigure& f : runFigures()) {
         if (std::string(f.column) == "exit")
             continue;
-        const bool some =
-            !f.value || std::any_of(runs.begin(), runs.end(), [&](const FolderRun& r) {
-                return std::isfinite(f.value(r.run));
-            });
+        const bool some = std::any_of(runs.begin(), runs.end(), [&](const FolderRun& r) {
+            return f.value ? std::isfinite(f.value(r.run)) : !f.text(r.run).empty();
+        });
         if (some)
             figures.push_back(&f);
     }
     return figures;
 }
 
-/// "3 finished" or "2 finished, 1 failed".
-std::string resultsText(const std::vector<const FolderRun*>& group) {
+/// A text figure over a group: "3 finished" or "2 finished, 1 failed";
+/// "2 reached, 1 not reached".
+std::string countsText(const RunFigure& f, const std::vector<const FolderRun*>& group) {
     std::map<std::string, int> counts;
     for (const FolderRun* r : group)
-        ++counts[runFigures().front().text(r->run)];
+        ++counts[f.text(r->run)];
     std::string text;
     for (const auto& [result, n] : counts)
         text.append(text.empty() ? "" : ", ").append(std::to_string(n)).append(" ").append(result);
@@ -85,7 +85,7 @@ void addRow(RunsTable& t, const std::string& label, const std::vector<std::strin
             const std::vector<const RunFigure*>& figures,
             const std::vector<const FolderRun*>& group) {
     std::vector<std::string> cells{label};
-    std::vector<double> values{kNone}, spreads(1, kNone);
+    std::vector<double> values{kNone}, spreads(1, kNone), medians(1, kNone);
     for (const std::string& key : keys) {
         const auto it = fields.find(key);
         const std::string v = it == fields.end() ? "" : it->second;
@@ -94,16 +94,19 @@ void addRow(RunsTable& t, const std::string& label, const std::vector<std::strin
         const double number = std::strtod(v.c_str(), &end);
         values.push_back(!v.empty() && end == v.c_str() + v.size() ? number : kNone);
         spreads.push_back(kNone);
+        medians.push_back(kNone);
     }
     if (t.grouped) {
         cells.push_back(std::to_string(group.size()));
         values.push_back(double(group.size()));
         spreads.push_back(kNone);
+        medians.push_back(kNone);
     }
     for (const RunFigure* f : figures) {
         spreads.push_back(kNone);
+        medians.push_back(kNone);
         if (!f->value) {
-            cells.push_back(t.grouped ? resultsText(group) : f->text(group.front()->run));
+            cells.push_back(t.grouped ? countsText(*f, group) : f->text(group.front()->run));
             values.push_back(kNone);
             continue;
         }
@@ -114,13 +117,22 @@ void addRow(RunsTable& t, const std::string& label, const std::vector<std::strin
         std::string text = shown(f->column, s.mean);
         if (t.grouped && s.n > 1)
             text += " ± " + shown(f->column, s.sd);
+        const bool toTarget = std::string(f->column) == "target_seconds";
+        const std::string ofAll =
+            std::to_string(s.n) + " of " + std::to_string(group.size()) + " reached";
+        if (t.grouped && toTarget) // never a run silently dropped: k of N
+            text = s.n == 0
+                       ? ofAll
+                       : "median " + shown(f->column, s.median) + ", " + text + " (" + ofAll + ")";
         cells.push_back(text);
         values.push_back(s.mean);
         spreads.back() = s.sd;
+        medians.back() = s.median;
     }
     t.cells.push_back(std::move(cells));
     t.values.push_back(std::move(values));
     t.spreads.push_back(std::move(spreads));
+    t.medians.push_back(std::move(medians));
 }
 } // namespace
 
@@ -134,6 +146,9 @@ Spread spreadOf(const std::vector<double>& xs) {
     if (known.empty())
         return s;
     s.mean = std::accumulate(known.begin(), known.end(), 0.0) / double(known.size());
+    std::sort(known.begin(), known.end());
+    const std::size_t half = known.size() / 2;
+    s.median = known.size() % 2 ? known[half] : (known[half - 1] + known[half]) / 2;
     if (known.size() > 1) {
         double squares = 0;
         for (double x : known)
@@ -222,8 +237,11 @@ bool sortRunsTable(RunsTable& t, const std::string& column, bool descending) {
     const std::size_t c = std::size_t(at - t.header.begin());
     std::vector<std::size_t> order(t.cells.size());
     std::iota(order.begin(), order.end(), std::size_t(0));
+    // A time to target is ranked by its median over repeats (MLPerf), the
+    // rest by the mean; a run that did not reach it has none: last.
+    const auto& by = t.grouped && column == "target_seconds" ? t.medians : t.values;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        const double x = t.values[a][c], y = t.values[b][c];
+        const double x = by[a][c], y = by[b][c];
         if (std::isfinite(x) != std::isfinite(y))
             return std::isfinite(x); // unknown last, either way
         const bool less = std::isfinite(x) ? x < y : t.cells[a][c] < t.cells[b][c];
@@ -235,6 +253,7 @@ bool sortRunsTable(RunsTable& t, const std::string& column, bool descending) {
         sorted.cells[i] = t.cells[order[i]];
         sorted.values[i] = t.values[order[i]];
         sorted.spreads[i] = t.spreads[order[i]];
+        sorted.medians[i] = t.medians[order[i]];
     }
     t = std::move(sorted);
     return true;
@@ -256,14 +275,19 @@ std::string csvText(const RunsTable& t) {
         out.append(c ? "," : "").append(csvField(t.header[c]));
         if (t.grouped && t.figure[c])
             out.append("_mean,").append(csvField(t.header[c] + "_sd"));
+        if (t.grouped && t.header[c] == "target_seconds")
+            out.append(",target_seconds_median");
     }
     out += "\n";
     for (std::size_t r = 0; r < t.cells.size(); ++r) {
         for (std::size_t c = 0; c < t.header.size(); ++c) {
             out.append(c ? "," : "");
+            const bool toTarget = t.grouped && t.header[c] == "target_seconds";
             out.append(t.figure[c] ? csvNumber(t.values[r][c]) : csvField(t.cells[r][c]));
             if (t.grouped && t.figure[c])
                 out.append(",").append(csvNumber(t.spreads[r][c]));
+            if (toTarget)
+                out.append(",").append(csvNumber(t.medians[r][c]));
         }
         out += "\n";
     }

@@ -28,7 +28,8 @@ struct FolderRun {
 struct Spread {
     double mean = std::numeric_limits<double>::quiet_NaN();
     double sd = std::numeric_limits<double>::quiet_NaN();
-    std::size_t n = 0;
+    double median = std::numeric_limits<double>::quiet_NaN();
+    std::size_t n = 0; ///< the finite figures the others are of
 };
 Spread spreadOf(const std::vector<double>& xs);
 
@@ -49,6 +50,7 @@ struct RunsTable {
     std::vector<std::vector<std::string>> cells; ///< per row, as the header
     std::vector<std::vector<double>> values;     ///< per row: a number per cell, NaN when text
     std::vector<std::vector<double>> spreads;    ///< per row: a figure's sd (grouped), else NaN
+    std::vector<std::vector<double>> medians;    ///< per row: a figure's median (grouped), else NaN
     std::vector<bool> figure;                    ///< per column: a final figure (a number)
     bool grouped = false;                        ///< repeats folded into mean ± sd rows
 };
@@ -65,7 +67,9 @@ bool sortRunsTable(RunsTable& table, const std::string& column, bool descending)
 enum class TableFormat { Text, Csv, Markdown };
 /// Text and Markdown show figures for the eye (5.94M, 55.17%, mean ± sd);
 /// CSV gives them as numbers as sweep.csv does, a grouped figure as two
-/// columns, <figure>_mean and <figure>_sd.
+/// columns, <figure>_mean and <figure>_sd (and target_seconds_median: time
+/// to a target is told by its median, as MLPerf does, over the runs that
+/// reached it; the target column counts them: "2 reached, 1 not reached").
 std::string formatRunsTable(const RunsTable& table, TableFormat format);
 
 } // namespace hwl

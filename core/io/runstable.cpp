@@ -57,6 +57,17 @@ double trainLoss(const TableRun& r) {
 double trainSeconds(const TableRun& r) {
     return r.started ? r.summary.trainSeconds : kNone;
 }
+/// With a target: the training seconds and samples to it; NaN when not reached.
+double targetSeconds(const TableRun& r) {
+    return r.summary.target.reached ? r.summary.target.trainSeconds : kNone;
+}
+double targetSamples(const TableRun& r) {
+    return r.summary.target.reached ? double(r.summary.target.samples) : kNone;
+}
+std::string targetText(const TableRun& r) {
+    return r.summary.target.state();
+}
+
 double startupSeconds(const TableRun& r) {
     const auto& s = r.summary.startupSeconds;
     return s.empty() ? kNone : *std::max_element(s.begin(), s.end());
@@ -89,6 +100,9 @@ const std::vector<RunFigure>& runFigures() {
         numeric<testLoss>("test_loss"),
         numeric<trainLoss>("train_loss"),
         numeric<trainSeconds>("train_seconds"),
+        {"target", &targetText, nullptr},
+        numeric<targetSeconds>("target_seconds"),
+        numeric<targetSamples>("target_samples"),
         numeric<startupSeconds>("startup_seconds"),
         numeric<commShare>("comm_share"),
         numeric<lostUpdates>("lost_updates"),

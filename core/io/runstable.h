@@ -31,7 +31,9 @@ struct RunFigure {
 };
 
 /// The figures, in column order: result, exit, samples_per_s,
-/// test_accuracy, test_loss, train_loss, train_seconds, startup_seconds
+/// test_accuracy, test_loss, train_loss, train_seconds, target ("reached",
+/// "not reached", empty without one), target_seconds and target_samples
+/// (the training seconds and samples to it, when reached), startup_seconds
 /// (the slowest worker's), comm_share (data-parallel: the share of the
 /// workers' loop time in collectives), lost_updates (gpu-hogwild).
 const std::vector<RunFigure>& runFigures();

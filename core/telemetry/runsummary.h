@@ -41,6 +41,9 @@ struct TargetResult {
     double bestLoss = std::numeric_limits<double>::quiet_NaN();
 
     bool set() const { return accuracy > 0 || loss > 0; }
+    /// "reached", "not reached", or empty without a target: the one word
+    /// of sweep.csv, --compare and the Runs table.
+    const char* state() const { return !set() ? "" : reached ? "reached" : "not reached"; }
     /// Whether figures of one evaluation (accuracy in [0, 1]) reach it.
     bool metBy(double testAccuracy, double testLoss) const;
     /// The target in words: "test accuracy 90%", "test loss 0.3", or both joined by "or".

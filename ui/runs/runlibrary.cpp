@@ -92,8 +92,8 @@ void putFigure(QJsonObject& o, const char* key, double x) {
 
 // Keys added after version 1 (model, dataset, userTicked, throughput,
 // divergence, startupSeconds, fields, finalTestLoss, trainSeconds, commShare,
-// lostUpdates, result, resultReason) are optional: a list written before them loads, its figures
-// unknown.
+// lostUpdates, result, resultReason, target, targetSeconds, targetSamples) are optional: a list
+// written before them loads, its figures unknown.
 QJsonObject runToJson(const SavedRun& r) {
     QJsonObject o = {
         {"name", r.name},
@@ -119,6 +119,10 @@ QJsonObject runToJson(const SavedRun& r) {
     putFigure(o, "trainSeconds", r.trainSeconds);
     putFigure(o, "commShare", r.commShare);
     putFigure(o, "lostUpdates", double(r.lostUpdates));
+    putFigure(o, "targetSeconds", r.targetSeconds);
+    putFigure(o, "targetSamples", r.targetSamples);
+    if (!r.target.isEmpty())
+        o.insert(QStringLiteral("target"), r.target);
     if (!r.result.isEmpty())
         o.insert(QStringLiteral("result"), r.result);
     if (!r.resultReason.isEmpty())
@@ -151,6 +155,9 @@ SavedRun runFromJson(const QJsonObject& o) {
     r.commShare = o.value("commShare").toDouble(-1);
     r.lostUpdates = qint64(o.value("lostUpdates").toDouble(-1));
     r.result = o.value("result").toString().left(40);
+    r.target = o.value("target").toString().left(40);
+    r.targetSeconds = o.value("targetSeconds").toDouble(-1);
+    r.targetSamples = o.value("targetSamples").toDouble(-1);
     r.resultReason = o.value("resultReason").toString().left(2000);
     return r;
 }

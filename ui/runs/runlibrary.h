@@ -69,6 +69,10 @@ struct SavedRun {
     double trainSeconds = -1;  ///< first step to the end of the loop; -1: not known
     double commShare = -1;     ///< data-parallel: share of the loop in collectives; -1: none
     qint64 lostUpdates = -1;   ///< gpu-hogwild, all workers; -1: none
+    /// With a target: "reached" or "not reached" (TargetResult::state());
+    /// the training seconds and samples to it, -1 when not reached.
+    QString target;
+    double targetSeconds = -1, targetSamples = -1;
     /// How it ended ("finished", "stopped", "failed") or, judged from its
     /// figures (judgeLearning), "diverged" or "at chance"; empty: not known.
     QString result;

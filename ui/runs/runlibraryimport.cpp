@@ -170,6 +170,9 @@ void RunLibrary::applySummary(SavedRun& run, const RunSummary& s) {
     run.commShare = s.commShare(); // as a sweep's table: all workers' loops together
     if (!s.lostUpdates.empty())
         run.lostUpdates = qint64(s.totalLostUpdates());
+    run.target = QString::fromLatin1(s.target.state());
+    run.targetSeconds = s.target.reached ? s.target.trainSeconds : -1;
+    run.targetSamples = s.target.reached ? double(s.target.samples) : -1;
 }
 
 SavedRun RunLibrary::fromPath(const QString& path, QString* error) {

@@ -166,6 +166,10 @@ QString RunsTableModel::figureName(Figure f) {
         return tr("comm share");
     case LostUpdates:
         return tr("lost updates");
+    case TargetSeconds:
+        return tr("to target s");
+    case TargetSamples:
+        return tr("samples to target");
     default:
         return {};
     }
@@ -189,6 +193,12 @@ QString RunsTableModel::figureHelp(Figure f) {
         return tr("Data-parallel modes: the share of the workers' loop spent in collectives");
     case LostUpdates:
         return tr("gpu-hogwild: parameter writes another block overwrote");
+    case TargetSeconds:
+        return tr("Runs with a target (--target-accuracy, --target-loss): training seconds to "
+                  "the evaluation that reached it; a folded row gives the median too, and how "
+                  "many of its runs reached it");
+    case TargetSamples:
+        return tr("Runs with a target: the samples all workers trained until it was reached");
     default:
         return {};
     }
@@ -231,6 +241,10 @@ double RunsTableModel::figureOf(const SavedRun& r, Figure f) {
         return known(r.commShare, 100);
     case LostUpdates:
         return known(double(r.lostUpdates), 1);
+    case TargetSeconds:
+        return known(r.targetSeconds, 1);
+    case TargetSamples:
+        return known(r.targetSamples, 1);
     default:
         return unknown;
     }
@@ -386,6 +400,8 @@ QVariant RunsTableModel::figureData(int row, Figure f, int role) const {
     }
     if (role == Qt::ToolTipRole)
         return rowTooltip(row);
+    if (f == TargetSeconds || f == TargetSamples)
+        return targetData(row, f, role, s);
     if (!std::isfinite(s.mean) || (role != Qt::DisplayRole && role != SortRole))
         return {};
     if (role == SortRole)
@@ -393,6 +409,26 @@ QVariant RunsTableModel::figureData(int row, Figure f, int role) const {
     QString text = figureText(f, s.mean);
     if (std::isfinite(s.sd))
         text += QStringLiteral(" ± ") + figureText(f, s.sd);
+    return text;
+}
+
+QVariant RunsTableModel::targetData(int row, Figure f, int role, const Spread& s) const {
+    // A run that missed its target says so (never a blank that reads as
+    // "no target"); a folded row its median, and k of N reached.
+    qsizetype withTarget = 0;
+    for (const int run : rows_[row])
+        withTarget += !runs_[run].target.isEmpty();
+    if (role == SortRole) // the median, as MLPerf ranks; a row that missed it, last
+        return std::isfinite(s.median) ? QVariant(s.median) : QVariant();
+    if (role != Qt::DisplayRole || withTarget == 0)
+        return {};
+    if (s.n == 0)
+        return rows_[row].size() == 1 ? tr("not reached") : tr("0 of %1 reached").arg(withTarget);
+    QString text = figureText(f, s.mean);
+    if (std::isfinite(s.sd))
+        text = tr("median %1, %2 ± %3").arg(figureText(f, s.median), text, figureText(f, s.sd));
+    if (s.n < std::size_t(withTarget) || rows_[row].size() > 1)
+        text += tr(" (%1 of %2 reached)").arg(s.n).arg(withTarget);
     return text;
 }
 

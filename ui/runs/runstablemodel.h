@@ -42,6 +42,8 @@ public:
         StartupMs,
         CommShare,
         LostUpdates,
+        TargetSeconds, ///< training seconds to the run's target
+        TargetSamples, ///< samples to it
         FigureCount
     };
     /// A number as a double (a field's value when it is one), else the text;
@@ -107,6 +109,8 @@ Q_SIGNALS:
 private:
     QVariant runData(int row, int role) const;
     QVariant figureData(int row, Figure f, int role) const;
+    /// figureData() of TargetSeconds and TargetSamples.
+    QVariant targetData(int row, Figure f, int role, const Spread& s) const;
     QVariant resultData(int row, int role) const;
     /// Ticks or unticks every run of the row.
     bool setTicked(const QModelIndex& index, bool visible);
