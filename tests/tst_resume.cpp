@@ -456,6 +456,31 @@ private slots:
         refused({"--resume", dir("noopt"), "--epochs", "4"},
                 "is not an optimizer state hogwild-lab wrote");
     }
+
+    // A run stopped at its target, resumed: the target is met before any
+    // step and the run says so; a harder target trains on, its time to
+    // target counted from where it resumed and its samples the earlier
+    // run's too.
+    void aRunResumedPastItsTargetSaysSo() {
+        train(QStringList(kRun) << "--mode"
+                                << "serial"
+                                << "--epochs"
+                                << "12"
+                                << "--target-accuracy"
+                                << "75"
+                                << "--out" << dir("target"));
+        const QJsonObject first = readJsonObject(dir("target/summary.json"));
+        QVERIFY(first["target"].toObject()["reached"].toBool());
+        const int epochs = first["final"].toObject()["epochs_completed"].toInt();
+        QVERIFY2(epochs < 12, qPrintable(QString::number(epochs)));
+        refused({"--resume", dir("target"), "--epochs", "12"},
+                "target-accuracy: the weights of the resumed run already reach test accuracy "
+                "75%");
+        const Result r = runCli({"--resume", dir("target"), "--epochs", QString::number(epochs + 2),
+                                 "--target-accuracy", "99.9", "--out", dir("target2")});
+        QVERIFY2(r.code == 0 && r.out.contains("summary: target: test accuracy 99.9% not reached"),
+                 qPrintable(r.describe()));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestResume)

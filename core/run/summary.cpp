@@ -102,7 +102,7 @@ void Run::Impl::checkTarget(const float* params) {
         throw InputError(std::string(flag) + ": the " +
                          (config.resume.empty()
                               ? config.init.empty() ? "initial weights" : "weights of --init"
-                              : "weights of the run resumed") +
+                              : "weights of the resumed run") +
                          " already reach " + target.describe() + " (" + figures +
                          "): there is nothing to train to; set a harder target");
     }
