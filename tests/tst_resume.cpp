@@ -18,6 +18,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 
 #include <filesystem>
 
@@ -473,6 +474,15 @@ private slots:
         QVERIFY(first["target"].toObject()["reached"].toBool());
         const int epochs = first["final"].toObject()["epochs_completed"].toInt();
         QVERIFY2(epochs < 12, qPrintable(QString::number(epochs)));
+        // metrics.csv: a target row right after the evaluation that reached it.
+        const QStringList rows = QString::fromUtf8(bytesOf(dir("target/metrics.csv"))).split('\n');
+        const qsizetype at =
+            rows.indexOf(QRegularExpression("^-1,\\d+,\\d+,\\d+,[^,]+,[^,]+,target,.*"));
+        QVERIFY2(at > 1 && rows.filter(",target,").size() == 1, qPrintable(rows.join('\n')));
+        QCOMPARE(rows[at - 1].section(',', 6, 6), QStringLiteral("eval"));
+        QCOMPARE(rows[at].section(',', 1, 1).toInt(), epochs);
+        QCOMPARE(rows[at].section(',', 4, 4), rows[at - 1].section(',', 4, 4)); // its test loss
+        QCOMPARE(rows[at].section(',', 8, 8), rows[at - 1].section(',', 8, 8)); // and accuracy
         refused({"--resume", dir("target"), "--epochs", "12"},
                 "target-accuracy: the weights of the resumed run already reach test accuracy "
                 "75%");

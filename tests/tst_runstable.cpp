@@ -500,7 +500,7 @@ private slots:
         QProcess p;
         p.start(QString::fromUtf8(hwl::test::kAppBinary),
                 {"--headless", "--dataset", "teacher:2000x20:4", "--model", "mlp:20-16-4",
-                 "--workers", "2", "--epochs", "1", "--out", dir});
+                 "--workers", "2", "--epochs", "3", "--target-accuracy", "40", "--out", dir});
         QVERIFY(p.waitForFinished(120000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
         QString why;
@@ -513,6 +513,10 @@ private slots:
         QVERIFY(opened.testAccuracy >= 0 && opened.finalTestLoss >= 0);
         QCOMPARE(opened.startupSeconds.size(), 2);
         QVERIFY(opened.startup() >= 0);
+        // Its metrics.csv has a target row, read past; summary.json gives the figures.
+        QVERIFY(hwl::test::readBytes((dir + "/metrics.csv").toStdString()).contains(",target,"));
+        QCOMPARE(opened.target, QStringLiteral("reached"));
+        QVERIFY(opened.targetSeconds > 0 && opened.targetSamples > 0);
     }
 
     void baselinesFromTensorBoardAndAScript() {

@@ -31,6 +31,16 @@ void appendCsvRow(std::string& out, const Sample& s) {
     out.append(line, std::size_t(std::min<int>(n, int(sizeof line) - 1)));
 }
 
+/// The target row after `eval`, the evaluation that reached `target`.
+void appendTargetRow(std::string& out, const Sample& eval, const TargetResult& target) {
+    char line[256];
+    const int n =
+        std::snprintf(line, sizeof line, "-1,%u,%llu,%llu,%.9g,%.6f,target,0,%.9g\n", eval.epoch,
+                      (unsigned long long)target.steps, (unsigned long long)target.samples,
+                      double(eval.loss), target.wallSeconds, double(eval.accuracy));
+    out.append(line, std::size_t(std::min<int>(n, int(sizeof line) - 1)));
+}
+
 constexpr const char* kCsvHeader = "worker,epoch,step,samples,loss,time,kind,divergence,accuracy\n";
 
 } // namespace
@@ -126,13 +136,19 @@ void MetricsLog::forEach(const std::function<void(const Sample&)>& fn) const {
         fn(s);
 }
 
-void MetricsLog::writeCsv(const std::filesystem::path& file, const Progress& progress) const {
+void MetricsLog::writeCsv(const std::filesystem::path& file, const Progress& progress,
+                          const TargetResult* target) const {
     const std::size_t total = size();
     writeFileAtomically(file, [&](const ByteSink& sink) {
         std::string buffer = kCsvHeader;
         std::size_t rows = 0;
+        bool targetDue = target && target->reached;
         forEach([&](const Sample& s) {
             appendCsvRow(buffer, s);
+            if (targetDue && s.kind == Sample::Eval && int(s.epoch) == target->epochs) {
+                targetDue = false;
+                appendTargetRow(buffer, s, *target);
+            }
             ++rows;
             if (buffer.size() >= (1u << 16)) {
                 sink(buffer);
@@ -152,8 +168,9 @@ std::string MetricsLog::csv() const {
 }
 
 namespace {
-/// One row of metrics.csv as a sample; false when it is not one.
-bool parseRow(const std::string& line, Sample& s) {
+/// One row of metrics.csv as a sample; false when it is not one. A target
+/// row is one, and `skip` says to leave it out (summary.json holds it).
+bool parseRow(const std::string& line, Sample& s, bool& skip) {
     char kind[8] = {};
     unsigned long long step = 0, samples = 0;
     double loss = 0, divergence = 0, accuracy = 0;
@@ -163,7 +180,8 @@ bool parseRow(const std::string& line, Sample& s) {
         std::size_t(used) != line.size())
         return false;
     const std::string k = kind;
-    if (k != "step" && k != "epoch" && k != "eval")
+    skip = k == "target";
+    if (k != "step" && k != "epoch" && k != "eval" && !skip)
         return false;
     s.kind = k == "eval" ? Sample::Eval : k == "epoch" ? Sample::EpochEnd : Sample::Step;
     s.step = step;
@@ -191,11 +209,13 @@ MetricsLog MetricsLog::fromCsv(const std::filesystem::path& file) {
         if (lineNo == 1 && line + "\n" == kCsvHeader)
             continue;
         Sample s;
-        if (!parseRow(line, s))
+        bool skip = false;
+        if (!parseRow(line, s, skip))
             throw InputError(quoted(file) + " line " + std::to_string(lineNo) +
                              " is not a metrics.csv row (worker,epoch,step,samples,loss,time," +
                              "kind,divergence,accuracy)");
-        log.append(s);
+        if (!skip)
+            log.append(s);
     }
     return log;
 }

@@ -9,6 +9,7 @@
 // chunks. If the temporary file cannot be created or written (no space in
 // the temporary directory), the log keeps everything in memory instead and
 // says so in spillError(): nothing is lost either way.
+#include "telemetry/runsummary.h"
 #include "telemetry/telemetryreader.h"
 #include "util/fileio.h"
 
@@ -65,16 +66,22 @@ public:
 
     /// CSV with a header line: worker,epoch,step,samples,loss,time,kind,divergence,accuracy
     /// kind is step, epoch or eval; eval rows have worker -1 and the test loss.
+    /// With a `target` that was reached, a row of kind target follows the
+    /// evaluation that reached it: its test loss and accuracy, every
+    /// worker's steps and samples until then and, as time, the seconds from
+    /// the launch to that evaluation (TargetResult::wallSeconds).
     /// Streams the rows into `file` atomically (temporary sibling + rename),
     /// calling `progress` after every 64 KiB written. Throws InputError naming
     /// the path and the reason when it cannot write, ExportCancelled when
     /// cancelled; either way no file is left behind.
-    void writeCsv(const std::filesystem::path& file, const Progress& progress = {}) const;
+    void writeCsv(const std::filesystem::path& file, const Progress& progress = {},
+                  const TargetResult* target = nullptr) const;
     /// The same CSV as a string (for small logs and tests).
     std::string csv() const;
 
-    /// The log a metrics.csv holds (what writeCsv() wrote): InputError
-    /// naming the file and line when it is not one.
+    /// The log a metrics.csv holds (what writeCsv() wrote; its target row
+    /// left out, summary.json holds it): InputError naming the file and
+    /// line when it is not one.
     static MetricsLog fromCsv(const std::filesystem::path& file);
     /// This log after `earlier` (the metrics of the run this one resumed):
     /// `earlier`'s samples, then this log's with their time and samples

@@ -308,12 +308,12 @@ RunManifest manifestOf(const fs::path& staging, const std::vector<std::string>& 
 /// (`earlier`, read when its weights were), so that the file keeps every
 /// epoch (the earlier ones left out, and said, when they could not be read).
 void writeMetrics(const fs::path& staging, const MetricsLog* earlier, const std::string& problem,
-                  const MetricsLog& log, OutputReport& report) {
+                  const MetricsLog& log, const TargetResult& target, OutputReport& report) {
     if (!problem.empty())
         report.leftOut.push_back("the resumed run's earlier metrics (" + problem + ")");
     if (!earlier)
-        return log.writeCsv(staging / "metrics.csv");
-    log.continuing(*earlier).writeCsv(staging / "metrics.csv");
+        return log.writeCsv(staging / "metrics.csv", {}, &target);
+    log.continuing(*earlier).writeCsv(staging / "metrics.csv", {}, &target);
 }
 
 /// Writes the run's files into `staging`; what failed goes to report.failed.
@@ -346,7 +346,9 @@ void stage(const fs::path& staging, const Run& run, const MetricsLog& log, bool 
             attempt("optimizer.safetensors",
                     [&] { run.writeOptimizerState(staging / "optimizer.safetensors"); });
     }
-    attempt("metrics.csv", [&] { writeMetrics(staging, earlier, earlierProblem, log, report); });
+    attempt("metrics.csv", [&] {
+        writeMetrics(staging, earlier, earlierProblem, log, run.summary().target, report);
+    });
     attempt("experiment.json", [&] {
         writeFileAtomically(staging / "experiment.json", experimentFileJson(run.config()));
     });

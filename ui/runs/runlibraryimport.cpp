@@ -31,8 +31,9 @@ namespace {
 constexpr char kHeader[] = "worker,epoch,step,samples,loss,time,kind,divergence,accuracy";
 constexpr qint64 kMaxLine = 512; ///< a row we write is under 200 bytes
 
-/// Parses one metrics.csv row into `s`; false with the reason in `why`.
-bool parseRow(const QByteArray& line, Sample& s, QString& why) {
+/// Parses one metrics.csv row into `s`; false with the reason in `why`. A
+/// target row is one, and `skip` says to leave it out.
+bool parseRow(const QByteArray& line, Sample& s, bool& skip, QString& why) {
     const QList<QByteArray> f = line.trimmed().split(',');
     if (f.size() != 9) {
         why = QObject::tr("%1 fields where a row has 9").arg(f.size());
@@ -61,8 +62,10 @@ bool parseRow(const QByteArray& line, Sample& s, QString& why) {
         s.kind = Sample::EpochEnd;
     else if (f[6] == "eval")
         s.kind = Sample::Eval;
+    else if (f[6] == "target") // where a target was reached: summary.json says it
+        skip = true;
     else {
-        why = QObject::tr("the kind \"%1\" is none of step, epoch, eval").arg(f[6]);
+        why = QObject::tr("the kind \"%1\" is none of step, epoch, eval, target").arg(f[6]);
         return false;
     }
     if (!std::isfinite(s.time) || s.time < 0 || s.worker < -1 || s.worker >= (1 << 16)) {
@@ -214,14 +217,16 @@ SavedRun RunLibrary::fromPath(const QString& path, QString* error) {
             continue;
         Sample s;
         QString why;
+        bool skip = false;
         if (!row.endsWith('\n') && !f.atEnd())
             why = tr("the line is longer than %1 bytes").arg(kMaxLine);
-        if (!why.isEmpty() || !parseRow(row, s, why))
+        if (!why.isEmpty() || !parseRow(row, s, skip, why))
             return fail(tr("%1, line %2: %3; it is not a metrics.csv as Hogwild Lab writes it")
                             .arg(shown)
                             .arg(line)
                             .arg(why));
-        builder.add(s);
+        if (!skip)
+            builder.add(s);
     }
     if (builder.stepSamples() == 0)
         return fail(tr("%1 holds no training steps: the run it came from took none").arg(shown));
