@@ -125,6 +125,18 @@ private slots:
         QVERIFY(s.target.samples < s.samples);
         QVERIFY(s.target.bestLoss <= 0.6);
         QVERIFY(s.target.outcomeText(4).find("test loss 0.6 reached at epoch") == 0);
+        // The time as its two factors: the samples it took over their rate.
+        TargetResult t;
+        t.accuracy = 90;
+        t.reached = true;
+        t.epochs = 3;
+        t.trainSeconds = 0.5;
+        t.wallSeconds = 0.75;
+        t.samples = 1000;
+        t.steps = 10;
+        QCOMPARE(QString::fromStdString(t.outcomeText(3)),
+                 QString("test accuracy 90% reached at epoch 3, after 0.5 s of training (0.75 s "
+                         "wall): 1000 samples (10 steps) at 2000 samples/s"));
     }
 
     void refusals() {
