@@ -293,6 +293,55 @@ private slots:
                  qPrintable(v.body));
     }
 
+    // A race to a target: ranked by the seconds to it, runs within 10% of
+    // the first about as soon, each later place put down to the factor that
+    // decided it (samples needed, or speed), a miss named with its best.
+    void aRaceToATargetSaysWhichFactorDecided() {
+        ComparisonRecord c;
+        c.title = "Which mode reaches the target first";
+        c.figure = hwl::ComparedFigure::TimeToTarget;
+        const auto row = [](const char* label, double seconds, std::uint64_t samples) {
+            ComparedRow r;
+            r.label = label;
+            r.summary.state = RunState::Finished;
+            r.summary.epochsCompleted = 10;
+            r.summary.target.accuracy = 75;
+            r.summary.target.reached = seconds > 0;
+            r.summary.target.trainSeconds = seconds;
+            r.summary.target.samples = samples;
+            r.summary.target.bestAccuracy = 0.741;
+            return r;
+        };
+        c.rows = {row("serial", 0.8, 360000), row("threads", 0.4, 360000),
+                  row("threads-locked", 0.42, 360000), row("data-parallel", 3.2, 720000),
+                  row("local-sgd", -1, 0)};
+        c.planned = int(c.rows.size());
+        const Verdict v = comparisonVerdict(c);
+        QVERIFY2(v.body.startsWith("threads and threads-locked reached test accuracy 75% about as "
+                                   "soon: within 10% of the first (threads, 0.4 s of training)"),
+                 qPrintable(v.body));
+        // 0.8 s: the same samples at half the speed; 3.2 s: twice the
+        // samples at a quarter of the speed (8 = 2 / 0.25).
+        QVERIFY2(v.body.contains("serial took 0.8 s: 1.00 times the samples at 0.50 times the "
+                                 "speed, so its speed decided."),
+                 qPrintable(v.body));
+        QVERIFY2(v.body.contains("data-parallel took 3.2 s: 2.00 times the samples at 0.25 times "
+                                 "the speed, so its speed decided."),
+                 qPrintable(v.body));
+        QVERIFY2(v.body.contains("local-sgd did not reach it in 10 epochs (best test accuracy "
+                                 "74.10%)"),
+                 qPrintable(v.body));
+        QCOMPARE(v.table.front().mid(4), (QStringList{"to target s", "samples to target"}));
+        QCOMPARE(v.table.last().mid(4), (QStringList{"not reached", "–"}));
+        // Needing the samples decides where the speed is the same.
+        c.rows = {row("threads", 0.4, 360000), row("data-parallel", 0.8, 720000)};
+        QVERIFY2(comparisonVerdict(c).body.contains(
+                     "threads reached test accuracy 75% first: 0.4 s of training, 360,000 "
+                     "samples at 900,000 samples/s. data-parallel took 0.8 s: 2.00 times the "
+                     "samples at 1.00 times the speed, so the samples it needed decided."),
+                 qPrintable(comparisonVerdict(c).body));
+    }
+
     void divergedRunIsCalledSo() {
         ExperimentConfig c;
         RunSummary s;

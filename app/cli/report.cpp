@@ -200,8 +200,11 @@ std::string comparisonText(const std::string& presetId, const std::vector<Compar
     std::snprintf(line, sizeof line, "comparison: %s, %zu of %zu runs\n", presetId.c_str(),
                   runs.size(), planned);
     std::string text = line;
-    std::snprintf(line, sizeof line, "  %-*s  %-8s  %9s  %13s  %8s%s\n", int(width), "run",
+    const bool targets = std::any_of(runs.begin(), runs.end(),
+                                     [](const ComparedRun& r) { return r.summary.target.set(); });
+    std::snprintf(line, sizeof line, "  %-*s  %-8s  %9s  %13s  %8s%s%s\n", int(width), "run",
                   "result", "samples/s", "test accuracy", "train s",
+                  targets ? "  to target s  samples to target" : "",
                   processes ? "  start-up ms (each worker)" : "");
     text += line;
     for (const ComparedRun& r : runs) {
@@ -209,9 +212,15 @@ std::string comparisonText(const std::string& presetId, const std::vector<Compar
         char accuracy[16] = "-";
         if (s.evaluated)
             std::snprintf(accuracy, sizeof accuracy, "%.2f%%", 100.0 * s.testAccuracy);
-        std::snprintf(line, sizeof line, "  %-*s  %-8s  %9s  %13s  %8.2f%s%s\n", int(width),
+        char target[48] = "";
+        if (targets && s.target.reached)
+            std::snprintf(target, sizeof target, "  %11.3g  %16llu", s.target.trainSeconds,
+                          (unsigned long long)s.target.samples);
+        else if (targets)
+            std::snprintf(target, sizeof target, "  %11s  %16s", "not reached", "-");
+        std::snprintf(line, sizeof line, "  %-*s  %-8s  %9s  %13s  %8.2f%s%s%s\n", int(width),
                       r.label.c_str(), stateName(s.state), humanRate(s.samplesPerSecond).c_str(),
-                      accuracy, s.trainSeconds, processes ? "  " : "",
+                      accuracy, s.trainSeconds, target, processes ? "  " : "",
                       processes ? startupCell(r).c_str() : "");
         text += line;
     }

@@ -79,11 +79,13 @@ ComparedFigure comparedFigure(const PresetTexts& t, const json& value) {
     const std::pair<const char*, ComparedFigure> figures[] = {
         {"throughput", ComparedFigure::Throughput},
         {"divergence", ComparedFigure::Divergence},
-        {"start-up", ComparedFigure::StartUp}};
+        {"start-up", ComparedFigure::StartUp},
+        {"time to target", ComparedFigure::TimeToTarget}};
     for (const auto& [name, figure] : figures)
         if (value.is_string() && value.get<std::string>() == name)
             return figure;
-    refuse(t, "\"preset\": \"compares\" must be \"throughput\", \"divergence\" or \"start-up\" "
+    refuse(t, "\"preset\": \"compares\" must be \"throughput\", \"divergence\", \"start-up\" "
+              "or \"time to target\" "
               "(the chart that carries the comparison; got " +
                   value.dump() + ")");
 }

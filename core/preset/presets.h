@@ -27,7 +27,9 @@ namespace hwl {
 
 /// The figure a comparison preset is about: the chart (and the column of
 /// its final table) that carries the comparison, where every run is shown.
-enum class ComparedFigure { None, Throughput, Divergence, StartUp };
+/// TimeToTarget: every run trains to the same target; the training seconds
+/// to it (the runs' --target-accuracy or --target-loss).
+enum class ComparedFigure { None, Throughput, Divergence, StartUp, TimeToTarget };
 
 struct Preset {
     std::string id;          ///< what --preset takes: lower case, dashes ("forgot-to-share")

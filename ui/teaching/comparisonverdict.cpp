@@ -1,5 +1,7 @@
 #include "teaching/comparisonverdict.h"
 
+#include "teaching/targetrace.h"
+
 #include "io/metricslog.h"
 #include "telemetry/sample.h"
 #include "widgets/numbers.h"
@@ -55,6 +57,8 @@ double figureOf(const ComparedRow& r, ComparedFigure figure) {
         return r.divergence;
     case ComparedFigure::StartUp:
         return startupRange(r).second;
+    case ComparedFigure::TimeToTarget: // targetrace.h decides it
+        return r.summary.target.reached ? r.summary.target.trainSeconds : -1;
     case ComparedFigure::Throughput:
     case ComparedFigure::None:
         break;
@@ -252,6 +256,8 @@ QList<QStringList> tableOf(const ComparisonRecord& c) {
         header << tr("divergence, final / median");
     else if (c.figure == ComparedFigure::StartUp)
         header << tr("start-up ms, min–max");
+    else if (c.figure == ComparedFigure::TimeToTarget)
+        header << tr("to target s") << tr("samples to target");
     QList<QStringList> table{header};
     for (const ComparedRow& r : c.rows) {
         const RunSummary& s = r.summary;
@@ -263,6 +269,8 @@ QList<QStringList> tableOf(const ComparisonRecord& c) {
             << formatDecimal(s.trainSeconds, 2);
         if (c.figure == ComparedFigure::Divergence || c.figure == ComparedFigure::StartUp)
             row << figureCell(r, c.figure);
+        else if (c.figure == ComparedFigure::TimeToTarget)
+            row << targetCells(r);
         table << row;
     }
     return table;
@@ -293,11 +301,13 @@ Verdict comparisonVerdict(const ComparisonRecord& c) {
     v.title = made == c.planned ? tr("%1: %2 runs side by side").arg(c.title, formatCount(made))
                                 : tr("%1: %2 of %3 runs, side by side (stopped)")
                                       .arg(c.title, formatCount(made), formatCount(c.planned));
-    v.body = winnerSentence(c);
+    v.body = c.figure == ComparedFigure::TimeToTarget ? targetRaceSentence(c) : winnerSentence(c);
     if (c.figure == ComparedFigure::Throughput)
         v.body += tr(" The throughput chart shows every run.");
     else if (c.figure == ComparedFigure::Divergence)
         v.body += tr(" The divergence chart shows every run.");
+    else if (c.figure == ComparedFigure::TimeToTarget)
+        v.body += tr(" The test accuracy chart shows every run.");
     v.table = tableOf(c);
     return v;
 }

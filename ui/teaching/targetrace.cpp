@@ -1,0 +1,111 @@
+#include "teaching/targetrace.h"
+
+#include "widgets/numbers.h"
+
+#include <QObject>
+
+#include <algorithm>
+#include <cmath>
+
+namespace hwl::ui {
+
+namespace {
+
+QString tr(const char* text) {
+    return QObject::tr(text);
+}
+
+/// Runs whose times to target are within this ratio are about as soon: the
+/// spread between repeats of one run (comparisonverdict.cpp's kAboutEqual).
+constexpr double kAboutEqual = 1.10;
+
+double secondsOf(const ComparedRow& r) {
+    return r.summary.target.trainSeconds;
+}
+
+/// Samples per second until the target: its samples over its seconds.
+double rateOf(const ComparedRow& r) {
+    const TargetResult& t = r.summary.target;
+    return t.trainSeconds > 0 ? double(t.samples) / t.trainSeconds : 0;
+}
+
+QString seconds(double s) {
+    return formatSignificant(s, 3);
+}
+
+QString ratio(double x) {
+    return formatDecimal(x, x < 10 ? 2 : 1);
+}
+
+QString namesOf(const QList<const ComparedRow*>& rows) {
+    QStringList names;
+    for (const ComparedRow* r : rows)
+        names << r->label;
+    return names.size() == 1 ? names.front()
+                             : names.mid(0, names.size() - 1).join(QStringLiteral(", ")) +
+                                   tr(" and ") + names.back();
+}
+
+/// How a later run `o` compares with the first, `best`, and which factor decided.
+QString placeSentence(const ComparedRow& best, const ComparedRow& o) {
+    const double samples = double(o.summary.target.samples) /
+                           double(std::max<std::uint64_t>(1, best.summary.target.samples));
+    const double speed = rateOf(best) > 0 ? rateOf(o) / rateOf(best) : 0;
+    // time(o) / time(best) = samples ratio / speed ratio, exactly.
+    const bool samplesDecided = samples >= (speed > 0 ? 1 / speed : 0);
+    return tr("%1 took %2 s: %3 times the samples at %4 times the speed, so %5 decided.")
+        .arg(o.label, seconds(secondsOf(o)), ratio(samples), ratio(speed),
+             samplesDecided ? tr("the samples it needed") : tr("its speed"));
+}
+
+/// The runs that missed the target, each with its best test accuracy.
+QString missedSentence(const QList<const ComparedRow*>& missed) {
+    QStringList parts;
+    for (const ComparedRow* r : missed) {
+        const TargetResult& t = r->summary.target;
+        parts << (std::isnan(t.bestAccuracy)
+                      ? tr("%1 made no evaluation").arg(r->label)
+                      : tr("%1 did not reach it in %2 epochs (best test accuracy %3%)")
+                            .arg(r->label, formatCount(r->summary.epochsCompleted),
+                                 formatDecimal(100.0 * t.bestAccuracy, 2)));
+    }
+    return parts.isEmpty() ? QString() : QLatin1Char(' ') + parts.join(QStringLiteral("; ")) + '.';
+}
+
+} // namespace
+
+QString targetRaceSentence(const ComparisonRecord& c) {
+    QList<const ComparedRow*> reached, missed;
+    for (const ComparedRow& r : c.rows)
+        (r.summary.target.reached && secondsOf(r) > 0 ? reached : missed).append(&r);
+    if (reached.isEmpty())
+        return tr("No run reached its target.") + missedSentence(missed);
+    std::stable_sort(reached.begin(), reached.end(),
+                     [](const auto* a, const auto* b) { return secondsOf(*a) < secondsOf(*b); });
+    const ComparedRow& best = *reached.front();
+    const QString target = QString::fromStdString(best.summary.target.describe());
+    QList<const ComparedRow*> leaders, later;
+    for (const ComparedRow* r : reached)
+        (secondsOf(*r) <= kAboutEqual * secondsOf(best) ? leaders : later).append(r);
+    QString text =
+        leaders.size() > 1
+            ? tr("%1 reached %2 about as soon: within 10% of the first (%3, %4 s of training), "
+                 "the spread between repeated runs, not a win.")
+                  .arg(namesOf(leaders), target, best.label, seconds(secondsOf(best)))
+            : tr("%1 reached %2 first: %3 s of training, %4 samples at %5 samples/s.")
+                  .arg(best.label, target, seconds(secondsOf(best)),
+                       formatCount(std::int64_t(best.summary.target.samples)),
+                       formatDecimal(rateOf(best), 0));
+    for (const ComparedRow* o : later)
+        text += QLatin1Char(' ') + placeSentence(best, *o);
+    return text + missedSentence(missed);
+}
+
+QStringList targetCells(const ComparedRow& r) {
+    const TargetResult& t = r.summary.target;
+    if (!t.reached)
+        return {tr("not reached"), QStringLiteral("–")};
+    return {seconds(t.trainSeconds), formatCount(std::int64_t(t.samples))};
+}
+
+} // namespace hwl::ui
