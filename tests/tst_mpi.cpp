@@ -532,7 +532,8 @@ private slots:
         QCOMPARE(::kill(pid_t(p.processId()), SIGTERM), 0);
         collect(p, r, 60000);
         QVERIFY2(r.finished, qPrintable(r.describe()));
-        QCOMPARE(dirEntries(dir.path()), kProcessOutputFiles);
+        QVERIFY2(dirEntries(dir.path()) == kProcessOutputFiles,
+                 qPrintable(dirEntries(dir.path()).join(' ') + "\n" + r.describe()));
         QVERIFY2(r.out.contains("summary: stopped after"), qPrintable(r.describe()));
         QVERIFY2(r.out.contains("the 2 replicas ended bit-identical"), qPrintable(r.describe()));
     }
