@@ -18,11 +18,11 @@ namespace hwl {
 
 namespace {
 
-/// One CSV row (with its newline) appended to `out`.
-void appendCsvRow(std::string& out, const Sample& s) {
-    const char* kind = s.kind == Sample::Eval       ? "eval"
-                       : s.kind == Sample::EpochEnd ? "epoch"
-                                                    : "step";
+/// One CSV row (with its newline) appended to `out`; `kind` its kind
+/// column, else the sample's own.
+void appendCsvRow(std::string& out, const Sample& s, const char* kind = nullptr) {
+    if (!kind)
+        kind = s.kind == Sample::Eval ? "eval" : s.kind == Sample::EpochEnd ? "epoch" : "step";
     char line[256];
     const int n =
         std::snprintf(line, sizeof line, "%d,%u,%llu,%llu,%.9g,%.6f,%s,%.9g,%.9g\n", s.worker,
@@ -31,14 +31,16 @@ void appendCsvRow(std::string& out, const Sample& s) {
     out.append(line, std::size_t(std::min<int>(n, int(sizeof line) - 1)));
 }
 
-/// The target row after `eval`, the evaluation that reached `target`.
+/// The target row after `eval`, the evaluation that reached `target`: its
+/// test loss and accuracy, the target's counts and time.
 void appendTargetRow(std::string& out, const Sample& eval, const TargetResult& target) {
-    char line[256];
-    const int n =
-        std::snprintf(line, sizeof line, "-1,%u,%llu,%llu,%.9g,%.6f,target,0,%.9g\n", eval.epoch,
-                      (unsigned long long)target.steps, (unsigned long long)target.samples,
-                      double(eval.loss), target.wallSeconds, double(eval.accuracy));
-    out.append(line, std::size_t(std::min<int>(n, int(sizeof line) - 1)));
+    Sample row = eval;
+    row.worker = -1;
+    row.step = target.steps;
+    row.samples = target.samples;
+    row.time = target.wallSeconds;
+    row.divergence = 0;
+    appendCsvRow(out, row, "target");
 }
 
 constexpr const char* kCsvHeader = "worker,epoch,step,samples,loss,time,kind,divergence,accuracy\n";

@@ -75,20 +75,6 @@ QString howMuch(double big, double small, const char* more, const char* times) {
     return QObject::tr(more).arg(formatDecimal(pct, pct < 10 ? 1 : 0));
 }
 
-/// Two runs' samples/s (or divergence) within this ratio are about equal:
-/// repeated runs of one preset differ by about that much on the 2-core VM
-/// (bench/presets.py: hogwild-vs-locked's hogwild/locked ratio 1.5-1.8 over
-/// repeats, +-9% about its middle), so a smaller gap is not a result to read.
-constexpr double kAboutEqual = 1.10;
-
-/// "fork, spawn and forkserver": every run's label (at least two).
-QString namesOf(const QList<const ComparedRow*>& rows) {
-    QStringList names;
-    for (const ComparedRow* r : rows)
-        names << r->label;
-    return names.mid(0, names.size() - 1).join(QStringLiteral(", ")) + tr(" and ") + names.back();
-}
-
 /// Whether `o` is within the spread of the best run `best` on `figure`:
 /// samples/s or divergence within 10%; start-up ranges that overlap (each
 /// run's workers' fastest to slowest: which starts first then depends on
@@ -120,7 +106,7 @@ QString seedSpreadSentence(const QList<const ComparedRow*>& measured) {
 
 /// The sentence when every measured run is within the best one's spread.
 QString tieSentence(const QList<const ComparedRow*>& measured, ComparedFigure figure) {
-    const QString all = namesOf(measured);
+    const QString all = runNames(measured);
     const double w = figureOf(*measured.front(), figure);
     const bool exact = w == figureOf(*measured.back(), figure);
     if (figure == ComparedFigure::StartUp) {
@@ -277,6 +263,13 @@ QList<QStringList> tableOf(const ComparisonRecord& c) {
 }
 
 } // namespace
+
+QString runNames(const QList<const ComparedRow*>& rows) {
+    QStringList names;
+    for (const ComparedRow* r : rows)
+        names << r->label;
+    return names.mid(0, names.size() - 1).join(QStringLiteral(", ")) + tr(" and ") + names.back();
+}
 
 double medianDivergence(const MetricsLog& log) {
     std::vector<double> values;

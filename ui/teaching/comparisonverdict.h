@@ -46,6 +46,15 @@ struct ComparisonRecord {
     bool seedOnly = false;
 };
 
+/// Two runs' figures within this ratio are about equal: repeated runs of
+/// one preset differ by about that much on the 2-core VM (bench/presets.py:
+/// hogwild-vs-locked's hogwild/locked ratio 1.5-1.8 over repeats, +-9%
+/// about its middle), so a smaller gap is not a result to read.
+constexpr double kAboutEqual = 1.10;
+
+/// "fork, spawn and forkserver": every run's label (at least two).
+QString runNames(const QList<const ComparedRow*>& rows);
+
 /// The median of a log's step samples' divergence (the finite ones); -1: none.
 double medianDivergence(const MetricsLog& log);
 

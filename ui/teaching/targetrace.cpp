@@ -15,10 +15,6 @@ QString tr(const char* text) {
     return QObject::tr(text);
 }
 
-/// Runs whose times to target are within this ratio are about as soon: the
-/// spread between repeats of one run (comparisonverdict.cpp's kAboutEqual).
-constexpr double kAboutEqual = 1.10;
-
 double secondsOf(const ComparedRow& r) {
     return r.summary.target.trainSeconds;
 }
@@ -35,15 +31,6 @@ QString seconds(double s) {
 
 QString ratio(double x) {
     return formatDecimal(x, x < 10 ? 2 : 1);
-}
-
-QString namesOf(const QList<const ComparedRow*>& rows) {
-    QStringList names;
-    for (const ComparedRow* r : rows)
-        names << r->label;
-    return names.size() == 1 ? names.front()
-                             : names.mid(0, names.size() - 1).join(QStringLiteral(", ")) +
-                                   tr(" and ") + names.back();
 }
 
 /// How a later run `o` compares with the first, `best`, and which factor decided.
@@ -85,13 +72,13 @@ QString targetRaceSentence(const ComparisonRecord& c) {
     const ComparedRow& best = *reached.front();
     const QString target = QString::fromStdString(best.summary.target.describe());
     QList<const ComparedRow*> leaders, later;
-    for (const ComparedRow* r : reached)
+    for (const ComparedRow* r : reached) // within the spread: kAboutEqual
         (secondsOf(*r) <= kAboutEqual * secondsOf(best) ? leaders : later).append(r);
     QString text =
         leaders.size() > 1
             ? tr("%1 reached %2 about as soon: within 10% of the first (%3, %4 s of training), "
                  "the spread between repeated runs, not a win.")
-                  .arg(namesOf(leaders), target, best.label, seconds(secondsOf(best)))
+                  .arg(runNames(leaders), target, best.label, seconds(secondsOf(best)))
             : tr("%1 reached %2 first: %3 s of training, %4 samples at %5 samples/s.")
                   .arg(best.label, target, seconds(secondsOf(best)),
                        formatCount(std::int64_t(best.summary.target.samples)),

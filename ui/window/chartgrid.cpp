@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 namespace hwl::ui {
 
@@ -68,17 +69,23 @@ ChartGrid::ChartGrid(RunCharts* charts, VerdictBanner* verdict, QWidget* parent)
                 [this, chart] { refitIfOverheadChanged(chart); });
 }
 
-void ChartGrid::refitIfOverheadChanged(TrainingChart* chart) {
+std::optional<int> ChartGrid::overheadOf(const TrainingChart* chart) {
     const qreal plot = chart->chart()->plotArea().height();
     if (!chart->isVisible() || plot <= 0)
+        return std::nullopt;
+    return chart->height() - int(plot);
+}
+
+void ChartGrid::refitIfOverheadChanged(TrainingChart* chart) {
+    // The overhead follows the texts, not the height fit() gives, so a
+    // refit settles at once.
+    const std::optional<int> overhead = overheadOf(chart);
+    if (!overhead)
         return;
-    // The overhead is the chart's height less its plot: it follows the
-    // texts, not the height fit() gives, so a refit settles at once.
-    const int overhead = chart->height() - int(plot);
     const auto last = overhead_.constFind(chart);
-    if (last != overhead_.constEnd() && std::abs(*last - overhead) <= 2)
+    if (last != overhead_.constEnd() && std::abs(*last - *overhead) <= 2)
         return;
-    overhead_[chart] = overhead;
+    overhead_[chart] = *overhead;
     refit_->start();
 }
 
@@ -104,11 +111,11 @@ void ChartGrid::setPresentation(bool on) {
 }
 
 int ChartGrid::heightFor(const TrainingChart* chart) const {
-    const qreal plot = chart->chart()->plotArea().height();
-    int overhead = chart->isVisible() && plot > 0 ? chart->height() - int(plot) : 0;
+    const std::optional<int> measured = overheadOf(chart);
+    int overhead = measured.value_or(0);
     if (overhead <= 0)
         overhead = chart == charts_->loss() ? kGuessLossOverhead : kGuessOverhead;
-    if (presentation_ && !(chart->isVisible() && plot > 0))
+    if (presentation_ && !measured)
         overhead = int(overhead * TrainingChart::kPresentationFontScale);
     return kMinPlot + overhead;
 }
@@ -128,8 +135,8 @@ void ChartGrid::placeSmallCharts(bool oneRow) {
 
 void ChartGrid::fit() {
     for (TrainingChart* chart : charts_->all()) // what this fit plans with
-        if (const qreal plot = chart->chart()->plotArea().height(); chart->isVisible() && plot > 0)
-            overhead_[chart] = chart->height() - int(plot);
+        if (const std::optional<int> overhead = overheadOf(chart))
+            overhead_[chart] = *overhead;
     const int gap = splitter_->handleWidth();
     const int room = height();
     const bool firstPair = !charts_->accuracy()->isHidden() || !charts_->divergence()->isHidden();

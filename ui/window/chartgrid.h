@@ -8,6 +8,8 @@
 #include <QHash>
 #include <QWidget>
 
+#include <optional>
+
 class QScrollArea;
 class QSplitter;
 class QTimer;
@@ -47,6 +49,9 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    /// A chart's height less its plot (its texts), as laid out; none while
+    /// it is hidden or not laid out yet.
+    static std::optional<int> overheadOf(const TrainingChart* chart);
     /// The height `chart` needs for a readable plot with its texts as laid out.
     int heightFor(const TrainingChart* chart) const;
     void placeSmallCharts(bool oneRow);
