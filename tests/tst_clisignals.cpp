@@ -6,6 +6,12 @@
 #include "io/runmanifest.h"
 #include "testpaths.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace hwl::test;
 
 class TestCliSignals : public QObject {
@@ -168,6 +174,58 @@ private slots:
         QVERIFY2(r.finished && r.status == QProcess::NormalExit && r.code == 0,
                  qPrintable(r.describe()));
         QCOMPARE(dirEntries(out), kOutputFiles);
+    }
+
+    // A stdout nobody reads (a full pipe: a pager left waiting, or mpirun
+    // ending its job) holds the printing, not the run: SIGTERM stops it and
+    // the partial run is committed while the pipe is still full; the lines
+    // come, all of them, once the pipe is read.
+    void unreadStdoutDoesNotHoldTheStop() {
+        const QString out = tmp_.filePath("unread-stdout");
+        const QByteArray fifo = QFile::encodeName(tmp_.filePath("stdout.fifo"));
+        QCOMPARE(::mkfifo(fifo.constData(), 0600), 0);
+        const int reader = ::open(fifo.constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        QVERIFY(reader >= 0);
+        const int capacity = ::fcntl(reader, F_GETPIPE_SZ);
+        QVERIFY(capacity > 0);
+        QProcess p;
+        p.setProgram(QString::fromUtf8(hwl::test::kAppBinary));
+        p.setArguments({"--headless", "--dataset", "teacher:2000x20:4", "--model", "mlp:20-16-4",
+                        "--epochs", "100000", "--workers", "2", "--out", out});
+        p.setStandardOutputFile(QFile::decodeName(fifo));
+        p.start();
+        QVERIFY(p.waitForStarted(10000));
+        // Full: a writer of the same pipe could not write now.
+        const int probe = ::open(fifo.constData(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        QVERIFY(probe >= 0);
+        pollfd writable{probe, POLLOUT, 0};
+        QDeadlineTimer full(60000);
+        while (!full.hasExpired() && ::poll(&writable, 1, 0) == 1)
+            QTest::qWait(20);
+        ::close(probe);
+        int held = 0;
+        QCOMPARE(::ioctl(reader, FIONREAD, &held), 0);
+        QVERIFY2(!full.hasExpired(), qPrintable(QString("%1 of %2 bytes").arg(held).arg(capacity)));
+        QCOMPARE(::kill(pid_t(p.processId()), SIGTERM), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(out + "/manifest.json"), 60000);
+        QCOMPARE(dirEntries(out), kOutputFiles);
+        QByteArray text;
+        char chunk[65536];
+        QDeadlineTimer drained(60000);
+        for (bool ended = false; !drained.hasExpired();) {
+            const ssize_t n = ::read(reader, chunk, sizeof chunk);
+            if (n > 0)
+                text.append(chunk, qsizetype(n));
+            else if (ended)
+                break;
+            else
+                ended = p.waitForFinished(20);
+        }
+        ::close(reader);
+        QCOMPARE(p.state(), QProcess::NotRunning);
+        QCOMPARE(p.exitCode(), 128 + SIGTERM);
+        QVERIFY2(text.contains("\nsummary: stopped after") && text.contains("(partial run)\n"),
+                 text.right(2000).constData());
     }
 
     // A signal while the data is still loading: the run never starts,

@@ -2,6 +2,7 @@
 
 #include "cli/commandline.h"
 #include "cli/compare.h"
+#include "cli/consoleout.h"
 #include "cli/report.h"
 #include "cli/runfolders.h"
 #include "cli/sweeprunner.h"
@@ -71,7 +72,8 @@ int stopSignal() {
 
 /// Follows the started run to its end, printing as it goes; returns the
 /// signal that interrupted it, or 0.
-int follow(Run& run, MetricsLog& log, const CommandLine& cl, TensorBoardLog* events) {
+int follow(Run& run, MetricsLog& log, const CommandLine& cl, TensorBoardLog* events,
+           ConsoleOut& out) {
     const bool tty = !cl.quiet && isatty(STDERR_FILENO);
     const std::uint64_t expected = run.info().samplesPerEpoch * std::uint64_t(cl.config.epochs);
     const bool haveTestSet = run.info().testRows > 0;
@@ -81,7 +83,8 @@ int follow(Run& run, MetricsLog& log, const CommandLine& cl, TensorBoardLog* eve
             events->append(s);
         if (tty && s.kind != Sample::Step)
             clearProgress();
-        printSample(s, cl.quiet, haveTestSet, scheduled);
+        if (const std::string line = sampleLine(s, cl.quiet, haveTestSet, scheduled); !line.empty())
+            out.add(line);
     };
     bool interrupted = false;
     while (!run.wait(std::chrono::milliseconds(100))) {
@@ -203,7 +206,8 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
                     cl.pace);
     const auto started = std::chrono::system_clock::now();
     run.start();
-    const int interrupted = follow(run, log, cl, events ? &*events : nullptr);
+    ConsoleOut out; // epoch lines: never a wait between a SIGTERM and the files
+    const int interrupted = follow(run, log, cl, events ? &*events : nullptr, out);
     const RunSummary s = run.summary();
     if (summary)
         *summary = s;
@@ -216,6 +220,7 @@ int trainAndReport(const CommandLine& cl, RunSummary* summary = nullptr) {
         folder ? folder->writeRun(run, log, s, started, notWritten, tensorboardRun) : "";
     if (events)
         events->finish(s);
+    out.flush();
     return reportEnd(run, s, wrote, notWritten, events ? &*events : nullptr, interrupted);
 }
 

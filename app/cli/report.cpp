@@ -41,19 +41,23 @@ void clearProgress() {
     std::fflush(stderr);
 }
 
-void printSample(const Sample& s, bool quiet, bool haveTestSet, bool scheduled) {
+std::string sampleLine(const Sample& s, bool quiet, bool haveTestSet, bool scheduled) {
     if (s.kind == Sample::Step || (quiet && s.kind != Sample::Eval))
-        return;
+        return {};
+    char line[160];
     if (s.kind == Sample::EpochEnd && scheduled) // the rate its last step took
-        std::printf("epoch %u  worker %d  loss %.4f  lr %.6g  (%llu samples, %.2f s)\n", s.epoch,
-                    s.worker, double(s.loss), double(s.lr), (unsigned long long)s.samples, s.time);
+        std::snprintf(
+            line, sizeof line, "epoch %u  worker %d  loss %.4f  lr %.6g  (%llu samples, %.2f s)\n",
+            s.epoch, s.worker, double(s.loss), double(s.lr), (unsigned long long)s.samples, s.time);
     else if (s.kind == Sample::EpochEnd)
-        std::printf("epoch %u  worker %d  loss %.4f  (%llu samples, %.2f s)\n", s.epoch, s.worker,
-                    double(s.loss), (unsigned long long)s.samples, s.time);
+        std::snprintf(line, sizeof line, "epoch %u  worker %d  loss %.4f  (%llu samples, %.2f s)\n",
+                      s.epoch, s.worker, double(s.loss), (unsigned long long)s.samples, s.time);
     else if (haveTestSet)
-        std::printf("epoch %u  test loss %.4f  accuracy %.2f%%\n", s.epoch, double(s.loss),
-                    100.0 * double(s.accuracy));
-    std::fflush(stdout);
+        std::snprintf(line, sizeof line, "epoch %u  test loss %.4f  accuracy %.2f%%\n", s.epoch,
+                      double(s.loss), 100.0 * double(s.accuracy));
+    else
+        return {};
+    return line;
 }
 
 void printPrepared(const Run& run) {

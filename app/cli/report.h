@@ -16,8 +16,9 @@ std::string humanRate(double perSecond);
 /// Redraws the one-line progress bar on stderr.
 void progressBar(const TelemetryReader& telemetry, std::uint64_t expectedSamples);
 void clearProgress();
-/// An epoch line (worker or test), unless `quiet` hides it.
-void printSample(const Sample& s, bool quiet, bool haveTestSet, bool scheduled = false);
+/// An epoch line (worker or test) with its newline, or empty where `quiet`
+/// hides it.
+std::string sampleLine(const Sample& s, bool quiet, bool haveTestSet, bool scheduled = false);
 /// The run's header lines (experiment, warnings, data, model).
 void printPrepared(const Run& run);
 /// Per worker: time in collectives, its share of the training loop, bytes reduced.
