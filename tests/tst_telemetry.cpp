@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -73,6 +74,48 @@ class TestTelemetry : public QObject {
     Q_OBJECT
 
 private slots:
+    // --trace's slices: an interval split exactly at slice boundaries, a
+    // long one of a kind as one record for its whole slices, steps counted
+    // where they end, nothing lost or added.
+    void slicesAddUpExactly() {
+        auto ring = std::make_unique<SliceRing>();
+        SliceTracer tracer(*ring, 1000, 100); // slices of 100 ns from 1000
+        tracer.add(TraceKind::Compute, 1000, 1060);
+        tracer.add(TraceKind::Wait, 1060, 1130); // crosses into slice 1
+        tracer.countStep(1130);
+        tracer.add(TraceKind::Compute, 1130, 1200);
+        tracer.add(TraceKind::Wait, 1200, 1750); // slices 2-6 whole, then half of 7
+        tracer.add(TraceKind::Communicate, 1750, 1790);
+        tracer.flush();
+        std::vector<TraceSlice> got;
+        ring->drain([&](const TraceSlice& s) { got.push_back(s); });
+        QCOMPARE(int(got.size()), 4);
+        QCOMPARE(got[0].index, 0u);
+        QCOMPARE(got[0].ns[0], 60u);
+        QCOMPARE(got[0].ns[1], 40u);
+        QCOMPARE(got[1].index, 1u);
+        QCOMPARE(got[1].ns[1], 30u);
+        QCOMPARE(got[1].ns[0], 70u);
+        QCOMPARE(got[1].steps, 1u);
+        QCOMPARE(got[2].index, 2u); // the long wait: one record for slices 2-6
+        QCOMPARE(got[2].span, 5u);
+        QCOMPARE(got[2].ns[1], 100u);
+        QCOMPARE(got[3].index, 7u);
+        QCOMPARE(got[3].ns[1], 50u);
+        QCOMPARE(got[3].ns[2], 40u);
+        QCOMPARE(got[0].offset, 0u);
+        tracer.add(TraceKind::Compute, 1830, 1850); // a new slice, 30 ns in
+        tracer.flush();
+        ring->drain([&](const TraceSlice& s) { got.push_back(s); });
+        QCOMPARE(got.back().index, 8u);
+        QCOMPARE(got.back().offset, 30u);
+        std::uint64_t total = 0;
+        for (const TraceSlice& s : got)
+            for (std::uint32_t ns : s.ns)
+                total += std::uint64_t(ns) * s.span;
+        QCOMPARE(total, 810u);
+    }
+
     void ringKeepsOrderAndDropsWhenFull() {
         auto ring = std::make_unique<SampleRing>();
         for (std::uint32_t i = 0; i < SampleRing::kCapacity; ++i) {

@@ -63,9 +63,10 @@ private:
     /// Times the collective calls in `body` into the status block.
     template <class Body>
     bool communicate(Body&& body) {
-        const std::int64_t begin = Telemetry::nowNs();
+        const std::int64_t begin = Telemetry::nowNs(), waited = c_->waitedNs();
         const bool ok = body();
         status_.commNs.fetch_add(Telemetry::nowNs() - begin, std::memory_order_relaxed);
+        status_.commWaitNs.fetch_add(c_->waitedNs() - waited, std::memory_order_relaxed);
         return ok;
     }
     void countBytes(std::int64_t floats) {

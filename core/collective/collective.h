@@ -43,6 +43,9 @@ public:
     /// While the rank waits outside any operation (a pause, the epoch
     /// gate): MPI rank 0 reads its peers' relays and checks they live.
     virtual void idle() {}
+    /// Time this rank has spent waiting for its peers (in barriers) so far,
+    /// in ns; 0 where the transport does not tell waiting from working.
+    virtual std::int64_t waitedNs() const { return 0; }
 
     /// data[0..count) becomes the mean over the ranks. With `vote`, every
     /// rank also proposes *vote and gets back the largest proposal: a

@@ -191,6 +191,7 @@ bool ShmCollective::waitFor(std::uint32_t peer, KeepGoing& alive) {
         __builtin_ia32_pause();
         if (arrived(a.generation.load(std::memory_order_acquire))) {
             adapt(yielded, false);
+            waitedNs_ += Telemetry::nowNs() - start;
             return true;
         }
         if ((i & 15) != 0 && yieldAfterNs_ > 0)
@@ -217,6 +218,7 @@ bool ShmCollective::waitFor(std::uint32_t peer, KeepGoing& alive) {
         a.sleepers.fetch_sub(1, std::memory_order_relaxed);
         if (arrived(a.generation.load(std::memory_order_acquire))) {
             adapt(true, true);
+            waitedNs_ += Telemetry::nowNs() - start;
             return true;
         }
         if (!alive.alive())

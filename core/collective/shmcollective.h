@@ -53,6 +53,7 @@ public:
     std::uint32_t rank() const override { return rank_; }
     std::uint32_t size() const override { return ranks_; }
     std::int64_t capacity() const override { return capacity_; }
+    std::int64_t waitedNs() const override { return waitedNs_; }
     bool allreduceMean(float* data, std::int64_t count, KeepGoing& alive,
                        std::uint32_t* vote = nullptr) override;
     const float* reduceMean(const float* data, std::int64_t count, KeepGoing& alive,
@@ -106,6 +107,7 @@ private:
     std::uint64_t operation_ = 0;              ///< operations so far; its parity picks the set
     std::uint32_t generation_ = 0;             ///< barriers this rank entered
     std::int64_t spinNs_ = 0;                  ///< how long a wait spins before it sleeps
+    std::int64_t waitedNs_ = 0;                ///< in waitFor(), for waitedNs()
     std::int64_t spinForNs_ = 0;               ///< the same, halved after waits that had to sleep
     std::int64_t yieldEveryNs_ = 0;            ///< how often a spinning wait yields its core
     std::int64_t yieldAfterNs_ = 0;            ///< the same, halved after waits that had to yield

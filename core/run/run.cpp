@@ -196,6 +196,7 @@ void Run::Impl::start() {
         launcher = makeDeviceLauncher(std::move(launcher));
     telemetry.header().startNs = Telemetry::nowNs();
     telemetry.header().epochGate = data.test.rows > 0 ? 1 : 0;
+    telemetry.header().traceSliceNs = traceSliceNs;
     telemetry.setRunState(RunState::Running);
     // A Stop that came while the data loaded, after loading last looked
     // (Run::stop() saw the run not yet prepared): the workers stop at once.
@@ -285,6 +286,12 @@ void Run::setPace(std::uint32_t stepsPerSecond) {
     impl_->pace.store(stepsPerSecond);
     if (impl_->prepared)
         impl_->telemetry.setPace(impl_->pace.load());
+}
+
+void Run::setTrace(std::chrono::nanoseconds slice) {
+    if (impl_->started.load(std::memory_order_acquire))
+        throw RunError("setTrace: the run has started; trace it from its start");
+    impl_->traceSliceNs = std::max<std::int64_t>(0, slice.count());
 }
 
 void Run::step() {

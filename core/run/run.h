@@ -66,6 +66,11 @@ public:
     /// full speed), to watch a run: only the timing changes, not the
     /// arithmetic. Kept for start() when called before it.
     void setPace(std::uint32_t stepsPerSecond);
+    /// Before start(): each worker adds up where its time goes (compute,
+    /// wait, communicate) in slices of `slice`, and the coordinator records
+    /// its evaluations, for telemetry().drainTrace(); 0 (the default): not
+    /// traced, and nothing is measured for it.
+    void setTrace(std::chrono::nanoseconds slice);
     /// While paused: every worker takes one more step, then pauses again.
     /// Ignored where canStep() is false.
     void step();

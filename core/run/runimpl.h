@@ -83,6 +83,7 @@ struct Run::Impl {
     std::atomic<bool> started{false};
     std::atomic<bool> prepared{false};
     std::atomic<std::uint32_t> pace{0}; ///< Run::setPace(), kept for the telemetry
+    std::int64_t traceSliceNs = 0;      ///< Run::setTrace(), set in the telemetry at start
     /// stop() came before the run was prepared: prepare() throws Cancelled
     /// at its next check (the loaders poll it a chunk at a time).
     std::atomic<bool> stopBeforeStart{false};

@@ -50,7 +50,10 @@ void Run::Impl::evaluate(std::uint32_t epoch) {
     }
     s.time = telemetry.elapsed();
     telemetry.header().evalRing.push(s);
-    evalSeconds += double(Telemetry::nowNs() - start) * 1e-9;
+    const std::int64_t end = Telemetry::nowNs();
+    if (telemetry.header().traceSliceNs > 0)
+        telemetry.header().spans.push({TraceSpan::Evaluate, epoch, start, end});
+    evalSeconds += double(end - start) * 1e-9;
     std::lock_guard lock(summaryMutex);
     summary.epochsCompleted = int(epoch);
 }

@@ -21,7 +21,8 @@ public:
     WorkerSetup setupWorker(const WorkerEnvironment& env, std::uint32_t rank) const override {
         const std::int64_t total = env.model.layout().total();
         auto rule =
-            Locked ? makeLockedUpdate(lock_, total, config_.workers > 1, countedUpdates(env, rank))
+            Locked ? makeLockedUpdate(lock_, total, config_.workers > 1, countedUpdates(env, rank),
+                                      &env.telemetry.worker(rank).waitNs)
                    : makeHogwildUpdate(total, config_.workers > 1, countedUpdates(env, rank));
         return hostSetup(env, rank, std::move(rule));
     }

@@ -11,6 +11,7 @@
 // ThreadSanitizer.
 #include "store/sharedsegment.h"
 #include "telemetry/sample.h"
+#include "telemetry/trace.h"
 
 #include <atomic>
 #include <cstdint>
@@ -57,6 +58,11 @@ struct alignas(64) WorkerStatus {
     /// gradients and parameters this worker sent into reductions.
     std::atomic<std::int64_t> commNs{0};
     std::atomic<std::uint64_t> bytesReduced{0};
+    /// Of commNs, the time spent waiting for peers (the collective's barriers).
+    std::atomic<std::int64_t> commWaitNs{0};
+    /// Time spent waiting outside collectives: for the lock (threads-locked),
+    /// at the epoch gate, paused or paced (with --trace).
+    std::atomic<std::int64_t> waitNs{0};
     /// The lost-update counter (gpu-hogwild, and --lost-updates on the CPU):
     /// parameter writes this worker (group of blocks) made, and how many of
     /// them overlapped another one's write of the same parameters (lost).
@@ -69,11 +75,12 @@ struct alignas(64) WorkerStatus {
     char host[64] = {};
     std::atomic<std::uint32_t> hostLength{0};
     SampleRing ring;
+    SliceRing trace; ///< with TelemetryHeader::traceSliceNs: where its time went
 };
 
 struct alignas(64) TelemetryHeader {
     static constexpr std::uint64_t kMagic = 0x424C444C57474F48ull; // "HOGWLDLB"
-    static constexpr std::uint32_t kVersion = 6;
+    static constexpr std::uint32_t kVersion = 7;
     std::uint64_t magic = 0;
     std::uint32_t version = 0;
     std::uint32_t workerCount = 0;
@@ -96,6 +103,10 @@ struct alignas(64) TelemetryHeader {
     alignas(64) std::atomic<std::uint32_t> arrivals{0};
     alignas(64) std::atomic<std::uint32_t> released{0};
     SampleRing evalRing;
+    /// --trace: the slice length each worker adds its time up in (0: not
+    /// traced). Set before the workers start.
+    std::int64_t traceSliceNs = 0;
+    SpanRing spans; ///< the coordinator's, while traced
 };
 
 /// Owns (or maps) a run's telemetry segment and gives typed access to it.

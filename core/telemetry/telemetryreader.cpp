@@ -73,4 +73,29 @@ std::size_t TelemetryReader::drain(const std::function<void(const Sample&)>& onS
     return count;
 }
 
+std::int64_t TelemetryReader::traceSliceNs() const {
+    return telemetry_->header().traceSliceNs;
+}
+
+std::int64_t TelemetryReader::startNs() const {
+    return telemetry_->header().startNs;
+}
+
+std::size_t
+TelemetryReader::drainTrace(const std::function<void(std::uint32_t, const TraceSlice&)>& onSlice,
+                            const std::function<void(const TraceSpan&)>& onSpan) {
+    std::size_t count = 0;
+    for (std::uint32_t r = 0; r < workerCount(); ++r)
+        count += telemetry_->worker(r).trace.drain([&](const TraceSlice& s) { onSlice(r, s); });
+    count += telemetry_->header().spans.drain(onSpan);
+    return count;
+}
+
+std::uint64_t TelemetryReader::droppedTrace() const {
+    std::uint64_t dropped = telemetry_->header().spans.dropped.load(std::memory_order_relaxed);
+    for (std::uint32_t r = 0; r < workerCount(); ++r)
+        dropped += telemetry_->worker(r).trace.dropped.load(std::memory_order_relaxed);
+    return dropped;
+}
+
 } // namespace hwl

@@ -8,6 +8,7 @@
 // rings' single consumer). Snapshots are consistent per field, not across
 // fields: a worker may take a step between two loads.
 #include "telemetry/sample.h"
+#include "telemetry/trace.h"
 
 #include <cstdint>
 #include <functional>
@@ -59,6 +60,18 @@ public:
     /// published since the last call, in ring order per worker; returns how
     /// many.
     std::size_t drain(const std::function<void(const Sample&)>& onSample);
+
+    /// --trace (Run::setTrace): the slice length the workers add their time
+    /// up in, in ns; 0 when the run is not traced.
+    std::int64_t traceSliceNs() const;
+    /// The run's start on the monotonic clock, in ns (the trace's origin).
+    std::int64_t startNs() const;
+    /// Calls `onSlice(rank, slice)` for each worker's slices and `onSpan` for
+    /// the coordinator's spans published since the last call; returns how many.
+    std::size_t drainTrace(const std::function<void(std::uint32_t, const TraceSlice&)>& onSlice,
+                           const std::function<void(const TraceSpan&)>& onSpan);
+    /// Slices and spans lost to full rings (a monitor that did not drain).
+    std::uint64_t droppedTrace() const;
 
 private:
     Telemetry* telemetry_;

@@ -12,9 +12,10 @@ namespace {
 /// Straight into the shared parameters; with `lock`, under it.
 class SharedUpdate final : public UpdateRule {
 public:
-    SharedUpdate(std::int64_t count, bool measure, std::mutex* lock, UpdateCounting counting)
+    SharedUpdate(std::int64_t count, bool measure, std::mutex* lock, UpdateCounting counting,
+                 std::atomic<std::int64_t>* waitNs = nullptr)
         : count_(count), every_(stalenessInterval(count)), measure_(measure), lock_(lock),
-          counting_(counting) {}
+          counting_(counting), waitNs_(waitNs) {}
 
     void beforeStep(const float* params, std::uint64_t step) override {
         measuring_ = measure_ && step >= next_;
@@ -39,7 +40,15 @@ public:
         if (lock_) {
             // The lock serialises the writers; the readers still race with
             // them, so the write stays the documented racy entry point.
-            std::lock_guard guard(*lock_);
+            // The time it is held by another worker is this one's wait
+            // (clock reads only then).
+            std::unique_lock guard(*lock_, std::try_to_lock);
+            if (!guard.owns_lock()) {
+                const std::int64_t from = Telemetry::nowNs();
+                guard.lock();
+                if (waitNs_)
+                    waitNs_->fetch_add(Telemetry::nowNs() - from, std::memory_order_relaxed);
+            }
             write(kernel, params);
         } else {
             write(kernel, params);
@@ -65,6 +74,7 @@ private:
     bool measure_;
     std::mutex* lock_;
     UpdateCounting counting_;
+    std::atomic<std::int64_t>* waitNs_;
     hogwild::UpdateTally tally_;
     bool measuring_ = false;
     std::uint64_t next_ = 0, lastStep_ = 0; ///< the next measurement's step; the last one's
@@ -116,8 +126,10 @@ std::unique_ptr<UpdateRule> makeHogwildUpdate(std::int64_t parameterCount, bool 
 }
 
 std::unique_ptr<UpdateRule> makeLockedUpdate(std::mutex& lock, std::int64_t parameterCount,
-                                             bool measureStaleness, UpdateCounting counting) {
-    return std::make_unique<SharedUpdate>(parameterCount, measureStaleness, &lock, counting);
+                                             bool measureStaleness, UpdateCounting counting,
+                                             std::atomic<std::int64_t>* waitNs) {
+    return std::make_unique<SharedUpdate>(parameterCount, measureStaleness, &lock, counting,
+                                          waitNs);
 }
 
 std::unique_ptr<UpdateRule> makePrivateUpdate(const WorkerStatus& status) {

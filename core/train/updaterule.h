@@ -69,8 +69,10 @@ std::uint64_t nextMeasurementAfter(std::uint64_t every, double costNs, double st
 std::unique_ptr<UpdateRule> makeHogwildUpdate(std::int64_t parameterCount, bool measureStaleness,
                                               UpdateCounting counting = {});
 /// One mutex around each update (`lock` outlives the rule).
+/// `waitNs`, when given, adds up the time this worker waited for the lock.
 std::unique_ptr<UpdateRule> makeLockedUpdate(std::mutex& lock, std::int64_t parameterCount,
-                                             bool measureStaleness, UpdateCounting counting = {});
+                                             bool measureStaleness, UpdateCounting counting = {},
+                                             std::atomic<std::int64_t>* waitNs = nullptr);
 /// A private copy; the divergence is read from `status` (the coordinator
 /// writes WorkerStatus::replicaDistance).
 std::unique_ptr<UpdateRule> makePrivateUpdate(const WorkerStatus& status);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -38,12 +39,22 @@ public:
     /// All epochs; false when the worker stopped or failed on the way.
     bool train() {
         storeState(status_.state, WorkerState::Running);
+        if (const std::int64_t slice = t_.header().traceSliceNs; slice > 0)
+            tracer_.emplace(status_.trace, t_.header().startNs, slice);
         if (!s_.rule->start(s_.params, keepGoing_))
             return false;
         for (int epoch = int(epochsDone_) + 1; epoch <= s_.epochs; ++epoch)
             if (!trainEpoch(epoch) || !endEpoch(epoch))
                 return false;
         return true;
+    }
+    /// The trace's last slice: up to the moment the worker leaves its loop.
+    void endTrace() {
+        if (!tracer_)
+            return;
+        if (markNs_ > 0)
+            traceUntil(Telemetry::nowNs());
+        tracer_->flush();
     }
     /// Where the worker stands and its optimizer's state, into its setup's resume point.
     void save() const {
@@ -71,9 +82,14 @@ private:
         // A resumed epoch goes on after the updates its worker made before.
         const std::size_t first = std::size_t(std::exchange(skipSteps_, 0)) * stride;
         for (std::size_t start = first; start < order_.size(); start += stride) {
+            // Timed for the trace only when it may wait: paced, or paused.
+            const bool timed = tracer_ && (t_.pace() != 0 || t_.command() != RunCommand::Run);
+            const std::int64_t waitFrom = timed ? Telemetry::nowNs() : 0;
             keepGoing_.pace(); // first: a pause that comes meanwhile holds this step
             if (!agreed && !keepGoing_.beforeStep())
                 return false;
+            if (timed)
+                status_.waitNs.fetch_add(Telemetry::nowNs() - waitFrom, std::memory_order_relaxed);
             const auto n = std::int64_t(std::min(order_.size() - start, stride));
             if (!step(epoch, order_.data() + start, n))
                 return false;
@@ -89,8 +105,13 @@ private:
         switch (s_.rule->agreedCommand()) {
         case RunCommand::Stop:
             return false;
-        case RunCommand::Pause:
-            return keepGoing_.beforeStep();
+        case RunCommand::Pause: {
+            const std::int64_t waitFrom = tracer_ ? Telemetry::nowNs() : 0;
+            const bool go = keepGoing_.beforeStep();
+            if (tracer_)
+                status_.waitNs.fetch_add(Telemetry::nowNs() - waitFrom, std::memory_order_relaxed);
+            return go;
+        }
         case RunCommand::Run:
             break;
         }
@@ -104,6 +125,8 @@ private:
         if (samples_ == 0 && status_.startupNs.load(std::memory_order_relaxed) < 0)
             status_.startupNs.store(Telemetry::nowNs() -
                                     status_.launchNs.load(std::memory_order_relaxed));
+        if (tracer_ && markNs_ == 0)
+            startTrace();
         if (!s_.schedule.constant()) {
             const float lr = float(s_.schedule.rate(epoch, steps_));
             if (lr != lr_)
@@ -129,7 +152,12 @@ private:
         status_.steps.store(steps_, std::memory_order_relaxed);
         status_.samples.store(samples_, std::memory_order_relaxed);
         status_.lastLoss.store(loss, std::memory_order_relaxed);
-        const double now = t_.elapsed();
+        const std::int64_t ended = Telemetry::nowNs(); // one clock read for both
+        if (tracer_) {
+            traceUntil(ended);
+            tracer_->countStep(ended);
+        }
+        const double now = double(ended - t_.header().startNs) * 1e-9; // t_.elapsed()
         if (now - lastSampleTime_ >= kSampleEverySeconds) {
             Sample s = sample(Sample::Step, epoch, now, loss);
             const std::int64_t comm = status_.commNs.load(std::memory_order_relaxed);
@@ -186,15 +214,51 @@ private:
         auto& header = t_.header();
         header.arrivals.fetch_add(1, std::memory_order_acq_rel);
         futexWakeAll(header.arrivals);
+        if (tracer_ && markNs_ > 0)
+            traceUntil(Telemetry::nowNs());
         // Ranks that agree on commands pause only after an agreed step.
         if (header.epochGate &&
             !keepGoing_.waitUntil(
                 header.released, [epoch](std::uint32_t r) { return r >= std::uint32_t(epoch); },
                 /*pauseHere=*/!s_.rule->agreesCommands()))
             return false;
+        if (tracer_ && markNs_ > 0) { // the gate: waiting while the coordinator evaluates
+            const std::int64_t now = Telemetry::nowNs();
+            status_.waitNs.fetch_add(now - markNs_, std::memory_order_relaxed);
+            traceUntil(now);
+        }
         epochsDone_ = std::uint32_t(epoch);
         stepsInEpoch_ = 0;
         return t_.command() != RunCommand::Stop;
+    }
+
+    /// The trace starts where the first step does (start-up before it is
+    /// the launch's, drawn from the status block).
+    void startTrace() {
+        markNs_ = Telemetry::nowNs();
+        markComm_ = status_.commNs.load(std::memory_order_relaxed);
+        markCommWait_ = status_.commWaitNs.load(std::memory_order_relaxed);
+        markWait_ = status_.waitNs.load(std::memory_order_relaxed);
+    }
+    /// Adds the time since the last mark to the trace: what the wait and
+    /// communication counters grew by, the rest computing.
+    void traceUntil(std::int64_t now) {
+        const std::int64_t comm = status_.commNs.load(std::memory_order_relaxed);
+        const std::int64_t commWait = status_.commWaitNs.load(std::memory_order_relaxed);
+        const std::int64_t wait = status_.waitNs.load(std::memory_order_relaxed);
+        const std::int64_t total = std::max<std::int64_t>(0, now - markNs_);
+        const std::int64_t waited =
+            std::clamp<std::int64_t>(wait - markWait_ + commWait - markCommWait_, 0, total);
+        const std::int64_t communicated = std::clamp<std::int64_t>(
+            comm - markComm_ - (commWait - markCommWait_), 0, total - waited);
+        const std::int64_t computed = total - waited - communicated;
+        tracer_->add(TraceKind::Compute, markNs_, markNs_ + computed);
+        tracer_->add(TraceKind::Wait, markNs_ + computed, markNs_ + computed + waited);
+        tracer_->add(TraceKind::Communicate, markNs_ + computed + waited, now);
+        markNs_ = now;
+        markComm_ = comm;
+        markCommWait_ = commWait;
+        markWait_ = wait;
     }
 
     Sample sample(Sample::Kind kind, int epoch, double time, float loss) const {
@@ -225,6 +289,8 @@ private:
     float lr_ = float(s_.schedule.base); ///< the rate the kernel updates at
     double lastSampleTime_ = -1;
     std::int64_t lastCommNs_ = 0;
+    std::optional<SliceTracer> tracer_; ///< --trace: where this worker's time goes
+    std::int64_t markNs_ = 0, markComm_ = 0, markCommWait_ = 0, markWait_ = 0;
 };
 } // namespace
 
@@ -240,6 +306,7 @@ void runWorker(WorkerSetup& setup) {
     } catch (const std::exception& e) {
         run.fail("worker " + std::to_string(setup.rank) + " failed: " + e.what());
     }
+    run.endTrace();
     run.save();
     if (finished)
         storeState(status.state, WorkerState::Finished);
