@@ -34,7 +34,8 @@ constexpr MonitorFlag kMonitorFlags[] = {{"--config", true},        {"--quiet", 
                                          {"--list-presets", false}, {"--counter-toy", false},
                                          {"--increments", true},    {"--pace", true},
                                          {"--sweep", true},         {"--sweep-parallel", true},
-                                         {"--overwrite", false},    {"--repeat", true}};
+                                         {"--overwrite", false},    {"--repeat", true},
+                                         {"--trace", true}};
 
 const MonitorFlag* monitorFlag(const std::string& flag) {
     for (const auto& f : kMonitorFlags)
@@ -269,6 +270,10 @@ void applyMonitorFlag(CommandLine& cl, SortedFlags& sorted, const Flag& f) {
         cl.overwrite = true;
     else if (f.name == "--repeat")
         sorted.repeat = repeatOf(f.name, *f.value);
+    else if (f.name == "--trace" && f.value->empty())
+        badFlag(f.name, "needs a file name (e.g. run.trace.json)");
+    else if (f.name == "--trace")
+        cl.trace = *f.value;
 }
 
 SortedFlags sortFlags(const std::vector<Flag>& flags, CommandLine& cl) {
@@ -389,6 +394,10 @@ std::string helpText() {
            "                         (without it such a run is refused; a sweep started\n"
            "                         again keeps the runs it finished and redoes the\n"
            "                         others)\n"
+           "  --trace FILE           write where each worker's time goes (start-up,\n"
+           "                         compute, wait, communicate; evaluations, the\n"
+           "                         outputs written) as a Chrome trace that\n"
+           "                         ui.perfetto.dev opens; gzip when FILE ends in .gz\n"
            "  --pace N               at most N steps per second per worker, to watch a run\n"
            "                         (0: full speed; a preset brings its own); the\n"
            "                         arithmetic is the same at any pace\n"
@@ -518,6 +527,9 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
         planSweep(cl, sorted);
     else if (cl.sweepParallel > 0)
         badFlag("--sweep-parallel", "applies to a sweep: add --sweep FIELD=V1,V2,...");
+    if (!cl.trace.empty() && !cl.runs.empty())
+        badFlag("--trace", "traces one run, and this makes " + std::to_string(cl.runs.size()) +
+                               " (a comparison, a sweep or --repeat): trace one of them");
     return cl;
 }
 

@@ -41,6 +41,9 @@ struct CommandLine {
     /// --overwrite: a run may replace the run its --out folder holds (and a
     /// sweep every run of another experiment in its folders).
     bool overwrite = false;
+    /// --trace FILE: where each worker's time goes, as a Chrome trace
+    /// (io/tracefile.h); empty: not traced.
+    std::string trace;
 };
 
 /// Parses the flags (see helpText()). `--preset ID` is applied first, then
