@@ -19,6 +19,7 @@
 #include <QStandardPaths>
 
 #include <map>
+#include <set>
 
 using namespace hwl::test;
 
@@ -519,6 +520,39 @@ private slots:
         // What was trained is kept; a failed run has no weights.
         QCOMPARE(dirEntries(dir.path()),
                  (QStringList{"experiment.json", "manifest.json", "metrics.csv", "summary.json"}));
+    }
+
+    // --trace under mpirun: rank 0's file holds every rank's track (each
+    // rank slices its time and relays the slices), each rank's steps.
+    void aTraceHoldsEveryRank() {
+        SKIP_WITHOUT_MPI();
+        QTemporaryDir dir;
+        const QString file = dir.filePath("mpi.trace.json");
+        const Result r = runMpirun(
+            mpirunOptions() +
+            app(2, kDataParallel + QStringList{"--out", dir.filePath("out"), "--trace", file}));
+        QVERIFY2(r.finished && r.code == 0, qPrintable(r.describe()));
+        const Trace t = readTrace([&] {
+            QFile f(file);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        }());
+        QVERIFY2(t.problem.isEmpty(), qPrintable(t.problem + "\n" + r.describe()));
+        const QJsonArray workers =
+            readJsonObject(dir.filePath("out/summary.json"))["workers"].toArray();
+        std::set<qint64> pids;
+        for (int rank = 0; rank < 2; ++rank) {
+            const Track* track = nullptr;
+            for (const auto& [id, candidate] : t.tracks)
+                if (candidate.name.startsWith(QString("worker %1").arg(rank))) {
+                    track = &candidate;
+                    pids.insert(id.first);
+                }
+            QVERIFY2(track, qPrintable(QString("no track for rank %1").arg(rank)));
+            QCOMPARE(track->steps, workers[rank].toObject()["steps"].toInteger());
+            QVERIFY(track->seconds.count("compute") && track->seconds.at("compute") > 0);
+            QVERIFY(track->seconds.count("start-up (mpirun)"));
+        }
+        QCOMPARE(int(pids.size()), 2); // two processes: the ranks
     }
 
     // Ctrl-C in mpirun's terminal: mpirun sends every rank SIGCONT, SIGTERM

@@ -25,65 +25,6 @@ namespace {
 const QStringList kTraced = {
     "--dataset", "teacher:20000x50:4", "--model", "mlp:50-128-4", "--epochs", "4", "--quiet"};
 
-struct Track {
-    QString name;
-    std::map<QString, double> seconds; ///< per event name
-    qint64 steps = 0;
-    double first = 1e300, last = -1; ///< the spans after start-up: first start, last end (s)
-    double startupEnd = -1;          ///< s
-};
-
-/// The trace's events, checked one by one; its tracks by (pid, tid).
-struct Trace {
-    QJsonObject root;
-    std::map<std::pair<qint64, qint64>, Track> tracks;
-    QString problem; ///< the first ill-formed event, or empty
-};
-
-Trace readTrace(const QByteArray& bytes) {
-    Trace t;
-    QJsonParseError error;
-    t.root = QJsonDocument::fromJson(bytes, &error).object();
-    if (error.error != QJsonParseError::NoError) {
-        t.problem = "not JSON: " + error.errorString();
-        return t;
-    }
-    for (const auto& v : t.root["traceEvents"].toArray()) {
-        const QJsonObject e = v.toObject();
-        const QString ph = e["ph"].toString();
-        const bool complete = ph == "X";
-        if (!e["name"].isString() || (ph != "X" && ph != "M") || !e["pid"].isDouble() ||
-            !e["tid"].isDouble() ||
-            (complete && (!e["ts"].isDouble() || !e["dur"].isDouble() || e["ts"].toDouble() < 0 ||
-                          e["dur"].toDouble() < 0))) {
-            t.problem = "ill-formed: " + QJsonDocument(e).toJson(QJsonDocument::Compact);
-            return t;
-        }
-        Track& track = t.tracks[{e["pid"].toInteger(), e["tid"].toInteger()}];
-        if (e["name"] == "thread_name")
-            track.name = e["args"].toObject()["name"].toString();
-        if (complete) {
-            const double ts = e["ts"].toDouble() * 1e-6, dur = e["dur"].toDouble() * 1e-6;
-            track.seconds[e["name"].toString()] += dur;
-            track.steps += e["args"].toObject()["steps"].toInteger();
-            if (e["name"].toString().startsWith("start-up")) {
-                track.startupEnd = ts + dur;
-            } else {
-                track.first = std::min(track.first, ts);
-                track.last = std::max(track.last, ts + dur);
-            }
-        }
-    }
-    return t;
-}
-
-const Track* workerTrack(const Trace& t, int rank) {
-    for (const auto& [id, track] : t.tracks)
-        if (track.name == QString("worker %1").arg(rank))
-            return &track;
-    return nullptr;
-}
-
 QByteArray readAll(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();

@@ -116,10 +116,6 @@ std::int64_t monotonicNs() {
         .count();
 }
 
-/// The slice length of --trace: fine enough to see a lock or a barrier come
-/// and go, coarse enough that a minute of 4 workers stays near 10 MB.
-constexpr std::chrono::nanoseconds kTraceSlice = std::chrono::milliseconds(5);
-
 /// --trace's file, opened before the run starts (a path that cannot be
 /// written is refused before any training).
 std::unique_ptr<TraceFile> openTrace(const CommandLine& cl, Run& run) {
@@ -127,8 +123,10 @@ std::unique_ptr<TraceFile> openTrace(const CommandLine& cl, Run& run) {
         return nullptr;
     const ExperimentConfig& c = cl.config;
     auto trace = std::make_unique<TraceFile>(cl.trace, experimentFileJson(c),
-                                             run.info().processes ? toString(c.startMethod) : "");
-    run.setTrace(kTraceSlice);
+                                             c.transport == Transport::Mpi ? "mpirun"
+                                             : run.info().processes        ? toString(c.startMethod)
+                                                                           : "");
+    run.setTrace(true);
     return trace;
 }
 

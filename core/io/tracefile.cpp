@@ -159,6 +159,8 @@ void TraceFile::slice(std::uint32_t rank, const TraceSlice& s, std::int64_t slic
             open = {int(k), at, at, 0};
         }
         open.endNs = at + length;
+        if (firstNs_[rank] < 0)
+            firstNs_[rank] = at;
         open.steps += std::exchange(steps, 0);
         at += length;
     }
@@ -169,6 +171,7 @@ void TraceFile::track(TelemetryReader& telemetry) {
     if (open_.size() != n) {
         open_.resize(n);
         pids_.resize(n, 0);
+        firstNs_.resize(n, -1);
         tids_.resize(n, 0);
     }
     for (std::uint32_t r = 0; r < n; ++r) {
@@ -234,8 +237,13 @@ std::string TraceFile::finish(TelemetryReader& telemetry, const RunSummary& summ
             processes.emplace(pids_[r], name + " (process " + std::to_string(pids_[r]) + ")");
         meta("thread_name", pids_[r], tids_[r], "\"name\":" + jsonQuoted(name));
         meta("thread_sort_index", pids_[r], tids_[r], "\"sort_index\":" + std::to_string(r));
-        if (w.launchSeconds >= 0 && w.startupSeconds >= 0) {
-            const auto begin = originNs_ + std::int64_t(w.launchSeconds * 1e9);
+        // An MPI rank's launch is on its own host's clock: its start-up then
+        // ends where its first slice begins.
+        const bool launched = w.launchSeconds >= 0 || firstNs_[r] >= 0;
+        if (launched && w.startupSeconds >= 0) {
+            const auto begin = w.launchSeconds >= 0
+                                   ? originNs_ + std::int64_t(w.launchSeconds * 1e9)
+                                   : firstNs_[r] - std::int64_t(w.startupSeconds * 1e9);
             const std::string what =
                 startMethod_.empty() ? "start-up (thread)" : "start-up (" + startMethod_ + ")";
             event(what.c_str(), begin, begin + std::int64_t(w.startupSeconds * 1e9), pids_[r],

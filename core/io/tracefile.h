@@ -64,6 +64,7 @@ private:
     std::uint64_t events_ = 0;
     std::vector<Open> open_;
     std::vector<std::int64_t> pids_, tids_; ///< each worker's, as last seen
+    std::vector<std::int64_t> firstNs_;     ///< each worker's first traced moment, or -1
     struct Span {
         std::string name;
         std::int64_t beginNs, endNs;

@@ -362,7 +362,7 @@ void MpiCollective::relayIfDue(std::int64_t now, bool last) {
     if (!last && (now - lastRelayNs_ < kRelayEveryNs ||
                   (steps == relayedSteps_ && std::uint32_t(shown) == relayedState_)))
         return;
-    relayOut_ = mpi::encodeRelay(w, t_.header().startNs, shown);
+    relayOut_ = mpi::encodeRelay(w, t_.header().startNs, shown, t_.header().traceSliceNs);
     MPI_Isend(relayOut_.data(), int(relayOut_.size()), MPI_BYTE, 0, mpi::kRelay, comm_,
               &relayRequest_);
     lastRelayNs_ = now;

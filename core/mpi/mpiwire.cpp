@@ -76,14 +76,15 @@ struct RelayStatus {
     std::int64_t commNs = 0;
     std::uint64_t bytesReduced = 0;
     std::uint32_t sampleCount = 0;
-    std::uint32_t reserved = 0;
+    std::uint32_t sliceCount = 0; ///< --trace's slices that follow the samples
+    std::int64_t sliceNs = 0;     ///< their length
 };
 
 } // namespace
 
 std::size_t maxRelayBytes() {
     return sizeof(RelayStatus) + sizeof(std::uint32_t) + sizeof(WorkerStatus::failure) +
-           SampleRing::kCapacity * sizeof(Sample);
+           SampleRing::kCapacity * sizeof(Sample) + SliceRing::kCapacity * sizeof(TraceSlice);
 }
 
 std::vector<char> encode(const Greeting& g) {
@@ -167,12 +168,17 @@ Farewell decodeFarewell(const char* data, std::size_t size) {
     return f;
 }
 
-std::vector<char> encodeRelay(WorkerStatus& status, std::int64_t startNs, WorkerState shown) {
+std::vector<char> encodeRelay(WorkerStatus& status, std::int64_t startNs, WorkerState shown,
+                              std::int64_t sliceNs) {
     // The remote ring is drained here a few times a second, far faster than
     // it fills (at most 500 samples a second), so it drops nothing.
     std::vector<Sample> samples;
     samples.reserve(64);
     status.ring.drain([&](const Sample& s) { samples.push_back(s); });
+    // Where this rank's time went (its own telemetry's slices), for rank 0's
+    // --trace; a few dozen a relay.
+    std::vector<TraceSlice> slices;
+    status.trace.drain([&](const TraceSlice& s) { slices.push_back(s); });
     RelayStatus rs;
     rs.state = std::uint32_t(shown);
     rs.steps = status.steps.load(std::memory_order_relaxed);
@@ -188,12 +194,16 @@ std::vector<char> encodeRelay(WorkerStatus& status, std::int64_t startNs, Worker
     rs.commNs = status.commNs.load(std::memory_order_relaxed);
     rs.bytesReduced = status.bytesReduced.load(std::memory_order_relaxed);
     rs.sampleCount = std::uint32_t(samples.size());
+    rs.sliceCount = std::uint32_t(slices.size());
+    rs.sliceNs = sliceNs;
     Writer w;
     w.put(rs);
     w.put(shown == WorkerState::Failed
               ? std::string(status.failure, strnlen(status.failure, sizeof status.failure))
               : std::string());
     for (const Sample& s : samples)
+        w.put(s);
+    for (const TraceSlice& s : slices)
         w.put(s);
     return w.take();
 }
@@ -203,7 +213,7 @@ WorkerState applyRelay(const char* data, std::size_t size, Telemetry& telemetry,
     Reader r(data, size, "relay");
     const auto rs = r.get<RelayStatus>();
     if (rs.magic != kRelayMagic || !isWorkerState(rs.state) ||
-        rs.sampleCount > SampleRing::kCapacity)
+        rs.sampleCount > SampleRing::kCapacity || rs.sliceCount > SliceRing::kCapacity)
         throw std::runtime_error("malformed MPI relay: bad header");
     const std::string failure = r.text();
     WorkerStatus& w = telemetry.worker(rank);
@@ -212,6 +222,15 @@ WorkerState applyRelay(const char* data, std::size_t size, Telemetry& telemetry,
         Sample s = r.get<Sample>();
         s.worker = std::int32_t(rank);
         w.ring.push(s);
+    }
+    // Slices count from the rank's own start, which rank 0 takes as its own
+    // (as it does the rank's launch); kept only while rank 0 traces, in
+    // slices of the same length.
+    const bool traced = rs.sliceNs > 0 && rs.sliceNs == telemetry.header().traceSliceNs;
+    for (std::uint32_t i = 0; i < rs.sliceCount; ++i) {
+        const auto s = r.get<TraceSlice>();
+        if (traced)
+            w.trace.push(s);
     }
     r.finish();
     w.steps.store(rs.steps, std::memory_order_relaxed);

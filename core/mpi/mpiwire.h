@@ -64,8 +64,10 @@ Farewell decodeFarewell(const char* data, std::size_t size);
 
 /// A relay of worker `status` (at most a ring's worth of samples drained
 /// from its ring), its times relative to `startNs`; `shown` is the state to
-/// report (Paused while the rank waits out an agreed pause).
-std::vector<char> encodeRelay(WorkerStatus& status, std::int64_t startNs, WorkerState shown);
+/// report (Paused while the rank waits out an agreed pause); with the
+/// --trace slices drained from its ring, `sliceNs` long (0: none).
+std::vector<char> encodeRelay(WorkerStatus& status, std::int64_t startNs, WorkerState shown,
+                              std::int64_t sliceNs = 0);
 /// Writes a relay into worker `rank` of `telemetry` (times back on its
 /// clock; samples into its ring). Returns the relayed state. A Failed state
 /// records the relayed failure text.

@@ -9,6 +9,7 @@
 #include "mpi/mpicollective.h"
 #include "mpi/mpijob.h"
 #include "mpi/mpilaunchers.h"
+#include "run/run.h"
 #include "run/trainingdata.h"
 #include "strategy/registry.h"
 #include "strategy/validation.h"
@@ -111,6 +112,10 @@ int runMpiPeer(const ExperimentConfig& config) {
     telemetry.unlink();
     telemetry.header().startNs = launchNs;
     telemetry.header().epochGate = 0; // rank 0's collective holds this rank at epoch ends
+    // Where this rank's time goes, relayed to rank 0 for its --trace (rank 0
+    // keeps the slices only when it traces, in slices of this length): the
+    // step's clock read is the telemetry's, the slices three additions.
+    telemetry.header().traceSliceNs = Run::kTraceSliceNs;
     telemetry.worker(job.rank).launchNs.store(launchNs);
     mpi::watchCommand(&telemetry.header().command);
     struct Unwatch {

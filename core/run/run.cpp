@@ -288,10 +288,10 @@ void Run::setPace(std::uint32_t stepsPerSecond) {
         impl_->telemetry.setPace(impl_->pace.load());
 }
 
-void Run::setTrace(std::chrono::nanoseconds slice) {
+void Run::setTrace(bool on) {
     if (impl_->started.load(std::memory_order_acquire))
         throw RunError("setTrace: the run has started; trace it from its start");
-    impl_->traceSliceNs = std::max<std::int64_t>(0, slice.count());
+    impl_->traceSliceNs = on ? kTraceSliceNs : 0;
 }
 
 void Run::step() {

@@ -67,10 +67,15 @@ public:
     /// arithmetic. Kept for start() when called before it.
     void setPace(std::uint32_t stepsPerSecond);
     /// Before start(): each worker adds up where its time goes (compute,
-    /// wait, communicate) in slices of `slice`, and the coordinator records
-    /// its evaluations, for telemetry().drainTrace(); 0 (the default): not
-    /// traced, and nothing is measured for it.
-    void setTrace(std::chrono::nanoseconds slice);
+    /// wait, communicate) in slices of kTraceSliceNs, and the coordinator
+    /// records its evaluations, for telemetry().drainTrace(); off (the
+    /// default): nothing is measured for it.
+    void setTrace(bool on);
+    /// The slice length of a traced run (MPI ranks beyond 0 always slice
+    /// their time so, for rank 0's trace): fine enough to see a lock or a
+    /// barrier come and go, coarse enough that a minute of 4 workers stays
+    /// near 10 MB.
+    static constexpr std::int64_t kTraceSliceNs = 5'000'000;
     /// While paused: every worker takes one more step, then pauses again.
     /// Ignored where canStep() is false.
     void step();
