@@ -99,9 +99,33 @@ def ok_runs(runs):
 
 
 def runs_cell(runs):
+    """A row's runs: those counted, then the failed ones and the ones the time
+    budget left out, each said as what they were: "2 (1 failed)", "2 (1
+    skipped: out of time budget)"."""
     runs = runs or []
-    bad = [r for r in runs if not r.get("ok")]
-    return str(len(runs) - len(bad)) + (" (%d failed)" % len(bad) if bad else "")
+    failed = [r for r in runs if not r.get("ok") and not r.get("skipped")]
+    skipped = [r for r in runs if not r.get("ok") and r.get("skipped")]
+    notes = ["%d failed" % len(failed)] if failed else []
+    if skipped:
+        why = skipped[0].get("error", "").replace("skipped: ", "", 1) or "not run"
+        notes.append("%d skipped: %s" % (len(skipped), why))
+    return str(len(runs) - len(failed) - len(skipped)) + (
+        " (%s)" % ", ".join(notes) if notes else "")
+
+
+def self_test():
+    """runs_cell at hand-made rows (bench/report_util.py --self-test)."""
+    ok, bad = {"ok": True}, {"ok": False, "error": "exit 1"}
+    skip = {"ok": False, "skipped": True, "error": "skipped: out of time budget"}
+    cases = [([ok, ok], "2"), ([ok, bad], "1 (1 failed)"),
+             ([ok, ok, skip], "2 (1 skipped: out of time budget)"),
+             ([ok, bad, skip, skip], "1 (1 failed, 2 skipped: out of time budget)"),
+             ([], "0")]
+    for runs, want in cases:
+        got = runs_cell(runs)
+        if got != want:
+            raise SystemExit("runs_cell: %r, expected %r" % (got, want))
+    print("report_util self-test: %d cases" % len(cases))
 
 
 def pooled(runs, field):
@@ -128,3 +152,10 @@ def verdict(value, target, higher_is_better=True):
 
 
 # ---------------------------------------------------------------- machine
+
+
+if __name__ == "__main__":
+    import sys
+    if sys.argv[1:] != ["--self-test"]:
+        raise SystemExit("usage: python3 bench/report_util.py --self-test")
+    self_test()
