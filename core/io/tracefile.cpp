@@ -1,6 +1,7 @@
 #include "io/tracefile.h"
 
 #include "io/atomicfile.h"
+#include "io/tensorformat.h"
 #include "util/errors.h"
 
 #include <zlib.h>
@@ -78,6 +79,8 @@ struct TraceFile::Sink {
 };
 
 namespace {
+using detail::jsonQuoted;
+
 std::string micros(std::int64_t ns) {
     char text[32];
     const std::int64_t us = ns / 1000, rest = ns % 1000;
@@ -86,22 +89,6 @@ std::string micros(std::int64_t ns) {
     else
         std::snprintf(text, sizeof text, "%" PRId64 ".%03" PRId64, us, rest);
     return text;
-}
-
-std::string jsonQuoted(const std::string& s) {
-    std::string out = "\"";
-    for (const char c : s) {
-        if (c == '"' || c == '\\')
-            out += '\\';
-        if (static_cast<unsigned char>(c) < 0x20) {
-            char esc[8];
-            std::snprintf(esc, sizeof esc, "\\u%04x", unsigned(c));
-            out += esc;
-            continue;
-        }
-        out += c;
-    }
-    return out + "\"";
 }
 
 bool endsWithGz(const fs::path& file) {
