@@ -228,8 +228,8 @@ private slots:
         w.form()->setConfig(c);
         w.startRun(); // 300 epoch lines (every 6th logged) while the tab is hidden
         QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy() && w.controller()->run(), 60000);
-        tabs->setCurrentIndex(1); // Events
         auto* log = w.findChild<QPlainTextEdit*>();
+        tabs->setCurrentWidget(log); // Events
         QTRY_VERIFY_WITH_TIMEOUT(log->verticalScrollBar()->maximum() > 0 &&
                                      log->verticalScrollBar()->value() ==
                                          log->verticalScrollBar()->maximum(),

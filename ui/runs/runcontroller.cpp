@@ -57,6 +57,9 @@ bool RunController::start(const ExperimentConfig& config, bool replaceOut) {
     previousMetrics_ = std::move(metrics_);
     run_ = std::move(next);
     run_->setPace(pace_);
+    // The Timeline tab draws every run's slices (a step pays three additions
+    // for them; its clock read is the telemetry's).
+    run_->setTrace(true);
     metrics_ = MetricsLog();
     spillWarned_ = false;
     reportedFailures_.clear();
@@ -200,6 +203,7 @@ void RunController::tick() {
     }
     if (!batch.isEmpty())
         emit samplesArrived(batch);
+    drainTrace();
     if (!metrics_.spillError().empty() && !spillWarned_) {
         spillWarned_ = true;
         emit eventLogged(QStringLiteral("Metrics: ") +
@@ -221,6 +225,7 @@ void RunController::tick() {
         metrics_.drain(run_->telemetry(), [&](const Sample& s) { rest.append(s); });
         if (!rest.isEmpty())
             emit samplesArrived(rest);
+        drainTrace();
         const RunSummary s = run_->summary();
         if (outputs_) // first, as headless: summary.json names the TensorBoard run
             writeOutputs(s);
@@ -234,6 +239,19 @@ void RunController::tick() {
         running_ = false;
         emit finished(s);
     }
+}
+
+void RunController::drainTrace() {
+    TraceBatch batch;
+    TelemetryReader& telemetry = run_->telemetry();
+    batch.startNs = telemetry.startNs();
+    telemetry.drainTrace(
+        [&](std::uint32_t worker, const TraceSlice& s) {
+            batch.slices.append({worker, s});
+        },
+        [&](const TraceSpan& s) { batch.spans.append(s); });
+    if (!batch.slices.isEmpty() || !batch.spans.isEmpty())
+        emit traceArrived(batch);
 }
 
 void RunController::writeOutputs(const RunSummary& summary) {

@@ -9,10 +9,12 @@
 #include "run/outputfolder.h"
 #include "run/run.h"
 #include "telemetry/telemetryreader.h"
+#include "telemetry/trace.h"
 
 #include <QElapsedTimer>
 #include <QList>
 #include <QObject>
+#include <QPair>
 #include <QStringList>
 #include <QTimer>
 
@@ -34,6 +36,14 @@ struct WorkerRow {
     double samplesPerSecond = 0;
     bool averageRate = false; ///< samplesPerSecond is the worker's whole-run average
     double commShare = -1; ///< data-parallel: share of the last interval in collectives; -1: none
+};
+
+/// Time slices and coordinator spans drained since the last tick, for the
+/// Timeline (core/telemetry/trace.h).
+struct TraceBatch {
+    QList<QPair<std::uint32_t, TraceSlice>> slices; ///< (worker, slice), in ring order per worker
+    QList<TraceSpan> spans;
+    std::int64_t startNs = 0; ///< the run's start on the monotonic clock (the spans')
 };
 
 class RunController : public QObject {
@@ -92,6 +102,8 @@ signals:
     /// Samples drained since the last tick, in ring order per worker.
     void samplesArrived(const QList<hwl::Sample>& samples);
     void workersUpdated(const QList<hwl::ui::WorkerRow>& rows);
+    /// Every run is traced in slices of Run::kTraceSliceNs for the Timeline.
+    void traceArrived(const hwl::ui::TraceBatch& batch);
     void finished(const hwl::RunSummary& summary);
     /// A line for the event log: warnings, worker deaths, pitfalls.
     void eventLogged(const QString& text, bool warning);
@@ -101,6 +113,7 @@ private:
     void restorePrevious();
     void tick();
     void collectWorkers();
+    void drainTrace(); ///< emits traceArrived when anything came
     /// The end of the event file: the last samples, the summary; says in
     /// the event log where it is, or why it could not be written.
     void finishEvents(const QList<Sample>& last, const RunSummary& summary);

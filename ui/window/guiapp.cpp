@@ -192,7 +192,8 @@ bool findScreen(int argc, char** argv) {
 /// --screenshot: the window (or, with a race order, the race stepper) at
 /// `sizeText`; returns the exit status.
 int picture(QApplication& app, MainWindow& window, const QString& path, const QString& after,
-            const QString& sizeText, const std::optional<QString>& raceOrder, bool presenting) {
+            const QString& sizeText, const std::optional<QString>& raceOrder, bool presenting,
+            const QString& tab) {
     const QSize size = parseSize(sizeText);
     if (!size.isValid()) {
         std::fprintf(stderr, "error: --size needs a width and a height, as 1280x720\n");
@@ -203,6 +204,8 @@ int picture(QApplication& app, MainWindow& window, const QString& path, const QS
     window.setPresentation(presenting, false);
     window.resize(size); // the same picture on any screen
     window.show();
+    if (!tab.isEmpty())
+        window.openTab(tab); // presentation folded it; opened once laid out
     if (raceOrder)
         return stepperShot(window, path, *raceOrder);
     return screenshot(app, window, path, after);
@@ -329,8 +332,8 @@ int runGui(int argc, char** argv) {
                              preset = windowOption("preset"), shot = windowOption("screenshot"),
                              after = windowOption("after"), size = windowOption("size"),
                              raceOrder = windowOption("race-order"),
-                             presenting = windowOption("presentation");
-    parser.addOptions({start, config, preset, shot, after, size, raceOrder, presenting});
+                             presenting = windowOption("presentation"), tab = windowOption("tab");
+    parser.addOptions({start, config, preset, shot, after, size, raceOrder, presenting, tab});
     parser.addPositionalArgument("files", QString::fromUtf8(kWindowFilesHelp), "[FILE...]");
     if (const auto refused = refuseUnknownFlags(parser, QCoreApplication::arguments()))
         return *refused;
@@ -356,14 +359,21 @@ int runGui(int argc, char** argv) {
     // skipped, and the window opens (a file manager shows no stderr).
     for (const QString& why : window.files()->openFiles(filesToOpen(parser.positionalArguments())))
         std::fprintf(stderr, "warning: %s\n", qPrintable(why));
+    if (parser.isSet(tab) && !window.openTab(parser.value(tab))) {
+        std::fprintf(stderr, "error: --tab takes workers, timeline, events or runs, not \"%s\"\n",
+                     qPrintable(parser.value(tab)));
+        return 2;
+    }
     if (parser.isSet(shot))
         return picture(app, window, parser.value(shot), parser.value(after), parser.value(size),
                        parser.isSet(raceOrder) ? std::optional(parser.value(raceOrder))
                                                : std::nullopt,
-                       parser.isSet(presenting));
+                       parser.isSet(presenting), parser.value(tab));
     if (parser.isSet(presenting))
         window.setPresentation(true);
     window.show();
+    if (parser.isSet(tab))
+        window.openTab(parser.value(tab)); // presentation folded it; opened once laid out
     if (parser.isSet(start))
         QTimer::singleShot(0, &window, &MainWindow::startRun);
     return app.exec();

@@ -1,5 +1,6 @@
 #include "window/mainwindow.h"
 
+#include "charts/timelineview.h"
 #include "charts/trainingchart.h"
 #include "form/experimentform.h"
 #include "runs/metricsexport.h"
@@ -197,11 +198,12 @@ void MainWindow::buildLayout() {
     buildCentre();
     presentation_ = new PresentationMode(
         {this, dock_, explanation_, mainSplitter_, centreSplitter_, bottomTabs_, grid_}, toolbar);
-    // The teaching dialogs grow with the charts. (The verdict banner does
+    // The teaching dialogs and the Timeline grow with the charts. (The verdict banner does
     // not: at 1024x768 a comparison's larger table left the loss chart too
     // short a plot.)
     connect(presentation_, &PresentationMode::toggled, this, [this](bool on) {
-        for (QWidget* w : {static_cast<QWidget*>(raceStepper_), static_cast<QWidget*>(counterToy_)})
+        for (QWidget* w : {static_cast<QWidget*>(raceStepper_), static_cast<QWidget*>(counterToy_),
+                           static_cast<QWidget*>(bottomTabs_->findChild<TimelinePanel*>())})
             PresentationMode::scaleFont(w, on);
     });
     statusLabel_ = new StatusLine(tr("Ready"));
@@ -287,6 +289,14 @@ void MainWindow::buildCentre() {
     eventLog_->setMaximumBlockCount(5000);
     auto* bottom = bottomTabs_ = new QTabWidget;
     bottom->addTab(workerTable, tr("Workers"));
+    auto* timeline = new TimelinePanel;
+    bottom->addTab(timeline, tr("Timeline"));
+    connect(controller_, &RunController::started, timeline, [this, timeline] {
+        timeline->view()->reset(controller_->run()->config().workers, Run::kTraceSliceNs);
+    });
+    connect(controller_, &RunController::traceArrived, timeline, [timeline](const TraceBatch& b) {
+        timeline->view()->add(b.slices, b.spans, b.startNs);
+    });
     bottom->addTab(eventLog_, tr("Events"));
     // Lines that came while the tab was hidden: show the newest on opening it.
     connect(bottom, &QTabWidget::currentChanged, this, [this](int) {

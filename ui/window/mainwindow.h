@@ -85,6 +85,9 @@ public:
     /// Presentation, for a projector (PresentationMode).
     void setPresentation(bool on, bool remember = true); ///< remember: in QSettings
     bool presentation() const;
+    /// Shows the tab under the charts named `name` (its title, any case:
+    /// "timeline"), opened in presentation; false when none is so named.
+    bool openTab(const QString& name);
     QString explanationText() const;
 
     /// Experiments, weights, metrics and charts opened and saved, and any

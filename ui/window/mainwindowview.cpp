@@ -54,12 +54,21 @@ void MainWindow::buildViewMenu() {
         charts_->show(c.chart, c.chart->property("relevant").toBool());
     }
     view->addSeparator();
-    const QString tabs[] = {tr("&Workers"), tr("&Events"), tr("&Runs")};
-    for (int i = 0; i < 3; ++i)
-        view->addAction(tabs[i], QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)), this, [this, i] {
+    const QString tabs[] = {tr("&Workers"), tr("&Timeline"), tr("&Events"), tr("&Runs")};
+    for (int i = 0; i < 4; ++i)
+        view->addAction(tabs[i], QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)), this,
+                        [this, name = tabs[i]] { openTab(name); });
+}
+
+bool MainWindow::openTab(const QString& name) {
+    const QString wanted = QString(name).remove(QLatin1Char('&')).toLower();
+    for (int i = 0; i < bottomTabs_->count(); ++i)
+        if (bottomTabs_->tabText(i).remove(QLatin1Char('&')).toLower() == wanted) {
             bottomTabs_->setCurrentIndex(i);
             presentation_->openTabs();
-        });
+            return true;
+        }
+    return false;
 }
 
 } // namespace hwl::ui

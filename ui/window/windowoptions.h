@@ -28,6 +28,9 @@ inline constexpr WindowOption kWindowOptions[] = {
      "With --screenshot: picture the race stepper instead, this order (0-19) stepped to its "
      "end."},
     {"presentation", nullptr, "Open in presentation, for a projector (View > Presentation)."},
+    {"tab", "name",
+     "Open this tab under the charts: workers, timeline, events or runs (View menu, "
+     "Ctrl+1 to Ctrl+4)."},
 };
 
 /// What the files named after the options are.

@@ -1,0 +1,92 @@
+#pragma once
+// The window's Timeline tab: where each worker's time went over the last
+// seconds of the run, drawn live from the same slices as --trace. A row per
+// worker; each pixel column (never narrower than one slice) stacks its
+// shares of compute, wait and communicate from the bottom, so a worker that
+// computes all the time is a full blue band, and one that waits for the lock
+// half its time is half orange. Over the rows, the coordinator's
+// evaluations; beside each row, its shares of the time in view, summed from
+// the very bins drawn. GUI thread only.
+#include "charts/timelinedata.h"
+
+#include <QColor>
+#include <QList>
+#include <QPair>
+#include <QStringList>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+
+namespace hwl::ui {
+
+/// The rows and their texts, painted.
+class TimelineView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit TimelineView(QWidget* parent = nullptr);
+
+    /// Empties it for a run of `workers` workers sliced every `sliceNs`.
+    void reset(int workers, std::int64_t sliceNs);
+    /// The slices ((worker, slice), in time order per worker) and the
+    /// coordinator's spans drained since the last call; `startNs`: the
+    /// run's start on the spans' clock. Redraws soon.
+    void add(const QList<QPair<std::uint32_t, TraceSlice>>& slices, const QList<TraceSpan>& spans,
+             std::int64_t startNs);
+
+    TimelineData& data() { return data_; }
+    const TimelineData& data() const { return data_; }
+    /// Seconds of run shown (the right edge is the latest slice).
+    void setWindowSeconds(double seconds);
+    double windowSeconds() const { return double(windowNs_) / 1e9; }
+    /// What the view says while it has no slice to draw.
+    void setEmptyText(const QString& text);
+    /// Redraws soon (at most ten times a second).
+    void changed();
+
+    /// Each kind's colour, in TraceKind order, and the evaluations'.
+    static QColor kindColor(TraceKind kind);
+    static QColor evaluationColor();
+    /// The texts painted at the last paint, top to bottom: each worker's
+    /// label and shares ("worker 0", "compute 84% · wait 16% · communicate 0%"),
+    /// the axis' ticks. For tests, and to read against the picture.
+    QStringList texts() const { return texts_; }
+    /// Each worker's time per kind in view at the last paint.
+    std::vector<KindNs> shownTotals() const { return totals_; }
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    struct Geometry;
+    Geometry geometry() const;
+    void paintRow(class QPainter& p, const Geometry& g, int worker, int top);
+    void paintEvaluations(QPainter& p, const Geometry& g, int top);
+    void paintAxis(QPainter& p, const Geometry& g, int top);
+
+    TimelineData data_;
+    std::int64_t windowNs_ = 3'000'000'000;
+    QString emptyText_;
+    bool pending_ = false; ///< a redraw is due
+    QStringList texts_;
+    std::vector<KindNs> totals_;
+};
+
+/// The tab: a legend and the view's length over the view.
+class TimelinePanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit TimelinePanel(QWidget* parent = nullptr);
+    TimelineView* view() const { return view_; }
+
+private:
+    TimelineView* view_;
+    QComboBox* window_;
+};
+
+} // namespace hwl::ui
