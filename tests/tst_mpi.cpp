@@ -532,10 +532,7 @@ private slots:
             mpirunOptions() +
             app(2, kDataParallel + QStringList{"--out", dir.filePath("out"), "--trace", file}));
         QVERIFY2(r.finished && r.code == 0, qPrintable(r.describe()));
-        const Trace t = readTrace([&] {
-            QFile f(file);
-            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-        }());
+        const Trace t = readTrace(readBytes(file.toStdString()));
         QVERIFY2(t.problem.isEmpty(), qPrintable(t.problem + "\n" + r.describe()));
         const QJsonArray workers =
             readJsonObject(dir.filePath("out/summary.json"))["workers"].toArray();

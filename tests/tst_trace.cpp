@@ -25,11 +25,6 @@ namespace {
 const QStringList kTraced = {
     "--dataset", "teacher:20000x50:4", "--model", "mlp:50-128-4", "--epochs", "4", "--quiet"};
 
-QByteArray readAll(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
 } // namespace
 
 class TestTrace : public QObject {
@@ -49,7 +44,7 @@ class TestTrace : public QObject {
             QStringList{"--workers", QString::number(workers), "--out", out, "--trace", file});
         QVERIFY2(r.finished && r.code == 0, qPrintable(r.describe()));
         QVERIFY2(r.out.contains("trace: " + file + " ("), qPrintable(r.out));
-        const Trace t = readTrace(readAll(file));
+        const Trace t = readTrace(readBytes(file.toStdString()));
         QVERIFY2(t.problem.isEmpty(), qPrintable(t.problem));
         QCOMPARE(t.root["otherData"].toObject()["experiment"].toObject()["mode"].toString(),
                  readJsonObject(out + "/experiment.json")["mode"].toString());
@@ -106,7 +101,7 @@ private slots:
             runCli({"--dataset", "teacher:40000x50:4", "--model", "mlp:50-64-4", "--epochs", "3",
                     "--quiet", "--mode", "threads-locked", "--workers", "4", "--trace", file});
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
-        const Trace t = readTrace(readAll(file));
+        const Trace t = readTrace(readBytes(file.toStdString()));
         QVERIFY2(t.problem.isEmpty(), qPrintable(t.problem));
         double wait = 0, compute = 0;
         for (int w = 0; w < 4; ++w) {
@@ -123,7 +118,7 @@ private slots:
         const QString file = fresh("run.trace.json.gz");
         const Result r = runCli(kTraced + QStringList{"--trace", file});
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
-        const QByteArray raw = readAll(file);
+        const QByteArray raw = readBytes(file.toStdString());
         QVERIFY(raw.startsWith("\x1f\x8b"));
         QProcess gunzip;
         gunzip.start("gzip", {"-dc", file});
@@ -138,21 +133,15 @@ private slots:
     void anInterruptedRunsTraceIsWhole() {
         const QString file = fresh("stopped.json");
         QProcess p;
-        p.setProgram(QString::fromUtf8(hwl::test::kAppBinary));
-        p.setArguments({"--headless", "--dataset", "teacher:200000x50:4", "--model", "mlp:50-64-4",
-                        "--epochs", "1000", "--trace", file});
-        p.start();
-        QVERIFY(p.waitForStarted(10000));
-        QDeadlineTimer deadline(60000);
-        QString out;
-        while (!out.contains("epoch 1  test") && !deadline.hasExpired()) {
-            p.waitForReadyRead(200);
-            out += QString::fromUtf8(p.readAllStandardOutput());
-        }
+        const QString out = startCliUntil(p,
+                                          {"--dataset", "teacher:200000x50:4", "--model",
+                                           "mlp:50-64-4", "--epochs", "1000", "--trace", file},
+                                          "epoch 1  test");
+        QVERIFY2(out.contains("epoch 1  test"), qPrintable(out));
         QCOMPARE(::kill(pid_t(p.processId()), SIGINT), 0);
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), 128 + SIGINT);
-        const Trace t = readTrace(readAll(file));
+        const Trace t = readTrace(readBytes(file.toStdString()));
         QVERIFY2(t.problem.isEmpty(), qPrintable(t.problem));
         QCOMPARE(t.root["hogwildLab"].toObject()["state"].toString(), QString("stopped"));
         QVERIFY(workerTrack(t, 0) && workerTrack(t, 1));
