@@ -48,41 +48,15 @@ WORKLOADS = [
 ]
 
 
-def overlap(spans, intervals):
-    """Seconds of `spans` ((start, end) pairs, us) inside the union of
-    `intervals` ((start, end), us, sorted by start and disjoint)."""
-    total = 0.0
-    for start, end in spans:
-        for a, b in intervals:
-            if b <= start:
-                continue
-            if a >= end:
-                break
-            total += min(end, b) - max(start, a)
-    return total * 1e-6
-
-
 def shares_of_events(events):
-    """Each worker's seconds per kind in a trace's events: compute, wait and
-    communicate, the wait split into "gate" (while the coordinator evaluates
-    the test set: the epoch gate) and "wait" (the rest: the lock, a
-    collective's barrier, a pause)."""
+    """Each worker's seconds per kind (KINDS) in a trace's events."""
     names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
              if e["ph"] == "M" and e["name"] == "thread_name"}
-    evaluations = sorted((e["ts"], e["ts"] + e["dur"]) for e in events
-                         if e["ph"] == "X" and e["name"] == "evaluate")
-    seconds, waits = {}, {}
+    seconds = {}
     for e in events:
         name = names.get((e["pid"], e["tid"]), "")
         if e["ph"] == "X" and name.startswith("worker ") and e["name"] in KINDS:
-            worker = seconds.setdefault(name, dict.fromkeys(KINDS + ("gate",), 0.0))
-            worker[e["name"]] += e["dur"] * 1e-6
-            if e["name"] == "wait":
-                waits.setdefault(name, []).append((e["ts"], e["ts"] + e["dur"]))
-    for name, spans in waits.items():
-        gate = overlap(spans, evaluations)
-        seconds[name]["gate"] = gate
-        seconds[name]["wait"] -= gate
+            seconds.setdefault(name, dict.fromkeys(KINDS, 0.0))[e["name"]] += e["dur"] * 1e-6
     return seconds
 
 
@@ -93,19 +67,23 @@ def shares(trace_file):
 
 
 def self_test():
-    """The split on made-up events: a worker waiting 3 us, 2 of them inside
-    an evaluation, and computing 5 us."""
-    meta = {"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "worker 0"}}
-    events = [meta,
+    """The breakdown on made-up events: a worker's kinds summed, the run's own
+    track (its evaluations) left out."""
+    events = [{"ph": "M", "name": "thread_name", "pid": 1, "tid": 2,
+               "args": {"name": "worker 0"}},
+              {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1,
+               "args": {"name": "run: evaluation and outputs"}},
               {"ph": "X", "name": "compute", "pid": 1, "tid": 2, "ts": 0, "dur": 5},
-              {"ph": "X", "name": "wait", "pid": 1, "tid": 2, "ts": 5, "dur": 3},
-              {"ph": "X", "name": "evaluate", "pid": 1, "tid": 1, "ts": 6, "dur": 4}]
-    got = shares_of_events(events)["worker 0"]
-    want = {"compute": 5e-6, "wait": 1e-6, "gate": 2e-6, "communicate": 0.0}
+              {"ph": "X", "name": "wait", "pid": 1, "tid": 2, "ts": 5, "dur": 1},
+              {"ph": "X", "name": "epoch gate", "pid": 1, "tid": 2, "ts": 6, "dur": 2},
+              {"ph": "X", "name": "compute", "pid": 1, "tid": 2, "ts": 8, "dur": 3},
+              {"ph": "X", "name": "evaluate", "pid": 1, "tid": 1, "ts": 6, "dur": 2}]
+    got = shares_of_events(events)
+    assert list(got) == ["worker 0"], got
+    want = {"compute": 8e-6, "wait": 1e-6, "epoch gate": 2e-6, "communicate": 0.0,
+            "paced": 0.0}
     for kind, value in want.items():
-        assert abs(got[kind] - value) < 1e-12, (kind, got)
-    assert abs(overlap([(0, 10)], [(2, 3), (5, 20)]) - 6e-6) < 1e-12
-    assert overlap([(0, 1)], []) == 0
+        assert abs(got["worker 0"][kind] - value) < 1e-12, (kind, got)
     print("trace_cost self-test: passed")
     return 0
 
@@ -123,8 +101,9 @@ def run(app, args, folder, traced):
     return final["samples_per_second"], size, shares(trace) if traced else {}
 
 
-KINDS = ("compute", "wait", "communicate")
-SHOWN = ("compute", "gate", "wait", "communicate")  # the breakdown's columns
+# The trace's kinds of a worker's time (core/telemetry/trace.h's names).
+KINDS = ("compute", "wait", "communicate", "epoch gate", "paced")
+SHOWN = ("compute", "epoch gate", "wait", "communicate")  # the breakdown's (nothing is paced)
 TITLE = "## Tracing's cost, and where the time goes (bench/trace_cost.py)"
 TARGET = 0.97
 
@@ -179,14 +158,12 @@ def main():
              "| workload | traced / untraced samples/s, median (range) | status | trace size |",
              "| --- | --- | --- | --- |"]
     where = ["", "Where the time goes, from the traced runs' traces: each worker's compute / "
-             "gate / wait / communicate as shares of its time from its first step to leaving "
-             "its loop (gate: waiting at the epoch's end while the coordinator evaluates the "
-             "test set, the trace's wait spans inside its evaluate spans, to within a slice of "
-             "5 ms; wait: the rest of "
-             "its waiting, for the lock, the slowest replica at a collective's barriers, the "
-             "other workers' arrival at the gate; communicate: a collective's reducing and "
-             "copying), median over the runs.", "",
-             "| workload | compute / gate / wait / communicate |", "| --- | --- |"]
+             "epoch gate / wait / communicate as shares of its time from its first step to "
+             "leaving its loop (epoch gate: at the epoch's end, for the other workers and "
+             "while the coordinator evaluates the test set; wait: for the lock, or for the "
+             "slowest replica at a collective's barriers; communicate: a collective's "
+             "reducing and copying), median over the runs.", "",
+             "| workload | compute / epoch gate / wait / communicate |", "| --- | --- |"]
     with tempfile.TemporaryDirectory() as folder:
         for label, args in WORKLOADS:
             ratios, sizes, breakdowns = measure(opts.app, args, folder, opts.repeats)

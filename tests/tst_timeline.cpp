@@ -55,12 +55,18 @@ bool sameNs(const KindNs& a, const KindNs& b) {
     return true;
 }
 
+/// The shares text the view writes for `t`, worked out here again.
 QString sharesOf(const KindNs& t) {
-    const double sum = t[0] + t[1] + t[2];
-    return QStringLiteral("compute %1% · wait %2% · communicate %3%")
-        .arg(std::lround(100 * t[0] / sum))
-        .arg(std::lround(100 * t[1] / sum))
-        .arg(std::lround(100 * t[2] / sum));
+    double sum = 0;
+    for (const double ns : t)
+        sum += ns;
+    QStringList parts;
+    for (std::size_t k = 0; k < kTraceKinds; ++k)
+        if (t[k] > 0)
+            parts << QStringLiteral("%1 %2%")
+                         .arg(QString::fromLatin1(traceKindName(TraceKind(k))))
+                         .arg(std::lround(100 * t[k] / sum));
+    return parts.join(QStringLiteral(" · "));
 }
 
 ExperimentConfig dataParallelRun() {
@@ -147,7 +153,10 @@ private slots:
         QVERIFY2(texts.contains("worker 0") && texts.contains("worker 1"),
                  qPrintable(texts.join('|')));
         QVERIFY2(texts.contains(sharesOf(totals[0])), qPrintable(texts.join('|')));
-        QCOMPARE(sharesOf(totals[0]), QStringLiteral("compute 80% · wait 20% · communicate 0%"));
+        QCOMPARE(texts.filter("compute").value(0), QStringLiteral("compute 80% · wait 20%"));
+        QCOMPARE(texts.filter("communicate").value(0),
+                 QStringLiteral("wait 20% · communicate 80%"));
+        QVERIFY(texts.contains("s since start"));
         QVERIFY(texts.contains(sharesOf(totals[1])));
         // The colours are the legend's: each worker's kinds are somewhere in its row.
         auto seen = [&](const QColor& c) {
@@ -186,7 +195,9 @@ private slots:
                          QString("worker %1: %2 %3 %4").arg(worker).arg(t[0]).arg(t[1]).arg(t[2])));
         }
         QVERIFY(!d.evaluations(0, d.endNs()).empty());
-        // What the tab shows says what it drew.
+        // The tab names the run, and what it shows says what it drew.
+        auto* panel = w.findChild<TimelinePanel*>();
+        QCOMPARE(panel->run(), QStringLiteral("This run: data-parallel, 2 workers"));
         view->grab();
         const auto totals = view->shownTotals();
         QCOMPARE(totals.size(), std::size_t(2));

@@ -58,7 +58,7 @@ class TestTrace : public QObject {
             const Track* track = workerTrack(t, r);
             QVERIFY2(track, qPrintable(QString("no track named worker %1").arg(r)));
             double spans = 0;
-            for (const char* kind : {"compute", "wait", "communicate"})
+            for (const char* kind : {"compute", "wait", "communicate", "epoch gate", "paced"})
                 spans += track->seconds.count(kind) ? track->seconds.at(kind) : 0;
             // From its first step to its leaving, without gaps.
             const QString where = QString("worker %1: %2 s of spans from %3 s to %4 s, start-up "
@@ -74,6 +74,8 @@ class TestTrace : public QObject {
             last = std::max(last, track->last);
             QCOMPARE(track->steps, workersJson[r].toObject()["steps"].toInteger());
             QVERIFY2(track->seconds.count(mustHave), mustHave);
+            // Every epoch ends at the gate while the test set is evaluated.
+            QVERIFY2(track->seconds.count("epoch gate"), qPrintable(where));
             QVERIFY(
                 track->seconds.count(separateProcesses ? "start-up (fork)" : "start-up (thread)"));
             for (const auto& [id, candidate] : t.tracks)
@@ -94,12 +96,35 @@ private slots:
     void processesFork() { checkMode({"--mode", "processes", "--start-method", "fork"}, 2, true); }
     void dataParallel() { checkMode({"--mode", "data-parallel"}, 2, false); }
 
-    // Four workers on one lock: each waits for it, and the trace says so.
+    // Held to the pace: "paced", the user's choice, never "wait".
+    void aPacedRunIsPaced() {
+        const QString file = fresh("paced.json");
+        const Result r = runCli({"--dataset", "teacher:2000x20:4", "--model", "mlp:20-16-4",
+                                 "--epochs", "1", "--pace", "200", "--quiet", "--trace", file});
+        QVERIFY2(r.finished && r.code == 0, qPrintable(r.describe()));
+        const Trace t = readTrace(readBytes(file.toStdString()));
+        QVERIFY2(t.problem.isEmpty(), qPrintable(t.problem));
+        for (int w = 0; w < 2; ++w) {
+            const Track* track = workerTrack(t, w);
+            QVERIFY(track);
+            auto seconds = [&](const char* kind) {
+                return track->seconds.count(kind) ? track->seconds.at(kind) : 0.0;
+            };
+            QVERIFY2(seconds("paced") > 10 * (seconds("compute") + seconds("wait")),
+                     qPrintable(QString("paced %1 s, compute %2 s, wait %3 s")
+                                    .arg(seconds("paced"))
+                                    .arg(seconds("compute"))
+                                    .arg(seconds("wait"))));
+        }
+    }
+
+    // Four workers on one lock, the update (which it guards) a third of a
+    // step: they wait for it, and the trace says so (the epoch gate apart).
     void theLockShowsAsWaiting() {
         const QString file = fresh("locked.json");
-        const Result r =
-            runCli({"--dataset", "teacher:40000x50:4", "--model", "mlp:50-64-4", "--epochs", "3",
-                    "--quiet", "--mode", "threads-locked", "--workers", "4", "--trace", file});
+        const Result r = runCli({"--dataset", "teacher:40000x50:4", "--model", "mlp:50-256-4",
+                                 "--batch", "4", "--epochs", "2", "--quiet", "--mode",
+                                 "threads-locked", "--workers", "4", "--trace", file});
         QVERIFY2(r.code == 0, qPrintable(r.describe()));
         const Trace t = readTrace(readBytes(file.toStdString()));
         QVERIFY2(t.problem.isEmpty(), qPrintable(t.problem));

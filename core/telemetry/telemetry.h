@@ -60,8 +60,8 @@ struct alignas(64) WorkerStatus {
     std::atomic<std::uint64_t> bytesReduced{0};
     /// Of commNs, the time spent waiting for peers (the collective's barriers).
     std::atomic<std::int64_t> commWaitNs{0};
-    /// Time spent waiting outside collectives: for the lock (threads-locked),
-    /// at the epoch gate, paused or paced (with --trace).
+    /// Time spent waiting for the lock (threads-locked; with --trace). The
+    /// epoch gate and the pace are the worker's trace's own kinds.
     std::atomic<std::int64_t> waitNs{0};
     /// The lost-update counter (gpu-hogwild, and --lost-updates on the CPU):
     /// parameter writes this worker (group of blocks) made, and how many of
@@ -80,7 +80,7 @@ struct alignas(64) WorkerStatus {
 
 struct alignas(64) TelemetryHeader {
     static constexpr std::uint64_t kMagic = 0x424C444C57474F48ull; // "HOGWLDLB"
-    static constexpr std::uint32_t kVersion = 7;
+    static constexpr std::uint32_t kVersion = 8;
     std::uint64_t magic = 0;
     std::uint32_t version = 0;
     std::uint32_t workerCount = 0;

@@ -12,6 +12,10 @@ const char* traceKindName(TraceKind k) {
         return "wait";
     case TraceKind::Communicate:
         return "communicate";
+    case TraceKind::Gate:
+        return "epoch gate";
+    case TraceKind::Paced:
+        return "paced";
     }
     return "?";
 }

@@ -14,10 +14,12 @@ namespace hwl {
 /// What a worker's time went to.
 enum class TraceKind : std::uint32_t {
     Compute = 0,     ///< forward, backward and the update
-    Wait = 1,        ///< for a lock, the epoch gate, a pause, or peers in a collective
+    Wait = 1,        ///< for the lock, or for peers at a collective's barriers
     Communicate = 2, ///< reducing and copying in a collective (its waiting excluded)
+    Gate = 3,        ///< at the epoch's end, for the others and the test set's evaluation
+    Paced = 4,       ///< held to the pace, or paused: the user's choice, not the run's cost
 };
-constexpr std::size_t kTraceKinds = 3;
+constexpr std::size_t kTraceKinds = 5;
 const char* traceKindName(TraceKind k);
 
 /// One slice of one worker's time: nanoseconds per TraceKind.

@@ -82,14 +82,14 @@ private:
         // A resumed epoch goes on after the updates its worker made before.
         const std::size_t first = std::size_t(std::exchange(skipSteps_, 0)) * stride;
         for (std::size_t start = first; start < order_.size(); start += stride) {
-            // Timed for the trace only when it may wait: paced, or paused.
-            const bool timed = tracer_ && (t_.pace() != 0 || t_.command() != RunCommand::Run);
-            const std::int64_t waitFrom = timed ? Telemetry::nowNs() : 0;
+            // Timed for the trace only when it may be held: paced, or paused.
+            const bool timed = tracing() && (t_.pace() != 0 || t_.command() != RunCommand::Run);
+            const std::int64_t heldFrom = timed ? Telemetry::nowNs() : 0;
             keepGoing_.pace(); // first: a pause that comes meanwhile holds this step
             if (!agreed && !keepGoing_.beforeStep())
                 return false;
             if (timed)
-                status_.waitNs.fetch_add(Telemetry::nowNs() - waitFrom, std::memory_order_relaxed);
+                traceHeld(TraceKind::Paced, heldFrom, Telemetry::nowNs());
             const auto n = std::int64_t(std::min(order_.size() - start, stride));
             if (!step(epoch, order_.data() + start, n))
                 return false;
@@ -106,10 +106,10 @@ private:
         case RunCommand::Stop:
             return false;
         case RunCommand::Pause: {
-            const std::int64_t waitFrom = tracer_ ? Telemetry::nowNs() : 0;
+            const std::int64_t heldFrom = tracing() ? Telemetry::nowNs() : 0;
             const bool go = keepGoing_.beforeStep();
-            if (tracer_)
-                status_.waitNs.fetch_add(Telemetry::nowNs() - waitFrom, std::memory_order_relaxed);
+            if (heldFrom)
+                traceHeld(TraceKind::Paced, heldFrom, Telemetry::nowNs());
             return go;
         }
         case RunCommand::Run:
@@ -214,7 +214,7 @@ private:
         auto& header = t_.header();
         header.arrivals.fetch_add(1, std::memory_order_acq_rel);
         futexWakeAll(header.arrivals);
-        if (tracer_ && markNs_ > 0)
+        if (tracing())
             traceUntil(Telemetry::nowNs());
         // Ranks that agree on commands pause only after an agreed step.
         if (header.epochGate &&
@@ -222,11 +222,8 @@ private:
                 header.released, [epoch](std::uint32_t r) { return r >= std::uint32_t(epoch); },
                 /*pauseHere=*/!s_.rule->agreesCommands()))
             return false;
-        if (tracer_ && markNs_ > 0) { // the gate: waiting while the coordinator evaluates
-            const std::int64_t now = Telemetry::nowNs();
-            status_.waitNs.fetch_add(now - markNs_, std::memory_order_relaxed);
-            traceUntil(now);
-        }
+        if (tracing()) // the gate: for the others, and while the coordinator evaluates
+            traceHeld(TraceKind::Gate, markNs_, Telemetry::nowNs());
         epochsDone_ = std::uint32_t(epoch);
         stepsInEpoch_ = 0;
         return t_.command() != RunCommand::Stop;
@@ -239,6 +236,15 @@ private:
         markComm_ = status_.commNs.load(std::memory_order_relaxed);
         markCommWait_ = status_.commWaitNs.load(std::memory_order_relaxed);
         markWait_ = status_.waitNs.load(std::memory_order_relaxed);
+    }
+    /// Traced, from the first step on.
+    bool tracing() const { return tracer_ && markNs_ > 0; }
+    /// [from, to) held the worker (`kind`: Gate or Paced); what came before
+    /// since the last mark is the step's.
+    void traceHeld(TraceKind kind, std::int64_t from, std::int64_t to) {
+        traceUntil(from);
+        tracer_->add(kind, from, to);
+        markNs_ = to;
     }
     /// Adds the time since the last mark to the trace: what the wait and
     /// communication counters grew by, the rest computing.

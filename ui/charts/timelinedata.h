@@ -1,6 +1,6 @@
 #pragma once
 // What the window's Timeline draws: the last seconds of every worker's time
-// slices (compute, wait, communicate; core/telemetry/trace.h) and the
+// slices (compute, wait, communicate, epoch gate, paced; core/telemetry/trace.h) and the
 // coordinator's evaluations, as the run's telemetry hands them out, gathered
 // into bins as wide as a pixel column (never narrower than one slice).
 // Plain data, no widgets: TimelineView paints it, tests read it.

@@ -18,18 +18,21 @@ namespace hwl::ui {
 namespace {
 constexpr int kGap = 8; ///< between the labels, the plot and the shares
 
-/// "compute 84% · wait 16% · communicate 0%": each kind's share of the time
-/// the worker accounted for in view; the three add up to 100 give or take
-/// the rounding.
+/// "compute 84% · wait 16%": each kind's share of the time the worker
+/// accounted for in view, the kinds it spent none in left out; the shares
+/// add up to 100 give or take the rounding.
 QString sharesText(const KindNs& t) {
-    const double sum = t[0] + t[1] + t[2];
+    double sum = 0;
+    for (const double ns : t)
+        sum += ns;
     if (sum <= 0)
         return TimelineView::tr("nothing in view");
     QStringList parts;
     for (std::size_t k = 0; k < kTraceKinds; ++k)
-        parts << QStringLiteral("%1 %2%")
-                     .arg(QString::fromLatin1(traceKindName(TraceKind(k))))
-                     .arg(std::lround(100.0 * t[k] / sum));
+        if (t[k] > 0)
+            parts << QStringLiteral("%1 %2%")
+                         .arg(QString::fromLatin1(traceKindName(TraceKind(k))))
+                         .arg(std::lround(100.0 * t[k] / sum));
     return parts.join(QStringLiteral(" · "));
 }
 
@@ -102,20 +105,25 @@ void TimelineView::changed() {
 }
 
 QColor TimelineView::kindColor(TraceKind kind) {
-    // Okabe and Ito's palette: told apart with any colour vision.
+    // Okabe and Ito's palette, told apart with any colour vision, and apart
+    // from the charts' worker colours (blue, orange) above the tab.
     switch (kind) {
     case TraceKind::Compute:
-        return QColor(0x00, 0x72, 0xB2); // blue
+        return QColor(0x00, 0x9E, 0x73); // bluish green
     case TraceKind::Wait:
-        return QColor(0xE6, 0x9F, 0x00); // orange
+        return QColor(0xD5, 0x5E, 0x00); // vermillion
     case TraceKind::Communicate:
         return QColor(0xCC, 0x79, 0xA7); // reddish purple
+    case TraceKind::Gate:
+        return QColor(0xB4, 0xB4, 0xB4); // light grey, as the evaluation that holds it
+    case TraceKind::Paced:
+        return QColor(0xF0, 0xE4, 0x42); // yellow
     }
     return Qt::gray;
 }
 
 QColor TimelineView::evaluationColor() {
-    return QColor(0x88, 0x88, 0x88);
+    return QColor(0x70, 0x70, 0x70);
 }
 
 QSize TimelineView::sizeHint() const {
@@ -128,15 +136,15 @@ QSize TimelineView::minimumSizeHint() const {
     return {320, line * (3 + std::max(1, data_.workers()))};
 }
 
-TimelineView::Geometry TimelineView::geometry() const {
+TimelineView::Geometry TimelineView::geometry(int sharesWidth) const {
     Geometry g;
     const QFontMetrics fm = fontMetrics();
     g.line = fm.height();
     const int workers = std::max(1, data_.workers());
     g.labelWidth = fm.horizontalAdvance(tr("worker %1").arg(workers - 1));
     g.labelWidth = std::max(g.labelWidth, fm.horizontalAdvance(tr("evaluation")));
-    g.sharesWidth = fm.horizontalAdvance(
-        sharesText({1, 1, 1}).replace(QLatin1String("33"), QLatin1String("100")));
+    g.labelWidth = std::max(g.labelWidth, fm.horizontalAdvance(tr("s since start")));
+    g.sharesWidth = sharesWidth;
     const int left = g.labelWidth + 2 * kGap;
     const int right = width() - g.sharesWidth - 2 * kGap;
     g.evaluationRow = std::max(6, g.line / 2);
@@ -145,8 +153,10 @@ TimelineView::Geometry TimelineView::geometry() const {
     g.plot = QRect(left, 2, std::max(10, right - left), g.evaluationRow + g.row * workers);
     g.binNs = data_.binNs(windowNs_, g.plot.width());
     g.bins = int((windowNs_ + g.binNs - 1) / g.binNs);
-    const std::int64_t from = data_.endNs() - std::int64_t(g.bins) * g.binNs;
-    g.fromNs = from >= 0 ? from / g.binNs * g.binNs : -((-from + g.binNs - 1) / g.binNs) * g.binNs;
+    // Until the run is as long as the view, it fills the view from the left.
+    const std::int64_t from =
+        std::max<std::int64_t>(0, data_.endNs() - std::int64_t(g.bins) * g.binNs);
+    g.fromNs = from / g.binNs * g.binNs;
     // One bin more on the left when aligning moved the edge: the right edge
     // stays the latest slice's.
     if (g.fromNs + std::int64_t(g.bins) * g.binNs < data_.endNs())
@@ -167,11 +177,31 @@ void TimelineView::paintEvent(QPaintEvent*) {
         texts_ << emptyText_;
         return;
     }
-    const Geometry g = geometry();
+    // The shares' column as wide as its widest text: the texts depend on
+    // the bins, the bins on the plot's width, so a second pass when the
+    // first guess was short.
+    const QFontMetrics fm = fontMetrics();
+    Geometry g = geometry(fm.horizontalAdvance(QStringLiteral("compute 100% · wait 100%")));
+    std::vector<std::vector<KindNs>> rows;
+    QStringList shares;
+    for (int pass = 0; pass < 2; ++pass) {
+        rows.clear();
+        shares.clear();
+        int widest = 0;
+        for (int w = 0; w < data_.workers(); ++w) {
+            rows.push_back(data_.bins(w, g.fromNs, g.binNs, g.bins));
+            shares << sharesText(sumOf(rows.back()));
+            widest = std::max(widest, fm.horizontalAdvance(shares.back()));
+        }
+        if (widest <= g.sharesWidth)
+            break;
+        g = geometry(widest);
+    }
     p.fillRect(g.plot, palette().base());
     paintEvaluations(p, g, g.plot.top());
     for (int w = 0; w < data_.workers(); ++w)
-        paintRow(p, g, w, g.plot.top() + g.evaluationRow + w * g.row);
+        paintRow(p, g, w, g.plot.top() + g.evaluationRow + w * g.row, rows[std::size_t(w)],
+                 shares[w]);
     paintAxis(p, g, g.plot.bottom() + 1);
 }
 
@@ -189,11 +219,11 @@ void TimelineView::paintEvaluations(QPainter& p, const Geometry& g, int top) {
     texts_ << tr("evaluation");
 }
 
-void TimelineView::paintRow(QPainter& p, const Geometry& g, int worker, int top) {
-    const std::vector<KindNs> bins = data_.bins(worker, g.fromNs, g.binNs, g.bins);
+void TimelineView::paintRow(QPainter& p, const Geometry& g, int worker, int top,
+                            const std::vector<KindNs>& bins, const QString& shares) {
     const int height = g.row - 2; // a line between rows
     const int base = top + g.row - 1;
-    // Stacked from the bottom: compute, wait, communicate, each bin's share
+    // Stacked from the bottom in TraceKind's order, each bin's share
     // of its own length (a worker that had not started, or had left, leaves
     // its part blank).
     std::vector<double> below(bins.size(), 0.0);
@@ -220,7 +250,6 @@ void TimelineView::paintRow(QPainter& p, const Geometry& g, int worker, int top)
     p.setPen(palette().color(QPalette::WindowText));
     const QString label = tr("worker %1").arg(worker);
     const KindNs totals = sumOf(bins);
-    const QString shares = sharesText(totals);
     p.drawText(QRect(0, top, g.labelWidth + kGap, g.row), Qt::AlignRight | Qt::AlignVCenter, label);
     p.drawText(QRect(g.plot.right() + kGap, top, g.sharesWidth + kGap, g.row),
                Qt::AlignLeft | Qt::AlignVCenter, shares);
@@ -230,17 +259,23 @@ void TimelineView::paintRow(QPainter& p, const Geometry& g, int worker, int top)
 
 void TimelineView::paintAxis(QPainter& p, const Geometry& g, int top) {
     p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(QRect(0, top + 4, g.labelWidth + kGap, g.line), Qt::AlignRight | Qt::AlignVCenter,
+               tr("s since start"));
+    texts_ << tr("s since start");
     const double from = double(g.fromNs) / 1e9;
     const double to = double(g.fromNs + std::int64_t(g.bins) * g.binNs) / 1e9;
-    const QString widest = tr("%1 s").arg(to, 0, 'f', 1);
+    const QString widest = QString::number(to, 'f', 2);
     const int wanted = g.plot.width() / std::max(1, 3 * p.fontMetrics().horizontalAdvance(widest));
     const double step = tickStep(to - from, std::max(2, wanted));
     for (double t = std::ceil(std::max(0.0, from) / step) * step; t <= to + 1e-9; t += step) {
         const int x = g.x(std::int64_t(std::llround(t * 1e9)));
         p.drawLine(x, top, x, top + 3);
-        const QString text = tr("%1 s").arg(t, 0, 'f', step < 1 ? (step < 0.5 ? 2 : 1) : 0);
+        const QString text = QString::number(t, 'f', step < 1 ? (step < 0.5 ? 2 : 1) : 0);
         const int w = p.fontMetrics().horizontalAdvance(text);
-        p.drawText(QRect(x - w / 2, top + 4, w, g.line), Qt::AlignCenter, text);
+        // Centred under its tick, but within the plot's width (clear of
+        // the axis' title on the left).
+        const int left = std::clamp(x - w / 2, g.plot.left(), std::max(g.plot.left(), width() - w));
+        p.drawText(QRect(left, top + 4, w, g.line), Qt::AlignCenter, text);
         texts_ << text;
     }
 }
@@ -266,20 +301,40 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent) {
                          QString::fromLatin1(traceKindName(TraceKind(k))));
     legend << swatch(TimelineView::evaluationColor(), tr("evaluation (test set)"));
     auto* key = new QLabel(legend.join(QStringLiteral("&nbsp;&nbsp; ")));
-    key->setToolTip(tr("Each worker's time in %1 ms slices: a column's height is the share of "
-                       "its time that went to computing (forward, backward, update), waiting "
-                       "(for the lock, the epoch's end, a pause, its peers) and communicating "
-                       "(reducing and copying in a collective)")
-                        .arg(Run::kTraceSliceNs / 1'000'000));
+    key->setWordWrap(true);
+    key->setToolTip(
+        tr("Each worker's time in %1 ms slices: a column's height is the share of its time that "
+           "went to computing (forward, backward, update), waiting (for the lock, or for the "
+           "slowest replica at the allreduce's barriers), communicating (reducing and copying "
+           "in a collective), the epoch gate (at an epoch's end, for the other workers and "
+           "while the test set is evaluated) and the pace (held to the Pace box's steps per "
+           "second, or paused). The Workers tab's Comm column is the collective's waiting and "
+           "communicating together")
+            .arg(Run::kTraceSliceNs / 1'000'000));
+    run_ = new QLabel;
+    run_->setObjectName(QStringLiteral("timelineRun"));
+    QFont bold = run_->font();
+    bold.setBold(true);
+    run_->setFont(bold);
     auto* top = new QHBoxLayout;
     top->setContentsMargins(4, 2, 4, 0);
-    top->addWidget(key, 1);
+    top->addWidget(run_, 1);
     top->addWidget(window_);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addLayout(top);
+    key->setContentsMargins(4, 0, 4, 0);
+    layout->addWidget(key);
     layout->addWidget(view_, 1);
+}
+
+void TimelinePanel::setRun(const QString& name) {
+    run_->setText(name);
+}
+
+QString TimelinePanel::run() const {
+    return run_->text();
 }
 
 } // namespace hwl::ui

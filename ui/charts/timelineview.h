@@ -2,9 +2,10 @@
 // The window's Timeline tab: where each worker's time went over the last
 // seconds of the run, drawn live from the same slices as --trace. A row per
 // worker; each pixel column (never narrower than one slice) stacks its
-// shares of compute, wait and communicate from the bottom, so a worker that
-// computes all the time is a full blue band, and one that waits for the lock
-// half its time is half orange. Over the rows, the coordinator's
+// shares of each kind of time (compute, wait, communicate, the epoch gate,
+// the pace) from the bottom, so a worker that computes all the time is a full
+// green band, and one that waits for the lock half its time is half
+// vermillion. Over the rows, the coordinator's
 // evaluations; beside each row, its shares of the time in view, summed from
 // the very bins drawn. GUI thread only.
 #include "charts/timelinedata.h"
@@ -49,8 +50,8 @@ public:
     static QColor kindColor(TraceKind kind);
     static QColor evaluationColor();
     /// The texts painted at the last paint, top to bottom: each worker's
-    /// label and shares ("worker 0", "compute 84% · wait 16% · communicate 0%"),
-    /// the axis' ticks. For tests, and to read against the picture.
+    /// label and shares ("worker 0", "compute 84% · wait 16%"), the axis'
+    /// title and ticks. For tests, and to read against the picture.
     QStringList texts() const { return texts_; }
     /// Each worker's time per kind in view at the last paint.
     std::vector<KindNs> shownTotals() const { return totals_; }
@@ -63,8 +64,10 @@ protected:
 
 private:
     struct Geometry;
-    Geometry geometry() const;
-    void paintRow(class QPainter& p, const Geometry& g, int worker, int top);
+    /// The layout with a shares column `sharesWidth` wide.
+    Geometry geometry(int sharesWidth) const;
+    void paintRow(class QPainter& p, const Geometry& g, int worker, int top,
+                  const std::vector<KindNs>& bins, const QString& shares);
     void paintEvaluations(QPainter& p, const Geometry& g, int top);
     void paintAxis(QPainter& p, const Geometry& g, int top);
 
@@ -76,16 +79,20 @@ private:
     std::vector<KindNs> totals_;
 };
 
-/// The tab: a legend and the view's length over the view.
+/// The tab: which run it shows, a legend and the view's length over the view.
 class TimelinePanel : public QWidget {
     Q_OBJECT
 
 public:
     explicit TimelinePanel(QWidget* parent = nullptr);
     TimelineView* view() const { return view_; }
+    /// Names the run shown ("run 2 of 2: hogwild · threads, 2 workers").
+    void setRun(const QString& name);
+    QString run() const;
 
 private:
     TimelineView* view_;
+    QLabel* run_;
     QComboBox* window_;
 };
 
