@@ -239,7 +239,9 @@ void Run::Impl::launchWorkers() {
         status.launchNs.store(Telemetry::nowNs());
         try {
             const pid_t pid = launcher->launch(rank, strategy->job(*resources, rank));
-            if (launcher->processes())
+            // 0: not known here (an MPI rank's comes with its greeting,
+            // which rank 0's worker may already have stored: kept).
+            if (launcher->processes() && pid > 0)
                 status.pid.store(pid);
         } catch (const std::exception& e) {
             // As a worker that died at once: the failure policy decides.
