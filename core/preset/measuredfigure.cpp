@@ -10,8 +10,8 @@ namespace hwl {
 
 namespace {
 
-constexpr const char* kKinds[] = {"rate",    "acc",  "train", "comm", "mb",
-                                  "startup", "lost", "steps", "wall", "div"};
+constexpr const char* kKinds[] = {"rate", "acc",   "train", "comm", "mb",    "startup",
+                                  "lost", "steps", "wall",  "div",  "target"};
 
 struct Term {
     std::string kind, run;
@@ -61,6 +61,8 @@ void valuesOf(const std::string& kind, const MeasuredRun& r, std::vector<double>
         add(s.trainSeconds, s.trainSeconds > 0 && s.samples > 0);
     else if (kind == "wall")
         add(s.wallSeconds, s.wallSeconds > 0);
+    else if (kind == "target")
+        add(s.target.trainSeconds, s.target.reached && s.target.trainSeconds > 0);
     else if (kind == "comm")
         add(100 * s.commShare(), s.commShare() >= 0);
     else if (kind == "mb" && !s.bytesReduced.empty())
@@ -150,7 +152,7 @@ std::string figureText(const MeasuredValue& v) {
         *lo == *hi ? significant(*lo) : significant(*lo) + "-" + significant(*hi);
     if (v.kind == "acc" || v.kind == "comm" || v.kind == "lost")
         return range + "%";
-    if (v.kind == "train" || v.kind == "wall")
+    if (v.kind == "train" || v.kind == "wall" || v.kind == "target")
         return range + " s";
     if (v.kind == "startup")
         return range + " ms";

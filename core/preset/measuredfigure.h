@@ -13,6 +13,7 @@
 //   rate     samples/s              acc      final test accuracy, %
 //   train    training seconds       wall     seconds, start to end (*: every
 //                                            run's, one after another)
+//   target   training seconds to the target (none when not reached)
 //   comm     share of the loop in collectives, %
 //   mb       MB reduced in collectives, the workers' mean
 //   startup  launch to first step, ms, every worker

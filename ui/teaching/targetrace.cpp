@@ -19,14 +19,15 @@ double secondsOf(const ComparedRow& r) {
     return r.summary.target.trainSeconds;
 }
 
-/// Samples per second until the target: its samples over its seconds.
+/// Samples per second: the table's figure, the whole run's (a run that
+/// stops at the target has trained within a few ms of its time to it).
 double rateOf(const ComparedRow& r) {
-    const TargetResult& t = r.summary.target;
-    return t.trainSeconds > 0 ? double(t.samples) / t.trainSeconds : 0;
+    return r.summary.samplesPerSecond;
 }
 
+/// Seconds as the table writes them: two decimals ("9.00", not "9").
 QString seconds(double s) {
-    return formatSignificant(s, 3);
+    return formatDecimal(s, 2);
 }
 
 QString ratio(double x) {
@@ -38,7 +39,8 @@ QString placeSentence(const ComparedRow& best, const ComparedRow& o) {
     const double samples = double(o.summary.target.samples) /
                            double(std::max<std::uint64_t>(1, best.summary.target.samples));
     const double speed = rateOf(best) > 0 ? rateOf(o) / rateOf(best) : 0;
-    // time(o) / time(best) = samples ratio / speed ratio, exactly.
+    // time(o) / time(best) = samples ratio / speed ratio (exactly with the
+    // rates until the target; the table's differ from those by the last ms).
     const bool samplesDecided = samples >= (speed > 0 ? 1 / speed : 0);
     return tr("%1 took %2 s: %3 times the samples at %4 times the speed, so %5 decided.")
         .arg(o.label, seconds(secondsOf(o)), ratio(samples), ratio(speed),
