@@ -143,6 +143,14 @@ private slots:
         QVERIFY2(w.runProgress()->text().startsWith("epoch 3 of 3"),
                  qPrintable(w.runProgress()->text()));
         w.close();
+        // A run that stopped at its target ended: the bar is full and says why.
+        RunProgress target;
+        target.start(400, 1000);
+        target.finish(244, true);
+        QCOMPARE(target.bar()->value(), target.bar()->maximum());
+        QCOMPARE(target.text(), QStringLiteral("epoch 244 of 400 · target reached"));
+        target.finish(244, false); // stopped by hand: where it was
+        QVERIFY(target.bar()->value() < target.bar()->maximum());
     }
 
     void presentationFoldsAndComesBack() {

@@ -236,6 +236,17 @@ private slots:
         verdict->showVerdict({Verdict::Finding, "A finding", QString(40, 'x'), {}});
         QTRY_VERIFY(grid.findChild<QWidget*>("verdictArea")->isVisible());
         QVERIFY(grid.findChild<QWidget*>("verdictArea")->height() <= ChartGrid::kBannerMax);
+        // A long one (a six-run table) gets a third of a tall grid, the
+        // charts keeping their two rows; no more than kBannerMax in a short one.
+        QStringList lines;
+        for (int i = 0; i < 16; ++i)
+            lines << QStringLiteral("run %1: a line of its table").arg(i);
+        verdict->showVerdict({Verdict::Finding, "A comparison", lines.join("<br>"), {}});
+        QTRY_VERIFY(grid.findChild<QWidget*>("verdictArea")->height() > ChartGrid::kBannerMax);
+        QVERIFY(grid.findChild<QWidget*>("verdictArea")->height() <= 1100 / 3);
+        QCOMPARE(grid.shownRows(), 2);
+        grid.resize(1200, 450);
+        QTRY_VERIFY(grid.findChild<QWidget*>("verdictArea")->height() <= ChartGrid::kBannerMax);
         grid.setPresentation(true);
         for (TrainingChart* chart : charts.all())
             QVERIFY(chart->presentation());

@@ -164,7 +164,8 @@ void ChartGrid::fit() {
     rows_[1]->setVisible(rows >= 1 && secondPair && !oneRow && (rows == 2 || !firstPair));
     int banner = 0;
     if (bannerWant > 0) {
-        banner = std::clamp(room - needed(rows), bannerLeast, std::min(bannerWant, kBannerMax));
+        banner =
+            std::clamp(room - needed(rows), bannerLeast, std::min(bannerWant, bannerMax(room)));
         verdictScroll_->setFixedHeight(banner);
     }
     // Each shown chart its readable height, and what is left shared 3 : 2

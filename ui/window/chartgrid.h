@@ -8,6 +8,7 @@
 #include <QHash>
 #include <QWidget>
 
+#include <algorithm>
 #include <optional>
 
 class QScrollArea;
@@ -26,8 +27,13 @@ class ChartGrid : public QWidget {
 public:
     /// The least plot height a shown chart keeps: a curve still reads.
     static constexpr int kMinPlot = 110;
-    /// The verdict banner: at least its title and a line, at most this, scrolling.
+    /// The verdict banner: at least its title and a line, at most
+    /// bannerMax(), scrolling beyond.
     static constexpr int kBannerMin = 56, kBannerMax = 170;
+    /// The banner's most in a grid `room` high: kBannerMax, or a third of a
+    /// tall grid (a six-run comparison's table whole at 1600x1000), and
+    /// never what the charts need for readable plots.
+    static int bannerMax(int room) { return std::max(kBannerMax, room / 3); }
 
     /// Lays out `charts` and `verdict` (hidden until a run ends).
     ChartGrid(RunCharts* charts, VerdictBanner* verdict, QWidget* parent = nullptr);

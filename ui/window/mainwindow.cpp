@@ -236,8 +236,9 @@ void MainWindow::wireProgress() {
                 if (controller_->busy())
                     progress_->update(rows, controller_->elapsed(), controller_->paused());
             });
-    connect(controller_, &RunController::finished, this,
-            [this](const RunSummary& s) { progress_->finish(s.epochsCompleted); });
+    connect(controller_, &RunController::finished, this, [this](const RunSummary& s) {
+        progress_->finish(s.epochsCompleted, s.target.reached && s.state == RunState::Finished);
+    });
     connect(controller_, &RunController::failedToStart, progress_, &QWidget::hide);
     connect(controller_, &RunController::stoppedWhileLoading, progress_, &QWidget::hide);
 }

@@ -86,12 +86,13 @@ void RunProgress::update(const QList<WorkerRow>& rows, double elapsed, bool paus
     showEpochs(done, paused ? tr("paused") : timeLeftText(elapsed, share));
 }
 
-void RunProgress::finish(std::uint32_t epochsCompleted) {
+void RunProgress::finish(std::uint32_t epochsCompleted, bool reachedTarget) {
     if (epochs_ == 0)
         return;
     const std::uint32_t done = std::min(epochsCompleted, epochs_);
-    bar_->setValue(int(std::lround(double(done) / epochs_ * kBarSteps)));
-    showEpochs(done, {});
+    const bool early = reachedTarget && done < epochs_;
+    bar_->setValue(early ? kBarSteps : int(std::lround(double(done) / epochs_ * kBarSteps)));
+    showEpochs(done, early ? tr("target reached") : QString());
 }
 
 void RunProgress::showEpochs(std::uint32_t done, const QString& tail) {

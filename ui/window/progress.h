@@ -27,7 +27,9 @@ public:
     void update(const QList<WorkerRow>& rows, double elapsed, bool paused);
     /// The run ended after `epochsCompleted` epochs: the bar and the count say
     /// so, the time left goes.
-    void finish(std::uint32_t epochsCompleted);
+    /// `reachedTarget`: it stopped at its target, before its last epoch: the
+    /// bar is full and says so.
+    void finish(std::uint32_t epochsCompleted, bool reachedTarget = false);
 
     QString text() const; ///< the label's text, for tests
     QProgressBar* bar() const { return bar_; }
