@@ -100,7 +100,7 @@ private slots:
     void aPacedRunIsPaced() {
         const QString file = fresh("paced.json");
         const Result r = runCli({"--dataset", "teacher:2000x20:4", "--model", "mlp:20-16-4",
-                                 "--epochs", "1", "--pace", "200", "--quiet", "--trace", file});
+                                 "--epochs", "2", "--pace", "50", "--quiet", "--trace", file});
         QVERIFY2(r.finished && r.code == 0, qPrintable(r.describe()));
         const Trace t = readTrace(readBytes(file.toStdString()));
         QVERIFY2(t.problem.isEmpty(), qPrintable(t.problem));
