@@ -1,8 +1,10 @@
 // The window's parts, each alone, without a MainWindow: the recent files,
-// the TensorBoard folder, the comparison driver, the theme, the Help menu
-// and the experiment files (opened by what they are, saved, refused).
+// the TensorBoard folder, the comparison driver, the theme, the Help menu,
+// the explanation's measured figures and the experiment files (opened by
+// what they are, saved, refused).
 #include "form/experimentform.h"
 #include "guitestmain.h"
+#include "runs/measuredruns.h"
 #include "runs/runcontroller.h"
 #include "teaching/explanationpane.h"
 #include "testutil.h"
@@ -36,6 +38,29 @@ class TestWindowParts : public QObject {
     }
 
 private slots:
+    // The explanation's figures of the run going: about once a second, but
+    // at once after a new evaluation (a picture caught "this run: 85.0%"
+    // under a chart already at 86.3%).
+    void aNewEvaluationIsSaidAtOnce() {
+        MeasuredRuns measured;
+        QSignalSpy said(&measured, &MeasuredRuns::changed);
+        measured.runStarted("", true, false);
+        QCOMPARE(said.size(), 1);
+        RunSummary sofar;
+        sofar.epochsCompleted = 1;
+        sofar.evaluated = true;
+        sofar.testAccuracy = 0.85;
+        measured.runGoing({}, sofar, 1.0);
+        QCOMPARE(said.size(), 2);
+        measured.runGoing({}, sofar, 1.1); // nothing new within the second
+        QCOMPARE(said.size(), 2);
+        sofar.epochsCompleted = 2;
+        sofar.testAccuracy = 0.863;
+        measured.runGoing({}, sofar, 1.2);
+        QCOMPARE(said.size(), 3);
+        QCOMPARE(measured.runs().back().summary.testAccuracy, 0.863);
+    }
+
     // The status bar's one text: a note shown for a while in place of the
     // state, which the state set meanwhile does not displace, and after
     // which the state as it is by then comes back.

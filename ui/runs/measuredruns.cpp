@@ -23,9 +23,13 @@ void MeasuredRuns::runStarted(const std::string& label, bool fresh, bool sharedS
 void MeasuredRuns::runGoing(const QList<WorkerRow>& rows, const RunSummary& sofar, double elapsed) {
     if (!going_ || runs_.empty())
         return;
+    const int evaluatedBefore = runs_.back().summary.epochsCompleted;
     runs_.back().summary = summarySoFar(rows, sofar, elapsed);
-    // About once a second: the explanation is re-laid out on each change.
-    if (lastSaid_.isValid() && lastSaid_.elapsed() < 1000)
+    // About once a second: the explanation is re-laid out on each change;
+    // at once after an evaluation, so that a quoted accuracy is the one the
+    // chart has just drawn.
+    const bool evaluated = runs_.back().summary.epochsCompleted != evaluatedBefore;
+    if (!evaluated && lastSaid_.isValid() && lastSaid_.elapsed() < 1000)
         return;
     lastSaid_.start();
     Q_EMIT changed(runs_);

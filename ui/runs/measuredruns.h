@@ -26,7 +26,8 @@ public:
     /// "stays flat at chance" is not said of the run with Share ticked).
     void runStarted(const std::string& label, bool fresh, bool sharedState, bool quoted = true);
     /// The run going, so far: its workers, and the run's summary so far (its
-    /// evaluations), `elapsed` seconds after its start.
+    /// evaluations), `elapsed` seconds after its start. changed() follows
+    /// about once a second, and at once after a new evaluation.
     void runGoing(const QList<WorkerRow>& rows, const RunSummary& sofar, double elapsed);
     /// The run going ended with `summary` (the median divergence of its steps).
     void runEnded(const RunSummary& summary, double divergence);

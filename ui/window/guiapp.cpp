@@ -204,6 +204,9 @@ int picture(QApplication& app, MainWindow& window, const QString& path, const QS
     window.setPresentation(presenting, false);
     window.resize(size); // the same picture on any screen
     window.show();
+    // No blinking caret in the picture (the Pace box takes the focus).
+    if (QWidget* focused = QApplication::focusWidget())
+        focused->clearFocus();
     if (!tab.isEmpty())
         window.openTab(tab); // presentation folded it; opened once laid out
     if (raceOrder)
