@@ -131,6 +131,9 @@ int screenshot(QApplication& app, MainWindow& window, const QString& path, const
     const auto shoot = [&] {
         for (TrainingChart* chart : window.findChildren<TrainingChart*>())
             chart->refresh();
+        // No caret in the picture: the Pace box has the focus by then.
+        if (QWidget* focused = QApplication::focusWidget())
+            focused->clearFocus();
         // Qt Charts lays axes out from posted events, over more than one
         // pass: let them through for a moment, or the picture shows labels
         // elided to the room of the range before ("...").
@@ -204,9 +207,6 @@ int picture(QApplication& app, MainWindow& window, const QString& path, const QS
     window.setPresentation(presenting, false);
     window.resize(size); // the same picture on any screen
     window.show();
-    // No blinking caret in the picture (the Pace box takes the focus).
-    if (QWidget* focused = QApplication::focusWidget())
-        focused->clearFocus();
     if (!tab.isEmpty())
         window.openTab(tab); // presentation folded it; opened once laid out
     if (raceOrder)
