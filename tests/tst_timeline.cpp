@@ -7,6 +7,7 @@
 // a readable size.
 #include "charts/timelineview.h"
 #include "clitest.h"
+#include "enginetestutil.h"
 #include "guitestmain.h"
 #include "testutil.h"
 #include "window/mainwindow.h"
@@ -69,15 +70,14 @@ QString sharesOf(const KindNs& t) {
     return parts.join(QStringLiteral(" · "));
 }
 
+/// The engine tests' teacher experiment, as data-parallel over 2 replicas
+/// for 3 epochs of 4,000 rows.
 ExperimentConfig dataParallelRun() {
-    ExperimentConfig c;
-    c.model = "mlp:20-32-4";
+    ExperimentConfig c = hwl::test::teacherConfig();
     c.dataset = "teacher:4000x20:4:16";
     c.mode = "data-parallel";
     c.workers = 2;
     c.epochs = 3;
-    c.lr = 0.05;
-    c.momentum = 0;
     c.testFraction = 0.1;
     return c;
 }
