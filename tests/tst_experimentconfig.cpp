@@ -37,7 +37,7 @@ const char* const kFieldNames[] = {
     "normalize",
     "tensorboard", "resume", "optimizer", "nesterov", "beta1", "beta2", "eps", "alpha", "lr-decay",
     "initial-accumulator", "optimizer-state", "onnx-normalized-inputs", "target-accuracy",
-    "target-loss", "train-past-target"};
+    "target-loss", "train-past-target", "eval-every"};
 // clang-format on
 
 QString issuesText(const std::vector<ConfigIssue>& issues) {

@@ -195,7 +195,7 @@ private slots:
 
     // A form in data-parallel holds a transport; a sweep over mode takes
     // it only into the data-parallel runs (the others get the default, not
-    // "transport applies to mode data-parallel only" for every run).
+    // "transport applies to mode data-parallel with --device cpu only" for every run).
     void aHiddenFieldStaysWithItsMode() {
         ExperimentConfig c = tinyRun(2);
         c.mode = "data-parallel";
@@ -208,7 +208,8 @@ private slots:
         QCOMPARE(d.runs()[2].config.transport, hwl::Transport::Processes);
         // Swept itself, a field is the user's: an inapplicable value refused.
         d.setRows({{"mode", "threads"}, {"transport", "processes"}});
-        QVERIFY2(d.problem().contains("transport processes applies to mode data-parallel only"),
+        QVERIFY2(d.problem().contains(
+                     "transport processes applies to mode data-parallel with --device cpu only"),
                  qPrintable(d.problem()));
     }
 

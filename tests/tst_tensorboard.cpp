@@ -142,6 +142,31 @@ private slots:
         QCOMPARE(maskedCrc(0x00008000u), 0x00000001u + 0xa282ead8u);
     }
 
+    // With --eval-every several evaluations fall in one epoch: the test
+    // scalars are drawn against each worker's steps (an evaluation counts
+    // every worker's), as the training loss is, not the epoch.
+    void evaluationsInsideEpochsAreDrawnAgainstSteps() {
+        QTemporaryDir dir;
+        ExperimentConfig c;
+        c.workers = 2;
+        c.evalEvery = 10;
+        QString folder;
+        {
+            TensorBoardLog log((dir.path() + "/runs").toStdString(), c);
+            folder = QString::fromStdString(log.runFolder());
+            for (const std::uint64_t steps : {20u, 40u}) { // both in epoch 1
+                Sample eval = sample(Sample::Eval, -1, 1, steps, 1.0f / float(steps));
+                eval.accuracy = 0.5f;
+                log.append(eval);
+            }
+            log.finish(RunSummary{});
+        }
+        auto scalars = readSummaries(readEvents(onlyEventFile(folder))).scalars;
+        using Points = std::vector<std::pair<std::int64_t, float>>;
+        QCOMPARE(scalars["test/loss"], (Points{{10, 0.05f}, {20, 0.025f}}));
+        QCOMPARE(scalars["test/accuracy"], (Points{{10, 0.5f}, {20, 0.5f}}));
+    }
+
     // The samples of a small run become the scalars the header names, with
     // their steps, and the HParams carry the experiment and its end.
     void samplesBecomeScalarsAndHParams() {

@@ -79,14 +79,15 @@ int follow(Run& run, MetricsLog& log, const CommandLine& cl, TensorBoardLog* eve
            ConsoleOut& out, TraceFile* trace) {
     const bool tty = !cl.quiet && isatty(STDERR_FILENO);
     const std::uint64_t expected = run.info().samplesPerEpoch * std::uint64_t(cl.config.epochs);
-    const bool haveTestSet = run.info().testRows > 0;
-    const bool scheduled = cl.config.lrSchedule != "constant" || cl.config.warmupSteps > 0;
+    const LineStyle style{cl.quiet, run.info().testRows > 0,
+                          cl.config.lrSchedule != "constant" || cl.config.warmupSteps > 0,
+                          cl.config.evalEvery > 0};
     auto print = [&](const Sample& s) {
         if (events)
             events->append(s);
         if (tty && s.kind != Sample::Step)
             clearProgress();
-        if (const std::string line = sampleLine(s, cl.quiet, haveTestSet, scheduled); !line.empty())
+        if (const std::string line = sampleLine(s, style); !line.empty())
             out.add(line);
     };
     bool interrupted = false;

@@ -41,18 +41,22 @@ void clearProgress() {
     std::fflush(stderr);
 }
 
-std::string sampleLine(const Sample& s, bool quiet, bool haveTestSet, bool scheduled) {
-    if (s.kind == Sample::Step || (quiet && s.kind != Sample::Eval))
+std::string sampleLine(const Sample& s, const LineStyle& style) {
+    if (s.kind == Sample::Step || (style.quiet && s.kind != Sample::Eval))
         return {};
     char line[160];
-    if (s.kind == Sample::EpochEnd && scheduled) // the rate its last step took
+    if (s.kind == Sample::EpochEnd && style.scheduled) // the rate its last step took
         std::snprintf(
             line, sizeof line, "epoch %u  worker %d  loss %.4f  lr %.6g  (%llu samples, %.2f s)\n",
             s.epoch, s.worker, double(s.loss), double(s.lr), (unsigned long long)s.samples, s.time);
     else if (s.kind == Sample::EpochEnd)
         std::snprintf(line, sizeof line, "epoch %u  worker %d  loss %.4f  (%llu samples, %.2f s)\n",
                       s.epoch, s.worker, double(s.loss), (unsigned long long)s.samples, s.time);
-    else if (haveTestSet)
+    else if (style.haveTestSet && style.evalInside) // several in an epoch: where each was
+        std::snprintf(line, sizeof line,
+                      "epoch %u  %llu samples  test loss %.4f  accuracy %.2f%%\n", s.epoch,
+                      (unsigned long long)s.samples, double(s.loss), 100.0 * double(s.accuracy));
+    else if (style.haveTestSet)
         std::snprintf(line, sizeof line, "epoch %u  test loss %.4f  accuracy %.2f%%\n", s.epoch,
                       double(s.loss), 100.0 * double(s.accuracy));
     else

@@ -16,9 +16,16 @@ std::string humanRate(double perSecond);
 /// Redraws the one-line progress bar on stderr.
 void progressBar(const TelemetryReader& telemetry, std::uint64_t expectedSamples);
 void clearProgress();
-/// An epoch line (worker or test) with its newline, or empty where `quiet`
+/// What the epoch lines say, from the command line and the run.
+struct LineStyle {
+    bool quiet = false;       ///< only the test lines
+    bool haveTestSet = false; ///< test lines at all
+    bool scheduled = false;   ///< a worker's line names its rate
+    bool evalInside = false;  ///< --eval-every: a test line names its samples
+};
+/// An epoch line (worker or test) with its newline, or empty where the style
 /// hides it.
-std::string sampleLine(const Sample& s, bool quiet, bool haveTestSet, bool scheduled = false);
+std::string sampleLine(const Sample& s, const LineStyle& style);
 /// The run's header lines (experiment, warnings, data, model).
 void printPrepared(const Run& run);
 /// Per worker: time in collectives, its share of the training loop, bytes reduced.

@@ -91,11 +91,16 @@ struct ExperimentConfig {
     int workers = 2;
     int epochs = 5; ///< at most, with a target: the run stops once it reaches it
     /// A target to train to (0: none): the test accuracy in percent, the
-    /// test loss. Checked at each evaluation (every epoch's end); the run
-    /// stops at the first that reaches either, unless trainPastTarget.
+    /// test loss. Checked at each evaluation (every epoch's end, and every
+    /// evalEvery steps); the run stops at the first that reaches either,
+    /// unless trainPastTarget.
     double targetAccuracy = 0;
     double targetLoss = 0;
     bool trainPastTarget = false;
+    /// The test set is evaluated at each epoch's end and, when above 0,
+    /// also every this many of each worker's steps inside an epoch (the
+    /// workers wait meanwhile, as at the epoch's end).
+    int evalEvery = 0;
     int batch = 32;
     double lr = 0.01;
     /// The update rule (optim/optimizerspec.h), as torch.optim 1.13 has it,

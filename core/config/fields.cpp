@@ -114,17 +114,24 @@ void addTargetFields(std::vector<Field>& fields) {
     using C = ExperimentConfig;
     fields.push_back(number("target-accuracy",
                             "stop once the test accuracy reaches X percent, checked at each "
-                            "epoch's end; the time, samples and epochs to it are reported "
+                            "evaluation; the time, samples and epochs to it are reported "
                             "(0: no target)",
                             0, false, 100, false, &C::targetAccuracy));
     fields.push_back(number("target-loss",
-                            "stop once the test loss is X or less, checked at each epoch's "
-                            "end (0: no target)",
+                            "stop once the test loss is X or less, checked at each "
+                            "evaluation (0: no target)",
                             0, false, 1e6, false, &C::targetLoss));
     fields.push_back(toggle("train-past-target",
                             "train all --epochs even after the target is reached (its "
                             "crossing is still reported)",
                             nullptr, nullptr, &C::trainPastTarget));
+    fields.push_back(takenBy(integer("eval-every",
+                                     "evaluate the test set every N steps of each worker "
+                                     "inside an epoch as well as at its end, so a target's "
+                                     "crossing is known to within N steps (0: at each "
+                                     "epoch's end only)",
+                                     0, limits::kMaxEvalEvery, &C::evalEvery),
+                             StrategySetting::EvalEvery));
 }
 
 void addOptimiserFields(std::vector<Field>& fields) {

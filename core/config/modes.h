@@ -27,6 +27,9 @@ enum class StrategySetting : unsigned {
     Split = 1u << 11,            ///< split: shard or replicate the rows among Hogwild workers
     Resume = 1u << 12,           ///< --out saves the optimizer's state; resume continues it
     SharedState = 1u << 13,      ///< optimizer-state shared: one state beside shared parameters
+    /// eval-every: evaluations inside an epoch too (the CPU modes; the GPU
+    /// modes evaluate on the device at each epoch's end)
+    EvalEvery = 1u << 14,
 };
 
 namespace modes {

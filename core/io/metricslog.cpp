@@ -147,7 +147,8 @@ void MetricsLog::writeCsv(const std::filesystem::path& file, const Progress& pro
         bool targetDue = target && target->reached;
         forEach([&](const Sample& s) {
             appendCsvRow(buffer, s);
-            if (targetDue && s.kind == Sample::Eval && int(s.epoch) == target->epochs) {
+            if (targetDue && s.kind == Sample::Eval && int(s.epoch) == target->epochs &&
+                s.samples == target->samples) {
                 targetDue = false;
                 appendTargetRow(buffer, s, *target);
             }

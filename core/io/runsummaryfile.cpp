@@ -108,6 +108,7 @@ json targetFigures(const TargetResult& t) {
         out["samples"] = t.samples;
         out["steps"] = t.steps;
         out["epochs"] = t.epochs;
+        out["during_epoch"] = t.duringEpoch;
     }
     return out;
 }
@@ -166,6 +167,11 @@ TargetResult readTarget(const json& t, const std::string& origin) {
     figures.erase("reached");
     if (!reached.is_boolean())
         throw InputError(origin + ": target.reached is " + reached.dump() + ", not true or false");
+    const json during = figures.value("during_epoch", json(false)); // before --eval-every: absent
+    figures.erase("during_epoch");
+    if (!during.is_boolean())
+        throw InputError(origin + ": target.during_epoch is " + during.dump() +
+                         ", not true or false");
     for (auto it = figures.begin(); it != figures.end(); ++it)
         if (!(it->is_null() || (it->is_number() && it->get<double>() >= 0)))
             throw InputError(origin + ": target." + it.key() + " is " + it->dump() +
@@ -179,6 +185,7 @@ TargetResult readTarget(const json& t, const std::string& origin) {
     r.samples = std::uint64_t(numberOr(t, "samples", 0));
     r.steps = std::uint64_t(numberOr(t, "steps", 0));
     r.epochs = int(numberOr(t, "epochs", 0));
+    r.duringEpoch = during.get<bool>();
     r.bestAccuracy = numberOr(t, "best_test_accuracy", NAN);
     r.bestLoss = numberOr(t, "best_test_loss", NAN);
     if (r.accuracy > 100 || !(r.bestAccuracy <= 1 || std::isnan(r.bestAccuracy)))

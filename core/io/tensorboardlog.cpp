@@ -8,6 +8,7 @@
 #include "io/tfrecord.h"
 #include "util/errors.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -67,6 +68,10 @@ struct TensorBoardLog::State {
     std::unique_ptr<RecordWriter> writer;
     double startWall = 0;
     bool scheduled = false;
+    /// --eval-every: the test set's scalars are drawn against each worker's
+    /// steps (an evaluation's steps over the workers), as the training
+    /// loss; else against the epoch.
+    std::uint64_t evalStepsPer = 0;
     bool finished = false;
     /// Per worker: its last step, and the time and samples of its last epoch end.
     std::vector<std::uint64_t> lastStep;
@@ -124,12 +129,13 @@ void TensorBoardLog::State::onEpochEnd(const Sample& s, double wall) {
 }
 
 void TensorBoardLog::State::onEval(const Sample& s, double wall) {
-    scalar("test/loss", s.epoch, wall, s.loss);
-    scalar("test/accuracy", s.epoch, wall, s.accuracy);
-    scalar("divergence/replicas", s.epoch, wall, s.divergence);
+    const auto x = std::int64_t(evalStepsPer ? s.step / evalStepsPer : s.epoch);
+    scalar("test/loss", x, wall, s.loss);
+    scalar("test/accuracy", x, wall, s.accuracy);
+    scalar("divergence/replicas", x, wall, s.divergence);
     const double seconds = s.time - evalTime;
     if (seconds > 0 && s.samples >= evalSamples)
-        scalar("samples_per_second/all", s.epoch, wall, double(s.samples - evalSamples) / seconds);
+        scalar("samples_per_second/all", x, wall, double(s.samples - evalSamples) / seconds);
     evalTime = s.time;
     evalSamples = s.samples;
 }
@@ -164,6 +170,7 @@ TensorBoardLog::TensorBoardLog(const std::string& logdir, const ExperimentConfig
     : d_(std::make_unique<State>()) {
     d_->startWall = wallNow();
     d_->scheduled = config.lrSchedule != "constant" || config.warmupSteps > 0;
+    d_->evalStepsPer = config.evalEvery > 0 ? std::uint64_t(std::max(1, config.workers)) : 0;
     d_->logdir = logdir;
     d_->folder = continuedFolder(logdir, config);
     if (d_->folder.empty())

@@ -1,5 +1,6 @@
-// The run's coordinator thread: the epoch gate (evaluate the test set while
-// every worker waits at the epoch's end), supervision of the workers (a dead
+// The run's coordinator thread: the gates (evaluate the test set while
+// every worker waits at the epoch's end, and with --eval-every inside it),
+// supervision of the workers (a dead
 // process is reported with its rank, pid and cause; the failure policy
 // decides whether the run stops), and the teardown.
 #include "launch/waitstatus.h"
@@ -14,20 +15,23 @@
 
 namespace hwl {
 
-bool Run::Impl::gateReached(std::uint32_t epoch) const {
-    // Workers that died never arrive; the others must all have finished `epoch`.
-    bool anyAlive = false;
+std::uint32_t Run::Impl::gateReached(std::uint32_t released) const {
+    // Workers that died never arrive; the others must all wait at a gate
+    // past `released`: the smallest is the one to evaluate at (a worker at
+    // a later one, an epoch's end its shorter slice reached first, waits on).
+    std::uint32_t gate = 0;
     for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r) {
         if (launcher->relayed(r)) // an MPI rank elsewhere: rank 0 waits for it
             continue;
         const auto& w = telemetry.worker(r);
         if (loadState(w.state) == WorkerState::Failed)
             continue;
-        anyAlive = true;
-        if (w.epoch.load(std::memory_order_acquire) < epoch)
-            return false;
+        const std::uint32_t at = w.gate.load(std::memory_order_acquire);
+        if (at <= released)
+            return 0;
+        gate = gate == 0 ? at : std::min(gate, at);
     }
-    return anyAlive;
+    return gate;
 }
 
 bool Run::Impl::allWorkersDown() const {
@@ -129,15 +133,14 @@ void Run::Impl::superviseWorkers() {
 void Run::Impl::coordinate() {
     auto& header = telemetry.header();
     auto lastDivergence = Telemetry::nowNs();
-    for (std::uint32_t epoch = firstEpoch; epoch <= std::uint32_t(config.epochs); ++epoch) {
-        bool arrived = false;
+    const std::uint32_t last = gates::endOf(std::uint32_t(config.epochs));
+    for (std::uint32_t released = 0; released < last;) {
+        std::uint32_t gate = 0;
         while (true) {
             const auto a = header.arrivals.load(std::memory_order_acquire);
             superviseWorkers();
-            if (gateReached(epoch)) {
-                arrived = true;
+            if ((gate = gateReached(released)) != 0)
                 break;
-            }
             if (telemetry.command() == RunCommand::Stop || allWorkersDown())
                 break;
             if (Telemetry::nowNs() - lastDivergence > 100'000'000) {
@@ -146,13 +149,14 @@ void Run::Impl::coordinate() {
             }
             futexWait(header.arrivals, a, 50);
         }
-        if (!arrived)
+        if (gate == 0)
             break;
         strategy->measureDivergence(telemetry);
-        evaluate(epoch);
+        evaluate(gate);
         if (stopsAtTarget())
             break; // the workers, parked at the gate, are told to stop (endRun)
-        header.released.store(epoch, std::memory_order_release);
+        released = gate;
+        header.released.store(released, std::memory_order_release);
         futexWakeAll(header.released);
     }
     endRun();
@@ -171,7 +175,7 @@ void Run::Impl::finishWorkers() {
     // Every worker leaves after its current step once told to stop; a process
     // that does not within 10 s is killed, so the parent never hangs.
     if (launcher->running() > 0 && telemetry.command() != RunCommand::Stop &&
-        telemetry.header().released.load() < std::uint32_t(config.epochs))
+        telemetry.header().released.load() < gates::endOf(std::uint32_t(config.epochs)))
         telemetry.setCommand(RunCommand::Stop);
     const auto deadline = Telemetry::nowNs() + 10'000'000'000ll;
     while (launcher->running() > 0) {

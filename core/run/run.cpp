@@ -132,6 +132,7 @@ void Run::Impl::prepare(const std::function<bool()>& stopWhen) {
     initialParameters(initial.data());
     measureStart(initial.data());
     checkTarget(initial.data());
+    checkEvalEvery();
 
     info.mode = describeMode(config);
     info.trainDescription = data.train.description;
@@ -181,10 +182,10 @@ void Run::Impl::initialParameters(float* initial) {
     loadWeights(dir / "weights.safetensors", model->layout(), initial, "resume");
     resume =
         readOptimizerState(dir / "optimizer.safetensors", model->layout(), config, &sharedResume);
-    firstEpoch = 1 + std::min_element(resume.begin(), resume.end(), [](auto& a, auto& b) {
-                         return a.epochsDone < b.epochsDone;
-                     })->epochsDone;
-    summary.epochsCompleted = int(firstEpoch) - 1;
+    summary.epochsCompleted =
+        int(std::min_element(resume.begin(), resume.end(), [](auto& a, auto& b) {
+                return a.epochsDone < b.epochsDone;
+            })->epochsDone);
 }
 
 void Run::Impl::start() {
@@ -196,6 +197,7 @@ void Run::Impl::start() {
         launcher = makeDeviceLauncher(std::move(launcher));
     telemetry.header().startNs = Telemetry::nowNs();
     telemetry.header().epochGate = data.test.rows > 0 ? 1 : 0;
+    telemetry.header().evalEvery = std::uint32_t(config.evalEvery);
     telemetry.header().traceSliceNs = traceSliceNs;
     telemetry.setRunState(RunState::Running);
     // A Stop that came while the data loaded, after loading last looked

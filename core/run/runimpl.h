@@ -35,7 +35,9 @@ struct Run::Impl {
     std::unique_ptr<Launcher> chooseLauncher();
     void launchWorkers();
     void coordinate();
-    bool gateReached(std::uint32_t epoch) const;
+    /// The gate every live worker of this machine waits at or beyond, the
+    /// smallest such, when each is past `released`; else 0.
+    std::uint32_t gateReached(std::uint32_t released) const;
     bool allWorkersDown() const;
     void superviseWorkers();
     /// A process that stood for the whole job (mpirun) ended.
@@ -43,7 +45,8 @@ struct Run::Impl {
     void finishWorkers();
     /// Waits for every worker, unlinks the segments, writes the summary.
     void endRun();
-    void evaluate(std::uint32_t epoch);
+    /// The test set at `gate` (gates::at), every worker waiting there.
+    void evaluate(std::uint32_t gate);
     void summarise();
     void trainingWindow(RunSummary& s) const;
     /// Training seconds from the first worker's first step to `ns`, less
@@ -52,12 +55,15 @@ struct Run::Impl {
     /// Records in `target` the best figures and, the first time `eval`
     /// reaches it, where (summaryMutex held).
     static void noteTarget(TargetResult& target, const Sample& eval, const EvalResult& figures,
-                           double trainedSeconds, double wallSeconds);
+                           double trainedSeconds, double wallSeconds, bool atEpochEnd);
     /// The target was reached and the run stops there (no --train-past-target).
     bool stopsAtTarget() const;
     /// Sets the summary's target; refuses one without a test set, or met by
     /// the weights the run starts from.
     void checkTarget(const float* params);
+    /// Refuses --eval-every without a test set, or with more evaluations in
+    /// an epoch than the gates count (telemetry.h's gates).
+    void checkEvalEvery() const;
     /// The initial parameters: seeded, --init's, or --resume's (with the
     /// workers' resume points).
     void initialParameters(float* initial);
@@ -94,9 +100,6 @@ struct Run::Impl {
     std::vector<WorkerResume> resume;
     /// --optimizer-state shared with --resume: the state the run's store starts with.
     SharedStateResume sharedResume;
-    /// The first epoch the coordinator gates: 1, or a resumed run's next
-    /// (decided before the workers start: they rewrite `resume` as they end).
-    std::uint32_t firstEpoch = 1;
     std::vector<std::string> workerFailures; ///< coordinator thread only until done
     /// Workers killed because they had not stopped 10 s after being told
     /// to: stopped, not failed (coordinator thread only until done).

@@ -17,16 +17,22 @@
 
 namespace hwl {
 
-void Run::Impl::evaluate(std::uint32_t epoch) {
+void Run::Impl::evaluate(std::uint32_t gate) {
     const auto start = Telemetry::nowNs();
+    const std::uint32_t epoch = gates::epochOf(gate);
+    const bool epochEnd = gates::isEnd(gate);
     const DatasetView test = data.test.view();
     Sample s;
     s.kind = Sample::Eval;
     s.worker = -1;
     s.epoch = epoch;
     for (std::uint32_t r = 0; r < telemetry.workerCount(); ++r) {
-        s.step += telemetry.worker(r).steps.load();
-        s.samples += telemetry.worker(r).samples.load();
+        // An MPI rank elsewhere relays its counts late; the collective holds
+        // it after the very step rank 0 waits after (every rank takes as
+        // many steps of as many rows), so its counts are rank 0's.
+        const WorkerStatus& w = telemetry.worker(launcher->relayed(r) ? 0 : r);
+        s.step += w.steps.load();
+        s.samples += w.samples.load();
         // Measured just now, with every worker parked at the gate: the same
         // figure whatever the machine's speed.
         if (strategy->traits().divergence == DivergenceKind::ReplicaDistance)
@@ -35,7 +41,9 @@ void Run::Impl::evaluate(std::uint32_t epoch) {
     const double trainedSeconds = trainedSecondsAt(start); // before this evaluation
     if (test.rows > 0) {
         double deviceSeconds = 0; // inside the workers' training window: not training
-        const std::optional<EvalResult> onDevice = strategy->evaluation(epoch, deviceSeconds);
+        // The GPU modes evaluate on the device at epoch ends (they take no --eval-every).
+        const std::optional<EvalResult> onDevice =
+            epochEnd ? strategy->evaluation(epoch, deviceSeconds) : std::nullopt;
         evalSeconds += deviceSeconds;
         const EvalResult total =
             onDevice ? *onDevice : backend->evaluate(*model, strategy->hostParameters(), test);
@@ -46,7 +54,7 @@ void Run::Impl::evaluate(std::uint32_t epoch) {
         summary.testLoss = total.meanLoss();
         summary.testAccuracy = total.accuracy();
         noteTarget(summary.target, s, total, trainedSeconds,
-                   double(start - telemetry.header().startNs) * 1e-9);
+                   double(start - telemetry.header().startNs) * 1e-9, epochEnd);
     }
     s.time = telemetry.elapsed();
     telemetry.header().evalRing.push(s);
@@ -55,11 +63,12 @@ void Run::Impl::evaluate(std::uint32_t epoch) {
         telemetry.header().spans.push({TraceSpan::Evaluate, epoch, start, end});
     evalSeconds += double(end - start) * 1e-9;
     std::lock_guard lock(summaryMutex);
-    summary.epochsCompleted = int(epoch);
+    if (epochEnd)
+        summary.epochsCompleted = int(epoch);
 }
 
 void Run::Impl::noteTarget(TargetResult& target, const Sample& eval, const EvalResult& figures,
-                           double trainedSeconds, double wallSeconds) {
+                           double trainedSeconds, double wallSeconds, bool atEpochEnd) {
     if (!target.set())
         return;
     const double accuracy = figures.accuracy(), loss = figures.meanLoss();
@@ -75,6 +84,7 @@ void Run::Impl::noteTarget(TargetResult& target, const Sample& eval, const EvalR
     target.samples = eval.samples;
     target.steps = eval.step;
     target.epochs = int(eval.epoch);
+    target.duringEpoch = eval.epoch > 0 && !atEpochEnd;
 }
 
 bool Run::Impl::stopsAtTarget() const {
@@ -109,6 +119,29 @@ void Run::Impl::checkTarget(const float* params) {
                          " already reach " + target.describe() + " (" + figures +
                          "): there is nothing to train to; set a harder target");
     }
+}
+
+void Run::Impl::checkEvalEvery() const {
+    if (config.evalEvery <= 0)
+        return;
+    if (data.test.rows == 0)
+        throw InputError(std::string("eval-every: there is no test set to evaluate") +
+                         (config.testFraction > 0 ? "" : " (--test-fraction 0)") +
+                         ": set --test-fraction above 0 (e.g. 0.1), or leave --eval-every at 0");
+    // A worker's steps in one epoch, at most: its slice (or every row), in
+    // steps of batch x accumulate rows.
+    const std::uint64_t perWorker = (strategy->epochPlan(data.train.rows)->samplesPerEpoch() +
+                                     std::uint64_t(config.workers) - 1) /
+                                    std::uint64_t(config.workers);
+    const std::uint64_t stride = std::uint64_t(config.batch) * std::uint64_t(config.accumulate);
+    const std::uint64_t steps = (perWorker + stride - 1) / stride;
+    const std::uint64_t inside = steps > 0 ? (steps - 1) / std::uint64_t(config.evalEvery) : 0;
+    if (inside > gates::kMaxInside)
+        throw InputError("eval-every: " + std::to_string(config.evalEvery) + " steps make " +
+                         std::to_string(inside) + " evaluations in each epoch of " +
+                         std::to_string(steps) + " steps, more than the " +
+                         std::to_string(gates::kMaxInside) + " a run can hold; set --eval-every " +
+                         std::to_string((steps - 1) / gates::kMaxInside + 1) + " or more");
 }
 
 void Run::Impl::measureStart(const float* params) {

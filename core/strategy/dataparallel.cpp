@@ -154,7 +154,7 @@ StrategyEntry dataParallelStrategy() {
              "on GPUs)";
     t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::Transport) |
                  unsigned(StrategySetting::StartMethod) | unsigned(StrategySetting::Replicas) |
-                 unsigned(StrategySetting::Device);
+                 unsigned(StrategySetting::Device) | unsigned(StrategySetting::EvalEvery);
     t.divergence = DivergenceKind::ReplicaDistance;
     t.workerNoun = "rank";
     return {t, factoryOf<DataParallel>(), &validate};

@@ -118,13 +118,14 @@ bool DeviceWorkers::endEpoch(int epoch, const std::vector<float>& epochLoss,
         w.ring.push(s);
         w.lastEpochLoss.store(epochLoss[k], std::memory_order_relaxed);
         w.epoch.store(std::uint32_t(epoch), std::memory_order_release);
+        w.gate.store(gates::endOf(std::uint32_t(epoch)), std::memory_order_release);
     }
     auto& header = telemetry_.header();
     header.arrivals.fetch_add(1, std::memory_order_acq_rel);
     futexWakeAll(header.arrivals);
-    if (header.epochGate && !keepGoing_.waitUntil(header.released, [epoch](std::uint32_t r) {
-            return r >= std::uint32_t(epoch);
-        }))
+    const std::uint32_t gate = gates::endOf(std::uint32_t(epoch));
+    if (header.epochGate &&
+        !keepGoing_.waitUntil(header.released, [gate](std::uint32_t r) { return r >= gate; }))
         return false;
     return telemetry_.command() != RunCommand::Stop;
 }

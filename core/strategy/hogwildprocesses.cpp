@@ -11,7 +11,7 @@ namespace hwl {
 unsigned processSettings() {
     return unsigned(StrategySetting::Workers) | unsigned(StrategySetting::StartMethod) |
            unsigned(StrategySetting::Share) | unsigned(StrategySetting::FailurePolicy) |
-           unsigned(StrategySetting::Split);
+           unsigned(StrategySetting::Split) | unsigned(StrategySetting::EvalEvery);
 }
 
 namespace {

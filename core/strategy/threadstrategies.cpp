@@ -50,7 +50,7 @@ StrategyEntry threadsEntry(const char* name, const char* label, const char* help
     t.help = help;
     t.settings = unsigned(StrategySetting::Workers) | unsigned(StrategySetting::LostUpdates) |
                  unsigned(StrategySetting::Split) | unsigned(StrategySetting::Resume) |
-                 unsigned(StrategySetting::SharedState);
+                 unsigned(StrategySetting::SharedState) | unsigned(StrategySetting::EvalEvery);
     t.divergence = DivergenceKind::Staleness;
     return {t, std::move(make), {}};
 }
@@ -65,7 +65,8 @@ StrategyEntry serialStrategy() {
     t.exactWorkers = 1;
     // replicate walks the order a replicate run's first worker walks, so one
     // Hogwild worker and serial agree bit for bit under either split.
-    t.settings = unsigned(StrategySetting::Split) | unsigned(StrategySetting::Resume);
+    t.settings = unsigned(StrategySetting::Split) | unsigned(StrategySetting::Resume) |
+                 unsigned(StrategySetting::EvalEvery);
     t.divergence = DivergenceKind::None;
     // One worker has nobody to race with: the Hogwild strategy is plain SGD.
     return {t, factoryOf<HogwildThreads>(), {}};

@@ -29,8 +29,8 @@ std::vector<std::string> takers(StrategySetting s) {
             std::string variant = name;
             if (t->takes(StrategySetting::Share))
                 variant += t->share ? " (shared)" : " (not shared)";
-            if (t->cuda && t->takes(StrategySetting::Device))
-                variant += " with --device cuda";
+            if (t->takes(StrategySetting::Device))
+                variant += t->cuda ? " with --device cuda" : " with --device cpu";
             if (std::find(names.begin(), names.end(), variant) == names.end())
                 names.push_back(variant);
         }

@@ -34,10 +34,10 @@ std::string TargetResult::outcomeText(int epochsCompleted) const {
         // The time is samples over the rate: how many it took (statistical
         // efficiency) and how fast they went (hardware efficiency).
         std::snprintf(buf, sizeof buf,
-                      " reached at epoch %d, after %.3g s of training (%.3g s wall): %llu "
+                      " reached %s epoch %d, after %.3g s of training (%.3g s wall): %llu "
                       "samples (%llu steps) at %.0f samples/s",
-                      epochs, trainSeconds, wallSeconds, (unsigned long long)samples,
-                      (unsigned long long)steps,
+                      duringEpoch ? "during" : "at", epochs, trainSeconds, wallSeconds,
+                      (unsigned long long)samples, (unsigned long long)steps,
                       trainSeconds > 0 ? double(samples) / trainSeconds : 0.0);
     else if (std::isnan(bestAccuracy))
         std::snprintf(buf, sizeof buf, " not reached: no evaluation was made");

@@ -36,6 +36,8 @@ struct TargetResult {
     double trainSeconds = 0, wallSeconds = 0;
     std::uint64_t samples = 0, steps = 0;
     int epochs = 0;
+    /// Reached at an evaluation inside epoch `epochs` (--eval-every), not at its end.
+    bool duringEpoch = false;
     /// The best test accuracy (in [0, 1]) and loss any evaluation measured; NaN: none.
     double bestAccuracy = std::numeric_limits<double>::quiet_NaN();
     double bestLoss = std::numeric_limits<double>::quiet_NaN();

@@ -12,6 +12,7 @@
 #include "store/sharedsegment.h"
 #include "telemetry/sample.h"
 #include "telemetry/trace.h"
+#include "util/limits.h"
 
 #include <atomic>
 #include <cstdint>
@@ -43,6 +44,9 @@ struct alignas(64) WorkerStatus {
     std::atomic<std::uint64_t> steps{0};
     std::atomic<std::uint64_t> samples{0};
     std::atomic<std::uint32_t> epoch{0}; ///< epochs completed
+    /// The last evaluation gate the worker arrived at (gates::at); it waits
+    /// there until TelemetryHeader::released reaches it.
+    std::atomic<std::uint32_t> gate{0};
     std::atomic<float> lastLoss{0};
     std::atomic<float> lastDivergence{0};
     std::atomic<float> lastEpochLoss{0}; ///< mean batch loss of the last full epoch
@@ -80,7 +84,7 @@ struct alignas(64) WorkerStatus {
 
 struct alignas(64) TelemetryHeader {
     static constexpr std::uint64_t kMagic = 0x424C444C57474F48ull; // "HOGWLDLB"
-    static constexpr std::uint32_t kVersion = 8;
+    static constexpr std::uint32_t kVersion = 9;
     std::uint64_t magic = 0;
     std::uint32_t version = 0;
     std::uint32_t workerCount = 0;
@@ -90,6 +94,9 @@ struct alignas(64) TelemetryHeader {
     /// 1: workers wait at each epoch end while the test set is evaluated;
     /// 0 (no test set): nothing to evaluate, workers run their epochs freely.
     std::uint32_t epochGate = 1;
+    /// With the gate: every this many of a worker's steps inside an epoch,
+    /// a gate too (--eval-every); 0: at the epoch's end only.
+    std::uint32_t evalEvery = 0;
     alignas(64) std::atomic<std::uint32_t> command{std::uint32_t(RunCommand::Run)};
     std::atomic<std::uint32_t> runState{std::uint32_t(RunState::Starting)};
     /// The pace: at most this many steps per second per worker (0: as fast
@@ -98,8 +105,9 @@ struct alignas(64) TelemetryHeader {
     /// Single steps while paused: each increment lets every worker take one
     /// step and pause again (KeepGoing::beforeStep()).
     std::atomic<std::uint32_t> stepGrants{0};
-    /// Epoch gate: workers add to `arrivals` at each epoch end, then wait
-    /// until `released` reaches that epoch (the coordinator evaluates between).
+    /// The gates: at each one (an epoch's end, and with evalEvery inside it)
+    /// a worker sets its WorkerStatus::gate, adds to `arrivals`, then waits
+    /// until `released` reaches that gate (the coordinator evaluates between).
     alignas(64) std::atomic<std::uint32_t> arrivals{0};
     alignas(64) std::atomic<std::uint32_t> released{0};
     SampleRing evalRing;
@@ -108,6 +116,33 @@ struct alignas(64) TelemetryHeader {
     std::int64_t traceSliceNs = 0;
     SpanRing spans; ///< the coordinator's, while traced
 };
+
+/// Where the workers wait for an evaluation, as one number that only grows
+/// through a run (WorkerStatus::gate, TelemetryHeader::released): epoch e's
+/// k-th gate inside it (k = 1, 2, ...: after k * evalEvery of the worker's
+/// steps in the epoch), then its end. The coordinator evaluates at the
+/// smallest gate every worker has reached, so workers with fewer steps in an
+/// epoch (a shorter slice) simply wait at its end.
+namespace gates {
+constexpr std::uint32_t kEpochBits = 15;
+constexpr std::uint32_t kEnd = (1u << kEpochBits) - 1; ///< an epoch's end
+/// Gates inside one epoch, at most (the experiment is refused beyond).
+constexpr std::uint32_t kMaxInside = kEnd - 1;
+constexpr std::uint32_t at(std::uint32_t epoch, std::uint32_t k) {
+    return epoch << kEpochBits | k;
+}
+constexpr std::uint32_t endOf(std::uint32_t epoch) {
+    return at(epoch, kEnd);
+}
+constexpr std::uint32_t epochOf(std::uint32_t gate) {
+    return gate >> kEpochBits;
+}
+constexpr bool isEnd(std::uint32_t gate) {
+    return (gate & kEnd) == kEnd;
+}
+static_assert((std::uint64_t(limits::kMaxEpochs) + 1) << kEpochBits <= (std::uint64_t(1) << 32),
+              "every epoch's gates fit in 32 bits");
+} // namespace gates
 
 /// Owns (or maps) a run's telemetry segment and gives typed access to it.
 class Telemetry {

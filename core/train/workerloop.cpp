@@ -95,8 +95,21 @@ private:
                 return false;
             if (agreed && !actOnAgreedCommand())
                 return false;
+            if (evalEvery_ > 0 && stepsInEpoch_ % evalEvery_ == 0 &&
+                start + stride < order_.size() && !gateInside(epoch))
+                return false;
         }
         return true;
+    }
+
+    /// The gate after every evalEvery_ steps inside an epoch (--eval-every):
+    /// waits while the test set is evaluated; false when the worker must stop.
+    bool gateInside(int epoch) {
+        const std::uint64_t k = stepsInEpoch_ / evalEvery_;
+        if (k > gates::kMaxInside) // refused before the run (Run's checkEvalEvery)
+            return true;
+        return waitAtGate(gates::at(std::uint32_t(epoch), std::uint32_t(k))) &&
+               t_.command() != RunCommand::Stop;
     }
 
     /// After a step whose collective carried the ranks' commands: all stop,
@@ -211,22 +224,30 @@ private:
         status_.ring.push(sample(Sample::EpochEnd, epoch, t_.elapsed(), epochLoss));
         status_.lastEpochLoss.store(epochLoss, std::memory_order_relaxed);
         status_.epoch.store(std::uint32_t(epoch), std::memory_order_release);
+        if (!waitAtGate(gates::endOf(std::uint32_t(epoch))))
+            return false;
+        epochsDone_ = std::uint32_t(epoch);
+        stepsInEpoch_ = 0;
+        return t_.command() != RunCommand::Stop;
+    }
+
+    /// Arrives at `gate` and waits there until the coordinator releases it
+    /// (when the run has a test set); false when the worker must stop.
+    bool waitAtGate(std::uint32_t gate) {
         auto& header = t_.header();
+        status_.gate.store(gate, std::memory_order_release);
         header.arrivals.fetch_add(1, std::memory_order_acq_rel);
         futexWakeAll(header.arrivals);
         if (tracing())
             traceUntil(Telemetry::nowNs());
         // Ranks that agree on commands pause only after an agreed step.
-        if (header.epochGate &&
-            !keepGoing_.waitUntil(
-                header.released, [epoch](std::uint32_t r) { return r >= std::uint32_t(epoch); },
-                /*pauseHere=*/!s_.rule->agreesCommands()))
+        if (header.epochGate && !keepGoing_.waitUntil(
+                                    header.released, [gate](std::uint32_t r) { return r >= gate; },
+                                    /*pauseHere=*/!s_.rule->agreesCommands()))
             return false;
         if (tracing()) // the gate: for the others, and while the coordinator evaluates
             traceHeld(TraceKind::Gate, markNs_, Telemetry::nowNs());
-        epochsDone_ = std::uint32_t(epoch);
-        stepsInEpoch_ = 0;
-        return t_.command() != RunCommand::Stop;
+        return true;
     }
 
     /// The trace starts where the first step does (start-up before it is
@@ -291,6 +312,10 @@ private:
     std::uint64_t stepsInEpoch_ = 0; ///< updates made in epoch epochsDone_ + 1
     int epoch_ = 0;                  ///< the epoch trainEpoch() is in
     std::uint64_t skipSteps_ = 0;    ///< a resumed epoch's updates made before
+    /// Steps between the gates inside an epoch (--eval-every; 0: none, and
+    /// none without the gate: a run with no test set, an MPI peer rank).
+    const std::uint64_t evalEvery_ =
+        t_.header().epochGate ? std::uint64_t(t_.header().evalEvery) : 0;
     double lossSum_ = 0;
     float lr_ = float(s_.schedule.base); ///< the rate the kernel updates at
     double lastSampleTime_ = -1;

@@ -20,6 +20,7 @@ constexpr int kMaxLoaderWorkers = 64;    ///< loader processes per worker (refus
 constexpr int kMaxSweepRuns = 1000;      ///< the runs of one sweep (its grid's size)
 constexpr int kMaxWarmupSteps = 1 << 30; ///< --warmup-steps
 constexpr int kMaxAccumulate = 1024;     ///< --accumulate: batches per update
+constexpr int kMaxEvalEvery = 1 << 30;   ///< --eval-every: steps between evaluations
 
 // Models (--model).
 constexpr std::int64_t kMaxWidth = 1 << 24;                    ///< one layer's width, V, D or C

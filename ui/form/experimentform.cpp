@@ -60,7 +60,7 @@ const char* const kFormFields[] = {
     "force-unsafe-fork", "batch", "lr", "optimizer", "momentum", "nesterov", "weight-decay",
     "beta1", "beta2", "eps", "alpha", "lr-decay", "initial-accumulator", "optimizer-state",
     "lr-schedule", "warmup-steps", "accumulate", "epochs", "target-accuracy", "target-loss",
-    "train-past-target", "seed"};
+    "train-past-target", "eval-every", "seed"};
 // clang-format on
 
 /// The label of the form-layout row that holds `field` (as its field, or
@@ -221,7 +221,7 @@ void ExperimentForm::buildOptimizer(QVBoxLayout* column) {
         error->setObjectName(QString::fromLatin1(field) + QStringLiteral("Error"));
         errorLabels_.insert(QString::fromLatin1(field), error);
     };
-    auto add = [&](const QString& label, QWidget* editor, const char* field, bool typed) {
+    auto add = [&](const QString& label, auto* editor, const char* field, bool typed) {
         form->addRow(label, editor);
         addError(field, typed);
     };
@@ -263,8 +263,9 @@ void ExperimentForm::buildOptimizer(QVBoxLayout* column) {
     add(tr("Weight decay"), weightDecay_, "weight-decay", true);
     add(tr("LR schedule"), lrSchedule_, "lr-schedule", true);
     add(tr("Warm-up steps"), warmupSteps_, "warmup-steps", true);
-    // "Accumulate": a short label leaves the rate's row the width it needs.
-    add(tr("Accumulate"), accumulate_, "accumulate", true);
+    // A short label (the rate's row keeps its width), the cadence beside it.
+    add(tr("Accumulate"), target_->besideEvalEvery(accumulate_), "accumulate", true);
+    addError("eval-every", true);
     // The epochs and the target to stop at on one row (the form fits 1400x900).
     target_->row()->insertWidget(0, epochs_);
     form->addRow(tr("Epochs"), target_->row());
@@ -385,6 +386,7 @@ void ExperimentForm::onEdited() {
         return;
     if (const auto seed = judged<std::uint64_t>("seed", seed_))
         lastSeed_ = *seed;
+    target_->followMode(config());
     revalidate();
     emit changed();
 }

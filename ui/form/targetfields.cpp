@@ -1,10 +1,12 @@
 #include "form/targetfields.h"
 
 #include "config/fields.h"
+#include "strategy/validation.h"
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
+#include <QSpinBox>
 
 namespace hwl::ui {
 
@@ -46,6 +48,20 @@ TargetFields::TargetFields(QObject* parent) : QObject(parent) {
     trainPast_->setObjectName("trainPastTarget");
     trainPast_->setToolTip(tr("Train all the epochs even after the target is reached (the time "
                               "to it is still reported)"));
+    evalEvery_ = new QSpinBox;
+    evalEvery_->setObjectName("evalEvery");
+    const Field* every = findField("eval-every");
+    evalEvery_->setRange(int(every->min), int(every->max));
+    evalEvery_->setPrefix(tr("test every "));
+    evalEvery_->setSuffix(tr(" steps"));
+    evalEvery_->setSpecialValueText(tr("test at epoch ends"));
+    evalEvery_->setAccessibleName(tr("Evaluate every"));
+    evalEvery_->setSingleStep(50);
+    evalEvery_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    evalEvery_->setMinimumWidth(
+        evalEvery_->fontMetrics().horizontalAdvance(tr("test at epoch ends")) + 24);
+    connect(evalEvery_, &QSpinBox::valueChanged, this, &TargetFields::edited);
+    followMode(ExperimentConfig{});
     row_ = new QHBoxLayout;
     row_->setContentsMargins(0, 0, 0, 0);
     row_->addWidget(accuracy_, 1);
@@ -56,6 +72,14 @@ TargetFields::TargetFields(QObject* parent) : QObject(parent) {
     connect(trainPast_, &QCheckBox::toggled, this, &TargetFields::edited);
 }
 
+QHBoxLayout* TargetFields::besideEvalEvery(QWidget* editor) const {
+    auto* row = new QHBoxLayout;
+    row->setContentsMargins(0, 0, 0, 0);
+    row->addWidget(editor, 1);
+    row->addWidget(evalEvery_, 2);
+    return row;
+}
+
 QWidget* TargetFields::fieldWidget(const QString& field) const {
     if (field == QLatin1String("target-accuracy"))
         return accuracy_;
@@ -63,6 +87,8 @@ QWidget* TargetFields::fieldWidget(const QString& field) const {
         return loss_;
     if (field == QLatin1String("train-past-target"))
         return trainPast_;
+    if (field == QLatin1String("eval-every"))
+        return evalEvery_;
     return nullptr;
 }
 
@@ -70,13 +96,27 @@ void TargetFields::apply(ExperimentConfig& c) const {
     c.targetAccuracy = accuracy_->value();
     c.targetLoss = loss_->value();
     c.trainPastTarget = trainPast_->isChecked();
+    c.evalEvery = fieldApplies(*findField("eval-every"), c) ? evalEvery_->value() : 0;
 }
 
 void TargetFields::setConfig(const ExperimentConfig& c) {
-    const QSignalBlocker a(accuracy_), l(loss_), t(trainPast_);
+    const QSignalBlocker a(accuracy_), l(loss_), t(trainPast_), e(evalEvery_);
     accuracy_->setValue(c.targetAccuracy);
     loss_->setValue(c.targetLoss);
     trainPast_->setChecked(c.trainPastTarget);
+    evalEvery_->setValue(c.evalEvery);
+    followMode(c);
+}
+
+void TargetFields::followMode(const ExperimentConfig& c) {
+    const bool takes = fieldApplies(*findField("eval-every"), c);
+    evalEvery_->setEnabled(takes);
+    evalEvery_->setVisible(takes);
+    evalEvery_->setToolTip(
+        tr("How often the test set is evaluated (the workers wait meanwhile): at each "
+           "epoch's end, and also every N steps of each worker when N is set, so that a "
+           "target's crossing is known to within N steps. The GPU modes evaluate at epoch "
+           "ends only"));
 }
 
 } // namespace hwl::ui

@@ -1,6 +1,7 @@
 #pragma once
 // The experiment form's target row: the test accuracy or loss to train to
-// (0: none) and whether the run trains on past it. GUI thread only.
+// (0: none) and whether the run trains on past it; and how often the test
+// set is evaluated (at epoch ends, or every N steps too). GUI thread only.
 #include "config/experimentconfig.h"
 
 #include <QObject>
@@ -8,6 +9,7 @@
 class QCheckBox;
 class QDoubleSpinBox;
 class QHBoxLayout;
+class QSpinBox;
 class QWidget;
 
 namespace hwl::ui {
@@ -21,10 +23,16 @@ public:
     /// The three editors in one row, for the form to place (it owns it then).
     QHBoxLayout* row() const { return row_; }
     /// The editor of field `field` (target-accuracy, target-loss,
-    /// train-past-target), or null.
+    /// train-past-target, eval-every), or null.
     QWidget* fieldWidget(const QString& field) const;
+    /// A row of `editor` and the evaluations' cadence, for the form to place.
+    QHBoxLayout* besideEvalEvery(QWidget* editor) const;
+    /// Into `c`, whose mode is set: eval-every only where the mode takes it.
     void apply(ExperimentConfig& c) const;
     void setConfig(const ExperimentConfig& c);
+    /// The cadence's editor is enabled where `c`'s mode takes it (the CPU
+    /// modes), and says why not elsewhere.
+    void followMode(const ExperimentConfig& c);
 
 Q_SIGNALS:
     void edited();
@@ -34,6 +42,7 @@ private:
     QDoubleSpinBox* accuracy_;
     QDoubleSpinBox* loss_;
     QCheckBox* trainPast_;
+    QSpinBox* evalEvery_;
 };
 
 } // namespace hwl::ui

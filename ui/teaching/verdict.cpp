@@ -141,12 +141,13 @@ void targetVerdict(Verdict& v, const RunSummary& s, const QString& rate) {
                      formatDecimal(100.0 * t.bestAccuracy, 2), formatDecimal(t.bestLoss, 4), rate);
         return;
     }
-    v.title = tr("Reached %1 at epoch %2").arg(target, formatCount(t.epochs));
+    v.title = t.duringEpoch ? tr("Reached %1 during epoch %2").arg(target, formatCount(t.epochs))
+                            : tr("Reached %1 at epoch %2").arg(target, formatCount(t.epochs));
     v.body =
         tr("%1 s of training to it (%2 s wall), %3 samples, %4 steps; %5 samples per second.")
             .arg(formatDecimal(t.trainSeconds, 3), formatDecimal(t.wallSeconds, 3),
                  formatCount(std::int64_t(t.samples)), formatCount(std::int64_t(t.steps)), rate);
-    if (s.epochsCompleted > t.epochs) // --train-past-target
+    if (s.epochsCompleted > t.epochs - (t.duringEpoch ? 1 : 0)) // --train-past-target
         v.body +=
             tr(" Trained on to epoch %1: test accuracy %2% at the end.")
                 .arg(formatCount(s.epochsCompleted), formatDecimal(100.0 * s.testAccuracy, 2));

@@ -93,6 +93,8 @@ void RunCharts::prepare(const ExperimentConfig& config, const ComparisonRecord* 
     rate_->setWorkerCount(config.workers, false);
     show(rate_, true);
     deathsMarked_.clear();
+    evalInside_ = config.evalEvery > 0;
+    insideLines_ = 0;
     // A comparison shows every run of it whole: the axes of every chart fit
     // its earlier runs too. So do the charts of bounded figures, whatever the
     // runs (accuracy in 0..100, rates from 0: an earlier run is never off
@@ -177,7 +179,19 @@ void RunCharts::addSamples(const QList<Sample>& samples, int epochs, int workers
             perWorker.samples /= std::uint64_t(std::max(1, workers));
             loss[TrainingChart::kTestSeries].append(point(perWorker, s.loss));
             accuracy.append(point(perWorker, 100.0f * s.accuracy));
-            if (logged(s.epoch))
+            if (evalInside_) {
+                if (++insideLines_ <= kInsideLines)
+                    Q_EMIT eventLogged(
+                        insideLines_ < kInsideLines
+                            ? tr("Epoch %1, %2 samples: test loss %3, accuracy %4%")
+                                  .arg(formatCount(std::int64_t(s.epoch)),
+                                       formatCount(std::int64_t(s.samples)))
+                                  .arg(double(s.loss), 0, 'f', 4)
+                                  .arg(formatDecimal(100.0 * double(s.accuracy), 2))
+                            : tr("Further evaluations are drawn on the charts and kept in "
+                                 "metrics.csv, not listed here"),
+                        false);
+            } else if (logged(s.epoch))
                 Q_EMIT eventLogged(tr("Epoch %1: test loss %2, accuracy %3%")
                                        .arg(formatCount(std::int64_t(s.epoch)))
                                        .arg(double(s.loss), 0, 'f', 4)

@@ -100,6 +100,11 @@ private:
     QTimer* redrawTimer_ = nullptr;
     bool coresShared_ = false;
     QSet<int> deathsMarked_; ///< ranks whose death the loss chart marks
+    /// --eval-every: evaluations inside epochs, each logged with its samples,
+    /// at most kInsideLines of them a run (the rest are in metrics.csv).
+    bool evalInside_ = false;
+    int insideLines_ = 0;
+    static constexpr int kInsideLines = 200;
 };
 
 } // namespace hwl::ui
