@@ -274,26 +274,38 @@ private slots:
         QCOMPARE(seen, workers);
     }
 
-    // A target stops every rank at the epoch that reached it; the samples
-    // to it are every rank's (relayed counts, taken once the ranks said
-    // their last).
+    // A target stops every rank at the evaluation that reached it (epoch end,
+    // or --eval-every's gate); its samples are every rank's: the final ones.
+    void aTargetStopsEveryRank_data() {
+        QTest::addColumn<QString>("evalEvery");
+        QTest::addColumn<QString>("reached");
+        QTest::newRow("epoch ends") << "0"
+                                    << "reached at epoch";
+        QTest::newRow("every 20 steps") << "20"
+                                        << "reached during epoch 1,";
+    }
     void aTargetStopsEveryRank() {
         SKIP_WITHOUT_MPI();
+        QFETCH(QString, evalEvery);
+        QFETCH(QString, reached);
         QTemporaryDir dir;
         QStringList args =
             kDataParallel + QStringList{"--target-accuracy", "80",        "--out",
-                                        dir.path(),          "--dataset", "teacher:20000x20:4"};
+                                        dir.path(),          "--dataset", "teacher:20000x20:4",
+                                        "--eval-every",      evalEvery};
         args[args.indexOf("--epochs") + 1] = "12";
         const Result r = runMpirun(mpirunOptions({}) + app(2, args));
         QVERIFY2(r.finished && r.code == 0, qPrintable(r.describe()));
-        QVERIFY2(r.out.contains("summary: target: test accuracy 80% reached at epoch"),
+        QVERIFY2(r.out.contains("summary: target: test accuracy 80% " + reached),
                  qPrintable(r.out));
         const QJsonObject summary = readJsonObject(dir.filePath("summary.json"));
         const QJsonObject target = summary["target"].toObject();
         const QJsonObject final = summary["final"].toObject();
         QVERIFY(target["reached"].toBool());
         QVERIFY(final["epochs_completed"].toInt() < 12);
-        QCOMPARE(target["epochs"].toInt(), final["epochs_completed"].toInt());
+        QCOMPARE(target["during_epoch"].toBool(), evalEvery != "0");
+        QCOMPARE(target["epochs"].toInt(),
+                 final["epochs_completed"].toInt() + (evalEvery != "0" ? 1 : 0));
         QCOMPARE(target["samples"].toDouble(), final["samples"].toDouble());
         QCOMPARE(summary["state"].toString(), QString("finished"));
     }
