@@ -455,14 +455,40 @@ private slots:
             {args.mid(0, 9) + QStringList{"--repeat", "0"}, "--repeat: runs of each experiment "
                                                             "must be 1 to 100 (got 0)"},
             {args.mid(0, 9) + QStringList{"--repeat", "2", "--sweep", "seed=1,2"},
-             "--repeat: the sweep already varies the seed"},
-            {{"--preset", "hogwild-vs-locked", "--repeat", "2"},
-             "--repeat: the preset hogwild-vs-locked compares runs of its own"}};
+             "--repeat: the sweep already varies the seed"}};
         for (const auto& [flags, message] : refused) {
             RUN_CLI(bad, flags);
             QVERIFY2(bad.code == 2 && bad.err.contains(message),
                      qPrintable(message + "\n" + bad.describe()));
         }
+    }
+
+    // --repeat N of a comparison preset: each of its runs N times in a row
+    // over the seeds, a folder each, the repeats folded into a row each and,
+    // with a target, the race: a line per run of the preset, by the median
+    // training seconds to the target.
+    void aRepeatedComparisonRaces() {
+        const QString out = tmp_.filePath("race");
+        RUN_CLI(r, {"--preset", "time-to-target", "--repeat", "2", "--dataset",
+                    "teacher:4000x20:4:16", "--model", "mlp:20-32-4", "--lr", "0.05", "--epochs",
+                    "20", "--target-accuracy", "70", "--quiet", "--out", out});
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        QVERIFY2(r.out.contains("== run 1 of 12: serial,seed=42 ==") &&
+                     r.out.contains("== run 12 of 12: local-sgd,seed=43 =="),
+                 qPrintable(r.out));
+        QVERIFY(QFileInfo(out + "/threads,seed=43/summary.json").isFile());
+        QVERIFY(r.out.contains("repeats: each figure's mean") && r.out.contains("serial,seed=*"));
+        const QStringList race =
+            r.out.section("race to test accuracy 70%", 1).split('\n', Qt::SkipEmptyParts).mid(1);
+        QCOMPARE(race.size(), 6);
+        double last = 0;
+        for (const QString& line : race) {
+            QVERIFY2(line.contains(" 2 of 2 reached "), qPrintable(line));
+            const double median = line.section(" s (", 0, 0).section(' ', -1).toDouble();
+            QVERIFY2(median > 0 && median >= last, qPrintable(r.out));
+            last = median;
+        }
+        QVERIFY2(race.front().startsWith("  1. "), qPrintable(race.front()));
     }
 
     // --compare lists each run once, names a summary.json that is not a

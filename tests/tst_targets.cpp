@@ -7,6 +7,7 @@
 #include "io/runscompare.h"
 #include "io/runstable.h"
 #include "io/runsummaryfile.h"
+#include "io/targetrace.h"
 #include "run/run.h"
 #include "telemetry/runsummary.h"
 #include "util/errors.h"
@@ -194,6 +195,49 @@ private slots:
         } catch (const InputError& e) {
             QVERIFY2(QString(e.what()).contains("target.reached"), e.what());
         }
+    }
+
+    // The race over repeats (io/targetrace.h): places by the median seconds
+    // to the target; about as soon as the first where the median lies within
+    // the first's range, or within 10% where the first ran once; an entrant
+    // that never reached it is last.
+    void theRaceRanksByTheMedian() {
+        auto entrant = [](const char* label, std::vector<double> seconds) {
+            RaceEntrant e{label, {}};
+            for (const double s : seconds) {
+                RunSummary r;
+                r.target.accuracy = 80;
+                r.target.reached = s > 0;
+                r.target.trainSeconds = s;
+                r.target.samples = 1000;
+                r.samplesPerSecond = 1000 / s;
+                e.runs.push_back(r);
+            }
+            return e;
+        };
+        const auto places =
+            raceToTarget({entrant("never", {0, 0, 0}), entrant("slow", {1.3, 2.0, 2.1}),
+                          entrant("first", {1.0, 1.2, 1.4}), entrant("close", {1.1, 1.35, 3.0})});
+        QCOMPARE(places.size(), std::size_t(4));
+        QCOMPARE(places[0].label, std::string("first"));
+        QCOMPARE(places[0].seconds.median, 1.2);
+        QCOMPARE(places[0].seconds.lo, 1.0);
+        QCOMPARE(places[0].seconds.hi, 1.4);
+        QVERIFY(!places[0].aboutFirst);
+        QCOMPARE(places[1].label, std::string("close"));
+        QVERIFY(places[1].aboutFirst); // 1.35 within 1.0-1.4
+        QCOMPARE(places[2].label, std::string("slow"));
+        QVERIFY(!places[2].aboutFirst); // 2.0 beyond 1.4, though 1.3 is within
+        QCOMPARE(places[3].label, std::string("never"));
+        QVERIFY(!places[3].reached());
+        QCOMPARE(places[3].runs, std::size_t(3));
+        // One run each: no spread measured, kAboutEqual's 10%.
+        const auto single = raceToTarget(
+            {entrant("b", {1.09}), entrant("a", {1.0}), entrant("c", {1.2}), entrant("d", {0})});
+        QCOMPARE(single[0].label, std::string("a"));
+        QVERIFY(single[1].label == "b" && single[1].aboutFirst);
+        QVERIFY(single[2].label == "c" && !single[2].aboutFirst);
+        QVERIFY(single[3].label == "d" && !single[3].reached());
     }
 
     // Repeats as MLPerf treats them: the time to target is the median (and

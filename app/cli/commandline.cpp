@@ -295,16 +295,27 @@ SortedFlags sortFlags(const std::vector<Flag>& flags, CommandLine& cl) {
 }
 
 /// A comparison preset's runs, each configured as the first run is, with
-/// --out DIR made DIR/<label>.
+/// --out DIR made DIR/<label>. With --repeat N each run is made N times in a
+/// row over the seed and the N - 1 after it, labelled "<label>,seed=S" (as a
+/// sweep's repeats), its `group` the preset's label.
 std::vector<PresetRun> comparedRuns(const Preset& p, const std::vector<Flag>& experiment,
-                                    bool workersGiven, std::vector<std::string>& notes) {
+                                    bool workersGiven, int repeat,
+                                    std::vector<std::string>& notes) {
     std::vector<PresetRun> runs;
     for (const PresetRun& run : p.compare) {
-        PresetRun r{run.label, configured(run.config, experiment)};
+        PresetRun r{run.label, configured(run.config, experiment), run.label};
         applyImplicitDefaults(r.config, notes, workersGiven, true);
-        if (!r.config.out.empty()) // --tensorboard's logdir is shared: a run folder each
-            r.config.out = (std::filesystem::path(r.config.out) / r.label).string();
-        runs.push_back(std::move(r));
+        const std::uint64_t seed = r.config.seed;
+        const std::string out = r.config.out;
+        for (int i = 0; i < repeat; ++i) {
+            if (repeat > 1) {
+                r.config.seed = seed + std::uint64_t(i);
+                r.label = run.label + ",seed=" + std::to_string(r.config.seed);
+            }
+            if (!out.empty()) // --tensorboard's logdir is shared: a run folder each
+                r.config.out = (std::filesystem::path(out) / r.label).string();
+            runs.push_back(r);
+        }
     }
     return runs;
 }
@@ -374,10 +385,11 @@ std::string helpText() {
            "                         mode=threads,processes); each run writes into\n"
            "                         --out DIR/FIELD=V,...; at the end a table, and\n"
            "                         DIR/sweep.csv; at most 1000 runs\n"
-           "  --repeat N             make each run (each point of a sweep) N times, with\n"
-           "                         seeds seed, seed+1, ...: a sweep over the seed, whose\n"
-           "                         table then gives each figure's mean and standard\n"
-           "                         deviation (1 to 100)\n"
+           "  --repeat N             make each run (each point of a sweep, each run of a\n"
+           "                         comparison preset) N times, with seeds seed,\n"
+           "                         seed+1, ...; the table then gives each figure's mean\n"
+           "                         and standard deviation, and a race to a target ranks\n"
+           "                         by the median time to it (1 to 100)\n"
            "  --sweep-parallel K     make K of the sweep's runs at once, each a process\n"
            "                         of its own (1 to the cores; default 1)\n" +
            experimentHelp() +
@@ -513,17 +525,17 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
     cl.presetId = sorted.preset ? sorted.preset->id : std::string();
     cl.workersGiven = sorted.workersGiven;
     applyImplicitDefaults(cl.config, cl.notes, sorted.workersGiven, sorted.datasetGiven);
-    if (sorted.preset && !sorted.preset->compare.empty() && sorted.repeat > 1)
-        badFlag("--repeat", "the preset " + sorted.preset->id +
-                                " compares runs of its own; repeat a single-run preset, or none");
     if (sorted.preset && !sorted.preset->compare.empty()) {
         if (!sorted.sweep.empty() || !cl.config.sweep.empty())
             throw InputError("--sweep: the preset " + sorted.preset->id +
                              " compares runs of its own; sweep a single-run preset, or none");
-        cl.runs = comparedRuns(*sorted.preset, sorted.experiment, sorted.workersGiven, cl.notes);
+        cl.runs = comparedRuns(*sorted.preset, sorted.experiment, sorted.workersGiven,
+                               sorted.repeat, cl.notes);
         cl.config = cl.runs.front().config;
+        cl.repeat = sorted.repeat;
+    } else {
+        addRepeats(sorted, cl.config);
     }
-    addRepeats(sorted, cl.config);
     if (!sorted.sweep.empty() || !cl.config.sweep.empty())
         planSweep(cl, sorted);
     else if (cl.sweepParallel > 0)

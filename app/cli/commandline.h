@@ -30,6 +30,9 @@ struct CommandLine {
     /// the first), and --out DIR made DIR/<label>. Empty: the one run.
     std::vector<PresetRun> runs;
     std::string presetId; ///< --preset's id, or empty
+    /// --repeat N of a comparison preset: `runs` holds each of its runs N
+    /// times in a row (PresetRun::group its label); 1 otherwise.
+    int repeat = 1;
     /// A sweep (--sweep, or the file's "sweep"): the fields it varies, and
     /// --out as given, where sweep.csv goes (the runs write below it).
     /// `runs` then holds its runs (config/sweep.h).

@@ -346,7 +346,12 @@ int compareRuns(const CommandLine& cl) {
         csvWritten = writeSweepCsv(cl, rows) && csvWritten;
         run = comparison.ended(/*stopped=*/exit >= 128);
     }
-    if (cl.sweepKeys.empty())
+    if (cl.sweepKeys.empty() && cl.repeat > 1) // each run of the preset N times
+        std::fputs((comparisonText(cl.presetId, done, cl.runs.size()) + repeatsText(cl.runs, rows) +
+                    raceText(done, cl.runs))
+                       .c_str(),
+                   stdout);
+    else if (cl.sweepKeys.empty())
         std::fputs(comparisonText(cl.presetId, done, cl.runs.size()).c_str(), stdout);
     else
         std::fputs(

@@ -1,6 +1,7 @@
 #include "cli/report.h"
 
 #include "io/runscompare.h"
+#include "io/targetrace.h"
 
 #include "strategy/catalog.h"
 #include "toy/countertoy.h"
@@ -286,6 +287,47 @@ std::string sweepText(const std::vector<std::string>& keys, const std::vector<Ta
             text += cell;
         }
         text += "\n";
+    }
+    return text;
+}
+
+std::string raceText(const std::vector<ComparedRun>& runs, const std::vector<PresetRun>& planned) {
+    std::vector<RaceEntrant> entrants;
+    std::string target;
+    for (const ComparedRun& r : runs) {
+        if (!r.summary.target.set())
+            continue;
+        target = r.summary.target.describe();
+        std::string group = r.label;
+        for (const PresetRun& p : planned)
+            if (p.label == r.label && !p.group.empty())
+                group = p.group;
+        if (entrants.empty() || entrants.back().label != group)
+            entrants.push_back({group, {}});
+        entrants.back().runs.push_back(r.summary);
+    }
+    if (entrants.empty())
+        return {};
+    std::string text = "race to " + target +
+                       " (training seconds to it over the repeats: median, range; "
+                       "samples to it and samples/s: medians):\n";
+    char line[256];
+    const std::vector<RacePlace> places = raceToTarget(entrants);
+    for (std::size_t i = 0; i < places.size(); ++i) {
+        const RacePlace& p = places[i];
+        const int place = p.aboutFirst ? 1 : int(i) + 1; // the first's, or its own
+        if (!p.reached()) {
+            std::snprintf(line, sizeof line, "  -  %-16s not reached in any of %zu runs\n",
+                          p.label.c_str(), p.runs);
+        } else {
+            std::snprintf(line, sizeof line,
+                          "  %d. %-16s %8.3g s (%.3g-%.3g)  %zu of %zu reached  %.0f samples  %s "
+                          "samples/s%s\n",
+                          place, p.label.c_str(), p.seconds.median, p.seconds.lo, p.seconds.hi,
+                          p.seconds.n, p.runs, p.samples.median, humanRate(p.rate.median).c_str(),
+                          p.aboutFirst ? "  (about as soon as the first: within its range)" : "");
+        }
+        text += line;
     }
     return text;
 }

@@ -61,5 +61,10 @@ std::string sweepText(const std::vector<std::string>& keys, const std::vector<Ta
 /// runs differ only in it: the table of each experiment's repeats, each
 /// figure's mean ± standard deviation (io/runscompare.h); else empty.
 std::string repeatsText(const std::vector<PresetRun>& planned, const std::vector<TableRun>& rows);
+/// A comparison with a target, each of its runs repeated (PresetRun::group):
+/// the race (io/targetrace.h), a line per place with the median training
+/// seconds to the target, their range, how many of the repeats reached it,
+/// and the median samples it took and samples/s; empty without a target.
+std::string raceText(const std::vector<ComparedRun>& runs, const std::vector<PresetRun>& planned);
 
 } // namespace hwl

@@ -13,6 +13,9 @@ namespace hwl {
 struct PresetRun {
     std::string label;
     ExperimentConfig config;
+    /// A comparison's repeats of one of its runs share it (that run's
+    /// label); empty elsewhere.
+    std::string group = {};
 };
 
 } // namespace hwl

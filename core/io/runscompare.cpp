@@ -149,6 +149,8 @@ Spread spreadOf(const std::vector<double>& xs) {
     std::sort(known.begin(), known.end());
     const std::size_t half = known.size() / 2;
     s.median = known.size() % 2 ? known[half] : (known[half - 1] + known[half]) / 2;
+    s.lo = known.front();
+    s.hi = known.back();
     if (known.size() > 1) {
         double squares = 0;
         for (double x : known)

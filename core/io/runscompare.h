@@ -29,7 +29,9 @@ struct Spread {
     double mean = std::numeric_limits<double>::quiet_NaN();
     double sd = std::numeric_limits<double>::quiet_NaN();
     double median = std::numeric_limits<double>::quiet_NaN();
-    std::size_t n = 0; ///< the finite figures the others are of
+    double lo = std::numeric_limits<double>::quiet_NaN(); ///< the smallest
+    double hi = std::numeric_limits<double>::quiet_NaN(); ///< the largest
+    std::size_t n = 0;                                    ///< the finite figures the others are of
 };
 Spread spreadOf(const std::vector<double>& xs);
 

@@ -9,6 +9,7 @@
 // headless monitor prints the same table in its words (app/cli/report.cpp).
 #include "teaching/verdict.h"
 
+#include "io/targetrace.h" // kAboutEqual
 #include "preset/presets.h"
 #include "run/run.h"
 
@@ -45,12 +46,6 @@ struct ComparisonRecord {
     /// differences are the spread between repeats, never a win.
     bool seedOnly = false;
 };
-
-/// Two runs' figures within this ratio are about equal: repeated runs of
-/// one preset differ by about that much on the 2-core VM (bench/presets.py:
-/// hogwild-vs-locked's hogwild/locked ratio 1.5-1.8 over repeats, +-9%
-/// about its middle), so a smaller gap is not a result to read.
-constexpr double kAboutEqual = 1.10;
 
 /// "fork, spawn and forkserver": every run's label (at least two).
 QString runNames(const QList<const ComparedRow*>& rows);

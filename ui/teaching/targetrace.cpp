@@ -4,6 +4,8 @@
 
 #include <QObject>
 
+#include <string>
+
 #include <algorithm>
 #include <cmath>
 
@@ -64,18 +66,19 @@ QString missedSentence(const QList<const ComparedRow*>& missed) {
 } // namespace
 
 QString targetRaceSentence(const ComparisonRecord& c) {
-    QList<const ComparedRow*> reached, missed;
+    // The engine's race (io/targetrace.h), each row an entrant of one run.
+    std::vector<RaceEntrant> entrants;
     for (const ComparedRow& r : c.rows)
-        (r.summary.target.reached && secondsOf(r) > 0 ? reached : missed).append(&r);
-    if (reached.isEmpty())
+        entrants.push_back({std::to_string(entrants.size()), {r.summary}});
+    QList<const ComparedRow*> leaders, later, missed;
+    for (const RacePlace& p : raceToTarget(entrants)) {
+        const ComparedRow* r = &c.rows[qsizetype(std::stoul(p.label))];
+        (!p.reached() ? missed : leaders.isEmpty() || p.aboutFirst ? leaders : later).append(r);
+    }
+    if (leaders.isEmpty())
         return tr("No run reached its target.") + missedSentence(missed);
-    std::stable_sort(reached.begin(), reached.end(),
-                     [](const auto* a, const auto* b) { return secondsOf(*a) < secondsOf(*b); });
-    const ComparedRow& best = *reached.front();
+    const ComparedRow& best = *leaders.front();
     const QString target = QString::fromStdString(best.summary.target.describe());
-    QList<const ComparedRow*> leaders, later;
-    for (const ComparedRow* r : reached) // within the spread: kAboutEqual
-        (secondsOf(*r) <= kAboutEqual * secondsOf(best) ? leaders : later).append(r);
     QString text =
         leaders.size() > 1
             ? tr("%1 reached %2 about as soon: within 10% of the first (%3, %4 s of training), "
