@@ -20,6 +20,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 
+#include <algorithm>
 #include <filesystem>
 
 using namespace hwl;
@@ -490,6 +491,41 @@ private slots:
                                  "--target-accuracy", "99.9", "--out", dir("target2")});
         QVERIFY2(r.code == 0 && r.out.contains("summary: target: test accuracy 99.9% not reached"),
                  qPrintable(r.describe()));
+    }
+
+    // Stopped at its target at a gate inside an epoch (--eval-every 7),
+    // resumed with a harder one: it goes on from that step of that epoch,
+    // its next evaluation 7 steps on, and trains its epochs to their end.
+    void aRunStoppedInsideAnEpochResumesThere() {
+        train(QStringList(kRun) << "--mode"
+                                << "serial"
+                                << "--epochs"
+                                << "12"
+                                << "--eval-every"
+                                << "7"
+                                << "--target-accuracy"
+                                << "75"
+                                << "--out" << dir("inside"));
+        const QJsonObject target = readJsonObject(dir("inside/summary.json"))["target"].toObject();
+        QVERIFY2(target["during_epoch"].toBool(), qPrintable(QJsonDocument(target).toJson()));
+        const int epoch = target["epochs"].toInt();
+        const int steps = target["steps"].toInt();
+        const Result r =
+            runCli({"--resume", dir("inside"), "--epochs", QString::number(epoch), "--eval-every",
+                    "7", "--target-accuracy", "99.9", "--out", dir("inside2")});
+        QVERIFY2(r.code == 0, qPrintable(r.describe()));
+        const QJsonObject final = readJsonObject(dir("inside2/summary.json"))["final"].toObject();
+        QCOMPARE(final["epochs_completed"].toInt(), epoch);
+        // metrics.csv goes on from the first run's: its next evaluation after the target's.
+        const QStringList evals =
+            QString::fromUtf8(bytesOf(dir("inside2/metrics.csv"))).split('\n').filter(",eval,");
+        const auto next = std::find_if(evals.begin(), evals.end(), [&](const QString& row) {
+            return row.section(',', 2, 2).toInt() > steps;
+        });
+        QVERIFY2(next != evals.end(), qPrintable(evals.join('\n')));
+        QCOMPARE(next->section(',', 2, 2).toInt(), steps + 7);
+        QCOMPARE(next->section(',', 1, 1).toInt(), epoch);
+        QCOMPARE(evals.back().section(',', 1, 1).toInt(), epoch);
     }
 };
 
