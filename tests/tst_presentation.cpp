@@ -140,7 +140,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->busy(), 60000);
         QProgressBar* bar = w.runProgress()->bar();
         QCOMPARE(bar->value(), bar->maximum());
-        QVERIFY2(w.runProgress()->text().startsWith("epoch 3 of 3"),
+        QVERIFY2(w.runProgress()->text().startsWith("3 of 3 epochs done"),
                  qPrintable(w.runProgress()->text()));
         w.close();
         // A run that stopped at its target ended: the bar is full and says why.
@@ -148,7 +148,7 @@ private slots:
         target.start(400, 1000);
         target.finish(244, true);
         QCOMPARE(target.bar()->value(), target.bar()->maximum());
-        QCOMPARE(target.text(), QStringLiteral("epoch 244 of 400 · target reached"));
+        QCOMPARE(target.text(), QStringLiteral("244 of 400 epochs done · target reached"));
         target.finish(244, false); // stopped by hand: where it was
         QVERIFY(target.bar()->value() < target.bar()->maximum());
     }

@@ -31,19 +31,23 @@ QDoubleSpinBox* targetSpin(const char* key, const char* name, int decimals, cons
 
 TargetFields::TargetFields(QObject* parent) : QObject(parent) {
     accuracy_ = targetSpin("target-accuracy", "targetAccuracy", 2,
-                           tr("Target test accuracy: the run stops at the first epoch's end "
-                              "whose test accuracy reaches it, and reports the time, samples and "
-                              "epochs it took (none: no target)"));
+                           tr("Target test accuracy: the run stops at the first evaluation "
+                              "(each epoch's end, or every N steps) whose test accuracy reaches "
+                              "it, and reports the time, samples and epochs it took (none: no "
+                              "target)"));
     accuracy_->setSuffix(QStringLiteral(" %"));
-    accuracy_->setPrefix(tr("target "));
+    // Short texts: the row shares the form's width with the epochs and
+    // Train on, so "target 75.00 %" was cut to "target 75." (the tooltip
+    // and accessible name say the rest).
+    accuracy_->setPrefix(tr("≥ "));
     accuracy_->setSpecialValueText(tr("no target"));
     accuracy_->setSingleStep(1);
     loss_ = targetSpin("target-loss", "targetLoss", 4,
-                       tr("Target test loss: the run stops at the first epoch's end whose test "
+                       tr("Target test loss: the run stops at the first evaluation whose test "
                           "loss is at most this (none: no target)"));
     loss_->setSingleStep(0.05);
-    loss_->setPrefix(tr("loss "));
-    loss_->setSpecialValueText(tr("no loss target"));
+    loss_->setPrefix(tr("≤ "));
+    loss_->setSpecialValueText(tr("loss: none"));
     trainPast_ = new QCheckBox(tr("Train on"));
     trainPast_->setObjectName("trainPastTarget");
     trainPast_->setToolTip(tr("Train all the epochs even after the target is reached (the time "

@@ -96,7 +96,9 @@ void RunProgress::finish(std::uint32_t epochsCompleted, bool reachedTarget) {
 }
 
 void RunProgress::showEpochs(std::uint32_t done, const QString& tail) {
-    QString text = tr("epoch %1 of %2")
+    // Epochs done, not "epoch N": the run is inside epoch N + 1, and with
+    // --eval-every its evaluations there are already on the charts.
+    QString text = tr("%1 of %2 epochs done")
                        .arg(formatCount(std::uint64_t(done)), formatCount(std::uint64_t(epochs_)));
     if (!tail.isEmpty())
         text += QStringLiteral(" · ") + tail;
