@@ -16,6 +16,7 @@
 #include "run/run.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QImage>
 #include <QTabWidget>
 #include <QTest>
@@ -171,11 +172,47 @@ private slots:
         QVERIFY(seen(TimelineView::kindColor(TraceKind::Communicate)));
     }
 
+    // A comparison's earlier run stays: a second run keeps the first as
+    // "the run before", as it ended, to be shown instead of the live one.
+    void theRunBeforeIsKept() {
+        TimelinePanel panel;
+        panel.resize(900, 300);
+        auto* which = panel.findChild<QComboBox*>("timelineWhich");
+        QVERIFY(which);
+        QList<QPair<std::uint32_t, TraceSlice>> locked, hogwild;
+        for (std::uint64_t i = 0; i < 20; ++i) {
+            locked.append({0u, slice(i, 2 * kMs, 3 * kMs, 0)});
+            hogwild.append({0u, slice(i, 5 * kMs, 0, 0)});
+        }
+        panel.startRun("locked · threads-locked, 1 worker", 1, 5 * kMs);
+        QVERIFY(!which->isVisibleTo(&panel)); // no run before yet
+        panel.view()->add(locked, {}, 0);
+        panel.startRun("hogwild · threads, 1 worker", 1, 5 * kMs);
+        panel.view()->add(hogwild, {}, 0);
+        QVERIFY(which->isVisibleTo(&panel));
+        QCOMPARE(panel.run(), QStringLiteral("This run: hogwild · threads, 1 worker"));
+        panel.view()->grab();
+        QCOMPARE(panel.view()->texts().filter("compute").value(0), QStringLiteral("compute 100%"));
+        which->setCurrentIndex(1);
+        QCOMPARE(panel.run(),
+                 QStringLiteral("The run before: locked · threads-locked, 1 worker, its last "
+                                "seconds"));
+        panel.before()->grab();
+        QCOMPARE(panel.before()->texts().filter("compute").value(0),
+                 QStringLiteral("compute 40% · wait 60%"));
+        // A third run: the second becomes the run before, and the live one shows.
+        panel.startRun("third", 1, 5 * kMs);
+        QCOMPARE(panel.run(), QStringLiteral("This run: third"));
+        QCOMPARE(which->currentIndex(), 0);
+        which->setCurrentIndex(1);
+        QVERIFY2(panel.run().startsWith("The run before: hogwild"), qPrintable(panel.run()));
+    }
+
     void aRunInTheWindowFillsIt() {
         MainWindow w;
         w.resize(1280, 720);
         w.show();
-        auto* view = w.findChild<TimelineView*>();
+        auto* view = w.findChild<TimelineView*>("timelineView"); // the live one
         QVERIFY(view);
         QVERIFY(w.openTab("timeline"));
         QVERIFY(!w.openTab("nope"));
@@ -218,7 +255,7 @@ private slots:
         w.setPresentation(true, false);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        auto* view = w.findChild<TimelineView*>();
+        auto* view = w.findChild<TimelineView*>("timelineView"); // the live one
         QVERIFY(w.openTab("timeline"));
         w.form()->setConfig(dataParallelRun());
         w.startRun();

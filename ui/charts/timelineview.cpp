@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QPainter>
 #include <QPainterPath>
+#include <QStackedWidget>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -282,6 +283,20 @@ void TimelineView::paintAxis(QPainter& p, const Geometry& g, int top) {
 
 TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent) {
     view_ = new TimelineView;
+    view_->setObjectName(QStringLiteral("timelineView"));
+    before_ = new TimelineView;
+    before_->setObjectName(QStringLiteral("timelineBefore"));
+    stack_ = new QStackedWidget;
+    stack_->addWidget(view_);
+    stack_->addWidget(before_);
+    which_ = new QComboBox;
+    which_->setObjectName(QStringLiteral("timelineWhich"));
+    which_->addItem(tr("this run"));
+    which_->addItem(tr("the run before"));
+    which_->setToolTip(tr("The run going, or the run before it as it ended (a comparison's "
+                          "earlier run)"));
+    which_->setVisible(false); // until there is a run before
+    connect(which_, &QComboBox::currentIndexChanged, this, [this](int i) { showCurrent(i == 0); });
     window_ = new QComboBox;
     window_->setObjectName(QStringLiteral("timelineWindow"));
     for (const int s : {1, 3, 10})
@@ -289,8 +304,10 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent) {
     window_->setCurrentIndex(1);
     window_->setToolTip(tr("How many seconds of the run the timeline shows, up to its latest "
                            "slice"));
-    connect(window_, &QComboBox::currentIndexChanged, this,
-            [this](int) { view_->setWindowSeconds(window_->currentData().toDouble()); });
+    connect(window_, &QComboBox::currentIndexChanged, this, [this](int) {
+        for (TimelineView* v : {view_, before_})
+            v->setWindowSeconds(window_->currentData().toDouble());
+    });
     auto swatch = [](const QColor& c, const QString& name) {
         return QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;%2")
             .arg(c.name(), name.toHtmlEscaped());
@@ -319,6 +336,7 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent) {
     auto* top = new QHBoxLayout;
     top->setContentsMargins(4, 2, 4, 0);
     top->addWidget(run_, 1);
+    top->addWidget(which_);
     top->addWidget(window_);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -326,11 +344,31 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent) {
     layout->addLayout(top);
     key->setContentsMargins(4, 0, 4, 0);
     layout->addWidget(key);
-    layout->addWidget(view_, 1);
+    layout->addWidget(stack_, 1);
 }
 
-void TimelinePanel::setRun(const QString& name) {
-    run_->setText(name);
+void TimelinePanel::startRun(const QString& name, int workers, std::int64_t sliceNs) {
+    if (!view_->data().empty()) {
+        before_->data() = view_->data();
+        before_->changed();
+        beforeName_ = name_;
+    }
+    name_ = name;
+    view_->reset(workers, sliceNs);
+    which_->setVisible(!beforeName_.isEmpty());
+    showCurrent(true);
+}
+
+void TimelinePanel::showCurrent(bool current) {
+    if (beforeName_.isEmpty())
+        current = true;
+    {
+        const QSignalBlocker quiet(which_);
+        which_->setCurrentIndex(current ? 0 : 1);
+    }
+    stack_->setCurrentWidget(current ? view_ : before_);
+    run_->setText(current ? tr("This run: %1").arg(name_)
+                          : tr("The run before: %1, its last seconds").arg(beforeName_));
 }
 
 QString TimelinePanel::run() const {

@@ -18,6 +18,7 @@
 
 class QComboBox;
 class QLabel;
+class QStackedWidget;
 
 namespace hwl::ui {
 
@@ -79,21 +80,35 @@ private:
     std::vector<KindNs> totals_;
 };
 
-/// The tab: which run it shows, a legend and the view's length over the view.
+/// The tab: which run it shows, a legend and the view's length over the
+/// view. It keeps the run before the one going (a comparison's earlier run)
+/// as it ended, to be shown instead of the live one.
 class TimelinePanel : public QWidget {
     Q_OBJECT
 
 public:
     explicit TimelinePanel(QWidget* parent = nullptr);
+    /// The run going (or the last that ran).
     TimelineView* view() const { return view_; }
-    /// Names the run shown ("run 2 of 2: hogwild · threads, 2 workers").
-    void setRun(const QString& name);
+    /// The run before it, as it ended (empty until a second run starts).
+    TimelineView* before() const { return before_; }
+    /// A run named `name` ("hogwild · threads, 2 workers") of `workers`
+    /// workers sliced every `sliceNs` starts: the run shown until now, if it
+    /// drew anything, becomes the run before; the live one shows.
+    void startRun(const QString& name, int workers, std::int64_t sliceNs);
+    /// Shows the run going (true) or the run before (false, once there is one).
+    void showCurrent(bool current);
+    /// What the tab says it shows: "This run: ...", "The run before: ...".
     QString run() const;
 
 private:
     TimelineView* view_;
+    TimelineView* before_;
+    QStackedWidget* stack_;
     QLabel* run_;
-    QComboBox* window_;
+    QComboBox* which_;  ///< this run or the run before
+    QComboBox* window_; ///< the seconds in view
+    QString name_, beforeName_;
 };
 
 } // namespace hwl::ui

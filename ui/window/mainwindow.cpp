@@ -294,14 +294,13 @@ void MainWindow::buildCentre() {
     bottom->addTab(timeline, tr("Timeline"));
     connect(controller_, &RunController::started, timeline, [this, timeline] {
         const ExperimentConfig& c = controller_->run()->config();
-        timeline->view()->reset(c.workers, Run::kTraceSliceNs);
         QString name = tr("%1, %2 %3")
                            .arg(QString::fromStdString(c.mode))
                            .arg(c.workers)
                            .arg(c.workers == 1 ? tr("worker") : tr("workers"));
         if (comparison_->runIndex() >= 0 && comparison_->current())
             name = QString::fromStdString(comparison_->current()->label) + " · " + name;
-        timeline->setRun(tr("This run: %1").arg(name));
+        timeline->startRun(name, c.workers, Run::kTraceSliceNs);
     });
     connect(controller_, &RunController::traceArrived, timeline, [timeline](const TraceBatch& b) {
         timeline->view()->add(b.slices, b.spans, b.startNs);
