@@ -222,13 +222,22 @@ private slots:
                                 "63000 steps, more than the 32766") &&
                      why.contains("set --eval-every 2 or more"),
                  qPrintable(why));
-        // The GPU modes evaluate on the device at epoch ends: the field's refusal.
+        // The GPU modes evaluate on the device at epoch ends: the field table
+        // leaves them out whatever this build has, and where it validates
+        // gpu-hogwild (a build with CUDA), the field is refused there by name.
+        const std::string modes = fieldModesText(*findField("eval-every"));
+        QVERIFY2(modes.find("serial") != std::string::npos &&
+                     modes.find("processes") != std::string::npos &&
+                     modes.find("gpu-hogwild") == std::string::npos,
+                 modes.c_str());
         c = evalConfig("gpu-hogwild", 1, 10);
-        bool named = false;
-        for (const ConfigIssue& issue : validateExperiment(c))
-            named = named || (issue.field == "eval-every" &&
-                              issue.message.find("applies to mode") != std::string::npos);
-        QVERIFY(named);
+        if (hwl::test::whyGpuModeIsNotHere(c).empty()) {
+            bool named = false;
+            for (const ConfigIssue& issue : validateExperiment(c))
+                named = named || (issue.field == "eval-every" &&
+                                  issue.message.find("applies to mode") != std::string::npos);
+            QVERIFY(named);
+        }
         // Out of range.
         c = evalConfig("serial", 1, -1);
         const auto issues = validateExperiment(c);
