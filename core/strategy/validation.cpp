@@ -17,7 +17,14 @@ namespace {
 std::vector<std::string> takers(StrategySetting s) {
     std::vector<std::string> names;
     for (const std::string& name : modesTaking(s)) {
-        const auto variants = variantsOf(name);
+        // A variant this build cannot run (a GPU mode without CUDA) does not
+        // split its mode's name, unless only such a variant takes `s`.
+        auto variants = variantsOf(name);
+        auto available = variants;
+        std::erase_if(available, [](const StrategyTraits* t) { return !t->unavailable.empty(); });
+        if (std::any_of(available.begin(), available.end(),
+                        [s](const StrategyTraits* t) { return t->takes(s); }))
+            variants = available;
         if (std::all_of(variants.begin(), variants.end(),
                         [s](const StrategyTraits* t) { return t->takes(s); })) {
             names.push_back(name);
