@@ -84,6 +84,10 @@ public:
     /// status arrives relayed through rank 0, it does not wait at this
     /// run's epoch gate, and this launcher neither started nor reaps it.
     virtual bool relayed(std::uint32_t /*rank*/) const { return false; }
+    /// Whether relayed worker `rank`'s counts reach this process behind rank
+    /// 0's (an MPI rank: its relays come every few ms). A device process's
+    /// workers are relayed but write their counts before each gate.
+    virtual bool countsLag(std::uint32_t /*rank*/) const { return false; }
 };
 
 /// Threads of this process.

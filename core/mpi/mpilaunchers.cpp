@@ -40,6 +40,7 @@ public:
     void join() override { threads_->join(); }
     bool processes() const override { return true; }
     bool relayed(std::uint32_t rank) const override { return rank != 0; }
+    bool countsLag(std::uint32_t rank) const override { return rank != 0; }
 
 private:
     std::unique_ptr<Launcher> threads_ = makeThreadLauncher();
@@ -126,6 +127,7 @@ public:
     }
     bool processes() const override { return true; }
     bool relayed(std::uint32_t rank) const override { return rank != 0; }
+    bool countsLag(std::uint32_t rank) const override { return rank != 0; }
 
 private:
     MpirunCommand command_;

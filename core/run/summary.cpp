@@ -30,7 +30,7 @@ void Run::Impl::evaluate(std::uint32_t gate) {
         // An MPI rank elsewhere relays its counts late; the collective holds
         // it after the very step rank 0 waits after (every rank takes as
         // many steps of as many rows), so its counts are rank 0's.
-        const WorkerStatus& w = telemetry.worker(launcher->relayed(r) ? 0 : r);
+        const WorkerStatus& w = telemetry.worker(launcher->countsLag(r) ? 0 : r);
         s.step += w.steps.load();
         s.samples += w.samples.load();
         // Measured just now, with every worker parked at the gate: the same
@@ -84,7 +84,7 @@ void Run::Impl::noteTarget(TargetResult& target, const Sample& eval, const EvalR
     target.samples = eval.samples;
     target.steps = eval.step;
     target.epochs = int(eval.epoch);
-    target.duringEpoch = eval.epoch > 0 && !atEpochEnd;
+    target.duringEpoch = !atEpochEnd;
 }
 
 bool Run::Impl::stopsAtTarget() const {
