@@ -6,9 +6,10 @@ namespace hwl {
 
 namespace {
 
-RacePlace placeOf(const RaceEntrant& e) {
+RacePlace placeOf(const RaceEntrant& e, std::size_t index) {
     RacePlace p;
     p.label = e.label;
+    p.entrant = index;
     p.runs = e.runs.size();
     std::vector<double> seconds, samples, rate;
     for (const RunSummary& s : e.runs) {
@@ -37,8 +38,8 @@ bool aboutAsSoon(const RacePlace& first, const RacePlace& later) {
 
 std::vector<RacePlace> raceToTarget(const std::vector<RaceEntrant>& entrants) {
     std::vector<RacePlace> places;
-    for (const RaceEntrant& e : entrants)
-        places.push_back(placeOf(e));
+    for (std::size_t i = 0; i < entrants.size(); ++i)
+        places.push_back(placeOf(entrants[i], i));
     std::stable_sort(places.begin(), places.end(), [](const RacePlace& a, const RacePlace& b) {
         if (a.reached() != b.reached())
             return a.reached();

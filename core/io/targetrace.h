@@ -30,7 +30,8 @@ struct RaceEntrant {
 
 struct RacePlace {
     std::string label;
-    std::size_t runs = 0; ///< how many ran
+    std::size_t entrant = 0; ///< its index among the entrants given
+    std::size_t runs = 0;    ///< how many ran
     /// Over the runs that reached the target (n: how many did): training
     /// seconds to it, the samples it took, and the samples per second.
     Spread seconds, samples, rate;

@@ -1,8 +1,8 @@
 // The run's coordinator thread: the gates (evaluate the test set while
 // every worker waits at the epoch's end, and with --eval-every inside it),
-// supervision of the workers (a dead
-// process is reported with its rank, pid and cause; the failure policy
-// decides whether the run stops), and the teardown.
+// supervision of the workers (a dead process is reported with its rank, pid
+// and cause; the failure policy decides whether the run stops), and the
+// teardown.
 #include "launch/waitstatus.h"
 #include "run/runimpl.h"
 

@@ -101,6 +101,7 @@ void DeviceWorkers::evaluationFailed(int epoch, const std::string& why) {
 
 bool DeviceWorkers::endEpoch(int epoch, const std::vector<float>& epochLoss,
                              const std::vector<float>& divergence) {
+    const std::uint32_t gate = gates::endOf(std::uint32_t(epoch));
     // Rank 0 last: the coordinator's gate looks at it (the others are relayed).
     for (std::uint32_t k = count(); k-- > 0;) {
         auto& w = telemetry_.worker(k);
@@ -118,12 +119,11 @@ bool DeviceWorkers::endEpoch(int epoch, const std::vector<float>& epochLoss,
         w.ring.push(s);
         w.lastEpochLoss.store(epochLoss[k], std::memory_order_relaxed);
         w.epoch.store(std::uint32_t(epoch), std::memory_order_release);
-        w.gate.store(gates::endOf(std::uint32_t(epoch)), std::memory_order_release);
+        w.gate.store(gate, std::memory_order_release);
     }
     auto& header = telemetry_.header();
     header.arrivals.fetch_add(1, std::memory_order_acq_rel);
     futexWakeAll(header.arrivals);
-    const std::uint32_t gate = gates::endOf(std::uint32_t(epoch));
     if (header.epochGate &&
         !keepGoing_.waitUntil(header.released, [gate](std::uint32_t r) { return r >= gate; }))
         return false;

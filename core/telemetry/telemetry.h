@@ -124,23 +124,23 @@ struct alignas(64) TelemetryHeader {
 /// smallest gate every worker has reached, so workers with fewer steps in an
 /// epoch (a shorter slice) simply wait at its end.
 namespace gates {
-constexpr std::uint32_t kEpochBits = 15;
-constexpr std::uint32_t kEnd = (1u << kEpochBits) - 1; ///< an epoch's end
+constexpr std::uint32_t kPlaceBits = 15;               ///< the low bits: the place in its epoch
+constexpr std::uint32_t kEnd = (1u << kPlaceBits) - 1; ///< an epoch's end
 /// Gates inside one epoch, at most (the experiment is refused beyond).
 constexpr std::uint32_t kMaxInside = kEnd - 1;
 constexpr std::uint32_t at(std::uint32_t epoch, std::uint32_t k) {
-    return epoch << kEpochBits | k;
+    return epoch << kPlaceBits | k;
 }
 constexpr std::uint32_t endOf(std::uint32_t epoch) {
     return at(epoch, kEnd);
 }
 constexpr std::uint32_t epochOf(std::uint32_t gate) {
-    return gate >> kEpochBits;
+    return gate >> kPlaceBits;
 }
 constexpr bool isEnd(std::uint32_t gate) {
     return (gate & kEnd) == kEnd;
 }
-static_assert((std::uint64_t(limits::kMaxEpochs) + 1) << kEpochBits <= (std::uint64_t(1) << 32),
+static_assert((std::uint64_t(limits::kMaxEpochs) + 1) << kPlaceBits <= (std::uint64_t(1) << 32),
               "every epoch's gates fit in 32 bits");
 } // namespace gates
 

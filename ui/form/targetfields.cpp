@@ -64,6 +64,11 @@ TargetFields::TargetFields(QObject* parent) : QObject(parent) {
     evalEvery_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
     evalEvery_->setMinimumWidth(
         evalEvery_->fontMetrics().horizontalAdvance(tr("test at epoch ends")) + 24);
+    evalEvery_->setToolTip(
+        tr("How often the test set is evaluated (the workers wait meanwhile): at each "
+           "epoch's end, and also every N steps of each worker when N is set, so that a "
+           "target's crossing is known to within N steps. The GPU modes evaluate at epoch "
+           "ends only"));
     connect(evalEvery_, &QSpinBox::valueChanged, this, &TargetFields::edited);
     followMode(ExperimentConfig{});
     row_ = new QHBoxLayout;
@@ -100,7 +105,10 @@ void TargetFields::apply(ExperimentConfig& c) const {
     c.targetAccuracy = accuracy_->value();
     c.targetLoss = loss_->value();
     c.trainPastTarget = trainPast_->isChecked();
-    c.evalEvery = fieldApplies(*findField("eval-every"), c) ? evalEvery_->value() : 0;
+    c.evalEvery = evalEvery_->value();
+    // Where the mode takes no cadence, its default, as a hidden row of the
+    // Parallelism group writes.
+    resetInapplicableFields(c, [](const Field& f) { return f.key == std::string("eval-every"); });
 }
 
 void TargetFields::setConfig(const ExperimentConfig& c) {
@@ -116,11 +124,6 @@ void TargetFields::followMode(const ExperimentConfig& c) {
     const bool takes = fieldApplies(*findField("eval-every"), c);
     evalEvery_->setEnabled(takes);
     evalEvery_->setVisible(takes);
-    evalEvery_->setToolTip(
-        tr("How often the test set is evaluated (the workers wait meanwhile): at each "
-           "epoch's end, and also every N steps of each worker when N is set, so that a "
-           "target's crossing is known to within N steps. The GPU modes evaluate at epoch "
-           "ends only"));
 }
 
 } // namespace hwl::ui

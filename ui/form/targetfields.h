@@ -30,8 +30,8 @@ public:
     /// Into `c`, whose mode is set: eval-every only where the mode takes it.
     void apply(ExperimentConfig& c) const;
     void setConfig(const ExperimentConfig& c);
-    /// The cadence's editor is enabled where `c`'s mode takes it (the CPU
-    /// modes), and says why not elsewhere.
+    /// The cadence's editor is shown and enabled where `c`'s mode takes it
+    /// (the CPU modes) only.
     void followMode(const ExperimentConfig& c);
 
 Q_SIGNALS:

@@ -4,8 +4,6 @@
 
 #include <QObject>
 
-#include <string>
-
 #include <algorithm>
 #include <cmath>
 
@@ -69,10 +67,10 @@ QString targetRaceSentence(const ComparisonRecord& c) {
     // The engine's race (io/targetrace.h), each row an entrant of one run.
     std::vector<RaceEntrant> entrants;
     for (const ComparedRow& r : c.rows)
-        entrants.push_back({std::to_string(entrants.size()), {r.summary}});
+        entrants.push_back({r.label.toStdString(), {r.summary}});
     QList<const ComparedRow*> leaders, later, missed;
     for (const RacePlace& p : raceToTarget(entrants)) {
-        const ComparedRow* r = &c.rows[qsizetype(std::stoul(p.label))];
+        const ComparedRow* r = &c.rows[qsizetype(p.entrant)];
         (!p.reached() ? missed : leaders.isEmpty() || p.aboutFirst ? leaders : later).append(r);
     }
     if (leaders.isEmpty())
