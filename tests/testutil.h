@@ -17,6 +17,7 @@
 #include "run/run.h"
 #include "strategy/catalog.h"
 #include "telemetry/sample.h"
+#include "util/errors.h"
 
 #include <algorithm>
 #include <chrono>
@@ -95,6 +96,19 @@ inline QByteArray readBytes(const std::filesystem::path& path) {
     if (!f.open(QIODevice::ReadOnly))
         return {};
     return f.readAll();
+}
+
+/// The message of the InputError that starting `c` throws (the checks a
+/// run makes before it trains), or empty when it starts.
+inline QString startRefusal(const hwl::ExperimentConfig& c) {
+    try {
+        hwl::Run run(c);
+        run.start();
+        run.wait(std::chrono::seconds(60));
+    } catch (const hwl::InputError& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
 }
 
 /// Why MPI runs cannot happen here (this build has no MPI, or mpirun is

@@ -25,6 +25,7 @@
 
 using namespace hwl;
 using hwl::test::runToEnd;
+using hwl::test::startRefusal;
 using hwl::test::teacherConfig;
 
 namespace {
@@ -53,18 +54,6 @@ std::vector<Sample> evaluationsOf(const ExperimentConfig& c, RunSummary* summary
             evals.push_back(s);
     });
     return evals;
-}
-
-/// The message of the InputError that starting `c` throws, or empty.
-QString refusal(const ExperimentConfig& c) {
-    try {
-        Run run(c);
-        run.start();
-        run.wait(std::chrono::seconds(60));
-    } catch (const InputError& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
 }
 
 } // namespace
@@ -207,7 +196,7 @@ private slots:
     void refusals() {
         ExperimentConfig c = evalConfig("serial", 1, 10);
         c.testFraction = 0;
-        QString why = refusal(c);
+        QString why = startRefusal(c);
         QVERIFY2(why.startsWith("eval-every: there is no test set to evaluate") &&
                      why.contains("--test-fraction"),
                  qPrintable(why));
@@ -217,7 +206,7 @@ private slots:
         c.model = "mlp:4-4-2";
         c.testFraction = 0.1;
         c.batch = 1;
-        why = refusal(c);
+        why = startRefusal(c);
         QVERIFY2(why.startsWith("eval-every: 1 steps make 62999 evaluations in each epoch of "
                                 "63000 steps, more than the 32766") &&
                      why.contains("set --eval-every 2 or more"),

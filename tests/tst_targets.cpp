@@ -23,6 +23,7 @@
 
 using namespace hwl;
 using hwl::test::runToEnd;
+using hwl::test::startRefusal;
 using hwl::test::teacherConfig;
 
 namespace {
@@ -35,18 +36,6 @@ ExperimentConfig targetConfig(const char* mode, int workers) {
     c.epochs = 12;
     c.targetAccuracy = 80;
     return c;
-}
-
-/// The message of the InputError that starting `c` throws, or empty.
-QString refusal(const ExperimentConfig& c) {
-    try {
-        Run run(c);
-        run.start();
-        run.wait(std::chrono::seconds(60));
-    } catch (const InputError& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
 }
 
 /// What the command line writes into summary.json for `run`.
@@ -143,20 +132,20 @@ private slots:
     void refusals() {
         ExperimentConfig c = targetConfig("serial", 1);
         c.testFraction = 0;
-        QString why = refusal(c);
+        QString why = startRefusal(c);
         QVERIFY2(why.startsWith("target-accuracy: the target is measured on the test set") &&
                      why.contains("--test-fraction"),
                  qPrintable(why));
         c = targetConfig("serial", 1);
         c.targetAccuracy = 5; // 4 classes: a quarter right before any training
-        why = refusal(c);
+        why = startRefusal(c);
         QVERIFY2(why.contains("the initial weights already reach test accuracy 5%") &&
                      why.contains("nothing to train to"),
                  qPrintable(why));
         c.targetAccuracy = 0;
         c.targetLoss = 1e5;
-        QVERIFY2(refusal(c).startsWith("target-loss: the initial weights already reach"),
-                 qPrintable(refusal(c)));
+        QVERIFY2(startRefusal(c).startsWith("target-loss: the initial weights already reach"),
+                 qPrintable(startRefusal(c)));
         // Out of range: the field table's refusal.
         c.targetLoss = 0;
         for (const double bad : {-1.0, 100.5, double(NAN)}) {
