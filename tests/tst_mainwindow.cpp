@@ -581,7 +581,7 @@ private slots:
                      sentence.startsWith("data-parallel and hogwild had the same median "
                                          "divergence over their steps: 0."),
                  qPrintable(verdict));
-        QVERIFY(sentence.endsWith(". The divergence chart shows every run."));
+        QVERIFY2(sentence.endsWith(". The divergence chart shows every run."), qPrintable(verdict));
         const QList<QStringList> table = tableOf(verdict);
         QCOMPARE(table.size(), 3);
         QCOMPARE(table[0].back(), QStringLiteral("divergence, final / median"));

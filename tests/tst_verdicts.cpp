@@ -60,8 +60,22 @@ private slots:
         Verdict v = comparisonVerdict(c);
         QCOMPARE(v.kind, Verdict::Fine);
         QCOMPARE(v.title, QStringLiteral("Hogwild vs locked: 2 runs side by side"));
-        QCOMPARE(v.body, QStringLiteral("hogwild ran 20% more samples per second than locked. "
-                                        "The throughput chart shows every run."));
+        QCOMPARE(v.body, QStringLiteral("hogwild ran 20% more samples per second than locked."));
+        QCOMPARE(v.chart, QStringLiteral("rateChart"));
+        // The banner points to the chart as the window shows it now.
+        VerdictBanner banner;
+        banner.showVerdict(v);
+        QVERIFY2(banner.text().contains("locked. The throughput chart shows every run.\n"),
+                 qPrintable(banner.text()));
+        banner.setChartsOut({"rateChart"}, {});
+        QVERIFY2(banner.text().contains(" The throughput chart draws every run, but the window "
+                                        "has no room for it now: fold the tabs under the charts "
+                                        "or make the window larger to see it.\n"),
+                 qPrintable(banner.text()));
+        banner.setChartsOut({"accuracyChart"}, {"rateChart"});
+        QVERIFY2(banner.text().contains(" The throughput chart draws every run: tick it in the "
+                                        "View menu to see it.\n"),
+                 qPrintable(banner.text()));
         QCOMPARE(v.table[1], (QStringList{"locked", "1,410,000", "99.80%", "12.50"}));
         // A gap within the run-to-run spread is not called a win.
         c.rows = {comparedRow("locked", 2577140, 0.998, 12.5),

@@ -17,6 +17,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QLayout>
 #include <QMainWindow>
 #include <QSignalSpy>
 #include <QSlider>
@@ -233,7 +234,7 @@ private slots:
         grid.resize(1200, 1100);
         QTRY_COMPARE(grid.shownRows(), 2);
         // A verdict takes room over the charts, bounded.
-        verdict->showVerdict({Verdict::Finding, "A finding", QString(40, 'x'), {}});
+        verdict->showVerdict({Verdict::Finding, "A finding", QString(40, 'x'), {}, {}, {}});
         QTRY_VERIFY(grid.findChild<QWidget*>("verdictArea")->isVisible());
         QVERIFY(grid.findChild<QWidget*>("verdictArea")->height() <= ChartGrid::kBannerMax);
         // A long one (a six-run table) gets a third of a tall grid, the
@@ -241,12 +242,31 @@ private slots:
         QStringList lines;
         for (int i = 0; i < 16; ++i)
             lines << QStringLiteral("run %1: a line of its table").arg(i);
-        verdict->showVerdict({Verdict::Finding, "A comparison", lines.join("<br>"), {}});
+        verdict->showVerdict(
+            {Verdict::Finding, "A comparison", lines.join("<br>"), {}, "rateChart", "throughput"});
+        QTRY_VERIFY(verdict->text().contains("The throughput chart shows every run."));
         QTRY_VERIFY(grid.findChild<QWidget*>("verdictArea")->height() > ChartGrid::kBannerMax);
         QVERIFY(grid.findChild<QWidget*>("verdictArea")->height() <= 1100 / 3);
         QCOMPARE(grid.shownRows(), 2);
         grid.resize(1200, 450);
         QTRY_VERIFY(grid.findChild<QWidget*>("verdictArea")->height() <= ChartGrid::kBannerMax);
+        // A comparison's banner says its chart shows every run; with no
+        // room for the small charts, it says so, and once they show again,
+        // that it shows.
+        grid.resize(1200, 1100);
+        verdict->showVerdict(
+            {Verdict::Finding, "A comparison", "Who won.", {}, "rateChart", "throughput"});
+        QTRY_VERIFY(verdict->text().contains("Who won. The throughput chart shows every run."));
+        // (In the window the grid is a splitter's child; alone, as a top-level
+        // widget, its layout would hold it at its shown charts' minimum.)
+        grid.layout()->setSizeConstraint(QLayout::SetNoConstraint);
+        grid.resize(1200, 250);
+        QTRY_COMPARE(grid.shownRows(), 0);
+        QTRY_VERIFY2(verdict->text().contains("The throughput chart draws every run, but the "
+                                              "window has no room for it now"),
+                     qPrintable(verdict->text()));
+        grid.resize(1200, 1100);
+        QTRY_VERIFY(verdict->text().contains("Who won. The throughput chart shows every run."));
         grid.setPresentation(true);
         for (TrainingChart* chart : charts.all())
             QVERIFY(chart->presentation());

@@ -295,12 +295,16 @@ Verdict comparisonVerdict(const ComparisonRecord& c) {
                                 : tr("%1: %2 of %3 runs, side by side (stopped)")
                                       .arg(c.title, formatCount(made), formatCount(c.planned));
     v.body = c.figure == ComparedFigure::TimeToTarget ? targetRaceSentence(c) : winnerSentence(c);
+    const auto readOn = [&v](const char* chart, const QString& name) {
+        v.chart = QString::fromLatin1(chart);
+        v.chartName = name;
+    };
     if (c.figure == ComparedFigure::Throughput)
-        v.body += tr(" The throughput chart shows every run.");
+        readOn("rateChart", tr("throughput"));
     else if (c.figure == ComparedFigure::Divergence)
-        v.body += tr(" The divergence chart shows every run.");
+        readOn("divergenceChart", tr("divergence"));
     else if (c.figure == ComparedFigure::TimeToTarget)
-        v.body += tr(" The test accuracy chart shows every run.");
+        readOn("accuracyChart", tr("test accuracy"));
     v.table = tableOf(c);
     return v;
 }

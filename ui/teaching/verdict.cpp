@@ -242,7 +242,8 @@ void VerdictBanner::showVerdict(const Verdict& verdict) {
                                                           : "rgba(40, 160, 60, 45)";
     setStyleSheet(QStringLiteral("#verdict { background: %1; border-radius: 4px; }").arg(tint));
     title_->setText(verdict.title);
-    body_->setText(verdict.body);
+    verdict_ = verdict;
+    setBody();
     rows_ = verdict.table;
     QString html;
     for (qsizetype r = 0; r < rows_.size(); ++r) {
@@ -256,6 +257,31 @@ void VerdictBanner::showVerdict(const Verdict& verdict) {
     table_->setText(QStringLiteral("<table cellspacing=\"0\">%1</table>").arg(html));
     table_->setVisible(!rows_.isEmpty());
     show();
+}
+
+void VerdictBanner::setChartsOut(const QStringList& noRoom, const QStringList& unticked) {
+    if (noRoom == noRoom_ && unticked == unticked_)
+        return;
+    noRoom_ = noRoom;
+    unticked_ = unticked;
+    setBody();
+}
+
+void VerdictBanner::setBody() {
+    QString body = verdict_.body;
+    const QString& chart = verdict_.chart;
+    if (chart.isEmpty())
+        ;
+    else if (unticked_.contains(chart))
+        body += tr(" The %1 chart draws every run: tick it in the View menu to see it.")
+                    .arg(verdict_.chartName);
+    else if (noRoom_.contains(chart))
+        body += tr(" The %1 chart draws every run, but the window has no room for it now: fold "
+                   "the tabs under the charts or make the window larger to see it.")
+                    .arg(verdict_.chartName);
+    else
+        body += tr(" The %1 chart shows every run.").arg(verdict_.chartName);
+    body_->setText(body);
 }
 
 QString VerdictBanner::text() const {

@@ -27,6 +27,10 @@ struct Verdict {
     /// A table under the body (a comparison's runs): rows of cells, the
     /// first row the header. Empty: none.
     QList<QStringList> table;
+    /// The chart a comparison's runs are read on (its objectName, e.g.
+    /// "rateChart"; empty: none) and its name in words: the banner says it
+    /// shows every run, or why it does not show now.
+    QString chart, chartName;
 };
 
 /// The verdict on run `config` that ended with `summary`; `pace` is the
@@ -42,6 +46,10 @@ class VerdictBanner : public QFrame {
 public:
     explicit VerdictBanner(QWidget* parent = nullptr);
     void showVerdict(const Verdict& verdict);
+    /// The charts the window does not show now: `noRoom`, ticked but
+    /// without room at this size; `unticked`, off in the View menu (object
+    /// names). The sentence on the verdict's chart follows them.
+    void setChartsOut(const QStringList& noRoom, const QStringList& unticked);
     /// Title, body and the table's rows (cells separated by " | "), a
     /// line each, for tests and screenshots.
     QString text() const;
@@ -53,10 +61,14 @@ protected:
 
 private:
     void fitTitleFont();
+    /// The body: the verdict's, and its sentence on its chart as it shows.
+    void setBody();
     QLabel* title_ = nullptr;
     QLabel* body_ = nullptr;
     QLabel* table_ = nullptr;
     QList<QStringList> rows_;
+    Verdict verdict_;
+    QStringList noRoom_, unticked_;
 };
 
 } // namespace hwl::ui

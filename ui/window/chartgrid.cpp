@@ -181,6 +181,19 @@ void ChartGrid::fit() {
         splitter_->setSizes({lossNeed + spare / 2, smallNeed + spare / 2, 0});
     else
         splitter_->setSizes({height, 0, 0});
+    if (isVisible()) // a window not shown yet has no room to speak of
+        tellBannerWhatIsOut();
+}
+
+void ChartGrid::tellBannerWhatIsOut() {
+    QStringList noRoom, unticked;
+    for (TrainingChart* chart : charts_->all()) {
+        if (chart->isHidden() && !RunCharts::ticked(chart))
+            unticked << chart->objectName();
+        else if (!chart->isHidden() && chart->parentWidget()->isHidden()) // its row
+            noRoom << chart->objectName();
+    }
+    verdict_->setChartsOut(noRoom, unticked);
 }
 
 bool ChartGrid::eventFilter(QObject* watched, QEvent* event) {

@@ -61,6 +61,9 @@ private:
     /// The height `chart` needs for a readable plot with its texts as laid out.
     int heightFor(const TrainingChart* chart) const;
     void placeSmallCharts(bool oneRow);
+    /// Tells the banner which charts do not show now, and why, so that its
+    /// sentence on a comparison's chart holds.
+    void tellBannerWhatIsOut();
     /// Fits again, once the events in hand are through, if `chart`'s texts
     /// now take another height than when it was last fitted (a legend that
     /// wrapped, taller tick labels): the plot keeps kMinPlot.

@@ -93,7 +93,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         updateActions();
         // Said over the charts, where it stays (a refusal is a preset's lesson:
         // cuda-before-fork), and in a box the user dismisses.
-        verdict_->showVerdict({Verdict::Problem, tr("The run could not start"), message, {}});
+        verdict_->showVerdict(
+            {Verdict::Problem, tr("The run could not start"), message, {}, {}, {}});
         if (interactive_)
             QMessageBox::warning(this, tr("Could not start the run"), message);
     });
