@@ -23,6 +23,7 @@
 #include <QSvgGenerator>
 
 #include <algorithm>
+#include <vector>
 
 namespace hwl::ui {
 
@@ -70,6 +71,21 @@ QString fitWords(const QString& text, const QFontMetricsF& metrics, double width
         words.removeLast();
     }
     return {};
+}
+
+/// The most each of some labels may take so that all fit `room`, those
+/// that want less than an equal share of what is left taking what they
+/// want: the width the longer ones are cut to.
+double shareOut(double room, std::vector<double> wants) {
+    std::sort(wants.begin(), wants.end());
+    std::size_t left = wants.size();
+    for (const double want : wants) {
+        if (want > room / double(left))
+            break;
+        room -= want;
+        --left;
+    }
+    return left > 0 ? room / double(left) : room + wants.back(); // all fit: the longest and more
 }
 
 bool isWorker(const QString& name) {
@@ -194,27 +210,39 @@ void TrainingChart::Parts::fitLegend() {
         overlaid = overlaid || (s.line && s.line->isVisible());
     const QString live = overlaid ? liveName_ : QString();
     // Levels: 0 every name whole; 1 workers by rank; 2 workers by colour;
-    // 3 without the live run's name too (an earlier run's name matters
-    // more: the big loss chart names the live workers); 4 colour alone.
-    constexpr int kColourAlone = 4;
+    // 3 workers by rank without the live run's name (an earlier run's name
+    // matters more: the big loss chart names the live workers); 4 by colour
+    // without it; 5 colour alone.
+    constexpr int kColourAlone = 5;
     for (int level = 0; level <= kColourAlone; ++level) {
         const auto workerLabel = [level, &live](const QString& name) {
-            const QString label = level == 0 ? name : level == 1 ? name.mid(7) : QString();
+            const QString label = level == 0                 ? name
+                                  : level == 1 || level == 3 ? name.mid(7)
+                                                             : QString();
             if (live.isEmpty() || name != QLatin1String("worker 0") || level >= 3)
                 return label;
             return label.isEmpty() ? live : live + QLatin1Char(' ') + label;
         };
         double width = 0;
-        int others = 0;
+        std::vector<double> wants; // the others' labels, as they would like to read
         for (QLegendMarker* m : shown) {
-            if (isWorker(m->series()->name()))
-                width += perMarker + metrics.horizontalAdvance(workerLabel(m->series()->name()));
-            else
-                ++others;
+            const QString name = m->series()->name();
+            if (isWorker(name)) {
+                width += perMarker + metrics.horizontalAdvance(workerLabel(name));
+            } else {
+                const QString apart = overlayShortName(m->series());
+                wants.push_back(metrics.horizontalAdvance(apart.isEmpty() ? name : apart));
+                width += perMarker;
+            }
         }
         // The others share what the workers leave ("mean of 16 workers"
-        // becomes "mean", an earlier run's name loses its last words).
-        const double budget = others > 0 ? (room - width) / others - perMarker : 0;
+        // becomes "mean", an earlier run's name loses its last words):
+        // evenly while the live run is named; past that the short ones
+        // ("test") take what they need and the earlier runs the rest, so
+        // they keep their names beside the workers' ranks.
+        const double budget = wants.empty() ? 0
+                              : level < 3   ? (room - width) / double(wants.size())
+                                            : shareOut(room - width, std::move(wants));
         bool unnamed = false; // an earlier run left without a word of its name
         for (QLegendMarker* m : shown) {
             const QString name = m->series()->name();

@@ -67,10 +67,12 @@ double figureOf(const ComparedRow& r, ComparedFigure figure) {
 }
 
 /// "20% more" / "3.1 times as": how much `big` exceeds `small` (both > 0).
+/// A ratio of 2 or more as "N times", one decimal under 100 ("4.6 times",
+/// "4,972 times"); else as a percentage.
 QString howMuch(double big, double small, const char* more, const char* times) {
     const double ratio = big / small;
     if (ratio >= 2)
-        return QObject::tr(times).arg(formatDecimal(ratio, 1));
+        return QObject::tr(times).arg(formatDecimal(ratio, ratio < 100 ? 1 : 0));
     const double pct = 100 * (ratio - 1);
     return QObject::tr(more).arg(formatDecimal(pct, pct < 10 ? 1 : 0));
 }
