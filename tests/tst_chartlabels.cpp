@@ -520,25 +520,6 @@ private slots:
                      qPrintable(all)); // workers by rank while names fit
             QVERIFY2(elidedTexts(chart.chart()).isEmpty(), qPrintable(all));
         }
-        // One earlier run beside four live workers, a quarter of a
-        // projector's width: the run by its name and, once the live run's
-        // name has no room, the workers by rank, not by colour alone.
-        chart.setOverlays({{"#1 accumulate-1 · Gradient accumulation under Hogwild (K = 1 and 8)",
-                            QColor(Qt::darkGreen), false, curve, -1, "accumulate-1"}});
-        chart.setPresentation(true);
-        for (const int width : {420, 320}) {
-            chart.resize(width, 240);
-            QTest::qWait(20);
-            chart.refresh();
-            QCoreApplication::processEvents();
-            const QStringList shown = labels();
-            const QString all = QString::number(width) + ": " + shown.join(" | ");
-            QVERIFY2(shown.filter("accumulate-1").size() == 1, qPrintable(all));
-            for (const QString rank : {"1", "2", "3"}) // by rank, or whole where the legend wraps
-                QVERIFY2(shown.contains(rank) || shown.contains("worker " + rank), qPrintable(all));
-            QVERIFY2(elidedTexts(chart.chart()).isEmpty(), qPrintable(all));
-        }
-        chart.setPresentation(false);
         // Without overlays the workers are workers alone.
         chart.setOverlays({});
         QCoreApplication::processEvents();

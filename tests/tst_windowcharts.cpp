@@ -2,6 +2,7 @@
 // charts a run shows, telemetry turned into points and marks), the toolbar's
 // ChartControls, the ChartGrid fitted to its room, and PresentationMode
 // folding a window's parts for a projector and putting them back.
+#include "charts/chartlabels.h"
 #include "charts/trainingchart.h"
 #include "guitestmain.h"
 #include "teaching/verdict.h"
@@ -14,10 +15,13 @@
 #include "config/modes.h"
 
 #include <QAction>
+#include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QLayout>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QMainWindow>
 #include <QSignalSpy>
 #include <QSlider>
@@ -270,6 +274,41 @@ private slots:
         grid.setPresentation(true);
         for (TrainingChart* chart : charts.all())
             QVERIFY(chart->presentation());
+    }
+
+    // One earlier run beside four live workers in a quarter of a 1280x720
+    // projector window (accumulate-hogwild's small charts): the run keeps
+    // its name and, once the live run's name has no room, the workers their
+    // ranks, not colour squares alone (or whole names where the legend wraps).
+    void aSmallLegendKeepsRanksBesideAnEarlierRun() {
+        TrainingChart chart("Divergence per worker: staleness", "L2");
+        chart.setWorkerCount(4, true);
+        chart.setLiveName("accumulate-8");
+        chart.setPresentation(true);
+        QList<ChartSample> curve;
+        for (int i = 0; i < 20; ++i)
+            curve.append({double(i), double(64 * i), 0.1 * i, 1000.0 + i});
+        for (int w = 0; w < 4; ++w)
+            chart.appendPoints(w, curve);
+        chart.setOverlays({{"#1 accumulate-1 · Gradient accumulation under Hogwild (K = 1 and 8)",
+                            QColor(Qt::darkGreen), false, curve, -1, "accumulate-1"}});
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        for (const int width : {420, 320}) {
+            chart.resize(width, 240);
+            QTest::qWait(20);
+            chart.refresh();
+            QCoreApplication::processEvents();
+            QStringList shown;
+            for (QLegendMarker* m : chart.chart()->legend()->markers())
+                if (m->isVisible())
+                    shown << m->label();
+            const QString all = QString::number(width) + ": " + shown.join(" | ");
+            QVERIFY2(shown.filter("accumulate-1").size() == 1, qPrintable(all));
+            for (const QString rank : {"1", "2", "3"})
+                QVERIFY2(shown.contains(rank) || shown.contains("worker " + rank), qPrintable(all));
+            QVERIFY2(elidedTexts(chart.chart()).isEmpty(), qPrintable(all));
+        }
     }
 
     void presentationFoldsAndRestores() {

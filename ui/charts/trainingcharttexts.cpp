@@ -92,6 +92,16 @@ bool isWorker(const QString& name) {
     return name.startsWith(QLatin1String("worker ")); // as recreateLines() names them
 }
 
+/// A worker's label at a legend's `level` (TrainingChart::Parts::fitLegend):
+/// whole, by rank, or by colour alone; worker 0 carries the live run's name
+/// `live` (if any) below level 3.
+QString workerLabel(const QString& name, int level, const QString& live) {
+    const QString label = level == 0 ? name : level == 1 || level == 3 ? name.mid(7) : QString();
+    if (live.isEmpty() || name != QLatin1String("worker 0") || level >= 3)
+        return label;
+    return label.isEmpty() ? live : live + QLatin1Char(' ') + label;
+}
+
 } // namespace
 
 void TrainingChart::setTitle(const QString& title) {
@@ -215,25 +225,15 @@ void TrainingChart::Parts::fitLegend() {
     // without it; 5 colour alone.
     constexpr int kColourAlone = 5;
     for (int level = 0; level <= kColourAlone; ++level) {
-        const auto workerLabel = [level, &live](const QString& name) {
-            const QString label = level == 0                 ? name
-                                  : level == 1 || level == 3 ? name.mid(7)
-                                                             : QString();
-            if (live.isEmpty() || name != QLatin1String("worker 0") || level >= 3)
-                return label;
-            return label.isEmpty() ? live : live + QLatin1Char(' ') + label;
-        };
         double width = 0;
         std::vector<double> wants; // the others' labels, as they would like to read
         for (QLegendMarker* m : shown) {
-            const QString name = m->series()->name();
-            if (isWorker(name)) {
-                width += perMarker + metrics.horizontalAdvance(workerLabel(name));
-            } else {
-                const QString apart = overlayShortName(m->series());
+            const QString name = m->series()->name(), apart = overlayShortName(m->series());
+            const bool worker = isWorker(name);
+            width += perMarker +
+                     (worker ? metrics.horizontalAdvance(workerLabel(name, level, live)) : 0);
+            if (!worker)
                 wants.push_back(metrics.horizontalAdvance(apart.isEmpty() ? name : apart));
-                width += perMarker;
-            }
         }
         // The others share what the workers leave ("mean of 16 workers"
         // becomes "mean", an earlier run's name loses its last words):
@@ -255,7 +255,7 @@ void TrainingChart::Parts::fitLegend() {
             const QString apart = overlayShortName(m->series());
             QString label;
             if (isWorker(name))
-                label = workerLabel(name);
+                label = workerLabel(name, level, live);
             else if (level == 0)
                 label = full;
             else if (level == kColourAlone)
