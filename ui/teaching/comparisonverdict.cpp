@@ -245,8 +245,10 @@ QList<QStringList> tableOf(const ComparisonRecord& c) {
     else if (c.figure == ComparedFigure::StartUp)
         header << tr("start-up ms, min–max");
     else if (c.figure == ComparedFigure::TimeToTarget)
-        header << tr("to target s") << tr("samples to target");
+        header << raceHeader();
     QList<QStringList> table{header};
+    const QList<QStringList> race =
+        c.figure == ComparedFigure::TimeToTarget ? raceCells(c) : QList<QStringList>{};
     for (const ComparedRow& r : c.rows) {
         const RunSummary& s = r.summary;
         QStringList row{r.label};
@@ -258,7 +260,7 @@ QList<QStringList> tableOf(const ComparisonRecord& c) {
         if (c.figure == ComparedFigure::Divergence || c.figure == ComparedFigure::StartUp)
             row << figureCell(r, c.figure);
         else if (c.figure == ComparedFigure::TimeToTarget)
-            row << targetCells(r);
+            row << race.value(table.size() - 1);
         table << row;
     }
     return table;

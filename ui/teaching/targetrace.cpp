@@ -34,17 +34,44 @@ QString ratio(double x) {
     return formatDecimal(x, x < 10 ? 2 : 1);
 }
 
-/// How a later run `o` compares with the first, `best`, and which factor decided.
-QString placeSentence(const ComparedRow& best, const ComparedRow& o) {
-    const double samples = double(o.summary.target.samples) /
-                           double(std::max<std::uint64_t>(1, best.summary.target.samples));
-    const double speed = rateOf(best) > 0 ? rateOf(o) / rateOf(best) : 0;
+/// A later run `o` against the first, `best`: its samples and speed as
+/// multiples of the first's, and which of the two decided its place.
+struct Place {
+    double samples = 0, speed = 0;
+    bool samplesDecided = false;
+};
+
+Place placeOf(const ComparedRow& best, const ComparedRow& o) {
+    Place p;
+    p.samples = double(o.summary.target.samples) /
+                double(std::max<std::uint64_t>(1, best.summary.target.samples));
+    p.speed = rateOf(best) > 0 ? rateOf(o) / rateOf(best) : 0;
     // time(o) / time(best) = samples ratio / speed ratio (exactly with the
     // rates until the target; the table's differ from those by the last ms).
-    const bool samplesDecided = samples >= (speed > 0 ? 1 / speed : 0);
-    return tr("%1 took %2 s: %3 times the samples at %4 times the speed, so %5 decided.")
-        .arg(o.label, seconds(secondsOf(o)), ratio(samples), ratio(speed),
-             samplesDecided ? tr("the samples it needed") : tr("its speed"));
+    p.samplesDecided = p.samples >= (p.speed > 0 ? 1 / p.speed : 0);
+    return p;
+}
+
+/// The race's places: the leaders (the first, then those about as soon),
+/// the later ones, the ones that missed, each in its order.
+struct Race {
+    QList<const ComparedRow*> leaders, later, missed;
+};
+
+Race raceOf(const ComparisonRecord& c) {
+    // The engine's race (io/targetrace.h), each row an entrant of one run.
+    std::vector<RaceEntrant> entrants;
+    for (const ComparedRow& r : c.rows)
+        entrants.push_back({r.label.toStdString(), {r.summary}});
+    Race race;
+    for (const RacePlace& p : raceToTarget(entrants)) {
+        const ComparedRow* r = &c.rows[qsizetype(p.entrant)];
+        (!p.reached()                             ? race.missed
+         : race.leaders.isEmpty() || p.aboutFirst ? race.leaders
+                                                  : race.later)
+            .append(r);
+    }
+    return race;
 }
 
 /// The runs that missed the target, each with its best test accuracy.
@@ -61,41 +88,65 @@ QString missedSentence(const QList<const ComparedRow*>& missed) {
     return parts.isEmpty() ? QString() : QLatin1Char(' ') + parts.join(QStringLiteral("; ")) + '.';
 }
 
+/// "a", "a and b", "a, b and c".
+QString placeNames(const QList<const ComparedRow*>& rows) {
+    QStringList names;
+    for (const ComparedRow* r : rows)
+        names << r->label;
+    if (names.size() == 1)
+        return names.front();
+    return names.mid(0, names.size() - 1).join(QStringLiteral(", ")) + tr(" and ") + names.back();
+}
+
 } // namespace
 
 QString targetRaceSentence(const ComparisonRecord& c) {
-    // The engine's race (io/targetrace.h), each row an entrant of one run.
-    std::vector<RaceEntrant> entrants;
-    for (const ComparedRow& r : c.rows)
-        entrants.push_back({r.label.toStdString(), {r.summary}});
-    QList<const ComparedRow*> leaders, later, missed;
-    for (const RacePlace& p : raceToTarget(entrants)) {
-        const ComparedRow* r = &c.rows[qsizetype(p.entrant)];
-        (!p.reached() ? missed : leaders.isEmpty() || p.aboutFirst ? leaders : later).append(r);
-    }
-    if (leaders.isEmpty())
-        return tr("No run reached its target.") + missedSentence(missed);
-    const ComparedRow& best = *leaders.front();
+    const Race race = raceOf(c);
+    if (race.leaders.isEmpty())
+        return tr("No run reached its target.") + missedSentence(race.missed);
+    const ComparedRow& best = *race.leaders.front();
     const QString target = QString::fromStdString(best.summary.target.describe());
     QString text =
-        leaders.size() > 1
+        race.leaders.size() > 1
             ? tr("%1 reached %2 about as soon: within 10% of the first (%3, %4 s of training), "
                  "the spread between repeated runs, not a win.")
-                  .arg(runNames(leaders), target, best.label, seconds(secondsOf(best)))
+                  .arg(runNames(race.leaders), target, best.label, seconds(secondsOf(best)))
             : tr("%1 reached %2 first: %3 s of training, %4 samples at %5 samples/s.")
                   .arg(best.label, target, seconds(secondsOf(best)),
                        formatCount(std::int64_t(best.summary.target.samples)),
                        formatDecimal(rateOf(best), 0));
-    for (const ComparedRow* o : later)
-        text += QLatin1Char(' ') + placeSentence(best, *o);
-    return text + missedSentence(missed);
+    if (!race.later.isEmpty())
+        text += tr(" Later, in order: %1. The table says what decided each place: the samples a "
+                   "run needed or its speed, as multiples of the first's (its time is the one "
+                   "over the other).")
+                    .arg(placeNames(race.later));
+    return text + missedSentence(race.missed);
 }
 
-QStringList targetCells(const ComparedRow& r) {
-    const TargetResult& t = r.summary.target;
-    if (!t.reached)
-        return {tr("not reached"), QStringLiteral("–")};
-    return {seconds(t.trainSeconds), formatCount(std::int64_t(t.samples))};
+QStringList raceHeader() {
+    return {tr("to target s"), tr("samples to target"), tr("× samples, speed"), tr("decided by")};
+}
+
+QList<QStringList> raceCells(const ComparisonRecord& c) {
+    const Race race = raceOf(c);
+    QList<QStringList> cells;
+    for (const ComparedRow& r : c.rows) {
+        const TargetResult& t = r.summary.target;
+        if (!t.reached || race.leaders.isEmpty()) {
+            cells << QStringList{tr("not reached"), QStringLiteral("–"), QStringLiteral("–"),
+                                 QStringLiteral("–")};
+            continue;
+        }
+        const ComparedRow& best = *race.leaders.front();
+        const Place p = placeOf(best, r);
+        const QString decided = &r == &best                 ? tr("first")
+                                : race.leaders.contains(&r) ? tr("about as soon")
+                                : p.samplesDecided          ? tr("samples needed")
+                                                            : tr("its speed");
+        cells << QStringList{seconds(t.trainSeconds), formatCount(std::int64_t(t.samples)),
+                             ratio(p.samples) + QStringLiteral(", ") + ratio(p.speed), decided};
+    }
+    return cells;
 }
 
 } // namespace hwl::ui

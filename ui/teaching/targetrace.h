@@ -11,6 +11,7 @@
 // figures, never ranked. GUI thread only.
 #include "teaching/comparisonverdict.h"
 
+#include <QList>
 #include <QString>
 #include <QStringList>
 
@@ -19,8 +20,12 @@ namespace hwl::ui {
 /// The race's sentence, quoting the runs' own figures.
 QString targetRaceSentence(const ComparisonRecord& record);
 
-/// The table's cells for `row`: seconds and samples to the target, or
-/// "not reached" and "–".
-QStringList targetCells(const ComparedRow& row);
+/// The race's columns of the table: seconds and samples to the target, the
+/// samples and speed as multiples of the first's, and what decided the
+/// place ("first", "about as soon", "samples needed", "its speed").
+QStringList raceHeader();
+/// Those cells for each of the record's rows, in its order ("not reached"
+/// and dashes for a run that missed).
+QList<QStringList> raceCells(const ComparisonRecord& record);
 
 } // namespace hwl::ui
