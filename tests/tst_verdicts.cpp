@@ -105,6 +105,14 @@ private slots:
         c.rows[0].summary.divergence = {2e-8};
         v = comparisonVerdict(c);
         QCOMPARE(v.table[1].back(), QStringLiteral("2.0e-8 / 1.4e-8"));
+        // A median of 0 beside an end that is not (accumulate-1 ended at
+        // 3.9e-7): least, not "0 all run long".
+        c.rows[0].divergence = 0;
+        c.rows[0].summary.divergence = {3.9e-7};
+        v = comparisonVerdict(c);
+        QVERIFY2(v.body.startsWith("data-parallel diverged least: a median divergence of 0 over "
+                                   "its steps"),
+                 qPrintable(v.body));
 
         c.title = "Start methods";
         c.figure = hwl::ComparedFigure::StartUp;

@@ -24,7 +24,7 @@ QDoubleSpinBox* targetSpin(const char* key, const char* name, int decimals, cons
     // As wide as the row leaves, not as its largest value's text: the form
     // column stays as narrow as before the target came.
     spin->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
-    spin->setMinimumWidth(spin->fontMetrics().horizontalAdvance(QStringLiteral("00.00 %")) + 24);
+    spin->setMinimumWidth(spin->fontMetrics().horizontalAdvance(QStringLiteral("≥ 00.00 %")) + 24);
     return spin;
 }
 } // namespace

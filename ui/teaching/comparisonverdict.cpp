@@ -66,6 +66,17 @@ double figureOf(const ComparedRow& r, ComparedFigure figure) {
     return r.summary.samplesPerSecond > 0 ? r.summary.samplesPerSecond : -1;
 }
 
+/// The mean of a run's workers' divergence at its end; -1: none measured.
+double finalDivergence(const ComparedRow& r) {
+    const std::vector<double>& last = r.summary.divergence;
+    if (last.empty())
+        return -1;
+    double final = 0;
+    for (const double d : last)
+        final += d / double(last.size());
+    return final;
+}
+
 /// "20% more" / "3.1 times as": how much `big` exceeds `small` (both > 0).
 /// A ratio of 2 or more as "N times", one decimal under 100 ("4.6 times",
 /// "4,972 times"); else as a percentage.
@@ -208,7 +219,9 @@ QString winnerSentence(const ComparisonRecord& c) {
         return tr("%1 started its workers soonest: all of them took their first step within "
                   "%2 ms of launch, against %3.")
             .arg(best.label, milliseconds(w), rest);
-    if (w == 0)
+    // "All run long" only where its end was 0 too (data-parallel's
+    // replicas): a median of 0 alone can hide a drift late in the run.
+    if (w == 0 && finalDivergence(best) == 0)
         return tr("%1's divergence was 0 all run long, against a median of %2.")
             .arg(best.label, rest);
     return tr("%1 diverged least: a median divergence of %2 over its steps, against %3.")
@@ -221,13 +234,10 @@ QString figureCell(const ComparedRow& r, ComparedFigure figure) {
         return hi < 0 ? QStringLiteral("–")
                       : QStringLiteral("%1–%2").arg(milliseconds(lo), milliseconds(hi));
     }
-    const std::vector<double>& last = r.summary.divergence;
-    if (last.empty() && r.divergence < 0)
+    const double final = finalDivergence(r);
+    if (final < 0 && r.divergence < 0)
         return QStringLiteral("–");
-    double final = 0;
-    for (const double d : last)
-        final += d / double(last.size());
-    return QStringLiteral("%1 / %2").arg(last.empty() ? QStringLiteral("–") : significant(final),
+    return QStringLiteral("%1 / %2").arg(final < 0 ? QStringLiteral("–") : significant(final),
                                          r.divergence < 0 ? QStringLiteral("–")
                                                           : significant(r.divergence));
 }
