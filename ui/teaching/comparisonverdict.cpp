@@ -282,6 +282,8 @@ QString runNames(const QList<const ComparedRow*>& rows) {
     QStringList names;
     for (const ComparedRow* r : rows)
         names << r->label;
+    if (names.size() == 1)
+        return names.front();
     return names.mid(0, names.size() - 1).join(QStringLiteral(", ")) + tr(" and ") + names.back();
 }
 

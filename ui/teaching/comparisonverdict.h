@@ -47,7 +47,8 @@ struct ComparisonRecord {
     bool seedOnly = false;
 };
 
-/// "fork, spawn and forkserver": every run's label (at least two).
+/// "fork, spawn and forkserver": every run's label ("fork" alone for one;
+/// at least one).
 QString runNames(const QList<const ComparedRow*>& rows);
 
 /// The median of a log's step samples' divergence (the finite ones); -1: none.

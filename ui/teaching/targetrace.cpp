@@ -88,16 +88,6 @@ QString missedSentence(const QList<const ComparedRow*>& missed) {
     return parts.isEmpty() ? QString() : QLatin1Char(' ') + parts.join(QStringLiteral("; ")) + '.';
 }
 
-/// "a", "a and b", "a, b and c".
-QString placeNames(const QList<const ComparedRow*>& rows) {
-    QStringList names;
-    for (const ComparedRow* r : rows)
-        names << r->label;
-    if (names.size() == 1)
-        return names.front();
-    return names.mid(0, names.size() - 1).join(QStringLiteral(", ")) + tr(" and ") + names.back();
-}
-
 } // namespace
 
 QString targetRaceSentence(const ComparisonRecord& c) {
@@ -119,7 +109,7 @@ QString targetRaceSentence(const ComparisonRecord& c) {
         text += tr(" Later, in order: %1. The table says what decided each place: the samples a "
                    "run needed or its speed, as multiples of the first's (its time is the one "
                    "over the other).")
-                    .arg(placeNames(race.later));
+                    .arg(runNames(race.later));
     return text + missedSentence(race.missed);
 }
 

@@ -268,20 +268,21 @@ void VerdictBanner::setChartsOut(const QStringList& noRoom, const QStringList& u
 }
 
 void VerdictBanner::setBody() {
-    QString body = verdict_.body;
+    body_->setText(verdict_.body + chartSentence());
+}
+
+QString VerdictBanner::chartSentence() const {
     const QString& chart = verdict_.chart;
     if (chart.isEmpty())
-        ;
-    else if (unticked_.contains(chart))
-        body += tr(" The %1 chart draws every run: tick it in the View menu to see it.")
-                    .arg(verdict_.chartName);
-    else if (noRoom_.contains(chart))
-        body += tr(" The %1 chart draws every run, but the window has no room for it now: fold "
-                   "the tabs under the charts or make the window larger to see it.")
-                    .arg(verdict_.chartName);
-    else
-        body += tr(" The %1 chart shows every run.").arg(verdict_.chartName);
-    body_->setText(body);
+        return {};
+    if (unticked_.contains(chart))
+        return tr(" The %1 chart draws every run: tick it in the View menu to see it.")
+            .arg(verdict_.chartName);
+    if (noRoom_.contains(chart))
+        return tr(" The %1 chart draws every run, but the window has no room for it now: fold "
+                  "the tabs under the charts or make the window larger to see it.")
+            .arg(verdict_.chartName);
+    return tr(" The %1 chart shows every run.").arg(verdict_.chartName);
 }
 
 QString VerdictBanner::text() const {

@@ -63,6 +63,9 @@ private:
     void fitTitleFont();
     /// The body: the verdict's, and its sentence on its chart as it shows.
     void setBody();
+    /// That sentence: the chart shows every run, or why it does not show
+    /// now; empty for a verdict without a chart.
+    QString chartSentence() const;
     QLabel* title_ = nullptr;
     QLabel* body_ = nullptr;
     QLabel* table_ = nullptr;
